@@ -1,0 +1,169 @@
+"""The thin PettingZoo AEC layer shared by the multi-player games (PettingZoo classic style).
+
+A game supplies its ``GameState`` factory (with ``current_player`` naming the seat to act),
+an observation encoder per seat, and renderers. Agents are ``player_0`` … ``player_{n-1}``;
+``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}``; the mask is
+also in ``infos[agent]["action_mask"]`` and ``action_masks()``. Rewards are the game's
+returns, paid when the game ends. An illegal action raises ``IllegalActionError`` naming
+the move, unless ``illegal_action="penalty"``: then the offender gets the penalty and the
+game ends for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention).
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from .errors import EpisodeOverError, IllegalActionError
+from .solitaire_env import ILLEGAL_ACTION_MODES
+from .state import GameState, choice_error
+
+
+class MaskedAECEnv(AECEnv):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
+                "render_fps": 2}
+
+    def __init__(self, num_players: int, render_mode: str | None = None,
+                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 max_episode_steps: int = 5000):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.num_players = int(num_players)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_episode_steps = int(max_episode_steps)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = len(self.state_type().actions)
+        obs_space = gymnasium.spaces.Dict({
+            "observation": self._observation_space(),
+            "action_mask": gymnasium.spaces.Box(0, 1, (n_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.state: GameState | None = None
+        self._rng = np.random.default_rng()
+
+    # --- what each game provides -----------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def state_type(cls) -> type[GameState]: ...
+
+    @abstractmethod
+    def _observation_space(self) -> gymnasium.spaces.Box: ...
+
+    @abstractmethod
+    def _new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
+
+    @abstractmethod
+    def _observe(self, state: GameState, seat: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def _render_ansi(self, state: GameState) -> str: ...
+
+    @abstractmethod
+    def _render_rgb(self, state: GameState) -> np.ndarray: ...
+
+    # --- pettingzoo API --------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        self.state = self._new_state(self._rng, dict(options or {}))
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._steps = 0
+        self.agent_selection = self.possible_agents[self.state.current_player]
+        self._refresh_infos()
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        mask = np.zeros(len(self.state.actions), dtype=np.int8)
+        if not self.state.is_terminal() and self.state.current_player == seat:
+            mask[self.state.legal_action_mask()] = 1
+        return {"observation": self._observe(self.state, seat), "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """Mask of the agent to act (for sb3-contrib style single-agent views)."""
+        return self.state.legal_action_mask().copy()
+
+    def step(self, action):
+        if self.state is None:
+            raise EpisodeOverError("step() called before reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise EpisodeOverError(
+                    f"{agent} is done: step(None) is the only move once the game has ended")
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act: step(None) is only for finished agents")
+        self._cumulative_rewards[agent] = 0.0
+        try:
+            self.state.apply_action(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.rewards[agent] = self.illegal_action_penalty
+            self.terminations = {a: True for a in self.agents}
+            self._accumulate_rewards()
+            self._refresh_infos()
+            self.infos[agent]["illegal_action"] = True
+            return
+        self._steps += 1
+        if self.state.is_terminal():
+            returns = self.state.returns()
+            self.rewards = {a: float(returns[i]) for i, a in enumerate(self.agents)}
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.rewards = {a: 0.0 for a in self.agents}
+            if self._steps >= self.max_episode_steps:
+                self.truncations = {a: True for a in self.agents}
+            self.agent_selection = self.possible_agents[self.state.current_player]
+        self._accumulate_rewards()
+        self._refresh_infos()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode")
+            return None
+        if self.render_mode == "ansi":
+            return self._render_ansi(self.state)
+        return self._render_rgb(self.state)
+
+    def close(self):
+        pass
+
+    def decode_action(self, action):
+        return self.state_type().actions.decode(action)
+
+    def encode_action(self, move) -> int:
+        return self.state_type().actions.encode(move)
+
+    def _refresh_infos(self):
+        mask = self.state.legal_action_mask() if not self.state.is_terminal() else None
+        self.infos = {}
+        for i, a in enumerate(self.agents):
+            m = np.zeros(len(self.state.actions), dtype=np.int8)
+            if mask is not None and self.state.current_player == i:
+                m[mask] = 1
+            self.infos[a] = {"action_mask": m}
+

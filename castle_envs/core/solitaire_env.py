@@ -1,0 +1,138 @@
+"""The thin Gymnasium layer shared by the solitaire games.
+
+A game supplies its ``GameState`` factory, observation encoder and renderers; this class
+turns them into a ``gymnasium.Env`` with a flat ``Discrete`` action space and the action
+mask three ways: ``info["action_mask"]``, ``action_masks()`` (sb3-contrib's MaskablePPO),
+and, for vector envs, ``info["action_mask"]`` stacked by Gymnasium (or
+``envs.call("action_masks")``).
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from .errors import EpisodeOverError, IllegalActionError
+from .state import GameState, choice_error
+
+ILLEGAL_ACTION_MODES = ("raise", "penalty")
+
+
+class MaskedSolitaireEnv(gym.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    #: option keys ``reset(options=...)`` accepts, beyond those the game parses itself
+    reset_option_keys: tuple[str, ...] = ()
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if int(max_episode_steps) < 1:
+            raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_episode_steps = int(max_episode_steps)
+        self.state: GameState | None = None
+        self._steps = 0
+        self._done = False
+
+    # --- what each game provides -----------------------------------------------------------
+    @abstractmethod
+    def _new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
+
+    @abstractmethod
+    def _observe(self, state: GameState) -> np.ndarray: ...
+
+    def _reward(self, before: GameState | None, after: GameState) -> float:
+        """Default: the game's return, paid once at the end."""
+        return float(after.returns()[0]) if after.is_terminal() else 0.0
+
+    def _info(self, state: GameState) -> dict:
+        return {}
+
+    @abstractmethod
+    def _render_ansi(self, state: GameState) -> str: ...
+
+    @abstractmethod
+    def _render_rgb(self, state: GameState) -> np.ndarray: ...
+
+    # --- gymnasium API ---------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        self.state = self._new_state(self.np_random, dict(options or {}))
+        self._steps = 0
+        self._done = False
+        return self._observe(self.state), self._full_info()
+
+    def step(self, action):
+        if self.state is None:
+            raise EpisodeOverError("step() called before reset()")
+        if self._done:
+            raise EpisodeOverError("step() called after the episode ended; call reset() first")
+        try:
+            action = self.state.actions.check(action)
+            legal = bool(self.state.legal_action_mask()[action])
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            legal = False
+        if not legal:
+            if self.illegal_action == "raise":
+                self.state.apply_action(action)  # raises, naming the move and why
+            # pipelines without masks: end the episode with a documented penalty
+            self._done = True
+            info = self._full_info()
+            info["illegal_action"] = True
+            return (self._observe(self.state), self.illegal_action_penalty, True, False, info)
+        before = None
+        if type(self)._reward is not MaskedSolitaireEnv._reward:
+            before = self.state.clone()
+        self.state.apply_action(action)
+        self._steps += 1
+        terminated = self.state.is_terminal()
+        truncated = not terminated and self._steps >= self.max_episode_steps
+        self._done = terminated or truncated
+        reward = self._reward(before, self.state)
+        return self._observe(self.state), reward, terminated, truncated, self._full_info()
+
+    def action_masks(self) -> np.ndarray:
+        """The legal-action mask (``sb3_contrib.MaskablePPO`` calls this)."""
+        if self.state is None:
+            raise EpisodeOverError("action_masks() called before reset()")
+        return self.state.legal_action_mask().copy()
+
+    def decode_action(self, action):
+        return self.state_type().actions.decode(action)
+
+    def encode_action(self, move) -> int:
+        return self.state_type().actions.encode(move)
+
+    def describe_action(self, action) -> str:
+        return self.state.describe_action(action)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without render_mode; pass render_mode to make()")
+            return None
+        if self.state is None:
+            raise EpisodeOverError("render() called before reset()")
+        if self.render_mode == "ansi":
+            return self._render_ansi(self.state)
+        return self._render_rgb(self.state)
+
+    @classmethod
+    @abstractmethod
+    def state_type(cls) -> type[GameState]: ...
+
+    def _full_info(self) -> dict[str, Any]:
+        info = self._info(self.state)
+        info["action_mask"] = self.state.legal_action_mask().copy()
+        return info

@@ -1,0 +1,113 @@
+"""The contract every game's rules core fulfils (OpenSpiel's game/state split, pgx's purity).
+
+A ``GameState`` holds a whole game position in numpy arrays and plain ints, hidden
+information included (the deck order is part of the state; observation encoders decide what
+a player may see). Rules live in methods that read and change only the state itself: no
+randomness after the deal, no I/O, no globals. Environments, agents, search and the solver
+all drive games through this interface alone.
+"""
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from .actions import ActionTable
+from .errors import IllegalActionError
+
+
+class GameState(ABC):
+    #: the game's action layout; set by each game
+    actions: ActionTable
+    #: number of seats (1 for solitaire games)
+    num_players: int = 1
+
+    # --- the rules -------------------------------------------------------------------------
+    @abstractmethod
+    def legal_action_mask(self) -> np.ndarray:
+        """Bool array of ``len(actions)``: True exactly for the moves ``apply_action`` accepts."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action (already checked)."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def returns(self) -> np.ndarray:
+        """Final (or current) return of each player, shape ``(num_players,)``."""
+
+    @property
+    def current_player(self) -> int:
+        """Seat to act; -1 once the game is over."""
+        return -1 if self.is_terminal() else 0
+
+    def illegal_reason(self, action: int) -> str:
+        """Why a (range-checked) action is illegal now; games override with specifics."""
+        return "it is not legal in the current position"
+
+    def apply_action(self, action) -> None:
+        """Check and apply ``action``; raise ``IllegalActionError`` naming the move and why."""
+        action = self.actions.check(action)
+        if self.is_terminal():
+            raise IllegalActionError("the game is over: no action is legal")
+        if not self.legal_action_mask()[action]:
+            raise IllegalActionError(
+                f"illegal action {action} ({self.describe_action(action)}): "
+                f"{self.illegal_reason(action)}")
+        self._apply(action)
+
+    def legal_actions(self) -> np.ndarray:
+        return np.flatnonzero(self.legal_action_mask())
+
+    # --- naming moves ------------------------------------------------------------------------
+    def decode_action(self, action) -> Any:
+        return self.actions.decode(action)
+
+    def encode_action(self, move) -> int:
+        return self.actions.encode(move)
+
+    def describe_action(self, action) -> str:
+        """A readable move in this position's terms (games override to name actual cards)."""
+        return str(self.actions.decode(action))
+
+    # --- copies and serialization ----------------------------------------------------------
+    @abstractmethod
+    def clone(self) -> "GameState": ...
+
+    @abstractmethod
+    def to_dict(self) -> dict:
+        """A JSON-serializable dict that ``from_dict`` turns back into an equal state."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, data: dict) -> "GameState":
+        """Rebuild a state; raise ``InvalidStateError`` for anything no game could reach."""
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameState":
+        return cls.from_dict(json.loads(text))
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # mutable
+
+
+def check_options(given: dict | None, allowed: dict[str, Any], what: str) -> dict:
+    """Merge ``given`` over ``allowed`` defaults; unknown keys raise ``ValueError`` naming them."""
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown {what} {unknown}; known: {sorted(allowed)}")
+    return {**allowed, **given}
+
+
+def choice_error(name: str, value, choices) -> ValueError:
+    return ValueError(f"unknown {name} {value!r}; choose one of {list(choices)}")
