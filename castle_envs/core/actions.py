@@ -14,7 +14,8 @@ from .errors import IllegalActionError
 class ActionTable:
     def __init__(self, moves: Sequence[Hashable]):
         self.moves = tuple(moves)
-        self._index = {m: i for i, m in enumerate(self.moves)}
+        # keyed with the type too: NamedTuples of different kinds compare equal as tuples
+        self._index = {(type(m), m): i for i, m in enumerate(self.moves)}
         self._by_text = {str(m): i for i, m in enumerate(self.moves)}
         if len(self._index) != len(self.moves) or len(self._by_text) != len(self.moves):
             raise ValueError("action table has duplicate moves or duplicate move texts")
@@ -26,7 +27,10 @@ class ActionTable:
         return self.moves[self.check(action)]
 
     def encode(self, move) -> int:
-        index = self._index.get(move) if not isinstance(move, str) else self._by_text.get(move)
+        if isinstance(move, str):
+            index = self._by_text.get(move)
+        else:
+            index = self._index.get((type(move), move))
         if index is None:
             raise ValueError(f"not a move of this game: {move!r}")
         return index

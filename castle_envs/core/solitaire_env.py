@@ -49,7 +49,11 @@ class MaskedSolitaireEnv(gym.Env):
     @abstractmethod
     def _observe(self, state: GameState) -> np.ndarray: ...
 
-    def _reward(self, before: GameState | None, after: GameState) -> float:
+    def _reward_snapshot(self, state: GameState):
+        """What ``_reward`` needs of the state before a step (kept cheap: called every step)."""
+        return None
+
+    def _reward(self, before, after: GameState) -> float:
         """Default: the game's return, paid once at the end."""
         return float(after.returns()[0]) if after.is_terminal() else 0.0
 
@@ -92,9 +96,7 @@ class MaskedSolitaireEnv(gym.Env):
             info = self._full_info()
             info["illegal_action"] = True
             return (self._observe(self.state), self.illegal_action_penalty, True, False, info)
-        before = None
-        if type(self)._reward is not MaskedSolitaireEnv._reward:
-            before = self.state.clone()
+        before = self._reward_snapshot(self.state)
         self.state.apply_action(action)
         self._steps += 1
         terminated = self.state.is_terminal()

@@ -1,0 +1,104 @@
+"""Castle Siege — a solitaire card game of besieging four castles (Gymnasium env).
+
+```python
+import gymnasium, castle_envs
+env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="very_hard")
+obs, info = env.reset(seed=0)
+mask = info["action_mask"]            # or env.unwrapped.action_masks()
+```
+
+| | |
+|---|---|
+| ids | ``castle_envs/CastleSiege-v0`` |
+| actions | ``Discrete(1676)``, masked (layout: ``castle_envs.castle_siege.actions``) |
+| observation | ``Box(0, 1, (882,), float32)`` (layout: ``castle_envs.castle_siege.observation``) |
+| reward | +1 on victory, 0 otherwise; ``reward="shaped"`` adds progress terms |
+| rules | ``castle_envs/castle_siege/RULES.md`` |
+
+**Keyword arguments.** ``difficulty`` (``easy``/``medium``/``hard``/``very_hard`` = 1-4
+defender rows); rules options ``attack`` (``"any"`` defender in a column, or
+``"most_recent"``) and ``defeated`` (``"discard"``, or ``"leave_game"``); ``reward``
+(``"win"`` or ``"shaped"``: +0.01 per defender defeated, +0.1 per castle captured, +1 on
+victory); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal action ends the episode
+with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``);
+``max_episode_steps`` (default 1000; the game provably ends within 48 turns, so this only
+guards against runaway agents); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+
+**Reset options.** ``{"deck": [52 card ids, top first]}`` deals exactly that deck;
+``{"state": State.to_dict()}`` starts from a saved position. Card id = suit·13 + rank − 1
+with suits ♠ ♣ ♥ ♦ (``castle_envs.castle_siege.cards``).
+
+**Info.** ``action_mask`` (bool, 1676), ``events`` (precision strikes, flush sieges,
+royal assaults, regroups, castles captured, defenders defeated, turns), ``won``.
+
+**Vector envs.** ``gymnasium.make_vec(..., vectorization_mode="sync")`` stacks
+``info["action_mask"]`` to ``(num_envs, 1676)``; ``envs.call("action_masks")`` also works.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ..core.solitaire_env import MaskedSolitaireEnv
+from ..core.state import check_options, choice_error
+from . import observation
+from .actions import NUM_ACTIONS
+from .render import render_ansi, render_rgb
+from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows
+
+REWARDS = ("win", "shaped")
+_DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
+
+
+class CastleSiegeEnv(MaskedSolitaireEnv):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
+                 **rules):
+        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+        difficulty_rows(difficulty)
+        if reward not in REWARDS:
+            raise choice_error("reward", reward, REWARDS)
+        self.difficulty = difficulty
+        self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
+        State(1, **self.rules)   # validates the option values now, not at reset
+        self.reward_mode = reward
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+
+    @classmethod
+    def state_type(cls):
+        return State
+
+    def _new_state(self, rng, options):
+        options = check_options(options, {"deck": None, "state": None}, "reset option")
+        if options["state"] is not None:
+            if options["deck"] is not None:
+                raise ValueError("reset options 'deck' and 'state' exclude each other")
+            return State.from_dict(options["state"])
+        return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
+
+    def _observe(self, state):
+        return observation.encode(state)
+
+    def _reward_snapshot(self, state):
+        return (int(state.events[_DEFEATED]), int(state.captured.sum()))
+
+    def _reward(self, before, after) -> float:
+        won = 1.0 if after.won else 0.0
+        if self.reward_mode == "win":
+            return won
+        defeated = int(after.events[_DEFEATED]) - before[0]
+        captured = int(after.captured.sum()) - before[1]
+        return won + 0.01 * defeated + 0.1 * captured
+
+    def _info(self, state):
+        return {"events": state.event_counts(), "won": bool(state.won)}
+
+    def _render_ansi(self, state):
+        return render_ansi(state)
+
+    def _render_rgb(self, state):
+        return render_rgb(state)

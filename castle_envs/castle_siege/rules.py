@@ -1,0 +1,491 @@
+"""Castle Siege's rules core: a ``State`` over numpy arrays, deterministic after the deal.
+
+Nothing here knows about Gymnasium. ``new_game`` deals; ``legal_action_mask`` and
+``apply_action`` are the whole game; ``to_dict``/``from_dict`` serialize it (the deck order,
+hidden from the player, included). RULES.md beside this file states every rule and
+interpretation this module implements.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core.errors import InvalidStateError
+from ..core.state import GameState, check_options, choice_error
+from .actions import (ACTIONS, DISCARD_BASE, DISCARD_SLOTS, END_BATTLE, HAND_SLOTS,
+                      NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
+                      EndBattle, Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
+from .cards import (CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF,
+                    card_name)
+
+DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
+ATTACK_RULES = ("any", "most_recent")        # interpretation 3
+DEFEATED_RULES = ("discard", "leave_game")   # interpretation 4
+RULE_DEFAULTS = {"attack": "any", "defeated": "discard"}
+
+# phases: what the player is deciding now
+BATTLE, PRECISION, ROYAL, DISCARD = 0, 1, 2, 3
+PHASE_NAMES = ("battle", "precision_strike", "royal_assault", "discard")
+
+NO_CARD = NUM_CARDS             # padding value in hand and column arrays
+HAND_CAPACITY = HAND_SLOTS + 1  # room for the (provably never reached) sixth card
+EVENTS = ("precision_strikes", "flush_sieges", "flush_draws", "royal_assaults", "regroups",
+          "castles_captured", "defenders_defeated", "turns")
+
+_RANK_PADDED = np.append(RANK, 0).astype(np.int16)   # rank of NO_CARD is 0
+# row s of _SUBSETS marks the hand slots of subset bitmask s + 1
+_SUBSETS = np.array([[(s + 1) >> i & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS)],
+                    dtype=np.int16)
+_SLOTS_OF = tuple(slots_of(s + 1) for s in range(NUM_SUBSETS))
+
+
+def difficulty_rows(difficulty) -> int:
+    if difficulty not in DIFFICULTIES:
+        raise choice_error("difficulty", difficulty, DIFFICULTIES)
+    return DIFFICULTIES[difficulty]
+
+
+def check_deck(deck) -> np.ndarray:
+    """A caller's deck order (52 card ids, top first), or ValueError saying what is wrong."""
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
+        raise ValueError(f"options['deck'] must be a list of 52 card ids, got {type(deck).__name__}")
+    if len(deck) != NUM_CARDS:
+        raise ValueError(f"options['deck'] must hold 52 card ids, got {len(deck)}")
+    ids = []
+    for card in deck:
+        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+            raise ValueError(f"options['deck'] holds a non-integer card id: {card!r}")
+        if not 0 <= card < NUM_CARDS:
+            raise ValueError(f"options['deck'] holds card id {card}, outside 0-51")
+        ids.append(int(card))
+    if len(set(ids)) != NUM_CARDS:
+        dupes = sorted({c for c in ids if ids.count(c) > 1})
+        raise ValueError(f"options['deck'] repeats card ids {dupes}")
+    return np.array(ids, dtype=np.int8)
+
+
+class State(GameState):
+    actions = ACTIONS
+    num_players = 1
+
+    def __init__(self, rows: int, attack: str = "any", defeated: str = "discard"):
+        if attack not in ATTACK_RULES:
+            raise choice_error("attack rule", attack, ATTACK_RULES)
+        if defeated not in DEFEATED_RULES:
+            raise choice_error("defeated rule", defeated, DEFEATED_RULES)
+        self.rows = rows
+        self.attack = attack
+        self.defeated = defeated
+        self.deck = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)   # ring buffer
+        self.deck_head = 0
+        self.deck_size = 0
+        self.hand = np.full(HAND_CAPACITY + 1, NO_CARD, dtype=np.int8)  # sorted, padded
+        self.hand_size = 0
+        self.columns = np.full((4, NUM_CARDS), NO_CARD, dtype=np.int8)  # oldest first
+        self.col_len = np.zeros(4, dtype=np.int8)
+        self.castles = np.zeros(4, dtype=np.int8)
+        self.captured = np.zeros(4, dtype=bool)
+        self.discard = np.zeros(NUM_CARDS, dtype=bool)
+        self.out_of_game = np.zeros(NUM_CARDS, dtype=bool)
+        self.recycled = np.zeros(NUM_CARDS, dtype=bool)  # Precision Strike cards still in deck
+        self.phase = BATTLE
+        self.regroup_used = False
+        self.turn = 0
+        self.outcome = 0  # 1 won, -1 lost, 0 playing
+        self.events = np.zeros(len(EVENTS), dtype=np.int32)
+        self._mask = None
+
+    # --- setup ------------------------------------------------------------------------------
+    @classmethod
+    def new_game(cls, rng: np.random.Generator | None = None, difficulty: str = "very_hard",
+                 deck=None, **rules) -> "State":
+        """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
+        rules = check_options(rules, RULE_DEFAULTS, "rules option")
+        state = cls(difficulty_rows(difficulty), **rules)
+        if deck is None:
+            rng = rng if rng is not None else np.random.default_rng()
+            order = rng.permutation(NUM_CARDS).astype(np.int8)
+        else:
+            order = check_deck(deck)
+        state.castles[:] = order[:4]
+        dealt = 4
+        for _ in range(state.rows):
+            for c in range(4):
+                state._push_defender(c, int(order[dealt]))
+                dealt += 1
+        rest = order[dealt:]
+        state.deck[:len(rest)] = rest
+        state.deck_size = len(rest)
+        state._start_turn()
+        return state
+
+    # --- the rules ----------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.outcome != 0
+
+    def returns(self) -> np.ndarray:
+        return np.array([1.0 if self.outcome == 1 else 0.0])
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == 1
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self.outcome:
+            return mask
+        if self.phase == PRECISION:
+            mask[RECYCLE_BASE:ROYAL_BASE] = self.discard
+        elif self.phase == ROYAL:
+            mask[ROYAL_BASE:REGROUP] = ~self.captured
+        elif self.phase == DISCARD:
+            mask[DISCARD_BASE:DISCARD_BASE + self.hand_size] = True
+        else:
+            k = (1 << min(self.hand_size, HAND_SLOTS)) - 1   # subsets of the cards held
+            plays = mask[PLAY_BASE:RECYCLE_BASE].reshape(NUM_SUBSETS, NUM_CARDS)
+            sums = (_SUBSETS[:k] @ _RANK_PADDED[self.hand[:HAND_SLOTS]])[:, None]
+            targets = self.attack_targets()
+            if len(targets):
+                plays[:k, targets] = sums >= RANK[targets]
+            open_castles = self.castles[~self.captured & (self.col_len == 0)]
+            can_capture = False
+            if len(open_castles):
+                exact = sums == RANK[open_castles]
+                plays[:k, open_castles] = exact
+                can_capture = bool(exact.any())
+            mask[REGROUP] = (not self.regroup_used and not self.col_len.any()
+                             and not can_capture)
+            mask[END_BATTLE] = True
+        return mask
+
+    def attack_targets(self) -> np.ndarray:
+        """Card ids of the defenders that may be attacked (interpretation 3)."""
+        if self.attack == "any":
+            flat = self.columns.ravel()
+            return flat[flat != NO_CARD]
+        return self.columns[np.arange(4), self.col_len - 1][self.col_len > 0]
+
+    def _apply(self, action: int) -> None:
+        self._mask = None
+        if action < RECYCLE_BASE:
+            subset, target = divmod(action - PLAY_BASE, NUM_CARDS)
+            self._play(_SLOTS_OF[subset], target)
+        elif action < ROYAL_BASE:
+            card = action - RECYCLE_BASE
+            self.discard[card] = False
+            self._to_deck_bottom(card)
+            self.phase = BATTLE
+        elif action < REGROUP:
+            self._capture(action - ROYAL_BASE, royal=True)
+            self.phase = BATTLE
+        elif action == REGROUP:
+            self.regroup_used = True
+            self.events[4] += 1
+            self.discard[self.hand[:self.hand_size]] = True
+            self.hand[:] = NO_CARD
+            self.hand_size = 0
+            self._draw_to(HAND_SLOTS)
+        elif action == END_BATTLE:
+            if self.hand_size > HAND_SLOTS:
+                self.phase = DISCARD
+            else:
+                self._end_turn()
+        else:
+            self._remove_from_hand((action - DISCARD_BASE,), to_discard=True)
+            if self.hand_size <= HAND_SLOTS:
+                self.phase = BATTLE
+                self._end_turn()
+
+    def _play(self, slots: tuple, target: int) -> None:
+        played = [int(self.hand[i]) for i in slots]
+        self._remove_from_hand(slots, to_discard=True)
+        castle = self._castle_index(target)
+        if castle >= 0:
+            self._capture(castle, royal=False)
+            return
+        self._remove_defender(target)
+        self.events[6] += 1
+        total = sum(RANKS[c] for c in played)
+        if len(played) >= 2 and len({SUIT_OF[c] for c in played}) == 1:   # Flush Siege
+            self.events[1] += 1
+            if self._draw():
+                self.events[2] += 1
+        if _is_royal(played):
+            self.events[3] += 1
+            self.phase = ROYAL
+        elif total == RANKS[target]:   # Precision Strike (a royal sum is >= 36, never exact)
+            self.events[0] += 1
+            self.phase = PRECISION
+
+    def _capture(self, castle: int, royal: bool) -> None:
+        self.captured[castle] = True
+        n = int(self.col_len[castle])
+        if n:  # Royal Assault sweeps the castle's remaining defenders away
+            swept = self.columns[castle, :n]
+            (self.out_of_game if self.defeated == "leave_game" else self.discard)[swept] = True
+            self.columns[castle, :n] = NO_CARD
+            self.col_len[castle] = 0
+        if not royal:
+            self.events[5] += 1
+        if self.captured.all():
+            self.outcome = 1
+
+    def _end_turn(self) -> None:
+        for c in range(4):
+            if not self.captured[c] and self.deck_size:
+                self._push_defender(c, self._pop_deck())
+        if self.deck_size == 0:
+            self.outcome = -1   # interpretation 9: a castle stands and nothing can come
+            return
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        self.turn += 1
+        self.events[7] = self.turn
+        self.regroup_used = False
+        self.phase = BATTLE
+        self._draw_to(HAND_SLOTS)
+
+    # --- card movements -----------------------------------------------------------------
+    def _pop_deck(self) -> int:
+        card = int(self.deck[self.deck_head])
+        self.deck[self.deck_head] = NO_CARD
+        self.deck_head = (self.deck_head + 1) % NUM_CARDS
+        self.deck_size -= 1
+        self.recycled[card] = False
+        return card
+
+    def _to_deck_bottom(self, card: int) -> None:
+        self.deck[(self.deck_head + self.deck_size) % NUM_CARDS] = card
+        self.deck_size += 1
+        self.recycled[card] = True
+
+    def _draw(self) -> bool:
+        if not self.deck_size:
+            return False
+        self.hand[self.hand_size] = self._pop_deck()
+        self.hand_size += 1
+        self.hand[:self.hand_size].sort()
+        return True
+
+    def _draw_to(self, n: int) -> None:
+        while self.hand_size < n and self._draw():
+            pass
+
+    def _remove_from_hand(self, slots, to_discard: bool) -> None:
+        cards = self.hand[list(slots)]
+        if to_discard:
+            self.discard[cards] = True
+        keep = np.delete(self.hand[:self.hand_size], list(slots))
+        self.hand[:] = NO_CARD
+        self.hand[:len(keep)] = keep
+        self.hand_size = len(keep)
+
+    def _push_defender(self, castle: int, card: int) -> None:
+        self.columns[castle, self.col_len[castle]] = card
+        self.col_len[castle] += 1
+
+    def _remove_defender(self, card: int) -> None:
+        c, pos = self._defender_position(card)
+        n = int(self.col_len[c])
+        self.columns[c, pos:n - 1] = self.columns[c, pos + 1:n]
+        self.columns[c, n - 1] = NO_CARD
+        self.col_len[c] = n - 1
+        (self.out_of_game if self.defeated == "leave_game" else self.discard)[card] = True
+
+    def _defender_position(self, card: int) -> tuple[int, int]:
+        where = np.argwhere(self.columns == card)
+        return int(where[0, 0]), int(where[0, 1])
+
+    def _castle_index(self, card: int) -> int:
+        for i in range(4):
+            if self.castles[i] == card:
+                return i
+        return -1
+
+    # --- reading the position -------------------------------------------------------------
+    def hand_cards(self) -> list[int]:
+        return [int(c) for c in self.hand[:self.hand_size]]
+
+    def deck_cards(self) -> list[int]:
+        """The deck, top first (hidden from the player except the recycled bottom)."""
+        idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
+        return [int(c) for c in self.deck[idx]]
+
+    def column(self, castle: int) -> list[int]:
+        return [int(c) for c in self.columns[castle, :self.col_len[castle]]]
+
+    def event_counts(self) -> dict[str, int]:
+        return dict(zip(EVENTS, (int(e) for e in self.events)))
+
+    def describe_action(self, action) -> str:
+        move = ACTIONS.decode(action)
+        if isinstance(move, Play):
+            cards = [int(self.hand[i]) for i in move.slots if i < self.hand_size]
+            names = " + ".join(card_name(c) for c in cards) or "(empty slots)"
+            castle = self._castle_index(move.target)
+            if castle >= 0:
+                return (f"capture the {CASTLE_NAMES[castle]} castle "
+                        f"{card_name(move.target)} with {names}")
+            return f"attack {card_name(move.target)} with {names}"
+        if isinstance(move, Recycle):
+            return f"recycle {card_name(move.card)} to the bottom of the deck"
+        if isinstance(move, RoyalCapture):
+            return (f"royal assault: capture castle {move.castle} "
+                    f"({card_name(int(self.castles[move.castle]))})")
+        if isinstance(move, Discard) and move.slot < self.hand_size:
+            return f"discard {card_name(int(self.hand[move.slot]))}"
+        return str(move)
+
+    def illegal_reason(self, action: int) -> str:
+        move = ACTIONS.decode(action)
+        phase = PHASE_NAMES[self.phase]
+        wanted = {PRECISION: "Precision Strike: choose a discard-pile card to recycle",
+                  ROYAL: "Royal Assault: choose an uncaptured castle",
+                  DISCARD: "end of turn: discard down to 5 cards"}
+        if self.phase != BATTLE and not isinstance(move, (Recycle, RoyalCapture, Discard)):
+            return f"a decision is pending ({wanted[self.phase]})"
+        if isinstance(move, Play):
+            if max(move.slots) >= self.hand_size:
+                return f"the hand holds only {self.hand_size} cards (slots 0-{self.hand_size - 1})"
+            total = sum(RANKS[int(self.hand[i])] for i in move.slots)
+            castle = self._castle_index(move.target)
+            if castle >= 0:
+                if self.captured[castle]:
+                    return "that castle is already captured"
+                if self.col_len[castle]:
+                    return "that castle still has defenders"
+                return f"a capture needs an exact sum: {total} != {RANKS[move.target]}"
+            if move.target not in self.attack_targets():
+                if np.any(self.columns == move.target) and self.attack == "most_recent":
+                    return "under the 'most_recent' attack rule only a column's newest defender may be attacked"
+                return f"{card_name(move.target)} is not a defender on the table"
+            return f"the cards sum to {total}, less than the defender's {RANKS[move.target]}"
+        if isinstance(move, (Recycle, RoyalCapture, Discard)):
+            if self.phase != {Recycle: PRECISION, RoyalCapture: ROYAL, Discard: DISCARD}[type(move)]:
+                return f"no such decision is pending (phase: {phase})"
+            if isinstance(move, Recycle):
+                return f"{card_name(move.card)} is not in the discard pile"
+            if isinstance(move, RoyalCapture):
+                return f"castle {move.castle} is already captured"
+            return f"the hand has no slot {move.slot}"
+        if isinstance(move, Regroup):
+            if self.regroup_used:
+                return "Regroup was already used this turn"
+            if self.col_len.any():
+                return "Regroup needs every defender removed"
+            return "Regroup is only for a stalemate: some cards capture a castle exactly"
+        return f"not legal in phase {phase}"
+
+    # --- copies and serialization ------------------------------------------------------------
+    def clone(self) -> "State":
+        other = State.__new__(State)
+        other.__dict__.update(self.__dict__)
+        for name in ("deck", "hand", "columns", "col_len", "castles", "captured", "discard",
+                     "out_of_game", "recycled", "events"):
+            setattr(other, name, getattr(self, name).copy())
+        other._mask = None
+        return other
+
+    def to_dict(self) -> dict:
+        rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]
+        return {
+            "game": "castle_siege", "difficulty": rows,
+            "rules": {"attack": self.attack, "defeated": self.defeated},
+            "deck": self.deck_cards(), "hand": self.hand_cards(),
+            "columns": [self.column(c) for c in range(4)],
+            "castles": [int(c) for c in self.castles],
+            "captured": [bool(c) for c in self.captured],
+            "discard": [int(c) for c in np.flatnonzero(self.discard)],
+            "out_of_game": [int(c) for c in np.flatnonzero(self.out_of_game)],
+            "recycled": [c for c in self.deck_cards() if self.recycled[c]],
+            "phase": PHASE_NAMES[self.phase], "regroup_used": bool(self.regroup_used),
+            "turn": int(self.turn), "outcome": int(self.outcome),
+            "events": self.event_counts(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "State":
+        try:
+            return cls._from_dict(data)
+        except InvalidStateError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            raise InvalidStateError(f"corrupt Castle Siege state: {err!r}") from None
+
+    @classmethod
+    def _from_dict(cls, d: dict) -> "State":
+        def bad(why):
+            raise InvalidStateError(f"corrupt Castle Siege state: {why}")
+
+        if d.get("game") != "castle_siege":
+            bad(f"game is {d.get('game')!r}, not 'castle_siege'")
+        state = cls(difficulty_rows(d["difficulty"]), **check_options(
+            d["rules"], RULE_DEFAULTS, "rules option"))
+        places = {"deck": d["deck"], "hand": d["hand"], "castles": d["castles"],
+                  "discard": d["discard"], "out_of_game": d["out_of_game"]}
+        for c, col in enumerate(d["columns"]):
+            places[f"column {c}"] = col
+        seen = []
+        for name, cards in places.items():
+            for card in cards:
+                if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < NUM_CARDS:
+                    bad(f"{name} holds {card!r}, not a card id 0-51")
+                seen.append(card)
+        if len(d["columns"]) != 4 or len(d["castles"]) != 4 or len(d["captured"]) != 4:
+            bad("there must be 4 castles, 4 columns and 4 captured flags")
+        if sorted(seen) != list(range(NUM_CARDS)):
+            missing = sorted(set(range(NUM_CARDS)) - set(seen))
+            dupes = sorted({c for c in seen if seen.count(c) > 1})
+            bad(f"every card must be in exactly one place (missing {missing}, repeated {dupes})")
+        if len(d["hand"]) > HAND_CAPACITY:
+            bad(f"the hand holds {len(d['hand'])} cards; at most {HAND_CAPACITY} can be held")
+        if d["phase"] not in PHASE_NAMES:
+            bad(f"unknown phase {d['phase']!r}")
+        for c in range(4):
+            if d["captured"][c] and d["columns"][c]:
+                bad(f"captured castle {c} still has defenders")
+        recycled = list(d["recycled"])
+        if recycled != d["deck"][len(d["deck"]) - len(recycled):]:
+            bad("recycled cards must be the bottom of the deck, in order")
+        state.deck[:len(d["deck"])] = d["deck"]
+        state.deck_size = len(d["deck"])
+        state.hand[:len(d["hand"])] = sorted(d["hand"])
+        state.hand_size = len(d["hand"])
+        for c, col in enumerate(d["columns"]):
+            for card in col:
+                state._push_defender(c, card)
+        state.castles[:] = d["castles"]
+        state.captured[:] = [bool(x) for x in d["captured"]]
+        state.discard[d["discard"]] = True
+        state.out_of_game[d["out_of_game"]] = True
+        state.recycled[recycled] = True
+        state.phase = PHASE_NAMES.index(d["phase"])
+        state.regroup_used = bool(d["regroup_used"])
+        state.turn = int(d["turn"])
+        state.outcome = int(d["outcome"])
+        if state.outcome not in (-1, 0, 1) or (state.outcome == 1) != bool(state.captured.all()):
+            bad("outcome does not match the captured castles")
+        if state.phase == PRECISION and not state.discard.any():
+            bad("a Precision Strike choice is pending but the discard pile is empty")
+        if state.phase == ROYAL and state.captured.all():
+            bad("a Royal Assault choice is pending but every castle is captured")
+        if state.phase != DISCARD and state.hand_size > HAND_SLOTS:
+            bad("more than 5 cards in hand outside the end-of-turn discard")
+        events = d.get("events", {})
+        state.events[:] = [int(events.get(name, 0)) for name in EVENTS]
+        return state
+
+
+def _is_royal(cards: list[int]) -> bool:
+    """A Jack, a Queen and a King of three different suits among the played cards."""
+    jacks = {SUIT_OF[c] for c in cards if RANKS[c] == JACK}
+    queens = {SUIT_OF[c] for c in cards if RANKS[c] == QUEEN}
+    kings = {SUIT_OF[c] for c in cards if RANKS[c] == KING}
+    return any(j != q and q != k and j != k for j in jacks for q in queens for k in kings)
