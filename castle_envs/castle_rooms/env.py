@@ -1,0 +1,132 @@
+"""Castle Rooms as a PettingZoo AEC environment (2-4 players).
+
+    from castle_envs import castle_rooms_v0
+    env = castle_rooms_v0.env(num_players=3, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        mask = obs["action_mask"]
+        action = None if termination or truncation else int(np.flatnonzero(mask)[0])
+        env.step(action)
+
+Agents are ``player_0`` ... ``player_{n-1}``; ``player_0`` starts unless
+``reset(options={"first_player": k})``. A turn is several steps of one agent: the turn's 2
+cards are drawn automatically as it starts, then the agent plays cards until it chooses
+``EndTurn`` (legal only with at most 2 cards in hand).
+
+Observation
+    ``{"observation": float32[980], "action_mask": int8[107]}``; the vector's layout is in
+    ``castle_envs.castle_rooms.observation`` (own hand, every row on the table with its cards,
+    exit side and Dragon, every hand's size, deck size, discard pile, player count).
+Actions
+    ``Discrete(107)``: PlayRoom(slot, row) 48, NewRow(slot, helmet) 8, Dragon(opponent, row)
+    36, Knight(row) 12, Discard(slot) 4, EndTurn 1 (layout in
+    ``castle_envs.castle_rooms.actions``); ``decode_action`` / ``encode_action`` map ids to
+    moves and back; ``state.describe_action(a)`` names the real cards.
+Rewards
+    0 until the game ends; then +1 for each winner and -1 for everyone else. A row of 10 Rooms
+    wins alone; at deck-out the longest rows win (compared longest first, then second
+    longest...), and players still tied all share the win (each gets +1).
+Infos
+    ``infos[agent]["action_mask"]``; once the game is over also ``"scores"`` (that player's
+    row lengths, longest first), ``"winners"`` and ``"end_reason"`` ("row" or "deck").
+Options (keywords of ``env`` / ``raw_env``)
+    ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array"; ``later_rows``
+    "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
+    "forced" | "any_time" (see RULES.md); ``illegal_action`` "raise" (default: an
+    ``IllegalActionError`` naming the move and why) | "penalty" (the offender gets
+    ``illegal_action_penalty``, the game ends); ``max_episode_steps`` (truncation).
+Reset options (unknown keys are ignored with a warning: PettingZoo's api_test sends one)
+    ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
+    front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from pettingzoo.utils import wrappers
+
+from castle_envs.core import check_options
+from castle_envs.core.aec_env import MaskedAECEnv
+
+from . import observation
+from .render import render_ansi, render_rgb
+from .rules import DEFAULT_RULES, CastleRoomsState, parse_rules
+
+RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
+
+
+class raw_env(MaskedAECEnv):
+    metadata = {**MaskedAECEnv.metadata, "name": "castle_rooms_v0"}
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None,
+                 later_rows: str = DEFAULT_RULES["later_rows"],
+                 new_row: str = DEFAULT_RULES["new_row"], **kwargs):
+        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        self.rules = parse_rules({"later_rows": later_rows, "new_row": new_row})
+        super().__init__(num_players, render_mode=render_mode, **kwargs)
+
+    @classmethod
+    def state_type(cls):
+        return CastleRoomsState
+
+    def _observation_space(self):
+        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), dtype=np.float32)
+
+    def _new_state(self, rng, options):
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            # PettingZoo's api_test resets with an arbitrary key, so unknown keys only warn;
+            # the values of known keys are checked strictly.
+            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: "
+                                  f"{sorted(RESET_OPTIONS)}")
+            options = {k: v for k, v in options.items() if k in RESET_OPTIONS}
+        options = check_options(options, RESET_OPTIONS, "reset options")
+        if options["state"] is not None:
+            if options["deck"] is not None or options["first_player"] is not None:
+                raise ValueError("reset option 'state' excludes 'deck' and 'first_player'")
+            state = CastleRoomsState.from_dict(options["state"])
+            if state.num_players != self.num_players or state.rules != self.rules:
+                raise ValueError("reset option 'state' has another player count or rules "
+                                 "than this env")
+            return state
+        first = options["first_player"]
+        first = 0 if first is None else first
+        if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
+            raise ValueError(f"first_player must be a seat number, got {first!r}")
+        first = int(first)
+        if options["deck"] is not None:
+            deck = options["deck"]
+            if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+                       for c in deck):
+                raise ValueError("reset option 'deck' must be a list of card ids")
+            return CastleRoomsState(self.num_players, list(deck), self.rules, first)
+        return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
+
+    def _observe(self, state, seat):
+        return observation.encode(state, seat)
+
+    def _render_ansi(self, state):
+        return render_ansi(state)
+
+    def _render_rgb(self, state):
+        return render_rgb(state)
+
+    def _refresh_infos(self):
+        super()._refresh_infos()
+        if self.state.is_terminal():
+            winners = [self.possible_agents[w] for w in self.state.winners]
+            for i, agent in enumerate(self.agents):
+                self.infos[agent].update(scores=[x for x in self.state.score(i) if x],
+                                         winners=winners, end_reason=self.state.end_reason)
+
+
+def env(**kwargs):
+    """The raw env in PettingZoo's OrderEnforcingWrapper (reset before step, etc.).
+
+    Out-of-range and illegal actions already raise clear errors in the raw env (or end the
+    game with a penalty when ``illegal_action="penalty"``, PettingZoo's TerminateIllegal
+    convention), so the assert/terminate wrappers of the classic games would only blur them.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
