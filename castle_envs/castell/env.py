@@ -1,0 +1,144 @@
+"""Castell — build human towers across seven Catalan regions (PettingZoo AEC, 2-4 players).
+
+```python
+from castle_envs import castell_v0
+env = castell_v0.env(num_players=3, advanced=False, render_mode="ansi")
+env.reset(seed=0)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    mask = obs["action_mask"]
+    action = None if termination or truncation else int(np.flatnonzero(mask)[0])
+    env.step(action)
+```
+
+| | |
+|---|---|
+| agents | ``player_0`` … ``player_{n-1}``, clockwise from the first player |
+| actions | ``Discrete(395)``, masked (layout: ``castle_envs.castell.actions``) |
+| observation | ``{"observation": Box(0, 1, (1117,), float32), "action_mask": Box(0, 1, (395,), int8)}`` (layout: ``castle_envs.castell.observation``) |
+| reward | at the end only: ``reward="win_loss"`` (default) +1 sole winner, 0 each for players tied on top, -1 the others; ``reward="score_diff"``: (own score - mean of the others) / 50 |
+| rules | ``castle_envs/castell/RULES.md`` |
+
+**A turn** is a sequence of steps by one agent: the four actions (Move, Recruit - one or
+two ``Recruit`` steps in a row -, Train, Special) each at most once, in any order, plus free
+tower edits (``AddLevel``, ``Dismantle``; at most ``tower_edits_per_turn`` a turn), closed by
+``EndTurn``. The tower stands between turns: festivals at the end of a round score it,
+the Special action "perform" claims a local performance tile the tower meets.
+
+**Keyword arguments.** ``num_players`` (2-4); ``advanced`` (``False``: the wheel's "All
+Regions" side; ``True``: "No Regions"); rules options ``max_skill`` (3), ``tower_edits_per_turn``
+(12), ``collect_own_token`` (``False``: the performer's token is placed after collecting,
+so it waits for the next performer; ``True``: it is collected with the others),
+``variety_counts`` (``"board"``: regions holding a collected token or size token;
+``"all"``: also regions of performed tiles and prizes), ``size_token_ties``
+(``"tower_score"``: a tie for a size token goes to the best tower among the tied, still tied:
+nobody; ``"none"``: any tie, nobody), ``first_player`` (seat, default 0); ``reward``;
+``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),
+``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
+most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``,
+``"rgb_array"``).
+
+**Reset options.** ``{"state": State.to_dict()}`` starts from a saved position.
+
+**Info.** ``action_mask`` for every agent; at the end also ``scores`` (the five categories
+and ``total`` for that agent) and ``festivals`` (the last round's festival results).
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from pettingzoo.utils import wrappers
+
+from ..core.aec_env import MaskedAECEnv
+from ..core.state import check_options, choice_error
+from . import observation
+from .actions import NUM_ACTIONS
+from .render import render_ansi, render_rgb
+from .rules import RULE_DEFAULTS, State
+
+REWARDS = ("win_loss", "score_diff")
+
+
+class raw_env(MaskedAECEnv):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "castell_v0",
+                "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, num_players: int = 2, advanced: bool = False,
+                 render_mode: str | None = None, reward: str = "win_loss",
+                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 max_episode_steps: int = 5000, **rules):
+        if num_players not in (2, 3, 4):
+            raise choice_error("num_players", num_players, (2, 3, 4))
+        if reward not in REWARDS:
+            raise choice_error("reward", reward, REWARDS)
+        self.rules = check_options({**rules, "advanced": advanced}, RULE_DEFAULTS,
+                                   "rules option")
+        State(num_players, **self.rules)    # validates option values now, not at reset
+        self.reward_mode = reward
+        super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
+                         max_episode_steps)
+
+    @classmethod
+    def state_type(cls):
+        return State
+
+    def _observation_space(self):
+        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+
+    def _new_state(self, rng, options):
+        options = check_options(options, {"state": None}, "reset option")
+        if options["state"] is not None:
+            state = State.from_dict(options["state"])
+            if state.num_players != self.num_players:
+                raise ValueError(f"the saved state has {state.num_players} players, "
+                                 f"this env {self.num_players}")
+            return state
+        return State.deal(rng, self.num_players, **self.rules)
+
+    def _observe(self, state, seat):
+        return observation.observe(state, seat)
+
+    def _render_ansi(self, state):
+        return render_ansi(state)
+
+    def _render_rgb(self, state):
+        return render_rgb(state)
+
+    def step(self, action):
+        super().step(action)
+        if (self.reward_mode == "score_diff" and self.state.is_terminal()
+                and not self.infos[self.agents[0]].get("illegal_action")
+                and self._score_diff_pending):
+            # replace the win/loss returns paid by the base with score differences
+            self._score_diff_pending = False
+            scores = self.state.scores()
+            n = self.num_players
+            for i, a in enumerate(self.agents):
+                diff = (scores[i] - (scores.sum() - scores[i]) / (n - 1)) / 50.0
+                self._cumulative_rewards[a] += diff - self.rewards[a]
+                self.rewards[a] = float(diff)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed, options)
+        self._score_diff_pending = True
+
+    def _refresh_infos(self):
+        super()._refresh_infos()
+        if self.state.is_terminal():
+            for i, a in enumerate(self.agents):
+                scores = self.state.category_scores(i)
+                scores["total"] = sum(scores.values())
+                self.infos[a]["scores"] = scores
+                self.infos[a]["festivals"] = self.state.last_festivals
+
+
+def env(**kwargs):
+    """The AEC env wrapped as PettingZoo classic envs are (order enforcing, bounds checks)."""
+    e = raw_env(**kwargs)
+    if e.illegal_action == "raise":
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+assert NUM_ACTIONS == 395
