@@ -1,0 +1,117 @@
+"""Castellion — build a shape-changing castle to survive three ordeals (Gymnasium env).
+
+```python
+import gymnasium, castle_envs
+env = gymnasium.make("castle_envs/Castellion-v0", level="academy")
+obs, info = env.reset(seed=0)
+mask = info["action_mask"]            # or env.unwrapped.action_masks()
+```
+
+| | |
+|---|---|
+| id | ``castle_envs/Castellion-v0`` |
+| levels | ``school`` (School of Architects), ``academy`` (Admiral's Academy: tile powers), |
+| | ``menace`` (the Menace: face-down Assaults, formation powers) |
+| actions | ``Discrete(137)``, masked (layout: ``castle_envs.castellion.actions``) |
+| observation | ``Box(0, 1, (449,), float32)`` (layout: ``castle_envs.castellion.observation``) |
+| reward | +1 on victory, 0 otherwise; ``reward="ordeals"`` pays +1/3 per ordeal passed |
+| rules | ``castle_envs/castellion/RULES.md`` |
+
+Every decision is one step: which pile to draw from (or which revealed tile to play, or an
+early encounter), where to place a Defender or whether to discard it (with or without its
+power), place or discard a Traitor, each tile to destroy, the Juggler's pair, each Seer
+reveal's pile, the Chameleon's recovered tile, Pyro's tile to move and its destination, and
+the face-down ordeal a Menace tower turns up. What the rules force (encounters, row removal)
+happens inside the step that caused it.
+
+**Keyword arguments.** ``level``; rules option ``foundation_exemption`` (``"placed"``:
+tiles placed in the foundation row ignore the same-shape rule; ``"neighbors"``: in addition,
+foundation tiles do not count as neighbours for a tile placed on row 1); ``reward``
+(``"win"`` or ``"ordeals"``); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal
+action ends the episode with ``illegal_action_penalty``, default -1, and
+``info["illegal_action"] = True``); ``max_episode_steps`` (default 1000; random games take
+under 400 steps); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+
+**Reset options.** ``regular_order`` (all 72 regular-pile tiles, top first) or
+``regular_top`` (the top tiles only; the rest shuffled), likewise ``safe_order`` /
+``safe_top`` (12 tiles); tiles are names such as ``"pyro-circle"``, ``"traitor"``,
+``"black-traitor"`` (``castle_envs.castellion.data.KIND_NAMES``) or kinds 0-13.
+``ordeals``: the three card names for slots I, II, III (e.g. ``["exam-1", "exam-2",
+"exam-3b"]``; ``castle_envs.castellion.data.ORDEALS``). ``state``: a ``State.to_dict()`` to
+start from (excludes the others).
+
+**Info.** ``action_mask`` (bool, 137), ``phase`` (the pending decision's name),
+``ordeals_passed``, ``formations`` ((towers, bastions, lines)), ``won``.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ..core.solitaire_env import MaskedSolitaireEnv
+from ..core.state import check_options, choice_error
+from . import observation
+from .actions import NUM_ACTIONS
+from .data import LEVELS
+from .render import render_ansi, render_rgb
+from .rules import PHASE_NAMES, RULE_DEFAULTS, State
+
+REWARDS = ("win", "ordeals")
+RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
+                 "safe_top": None, "ordeals": None, "state": None}
+
+
+class CastellionEnv(MaskedSolitaireEnv):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    reset_option_keys = tuple(RESET_OPTIONS)
+
+    def __init__(self, level: str = "school", render_mode: str | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
+                 **rules):
+        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+        if level not in LEVELS:
+            raise choice_error("level", level, LEVELS)
+        if reward not in REWARDS:
+            raise choice_error("reward", reward, REWARDS)
+        self.level = level
+        self.rules = check_options(rules, RULE_DEFAULTS, "Castellion rules option")
+        State(0, **self.rules)   # validates the option values now, not at reset
+        self.reward_mode = reward
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+
+    @classmethod
+    def state_type(cls):
+        return State
+
+    def _new_state(self, rng, options):
+        options = check_options(options, RESET_OPTIONS, "reset option")
+        saved = options.pop("state")
+        if saved is not None:
+            if any(v is not None for v in options.values()):
+                raise ValueError("reset option 'state' excludes the pile and ordeal options")
+            state = State.from_dict(saved)
+            if state.level != LEVELS.index(self.level):
+                raise ValueError(f"the saved state is a {LEVELS[state.level]} game; this env "
+                                 f"plays {self.level}")
+            return state
+        return State.new_game(rng, self.level, options, **self.rules)
+
+    def _observe(self, state):
+        return observation.encode(state)
+
+    def _reward(self, before, after) -> float:
+        if self.reward_mode == "win":
+            return 1.0 if after.won else 0.0
+        return (after.current - before.current) / 3.0
+
+    def _info(self, state):
+        return {"phase": PHASE_NAMES[state.phase], "ordeals_passed": state.current,
+                "formations": state.formations(), "won": bool(state.won)}
+
+    def _render_ansi(self, state):
+        return render_ansi(state)
+
+    def _render_rgb(self, state):
+        return render_rgb(state)

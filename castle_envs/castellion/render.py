@@ -1,0 +1,128 @@
+"""Castellion's pictures: a text board (``ansi``) and coloured tiles (``rgb_array``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.raster import BLACK, GOLD, GREY, RED, WHITE, Canvas
+from .actions import SIZE
+from .data import (FACTIONS, KIND_NAMES, LEVELS, ORDEALS, SHAPES, ordeal_requirement,
+                   short_name)
+from .rules import OVER, PHASE_NAMES, State
+
+FACTION_COLORS = ((70, 110, 220), (60, 170, 80), (220, 150, 40), (210, 60, 50))
+TRAITOR_COLOR = (90, 60, 110)
+
+
+def _ordeal_line(state: State, slot: int) -> str:
+    traitors = sum(state.beside[slot])
+    if slot < state.current:
+        return f"  {slot + 1}. (passed)"
+    if state.face_down[slot]:
+        return f"  {slot + 1}. face-down Assault        traitors {traitors}/2"
+    card = ORDEALS[state.ordeals[slot]]
+    mark = "*" if slot == state.current else " "
+    return (f" {mark}{slot + 1}. {card.title}: {ordeal_requirement(card)}   "
+            f"traitors {traitors}/{card.traitors}")
+
+
+def render_ansi(state: State) -> str:
+    towers, bastions, lines = state.formations()
+    lines_out = [f"Castellion ({LEVELS[state.level]})   regular {len(state.regular)}  "
+                 f"safe {len(state.safe)}  discard {sum(state.discard)}"]
+    lines_out += [_ordeal_line(state, slot) for slot in range(3)]
+    lines_out.append(f"formations: {towers} tower(s), {bastions} bastion(s), {lines} line(s)")
+    for r in range(SIZE - 1, -1, -1):
+        row = " ".join(short_name(k) if k >= 0 else ". " for k in
+                       state.cells[r * SIZE:(r + 1) * SIZE])
+        lines_out.append(f"  {r}| {row}")
+    lines_out.append("     " + " ".join(f"{c} " for c in range(SIZE)))
+    if state.revealed:
+        lines_out.append("revealed: " + ", ".join(f"{i}={KIND_NAMES[k]}"
+                                                  for i, k in enumerate(state.revealed)))
+    if state.hand >= 0:
+        lines_out.append(f"in hand: {KIND_NAMES[state.hand]}")
+    if state.lifted >= 0:
+        lines_out.append(f"moving: {KIND_NAMES[state.lifted]}")
+    if state.phase == OVER:
+        lines_out.append("VICTORY" if state.won else
+                         f"DEFEAT at ordeal {state.current + 1}")
+    else:
+        extra = f" ({state.destroy_left} to destroy)" if state.destroy_left else ""
+        lines_out.append(f"decision: {PHASE_NAMES[state.phase]}{extra}")
+    return "\n".join(lines_out) + "\n"
+
+
+TILE = 28
+_GLYPHS = {0: [(i, 6 - i, 6 + i) for i in range(7)],       # triangle: rows widening
+           1: [(i, 1, 12) for i in range(1, 12)],           # square
+           2: [(i, 6 - w, 6 + w) for i, w in enumerate((2, 4, 5, 6, 6, 6, 6, 6, 5, 4, 2))]}
+
+
+def _draw_tile(canvas: Canvas, top: int, left: int, kind: int) -> None:
+    if kind >= 12:
+        canvas.box(top, left, TILE - 2, TILE - 2, TRAITOR_COLOR,
+                   border=BLACK if kind == 13 else GREY)
+        canvas.text(top + 8, left + 9, "T", WHITE)
+        return
+    canvas.box(top, left, TILE - 2, TILE - 2, FACTION_COLORS[kind // 3], border=BLACK)
+    shape = kind % 3
+    rows = _GLYPHS[shape]
+    scale_top = top + 6 + (4 if shape == 0 else 0)
+    for i, lo, hi in rows:
+        if shape == 0:
+            canvas.pixels[scale_top + 2 * i:scale_top + 2 * i + 2, left + 1 + lo:left + 1 + hi + 1] = WHITE
+        else:
+            canvas.pixels[top + 1 + i + 6, left + 1 + lo:left + 1 + hi + 1] = WHITE
+
+
+def render_rgb(state: State) -> np.ndarray:
+    width = 440
+    height = 300
+    canvas = Canvas(height, width)
+    canvas.text(6, 8, f"CASTELLION {LEVELS[state.level]}", WHITE)
+    canvas.text(6, 250, f"REG {len(state.regular)} SAFE {len(state.safe)}", WHITE)
+    # castle, row 0 at the bottom
+    base_top, base_left = 40, 10
+    canvas.box(base_top - 2, base_left - 2, SIZE * TILE + 2, SIZE * TILE + 2, (30, 60, 35))
+    for r in range(SIZE):
+        for c in range(SIZE):
+            kind = state.cells[r * SIZE + c]
+            if kind >= 0:
+                _draw_tile(canvas, base_top + (SIZE - 1 - r) * TILE, base_left + c * TILE, kind)
+    # ordeal row with its traitors
+    left = 200
+    for slot in range(3):
+        top = 40 + slot * 56
+        color = GREY if slot < state.current else (BLACK if state.face_down[slot] else GOLD)
+        canvas.box(top, left + 70, 48, 160, color, border=WHITE)
+        if state.face_down[slot]:
+            label = "FACE DOWN"
+        else:
+            card = ORDEALS[state.ordeals[slot]]
+            label = card.title.split(":")[-1].strip()[:18]
+        canvas.text(top + 6, left + 76, label, WHITE if color == BLACK else BLACK)
+        if slot < state.current:
+            canvas.text(top + 26, left + 76, "PASSED", BLACK)
+        for t in range(state.beside[slot][0] + state.beside[slot][1]):
+            kind = 13 if t < state.beside[slot][1] else 12
+            _draw_tile(canvas, top + 10, left + 40 - t * 14, kind) if t < 4 else None
+    # hand, revealed tiles, status
+    status_top = 220
+    canvas.text(status_top, 10, "HAND", WHITE)
+    held = state.hand if state.hand >= 0 else state.lifted
+    if held >= 0:
+        _draw_tile(canvas, status_top + 14, 10, held)
+    canvas.text(status_top, 60, "REVEALED", WHITE)
+    for i, kind in enumerate(state.revealed):
+        _draw_tile(canvas, status_top + 14, 60 + i * TILE, kind)
+    if state.phase == OVER:
+        canvas.text(status_top + 20, 200, "VICTORY" if state.won else "DEFEAT",
+                    GOLD if state.won else RED, scale=3)
+    else:
+        canvas.text(status_top + 20, 200, PHASE_NAMES[state.phase], WHITE)
+    towers, bastions, lines = state.formations()
+    canvas.text(status_top + 50, 200, f"T{towers} B{bastions} L{lines}", WHITE)
+    return canvas.image()
+
+
+__all__ = ["render_ansi", "render_rgb", "FACTIONS", "SHAPES"]
