@@ -15,7 +15,7 @@ for agent in env.agent_iter():
 |---|---|
 | agents | ``player_0`` … ``player_{n-1}``, clockwise from the first player |
 | actions | ``Discrete(395)``, masked (layout: ``castle_envs.castell.actions``) |
-| observation | ``{"observation": Box(0, 1, (1117,), float32), "action_mask": Box(0, 1, (395,), int8)}`` (layout: ``castle_envs.castell.observation``) |
+| observation | ``{"observation": Box(0, 1, (1183,), float32), "action_mask": Box(0, 1, (395,), int8)}`` (layout: ``castle_envs.castell.observation``) |
 | reward | at the end only: ``reward="win_loss"`` (default) +1 sole winner, 0 each for players tied on top, -1 the others; ``reward="score_diff"``: (own score - mean of the others) / 50 |
 | rules | ``castle_envs/castell/RULES.md`` |
 
@@ -29,8 +29,9 @@ the Special action "perform" claims a local performance tile the tower meets.
 Regions" side; ``True``: "No Regions"); rules options ``max_skill`` (3), ``tower_edits_per_turn``
 (12), ``collect_own_token`` (``False``: the performer's token is placed after collecting,
 so it waits for the next performer; ``True``: it is collected with the others),
-``variety_counts`` (``"board"``: regions holding a collected token or size token;
-``"all"``: also regions of performed tiles and prizes), ``size_token_ties``
+``variety_counts`` (``"all"``: regions where the player won a local performance tile, a
+special-action token, a size token or a prize; ``"board"``: only regions holding a token on
+the player board), ``size_token_ties``
 (``"tower_score"``: a tie for a size token goes to the best tower among the tied, still tied:
 nobody; ``"none"``: any tie, nobody), ``first_player`` (seat, default 0); ``reward``;
 ``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),

@@ -15,7 +15,7 @@ beyond ``num_players`` are zero.
 | lying tokens | 7 | special-action tokens in each region's performance area / 8 |
 | festivals | 280 | per calendar space (14x20): held, still to come, region one-hot 7, size-token counts per number 10 (/2), round / 10 |
 | bag | 10 | castellers left in the bag per number / 15 (public by counting) |
-| players | 4x124 | present, to act, pawn one-hot (off board + 7), castellers owned per number /8 (10), free per number /8 (10), tower levels 13x4 (present, width/8, lower number/10, mixed/8), skills / max (5), forced uses Balance/Strength/Mix / max (3), tokens left / 7, collected tokens per region / 4 (7), size tokens per number / 2 (10), size tokens per region / 2 (7), prizes trophy/medal/ribbon / 8 (3), local performance points / 20, best tower score / 20, tiles performed / 8 |
+| players | 4x121 | present, to act, pawn one-hot (off board + 7), castellers owned per number /8 (10), free per number /8 (10), tower levels 13x4 (present, width/8, lower number/10, mixed/8), skills / max (5), forced uses Balance/Strength/Mix / max (3), tokens left / 7, collected tokens per region / 4 (7), size tokens per number / 2 (10), size tokens per region / 2 (7), prizes trophy/medal/ribbon / 8 (3), local performance points / 20, best tower score / 20, tiles performed / 8 |
 """
 from __future__ import annotations
 
@@ -67,13 +67,45 @@ TILE_TABLE = _build_tile_table()
 
 
 def observe(state: State, seat: int) -> np.ndarray:
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    # Blocks are cached on the state: a player's block changes only on that player's steps
+    # and at the end of a round, the wheel and calendar only at the end of a round.
+    cache = state.__dict__.get("_obs_cache")
+    if cache is None or cache["round"] != state.round:
+        cache = state._obs_cache = {"round": state.round, "players": {},
+                                    "static": _round_blocks(state)}
+    obs = cache["static"].copy()
     P = state.num_players
-    obs[min(state.round, D.ROUNDS) - 1] = 1
     t0 = OFFSETS["turn"][0]
     obs[t0:t0 + 8] = (state.current_player == seat, state.moved, state.trained, state.specialed,
                       state.recruits / 2, state.recruit_open, state.edits / state.edit_limit,
                       state.advanced)
+    r0 = OFFSETS["regions"][0]
+    obs[r0:r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
+    l0, l1 = OFFSETS["local_performances"]
+    obs[l0:l1] = TILE_TABLE[state.lp.ravel()].ravel()
+    k0 = OFFSETS["lying_tokens"][0]
+    obs[k0:k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
+    p0 = OFFSETS["players"][0]
+    current = state.current_player
+    versions = state.player_version
+    blocks = cache["players"]
+    for i in range(P):
+        p = (seat + i) % P
+        block = blocks.get(p)
+        if block is None or block[0] != versions[p]:
+            out = np.zeros(PLAYER_SIZE, dtype=np.float32)
+            _player(state, p, out)
+            blocks[p] = block = (versions[p], out)
+        at = p0 + i * PLAYER_SIZE
+        obs[at:at + PLAYER_SIZE] = block[1]
+        obs[at + 1] = p == current
+    return obs
+
+
+def _round_blocks(state: State) -> np.ndarray:
+    """The blocks that change only between rounds: round, wheel, offers, calendar, bag."""
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs[min(state.round, D.ROUNDS) - 1] = 1
     w0 = OFFSETS["wheel"][0]
     obs[w0 + state.rotation] = 1
     obs[w0 + 8:w0 + 56] = _EYE6[state.wheel].ravel()
@@ -82,20 +114,9 @@ def observe(state: State, seat: int) -> np.ndarray:
     obs[o0:o0 + 48] = _EYE6[shown].ravel()
     if state.advanced:
         obs[o0 + 42:o0 + 48] = 0
-    r0 = OFFSETS["regions"][0]
-    obs[r0:r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
-    l0, l1 = OFFSETS["local_performances"]
-    obs[l0:l1] = TILE_TABLE[state.lp.ravel()].ravel()
-    k0 = OFFSETS["lying_tokens"][0]
-    obs[k0:k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
     obs[OFFSETS["festivals"][0]:OFFSETS["festivals"][1]] = _festivals(state).ravel()
     b0 = OFFSETS["bag"][0]
     obs[b0:b0 + NS] = np.bincount(np.array(state.bag, dtype=np.int64), minlength=NS) / 15
-    p0 = OFFSETS["players"][0]
-    current = state.current_player
-    for i in range(P):
-        p = (seat + i) % P
-        _player(state, p, p == current, obs[p0 + i * PLAYER_SIZE:p0 + (i + 1) * PLAYER_SIZE])
     return obs
 
 
@@ -111,9 +132,8 @@ def _festivals(state: State) -> np.ndarray:
     return f
 
 
-def _player(state: State, p: int, to_act: bool, out: np.ndarray) -> None:
+def _player(state: State, p: int, out: np.ndarray) -> None:
     out[0] = 1
-    out[1] = to_act
     out[2 + state.pawn[p] + 1] = 1
     out[10:20] = np.minimum(state.hand[p] / 8, 1)
     out[20:30] = np.minimum((state.hand[p] - state.in_tower[p]) / 8, 1)

@@ -28,7 +28,7 @@ RULE_DEFAULTS = {
     "max_skill": D.MAX_SKILL,
     "tower_edits_per_turn": 12,     # free tower steps per turn (keeps every game finite)
     "collect_own_token": False,     # the performer's token is placed before collecting
-    "variety_counts": "board",      # "board": tokens on the player board; "all": + tiles, prizes
+    "variety_counts": "all",        # "all": tokens, tiles and prizes; "board": tokens only
     "size_token_ties": "tower_score",  # or "none": a tie for a size token gives it to nobody
     "first_player": 0,
 }
@@ -175,6 +175,7 @@ class State(GameState):
         self.recruit_open = False  # the Recruit action can still take its second casteller
         self.edits = 0
         self.last_festivals: list[dict] = []
+        self.player_version = [0] * P   # bumped when a player's state changes (caches)
         self._mask = None
 
     # --- setup ------------------------------------------------------------------------------
@@ -302,6 +303,7 @@ class State(GameState):
     def _apply(self, a: int) -> None:
         self._mask = None
         p = (self.first + self.turn_index) % self.num_players
+        self.player_version[p] += 1
         if a >= LEVEL0:
             if a < DISMANTLE_TOP:
                 level = LEVEL_TUPLES[a - LEVEL0]
@@ -381,6 +383,7 @@ class State(GameState):
 
     def _end_round(self):
         rnd = self.round
+        self.player_version = [v + 1 for v in self.player_version]
         self.last_festivals = []
         for i, (fest_round, _) in enumerate(D.CALENDAR):
             if fest_round == rnd and self.fest_held[i]:
@@ -564,7 +567,9 @@ class State(GameState):
         s.towers = [list(t) for t in self.towers]
         s.performed = [list(x) for x in self.performed]
         s.last_festivals = [dict(x) for x in self.last_festivals]
+        s.player_version = list(self.player_version)
         s._mask = None
+        s.__dict__.pop("_obs_cache", None)
         return s
 
     _ARRAYS = ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",
