@@ -52,7 +52,7 @@ POLICIES = {"random": random_policy, "greedy": greedy_policy}
 
 def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict:
     rng = np.random.default_rng(seed)
-    by_row = first_wins = shared = steps = 0
+    by_row = first_wins = shared = steps = capped = 0
     lengths = []
     for g in range(games):
         state = CastleRoomsState.deal(players, rng, rules)
@@ -62,10 +62,12 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
         by_row += state.end_reason == "row"
         first_wins += 0 in state.winners
         shared += len(state.winners) > 1
+        capped += any(len(rows) >= A.MAX_ROWS for rows in state.rows)
         lengths.append(max(len(r.cards) for rows in state.rows for r in rows))
     return {"players": players, "games": games, "row_win_share": by_row / games,
             "first_player_win_rate": first_wins / games, "shared_win_share": shared / games,
-            "mean_longest_row": float(np.mean(lengths)), "steps_per_game": steps / games}
+            "mean_longest_row": float(np.mean(lengths)), "steps_per_game": steps / games,
+            "row_cap_share": capped / games}
 
 
 def main(argv=None):

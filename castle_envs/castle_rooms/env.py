@@ -15,11 +15,11 @@ cards are drawn automatically as it starts, then the agent plays cards until it 
 ``EndTurn`` (legal only with at most 2 cards in hand).
 
 Observation
-    ``{"observation": float32[980], "action_mask": int8[107]}``; the vector's layout is in
+    ``{"observation": float32[980], "action_mask": int8[109]}``; the vector's layout is in
     ``castle_envs.castle_rooms.observation`` (own hand, every row on the table with its cards,
     exit side and Dragon, every hand's size, deck size, discard pile, player count).
 Actions
-    ``Discrete(107)``: PlayRoom(slot, row) 48, NewRow(slot, helmet) 8, Dragon(opponent, row)
+    ``Discrete(109)``: PlayRoom(slot, row) 48, NewRow(slot, helmet) 8, Dragon(opponent, row)
     36, Knight(row) 12, Discard(slot) 4, EndTurn 1 (layout in
     ``castle_envs.castle_rooms.actions``); ``decode_action`` / ``encode_action`` map ids to
     moves and back; ``state.describe_action(a)`` names the real cards.

@@ -297,7 +297,7 @@ class CastleRoomsState(GameState):
         card = card_name(hand[slot]) if slot is not None and slot < len(hand) else None
         if isinstance(move, A.PlayRoom):
             rows = self.rows[self.player]
-            where = (f"row {move.row} ({len(rows[move.row].cards)} rooms)"
+            where = (f"row {move.row} ({_rooms(len(rows[move.row].cards))})"
                      if move.row < len(rows) else f"row {move.row}")
             return f"play {card or f'slot {move.slot}'} on {where}"
         if isinstance(move, A.NewRow):
@@ -459,3 +459,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
 
 __all__ = ["CastleRoomsState", "DEFAULT_RULES", "RULE_OPTIONS", "Row", "REMOVED_BELOW_4",
            "UP", "DOWN", "parse_rules"]
+
+
+def _rooms(count: int) -> str:
+    return f"{count} room" if count == 1 else f"{count} rooms"
