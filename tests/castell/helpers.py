@@ -14,9 +14,13 @@ def deal(num_players=2, seed=0, **rules) -> State:
 
 
 def give(state: State, p: int, *numbers):
-    """Move castellers with these printed numbers from the bag into player p's hand."""
+    """Move castellers with these printed numbers from the bag (else a region) to player p."""
     for n in numbers:
-        state.bag.remove(n - 1)
+        if n - 1 in state.bag:
+            state.bag.remove(n - 1)
+        else:
+            region = int(np.flatnonzero(state.regions[:, n - 1])[0])
+            state.regions[region, n - 1] -= 1
         state.hand[p, n - 1] += 1
     state._mask = None
 
