@@ -21,7 +21,7 @@ defender rows); rules options ``attack`` (``"any"`` defender in a column, or
 (``"win"`` or ``"shaped"``: +0.01 per defender defeated, +0.1 per castle captured, +1 on
 victory); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal action ends the episode
 with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``);
-``max_episode_steps`` (default 1000; the game provably ends within 48 turns, so this only
+``max_episode_steps`` (default 1000; the game provably ends within 45 turns, so this only
 guards against runaway agents); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
 
 **Reset options.** ``{"deck": [52 card ids, top first]}`` deals exactly that deck;

@@ -11,7 +11,7 @@ Layout (``OBS_SIZE`` = 882 values, all in [0, 1]):
 | 624    | 52      | per recycled card: its depth in the deck from the top, (depth + 1) / 52   |
 | 676    | 6 × 18  | hand slot i (sorted by card id): held, rank one-hot (13), suit (4)     |
 | 784    | 4 × 18  | castle i: rank one-hot (13), captured, defenders / 13, newest defender's |
-|        |         | rank / 13, lowest defender rank / 13, min(column rank sum / 52, 1)       |
+|        |         | rank / 13, min(column rank sum / 52, 1), a spare zero                   |
 | 856    | 4       | pending decision one-hot: battle, precision strike, royal assault, discard |
 | 860    | 4       | difficulty one-hot: easy, medium, hard, very hard                        |
 | 864    | 18      | deck size / 52, discard size / 52, hand size / 6, turn / 50,              |
@@ -40,52 +40,58 @@ DIFF_OFF = PHASE_OFF + 4
 SCALAR_OFF = DIFF_OFF + 4
 OBS_SIZE = SCALAR_OFF + 18
 
-_EYE_LOC = np.eye(N_LOCATIONS, dtype=np.float32)
-# per card (NO_CARD row all zero): [held, rank one-hot, suit one-hot]
-_CARD_FEATURES = np.zeros((NUM_CARDS + 1, 18), dtype=np.float32)
-_CARD_FEATURES[np.arange(NUM_CARDS), 0] = 1
-_CARD_FEATURES[np.arange(NUM_CARDS), RANK] = 1          # columns 1..13
-_CARD_FEATURES[np.arange(NUM_CARDS), 14 + SUIT] = 1     # columns 14..17
-_RANK_F = np.append(RANK, 0).astype(np.float32)
+# Every one-hot in the vector is written by one scatter of ones; index OBS_SIZE is a
+# scratch slot past the end that soaks up NO_CARD padding, so no masking is needed.
+SCRATCH = OBS_SIZE
+_LOC_BASE = LOC_OFF + np.arange(NUM_CARDS) * N_LOCATIONS
+_NEWEST_INDEX = np.append(NEWEST_OFF + np.arange(NUM_CARDS), SCRATCH)
+_HAND_INDEX = np.full((HAND_CAPACITY + 1, NUM_CARDS + 1, 3), SCRATCH, dtype=np.intp)
+for _slot in range(HAND_CAPACITY):
+    _base = HAND_OFF + 18 * _slot
+    _HAND_INDEX[_slot, :NUM_CARDS] = np.stack(
+        [np.full(NUM_CARDS, _base), _base + RANK, _base + 14 + SUIT], axis=1)
+_HAND_SLOTS = np.arange(HAND_CAPACITY + 1)
+_CASTLE_RANK_BASE = CASTLE_OFF + np.arange(4) * 18 - 1
+_RANK_LOW = np.append(RANK, 0).astype(np.float32) / 13      # NO_CARD counts as rank 0
+_COLUMN_CODES = np.repeat(np.arange(DEFENDER0, DEFENDER0 + 4, dtype=np.int8)[:, None],
+                          NUM_CARDS, axis=1)
+_FOUR = np.arange(4)
 
 
 def card_locations(state: State) -> np.ndarray:
     """Location code per card id, as the player sees it (the deck's order stays hidden)."""
-    loc = np.full(NUM_CARDS, UNSEEN, dtype=np.int8)
-    loc[state.recycled] = RECYCLED
-    loc[state.hand[:state.hand_size]] = HAND
-    for c in range(4):
-        loc[state.columns[c, :state.col_len[c]]] = DEFENDER0 + c
-    loc[state.castles] = np.where(state.captured, CASTLE_TAKEN, CASTLE_OPEN)
-    loc[state.discard] = DISCARD
-    loc[state.out_of_game] = OUT
-    return loc
+    # one slot past the last card soaks up the NO_CARD padding of hand and columns
+    loc = np.full(NUM_CARDS + 1, UNSEEN, dtype=np.int8)
+    loc[:NUM_CARDS][state.recycled] = RECYCLED
+    loc[state.hand] = HAND
+    loc[state.columns] = _COLUMN_CODES
+    loc[state.castles] = CASTLE_OPEN + state.captured
+    loc[:NUM_CARDS][state.discard] = DISCARD
+    loc[:NUM_CARDS][state.out_of_game] = OUT
+    return loc[:NUM_CARDS]
 
 
 def encode(state: State) -> np.ndarray:
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[LOC_OFF:NEWEST_OFF] = _EYE_LOC[card_locations(state)].ravel()
-    has = state.col_len > 0
-    newest = state.columns[np.arange(4), state.col_len - 1][has].astype(np.intp)
-    obs[NEWEST_OFF + newest] = 1
+    obs = np.zeros(OBS_SIZE + 1, dtype=np.float32)
+    newest = state.columns[_FOUR, state.col_len - 1]   # NO_CARD where a column is empty
+    obs[np.concatenate((
+        _LOC_BASE + card_locations(state),
+        _NEWEST_INDEX[newest],
+        _HAND_INDEX[_HAND_SLOTS, state.hand].ravel(),
+        _CASTLE_RANK_BASE + RANK[state.castles],
+        (PHASE_OFF + state.phase, DIFF_OFF + state.rows - 1)))] = 1
     if state.recycled.any():
-        deck = state.deck_cards()
-        for depth, card in enumerate(deck):
+        for depth, card in enumerate(state.deck_cards()):
             if state.recycled[card]:
                 obs[DEPTH_OFF + card] = (depth + 1) / NUM_CARDS
-    obs[HAND_OFF:CASTLE_OFF] = _CARD_FEATURES[state.hand[:HAND_CAPACITY]].ravel()
     castles = obs[CASTLE_OFF:PHASE_OFF].reshape(4, 18)
-    castles[np.arange(4), RANK[state.castles] - 1] = 1
     castles[:, 13] = state.captured
     castles[:, 14] = state.col_len / 13
-    ranks = _RANK_F[state.columns]           # NO_CARD pads rank 0
-    castles[has, 15] = ranks[np.arange(4), state.col_len - 1][has] / 13
-    castles[has, 16] = np.where(state.columns == NO_CARD, 99, ranks).min(axis=1)[has] / 13
-    castles[:, 17] = np.minimum(ranks.sum(axis=1) / 52, 1)
-    obs[PHASE_OFF + state.phase] = 1
-    obs[DIFF_OFF + state.rows - 1] = 1
+    castles[:, 15] = _RANK_LOW[newest]
+    castles[:, 16] = np.minimum(_RANK_LOW[state.columns].sum(axis=1) * (13 / 52), 1)
     obs[SCALAR_OFF:SCALAR_OFF + 8] = (
-        state.deck_size / NUM_CARDS, state.discard.sum() / NUM_CARDS,
+        state.deck_size / NUM_CARDS, np.count_nonzero(state.discard) / NUM_CARDS,
         state.hand_size / HAND_CAPACITY, min(state.turn, 50) / 50, state.regroup_used,
-        state.captured.sum() / 4, state.attack == "most_recent", state.defeated == "leave_game")
-    return obs
+        np.count_nonzero(state.captured) / 4, state.attack == "most_recent",
+        state.defeated == "leave_game")
+    return obs[:OBS_SIZE]

@@ -203,7 +203,8 @@ class State(GameState):
                 self._end_turn()
 
     def _play(self, slots: tuple, target: int) -> None:
-        played = [int(self.hand[i]) for i in slots]
+        held = self.hand.tolist()
+        played = [held[i] for i in slots]
         self._remove_from_hand(slots, to_discard=True)
         castle = self._castle_index(target)
         if castle >= 0:
@@ -279,10 +280,10 @@ class State(GameState):
             pass
 
     def _remove_from_hand(self, slots, to_discard: bool) -> None:
-        cards = self.hand[list(slots)]
+        held = self.hand[:self.hand_size].tolist()
         if to_discard:
-            self.discard[cards] = True
-        keep = np.delete(self.hand[:self.hand_size], list(slots))
+            self.discard[[held[i] for i in slots]] = True
+        keep = [card for i, card in enumerate(held) if i not in slots]
         self.hand[:] = NO_CARD
         self.hand[:len(keep)] = keep
         self.hand_size = len(keep)
@@ -300,14 +301,11 @@ class State(GameState):
         (self.out_of_game if self.defeated == "leave_game" else self.discard)[card] = True
 
     def _defender_position(self, card: int) -> tuple[int, int]:
-        where = np.argwhere(self.columns == card)
-        return int(where[0, 0]), int(where[0, 1])
+        return divmod(int((self.columns.ravel() == card).argmax()), NUM_CARDS)
 
     def _castle_index(self, card: int) -> int:
-        for i in range(4):
-            if self.castles[i] == card:
-                return i
-        return -1
+        castles = self.castles.tolist()
+        return castles.index(card) if card in castles else -1
 
     # --- reading the position -------------------------------------------------------------
     def hand_cards(self) -> list[int]:
@@ -322,7 +320,7 @@ class State(GameState):
         return [int(c) for c in self.columns[castle, :self.col_len[castle]]]
 
     def event_counts(self) -> dict[str, int]:
-        return dict(zip(EVENTS, (int(e) for e in self.events)))
+        return dict(zip(EVENTS, self.events.tolist()))
 
     def describe_action(self, action) -> str:
         move = ACTIONS.decode(action)

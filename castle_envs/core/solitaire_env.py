@@ -97,7 +97,7 @@ class MaskedSolitaireEnv(gym.Env):
             info["illegal_action"] = True
             return (self._observe(self.state), self.illegal_action_penalty, True, False, info)
         before = self._reward_snapshot(self.state)
-        self.state.apply_action(action)
+        self.state._apply(action)   # checked above
         self._steps += 1
         terminated = self.state.is_terminal()
         truncated = not terminated and self._steps >= self.max_episode_steps
