@@ -381,6 +381,19 @@ class State(GameState):
             return "Regroup is only for a stalemate: some cards capture a castle exactly"
         return f"not legal in phase {phase}"
 
+    def determinize(self, player: int = 0, rng: np.random.Generator | None = None) -> "State":
+        """A clone with the unseen part of the deck shuffled; the recycled cards at the
+        bottom keep their known order (the player put them there)."""
+        rng = rng if rng is not None else np.random.default_rng()
+        other = self.clone()
+        deck = self.deck_cards()
+        unseen = [c for c in deck if not self.recycled[c]]
+        known = deck[len(unseen):]
+        shuffled = [unseen[i] for i in rng.permutation(len(unseen))] + known
+        idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
+        other.deck[idx] = shuffled
+        return other
+
     # --- copies and serialization ------------------------------------------------------------
     def clone(self) -> "State":
         other = State.__new__(State)

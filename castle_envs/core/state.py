@@ -63,6 +63,12 @@ class GameState(ABC):
     def legal_actions(self) -> np.ndarray:
         return np.flatnonzero(self.legal_action_mask())
 
+    def determinize(self, player: int, rng: np.random.Generator) -> "GameState":
+        """A clone whose information hidden from ``player`` is re-sampled uniformly among the
+        arrangements consistent with what that player has seen (for information-set search:
+        an agent may search the result without cheating)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement determinize")
+
     # --- naming moves ------------------------------------------------------------------------
     def decode_action(self, action) -> Any:
         return self.actions.decode(action)

@@ -79,3 +79,22 @@ def test_clone_is_independent():
     twin.apply_action(legal[0])
     assert twin != state
     assert State.new_game(np.random.default_rng(3), "hard") == state
+
+
+def test_determinize_shuffles_only_what_the_player_cannot_see():
+    from castle_envs.castle_siege.observation import encode
+
+    state = None
+    for state in random_game(8, "hard"):
+        if state.recycled.any() and state.deck_size > 3:
+            break
+    assert state.recycled.any(), "seed 8 should reach a recycled card; pick another seed"
+    seen = set()
+    for k in range(20):
+        other = state.determinize(0, np.random.default_rng(k))
+        assert np.array_equal(encode(other), encode(state))       # same observation
+        assert conserved(other)
+        recycled = [c for c in other.deck_cards() if other.recycled[c]]
+        assert other.deck_cards()[-len(recycled):] == recycled    # known bottom kept
+        seen.add(tuple(other.deck_cards()))
+    assert len(seen) > 1
