@@ -39,7 +39,8 @@ nobody; ``"none"``: any tie, nobody), ``first_player`` (seat, default 0); ``rewa
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``,
 ``"rgb_array"``).
 
-**Reset options.** ``{"state": State.to_dict()}`` starts from a saved position.
+**Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
+are ignored with a warning: PettingZoo's ``api_test`` sends one).
 
 **Info.** ``action_mask`` for every agent; at the end also ``scores`` (the five categories
 and ``total`` for that agent) and ``festivals`` (the last round's festival results).
@@ -87,6 +88,10 @@ class raw_env(MaskedAECEnv):
         return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
 
     def _new_state(self, rng, options):
+        unknown = sorted(set(options) - {"state"})
+        if unknown:   # PettingZoo's api_test sends one; ignore, as the other AEC games do
+            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: ['state']")
+            options = {k: v for k, v in options.items() if k == "state"}
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
@@ -107,9 +112,8 @@ class raw_env(MaskedAECEnv):
 
     def step(self, action):
         super().step(action)
-        if (self.reward_mode == "score_diff" and self.state.is_terminal()
-                and not self.infos[self.agents[0]].get("illegal_action")
-                and self._score_diff_pending):
+        if (self._score_diff_pending and self.reward_mode == "score_diff"
+                and self.state.is_terminal() and self.agents):
             # replace the win/loss returns paid by the base with score differences
             self._score_diff_pending = False
             scores = self.state.scores()
