@@ -254,3 +254,25 @@ def test_decode_and_encode_action():
     assert env.encode_action("knight on row 4") == A.knight_id(4)
     for a in range(A.NUM_ACTIONS):
         assert env.encode_action(env.decode_action(a)) == a
+
+
+def test_observation_layout_matches_the_table():
+    from castle_envs.castle_rooms import observation as O
+    hh, hl = rooms("HH>HH"), rooms("LL>HH")
+    state = build(3, hands=[[hh[0], DRAGONS[0]], [hh[1]], []], player=0,
+                  rows=[[], [], [([hh[2], hl[0]], "down", DRAGONS[1])]], discard=[DRAGONS[2]],
+                  deck=None)
+    obs = O.encode(state, 1)          # seen by player 1: player 2 is +1, player 0 is +2
+    hand = obs[:O.HAND_SIZE].reshape(4, O.HAND_FEATURES)
+    assert hand[0, 0] == 1 and hand[1:].sum() == 0           # one Room in hand
+    rows = obs[O.ROWS_START:O.COUNTS_START].reshape(4, A.MAX_ROWS, O.ROW_FEATURES)
+    row = rows[1, 0]
+    # turned, HH>HH lies LL>LL and LL>HH lies LL>HH: the row ends HH (side 0)
+    assert list(row[:4]) == [1, 1, 1, 0.2] and row[4 + 0] == 1 and row[4:8].sum() == 1
+    assert row[8] == pytest.approx((hh[2] + 1) / 64) and row[9] == pytest.approx((hl[0] + 1) / 64)
+    assert rows[0].sum() == rows[2].sum() == rows[3].sum() == 0
+    counts = obs[O.COUNTS_START:O.DECK_AT]
+    assert list(counts) == [0.25, 0, 0.5, 0]
+    assert obs[O.DECK_AT] == pytest.approx(len(state.deck) / 64)
+    assert obs[O.DISCARD_START + DRAGONS[2]] == 1 and obs[O.DISCARD_START:O.PLAYERS_START].sum() == 1
+    assert list(obs[O.PLAYERS_START:]) == [0, 1, 0]
