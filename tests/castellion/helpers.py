@@ -114,3 +114,27 @@ def grid_text(state: State) -> list[str]:
             break
         rows.append(" ".join(short_name(k).strip() if k >= 0 else "." for k in row).rstrip(" ."))
     return rows
+
+
+def at_ordeal(castle, beside, current, ordeals=("exam-1", "exam-2", "exam-3c"), level="school", hand="T", **kw) -> State:
+    """A position at ordeal ``current`` (earlier ones passed, their Traitors out of the game)
+    with ``beside`` Traitors waiting beside it and, by default, a Traitor in hand."""
+    from castle_envs.castellion.data import ORDEAL_BY_NAME, ORDEALS
+    gone = sum(ORDEALS[ORDEAL_BY_NAME[n]].traitors for n in ordeals[:current])
+    d = position(level=level, castle=castle, ordeals=list(ordeals), **kw).to_dict()
+
+    def traitor():   # normal Traitors first, then black ones
+        kind = 12 if 12 in d["regular"] else 13
+        d["regular"].remove(kind)
+        return kind
+
+    for _ in range(gone):
+        d["removed"][traitor()] += 1
+    d["beside"][current] = [0, 0]
+    for _ in range(beside):
+        d["beside"][current][traitor() - 12] += 1
+    d["current"] = current
+    d["face_down"] = [f and i >= current for i, f in enumerate(d["face_down"])]
+    if hand == "T":
+        d["hand"], d["phase"] = traitor(), "traitor"
+    return State.from_dict(d)

@@ -3,7 +3,7 @@ import numpy as np
 
 from castle_envs.castellion.rules import OVER, State
 
-from .helpers import act, conserved, grid_text, legal, position
+from .helpers import act, at_ordeal, conserved, grid_text, legal, position
 
 # a complete foundation holding a tower (Chameleons, column 0), a bastion (Jugglers,
 # columns 1-2, rows 0-1) and a line of defense (Seers, row 2, columns 1-4)
@@ -20,60 +20,35 @@ def test_formation_counts_of_the_exam_castle():
 
 
 def test_exam1_triggers_on_the_fifth_traitor_and_passes():
-    s = _with_removed_traitors(EXAM1_CASTLE, 4, 0)
+    s = at_ordeal(EXAM1_CASTLE, 4, 0)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.current == 1 and s.beside[0] == [0, 0] and s.removed[12] == 5
     assert not s.is_terminal() and conserved(s)
 
 
-def _with_removed_traitors(castle, beside, current, ordeals=SCHOOL, level="school", hand="T",
-                           **kw):
-    """Traitors of passed ordeals go out of the game; ``beside`` wait at the current one."""
-    from castle_envs.castellion.data import ORDEAL_BY_NAME, ORDEALS
-    gone = sum(ORDEALS[ORDEAL_BY_NAME[n]].traitors for n in ordeals[:current])
-    s = position(level=level, castle=castle, ordeals=ordeals, **kw)
-    d = s.to_dict()
-
-    def traitor():   # normal Traitors first, then black ones
-        kind = 12 if 12 in d["regular"] else 13
-        d["regular"].remove(kind)
-        return kind
-
-    for _ in range(gone):
-        d["removed"][traitor()] += 1
-    d["beside"][current] = [0, 0]
-    for _ in range(beside):
-        d["beside"][current][traitor() - 12] += 1
-    d["current"] = current
-    d["face_down"] = [f and i >= current for i, f in enumerate(d["face_down"])]
-    if hand == "T":
-        d["hand"], d["phase"] = traitor(), "traitor"
-    return State.from_dict(d)
-
-
 def test_exam1_fails_without_the_formations():
-    s = _with_removed_traitors(FULL_ROW_ONLY, 4, 0)
+    s = at_ordeal(FULL_ROW_ONLY, 4, 0)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.is_terminal() and not s.won and s.phase == OVER and s.current == 0
 
 
 def test_exam1_fails_with_an_incomplete_foundation():
     castle = ["C^ J# Jo P^ S#", "C# J^ J# Po C^", "Co S# S^ So S#", "C^ P#"]   # 5 below
-    s = _with_removed_traitors(castle, 4, 0)
+    s = at_ordeal(castle, 4, 0)
     assert s.formations() == (1, 1, 1)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.is_terminal() and not s.won
 
 
 def test_traitor_below_the_threshold_only_waits():
-    s = _with_removed_traitors(FULL_ROW_ONLY, 3, 0)
+    s = at_ordeal(FULL_ROW_ONLY, 3, 0)
     act(s, "place the traitor beside the lowest ordeal")
     assert not s.is_terminal() and s.beside[0] == [4, 0] and s.current == 0
 
 
 def test_exam2_destroys_the_foundation_and_needs_a_complete_new_one():
     castle = ["C^ J# Jo P^ S# Po", "So P^ S# J^ C# Co", "P#"]
-    s = _with_removed_traitors(castle, 1, 1)
+    s = at_ordeal(castle, 1, 1)
     discard = sum(s.discard)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.current == 2 and not s.is_terminal()
@@ -83,7 +58,7 @@ def test_exam2_destroys_the_foundation_and_needs_a_complete_new_one():
 
 def test_exam2_fails_when_the_new_foundation_is_incomplete():
     castle = ["C^ J# Jo P^ S# Po", "So P^ S# J^ C#"]
-    s = _with_removed_traitors(castle, 1, 1)
+    s = at_ordeal(castle, 1, 1)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.is_terminal() and not s.won and s.current == 1
 
@@ -94,7 +69,7 @@ def test_exam3_passed_wins_the_game():
               "C# J^ S# Po P^ S^",
               "Co J# So C^ C#",
               "C^ Jo S^ Co C^"]
-    s = _with_removed_traitors(castle, 4, 2)
+    s = at_ordeal(castle, 4, 2)
     assert s.formations() == (3, 2, 0)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.won and s.is_terminal() and s.returns()[0] == 1.0 and s.removed[12] + s.removed[13] == 12
@@ -105,7 +80,7 @@ def test_exam3_missing_a_tower_loses():
               "C# J^ S# Po P^ S^",
               "Co J# So C^ C#",
               "C^ Jo P^ Co C^"]
-    s = _with_removed_traitors(castle, 4, 2)
+    s = at_ordeal(castle, 4, 2)
     act(s, "place the traitor beside the lowest ordeal")
     assert s.is_terminal() and not s.won and s.returns()[0] == 0.0
 
@@ -122,7 +97,7 @@ def full_castle_minus_one(last_row="C^ J# S^ Po P^"):
 def test_completing_the_castle_forces_the_lowest_ordeal_then_chains():
     # Exam I passed by completing the castle -> Exam II at once (certain to pass) -> stop,
     # since the castle is no longer complete
-    s = _with_removed_traitors(full_castle_minus_one(), 2, 0, hand=None)
+    s = at_ordeal(full_castle_minus_one(), 2, 0, hand=None)
     d = s.to_dict()
     d["regular"].remove(11)
     d["hand"], d["phase"] = 11, "defender"    # pyro-circle
@@ -136,7 +111,7 @@ def test_completing_the_castle_forces_the_lowest_ordeal_then_chains():
 def test_completing_the_castle_without_formations_loses():
     castle = full_castle_minus_one()
     castle[2] = "Co S# P^ So S# P^"       # breaks the Seer line
-    s = _with_removed_traitors(castle, 0, 0, hand=None)
+    s = at_ordeal(castle, 0, 0, hand=None)
     d = s.to_dict()
     d["regular"].remove(11)
     d["hand"], d["phase"] = 11, "defender"

@@ -1,0 +1,123 @@
+"""Menace level: face-down Assaults, the four avatars, formation powers."""
+import numpy as np
+
+from castle_envs.castellion import observation
+from castle_envs.castellion.rules import State
+
+from .helpers import act, at_ordeal, conserved, grid_text, legal, position
+
+HARPIES = ["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"]
+
+
+def menace(**kw):
+    kw.setdefault("ordeals", HARPIES)
+    return position(level="menace", **kw)
+
+
+def test_assaults_start_face_down_and_the_observation_hides_them():
+    a = menace(ordeals=HARPIES)
+    b = menace(ordeals=["assault-1-earthworm", "assault-2-horde", "assault-3-behemoth"])
+    assert a.face_down == [True, True, True]
+    assert np.array_equal(observation.encode(a), observation.encode(b))
+    assert "face-down Assault" in __import__("castle_envs.castellion.render",
+                                             fromlist=["x"]).render_ansi(a)
+
+
+def test_each_line_of_defense_lowers_the_traitor_discard_cost():
+    one_line = ["P^ P# Po P^ S# C^", "S# Co"]
+    s = menace(castle=one_line, hand="T")
+    assert s.formations()[2] == 1
+    act(s, "discard the traitor")
+    assert s.destroy_left == 3
+
+
+def test_four_lines_make_traitor_discards_free():
+    # rows 0-3 hold Pyro, Seer, Chameleon and Juggler lines of four
+    lines = ["P^ P# Po P^ S# C^", "S# So S^ S# Jo J^", "C^ C# Co C^ Po P#",
+             "J# Jo J^ J# S^ So"]
+    s = menace(castle=lines, hand="T")
+    assert s.formations()[2] == 4
+    act(s, "discard the traitor")
+    assert s.phase == 0 and s.castle_size == 24 and conserved(s)
+
+
+def test_completing_a_tower_reveals_a_face_down_ordeal_of_choice():
+    s = menace(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^")
+    act(s, "place on column 0")
+    assert s.formations()[0] == 1 and s.phase == 9
+    assert legal(s) == {"reveal ordeal 1", "reveal ordeal 2", "reveal ordeal 3"}
+    act(s, "reveal ordeal 3")
+    assert s.face_down == [True, True, False] and s.phase == 0
+
+
+def test_tower_power_does_nothing_when_all_ordeals_are_face_up():
+    s = menace(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^",
+               face_down=[False, False, False])
+    act(s, "place on column 0")
+    assert s.phase == 0
+
+
+def test_harpy_met_costs_nothing():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^", "Co J# So", "C^ Jo"]
+    s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    assert s.formations()[0] == 2
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.current == 1 and s.castle_size == 16 and s.face_down[0] is False
+
+
+def test_harpy_failed_destroys_tiles_less_four_per_bastion_then_checks_the_foundation():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
+    s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    assert s.formations() == (1, 1, 0)        # one tower (needs 2), one bastion
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.phase == 3 and s.destroy_left == 12 and s.face_down[0] is False
+    for _ in range(12):
+        cell = next(a for a in sorted(legal(s)) if a.startswith("destroy"))
+        act(s, cell)
+    assert s.castle_size == 6 and conserved(s)
+    # the foundation decides: whatever is left, the game continued or ended by it
+    assert s.is_terminal() == (not s.foundation_complete())
+
+
+def test_harpy_penalty_keeping_the_foundation_survives():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
+    s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    act(s, "place the traitor beside the lowest ordeal")
+    for cell in ["destroy row 1 column 0"] * 3 + ["destroy row 1 column 1"] * 3 + \
+            ["destroy row 1 column 2"] * 2 + ["destroy row 1 column 3"] * 2 + \
+            ["destroy row 1 column 4", "destroy row 1 column 5"]:
+        act(s, cell)
+    assert grid_text(s) == ["C^ J# S^ P# Po Jo"]
+    assert s.current == 1 and not s.is_terminal() and s.phase == 0
+    assert s.beside[0] == [0, 0] and s.removed[12] == 2
+
+
+def test_penalty_larger_than_the_castle_destroys_everything_and_loses():
+    s = menace(castle=["C^ J#"], hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.destroy_left == 2
+    act(s, "destroy row 0 column 0", "destroy row 0 column 0")
+    assert s.is_terminal() and not s.won and s.castle_size == 0
+
+
+def test_earthworm_destroys_rows_regardless_of_bastions():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S# C^ P#", "C^ P#"]
+    s = at_ordeal(castle, 1, 1, ["assault-1-harpy", "assault-2-earthworm", "assault-3-harpy"],
+                  level="menace")
+    assert s.formations()[1] == 1
+    act(s, "place the traitor beside the lowest ordeal")
+    assert grid_text(s) == ["Co S# Jo S# C^ P#", "C^ P#"]
+    assert s.current == 2 and not s.is_terminal() and conserved(s)
+
+
+def test_winning_the_third_assault():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C# J#",
+              "C^ Jo S^ Co C^ S#"]
+    s = at_ordeal(castle, 1, 2, HARPIES, level="menace")
+    towers = s.formations()[0]
+    act(s, "place the traitor beside the lowest ordeal")
+    # assault-3-harpy needs 5 towers: with fewer, 42 - 4 per bastion tiles must go
+    assert towers < 5 and s.phase == 3
+    while s.phase == 3:
+        act(s, sorted(a for a in legal(s) if a.startswith("destroy"))[-1])
+    assert s.is_terminal() and s.won == s.foundation_complete()
