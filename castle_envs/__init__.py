@@ -19,6 +19,12 @@ for _spec in GAMES.values():
 _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
 
 
+def make_vec(game: str, num_envs: int, **kwargs):
+    """A batched ``gymnasium.vector.VectorEnv`` of ``game`` ("castle-siege", "castellion")."""
+    from .vector import make_vec as _make_vec
+    return _make_vec(game, num_envs, **kwargs)
+
+
 def __getattr__(name):
     # PettingZoo-style modules load on first use so the Gymnasium games import fast.
     if name in _LAZY_MODULES:
@@ -26,4 +32,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'castle_envs' has no attribute {name!r}")
 
 
-__all__ = ["GAMES", "get_game", "castle_rooms_v0", "castell_v0"]
+__all__ = ["GAMES", "get_game", "make_vec", "castle_rooms_v0", "castell_v0"]

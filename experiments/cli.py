@@ -1,15 +1,17 @@
 """``castle-envs``: one command line for playing, benchmarking, evaluating and training.
 
 Each subcommand lives in its own module of ``experiments`` with ``add_parser(subparsers)``
-and ``run(args) -> int``; add a module to ``COMMANDS`` to add a subcommand.
+and ``run(args) -> int``; ``COMMANDS`` lists them (a listed module that is not there yet is
+skipped, so work on a new subcommand never breaks the others).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 
-COMMANDS = ("demo", "play", "bench")
+COMMANDS = ("demo", "play", "bench", "evaluate", "tournament", "solve", "train")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="castle-envs", description="RL environments for four castle-themed tabletop games")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"experiments.{name}").add_parser(sub)
+        if importlib.util.find_spec(f"experiments.{name}") is not None:
+            importlib.import_module(f"experiments.{name}").add_parser(sub)
     return parser
 
 
