@@ -101,10 +101,13 @@ class CastellionEnv(MaskedSolitaireEnv):
     def _observe(self, state):
         return observation.encode(state)
 
+    def _reward_snapshot(self, state):
+        return state.current
+
     def _reward(self, before, after) -> float:
         if self.reward_mode == "win":
             return 1.0 if after.won else 0.0
-        return (after.current - before.current) / 3.0
+        return (after.current - before) / 3.0
 
     def _info(self, state):
         return {"phase": PHASE_NAMES[state.phase], "ordeals_passed": state.current,
