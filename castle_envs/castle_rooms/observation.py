@@ -42,24 +42,32 @@ OBS_SIZE = PLAYERS_START + 3
 _CARD_CODE = (np.arange(NUM_CARDS, dtype=np.float32) + 1) / NUM_CARDS
 
 
+ROW_BLOCK = A.MAX_ROWS * ROW_FEATURES
+
+
+def _row_block(rows) -> np.ndarray:
+    block = np.zeros((A.MAX_ROWS, ROW_FEATURES), dtype=np.float32)
+    for r, row in enumerate(rows):
+        block[r, :4] = (1.0, row.helmet, row.dragon >= 0, len(row.cards) / WIN_LENGTH)
+        block[r, 4 + row.exit] = 1.0
+        block[r, 4 + NUM_SIDES:4 + NUM_SIDES + len(row.cards)] = _CARD_CODE[row.cards]
+    return block.ravel()
+
+
 def encode(state: CastleRoomsState, seat: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     hand = state.hands[seat]
     if hand:
         obs[:len(hand) * HAND_FEATURES] = CARD_FEATURES[hand].ravel()
     n = state.num_players
+    blocks = state.row_blocks     # cached per seat until that seat's rows change
     for k in range(n):
         s = (seat + k) % n
-        base = ROWS_START + k * A.MAX_ROWS * ROW_FEATURES
-        for r, row in enumerate(state.rows[s]):
-            at = base + r * ROW_FEATURES
-            obs[at] = 1.0
-            obs[at + 1] = row.helmet
-            obs[at + 2] = row.dragon >= 0
-            obs[at + 3] = len(row.cards) / WIN_LENGTH
-            obs[at + 4 + row.exit] = 1.0
-            start = at + 4 + NUM_SIDES
-            obs[start:start + len(row.cards)] = _CARD_CODE[row.cards]
+        block = blocks[s]
+        if block is None:
+            block = blocks[s] = _row_block(state.rows[s])
+        at = ROWS_START + k * ROW_BLOCK
+        obs[at:at + ROW_BLOCK] = block
         obs[COUNTS_START + k] = len(state.hands[s]) / A.HAND_SLOTS
     obs[DECK_AT] = len(state.deck) / NUM_CARDS
     if state.discard:

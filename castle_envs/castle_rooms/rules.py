@@ -79,6 +79,8 @@ class CastleRoomsState(GameState):
         self.winners: tuple[int, ...] | None = None
         self.end_reason: str | None = None
         self._mask = None
+        # per seat, the observation encoder's block for that seat's rows (rebuilt on change)
+        self.row_blocks: list = [None] * num_players
         self._draw()
 
     @classmethod
@@ -238,6 +240,7 @@ class CastleRoomsState(GameState):
             slot, r = divmod(action - A.PLAY_BASE, A.MAX_ROWS)
             card = hand.pop(slot)
             row = self.rows[seat][r]
+            self.row_blocks[seat] = None
             row.cards.append(card)
             row.exit = EXIT[row.helmet][card]
             if len(row.cards) >= WIN_LENGTH:
@@ -245,15 +248,19 @@ class CastleRoomsState(GameState):
         elif action < A.DRAGON_BASE:
             slot, helmet = divmod(action - A.NEW_ROW_BASE, 2)
             self.rows[seat].append(Row([hand.pop(slot)], helmet))
+            self.row_blocks[seat] = None
         elif action < A.KNIGHT_BASE:
             k, r = divmod(action - A.DRAGON_BASE, A.MAX_ROWS)
             card = hand.pop(_first_of(hand, DRAGON))
-            self.rows[(seat + k + 1) % self.num_players][r].dragon = card
+            target = (seat + k + 1) % self.num_players
+            self.rows[target][r].dragon = card
+            self.row_blocks[target] = None
         elif action < A.DISCARD_BASE:
             row = self.rows[seat][action - A.KNIGHT_BASE]
             knight = hand.pop(_first_of(hand, KNIGHT))
             self.discard += [row.dragon, knight]
             row.dragon = -1
+            self.row_blocks[seat] = None
         elif action < A.END_TURN:
             self.discard.append(hand.pop(action - A.DISCARD_BASE))
         else:
@@ -323,6 +330,7 @@ class CastleRoomsState(GameState):
         new.player, new.turn = self.player, self.turn
         new.winners, new.end_reason = self.winners, self.end_reason
         new._mask = self._mask
+        new.row_blocks = list(self.row_blocks)     # blocks are never written in place
         return new
 
     def to_dict(self) -> dict:
@@ -454,6 +462,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
             if state.deck or long_rows or state.winners != best:
                 bad("a deck-out end needs an empty deck and the longest rows as winners")
     state._mask = None
+    state.row_blocks = [None] * n
     return state
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from castle_envs.castle_rooms import actions as A
 from castle_envs.castle_rooms.data import cards_in_play
+from castle_envs.castle_rooms.observation import encode
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.core import IllegalActionError
 
@@ -92,18 +93,22 @@ def test_mask_is_exactly_what_apply_accepts(n):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_json_round_trip_and_clone_independence(n):
     def visit(state, step):
-        if step % 7:
+        for seat in range(n):
+            encode(state, seat)   # fill the encoder's caches, so later steps test them
+        if step % 3:
             return
         text = state.to_json()
         back = CastleRoomsState.from_json(text)
         assert back == state and json.loads(back.to_json()) == json.loads(text)
         assert np.array_equal(back.legal_action_mask(), state.legal_action_mask())
+        for seat in range(n):     # the cached row blocks equal a fresh encoding
+            assert np.array_equal(encode(state, seat), encode(back, seat))
         twin = state.clone()
         legal = np.flatnonzero(twin.legal_action_mask())
         twin.apply_action(int(legal[-1]))
         assert CastleRoomsState.from_json(text) == state   # the original is untouched
 
-    for seed in range(10):
+    for seed in range(20):
         final, _ = random_game(n, 99 + seed, visit=visit)
         assert CastleRoomsState.from_dict(final.to_dict()) == final
 
