@@ -132,29 +132,47 @@ def _festivals(state: State) -> np.ndarray:
     return f
 
 
+_TOWER_AT = 30
+_SKILLS_AT = _TOWER_AT + TOWER_SLOTS * 4
+_WON_AT = _SKILLS_AT + 9          # collected tokens onwards: changes only on performing
+_TOKEN_SCALE = np.array([1 / 4] * NR, dtype=np.float32)
+
+
 def _player(state: State, p: int, out: np.ndarray) -> None:
     out[0] = 1
     out[2 + state.pawn[p] + 1] = 1
-    out[10:20] = np.minimum(state.hand[p] / 8, 1)
-    out[20:30] = np.minimum((state.hand[p] - state.in_tower[p]) / 8, 1)
-    at = 30
-    for i, (w, lo, m) in enumerate(state.towers[p][:TOWER_SLOTS]):
-        out[at + 4 * i:at + 4 * i + 4] = (1, w / 8, (lo + 1) / 10, m / 8)
-    at += TOWER_SLOTS * 4
-    out[at:at + 5] = state.skills[p] / state.max_skill
-    at += 5
-    out[at:at + 3] = np.minimum(np.array(forced_uses(state.towers[p])) / state.max_skill, 1)
-    at += 3
-    out[at] = state.tokens[p] / D.TOKENS_PER_PLAYER
-    out[at + 1:at + 8] = np.minimum(state.collected[p] / 4, 1)
-    at += 8
-    out[at:at + 10] = np.minimum(state.size_tokens[p].sum(axis=0) / 2, 1)
-    out[at + 10:at + 17] = np.minimum(state.size_tokens[p].sum(axis=1) / 2, 1)
-    at += 17
-    out[at:at + 3] = np.minimum(state.prizes[p].sum(axis=0) / 8, 1)
-    at += 3
+    hand = state.hand[p]
+    out[10:30] = np.minimum(np.concatenate((hand, hand - state.in_tower[p])) * 0.125, 1)
+    tower = state.towers[p]
+    if tower:
+        rows = [(1.0, w / 8, (lo + 1) / 10, m / 8) for w, lo, m in tower[:TOWER_SLOTS]]
+        out[_TOWER_AT:_TOWER_AT + 4 * len(rows)] = np.array(rows, dtype=np.float32).ravel()
+    at = _SKILLS_AT
+    uses = forced_uses(tower) if tower else (0, 0, 0)
+    out[at:at + 9] = np.minimum(np.concatenate((state.skills[p], uses, (0,))) / state.max_skill, 1)
+    out[at + 8] = state.tokens[p] / D.TOKENS_PER_PLAYER
+    out[_WON_AT:] = _won_block(state, p)
+
+
+def _won_block(state: State, p: int) -> np.ndarray:
+    """Tokens, tiles, prizes, best score: they change only when performing or at festivals,
+    so the block is cached per (round, tiles performed)."""
+    cache = state.__dict__.setdefault("_won_cache", {})
+    key = (state.round, len(state.performed[p]))
+    hit = cache.get(p)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    out = np.zeros(PLAYER_SIZE - _WON_AT, dtype=np.float32)
+    out[0:7] = np.minimum(state.collected[p] / 4, 1)
+    out[7:17] = np.minimum(state.size_tokens[p].sum(axis=0) / 2, 1)
+    out[17:24] = np.minimum(state.size_tokens[p].sum(axis=1) / 2, 1)
+    out[24:27] = np.minimum(state.prizes[p].sum(axis=0) / 8, 1)
     lp_points = sum(D.LOCAL_PERFORMANCES[t].points for t, _ in state.performed[p])
-    out[at] = min(lp_points / 20, 1)
-    out[at + 1] = min(state.best[p] / 20, 1)
-    out[at + 2] = min(len(state.performed[p]) / 8, 1)
-    assert at + 3 == PLAYER_SIZE
+    out[27] = min(lp_points / 20, 1)
+    out[28] = min(state.best[p] / 20, 1)
+    out[29] = min(len(state.performed[p]) / 8, 1)
+    cache[p] = (key, out)
+    return out
+
+
+assert _WON_AT + 30 == PLAYER_SIZE

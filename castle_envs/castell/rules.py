@@ -570,6 +570,7 @@ class State(GameState):
         s.player_version = list(self.player_version)
         s._mask = None
         s.__dict__.pop("_obs_cache", None)
+        s.__dict__.pop("_won_cache", None)
         return s
 
     _ARRAYS = ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",

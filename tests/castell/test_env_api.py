@@ -223,3 +223,23 @@ def test_registry_builds_the_game_for_the_cli():
     assert state.num_players == 3
     assert state.describe_action(ACTIONS.encode(Move(1))) == "move to Valls (from off the board)"
     assert spec.state_type() is State
+
+
+def test_cached_observation_equals_a_fresh_encoding():
+    from castle_envs.castell.measure import heuristic_action
+    from castle_envs.castell.observation import OBS_SIZE, observe
+    rng = np.random.default_rng(0)
+    s = State.deal(rng, 3)
+    checked = 0
+    while not s.is_terminal():
+        if rng.random() < 0.3:
+            seat = int(rng.integers(3))
+            cached = observe(s, seat)
+            fresh = observe(s.clone(), seat)
+            assert cached.shape == (OBS_SIZE,) and (cached == fresh).all()
+            assert cached.min() >= 0 and cached.max() <= 1
+            checked += 1
+        a = heuristic_action(s) if rng.random() < 0.9 else \
+            int(rng.choice(np.flatnonzero(s.legal_action_mask())))
+        s.apply_action(a)
+    assert checked > 20
