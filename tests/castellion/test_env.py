@@ -227,3 +227,50 @@ def test_corrupt_from_dict_is_rejected(name, corrupt):
         State.from_dict(d)
     with pytest.raises(InvalidStateError):
         State.from_dict("not a dict")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_terminal_play_driven_by_scripted_input(level):
+    import io
+
+    from experiments.cli import build_parser
+    from experiments.play import run
+
+    args = build_parser().parse_args(["play", "castellion", "--level", level, "--seed", "3"])
+    script = "0\nxyz\n999\n\n" + "0\n" * 600
+    out = io.StringIO()
+    assert run(args, stdin=io.StringIO(script), stdout=out) == 0
+    text = out.getvalue()
+    assert "'xyz' is not a move number" in text and "'999' is not a move number" in text
+    assert "draw from the regular pile" in text
+    assert "game over" in text and ("VICTORY" in text or "DEFEAT" in text)
+    out = io.StringIO()
+    run(args, stdin=io.StringIO("q\n"), stdout=out)
+    assert "game abandoned" in out.getvalue()
+
+
+def test_cli_rejects_a_bad_level(capsys):
+    from experiments.cli import main
+    assert main(["play", "castellion", "--level", "kindergarten"]) == 2
+    assert "kindergarten" in capsys.readouterr().err
+
+
+def test_vector_env_stacks_masks():
+    envs = gymnasium.make_vec("castle_envs/Castellion-v0", num_envs=3,
+                              vectorization_mode="sync", level="menace")
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (3, observation.OBS_SIZE)
+    assert info["action_mask"].shape == (3, NUM_ACTIONS)
+    assert np.array_equal(np.stack(envs.call("action_masks")), info["action_mask"])
+    envs.close()
+
+
+def test_maskable_ppo_runs_on_the_env():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("castle_envs/Castellion-v0", level="academy")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
+                        verbose=0)
+    model.learn(total_timesteps=128)
+    assert model.num_timesteps >= 128
