@@ -276,3 +276,19 @@ def test_observation_layout_matches_the_table():
     assert obs[O.DECK_AT] == pytest.approx(len(state.deck) / 64)
     assert obs[O.DISCARD_START + DRAGONS[2]] == 1 and obs[O.DISCARD_START:O.PLAYERS_START].sum() == 1
     assert list(obs[O.PLAYERS_START:]) == [0, 1, 0]
+
+
+def test_pickled_env_continues_identically():
+    import pickle
+    env = castle_rooms_v0.raw_env(num_players=3)
+    env.reset(seed=11)
+    for _ in range(10):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    twin = pickle.loads(pickle.dumps(env))
+    for _ in range(30):
+        if env.terminations[env.agent_selection]:
+            break
+        a = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1])
+        env.step(a)
+        twin.step(a)
+    assert twin.state == env.state and twin.agent_selection == env.agent_selection
