@@ -8,6 +8,7 @@ from . import data as D
 from .rules import NR, NS, State, level_text
 
 SEAT_COLORS = ((200, 40, 40), (40, 80, 200), (230, 200, 40), (40, 160, 60))
+SKILL_ABBR = ("BAL", "BAS", "MIX", "STR", "WID")
 
 
 def _numbers(counts) -> str:
@@ -74,7 +75,8 @@ def render_rgb(state: State) -> np.ndarray:
         top, left = 26 + (r // 4) * 110, 8 + (r % 4) * 176
         c.box(top, left, 104, 170, (230, 220, 190), BLACK)
         c.text(top + 4, left + 4, D.REGIONS[r][:10], BLACK, 2)
-        c.text(top + 4, left + 116, D.WHEEL_KIND_NAMES[state.window_kind(r)][:3], BLUE, 2)
+        kind = state.window_kind(r)
+        c.text(top + 4, left + 116, (SKILL_ABBR + ("SPE",))[kind], BLUE, 2)
         for p in range(state.num_players):
             if state.pawn[p] == r:
                 c.box(top + 18, left + 4 + 14 * p, 10, 10, SEAT_COLORS[p], BLACK)
@@ -84,15 +86,22 @@ def render_rgb(state: State) -> np.ndarray:
             c.text(top + 48 + 10 * j, left + 4, label, RED, 1)
         c.text(top + 72, left + 4, f"TOKENS {int(state.lp_tokens[r].sum())}", BLACK, 1)
     if not state.advanced:
-        c.text(26 + 110 + 40, 8 + 3 * 176 + 4,
+        c.text(26 + 110 + 4, 8 + 3 * 176 + 4,
                f"ALL: {D.WHEEL_KIND_NAMES[state.window_kind(D.ALL_REGIONS_WINDOW)]}", GOLD, 2)
+    upcoming = [i for i, (rnd, _) in enumerate(D.CALENDAR)
+                if rnd >= state.round and state.fest_held[i]][:5]
+    c.text(26 + 110 + 24, 8 + 3 * 176 + 4, "FESTIVALS", WHITE, 1)
+    for k, i in enumerate(upcoming):
+        sizes = ",".join(str(z + 1) for z in state.fest_sizes[i])
+        c.text(26 + 110 + 36 + 10 * k, 8 + 3 * 176 + 4,
+               f"R{D.CALENDAR[i][0]} {D.REGION_ABBR[state.fest_region[i]]} SIZES {sizes}", WHITE, 1)
     # players: towers drawn as stacked boxes, skills and scores
     for p in range(state.num_players):
         top, left = 252, 8 + p * 178
         c.box(top, left, 220, 172, (245, 245, 245), SEAT_COLORS[p])
         total = sum(state.category_scores(p).values())
         c.text(top + 4, left + 4, f"P{p} SCORE {total}", BLACK, 2)
-        c.text(top + 22, left + 4, " ".join(f"{D.SKILLS[k][:2]}{state.skills[p, k]}"
+        c.text(top + 22, left + 4, " ".join(f"{SKILL_ABBR[k]}{state.skills[p, k]}"
                                              for k in range(5)), BLUE, 1)
         c.text(top + 32, left + 4, f"TOKENS {state.tokens[p]} BEST {state.best[p]}", BLACK, 1)
         y = top + 210
@@ -101,5 +110,9 @@ def render_rgb(state: State) -> np.ndarray:
             width = 12 * w
             x = left + 86 - width // 2
             c.box(y, x, 11, width, GREY, BLACK)
-            c.text(y + 3, x + 2, level_text((w, lo, m))[:width // 4], BLACK, 1)
+            label = level_text((w, lo, m))
+            if Canvas.text_width(label, 1) + 4 <= width:
+                c.text(y + 3, x + 2, label, BLACK, 1)
+            else:
+                c.text(y + 3, x + width + 3, label, BLACK, 1)
     return c.image()
