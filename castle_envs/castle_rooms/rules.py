@@ -12,7 +12,7 @@ from castle_envs.core import GameState, InvalidStateError, check_options, choice
 
 from . import actions as A
 from .data import (DOWN, DRAGON, ENTRY, EXIT, FIRST_DRAGON, HELMET, KIND, KNIGHT, NUM_CARDS,
-                   REMOVED_BELOW_4, ROOM, SIDE_SHORT, UP, card_name, cards_in_play)
+                   ROOM, SIDE_SHORT, UP, card_name, cards_in_play)
 
 WIN_LENGTH = 10
 DRAW_PER_TURN = 2
@@ -308,7 +308,8 @@ class CastleRoomsState(GameState):
                      if move.row < len(rows) else f"row {move.row}")
             return f"play {card or f'slot {move.slot}'} on {where}"
         if isinstance(move, A.NewRow):
-            return f"start a new row with {card or f'slot {move.slot}'}, helmet {HELMET[move.helmet]}"
+            return (f"start a new row with {card or f'slot {move.slot}'}, "
+                    f"helmet {HELMET[move.helmet]}")
         if isinstance(move, A.Dragon):
             target = (self.player + move.opponent) % self.num_players
             return f"Dragon on player_{target}'s row {move.row}"
@@ -466,8 +467,8 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
     return state
 
 
-__all__ = ["CastleRoomsState", "DEFAULT_RULES", "RULE_OPTIONS", "Row", "REMOVED_BELOW_4",
-           "UP", "DOWN", "parse_rules"]
+__all__ = ["CastleRoomsState", "DEFAULT_RULES", "RULE_OPTIONS", "Row", "WIN_LENGTH",
+           "parse_rules"]
 
 
 def _rooms(count: int) -> str:

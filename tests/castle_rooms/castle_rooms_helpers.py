@@ -5,7 +5,7 @@ import numpy as np
 
 from castle_envs.castle_rooms import actions as A
 from castle_envs.castle_rooms.data import ROOM_SIDES, SIDE_SHORT, cards_in_play
-from castle_envs.castle_rooms.rules import CastleRoomsState
+from castle_envs.castle_rooms.rules import DEFAULT_RULES, CastleRoomsState
 
 DRAGONS = (54, 55, 56, 57, 58, 59)
 KNIGHTS = (60, 61, 62, 63)
@@ -38,7 +38,6 @@ def build(num_players=2, hands=None, rows=None, deck=None, player=0, rules=None,
     else:
         deck = list(deck)
         extra = [c for c in rest if c not in deck]
-    from castle_envs.castle_rooms.rules import DEFAULT_RULES
     return CastleRoomsState.from_dict({
         "game": "castle-rooms", "num_players": num_players,
         "rules": {**DEFAULT_RULES, **(rules or {})}, "deck": deck, "hands": hands,

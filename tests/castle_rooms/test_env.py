@@ -274,7 +274,8 @@ def test_observation_layout_matches_the_table():
     counts = obs[O.COUNTS_START:O.DECK_AT]
     assert list(counts) == [0.25, 0, 0.5, 0]
     assert obs[O.DECK_AT] == pytest.approx(len(state.deck) / 64)
-    assert obs[O.DISCARD_START + DRAGONS[2]] == 1 and obs[O.DISCARD_START:O.PLAYERS_START].sum() == 1
+    assert obs[O.DISCARD_START + DRAGONS[2]] == 1
+    assert obs[O.DISCARD_START:O.PLAYERS_START].sum() == 1
     assert list(obs[O.PLAYERS_START:]) == [0, 1, 0]
 
 

@@ -116,6 +116,11 @@ def test_first_row_may_face_either_way():
     assert legal(state) == {A.new_row_id(i, h) for i in range(3) for h in (UP, DOWN)}
 
 
+def new_row_helmets(state):
+    """Helmets offered for a new row started with hand slot 0."""
+    return {h for h in (UP, DOWN) if A.new_row_id(0, h) in legal(state)}
+
+
 @pytest.mark.parametrize("rule,third", [("alternate", {UP}), ("opposite_first", {DOWN}),
                                         ("free", {UP, DOWN})])
 def test_later_rows_helmet_rule(rule, third):
@@ -123,11 +128,10 @@ def test_later_rows_helmet_rule(rule, third):
     # enters HH (up) or LL (down): it fits neither, so a third row may start
     state = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rules={"later_rows": rule},
                   rows=[[([HHLL[0]], "up", None), ([LLLL[0]], "down", None)], []])
-    helmets = {a - A.NEW_ROW_BASE for a in legal(state) if A.NEW_ROW_BASE <= a < A.NEW_ROW_BASE + 2}
-    assert helmets == third
+    assert new_row_helmets(state) == third
     second_only = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rules={"later_rows": rule},
                         rows=[[([HHLL[0]], "up", None)], []])
-    assert {a - A.NEW_ROW_BASE for a in legal(second_only) if A.NEW_ROW_BASE <= a < A.NEW_ROW_BASE + 2} == {DOWN}
+    assert new_row_helmets(second_only) == {DOWN}
 
 
 def test_new_row_when_stuck_is_not_allowed_while_a_room_fits():
@@ -305,7 +309,8 @@ def test_a_blocking_dragon_is_not_a_room_at_deck_out():
 
 # --- naming moves -------------------------------------------------------------------------------
 def test_describe_action_names_real_cards_and_players():
-    state = build(3, hands=[[HHHH[0], DRAGONS[0]], [], []], rows=[[], [], [([HHLL[0]], "up", None)]])
+    state = build(3, hands=[[HHHH[0], DRAGONS[0]], [], []],
+                  rows=[[], [], [([HHLL[0]], "up", None)]])
     assert f"R{HHHH[0]}" in state.describe_action(A.new_row_id(0, UP))
     assert "player_2" in state.describe_action(A.dragon_id(2, 0))
     assert state.describe_action(A.END_TURN) == "end turn"
