@@ -316,3 +316,14 @@ def test_describe_action_names_real_cards_and_players():
     assert state.describe_action(A.END_TURN) == "end turn"
     with pytest.raises(IllegalActionError, match=r"R%d" % HHHH[0]):
         state.apply_action(A.play_id(0, 0))
+
+
+def test_dragon_opponents_are_counted_clockwise_from_the_actor():
+    state = build(4, player=2, hands=[[], [], [DRAGONS[0]], []],
+                  rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", None)], [],
+                        [([HHLL[2]], "up", None)]])
+    assert legal(state) == {A.dragon_id(1, 0), A.dragon_id(2, 0), A.dragon_id(3, 0), A.END_TURN}
+    assert "player_0" in state.describe_action(A.dragon_id(2, 0))
+    state.apply_action(A.dragon_id(2, 0))         # +2 from seat 2 is seat 0
+    assert state.rows[0][0].dragon == DRAGONS[0]
+    assert state.rows[1][0].dragon == -1 and state.rows[3][0].dragon == -1
