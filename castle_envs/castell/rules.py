@@ -550,6 +550,26 @@ class State(GameState):
                 return f"{move}: {D.LOCAL_PERFORMANCES[tile]} at {D.REGIONS[pawn]}"
         if kind == "Train":
             return f"{move} ({self.skills[p, move.skill]} -> {self.skills[p, move.skill] + 1})"
+        tower = self.towers[p]
+        if kind == "AddLevel":
+            w, lo, mixed = move.width, move.size - 1, move.mixed
+            skills = []
+            if tower:
+                bw, blo, _ = tower[-1]
+                if w == bw:
+                    skills.append("Balance")
+                if lo + (mixed > 0) == blo:
+                    skills.append("Strength")
+            if mixed:
+                skills.append("Mix")
+            if w > 3:
+                skills.append("Width/Base")
+            where = f"on {level_text(tower[-1])}" if tower else "as the bottom level"
+            return f"{move} {where}" + (f", using {', '.join(skills)}" if skills else "")
+        if kind == "Dismantle" and tower:
+            if move.whole:
+                return f"{move} ({len(tower)} levels)"
+            return f"{move} ({level_text(tower[-1])})"
         return str(move)
 
     # --- copies and serialization -------------------------------------------------------------

@@ -243,3 +243,21 @@ def test_cached_observation_equals_a_fresh_encoding():
             int(rng.choice(np.flatnonzero(s.legal_action_mask())))
         s.apply_action(a)
     assert checked > 20
+
+
+def test_describe_action_names_the_position():
+    from castle_envs.castell.actions import AddLevel, Dismantle
+    from .helpers import clear_hand, give
+    s = State.deal(np.random.default_rng(0), 2)
+    s.skills[0] = 1
+    clear_hand(s, 0)
+    give(s, 0, 9, 9, 9, 8, 8)
+    assert s.describe_action(ACTIONS.encode(AddLevel(3, 9, 0))) == \
+        "add level 3x9 as the bottom level"
+    s.apply_action(ACTIONS.encode(AddLevel(3, 9, 0)))
+    assert s.describe_action(ACTIONS.encode(AddLevel(2, 8, 0))) == "add level 2x8 on 3x9"
+    assert s.describe_action(ACTIONS.encode(AddLevel(3, 8, 0))) == \
+        "add level 3x8 on 3x9, using Balance"
+    assert s.describe_action(ACTIONS.encode(Dismantle(False))) == \
+        "dismantle the top level (3x9)"
+    assert s.describe_action(ACTIONS.encode(Move(3))) == "move to Vilafranca (from off the board)"
