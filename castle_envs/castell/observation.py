@@ -25,7 +25,7 @@ from . import data as D
 from .rules import NR, NS, State, forced_uses
 
 MAX_PLAYERS = 4
-TOWER_SLOTS = 13              # 10 numbers + at most 3 Strength levels of equal numbers
+TOWER_SLOTS = 13   # 10 numbers + 3 Strength levels at the default max_skill; higher levels are not shown
 PLAYER_SIZE = 2 + 8 + 10 + 10 + TOWER_SLOTS * 4 + 5 + 3 + 1 + 7 + 10 + 7 + 3 + 3
 LP_FEATURES = 15
 FEST_FEATURES = 20

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.raster import BLACK, BLUE, GOLD, GREY, RED, WHITE, Canvas
 from . import data as D
-from .rules import NR, NS, State, level_text
+from .rules import NR, State, level_text
 
 SEAT_COLORS = ((200, 40, 40), (40, 80, 200), (230, 200, 40), (40, 160, 60))
 SKILL_ABBR = ("BAL", "BAS", "MIX", "STR", "WID")

@@ -229,9 +229,6 @@ class State(GameState):
     def free(self, p: int) -> np.ndarray:
         return self.hand[p] - self.in_tower[p]
 
-    def festival_rounds(self):
-        return [rnd for rnd, _ in D.CALENDAR]
-
     # --- the mask -----------------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is not None:

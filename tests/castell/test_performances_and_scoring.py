@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from .helpers import (D, EndTurn, Move, Special, act, build, clear_hand, deal, end_turns, give,
-                      legal)
+from .helpers import (D, Move, Special, act, build, clear_hand, deal, end_turns, give,
+                      legal, set_wheel)
 
 B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 SHAPE_321 = D.LOCAL_PERFORMANCES.index(D.LocalPerformance("shape", 2, (3, 2, 1)))
@@ -54,8 +54,7 @@ def test_collect_own_token_option():
 
 def test_wheel_special_performance_places_no_token():
     s = _performance_position()
-    from .helpers import set_wheel
-    set_wheel(s, [B, S_ := D.SPECIAL, BA, MI, ST, WI, S_, S_])
+    set_wheel(s, [B, D.SPECIAL, BA, MI, ST, WI, D.SPECIAL, D.SPECIAL])   # Valls: special
     build(s, (3, 9), (2, 7), (1, 3))
     act(s, Special("wheel", "perform", 0))
     assert s.tokens[0] == 7 and s.lp_tokens.sum() == 0 and s.performed[0]

@@ -5,7 +5,7 @@ import pytest
 from castle_envs.core.errors import IllegalActionError
 
 from .helpers import (ACTIONS, D, EndTurn, Move, Recruit, Special, Train, act, clear_hand, deal,
-                      end_turns, give, legal, set_wheel)
+                      end_turns, legal, set_wheel)
 
 S = D.SPECIAL
 B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
