@@ -49,21 +49,17 @@ SCALAR_OFF = LEVEL_OFF + 3
 OBS_SIZE = SCALAR_OFF + 39
 
 _REGULAR_SCALE = np.array([1.0 / max(c, 1) for c in REGULAR_COUNTS], dtype=np.float32)
-# per kind: the two indices (faction, shape) of its cell one-hot
-_CELL_HOT = [(k // 3, 4 + k % 3) for k in range(NUM_DEFENDER_KINDS)]
+# row kind + 1 of this table is a cell's 7 values (row 0: the empty cell)
+_CELL_TABLE = np.zeros((NUM_DEFENDER_KINDS + 1, 7), dtype=np.float32)
+for _k in range(NUM_DEFENDER_KINDS):
+    _CELL_TABLE[_k + 1, _k // 3] = _CELL_TABLE[_k + 1, 4 + _k % 3] = 1.0
 
 
 def encode(state: State, out: np.ndarray | None = None) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
     if out is not None:
         obs[:] = 0.0
-    cells = state.cells
-    for i in range(SIZE * SIZE):
-        kind = cells[i]
-        if kind >= 0:
-            f, s = _CELL_HOT[kind]
-            obs[CELL_OFF + 7 * i + f] = 1.0
-            obs[CELL_OFF + 7 * i + s] = 1.0
+    obs[CELL_OFF:HAND_OFF] = _CELL_TABLE[np.asarray(state.cells) + 1].ravel()
     held = state.hand if state.hand >= 0 else state.lifted
     if held >= 0:
         obs[HAND_OFF + held] = 1.0

@@ -861,6 +861,8 @@ class State(GameState):
         totals = [sum(place[k] for place in counts.values()) for k in range(NUM_KINDS)]
         if totals != list(TOTAL_COUNTS):
             bad(f"tiles per kind {totals} differ from the box {list(TOTAL_COUNTS)}")
+        if any(self.removed[:NUM_DEFENDER_KINDS]):
+            bad("only Traitors leave the game; destroyed Defenders go to the discard pile")
         for k in range(NUM_KINDS):
             if counts["regular"][k] > REGULAR_COUNTS[k] or counts["safe"][k] > SAFE_COUNTS[k]:
                 bad(f"a pile holds more {KIND_NAMES[k]} tiles than it was dealt")

@@ -274,3 +274,22 @@ def test_maskable_ppo_runs_on_the_env():
                         verbose=0)
     model.learn(total_timesteps=128)
     assert model.num_timesteps >= 128
+
+
+def test_observation_layout():
+    o = observation
+    s = position("academy", castle=["S^ C#", ". Po"], hand="J#", revealed="P^",
+                 ordeals=["sim-1", "sim-2b", "sim-3c"], beside=[[2, 0], [0, 0], [0, 0]])
+    obs = o.encode(s)
+    assert list(obs[o.CELL_OFF:o.CELL_OFF + 7]) == [1, 0, 0, 0, 1, 0, 0]        # seer triangle
+    assert list(obs[o.CELL_OFF + 7:o.CELL_OFF + 14]) == [0, 1, 0, 0, 0, 1, 0]   # chameleon sq.
+    assert list(obs[o.CELL_OFF + 7 * 7:o.CELL_OFF + 7 * 8]) == [0, 0, 0, 1, 0, 0, 1]  # r1 c1
+    assert obs[o.CELL_OFF + 7 * 2:o.CELL_OFF + 7 * 7].sum() == 0
+    assert obs[o.HAND_OFF + KIND_BY_NAME["juggler-square"]] == 1
+    assert obs[o.REVEALED_OFF + KIND_BY_NAME["pyro-triangle"]] == 1
+    assert obs[o.ORDEAL_OFF + 1] == 1 and obs[o.ORDEAL_OFF + 3] == pytest.approx(2 / 3)
+    assert obs[o.PHASE_OFF + 1] == 1 and obs[o.LEVEL_OFF + 1] == 1
+    # pile contents by counting: 4 of the 5 regular seer-triangles remain
+    # (one went to the castle; the safe one stays in the safe pile)
+    assert obs[o.REGULAR_OFF + KIND_BY_NAME["seer-triangle"]] == pytest.approx(4 / 5)
+    assert obs[o.SAFE_OFF + KIND_BY_NAME["seer-triangle"]] == 1

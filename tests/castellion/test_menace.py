@@ -121,3 +121,21 @@ def test_winning_the_third_assault():
     while s.phase == 3:
         act(s, sorted(a for a in legal(s) if a.startswith("destroy"))[-1])
     assert s.is_terminal() and s.won == s.foundation_complete()
+
+
+def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_encounter():
+    castle = ["C^ J# Jo P^ S# Po",
+              "C# J^ J# Po C^ So",
+              "Co S# S^ So S# J^",
+              "J^ P# Jo C^ P# J#",
+              "C^ Co P# J^ Co J^",
+              "P^ J# S^ Po P^"]
+    s = menace(castle=castle, hand="Jo",
+               ordeals=["assault-1-behemoth", "assault-2-horde", "assault-3-harpy"])
+    act(s, "place on column 5")                  # Jugglers, column 5, rows 2-5: a tower
+    assert s.castle_size == 36 and s.phase == 9  # the reveal comes first
+    act(s, "reveal ordeal 3")
+    # then the complete castle forces Assault I (Behemoth: 2 bastions); the one bastion
+    # (Jugglers, columns 1-2, rows 0-1) lowers the 16-tile penalty by 4
+    assert s.face_down == [False, True, False] and s.formations()[1] == 1
+    assert s.phase == 3 and s.destroy_left == 12
