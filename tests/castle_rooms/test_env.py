@@ -293,3 +293,15 @@ def test_pickled_env_continues_identically():
         env.step(a)
         twin.step(a)
     assert twin.state == env.state and twin.agent_selection == env.agent_selection
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_pettingzoo_render_test(n):
+    from pettingzoo.test import render_test
+
+    # render_test first builds a "human" env only to read metadata; the core offers no
+    # "human" mode, so that one probe gets no render mode
+    def make(render_mode=None):
+        return castle_rooms_v0.env(num_players=n,
+                                   render_mode=None if render_mode == "human" else render_mode)
+    render_test(make)
