@@ -66,13 +66,12 @@ def _draw_tile(canvas: Canvas, top: int, left: int, kind: int) -> None:
         return
     canvas.box(top, left, TILE - 2, TILE - 2, FACTION_COLORS[kind // 3], border=BLACK)
     shape = kind % 3
-    rows = _GLYPHS[shape]
-    scale_top = top + 6 + (4 if shape == 0 else 0)
-    for i, lo, hi in rows:
-        if shape == 0:
-            canvas.pixels[scale_top + 2 * i:scale_top + 2 * i + 2, left + 1 + lo:left + 1 + hi + 1] = WHITE
+    x = left + 6              # centres the 13-pixel glyph on the 26-pixel tile
+    for i, lo, hi in _GLYPHS[shape]:
+        if shape == 0:        # the triangle is drawn at double height
+            canvas.pixels[top + 6 + 2 * i:top + 8 + 2 * i, x + lo:x + hi + 1] = WHITE
         else:
-            canvas.pixels[top + 1 + i + 6, left + 1 + lo:left + 1 + hi + 1] = WHITE
+            canvas.pixels[top + 7 + i, x + lo:x + hi + 1] = WHITE
 
 
 def render_rgb(state: State) -> np.ndarray:
@@ -95,14 +94,19 @@ def render_rgb(state: State) -> np.ndarray:
         top = 40 + slot * 56
         color = GREY if slot < state.current else (BLACK if state.face_down[slot] else GOLD)
         canvas.box(top, left + 70, 48, 160, color, border=WHITE)
+        ink = WHITE if color == BLACK else BLACK
         if state.face_down[slot]:
-            label = "FACE DOWN"
+            label, detail = "FACE DOWN", "ASSAULT"
         else:
             card = ORDEALS[state.ordeals[slot]]
-            label = card.title.split(":")[-1].strip()[:18]
-        canvas.text(top + 6, left + 76, label, WHITE if color == BLACK else BLACK)
-        if slot < state.current:
-            canvas.text(top + 26, left + 76, "PASSED", BLACK)
+            label = card.title.replace("Assault ", "").replace(": ", " ")[:18]
+            detail = ordeal_requirement(card).replace("destroy the bottom", "lose")
+            detail = detail.replace(", else destroy", " OR -")[:19]
+        canvas.text(top + 6, left + 76, label, ink)
+        canvas.text(top + 20, left + 76, "PASSED" if slot < state.current else detail, ink)
+        if slot >= state.current:
+            need = 2 if state.face_down[slot] else ORDEALS[state.ordeals[slot]].traitors
+            canvas.text(top + 34, left + 76, f"T {sum(state.beside[slot])}/{need}", ink)
         for t in range(state.beside[slot][0] + state.beside[slot][1]):
             kind = 13 if t < state.beside[slot][1] else 12
             _draw_tile(canvas, top + 10, left + 40 - t * 14, kind) if t < 4 else None
@@ -122,6 +126,9 @@ def render_rgb(state: State) -> np.ndarray:
         canvas.text(status_top + 20, 200, PHASE_NAMES[state.phase], WHITE)
     towers, bastions, lines = state.formations()
     canvas.text(status_top + 50, 200, f"T{towers} B{bastions} L{lines}", WHITE)
+    for i, name in enumerate(FACTIONS):      # colour legend
+        canvas.box(height - 16, 10 + i * 90, 10, 10, FACTION_COLORS[i], border=BLACK)
+        canvas.text(height - 15, 24 + i * 90, name, WHITE, scale=1)
     return canvas.image()
 
 
