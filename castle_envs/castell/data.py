@@ -61,6 +61,8 @@ CALENDAR = (  # (round, phase) for each calendar space, in the order they are sc
     (7, 2), (8, 2), (8, 2), (9, 2), (9, 2), (10, 2), (10, 2),
 )
 SIZE_TOKENS_PER_SPACE = {1: 1, 2: 2}
+# the rules option festival_size_tokens="one" deals a single token under every space instead
+SIZE_TOKENS_PER_SPACE_OPTIONS = {"by_phase": SIZE_TOKENS_PER_SPACE, "one": {1: 1, 2: 1}}
 # reconstructed: 30 size tokens = three of each number 1-10
 SIZE_TOKENS = tuple(s for s in range(SIZES) for _ in range(3))
 # reconstructed: festivals held by player count: with 2 players only the first space of each

@@ -33,7 +33,9 @@ so it waits for the next performer; ``True``: it is collected with the others),
 special-action token, a size token or a prize; ``"board"``: only regions holding a token on
 the player board), ``size_token_ties``
 (``"tower_score"``: a tie for a size token goes to the best tower among the tied, still tied:
-nobody; ``"none"``: any tie, nobody), ``first_player`` (seat, default 0); ``reward``;
+nobody; ``"none"``: any tie, nobody), ``festival_size_tokens`` (``"by_phase"``: one size
+token under each I festival, two under each II; ``"one"``: one under each), ``first_player``
+(seat, default 0); ``reward``;
 ``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),
 ``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``,

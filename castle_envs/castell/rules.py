@@ -30,6 +30,7 @@ RULE_DEFAULTS = {
     "collect_own_token": False,     # the performer's token is placed before collecting
     "variety_counts": "all",        # "all": tokens, tiles and prizes; "board": tokens only
     "size_token_ties": "tower_score",  # or "none": a tie for a size token gives it to nobody
+    "festival_size_tokens": "by_phase",  # I spaces 1 size token, II spaces 2; or "one"
     "first_player": 0,
 }
 VARIETY_MODES = ("board", "all")
@@ -131,6 +132,10 @@ class State(GameState):
                              f"got {r['tower_edits_per_turn']!r}")
         if r["variety_counts"] not in VARIETY_MODES:
             raise choice_error("variety_counts", r["variety_counts"], VARIETY_MODES)
+        if r["festival_size_tokens"] not in D.SIZE_TOKENS_PER_SPACE_OPTIONS:
+            raise choice_error("festival_size_tokens", r["festival_size_tokens"],
+                               D.SIZE_TOKENS_PER_SPACE_OPTIONS)
+        self.tokens_per_space = D.SIZE_TOKENS_PER_SPACE_OPTIONS[r["festival_size_tokens"]]
         if r["size_token_ties"] not in TIE_MODES:
             raise choice_error("size_token_ties", r["size_token_ties"], TIE_MODES)
         if r["first_player"] not in range(self.num_players):
@@ -195,7 +200,7 @@ class State(GameState):
         tokens = [int(x) for x in rng.permutation(np.array(D.SIZE_TOKENS))]
         for i, (_, phase) in enumerate(D.CALENDAR):
             s.fest_region[i] = phase_tiles[phase].pop()
-            s.fest_sizes[i] = tuple(sorted(tokens.pop() for _ in range(D.SIZE_TOKENS_PER_SPACE[phase])))
+            s.fest_sizes[i] = tuple(sorted(tokens.pop() for _ in range(s.tokens_per_space[phase])))
         tiles = [int(x) for x in rng.permutation(len(D.LOCAL_PERFORMANCES))]
         for region in range(NR):
             for j in range(D.LP_PER_ROW):
@@ -685,7 +690,7 @@ class State(GameState):
             bad("festival spaces held do not match the player count")
         for i, (_, phase) in enumerate(D.CALENDAR):
             sizes = self.fest_sizes[i]
-            if len(sizes) != D.SIZE_TOKENS_PER_SPACE[phase] or any(not 0 <= x < NS for x in sizes):
+            if len(sizes) != self.tokens_per_space[phase] or any(not 0 <= x < NS for x in sizes):
                 bad(f"festival space {i} has wrong size tokens")
         tiles = [int(t) for t in self.lp.ravel() if t >= 0]
         tiles += [t for perf in self.performed for t, _ in perf]

@@ -127,7 +127,7 @@ def test_step_after_the_end():
     {"num_players": 5}, {"num_players": 1}, {"advanced": "yes"}, {"max_skill": 0},
     {"tower_edits_per_turn": 0}, {"variety_counts": "some"}, {"size_token_ties": "coin"},
     {"first_player": 3}, {"reward": "elo"}, {"render_mode": "human"}, {"colour": "red"},
-    {"illegal_action": "ignore"}, {"collect_own_token": 1},
+    {"illegal_action": "ignore"}, {"collect_own_token": 1}, {"festival_size_tokens": 2},
 ])
 def test_bad_options(kwargs):
     with pytest.raises(ValueError):

@@ -28,6 +28,12 @@ def test_setup_counts(players, per_region):
     assert s.current_player == 0 and s.round == 1 and (s.pawn == -1).all()
 
 
+def test_one_size_token_per_festival_option():
+    s = deal(3, seed=3, festival_size_tokens="one")
+    assert [len(x) for x in s.fest_sizes] == [1] * 14
+    assert [len(x) for x in deal(3, seed=3).fest_sizes] == [1] * 7 + [2] * 7
+
+
 def test_deal_is_seeded():
     assert deal(3, seed=5) == deal(3, seed=5)
     assert deal(3, seed=5) != deal(3, seed=6)
