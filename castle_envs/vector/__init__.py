@@ -1,0 +1,29 @@
+"""Batched environments: many games per call, stepped by compiled kernels (numba).
+
+``castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="hard")`` returns a
+``gymnasium.vector.VectorEnv`` with the single env's observation, action and mask layouts,
+same-step autoreset and ``action_masks()`` of shape (num_envs, n_actions). Without numba
+(the ``fast`` extra) the same kernels run as plain Python, with a warning.
+"""
+from __future__ import annotations
+
+from ._jit import HAVE_NUMBA, INSTALL_HINT
+
+VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv"}
+
+
+def make_vec(game: str, num_envs: int, **kwargs):
+    """A batched ``gymnasium.vector.VectorEnv`` of ``game``; ``kwargs`` are the single env's
+    keyword arguments plus ``copy`` and ``parallel`` (see the env class)."""
+    import importlib
+
+    from ..registry import get_game
+
+    get_game(game)   # unknown names: the standard error listing the games
+    if game not in VECTOR_GAMES:
+        raise ValueError(f"no batched env for {game!r} yet; available: {sorted(VECTOR_GAMES)}")
+    module, _, name = VECTOR_GAMES[game].partition(":")
+    return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
+
+
+__all__ = ["make_vec", "VECTOR_GAMES", "HAVE_NUMBA", "INSTALL_HINT"]

@@ -1,0 +1,518 @@
+"""Castle Siege's rules, observation and mask as compiled per-env kernels over flat arrays.
+
+A batch of games is three arrays, one row per env, so the whole batch is a few contiguous
+blocks that a kernel walks without allocating:
+
+- ``cards`` (N, ``CARD_WORDS``) int8: the deck ring buffer, the sorted hand, the four
+  defender columns (oldest first), the castle cards, and per-card flags (captured castles,
+  discard pile, out of the game, recycled to the deck's bottom). Empty places hold ``NO_CARD``.
+- ``ints`` (N, ``INT_WORDS``) int32: deck head and size, hand size, column lengths, phase,
+  Regroup used, turn, outcome, steps this episode, event counters.
+- ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
+
+Every function mirrors the method of ``castle_siege.rules.State`` with the same name, line
+for line where it can; ``tests/vector`` checks them against that class over thousands of
+games (same seeds and actions, identical observations, masks, rewards, terminations).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..castle_siege import observation as O
+from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, RECYCLE_BASE,
+                                    REGROUP, ROYAL_BASE)
+from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
+from ..castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
+from . import pcg64
+from ._jit import njit, prange
+
+# --- layout of a row of ``cards`` ---------------------------------------------------------
+DECK = 0
+HAND = DECK + NUM_CARDS            # 7 entries: 6 cards at most, one spare for sorting
+COLS = HAND + 7                    # 4 x 52
+CASTLES = COLS + 4 * NUM_CARDS
+CAPTURED = CASTLES + 4
+DISCARDED = CAPTURED + 4
+OUT = DISCARDED + NUM_CARDS
+RECYCLED = OUT + NUM_CARDS
+CARD_WORDS = RECYCLED + NUM_CARDS  # 431
+
+# --- layout of a row of ``ints`` ----------------------------------------------------------
+HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3   # CLEN..CLEN+3: column lengths
+PHASE, REGROUPED, TURN, OUTCOME, STEPS, EVENTS = 7, 8, 9, 10, 11, 12   # EVENTS..+7
+INT_WORDS = EVENTS + 8
+EV_PRECISION, EV_FLUSH, EV_FLUSH_DRAW, EV_ROYAL, EV_REGROUP, EV_CAPTURED, EV_DEFEATED, EV_TURNS = range(8)
+
+MASK_WIDTH = NUM_ACTIONS + 4       # rows padded to whole uint64 words (for fast sampling)
+HAND_SLOTS = 5
+
+_RANK = RANK.astype(np.int64)
+_SUIT = SUIT.astype(np.int64)
+_RANK_LOW = O._RANK_LOW            # float32 rank / 13, index NO_CARD -> 0
+_NC = NO_CARD
+
+
+# --- card movements -----------------------------------------------------------------------
+@njit(cache=True)
+def _pop_deck(b, v):
+    head = v[HEAD]
+    card = b[DECK + head]
+    b[DECK + head] = _NC
+    v[HEAD] = (head + 1) % NUM_CARDS
+    v[DSIZE] -= 1
+    b[RECYCLED + card] = 0
+    return card
+
+
+@njit(cache=True)
+def _to_deck_bottom(b, v, card):
+    b[DECK + (v[HEAD] + v[DSIZE]) % NUM_CARDS] = card
+    v[DSIZE] += 1
+    b[RECYCLED + card] = 1
+
+
+@njit(cache=True)
+def _draw(b, v):
+    if v[DSIZE] == 0:
+        return False
+    card = _pop_deck(b, v)
+    j = v[HSIZE]
+    while j > 0 and b[HAND + j - 1] > card:   # keep the hand sorted by card id
+        b[HAND + j] = b[HAND + j - 1]
+        j -= 1
+    b[HAND + j] = card
+    v[HSIZE] += 1
+    return True
+
+
+@njit(cache=True)
+def _draw_to(b, v, n):
+    while v[HSIZE] < n and _draw(b, v):
+        pass
+
+
+@njit(cache=True)
+def _remove_slots(b, v, bitmask):
+    """Discard the hand slots in ``bitmask``; the rest close up in order."""
+    n = v[HSIZE]
+    kept = 0
+    for i in range(n):
+        card = b[HAND + i]
+        if bitmask >> i & 1:
+            b[DISCARDED + card] = 1
+        else:
+            b[HAND + kept] = card
+            kept += 1
+    for i in range(kept, 7):
+        b[HAND + i] = _NC
+    v[HSIZE] = kept
+
+
+@njit(cache=True)
+def _push_defender(b, v, castle, card):
+    b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
+    v[CLEN + castle] += 1
+
+
+@njit(cache=True)
+def _remove_defender(b, v, card, leave):
+    for c in range(4):
+        base = COLS + c * NUM_CARDS
+        n = v[CLEN + c]
+        for p in range(n):
+            if b[base + p] == card:
+                for q in range(p, n - 1):
+                    b[base + q] = b[base + q + 1]
+                b[base + n - 1] = _NC
+                v[CLEN + c] = n - 1
+                b[(OUT if leave else DISCARDED) + card] = 1
+                return
+
+
+@njit(cache=True)
+def _capture(b, v, castle, royal, leave):
+    b[CAPTURED + castle] = 1
+    n = v[CLEN + castle]
+    base = COLS + castle * NUM_CARDS
+    for p in range(n):   # Royal Assault sweeps the castle's remaining defenders away
+        b[(OUT if leave else DISCARDED) + b[base + p]] = 1
+        b[base + p] = _NC
+    v[CLEN + castle] = 0
+    if not royal:
+        v[EVENTS + EV_CAPTURED] += 1
+    if b[CAPTURED] and b[CAPTURED + 1] and b[CAPTURED + 2] and b[CAPTURED + 3]:
+        v[OUTCOME] = 1
+
+
+@njit(cache=True)
+def _start_turn(b, v):
+    v[TURN] += 1
+    v[EVENTS + EV_TURNS] = v[TURN]
+    v[REGROUPED] = 0
+    v[PHASE] = BATTLE
+    _draw_to(b, v, HAND_SLOTS)
+
+
+@njit(cache=True)
+def _end_turn(b, v):
+    for c in range(4):
+        if not b[CAPTURED + c] and v[DSIZE]:
+            _push_defender(b, v, c, _pop_deck(b, v))
+    if v[DSIZE] == 0:
+        v[OUTCOME] = -1   # interpretation 9
+        return
+    _start_turn(b, v)
+
+
+@njit(cache=True)
+def _is_royal(played, n):
+    for i in range(n):
+        if _RANK[played[i]] != 11:
+            continue
+        for j in range(n):
+            if _RANK[played[j]] != 12 or _SUIT[played[j]] == _SUIT[played[i]]:
+                continue
+            for k in range(n):
+                if (_RANK[played[k]] == 13 and _SUIT[played[k]] != _SUIT[played[i]]
+                        and _SUIT[played[k]] != _SUIT[played[j]]):
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _play(b, v, bitmask, target, leave):
+    played = np.empty(HAND_SLOTS, np.int64)
+    n = 0
+    total = 0
+    for i in range(HAND_SLOTS):
+        if bitmask >> i & 1:
+            played[n] = b[HAND + i]
+            total += _RANK[played[n]]
+            n += 1
+    _remove_slots(b, v, bitmask)
+    for c in range(4):
+        if b[CASTLES + c] == target:
+            _capture(b, v, c, False, leave)
+            return
+    _remove_defender(b, v, target, leave)
+    v[EVENTS + EV_DEFEATED] += 1
+    if n >= 2:
+        flush = True
+        for i in range(1, n):
+            if _SUIT[played[i]] != _SUIT[played[0]]:
+                flush = False
+        if flush:   # Flush Siege
+            v[EVENTS + EV_FLUSH] += 1
+            if _draw(b, v):
+                v[EVENTS + EV_FLUSH_DRAW] += 1
+    if _is_royal(played, n):
+        v[EVENTS + EV_ROYAL] += 1
+        v[PHASE] = ROYAL
+    elif total == _RANK[target]:   # Precision Strike
+        v[EVENTS + EV_PRECISION] += 1
+        v[PHASE] = PRECISION
+
+
+@njit(cache=True)
+def apply(b, v, action, leave):
+    """``State._apply``: the action is known to be legal."""
+    if action < RECYCLE_BASE:
+        _play(b, v, action // NUM_CARDS + 1, action % NUM_CARDS, leave)
+    elif action < ROYAL_BASE:
+        card = action - RECYCLE_BASE
+        b[DISCARDED + card] = 0
+        _to_deck_bottom(b, v, card)
+        v[PHASE] = BATTLE
+    elif action < REGROUP:
+        _capture(b, v, action - ROYAL_BASE, True, leave)
+        v[PHASE] = BATTLE
+    elif action == REGROUP:
+        v[REGROUPED] = 1
+        v[EVENTS + EV_REGROUP] += 1
+        for i in range(v[HSIZE]):
+            b[DISCARDED + b[HAND + i]] = 1
+        for i in range(7):
+            b[HAND + i] = _NC
+        v[HSIZE] = 0
+        _draw_to(b, v, HAND_SLOTS)
+    elif action == END_BATTLE:
+        if v[HSIZE] > HAND_SLOTS:
+            v[PHASE] = DISCARD
+        else:
+            _end_turn(b, v)
+    else:
+        _remove_slots(b, v, 1 << (action - DISCARD_BASE))
+        if v[HSIZE] <= HAND_SLOTS:
+            v[PHASE] = BATTLE
+            _end_turn(b, v)
+
+
+# --- the deal -----------------------------------------------------------------------------
+@njit(cache=True)
+def deal(b, v, w, rows, order):
+    """``State.new_game`` with the deck ``Generator.permutation(52)`` of the env's rng."""
+    pcg64.permutation_into(w, order)
+    load_deal(b, v, rows, order)
+
+
+@njit(cache=True)
+def load_deal(b, v, rows, order):
+    for k in range(CAPTURED):
+        b[k] = _NC
+    for k in range(CAPTURED, CARD_WORDS):
+        b[k] = 0
+    for k in range(INT_WORDS):
+        v[k] = 0
+    for c in range(4):
+        b[CASTLES + c] = order[c]
+    dealt = 4
+    for _ in range(rows):
+        for c in range(4):
+            _push_defender(b, v, c, order[dealt])
+            dealt += 1
+    for k in range(NUM_CARDS - dealt):
+        b[DECK + k] = order[dealt + k]
+    v[DSIZE] = NUM_CARDS - dealt
+    _start_turn(b, v)
+
+
+# --- what the player sees -----------------------------------------------------------------
+@njit(cache=True)
+def compute_mask(b, v, recent, m):
+    """``State._compute_mask`` into the zeroed row ``m``; returns the number of legal ids."""
+    if v[OUTCOME] != 0:
+        return 0
+    phase = v[PHASE]
+    count = 0
+    if phase == PRECISION:
+        for c in range(NUM_CARDS):
+            if b[DISCARDED + c]:
+                m[RECYCLE_BASE + c] = True
+                count += 1
+        return count
+    if phase == ROYAL:
+        for c in range(4):
+            if not b[CAPTURED + c]:
+                m[ROYAL_BASE + c] = True
+                count += 1
+        return count
+    if phase == DISCARD:
+        for i in range(v[HSIZE]):
+            m[DISCARD_BASE + i] = True
+        return v[HSIZE]
+    held = min(v[HSIZE], HAND_SLOTS)
+    k = (1 << held) - 1
+    sums = np.zeros(31, np.int64)
+    for s in range(k):
+        mask = s + 1
+        t = 0
+        for i in range(held):
+            if mask >> i & 1:
+                t += _RANK[b[HAND + i]]
+        sums[s] = t
+    for c in range(4):
+        n = v[CLEN + c]
+        base = COLS + c * NUM_CARDS
+        first = n - 1 if recent else 0
+        for p in range(max(first, 0), n):
+            target = b[base + p]
+            need = _RANK[target]
+            for s in range(k):
+                if sums[s] >= need:
+                    m[s * NUM_CARDS + target] = True
+                    count += 1
+    can_capture = False
+    any_defender = False
+    for c in range(4):
+        if v[CLEN + c]:
+            any_defender = True
+            continue
+        if b[CAPTURED + c]:
+            continue
+        target = b[CASTLES + c]
+        need = _RANK[target]
+        for s in range(k):
+            if sums[s] == need:
+                m[s * NUM_CARDS + target] = True
+                count += 1
+                can_capture = True
+    if not v[REGROUPED] and not any_defender and not can_capture:
+        m[REGROUP] = True
+        count += 1
+    m[END_BATTLE] = True
+    return count + 1
+
+
+@njit(cache=True)
+def encode(b, v, rows, recent, leave, obs):
+    """``observation.encode`` into the row ``obs`` (every entry is written)."""
+    for k in range(O.OBS_SIZE):
+        obs[k] = 0.0
+    # where each card is, as the player sees it
+    for card in range(NUM_CARDS):
+        loc = O.UNSEEN
+        if b[RECYCLED + card]:
+            loc = O.RECYCLED
+        if b[DISCARDED + card]:
+            loc = O.DISCARD
+        if b[OUT + card]:
+            loc = O.OUT
+        obs[O.LOC_OFF + card * O.N_LOCATIONS + loc] = 1.0
+    for i in range(v[HSIZE]):
+        card = b[HAND + i]
+        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.UNSEEN] = 0.0
+        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.HAND] = 1.0
+        if i < 6:
+            base = O.HAND_OFF + 18 * i
+            obs[base] = 1.0
+            obs[base + _RANK[card]] = 1.0
+            obs[base + 14 + _SUIT[card]] = 1.0
+    for c in range(4):
+        n = v[CLEN + c]
+        base = COLS + c * NUM_CARDS
+        col_sum = np.float32(0.0)
+        acc = np.zeros(8, np.float32)   # NumPy's pairwise float32 sum over the 52 entries
+        for p in range(48):
+            acc[p % 8] += _RANK_LOW[b[base + p]]
+        col_sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        for p in range(48, NUM_CARDS):
+            col_sum += _RANK_LOW[b[base + p]]
+        for p in range(n):
+            card = b[base + p]
+            obs[O.LOC_OFF + card * O.N_LOCATIONS + O.UNSEEN] = 0.0
+            obs[O.LOC_OFF + card * O.N_LOCATIONS + O.DEFENDER0 + c] = 1.0
+        castle = b[CASTLES + c]
+        captured = b[CAPTURED + c]
+        obs[O.LOC_OFF + castle * O.N_LOCATIONS + O.UNSEEN] = 0.0
+        obs[O.LOC_OFF + castle * O.N_LOCATIONS + O.CASTLE_OPEN + captured] = 1.0
+        row = O.CASTLE_OFF + 18 * c
+        obs[row - 1 + _RANK[castle]] = 1.0
+        obs[row + 13] = captured
+        obs[row + 14] = np.float32(n / 13)
+        if n:
+            newest = b[base + n - 1]
+            obs[O.NEWEST_OFF + newest] = 1.0
+            obs[row + 15] = _RANK_LOW[newest]
+        obs[row + 16] = min(col_sum * np.float32(0.25), np.float32(1.0))
+    obs[O.PHASE_OFF + v[PHASE]] = 1.0
+    obs[O.DIFF_OFF + rows - 1] = 1.0
+    dsize = v[DSIZE]
+    for depth in range(dsize):
+        card = b[DECK + (v[HEAD] + depth) % NUM_CARDS]
+        if b[RECYCLED + card]:
+            obs[O.DEPTH_OFF + card] = np.float32((depth + 1) / NUM_CARDS)
+    discards = 0
+    for card in range(NUM_CARDS):
+        discards += b[DISCARDED + card]
+    captured = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
+    s = O.SCALAR_OFF
+    obs[s] = np.float32(dsize / NUM_CARDS)
+    obs[s + 1] = np.float32(discards / NUM_CARDS)
+    obs[s + 2] = np.float32(v[HSIZE] / 6)
+    obs[s + 3] = np.float32(min(v[TURN], 50) / 50)
+    obs[s + 4] = v[REGROUPED]
+    obs[s + 5] = np.float32(captured / 4)
+    obs[s + 6] = recent
+    obs[s + 7] = leave
+
+
+# --- the batch ----------------------------------------------------------------------------
+@njit(cache=True)
+def _refresh(b, v, recent, m):
+    for k in range(NUM_ACTIONS):
+        m[k] = False
+    return compute_mask(b, v, recent, m)
+
+
+@njit(cache=True)
+def reset_all(cards, ints, rng, rows, recent, leave, obs, mask, order):
+    for i in range(cards.shape[0]):
+        deal(cards[i], ints[i], rng[i], rows, order)
+        encode(cards[i], ints[i], rows, recent, leave, obs[i])
+        _refresh(cards[i], ints[i], recent, mask[i])
+
+
+@njit(cache=True)
+def refresh_all(cards, ints, rows, recent, leave, obs, mask):
+    for i in range(cards.shape[0]):
+        encode(cards[i], ints[i], rows, recent, leave, obs[i])
+        _refresh(cards[i], ints[i], recent, mask[i])
+
+
+def _step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
+                obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """One step of every env with autoreset in the same step: a finished env's last
+    observation goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
+    n_envs = cards.shape[0]
+    for i in prange(n_envs):
+        b = cards[i]
+        v = ints[i]
+        a = actions[i]
+        bad = a < 0 or a >= NUM_ACTIONS
+        if not bad:
+            bad = not mask[i, a]
+        illegal[i] = bad
+        if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
+            rewards[i] = penalty
+            terminated[i] = True
+            truncated[i] = False
+            won[i] = False
+        else:
+            defeated = v[EVENTS + EV_DEFEATED]
+            taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
+            apply(b, v, a, leave)
+            v[STEPS] += 1
+            term = v[OUTCOME] != 0
+            terminated[i] = term
+            truncated[i] = (not term) and v[STEPS] >= max_steps
+            won[i] = v[OUTCOME] == 1
+            r = 1.0 if v[OUTCOME] == 1 else 0.0
+            if shaped:
+                r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
+                     + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2]
+                              + b[CAPTURED + 3] - taken))
+            rewards[i] = r
+        finished = terminated[i] or truncated[i]
+        done[i] = finished
+        if finished:
+            encode(b, v, rows, recent, leave, final_obs[i])
+            deal(b, v, rng[i], rows, np.empty(NUM_CARDS, np.int8))
+        encode(b, v, rows, recent, leave, obs[i])
+        _refresh(b, v, recent, mask[i])
+
+
+step_batch = njit(cache=True)(_step_batch)
+step_batch_parallel = njit(cache=True, parallel=True)(_step_batch)
+
+
+@njit(cache=True)
+def sample_legal(mask, words, out):
+    """A uniformly random legal action per row of a padded mask (``MASK_WIDTH`` columns),
+    from per-row xorshift64* states ``words``; -1 where no action is legal."""
+    ones = np.uint64(0x0101010101010101)
+    for i in range(mask.shape[0]):
+        row = mask[i].view(np.uint64)
+        total = 0
+        for k in range(row.shape[0]):
+            total += np.int64((row[k] * ones) >> np.uint64(56))
+        if total == 0:
+            out[i] = -1
+            continue
+        x = words[i]
+        x ^= x >> np.uint64(12)
+        x ^= x << np.uint64(25)
+        x ^= x >> np.uint64(27)
+        words[i] = x
+        pick = np.int64(((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) % np.uint64(total))
+        for k in range(row.shape[0]):
+            c = np.int64((row[k] * ones) >> np.uint64(56))
+            if pick < c:
+                base = k * 8
+                for j in range(8):
+                    if mask[i, base + j]:
+                        if pick == 0:
+                            out[i] = base + j
+                            break
+                        pick -= 1
+                break
+            pick -= c
