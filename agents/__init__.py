@@ -1,4 +1,10 @@
-"""Baseline and learned agents for castle-envs."""
-from .base import Agent, RandomAgent
+"""Baseline and learned agents for castle-envs.
 
-__all__ = ["Agent", "RandomAgent"]
+``make_agent("mcts:sims=200", "castle-siege", seed=0)`` builds an agent by its command-line
+name (``agents.registry``); every agent implements ``agents.base.Agent``.
+"""
+from .base import Agent, PolicyAgent, RandomAgent
+from .registry import available_agents, make_agent, split_agent_list
+
+__all__ = ["Agent", "PolicyAgent", "RandomAgent", "make_agent", "split_agent_list",
+           "available_agents"]

@@ -387,7 +387,9 @@ class State(GameState):
         rng = rng if rng is not None else np.random.default_rng()
         other = self.clone()
         deck = self.deck_cards()
-        unseen = [c for c in deck if not self.recycled[c]]
+        # sorted first, so the result depends only on what the player knows (which cards
+        # are unseen), never on their hidden order
+        unseen = sorted(c for c in deck if not self.recycled[c])
         known = deck[len(unseen):]
         shuffled = [unseen[i] for i in rng.permutation(len(unseen))] + known
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS

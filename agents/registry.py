@@ -1,0 +1,114 @@
+"""Agents by name, as the command line writes them.
+
+``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
+also ``time``, ``c``, ``max_rollout_steps``), ``ppo:PATH``. ``make_agent(spec, game)``
+builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
+rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
+agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
+"""
+from __future__ import annotations
+
+from castle_envs.registry import get_game
+
+from .base import Agent, PolicyAgent, RandomAgent
+
+AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "ppo")
+
+_MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
+                 "max_rollout_steps": int}
+
+
+def heuristic_policy(game: str, name: str = "heuristic"):
+    """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``),
+    or ValueError when the game has none."""
+    get_game(game)
+    if game == "castle-siege":
+        from .castle_siege import greedy_policy, heuristic_policy as h
+        return {"heuristic": h, "greedy": greedy_policy}[name]
+    if name == "heuristic":
+        if game == "castell":
+            from castle_envs.castell.measure import heuristic_action
+            return lambda state, rng: heuristic_action(state)
+        if game == "castle-rooms":
+            from castle_envs.castle_rooms.balance import greedy_policy
+            return greedy_policy
+    raise ValueError(f"no {name} agent for {game} yet; agents for it: "
+                     f"{', '.join(available_agents(game))}")
+
+
+def available_agents(game: str) -> list[str]:
+    names = ["random", "mcts", "ppo:PATH"]
+    for name in ("heuristic", "greedy"):
+        try:
+            heuristic_policy(game, name)
+        except (ValueError, ImportError):
+            continue
+        names.insert(1, name)
+    return names
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``'mcts:sims=5'`` -> ``('mcts', 'sims=5')``; unknown names raise ValueError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"empty agent name; choose one of {', '.join(AGENT_NAMES)}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENT_NAMES:
+        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
+                         "(e.g. random, heuristic, mcts:sims=200, ppo:models/x.zip)")
+    return name, rest
+
+
+def parse_options(text: str, types: dict, what: str) -> dict:
+    options = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ValueError(f"malformed {what} option {item!r}: write key=value "
+                             f"(keys: {', '.join(types)})")
+        if key not in types:
+            raise ValueError(f"unknown {what} option {key!r}; known: {', '.join(types)}")
+        try:
+            options[key] = types[key](value.strip())
+        except ValueError:
+            raise ValueError(f"{what} option {key} needs a {types[key].__name__}, "
+                             f"got {value.strip()!r}") from None
+    return options
+
+
+def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
+    name, rest = parse_spec(spec)
+    if name == "random":
+        if rest:
+            raise ValueError("the random agent takes no options")
+        return RandomAgent(seed)
+    if name in ("heuristic", "greedy"):
+        if rest:
+            raise ValueError(f"the {name} agent takes no options")
+        return PolicyAgent(heuristic_policy(game, name), name, seed)
+    if name == "mcts":
+        from .mcts import MCTSAgent
+        options = parse_options(rest, _MCTS_OPTIONS, "mcts")
+        if options.get("rollout") == "heuristic":
+            options["rollout_policy"] = heuristic_policy(game, "heuristic")
+        agent = MCTSAgent(seed, **options)
+        agent.name = "mcts" + (":" + rest if rest else "")
+        return agent
+    from .ppo import PPOAgent
+    return PPOAgent(rest.strip(), seed)
+
+
+def split_agent_list(text: str) -> list[str]:
+    """Split a comma list of agent specs; ``key=value`` items belong to the agent before."""
+    specs: list[str] = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            raise ValueError(f"empty agent name in {text!r}")
+        if "=" in item and ":" not in item.split("=")[0]:
+            if not specs or not specs[-1].startswith("mcts"):
+                raise ValueError(f"option {item!r} does not follow an agent that takes options")
+            specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
+        else:
+            specs.append(item)
+    return specs

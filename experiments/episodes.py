@@ -1,0 +1,96 @@
+"""Playing seeded episodes with agents: the one loop evaluate, tournament and the parallel
+backends share.
+
+An episode is a pure function of (game, variant, env options, agent specs, seed, index):
+the deal comes from ``default_rng(seed + index)`` (the same deal ``env.reset(seed=seed +
+index)`` gives), and the agent in seat ``s`` is reset with seed ``[seed, index, s]``. So every
+agent sees the same deals (common random numbers), and the numbers do not depend on how
+episodes are split among workers.
+
+The loop drives the rules core directly (what the env does, without building observations
+nobody reads): agents with ``needs_observation`` get the env's encoding for their seat.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from castle_envs.registry import get_game
+
+_ENVS: dict = {}
+_AGENTS: dict = {}
+
+
+def _env(game: str, variant: tuple, env_options: tuple):
+    key = (game, variant, env_options)
+    if key not in _ENVS:
+        _ENVS[key] = get_game(game).make(**dict(variant), **dict(env_options))
+    return _ENVS[key]
+
+
+def _agent(spec: str, game: str, seat: int):
+    from agents.registry import make_agent
+    key = (spec, game, seat)
+    if key not in _AGENTS:   # built once per worker (a PPO model loads once)
+        _AGENTS[key] = make_agent(spec, game)
+    return _AGENTS[key]
+
+
+def _numeric_info(info: dict) -> dict:
+    """The per-episode counters an env reports: ``info["events"]`` and other numeric
+    entries (e.g. Castellion's ordeals passed)."""
+    out = {}
+    for key, value in info.items():
+        if key in ("action_mask", "won"):
+            continue
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+                    out[k] = float(v)
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            out[key] = float(value)
+    return out
+
+
+def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, seed: int,
+                 index: int) -> dict:
+    """One game with ``seats[s]`` (agent specs) in seat ``s``; returns a small record."""
+    spec = get_game(game)
+    env = _env(game, variant, env_options)
+    state = env._new_state(np.random.default_rng(seed + index), {})
+    if len(seats) != state.num_players:
+        raise ValueError(f"{game} with {dict(variant)} has {state.num_players} seats, "
+                         f"got {len(seats)} agents")
+    agents = [_agent(s, game, i) for i, s in enumerate(seats)]
+    for seat, agent in enumerate(agents):
+        agent.reset([seed, index, seat])
+    solitaire = spec.api == "gymnasium"
+    limit = env.max_episode_steps
+    steps = 0
+    while not state.is_terminal() and steps < limit:
+        seat = state.current_player
+        agent = agents[seat]
+        mask = state.legal_action_mask()
+        obs = None
+        if agent.needs_observation:
+            obs = env._observe(state) if solitaire else env._observe(state, seat)
+        view = None
+        if agent.needs_state:
+            view = state if getattr(agent, "state_readonly", False) else state.clone()
+        state.apply_action(agent.act(obs, mask, view))
+        steps += 1
+    returns = [float(r) for r in state.returns()]
+    events = {}
+    if solitaire:
+        events = _numeric_info(env._info(state))
+    elif hasattr(state, "event_counts"):
+        events = _numeric_info({"events": state.event_counts()})
+    return {"index": index, "returns": returns, "length": steps,
+            "truncated": not state.is_terminal(), "events": events}
+
+
+def play_chunk(game: str, variant: tuple, env_options: tuple, seat_plan: tuple, seed: int,
+               indices: tuple) -> list:
+    """Episodes ``indices``; ``seat_plan`` is a list of seat tuples, episode ``i`` uses
+    ``seat_plan[i % len(seat_plan)]`` (one entry for evaluation; rotations for tournaments)."""
+    return [play_episode(game, variant, env_options, seat_plan[i % len(seat_plan)], seed, i)
+            for i in indices]

@@ -1,0 +1,290 @@
+"""``castle-envs evaluate``: agents' win rates on common deals, with intervals.
+
+    castle-envs evaluate --game castle-siege --difficulty very_hard --agent heuristic \\
+        --episodes 10000 --seed 0
+
+Several agents (``--agent random,heuristic`` or ``--agent`` repeated) and several variants
+(``--difficulty easy,medium`` or ``all``) in one run. Episode ``i`` deals from seed
+``seed + i`` for every agent (paired evaluation on common deals). Multi-player games seat
+the agent in seat ``i mod players`` with ``--opponent`` (default random) in the others.
+
+Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
+length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Castellion's
+ordeals passed); and each agent's paired difference to the first agent (win rate and
+return, mean with its 95% interval). Written to ``--out`` (default ``results/``) as
+``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), and ``<name>.png`` when
+matplotlib is installed (the ``notebooks`` extra).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+
+import numpy as np
+
+from castle_envs.registry import GAMES, get_game
+
+from .episodes import play_chunk
+from .parallel import BACKENDS, run_chunks, split
+from .stats import mean_interval, paired_difference, wilson_interval
+
+
+def add_parser(sub):
+    p = sub.add_parser("evaluate", help="win rates of agents on common deals, with intervals")
+    p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
+    p.add_argument("--difficulty", help="Castle Siege: easy,medium,hard,very_hard or all")
+    p.add_argument("--level", help="Castellion: school,academy,menace or all")
+    p.add_argument("--players", help="Castle Rooms / Castell: 2,3,4 or all")
+    add_run_arguments(p, agent_flag="--agent", default_agents="random")
+    p.add_argument("--episodes", type=int, default=1000)
+    p.add_argument("--opponent", default="random",
+                   help="multi-player games: the agent in the other seats (default random)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="env keyword, e.g. --option attack=most_recent (repeatable)")
+    p.set_defaults(run=run)
+
+
+def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
+    p.add_argument(agent_flag, dest="agents", action="append",
+                   help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
+                        f"mcts:sims=200,rollout=heuristic, ppo:PATH (default {default_agents})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
+    p.add_argument("--backend", choices=BACKENDS, default="local")
+    p.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
+    p.add_argument("--out", default="results", help="results folder (default results/)")
+    p.add_argument("--name", default=None, help="file name stem (default from the run)")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def parse_agents(values, default: str) -> list[str]:
+    from agents.registry import split_agent_list
+    specs = []
+    for value in values or [default]:
+        specs += split_agent_list(value)
+    return specs
+
+
+def parse_variants(spec, args) -> list:
+    flags = {"difficulty": args.difficulty, "level": args.level, "num_players": args.players}
+    for key, value in flags.items():
+        if value is not None and key != spec.variant_arg:
+            flag = "--players" if key == "num_players" else f"--{key}"
+            raise ValueError(f"{flag} does not apply to {spec.slug}")
+    text = flags[spec.variant_arg]
+    if text is None:
+        return [spec.variants[0]]
+    names = list(spec.variants) if text == "all" else [t.strip() for t in str(text).split(",")]
+    out = []
+    for name in names:
+        value = int(name) if spec.variant_arg == "num_players" and str(name).isdigit() else name
+        if value not in spec.variants:
+            raise ValueError(f"unknown {spec.variant_arg} {name!r} for {spec.slug}; "
+                             f"choose from {list(spec.variants)} or all")
+        out.append(value)
+    return out
+
+
+def parse_env_options(items) -> dict:
+    options = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"malformed --option {item!r}: write KEY=VALUE")
+        value = value.strip()
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                continue
+        options[key.strip()] = value
+    return options
+
+
+def check_setup(spec, variant: dict, env_options: dict, agents: list[str]) -> None:
+    """Fail fast, in this process, on a bad option or agent (before any worker starts)."""
+    from agents.registry import make_agent
+    try:
+        spec.make(**variant, **env_options)
+    except TypeError as err:
+        raise ValueError(f"bad env option for {spec.slug}: {err}") from None
+    except ImportError as err:
+        raise ValueError(f"{spec.slug} is not available: {err}") from None
+    for a in agents:
+        make_agent(a, spec.slug)
+
+
+def progress_bar(total: int, enabled: bool, desc: str):
+    if not enabled:
+        return None, lambda k: None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None, lambda k: None
+    bar = tqdm(total=total, desc=desc, unit="ep", leave=False)
+    return bar, bar.update
+
+
+def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: int = 0,
+             env_options: dict | None = None, opponent: str = "random", workers=None,
+             backend: str = "local", address=None, progress: bool = False) -> dict:
+    """Play every agent on ``episodes`` common deals per variant; the summary dict."""
+    spec = get_game(game)
+    if episodes < 1:
+        raise ValueError("--episodes must be at least 1")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"an agent is listed twice: {agents}")
+    env_options = dict(env_options or {})
+    results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
+               "seed": seed, "env_options": env_options, "agents": agents,
+               "opponent": opponent if spec.api != "gymnasium" else None,
+               "results": [], "paired": []}
+    for value in variants:
+        variant = {spec.variant_arg: value}
+        check_setup(spec, variant, env_options, agents + ([opponent] if spec.api != "gymnasium" else []))
+        per_agent = {}
+        for agent in agents:
+            n_seats = int(value) if spec.variant_arg == "num_players" else 1
+            if n_seats == 1:
+                plan = ((agent,),)
+            else:   # the agent rotates through the seats
+                plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
+                             for k in range(n_seats))
+            chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
+                       seed, idx) for idx in split(episodes, workers or 8)]
+            bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
+            start = time.perf_counter()
+            try:
+                records = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
+                                                     address, tick, [len(c[-1]) for c in chunks])
+                           for r in chunk]
+            finally:
+                if bar is not None:
+                    bar.close()
+            seconds = time.perf_counter() - start
+            seat_of = [i % n_seats for i in range(episodes)]
+            ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
+            per_agent[agent] = ret
+            wins = int((ret > 0).sum())
+            low, high = wilson_interval(wins, episodes)
+            _, r_low, r_high = mean_interval(ret)
+            event_names = sorted({k for r in records for k in r["events"]})
+            events = {k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
+                      for k in event_names}
+            results["results"].append({
+                "agent": agent, spec.variant_arg: value, "episodes": episodes, "wins": wins,
+                "win_rate": wins / episodes, "win_low": low, "win_high": high,
+                "mean_return": float(ret.mean()), "return_low": r_low, "return_high": r_high,
+                "mean_length": float(np.mean([r["length"] for r in records])),
+                "truncated": int(sum(r["truncated"] for r in records)),
+                "events_mean": events, "seconds": seconds})
+        base = agents[0]
+        for agent in agents[1:]:
+            a, b = per_agent[agent], per_agent[base]
+            results["paired"].append({
+                "agent": agent, "baseline": base, spec.variant_arg: value,
+                "win_diff": paired_difference(a > 0, b > 0),
+                "return_diff": paired_difference(a, b)})
+    return results
+
+
+def run(args) -> int:
+    spec = get_game(args.game)
+    agents = parse_agents(args.agents, "random")
+    variants = parse_variants(spec, args)
+    summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
+                       parse_env_options(args.option), args.opponent, args.workers,
+                       args.backend, args.address, progress=not args.no_progress)
+    print_summary(summary)
+    name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
+                         + f"-seed{args.seed}-n{args.episodes}")
+    paths = write_results(summary, args.out, name, plot=not args.no_plot)
+    print("wrote " + ", ".join(paths))
+    return 0
+
+
+def print_summary(summary: dict) -> None:
+    key = summary["variant_arg"]
+    print(f"{summary['game']}: {summary['episodes']} episodes per agent and {key}, "
+          f"seeds {summary['seed']}..{summary['seed'] + summary['episodes'] - 1} (common deals)")
+    for r in summary["results"]:
+        events = ", ".join(f"{k} {v:.2f}" for k, v in r["events_mean"].items())
+        print(f"  {str(r[key]):<10} {r['agent']:<28} win {r['win_rate']:7.2%} "
+              f"[{r['win_low']:.2%}, {r['win_high']:.2%}]  return {r['mean_return']:+.3f}  "
+              f"length {r['mean_length']:.1f}  ({r['seconds']:.1f} s)")
+        if events:
+            print(f"  {'':<10} events per game: {events}")
+    for p in summary["paired"]:
+        d = p["win_diff"]
+        print(f"  {str(p[key]):<10} {p['agent']} - {p['baseline']}: win rate "
+              f"{d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] "
+              f"(better on {d['a_better']} deals, worse on {d['b_better']})")
+
+
+def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list[str]:
+    os.makedirs(out, exist_ok=True)
+    key = summary["variant_arg"]
+    stem = os.path.join(out, name)
+    with open(stem + ".json", "w") as f:
+        json.dump(summary, f, indent=2)
+    event_names = sorted({k for r in summary["results"] for k in r["events_mean"]})
+    columns = ["agent", key, "episodes", "wins", "win_rate", "win_low", "win_high",
+               "mean_return", "return_low", "return_high", "mean_length", "truncated", "seconds"]
+    with open(stem + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns + [f"events_{e}" for e in event_names])
+        for r in summary["results"]:
+            w.writerow([r[c] for c in columns] + [r["events_mean"].get(e, "") for e in event_names])
+    paths = [stem + ".json", stem + ".csv"]
+    if summary["paired"]:
+        with open(stem + "-paired.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["agent", "baseline", key, "win_diff", "win_diff_low", "win_diff_high",
+                        "return_diff", "return_diff_low", "return_diff_high", "n"])
+            for p in summary["paired"]:
+                d, e = p["win_diff"], p["return_diff"]
+                w.writerow([p["agent"], p["baseline"], p[key], d["mean"], d["low"], d["high"],
+                            e["mean"], e["low"], e["high"], d["n"]])
+        paths.append(stem + "-paired.csv")
+    if plot:
+        png = plot_win_rates(summary, stem + ".png")
+        if png:
+            paths.append(png)
+    return paths
+
+
+def plot_win_rates(summary: dict, path: str) -> str | None:
+    """Win rate with its interval per agent × variant; None (and a message) without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+        return None
+    key = summary["variant_arg"]
+    variants = list(dict.fromkeys(r[key] for r in summary["results"]))
+    agents = summary["agents"]
+    fig, ax = plt.subplots(figsize=(1.5 + 1.6 * len(variants), 3.5))
+    width = 0.8 / len(agents)
+    for k, agent in enumerate(agents):
+        rows = [next(r for r in summary["results"] if r["agent"] == agent and r[key] == v)
+                for v in variants]
+        x = np.arange(len(variants)) + (k - (len(agents) - 1) / 2) * width
+        y = np.array([r["win_rate"] for r in rows])
+        err = np.array([[r["win_rate"] - r["win_low"] for r in rows],
+                        [r["win_high"] - r["win_rate"] for r in rows]])
+        ax.bar(x, y, width, yerr=err, capsize=3, label=agent)
+    ax.set_xticks(np.arange(len(variants)), [str(v) for v in variants])
+    ax.set_ylabel("win rate (95% Wilson)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{summary['game']}, {summary['episodes']} episodes each")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
