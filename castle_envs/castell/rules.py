@@ -529,8 +529,30 @@ class State(GameState):
             w, lo, mixed = move.width, move.size - 1, move.mixed
             if free[lo] < w - mixed or (mixed and free[lo + 1] < mixed):
                 return "not enough free castellers of those numbers"
-            return "it breaks a tower rule the player's skills cannot pay for"
+            return self._level_problem(p, w, lo, mixed)
         return "it is not legal in the current position"
+
+    def _level_problem(self, p, w, lo, mixed) -> str:
+        """Which tower rule a level breaks, and the skill that would pay for it."""
+        skills = self.skills[p]
+        tower = self.towers[p]
+        hi = lo + (mixed > 0)
+        bal, strength, mix = forced_uses(tower)
+        if tower:
+            bw, blo, _ = tower[-1]
+            if w > bw:
+                return f"a level cannot be wider than the level below ({bw})"
+            if hi > blo:
+                return f"its numbers must be smaller than the level below (lowest {blo + 1})"
+            if w == bw and bal >= skills[BAL]:
+                return f"as wide as the level below needs Balance (value {skills[BAL]}, used {bal})"
+            if hi == blo and strength >= skills[STR]:
+                return (f"the same number as the level below needs Strength "
+                        f"(value {skills[STR]}, used {strength})")
+        if mixed and mix >= skills[MIX]:
+            return f"two numbers in a level need Mix (value {skills[MIX]}, used {mix})"
+        return (f"wider than the width limit {3 + skills[WID]} needs Width or a Base use "
+                f"(Base {skills[BAS]}, levels so far {len(tower)})")
 
     def describe_action(self, a) -> str:
         move = ACTIONS.decode(a)

@@ -155,3 +155,18 @@ def test_shape_and_exhibition_tiles():
     assert tower_meets([(4, 8, 0), (1, 2, 0)], [0, 0, 0, 0, 1], wide)
     assert not tower_meets([(4, 8, 0), (1, 2, 0)], [0, 1, 0, 0, 0], wide)      # Base did it
     assert not tower_meets([(3, 8, 0), (1, 2, 0)], [0, 0, 0, 0, 1], wide)      # no width used
+
+
+def test_illegal_levels_name_the_rule_and_the_skill(s):
+    from castle_envs.core.errors import IllegalActionError
+    for level, why in [((4, 9, 0), "width limit 3 needs Width or a Base"),
+                       ((2, 5, 1), "need Mix")]:
+        with pytest.raises(IllegalActionError, match=why):
+            act(s, AddLevel(*level))
+    build(s, (2, 8))
+    for level, why in [((3, 5, 0), "wider than the level below"),
+                       ((1, 9, 0), "smaller than the level below"),
+                       ((2, 5, 0), "needs Balance"),
+                       ((1, 8, 0), "needs Strength")]:
+        with pytest.raises(IllegalActionError, match=why):
+            act(s, AddLevel(*level))
