@@ -60,7 +60,7 @@ import gymnasium
 import numpy as np
 from pettingzoo.utils import wrappers
 
-from castle_envs.core import EpisodeOverError, check_options
+from castle_envs.core import check_options
 from castle_envs.core.aec_env import MaskedAECEnv
 
 from . import observation
@@ -126,12 +126,6 @@ class raw_env(MaskedAECEnv):
 
     def _render_rgb(self, state):
         return render_rgb(state)
-
-    def step(self, action):
-        if self.state is not None and not self.agents:
-            # every agent has already stepped None: the base would fail on a missing key
-            raise EpisodeOverError("the game is over and every agent is done; call reset()")
-        super().step(action)
 
     def _refresh_infos(self):
         super()._refresh_infos()

@@ -106,6 +106,8 @@ class MaskedAECEnv(AECEnv):
     def step(self, action):
         if self.state is None:
             raise EpisodeOverError("step() called before reset()")
+        if not self.agents:
+            raise EpisodeOverError("the game is over and every agent is done; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:

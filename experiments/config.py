@@ -1,0 +1,165 @@
+"""Training configs: YAML files checked against a typed schema, unknown keys rejected by name.
+
+A config is a nested mapping; ``SCHEMA`` gives every allowed key with its type and default.
+``load_config(path, overrides)`` returns the resolved config (defaults filled in) or raises
+``ValueError`` naming the bad key, e.g. ``ppo.n_stepz: unknown key``.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ANY = object()
+
+
+def _spec(kind, default):
+    return (kind, default)
+
+
+SCHEMA: dict[str, Any] = {
+    "name": _spec(str, "run"),
+    "game": _spec(str, "castle-siege"),
+    "variant": _spec(dict, {}),          # e.g. {difficulty: very_hard} / {num_players: 2}
+    "env_kwargs": _spec(dict, {}),       # passed to the env (reward: shaped, rules options)
+    "seed": _spec(int, 0),
+    "total_timesteps": _spec(int, 100_000),
+    "n_envs": _spec(int, 8),
+    "vec_env": _spec(str, "dummy"),      # dummy | subproc
+    "device": _spec(str, "cpu"),
+    "run_dir": _spec(str, "runs"),
+    "ppo": {
+        "learning_rate": _spec(float, 3e-4),
+        "n_steps": _spec(int, 256),
+        "batch_size": _spec(int, 256),
+        "n_epochs": _spec(int, 4),
+        "gamma": _spec(float, 0.99),
+        "gae_lambda": _spec(float, 0.95),
+        "clip_range": _spec(float, 0.2),
+        "ent_coef": _spec(float, 0.01),
+        "vf_coef": _spec(float, 0.5),
+        "max_grad_norm": _spec(float, 0.5),
+    },
+    "policy": {
+        "net_arch": _spec(list, [256, 256]),
+        "activation": _spec(str, "relu"),   # relu | tanh
+    },
+    "curriculum": _spec(list, []),        # [{variant: {...}, until_steps: N}, ...]
+    "opponents": _spec(list, ["random"]),  # multi-player games: agent specs for other seats
+    "self_play": {
+        "enabled": _spec(bool, False),
+        "snapshot_every": _spec(int, 50_000),
+        "pool_size": _spec(int, 5),
+        "fixed_opponent_share": _spec(float, 0.5),   # share of episodes against `opponents`
+    },
+    "eval": {
+        "every_steps": _spec(int, 20_000),
+        "episodes": _spec(int, 200),
+        "seed": _spec(int, 1_000_000),     # held-out deals: seeds from here on
+    },
+    "checkpoint": {
+        "every_steps": _spec(int, 50_000),
+    },
+}
+
+CHOICES = {"vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
+           "device": ("cpu", "cuda", "auto")}
+
+
+def _defaults(schema: dict) -> dict:
+    return {k: _defaults(v) if isinstance(v, dict) else copy.deepcopy(v[1])
+            for k, v in schema.items()}
+
+
+def _merge(schema: dict, given: dict, prefix: str = "") -> dict:
+    if not isinstance(given, dict):
+        raise ValueError(f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {type(given).__name__}")
+    out = _defaults(schema)
+    for key, value in given.items():
+        path = f"{prefix}{key}"
+        if key not in schema:
+            raise ValueError(f"{path}: unknown key (known: {', '.join(sorted(schema))})")
+        spec = schema[key]
+        if isinstance(spec, dict):
+            out[key] = _merge(spec, value or {}, f"{path}.")
+            continue
+        kind = spec[0]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if kind is int and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{path}: expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        if path in CHOICES and value not in CHOICES[path]:
+            raise ValueError(f"{path}: {value!r} is not one of {list(CHOICES[path])}")
+        out[key] = value
+    return out
+
+
+def _set_override(config: dict, assignment: str) -> None:
+    """``ppo.n_steps=128`` style overrides, values parsed as YAML."""
+    if "=" not in assignment:
+        raise ValueError(f"override {assignment!r} must look like key.sub=value")
+    path, _, text = assignment.partition("=")
+    keys = path.strip().split(".")
+    node = config
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise ValueError(f"override {assignment!r}: {key} is not a mapping")
+    node[keys[-1]] = yaml.safe_load(text)
+
+
+def resolve(raw: dict, overrides: list[str] | None = None) -> dict:
+    raw = copy.deepcopy(raw or {})
+    for assignment in overrides or []:
+        _set_override(raw, assignment)
+    config = _merge(SCHEMA, raw)
+    _check_values(config)
+    return config
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no config file {path}")
+    with open(path) as f:
+        raw = yaml.safe_load(f) or {}
+    return resolve(raw, overrides)
+
+
+def _check_values(config: dict) -> None:
+    from castle_envs.registry import get_game
+
+    spec = get_game(config["game"])
+    for key in config["variant"]:
+        if key != spec.variant_arg:
+            raise ValueError(f"variant.{key}: {spec.slug} takes variant.{spec.variant_arg}")
+    value = config["variant"].get(spec.variant_arg, spec.variants[0])
+    if value not in spec.variants:
+        raise ValueError(f"variant.{spec.variant_arg}: {value!r} is not one of {list(spec.variants)}")
+    config["variant"] = {spec.variant_arg: value}
+    for name in ("total_timesteps", "n_envs"):
+        if config[name] < 1:
+            raise ValueError(f"{name}: must be at least 1")
+    ppo = config["ppo"]
+    if (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
+        raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
+    for i, stage in enumerate(config["curriculum"]):
+        if not isinstance(stage, dict) or set(stage) - {"variant", "until_steps"}:
+            raise ValueError(f"curriculum[{i}]: expected keys variant and until_steps")
+        stage_value = (stage.get("variant") or {}).get(spec.variant_arg)
+        if stage_value not in spec.variants:
+            raise ValueError(f"curriculum[{i}].variant.{spec.variant_arg}: {stage_value!r} "
+                             f"is not one of {list(spec.variants)}")
+        if not isinstance(stage.get("until_steps"), int):
+            raise ValueError(f"curriculum[{i}].until_steps: expected int")
+    if spec.api == "gymnasium" and config["self_play"]["enabled"]:
+        raise ValueError("self_play.enabled: self-play needs a multi-player game")
+
+
+def dump_config(config: dict, path: str | Path) -> None:
+    with open(path, "w") as f:
+        yaml.safe_dump(config, f, sort_keys=False)

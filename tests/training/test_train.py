@@ -1,0 +1,76 @@
+"""The training pipeline: a tiny run learns on Easy, resume continues, bad configs fail clearly."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from experiments.config import load_config, resolve  # noqa: E402
+from experiments.train import train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "configs" / "tiny" / "castle_siege_easy.yaml"
+
+
+def test_every_shipped_config_is_valid():
+    configs = sorted((ROOT / "configs").rglob("*.yaml"))
+    assert len(configs) >= 9
+    for path in configs:
+        load_config(path)
+
+
+@pytest.mark.parametrize("raw,message", [
+    ({"ppo": {"n_stepz": 3}}, r"ppo.n_stepz: unknown key"),
+    ({"speed": 1}, r"speed: unknown key"),
+    ({"seed": "zero"}, r"seed: expected int, got str"),
+    ({"n_envs": 1.5}, r"n_envs: expected int"),
+    ({"policy": {"activation": "gelu"}}, r"policy.activation: 'gelu' is not one of"),
+    ({"game": "chess"}, r"unknown game 'chess'"),
+    ({"variant": {"level": "school"}}, r"variant.level: castle-siege takes variant.difficulty"),
+    ({"variant": {"difficulty": "extreme"}}, r"variant.difficulty: 'extreme' is not one of"),
+    ({"ppo": {"batch_size": 100}}, r"ppo.batch_size: must divide"),
+    ({"curriculum": [{"variant": {"difficulty": "easyy"}, "until_steps": 5}]}, r"curriculum\[0\]"),
+    ({"self_play": {"enabled": True}}, r"self-play needs a multi-player game"),
+])
+def test_bad_configs_name_the_key(raw, message):
+    with pytest.raises(ValueError, match=message):
+        resolve(raw)
+
+
+def test_cli_reports_bad_config_without_traceback(tmp_path, capsys):
+    from experiments.cli import main
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: castle-siege\nppo: {lr: 0.1}\n")
+    assert main(["train", "--config", str(bad), "--no-progress"]) == 2
+    assert "ppo.lr: unknown key" in capsys.readouterr().err
+
+
+def test_resume_continues_the_step_count_and_keeps_the_config(tmp_path):
+    config = load_config(TINY)
+    whole = train(config, run_dir=tmp_path / "whole", progress_bar=False)
+    part = train(config, run_dir=tmp_path / "part", progress_bar=False, stop_after=256)
+    assert part["num_timesteps"] == 256
+    resumed = train(resume=str(tmp_path / "part"), progress_bar=False)
+    assert resumed["num_timesteps"] == whole["num_timesteps"] == config["total_timesteps"]
+    saved = yaml.safe_load((tmp_path / "part" / "config.yaml").read_text())
+    assert saved == yaml.safe_load((tmp_path / "whole" / "config.yaml").read_text())
+    rows = (tmp_path / "part" / "eval.csv").read_text().strip().splitlines()
+    assert [int(r.split(",")[0]) for r in rows[1:]] == [256, 512]
+    assert list((tmp_path / "part" / "tb").iterdir())
+
+
+def test_curriculum_and_multiplayer_configs_run(tmp_path):
+    config = resolve({
+        "game": "castle-siege", "variant": {"difficulty": "medium"}, "total_timesteps": 256,
+        "n_envs": 2, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        "policy": {"net_arch": [32]}, "eval": {"every_steps": 10_000, "episodes": 2},
+        "curriculum": [{"variant": {"difficulty": "easy"}, "until_steps": 128}]})
+    summary = train(config, run_dir=tmp_path / "cur", progress_bar=False)
+    assert summary["num_timesteps"] == 256
+    rooms = resolve({
+        "game": "castle-rooms", "variant": {"num_players": 2}, "total_timesteps": 256,
+        "n_envs": 2, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        "policy": {"net_arch": [32]}, "eval": {"every_steps": 10_000, "episodes": 2},
+        "self_play": {"enabled": True, "snapshot_every": 128}})
+    assert train(rooms, run_dir=tmp_path / "rooms", progress_bar=False)["num_timesteps"] == 256
