@@ -51,6 +51,11 @@ from ._jit import HAVE_NUMBA, INSTALL_HINT
 _warned = False
 
 
+def _wrapping_ok():
+    """The generator's uint64 arithmetic wraps by design; plain NumPy would warn."""
+    return np.errstate(over="ignore")
+
+
 class CastleSiegeVectorEnv(VectorEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
                 "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -88,8 +93,10 @@ class CastleSiegeVectorEnv(VectorEnv):
         self.action_space = batch_space(single.action_space, self.num_envs)
 
         n = self.num_envs
-        self._cards = np.zeros((n, K.CARD_WORDS), np.int8)
-        self._ints = np.zeros((n, K.INT_WORDS), np.int32)
+        # compiled kernels widen int8 arithmetic to int64; plain Python (NumPy scalars) would
+        # not, so without numba the state lives in int64
+        self._cards = np.zeros((n, K.CARD_WORDS), np.int8 if HAVE_NUMBA else np.int64)
+        self._ints = np.zeros((n, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
         self._rng = np.zeros((n, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._mask_padded = np.zeros((n, K.MASK_WIDTH), bool)
@@ -125,10 +132,11 @@ class CastleSiegeVectorEnv(VectorEnv):
                 K.load_deal(self._cards[i], self._ints[i], self.rows, deck)
             self._mask_padded[:] = False
             K.refresh_all(self._cards, self._ints, self.rows, self.recent, self.leave,
-                          self._obs, self._mask)
+                          self._obs, self._mask_padded)
         else:
-            K.reset_all(self._cards, self._ints, self._rng, self.rows, self.recent, self.leave,
-                        self._obs, self._mask, self._order)
+            with _wrapping_ok():
+                K.reset_all(self._cards, self._ints, self._rng, self.rows, self.recent,
+                            self.leave, self._obs, self._mask_padded, self._order)
         self._started = True
         return self._out(self._obs), {"action_mask": self._out(self._mask),
                                       "_action_mask": self._all.copy()}
@@ -144,10 +152,11 @@ class CastleSiegeVectorEnv(VectorEnv):
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
         kernel = K.step_batch_parallel if self.parallel else K.step_batch
-        kernel(self._cards, self._ints, self._rng, self._actions, self.rows, self.recent,
-               self.leave, self.shaped, self.max_episode_steps, self.penalty, self._obs,
-               self._mask, self._rewards, self._terminated, self._truncated, self._done,
-               self._won, self._illegal, self._final_obs)
+        with _wrapping_ok():
+            kernel(self._cards, self._ints, self._rng, self._actions, self.rows, self.recent,
+                   self.leave, self.shaped, self.max_episode_steps, self.penalty, self._obs,
+                   self._mask_padded, self._rewards, self._terminated, self._truncated,
+                   self._done, self._won, self._illegal, self._final_obs)
         info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
         if self._done.any():
             done = self._done.copy()
@@ -227,7 +236,7 @@ class CastleSiegeVectorEnv(VectorEnv):
         v[K.EVENTS:K.EVENTS + len(EVENTS)] = state.events
         self._mask_padded[i] = False
         K.refresh_all(self._cards[i:i + 1], self._ints[i:i + 1], self.rows, self.recent,
-                      self.leave, self._obs[i:i + 1], self._mask[i:i + 1])
+                      self.leave, self._obs[i:i + 1], self._mask_padded[i:i + 1])
         self._started = True
 
     # --- helpers ---------------------------------------------------------------------------

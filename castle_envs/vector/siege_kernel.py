@@ -302,14 +302,14 @@ def compute_mask(b, v, recent, m):
         return v[HSIZE]
     held = min(v[HSIZE], HAND_SLOTS)
     k = (1 << held) - 1
-    sums = np.zeros(31, np.int64)
-    for s in range(k):
-        mask = s + 1
-        t = 0
-        for i in range(held):
-            if mask >> i & 1:
-                t += _RANK[b[HAND + i]]
-        sums[s] = t
+    sums = np.empty(32, np.int64)   # sums[bitmask]: rank sum of those hand slots
+    sums[0] = 0
+    for bits in range(1, k + 1):
+        low = bits & -bits
+        slot = 0
+        while (1 << slot) != low:
+            slot += 1
+        sums[bits] = sums[bits ^ low] + _RANK[b[HAND + slot]]
     for c in range(4):
         n = v[CLEN + c]
         base = COLS + c * NUM_CARDS
@@ -317,10 +317,10 @@ def compute_mask(b, v, recent, m):
         for p in range(max(first, 0), n):
             target = b[base + p]
             need = _RANK[target]
-            for s in range(k):
-                if sums[s] >= need:
-                    m[s * NUM_CARDS + target] = True
-                    count += 1
+            for s in range(k):   # branch-free: about half of these are legal
+                ok = sums[s + 1] >= need
+                m[s * NUM_CARDS + target] = ok
+                count += ok
     can_capture = False
     any_defender = False
     for c in range(4):
@@ -332,7 +332,7 @@ def compute_mask(b, v, recent, m):
         target = b[CASTLES + c]
         need = _RANK[target]
         for s in range(k):
-            if sums[s] == need:
+            if sums[s + 1] == need:
                 m[s * NUM_CARDS + target] = True
                 count += 1
                 can_capture = True
@@ -348,16 +348,17 @@ def encode(b, v, rows, recent, leave, obs):
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(O.OBS_SIZE):
         obs[k] = 0.0
-    # where each card is, as the player sees it
+    # where each card is, as the player sees it; the flags exclude each other, and cards in
+    # hand, columns and castles (all flags clear) are moved off UNSEEN below
+    discards = 0
+    recycled = 0
     for card in range(NUM_CARDS):
-        loc = O.UNSEEN
-        if b[RECYCLED + card]:
-            loc = O.RECYCLED
-        if b[DISCARDED + card]:
-            loc = O.DISCARD
-        if b[OUT + card]:
-            loc = O.OUT
-        obs[O.LOC_OFF + card * O.N_LOCATIONS + loc] = 1.0
+        r = b[RECYCLED + card]
+        d = b[DISCARDED + card]
+        o = b[OUT + card]
+        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.RECYCLED * r + O.DISCARD * d + O.OUT * o] = 1.0
+        discards += d
+        recycled += r
     for i in range(v[HSIZE]):
         card = b[HAND + i]
         obs[O.LOC_OFF + card * O.N_LOCATIONS + O.UNSEEN] = 0.0
@@ -370,12 +371,13 @@ def encode(b, v, rows, recent, leave, obs):
     for c in range(4):
         n = v[CLEN + c]
         base = COLS + c * NUM_CARDS
-        col_sum = np.float32(0.0)
-        acc = np.zeros(8, np.float32)   # NumPy's pairwise float32 sum over the 52 entries
-        for p in range(48):
+        # NumPy's float32 sum of the 52 entries (empty ones add an exact 0): eight pairwise
+        # accumulators over the first 48, then the rest in order
+        acc = np.zeros(8, np.float32)
+        for p in range(min(n, 48)):
             acc[p % 8] += _RANK_LOW[b[base + p]]
         col_sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-        for p in range(48, NUM_CARDS):
+        for p in range(48, n):
             col_sum += _RANK_LOW[b[base + p]]
         for p in range(n):
             card = b[base + p]
@@ -397,13 +399,10 @@ def encode(b, v, rows, recent, leave, obs):
     obs[O.PHASE_OFF + v[PHASE]] = 1.0
     obs[O.DIFF_OFF + rows - 1] = 1.0
     dsize = v[DSIZE]
-    for depth in range(dsize):
-        card = b[DECK + (v[HEAD] + depth) % NUM_CARDS]
-        if b[RECYCLED + card]:
+    if recycled:   # recycled cards are the deck's bottom
+        for depth in range(dsize - recycled, dsize):
+            card = b[DECK + (v[HEAD] + depth) % NUM_CARDS]
             obs[O.DEPTH_OFF + card] = np.float32((depth + 1) / NUM_CARDS)
-    discards = 0
-    for card in range(NUM_CARDS):
-        discards += b[DISCARDED + card]
     captured = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
     s = O.SCALAR_OFF
     obs[s] = np.float32(dsize / NUM_CARDS)
