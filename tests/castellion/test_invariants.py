@@ -11,6 +11,7 @@ from castle_envs.core.errors import IllegalActionError
 from .helpers import conserved
 
 LEVELS = ("school", "academy", "menace")
+GAMES_PER_LEVEL = 1000   # thousands more: python -m castle_envs.castellion.measure --check
 
 
 def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=None):
@@ -48,7 +49,7 @@ def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=
 @pytest.mark.parametrize("level", LEVELS)
 def test_random_games_conserve_tiles_and_end(level):
     phases = set()
-    for seed in range(150):
+    for seed in range(GAMES_PER_LEVEL):
         random_game(level, seed, phases=phases)
     # the sweep reaches every kind of decision the level has
     expected = {"draw", "defender", "traitor"}
