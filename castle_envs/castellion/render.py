@@ -47,7 +47,8 @@ def render_ansi(state: State) -> str:
         lines_out.append("VICTORY" if state.won else
                          f"DEFEAT at ordeal {state.current + 1}")
     else:
-        extra = f" ({state.destroy_left} to destroy)" if state.destroy_left else ""
+        why = ("", "Traitor discarded", "Pyro", "Assault penalty")[state.destroy_reason]
+        extra = f" ({state.destroy_left} to destroy: {why})" if state.destroy_left else ""
         lines_out.append(f"decision: {PHASE_NAMES[state.phase]}{extra}")
     return "\n".join(lines_out) + "\n"
 

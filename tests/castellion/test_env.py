@@ -293,3 +293,12 @@ def test_observation_layout():
     # (one went to the castle; the safe one stays in the safe pile)
     assert obs[o.REGULAR_OFF + KIND_BY_NAME["seer-triangle"]] == pytest.approx(4 / 5)
     assert obs[o.SAFE_OFF + KIND_BY_NAME["seer-triangle"]] == 1
+
+
+def test_traitor_moves_are_described_with_their_ordeal_and_cost():
+    s = position("menace", castle=["P^ P# Po P^ S# C^", "S# Co"], hand="T",
+                 ordeals=["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"])
+    assert s.describe_action(16) == "place the traitor beside a face-down ordeal (1/2)"
+    assert s.describe_action(17) == "discard the traitor (destroy 3 tiles)"   # one line
+    s = position("school", hand="B", ordeals=["exam-1", "exam-2", "exam-3a"])
+    assert s.describe_action(16) == "place the black-traitor beside Exam I (1/5)"
