@@ -13,6 +13,12 @@ ISMCTS correction for moves that exist only in some sampled worlds. Nodes store 
 seat's summed return, and a node is scored for the seat that chose it, so the same code
 plays solitaire and multi-player games (max^n backup).
 
+Progressive widening (``widening``, default 2: a node visited v times has at most
+2·sqrt(v) children) keeps small budgets from being spent on one visit per move when a
+position has hundreds of moves. With ``rollout=heuristic`` a node's first expansion is the heuristic's move (then the
+others, uniformly), so small budgets refine the heuristic rather than sample blindly among
+hundreds of moves.
+
 Budget: ``sims`` simulations per move, or ``time`` seconds (a time budget makes results
 depend on machine speed: use ``sims`` for reproducible numbers). Rollouts: ``random``
 (uniform legal moves) or ``heuristic`` (the game's heuristic baseline).
@@ -42,7 +48,7 @@ class MCTSAgent(Agent):
 
     def __init__(self, seed: int | None = None, sims: int = 200, time: float | None = None,
                  c: float = 1.0, rollout: str = "random", rollout_policy=None,
-                 max_rollout_steps: int | None = None):
+                 max_rollout_steps: int | None = None, widening: float = 2.0):
         super().__init__(seed)
         if sims < 1:
             raise ValueError(f"mcts: sims must be at least 1, got {sims}")
@@ -56,6 +62,9 @@ class MCTSAgent(Agent):
         self.rollout = rollout
         self.rollout_policy = rollout_policy
         self.max_rollout_steps = max_rollout_steps
+        if widening <= 0:
+            raise ValueError(f"mcts: widening must be positive, got {widening}")
+        self.widening = float(widening)
         self.name = f"mcts:sims={sims}" + (f",rollout={rollout}" if rollout != "random" else "")
 
     def act(self, observation, action_mask, state=None) -> int:
@@ -71,7 +80,12 @@ class MCTSAgent(Agent):
         deadline = None if self.time is None else _time.perf_counter() + self.time
         sims = 0
         while True:
-            self._simulate(root, state.determinize(player, rng), n, rng)
+            try:
+                world = state.determinize(player, rng)
+            except NotImplementedError:
+                raise ValueError(f"mcts needs {type(state).__module__}.determinize(), which this "
+                                 "game does not implement yet") from None
+            self._simulate(root, world, n, rng)
             sims += 1
             if deadline is None:
                 if sims >= self.sims:
@@ -106,13 +120,18 @@ class MCTSAgent(Agent):
                     untried.append(a)
                     continue
                 child.avail += 1
-                if not untried:
-                    ucb = (child.value[p] / child.visits
-                           + c * math.sqrt(math.log(child.avail) / child.visits))
-                    if ucb > best_ucb:
-                        best, best_ucb = a, ucb
-            if untried:
-                a = untried[int(rng.integers(len(untried)))]
+                ucb = (child.value[p] / child.visits
+                       + c * math.sqrt(math.log(child.avail) / child.visits))
+                if ucb > best_ucb:
+                    best, best_ucb = a, ucb
+            # progressive widening: a node visited v times has at most pw·sqrt(v) children
+            if untried and (best is None or
+                            len(legal) - len(untried) < self.widening * math.sqrt(node.visits + 1)):
+                a = -1
+                if self.rollout_policy is not None and self.rollout == "heuristic":
+                    a = self.rollout_policy(s, rng)   # the heuristic's move is tried first
+                if a not in untried:
+                    a = untried[int(rng.integers(len(untried)))]
                 child = _Node(n)
                 children[a] = child
                 s._apply(a)   # legal in this determinization

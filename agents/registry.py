@@ -15,7 +15,7 @@ from .base import Agent, PolicyAgent, RandomAgent
 AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "ppo")
 
 _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
-                 "max_rollout_steps": int}
+                 "max_rollout_steps": int, "widening": float}
 
 
 def heuristic_policy(game: str, name: str = "heuristic"):

@@ -1,0 +1,52 @@
+import pytest
+
+from agents import PolicyAgent, RandomAgent, available_agents, make_agent, split_agent_list
+from agents.mcts import MCTSAgent
+from agents.registry import parse_spec
+
+
+def test_names_build_the_right_agents():
+    assert isinstance(make_agent("random", "castle-siege"), RandomAgent)
+    h = make_agent("heuristic", "castle-siege")
+    assert isinstance(h, PolicyAgent) and h.name == "heuristic"
+    m = make_agent("mcts:sims=7,rollout=heuristic,c=0.5", "castle-siege")
+    assert isinstance(m, MCTSAgent)
+    assert (m.sims, m.c, m.rollout) == (7, 0.5, "heuristic")
+    assert make_agent("MCTS", "castle-siege").sims == 200
+
+
+def test_split_agent_list_keeps_options_with_their_agent():
+    assert split_agent_list("random,mcts:sims=50,rollout=heuristic,heuristic") == [
+        "random", "mcts:sims=50,rollout=heuristic", "heuristic"]
+    assert split_agent_list("ppo:models/a.zip,random") == ["ppo:models/a.zip", "random"]
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("alphazero", "unknown agent 'alphazero'"),
+    ("", "empty agent name"),
+    ("mcts:sims", "malformed mcts option 'sims'"),
+    ("mcts:depth=3", "unknown mcts option 'depth'"),
+    ("mcts:sims=lots", "needs a int"),
+    ("mcts:sims=0", "at least 1"),
+    ("mcts:rollout=smart", "rollout must be"),
+    ("random:fast=1", "takes no options"),
+    ("ppo:", "needs a model path"),
+])
+def test_bad_specs_are_value_errors_naming_the_fix(spec, words):
+    with pytest.raises(ValueError, match=words):
+        make_agent(spec, "castle-siege")
+
+
+def test_missing_model_and_unknown_game():
+    with pytest.raises(FileNotFoundError, match="no MaskablePPO model"):
+        make_agent("ppo:/nonexistent/model.zip", "castle-siege")
+    with pytest.raises(ValueError, match="unknown game"):
+        make_agent("heuristic", "chess")
+    with pytest.raises(ValueError, match="does not follow"):
+        split_agent_list("sims=3,random")
+
+
+def test_parse_spec_and_listing():
+    assert parse_spec(" mcts:sims=3 ") == ("mcts", "sims=3")
+    assert "heuristic" in available_agents("castle-siege")
+    assert "greedy" in available_agents("castle-siege")
