@@ -1,9 +1,4 @@
 """Academy level: tile powers, Traitor discards, Simulations, early encounters."""
-import pytest
-
-from castle_envs.castellion.data import KIND_BY_NAME
-from castle_envs.castellion.rules import State
-
 from .helpers import act, conserved, grid_text, legal, position, tile
 
 SIMS = ["sim-1", "sim-2a", "sim-3a"]

@@ -2,7 +2,6 @@
 import numpy as np
 
 from castle_envs.castellion import observation
-from castle_envs.castellion.rules import State
 
 from .helpers import act, at_ordeal, conserved, grid_text, legal, position
 

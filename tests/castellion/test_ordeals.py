@@ -1,6 +1,4 @@
 """Ordeals: triggering, Exams, the complete castle, tiles running out (School level)."""
-import numpy as np
-
 from castle_envs.castellion.rules import OVER, State
 
 from .helpers import act, at_ordeal, conserved, grid_text, legal, position

@@ -1,8 +1,5 @@
 """The four placement rules, drawing, discarding and Traitor placement (every level)."""
-import numpy as np
 import pytest
-
-from castle_envs.castellion.rules import State
 
 from .helpers import act, grid_text, legal, position
 
