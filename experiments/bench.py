@@ -4,6 +4,13 @@ Two figures per game: the rules core alone (``state.legal_action_mask()`` +
 ``state.apply_action``), and through the public env API (``gymnasium.make`` with the mask
 from ``info``; PettingZoo ``agent_iter`` with the mask from ``observe``). The mask is
 computed every step, as an agent needs it.
+
+Games with a batched env (``castle_envs.make_vec``) also get batched figures at several
+batch sizes (``--batch-sizes``): env steps per second counted across the batch, each step
+returning observations, masks, rewards and autoreset, with actions drawn uniformly from the
+masks by the compiled sampler; memory per env; the first call's time (compilation, or
+loading numba's cache) and whether the cache was hit. PettingZoo's ``connect_four_v3`` is
+measured the same way as the AEC games for a side-by-side ratio when it can be imported.
 """
 from __future__ import annotations
 
@@ -26,6 +33,11 @@ def add_parser(sub):
     p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--batch-sizes", default="1,64,1024,4096",
+                   help="batched env sizes, comma-separated ('' to skip the batched figures)")
+    p.add_argument("--parallel", action="store_true",
+                   help="batched env on numba's threads (default: one thread)")
+    p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
     p.set_defaults(run=run)
 
 
@@ -88,6 +100,51 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
     return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed}
 
 
+def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed: int,
+                  parallel: bool = False) -> dict:
+    """Random masked play on the batched env; steps are counted across the batch."""
+    import castle_envs
+    from castle_envs.vector import siege_kernel
+
+    start = time.perf_counter()
+    envs = castle_envs.make_vec(slug, num_envs, copy=False, parallel=parallel, **variant)
+    envs.reset(seed=seed)
+    words = (np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+             ^ np.uint64(seed))
+    actions = np.zeros(num_envs, np.int64)
+    sample = siege_kernel.sample_legal
+    sample(envs._mask_padded, words, actions)
+    envs.step(actions)
+    first_call = time.perf_counter() - start
+    stats = getattr(siege_kernel.step_batch, "stats", None)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        sample(envs._mask_padded, words, actions)
+        _, _, terminated, truncated, _ = envs.step(actions)
+        steps += num_envs
+        games += int(np.count_nonzero(terminated | truncated))
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    buffers = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
+    memory = sum(b.nbytes for b in buffers if b.base is None)
+    return {"num_envs": num_envs, "steps": steps, "games": games, "seconds": elapsed,
+            "steps_per_s": steps / elapsed, "bytes_per_env": memory / num_envs,
+            "first_call_s": first_call, "parallel": parallel,
+            "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
+
+
+def bench_peer(seconds: float, seed: int) -> dict | None:
+    """PettingZoo's connect_four_v3 through the same AEC loop; None if it cannot import."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError as err:
+        return {"error": f"{type(err).__name__}: {err}"}
+    return bench_aec(connect_four_v3.env(), seconds, seed)
+
+
 def bench_game(spec, variant: dict, seconds: float, seed: int) -> dict:
     import gymnasium
 
@@ -111,6 +168,7 @@ def run(args) -> int:
         jobs = [(spec, {spec.variant_arg: spec.variants[0]}) for spec in GAMES.values()]
     else:
         jobs = [game_and_variant(args)]
+    sizes = [int(x) for x in args.batch_sizes.split(",") if x.strip()]
     results = []
     for spec, variant in jobs:
         try:
@@ -120,15 +178,45 @@ def run(args) -> int:
                 raise ValueError(f"{spec.slug} is not available: {err}") from None
             print(f"(skipping {spec.slug}: {err})")
             continue
+        r = results[-1]
+        label = f"{spec.slug} {list(variant.values())[0]}"
         if not args.json:
-            r = results[-1]
-            label = f"{spec.slug} {list(variant.values())[0]}"
             print(f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
                   f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
                   f"({r['core']['games']} games core, {r['env']['games']} env)")
+        if spec.slug in _vector_games() and sizes:
+            r["batched"] = []
+            for n in sizes:
+                b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, args.parallel)
+                r["batched"].append(b)
+                if not args.json:
+                    print(f"{'':<26} batched x{n:<5} {b['steps_per_s']:>12,.0f} steps/s   "
+                          f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
+                          f"{b['first_call_s']:.2f} s (numba cache hits: {b['numba_cache_hits']})")
+    if not args.no_peer and results:
+        peer = bench_peer(args.seconds, args.seed)
+        results.append({"game": "pettingzoo connect_four_v3", "env": peer})
+        if not args.json:
+            if "error" in peer:
+                print(f"(PettingZoo connect_four_v3 not measured: {peer['error']})")
+            else:
+                print(f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
+                      f" steps/s   ({peer['games']} games)")
+                for r in results[:-1]:
+                    print(f"  {r['game']}: env / connect_four = "
+                          f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
+                          + "".join(f", batched x{b['num_envs']} / connect_four = "
+                                    f"{b['steps_per_s'] / peer['steps_per_s']:.1f}"
+                                    for b in r.get("batched", [])))
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
 
 
-__all__ = ["bench_core", "bench_gym", "bench_aec", "bench_game", "get_game"]
+def _vector_games():
+    from castle_envs.vector import VECTOR_GAMES
+    return VECTOR_GAMES
+
+
+__all__ = ["bench_core", "bench_gym", "bench_aec", "bench_game", "bench_batched", "bench_peer",
+           "get_game"]
