@@ -175,3 +175,25 @@ def test_encountering_early_without_the_formations_loses():
     s = academy(castle=["S^ C#"])
     act(s, "encounter the lowest ordeal now")
     assert s.is_terminal() and not s.won
+
+
+def test_passing_simulation_three_wins():
+    from .helpers import at_ordeal
+    # sim-3a: 2 bastions + 2 lines
+    castle = ["J^ J# P^ P# S^ S#",
+              "Jo J^ Po P^ C# Co",
+              "S# So S^ So P^ J^",
+              "C^ C# Co C^"]
+    s = at_ordeal(castle, 2, 2, SIMS, level="academy")
+    assert s.formations() == (0, 2, 2)
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.won and s.is_terminal()
+
+
+def test_recovered_tile_discarded_with_its_power():
+    s = academy(castle=["S^ C# Jo"], hand="C#", discard="J#")
+    act(s, POWER, "recover juggler-square", POWER)
+    assert s.phase == 4                       # the recovered Juggler's swap
+    act(s, "swap r0c0 with r0c1")
+    assert grid_text(s) == ["C# S^ Jo"] and conserved(s)
+    assert s.discard[tile("C#")] >= 1 and s.discard[tile("J#")] >= 1

@@ -2,6 +2,7 @@
 import numpy as np
 
 from castle_envs.castellion import observation
+from castle_envs.castellion.rules import State
 
 from .helpers import act, at_ordeal, conserved, grid_text, legal, position
 
@@ -138,3 +139,32 @@ def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_enco
     # (Jugglers, columns 1-2, rows 0-1) lowers the 16-tile penalty by 4
     assert s.face_down == [False, True, False] and s.formations()[1] == 1
     assert s.phase == 3 and s.destroy_left == 12
+
+
+def test_early_encounter_turns_the_card_up():
+    s = menace(castle=["C^ J#"], ordeals=["assault-1-earthworm", "assault-2-harpy",
+                                           "assault-3-harpy"])
+    act(s, "encounter the lowest ordeal now")
+    assert s.face_down[0] is False and s.is_terminal()    # Earthworm I: no row 1 left
+
+
+def test_tiles_running_out_resolves_assaults_in_order_with_their_penalties():
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
+    s = menace(castle=castle, ordeals=HARPIES)
+    d = s.to_dict()
+    last = d["regular"].pop()
+    for k in d["regular"] + d["safe"]:
+        d["discard"][k] += 1
+    d["regular"], d["safe"] = [last], []
+    s = State.from_dict(d)
+    act(s, "draw from the regular pile")
+    act(s, "discard the tile" if last < 12 else "place the traitor beside the lowest ordeal")
+    # Assault I (Harpy, 2 towers; one tower, one bastion): 16 - 4 = 12 tiles to destroy
+    assert s.current == 0 and s.phase == 3 and s.destroy_left == 12
+    for _ in range(12):
+        act(s, sorted(m for m in legal(s) if m.startswith("destroy row 1"))[0])
+    # the foundation held: Assault I passed, and Assault II follows at once (destroy all 6)
+    assert s.current == 1 and s.phase == 3 and s.destroy_left == 6
+    for _ in range(6):
+        act(s, sorted(m for m in legal(s) if m.startswith("destroy"))[0])
+    assert s.is_terminal() and not s.won and s.current == 1
