@@ -29,6 +29,7 @@ SCHEMA: dict[str, Any] = {
     "n_envs": _spec(int, 8),
     "vec_env": _spec(str, "dummy"),      # dummy | subproc
     "device": _spec(str, "cpu"),
+    "torch_threads": _spec(int, 1),      # 1 avoids oversubscribing small CPUs
     "run_dir": _spec(str, "runs"),
     "ppo": {
         "learning_rate": _spec(float, 3e-4),

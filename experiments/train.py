@@ -285,6 +285,8 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         dump_config(config, run_dir / "config.yaml")
         progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
                     "best_win_rate": -1.0, "wall_before": 0.0, "variant": None}
+    import torch
+    torch.set_num_threads(config["torch_threads"])
     pool: list = []
     env = make_vec_env(config, pool)
     if resume:
