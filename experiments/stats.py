@@ -16,7 +16,9 @@ def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if wins <= 0 else max(0.0, centre - half)
+    high = 1.0 if wins >= n else min(1.0, centre + half)
+    return (low, high)
 
 
 def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:

@@ -1,0 +1,153 @@
+"""``castle-envs tournament``: agents against each other in a multi-player game.
+
+    castle-envs tournament --game castell --players 4 --agents random,heuristic,mcts --games 1000
+
+Game ``g`` deals from seed ``seed + g`` and seats agent ``(s + g) mod k`` in seat ``s`` (k
+agents), so every agent plays every seat equally often (up to the remainder) on common
+deals. Reported per agent: seats played, win rate (return > 0: the sole winner in Castell,
+a winner in Castle Rooms) with its 95% Wilson interval, mean return, and an Elo-scale
+Bradley–Terry rating (mean 0) fitted to all pairings of seats held by different agents
+(the higher return wins the pairing, ties split), with a 95% bootstrap interval over games.
+Written to ``--out`` as JSON, CSV and (with matplotlib) a plot of the ratings.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+
+import numpy as np
+
+from castle_envs.registry import GAMES, get_game
+
+from .episodes import play_chunk
+from .evaluate import add_run_arguments, check_setup, parse_agents, progress_bar
+from .parallel import run_chunks, split
+from .stats import bt_ratings_with_intervals, wilson_interval
+
+
+def add_parser(sub):
+    p = sub.add_parser("tournament", help="agents against each other: win rates and ratings")
+    p.add_argument("--game", required=True, help=", ".join(
+        s for s, g in GAMES.items() if g.api == "pettingzoo"))
+    p.add_argument("--players", type=int, default=None, help="seats (default: the game's default)")
+    add_run_arguments(p, agent_flag="--agents", default_agents="random,heuristic")
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--bootstrap", type=int, default=200, help="resamples for rating intervals")
+    p.set_defaults(run=run)
+
+
+def seat_plan(agents: list[str], players: int) -> tuple:
+    k = len(agents)
+    return tuple(tuple(agents[(s + g) % k] for s in range(players)) for g in range(k))
+
+
+def tournament(game: str, players: int, agents: list[str], games: int, seed: int = 0,
+               workers=None, backend: str = "local", address=None, bootstrap: int = 200,
+               progress: bool = False) -> dict:
+    spec = get_game(game)
+    if spec.api != "pettingzoo":
+        raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
+    if players not in spec.variants:
+        raise ValueError(f"{game} takes {list(spec.variants)} players, not {players}")
+    if games < 1:
+        raise ValueError("--games must be at least 1")
+    if len(agents) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"an agent is listed twice: {agents}")
+    variant = {"num_players": players}
+    check_setup(spec, variant, {}, agents)
+    plan = seat_plan(agents, players)
+    chunks = [(game, tuple(variant.items()), (), plan, seed, idx)
+              for idx in split(games, workers or 8)]
+    bar, tick = progress_bar(games, progress, f"{game} {players}p")
+    start = time.perf_counter()
+    try:
+        records = [r for c in run_chunks(play_chunk, chunks, workers, backend, address, tick,
+                                         [len(c[-1]) for c in chunks]) for r in c]
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - start
+    index = {a: i for i, a in enumerate(agents)}
+    seats_agents = [[index[a] for a in plan[r["index"] % len(plan)]] for r in records]
+    returns = [r["returns"] for r in records]
+    ratings = bt_ratings_with_intervals(seats_agents, returns, len(agents), bootstrap, seed)
+    rows = []
+    for i, agent in enumerate(agents):
+        mine = [ret[s] for seats, ret in zip(seats_agents, returns)
+                for s in range(players) if seats[s] == i]
+        wins = sum(1 for x in mine if x > 0)
+        low, high = wilson_interval(wins, len(mine))
+        rows.append({"agent": agent, "seats_played": len(mine), "wins": wins,
+                     "win_rate": wins / max(1, len(mine)), "win_low": low, "win_high": high,
+                     "mean_return": float(np.mean(mine)) if mine else float("nan"),
+                     "rating": ratings["rating"][i], "rating_low": ratings["low"][i],
+                     "rating_high": ratings["high"][i]})
+    return {"game": game, "players": players, "games": games, "seed": seed, "agents": agents,
+            "seat_plan": [list(p) for p in plan], "results": rows,
+            "pairwise_wins": ratings["wins"],
+            "mean_length": float(np.mean([r["length"] for r in records])),
+            "truncated": int(sum(r["truncated"] for r in records)), "seconds": seconds}
+
+
+def run(args) -> int:
+    spec = get_game(args.game)
+    players = args.players if args.players is not None else (
+        spec.variants[0] if spec.api == "pettingzoo" else 1)
+    agents = parse_agents(args.agents, "random,heuristic")
+    summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
+                         args.backend, args.address, args.bootstrap,
+                         progress=not args.no_progress)
+    print(f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."
+          f"{args.seed + args.games - 1}), seats rotated; mean length "
+          f"{summary['mean_length']:.1f} steps, {summary['seconds']:.1f} s")
+    print(f"  {'agent':<28} {'seats':>6} {'win rate':>9} {'95% CI':>17} {'return':>8} "
+          f"{'rating':>7} {'95% CI':>15}")
+    for r in sorted(summary["results"], key=lambda r: -r["rating"]):
+        print(f"  {r['agent']:<28} {r['seats_played']:>6} {r['win_rate']:>9.1%} "
+              f"[{r['win_low']:.1%}, {r['win_high']:.1%}] {r['mean_return']:>+8.3f} "
+              f"{r['rating']:>+7.0f} [{r['rating_low']:+.0f}, {r['rating_high']:+.0f}]")
+    name = args.name or f"tournament-{args.game}-{players}p-seed{args.seed}-n{args.games}"
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, name)
+    with open(stem + ".json", "w") as f:
+        json.dump(summary, f, indent=2)
+    columns = list(summary["results"][0])
+    with open(stem + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for r in summary["results"]:
+            w.writerow([r[c] for c in columns])
+    paths = [stem + ".json", stem + ".csv"]
+    if not args.no_plot:
+        png = plot_ratings(summary, stem + ".png")
+        if png:
+            paths.append(png)
+    print("wrote " + ", ".join(paths))
+    return 0
+
+
+def plot_ratings(summary: dict, path: str) -> str | None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+        return None
+    rows = summary["results"]
+    fig, ax = plt.subplots(figsize=(2 + 1.2 * len(rows), 3.5))
+    y = np.array([r["rating"] for r in rows])
+    err = np.array([[r["rating"] - r["rating_low"] for r in rows],
+                    [r["rating_high"] - r["rating"] for r in rows]])
+    ax.errorbar(np.arange(len(rows)), y, yerr=err, fmt="o", capsize=4)
+    ax.set_xticks(np.arange(len(rows)), [r["agent"] for r in rows], fontsize=8)
+    ax.set_ylabel("Bradley–Terry rating (Elo scale, 95% bootstrap)")
+    ax.set_title(f"{summary['game']}, {summary['players']} players, {summary['games']} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,84 @@
+"""The evaluation harness: numbers, reproducibility across workers, files, bad input."""
+import json
+import os
+
+import pytest
+
+from experiments.cli import main
+from experiments.evaluate import evaluate
+
+
+def test_summary_fields_and_events():
+    r = evaluate("castle-siege", ["easy"], ["random", "heuristic"], 30, seed=3, workers=1)
+    rows = {x["agent"]: x for x in r["results"]}
+    h = rows["heuristic"]
+    assert h["episodes"] == 30 and 0 <= h["win_low"] <= h["win_rate"] <= h["win_high"] <= 1
+    assert h["wins"] == round(h["win_rate"] * 30) and h["mean_length"] > 0
+    assert {"precision_strikes", "royal_assaults", "turns"} <= set(h["events_mean"])
+    assert h["mean_return"] == pytest.approx(h["win_rate"])   # reward 1 per win
+    (p,) = r["paired"]
+    assert p["agent"] == "heuristic" and p["baseline"] == "random"
+    assert p["win_diff"]["mean"] == pytest.approx(h["win_rate"] - rows["random"]["win_rate"])
+
+
+def test_same_numbers_whatever_the_worker_count():
+    args = ("castle-siege", ["medium"], ["random", "greedy"], 24)
+    one = evaluate(*args, seed=5, workers=1)
+    two = evaluate(*args, seed=5, workers=2)
+    for r in one["results"] + two["results"]:
+        r.pop("seconds")
+    assert one == two
+
+
+def test_env_options_reach_the_game():
+    a = evaluate("castle-siege", ["easy"], ["greedy"], 20, seed=0, workers=1)
+    b = evaluate("castle-siege", ["easy"], ["greedy"], 20, seed=0, workers=1,
+                 env_options={"attack": "most_recent"})
+    assert a["results"][0]["events_mean"] != b["results"][0]["events_mean"]
+
+
+def test_cli_writes_json_and_csv(tmp_path, capsys):
+    code = main(["evaluate", "--game", "castle-siege", "--difficulty", "easy,medium",
+                 "--agent", "random", "--agent", "greedy", "--episodes", "10", "--workers", "1",
+                 "--out", str(tmp_path), "--name", "run", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0 and "greedy - random" in out
+    data = json.load(open(tmp_path / "run.json"))
+    assert len(data["results"]) == 4 and len(data["paired"]) == 2
+    lines = open(tmp_path / "run.csv").read().splitlines()
+    assert lines[0].startswith("agent,difficulty,episodes,wins,win_rate") and len(lines) == 5
+    assert os.path.exists(tmp_path / "run-paired.csv")
+    try:
+        import matplotlib  # noqa: F401
+        assert os.path.exists(tmp_path / "run.png")
+    except ImportError:
+        assert "no plot: matplotlib is not installed" in out
+
+
+def test_multiplayer_game_seats_the_agent_in_turn():
+    r = evaluate("castle-rooms", [2], ["heuristic"], 20, seed=0, workers=1)
+    assert r["results"][0]["win_rate"] > 0.5 and r["opponent"] == "random"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--game", "chess"], "unknown game 'chess'"),
+    (["--game", "castle-siege", "--agent", "alphago"], "unknown agent 'alphago'"),
+    (["--game", "castle-siege", "--agent", "mcts:sims"], "malformed mcts option"),
+    (["--game", "castle-siege", "--agent", "mcts:budget=3"], "unknown mcts option"),
+    (["--game", "castle-siege", "--difficulty", "brutal"], "unknown difficulty 'brutal'"),
+    (["--game", "castle-siege", "--level", "school"], "--level does not apply"),
+    (["--game", "castle-siege", "--option", "attack=sideways"], "unknown attack rule"),
+    (["--game", "castle-siege", "--option", "colour=red"], "unknown rules option"),
+    (["--game", "castle-siege", "--option", "noequals"], "malformed --option"),
+    (["--game", "castle-siege", "--episodes", "0"], "at least 1"),
+    (["--game", "castle-siege", "--agent", "random,random"], "listed twice"),
+    (["--game", "castle-siege", "--agent", "ppo:/no/such.zip"], "no MaskablePPO model"),
+    (["--game", "castle-siege", "--backend", "local", "--address", "x:1"], "--backend ray"),
+    (["--game", "castle-siege", "--workers", "0"], "at least 1"),
+])
+def test_bad_input_is_a_message_and_exit_2(argv, words, capsys, tmp_path):
+    code = main(["evaluate", *argv, "--episodes" if "--episodes" not in argv else "--seed",
+                 "2" if "--episodes" not in argv else "0", "--out", str(tmp_path),
+                 "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and "Traceback" not in err

@@ -1,0 +1,15 @@
+"""The Ray backend gives the local numbers (local Ray instance; needs the distributed extra)."""
+import pytest
+
+from experiments.evaluate import evaluate
+
+ray = pytest.importorskip("ray")
+
+
+def test_ray_matches_local():
+    local = evaluate("castle-siege", ["easy"], ["greedy"], 12, seed=2, workers=1)
+    remote = evaluate("castle-siege", ["easy"], ["greedy"], 12, seed=2, workers=2,
+                      backend="ray")
+    for r in local["results"] + remote["results"]:
+        r.pop("seconds")
+    assert local == remote
