@@ -69,22 +69,19 @@ TILE_TABLE = _build_tile_table()
 def observe(state: State, seat: int) -> np.ndarray:
     # Blocks are cached on the state: a player's block changes only on that player's steps
     # and at the end of a round, the wheel and calendar only at the end of a round.
+    # The board blocks change only when castellers, tiles or tokens leave the board.
     cache = state.__dict__.get("_obs_cache")
     if cache is None or cache["round"] != state.round:
         cache = state._obs_cache = {"round": state.round, "players": {},
-                                    "static": _round_blocks(state)}
-    obs = cache["static"].copy()
+                                    "static": _round_blocks(state), "board": (-1, None)}
+    if cache["board"][0] != state.board_version:
+        cache["board"] = (state.board_version, _board_blocks(state, cache["static"]))
+    obs = cache["board"][1].copy()
     P = state.num_players
     t0 = OFFSETS["turn"][0]
     obs[t0:t0 + 8] = (state.current_player == seat, state.moved, state.trained, state.specialed,
                       state.recruits / 2, state.recruit_open, state.edits / state.edit_limit,
                       state.advanced)
-    r0 = OFFSETS["regions"][0]
-    obs[r0:r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
-    l0, l1 = OFFSETS["local_performances"]
-    obs[l0:l1] = TILE_TABLE[state.lp.ravel()].ravel()
-    k0 = OFFSETS["lying_tokens"][0]
-    obs[k0:k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
     p0 = OFFSETS["players"][0]
     current = state.current_player
     versions = state.player_version
@@ -99,6 +96,18 @@ def observe(state: State, seat: int) -> np.ndarray:
         at = p0 + i * PLAYER_SIZE
         obs[at:at + PLAYER_SIZE] = block[1]
         obs[at + 1] = p == current
+    return obs
+
+
+def _board_blocks(state: State, static: np.ndarray) -> np.ndarray:
+    """Regions, local performance rows and lying tokens, over the round's blocks."""
+    obs = static.copy()
+    r0 = OFFSETS["regions"][0]
+    obs[r0:r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
+    l0, l1 = OFFSETS["local_performances"]
+    obs[l0:l1] = TILE_TABLE[state.lp.ravel()].ravel()
+    k0 = OFFSETS["lying_tokens"][0]
+    obs[k0:k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
     return obs
 
 

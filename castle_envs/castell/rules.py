@@ -181,6 +181,7 @@ class State(GameState):
         self.edits = 0
         self.last_festivals: list[dict] = []
         self.player_version = [0] * P   # bumped when a player's state changes (caches)
+        self.board_version = 0          # bumped when the board's castellers/tiles/tokens change
         self._mask = None
 
     # --- setup ------------------------------------------------------------------------------
@@ -334,6 +335,7 @@ class State(GameState):
             self.moved = True
             self.recruit_open = False
         elif a < TRAIN0:
+            self.board_version += 1
             self._take_from_region(p, a - RECRUIT0)
             self.recruits += 1
             self.recruit_open = self.recruits == 1
@@ -356,6 +358,7 @@ class State(GameState):
         self.hand[p, size] += 1
 
     def _special(self, p, offset, token: bool):
+        self.board_version += 1
         if offset < SP_MOVE:
             self._take_from_region(p, offset - SP_RECRUIT)
         elif offset < SP_PERFORM:
@@ -386,6 +389,7 @@ class State(GameState):
     def _end_round(self):
         rnd = self.round
         self.player_version = [v + 1 for v in self.player_version]
+        self.board_version += 1
         self.last_festivals = []
         for i, (fest_round, _) in enumerate(D.CALENDAR):
             if fest_round == rnd and self.fest_held[i]:
