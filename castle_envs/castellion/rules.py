@@ -164,6 +164,7 @@ class State(GameState):
         self.lift_origin = 0              # Place column that would put the lifted tile back
         self.outcome = 0                  # 1 won, -1 lost
         self._mask = None
+        self._formations = None           # cache; every change of the castle clears it
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
@@ -247,7 +248,9 @@ class State(GameState):
 
     def formations(self) -> tuple[int, int, int]:
         """(towers, bastions, lines of defense) now in the castle."""
-        return formations_of_boards(self.faction_boards())
+        if self._formations is None:
+            self._formations = formations_of_boards(self.faction_boards())
+        return self._formations
 
     def tiles_played(self) -> bool:
         return (not self.regular and not self.safe and not self.revealed
@@ -390,12 +393,14 @@ class State(GameState):
             column = 0
         r = self.heights[column]
         cell = r * SIZE + column
+        self._formations = None
         self.cells[cell] = kind
         self.heights[column] = r + 1
         return cell
 
     def _take(self, r: int, c: int) -> int:
         """Remove the tile at (r, c); the column above slides down; return its kind."""
+        self._formations = None
         cells = self.cells
         kind = cells[r * SIZE + c]
         h = self.heights[c]
@@ -430,6 +435,7 @@ class State(GameState):
             self._shift(-first)
 
     def _remove_rows(self, rows: int) -> None:
+        self._formations = None
         cells = self.cells
         for c in range(SIZE):
             h = self.heights[c]
@@ -528,6 +534,7 @@ class State(GameState):
         elif phase == JUGGLE_PHASE:
             a, b = SWAP_PAIRS[action - SWAP]
             self.cells[a], self.cells[b] = self.cells[b], self.cells[a]
+            self._formations = None
             self._end_turn()
         elif phase == REVEAL_PHASE:
             self.revealed.append((self.regular if action == REVEAL else self.safe).pop())
@@ -765,6 +772,7 @@ class State(GameState):
         other.face_down = list(self.face_down)
         other.beside = [list(b) for b in self.beside]
         other._mask = None
+        other._formations = None
         return other
 
     def tile_counts(self) -> dict[str, list[int]]:

@@ -5,7 +5,7 @@ import pytest
 
 from castle_envs.castellion import observation
 from castle_envs.castellion.actions import ENCOUNTER_NOW, NUM_ACTIONS
-from castle_envs.castellion.rules import OVER, PHASE_NAMES, State
+from castle_envs.castellion.rules import OVER, PHASE_NAMES, State, formations_of_boards
 from castle_envs.core.errors import IllegalActionError
 
 from .helpers import conserved
@@ -23,6 +23,8 @@ def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=
         mask = s.legal_action_mask()
         assert mask.any()
         assert conserved(s)
+        # the cached formation count always matches a fresh count
+        assert s.formations() == formations_of_boards(s.faction_boards())
         if phases is not None:
             phases.add(PHASE_NAMES[s.phase])
         legal = np.flatnonzero(mask)

@@ -131,3 +131,25 @@ def test_when_all_tiles_are_played_the_ordeals_resolve_in_order():
     act(s, "draw from the regular pile")
     act(s, "discard the tile" if last < 12 else "place the traitor beside the lowest ordeal")
     assert s.is_terminal() and s.current == 2 and not s.won
+
+
+def test_ordeals_resolved_in_a_row_see_the_castle_each_one_leaves():
+    # before Exam II this castle has 3 towers + 2 bastions + 1 line (Exam I and Exam III c
+    # would both pass); Exam II's row removal shortens the towers, so Exam III c fails
+    castle = ["C^ J# S^ P# Po Jo",
+              "C# J^ S# Po P^ S^",
+              "Co J# So C^ C#",
+              "C^ Jo S^ Co C^",
+              "P^ P# Po P^"]
+    s = position(castle=castle, ordeals=SCHOOL)
+    assert s.formations() == (3, 2, 1)
+    d = s.to_dict()
+    last = d["regular"].pop()
+    for k in d["regular"] + d["safe"]:
+        d["discard"][k] += 1
+    d["regular"], d["safe"] = [last], []
+    s = State.from_dict(d)
+    act(s, "draw from the regular pile")
+    act(s, "discard the tile" if last < 12 else "place the traitor beside the lowest ordeal")
+    assert s.is_terminal() and not s.won and s.current == 2
+    assert s.formations() == (0, 1, 1)
