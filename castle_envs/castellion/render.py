@@ -5,8 +5,7 @@ import numpy as np
 
 from ..core.raster import BLACK, GOLD, GREY, RED, WHITE, Canvas
 from .actions import SIZE
-from .data import (FACTIONS, KIND_NAMES, LEVELS, ORDEALS, SHAPES, ordeal_requirement,
-                   short_name)
+from .data import FACTIONS, KIND_NAMES, LEVELS, ORDEALS, ordeal_requirement, short_name
 from .rules import OVER, PHASE_NAMES, State
 
 FACTION_COLORS = ((70, 110, 220), (60, 170, 80), (220, 150, 40), (210, 60, 50))
@@ -76,8 +75,7 @@ def _draw_tile(canvas: Canvas, top: int, left: int, kind: int) -> None:
 
 
 def render_rgb(state: State) -> np.ndarray:
-    width = 440
-    height = 300
+    height, width = 300, 440
     canvas = Canvas(height, width)
     canvas.text(6, 8, f"CASTELLION {LEVELS[state.level]}", WHITE)
     canvas.text(6, 250, f"REG {len(state.regular)} SAFE {len(state.safe)}", WHITE)
@@ -110,7 +108,8 @@ def render_rgb(state: State) -> np.ndarray:
             canvas.text(top + 34, left + 76, f"T {sum(state.beside[slot])}/{need}", ink)
         for t in range(state.beside[slot][0] + state.beside[slot][1]):
             kind = 13 if t < state.beside[slot][1] else 12
-            _draw_tile(canvas, top + 10, left + 40 - t * 14, kind) if t < 4 else None
+            if t < 4:     # at most 5 wait beside a card; the count is printed on it
+                _draw_tile(canvas, top + 10, left + 40 - t * 14, kind)
     # hand, revealed tiles, status
     status_top = 220
     canvas.text(status_top, 10, "HAND", WHITE)
@@ -132,5 +131,3 @@ def render_rgb(state: State) -> np.ndarray:
         canvas.text(height - 15, 24 + i * 90, name, WHITE, scale=1)
     return canvas.image()
 
-
-__all__ = ["render_ansi", "render_rgb", "FACTIONS", "SHAPES"]
