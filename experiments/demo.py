@@ -1,7 +1,8 @@
 """``castle-envs demo``: the newcomer's first run: agents on Castle Siege Very Hard.
 
-Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
-rate with its 95% Wilson interval.
+Plays ``--episodes`` seeded games per agent (uniform random, and the rule-based heuristic of
+``agents.castle_siege``) on the same deals and prints each agent's win rate with its 95%
+Wilson interval. ``castle-envs evaluate`` measures more agents, variants and events.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 import castle_envs  # noqa: F401  (registers the ids)
 from agents.base import RandomAgent
+from agents.registry import make_agent
 
 from .stats import wilson_interval
 
@@ -25,7 +27,7 @@ def add_parser(sub):
 
 
 def demo_agents():
-    return {"random": RandomAgent()}
+    return {"random": RandomAgent(), "heuristic": make_agent("heuristic", "castle-siege")}
 
 
 def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:

@@ -90,3 +90,42 @@ def test_game_without_determinize_is_a_clear_error():
 
     with pytest.raises(ValueError, match="determinize"):
         make_agent("mcts:sims=2", "castle-siege").act(None, np.ones(3, bool), Opaque())
+
+
+class _Nim:
+    """Two-player Nim (take 1-3, taking the last wins): a perfect-information toy to check
+    that the search plays each seat for itself."""
+    num_players = 2
+
+    def __init__(self, stones, player=0):
+        self.stones, self.player = stones, player
+
+    @property
+    def current_player(self):
+        return -1 if self.stones == 0 else self.player
+
+    def legal_action_mask(self):
+        m = np.zeros(3, bool)
+        m[:min(3, self.stones)] = True
+        return m
+
+    def _apply(self, a):
+        self.stones -= a + 1
+        self.player = 1 - self.player
+
+    def is_terminal(self):
+        return self.stones == 0
+
+    def returns(self):
+        winner = 1 - self.player   # the seat that took the last stone
+        return np.array([1.0 if s == winner else -1.0 for s in range(2)])
+
+    def determinize(self, player, rng):
+        return _Nim(self.stones, self.player)
+
+
+@pytest.mark.parametrize("stones, player", [(5, 0), (6, 1), (7, 0), (9, 1)])
+def test_search_finds_the_winning_nim_move_for_either_seat(stones, player):
+    agent = make_agent("mcts:sims=400", "castle-siege", seed=0)
+    s = _Nim(stones, player)
+    assert agent.act(None, s.legal_action_mask(), s) + 1 == stones % 4
