@@ -1,6 +1,7 @@
 """Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
 
-Every simulation starts from ``state.determinize(player, rng)``: a copy of the game whose
+Every simulation starts from ``state.determinize(player, rng)`` (or the sampler in
+``agents.determinize`` for a game that does not define one yet): a copy of the game whose
 hidden cards/tiles are re-sampled consistently with what the acting player has seen. The
 agent reads nothing else of the real state but its legal-action mask and whose turn it is
 (both public), so it cannot cheat: permuting the hidden part of the state in a way the
@@ -31,6 +32,7 @@ import time as _time
 import numpy as np
 
 from .base import Agent
+from .determinize import determinize
 
 
 class _Node:
@@ -80,12 +82,7 @@ class MCTSAgent(Agent):
         deadline = None if self.time is None else _time.perf_counter() + self.time
         sims = 0
         while True:
-            try:
-                world = state.determinize(player, rng)
-            except NotImplementedError:
-                raise ValueError(f"mcts needs {type(state).__module__}.determinize(), which this "
-                                 "game does not implement yet") from None
-            self._simulate(root, world, n, rng)
+            self._simulate(root, determinize(state, player, rng), n, rng)
             sims += 1
             if deadline is None:
                 if sims >= self.sims:
