@@ -62,6 +62,7 @@ import numpy as np
 from pettingzoo.utils import wrappers
 
 from ..core.aec_env import MaskedAECEnv
+from ..core.errors import EpisodeOverError
 from ..core.state import check_options, choice_error
 from . import observation
 from .actions import NUM_ACTIONS
@@ -113,6 +114,11 @@ class raw_env(MaskedAECEnv):
 
     def _observe(self, state, seat):
         return observation.observe(state, seat)
+
+    def render(self):
+        if self.state is None and self.render_mode is not None:
+            raise EpisodeOverError("render() called before reset()")
+        return super().render()
 
     def _render_ansi(self, state):
         return render_ansi(state)

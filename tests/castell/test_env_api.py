@@ -200,6 +200,14 @@ def test_illegal_tower_in_a_saved_state_is_rejected():
         State.from_dict(d)
 
 
+def test_render_and_step_before_reset():
+    e = castell_v0.raw_env(render_mode="ansi")
+    with pytest.raises(EpisodeOverError):
+        e.render()
+    with pytest.raises(EpisodeOverError):
+        e.step(0)
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_renders(players):
     e = castell_v0.env(num_players=players, render_mode="ansi")
