@@ -109,7 +109,6 @@ class CastleSiegeVectorEnv(VectorEnv):
         self._won = np.zeros(n, bool)
         self._illegal = np.zeros(n, bool)
         self._actions = np.zeros(n, np.int64)
-        self._order = np.zeros(52, np.int8)
         self._all = np.ones(n, bool)
         self._arange = np.arange(n)
         self._started = False
@@ -136,7 +135,7 @@ class CastleSiegeVectorEnv(VectorEnv):
         else:
             with _wrapping_ok():
                 K.reset_all(self._cards, self._ints, self._rng, self.rows, self.recent,
-                            self.leave, self._obs, self._mask_padded, self._order)
+                            self.leave, self._obs, self._mask_padded)
         self._started = True
         return self._out(self._obs), {"action_mask": self._out(self._mask),
                                       "_action_mask": self._all.copy()}

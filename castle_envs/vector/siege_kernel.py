@@ -5,7 +5,8 @@ blocks that a kernel walks without allocating:
 
 - ``cards`` (N, ``CARD_WORDS``) int8: the deck ring buffer, the sorted hand, the four
   defender columns (oldest first), the castle cards, and per-card flags (captured castles,
-  discard pile, out of the game, recycled to the deck's bottom). Empty places hold ``NO_CARD``.
+  discard pile, out of the game, recycled to the deck's bottom), and 52 bytes of scratch for
+  the mask. Empty places hold ``NO_CARD``.
 - ``ints`` (N, ``INT_WORDS``) int32: deck head and size, hand size, column lengths, phase,
   Regroup used, turn, outcome, steps this episode, event counters.
 - ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
@@ -35,7 +36,8 @@ CAPTURED = CASTLES + 4
 DISCARDED = CAPTURED + 4
 OUT = DISCARDED + NUM_CARDS
 RECYCLED = OUT + NUM_CARDS
-CARD_WORDS = RECYCLED + NUM_CARDS  # 431
+NEED = RECYCLED + NUM_CARDS        # scratch for compute_mask, not part of the position
+CARD_WORDS = NEED + NUM_CARDS      # 483
 
 # --- layout of a row of ``ints`` ----------------------------------------------------------
 HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3   # CLEN..CLEN+3: column lengths
@@ -165,30 +167,39 @@ def _end_turn(b, v):
 
 
 @njit(cache=True)
-def _is_royal(played, n):
-    for i in range(n):
-        if _RANK[played[i]] != 11:
+def _is_royal(b, bitmask):
+    """A Jack, a Queen and a King of three different suits among the hand slots played."""
+    for i in range(HAND_SLOTS):
+        if not bitmask >> i & 1 or _RANK[b[HAND + i]] != 11:
             continue
-        for j in range(n):
-            if _RANK[played[j]] != 12 or _SUIT[played[j]] == _SUIT[played[i]]:
+        for j in range(HAND_SLOTS):
+            if (not bitmask >> j & 1 or _RANK[b[HAND + j]] != 12
+                    or _SUIT[b[HAND + j]] == _SUIT[b[HAND + i]]):
                 continue
-            for k in range(n):
-                if (_RANK[played[k]] == 13 and _SUIT[played[k]] != _SUIT[played[i]]
-                        and _SUIT[played[k]] != _SUIT[played[j]]):
+            for k in range(HAND_SLOTS):
+                if (bitmask >> k & 1 and _RANK[b[HAND + k]] == 13
+                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
+                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]]):
                     return True
     return False
 
 
 @njit(cache=True)
 def _play(b, v, bitmask, target, leave):
-    played = np.empty(HAND_SLOTS, np.int64)
+    # read the played cards before they leave the hand
     n = 0
     total = 0
+    suit = -1
+    one_suit = True
     for i in range(HAND_SLOTS):
         if bitmask >> i & 1:
-            played[n] = b[HAND + i]
-            total += _RANK[played[n]]
+            card = b[HAND + i]
+            total += _RANK[card]
+            if n and _SUIT[card] != suit:
+                one_suit = False
+            suit = _SUIT[card]
             n += 1
+    royal = _is_royal(b, bitmask)
     _remove_slots(b, v, bitmask)
     for c in range(4):
         if b[CASTLES + c] == target:
@@ -196,16 +207,11 @@ def _play(b, v, bitmask, target, leave):
             return
     _remove_defender(b, v, target, leave)
     v[EVENTS + EV_DEFEATED] += 1
-    if n >= 2:
-        flush = True
-        for i in range(1, n):
-            if _SUIT[played[i]] != _SUIT[played[0]]:
-                flush = False
-        if flush:   # Flush Siege
-            v[EVENTS + EV_FLUSH] += 1
-            if _draw(b, v):
-                v[EVENTS + EV_FLUSH_DRAW] += 1
-    if _is_royal(played, n):
+    if n >= 2 and one_suit:   # Flush Siege
+        v[EVENTS + EV_FLUSH] += 1
+        if _draw(b, v):
+            v[EVENTS + EV_FLUSH_DRAW] += 1
+    if royal:
         v[EVENTS + EV_ROYAL] += 1
         v[PHASE] = ROYAL
     elif total == _RANK[target]:   # Precision Strike
@@ -249,98 +255,105 @@ def apply(b, v, action, leave):
 
 # --- the deal -----------------------------------------------------------------------------
 @njit(cache=True)
-def deal(b, v, w, rows, order):
+def deal(b, v, w, rows):
     """``State.new_game`` with the deck ``Generator.permutation(52)`` of the env's rng."""
-    pcg64.permutation_into(w, order)
-    load_deal(b, v, rows, order)
+    pcg64.permutation_into(w, b[DECK:DECK + NUM_CARDS])
+    _deal_from_deck(b, v, rows)
 
 
 @njit(cache=True)
 def load_deal(b, v, rows, order):
-    for k in range(CAPTURED):
+    """``State.new_game`` with the given deck order."""
+    for k in range(NUM_CARDS):
+        b[DECK + k] = order[k]
+    _deal_from_deck(b, v, rows)
+
+
+@njit(cache=True)
+def _deal_from_deck(b, v, rows):
+    """Deal from the full deck (top first) held in the deck region."""
+    for k in range(HAND, CAPTURED):
         b[k] = _NC
     for k in range(CAPTURED, CARD_WORDS):
         b[k] = 0
     for k in range(INT_WORDS):
         v[k] = 0
     for c in range(4):
-        b[CASTLES + c] = order[c]
+        b[CASTLES + c] = b[DECK + c]
     dealt = 4
     for _ in range(rows):
         for c in range(4):
-            _push_defender(b, v, c, order[dealt])
+            _push_defender(b, v, c, b[DECK + dealt])
             dealt += 1
     for k in range(NUM_CARDS - dealt):
-        b[DECK + k] = order[dealt + k]
+        b[DECK + k] = b[DECK + dealt + k]
+    for k in range(NUM_CARDS - dealt, NUM_CARDS):
+        b[DECK + k] = _NC
     v[DSIZE] = NUM_CARDS - dealt
     _start_turn(b, v)
 
 
 # --- what the player sees -----------------------------------------------------------------
 @njit(cache=True)
+def _subset_sum(b, bitmask):
+    total = 0
+    for i in range(HAND_SLOTS):
+        if bitmask >> i & 1:
+            total += _RANK[b[HAND + i]]
+    return total
+
+
+@njit(cache=True)
 def compute_mask(b, v, recent, m):
-    """``State._compute_mask`` into the zeroed row ``m``; returns the number of legal ids."""
+    """``State._compute_mask`` into the row ``m`` (every entry is written)."""
+    battle = v[OUTCOME] == 0 and v[PHASE] == BATTLE
+    can_capture = False
+    if not battle:
+        for k in range(RECYCLE_BASE):
+            m[k] = False
+    else:
+        held = min(v[HSIZE], HAND_SLOTS)
+        k = (1 << held) - 1
+        # NEED[t]: the rank a subset must reach to attack card t (99: t is no target), so
+        # each subset's row of 52 targets is one contiguous, branch-free (SIMD) pass
+        for t in range(NUM_CARDS):
+            b[NEED + t] = 99
+        for c in range(4):
+            n = v[CLEN + c]
+            base = COLS + c * NUM_CARDS
+            for p in range(max(n - 1 if recent else 0, 0), n):
+                b[NEED + b[base + p]] = _RANK[b[base + p]]
+        for s in range(31):
+            row = s * NUM_CARDS
+            total = _subset_sum(b, s + 1) if s < k else -1
+            for t in range(NUM_CARDS):
+                m[row + t] = total >= b[NEED + t]
+        for c in range(4):   # captures need an exact sum
+            if v[CLEN + c] or b[CAPTURED + c]:
+                continue
+            target = b[CASTLES + c]
+            for s in range(k):
+                exact = _subset_sum(b, s + 1) == _RANK[target]
+                m[s * NUM_CARDS + target] = exact
+                can_capture |= exact
+    for k in range(RECYCLE_BASE, NUM_ACTIONS):
+        m[k] = False
     if v[OUTCOME] != 0:
-        return 0
+        return
     phase = v[PHASE]
-    count = 0
     if phase == PRECISION:
         for c in range(NUM_CARDS):
-            if b[DISCARDED + c]:
-                m[RECYCLE_BASE + c] = True
-                count += 1
-        return count
-    if phase == ROYAL:
+            m[RECYCLE_BASE + c] = b[DISCARDED + c] != 0
+    elif phase == ROYAL:
         for c in range(4):
-            if not b[CAPTURED + c]:
-                m[ROYAL_BASE + c] = True
-                count += 1
-        return count
-    if phase == DISCARD:
+            m[ROYAL_BASE + c] = b[CAPTURED + c] == 0
+    elif phase == DISCARD:
         for i in range(v[HSIZE]):
             m[DISCARD_BASE + i] = True
-        return v[HSIZE]
-    held = min(v[HSIZE], HAND_SLOTS)
-    k = (1 << held) - 1
-    sums = np.empty(32, np.int64)   # sums[bitmask]: rank sum of those hand slots
-    sums[0] = 0
-    for bits in range(1, k + 1):
-        low = bits & -bits
-        slot = 0
-        while (1 << slot) != low:
-            slot += 1
-        sums[bits] = sums[bits ^ low] + _RANK[b[HAND + slot]]
-    for c in range(4):
-        n = v[CLEN + c]
-        base = COLS + c * NUM_CARDS
-        first = n - 1 if recent else 0
-        for p in range(max(first, 0), n):
-            target = b[base + p]
-            need = _RANK[target]
-            for s in range(k):   # branch-free: about half of these are legal
-                ok = sums[s + 1] >= need
-                m[s * NUM_CARDS + target] = ok
-                count += ok
-    can_capture = False
-    any_defender = False
-    for c in range(4):
-        if v[CLEN + c]:
-            any_defender = True
-            continue
-        if b[CAPTURED + c]:
-            continue
-        target = b[CASTLES + c]
-        need = _RANK[target]
-        for s in range(k):
-            if sums[s + 1] == need:
-                m[s * NUM_CARDS + target] = True
-                count += 1
-                can_capture = True
-    if not v[REGROUPED] and not any_defender and not can_capture:
-        m[REGROUP] = True
-        count += 1
-    m[END_BATTLE] = True
-    return count + 1
+    else:
+        defenders = v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3]
+        m[REGROUP] = not v[REGROUPED] and defenders == 0 and not can_capture
+        m[END_BATTLE] = True
 
 
 @njit(cache=True)
@@ -373,10 +386,27 @@ def encode(b, v, rows, recent, leave, obs):
         base = COLS + c * NUM_CARDS
         # NumPy's float32 sum of the 52 entries (empty ones add an exact 0): eight pairwise
         # accumulators over the first 48, then the rest in order
-        acc = np.zeros(8, np.float32)
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.float32(0.0)
         for p in range(min(n, 48)):
-            acc[p % 8] += _RANK_LOW[b[base + p]]
-        col_sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+            x = _RANK_LOW[b[base + p]]
+            j = p % 8
+            if j == 0:
+                a0 += x
+            elif j == 1:
+                a1 += x
+            elif j == 2:
+                a2 += x
+            elif j == 3:
+                a3 += x
+            elif j == 4:
+                a4 += x
+            elif j == 5:
+                a5 += x
+            elif j == 6:
+                a6 += x
+            else:
+                a7 += x
+        col_sum = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
         for p in range(48, n):
             col_sum += _RANK_LOW[b[base + p]]
         for p in range(n):
@@ -418,15 +448,13 @@ def encode(b, v, rows, recent, leave, obs):
 # --- the batch ----------------------------------------------------------------------------
 @njit(cache=True)
 def _refresh(b, v, recent, m):
-    for k in range(NUM_ACTIONS):
-        m[k] = False
-    return compute_mask(b, v, recent, m)
+    compute_mask(b, v, recent, m)
 
 
 @njit(cache=True)
-def reset_all(cards, ints, rng, rows, recent, leave, obs, mask, order):
+def reset_all(cards, ints, rng, rows, recent, leave, obs, mask):
     for i in range(cards.shape[0]):
-        deal(cards[i], ints[i], rng[i], rows, order)
+        deal(cards[i], ints[i], rng[i], rows)
         encode(cards[i], ints[i], rows, recent, leave, obs[i])
         _refresh(cards[i], ints[i], recent, mask[i])
 
@@ -475,7 +503,7 @@ def _step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_step
         done[i] = finished
         if finished:
             encode(b, v, rows, recent, leave, final_obs[i])
-            deal(b, v, rng[i], rows, np.empty(NUM_CARDS, np.int8))
+            deal(b, v, rng[i], rows)
         encode(b, v, rows, recent, leave, obs[i])
         _refresh(b, v, recent, mask[i])
 
