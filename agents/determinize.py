@@ -40,7 +40,25 @@ def _castell(state, player: int, rng: np.random.Generator):
     return other
 
 
+def _castellion(state, player: int, rng: np.random.Generator):
+    """Castellion: the order of each pile and the face-down ordeal cards are hidden. Each
+    pile's contents are known to a player who remembers what came from it, so each pile is
+    shuffled separately; a face-down card is drawn again from its level and slot's cards."""
+    from castle_envs.castellion.data import ORDEALS_BY_SLOT
+    other = state.clone()
+    for name in ("regular", "safe"):
+        pile = sorted(getattr(state, name))
+        setattr(other, name, [pile[i] for i in rng.permutation(len(pile))])
+    for slot in range(3):
+        if state.face_down[slot]:
+            ids = ORDEALS_BY_SLOT[state.level][slot]
+            other.ordeals[slot] = int(ids[rng.integers(len(ids))])
+    other._mask = None
+    return other
+
+
 SAMPLERS = {
+    "castle_envs.castellion.rules.State": _castellion,
     "castle_envs.castle_rooms.rules.CastleRoomsState": _castle_rooms,
     "castle_envs.castell.rules.State": _castell,
 }

@@ -29,6 +29,9 @@ def heuristic_policy(game: str, name: str = "heuristic"):
         if game == "castell":
             from castle_envs.castell.measure import heuristic_action
             return lambda state, rng: heuristic_action(state)
+        if game == "castellion":
+            from .castellion import heuristic_policy as h
+            return h
         if game == "castle-rooms":
             from castle_envs.castle_rooms.balance import greedy_policy
             return greedy_policy

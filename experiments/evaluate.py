@@ -146,7 +146,7 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     for value in variants:
         variant = {spec.variant_arg: value}
         check_setup(spec, variant, env_options, agents + ([opponent] if spec.api != "gymnasium" else []))
-        per_agent = {}
+        per_agent, per_agent_events = {}, {}
         for agent in agents:
             n_seats = int(value) if spec.variant_arg == "num_players" else 1
             if n_seats == 1:
@@ -169,6 +169,7 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
             seat_of = [i % n_seats for i in range(episodes)]
             ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
             per_agent[agent] = ret
+            per_agent_events[agent] = records
             wins = int((ret > 0).sum())
             low, high = wilson_interval(wins, episodes)
             _, r_low, r_high = mean_interval(ret)
@@ -188,8 +189,16 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
             results["paired"].append({
                 "agent": agent, "baseline": base, spec.variant_arg: value,
                 "win_diff": paired_difference(a > 0, b > 0),
-                "return_diff": paired_difference(a, b)})
+                "return_diff": paired_difference(a, b),
+                "events_diff": _event_differences(per_agent_events[agent],
+                                                  per_agent_events[base])})
     return results
+
+
+def _event_differences(records_a, records_b) -> dict:
+    names = sorted({k for r in records_a + records_b for k in r["events"]})
+    return {k: paired_difference([r["events"].get(k, 0.0) for r in records_a],
+                                 [r["events"].get(k, 0.0) for r in records_b]) for k in names}
 
 
 def run(args) -> int:
@@ -223,6 +232,10 @@ def print_summary(summary: dict) -> None:
         print(f"  {str(p[key]):<10} {p['agent']} - {p['baseline']}: win rate "
               f"{d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] "
               f"(better on {d['a_better']} deals, worse on {d['b_better']})")
+        if not d["a_better"] and not d["b_better"]:   # no wins either way: show the events
+            for name, e in p["events_diff"].items():
+                if name != "turns" and (e["a_better"] or e["b_better"]):
+                    print(f"  {'':<10}   {name}: {e['mean']:+.3f} [{e['low']:+.3f}, {e['high']:+.3f}]")
 
 
 def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list[str]:
