@@ -131,3 +131,13 @@ def test_bad_example_arguments():
         example.parse_args(["--iterations", "0"])
     with pytest.raises(FileNotFoundError, match="not an RLlib algorithm checkpoint"):
         example.load_modules("/nonexistent")
+
+
+def test_per_seat_policies_give_each_seat_its_own_module():
+    config = example.build_config(num_players=3, policies="per_seat")
+    seats = {f"player_{i}" for i in range(3)}
+    assert set(config.policies) == seats
+    assert {config.policy_mapping_fn(a, None) for a in seats} == seats
+    shared = example.build_config(num_players=3)
+    assert set(shared.policies) == {"shared"}
+    assert {shared.policy_mapping_fn(a, None) for a in seats} == {"shared"}
