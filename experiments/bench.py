@@ -5,7 +5,8 @@ Two figures per game: the rules core alone (``state.legal_action_mask()`` +
 from ``info``; PettingZoo ``agent_iter`` with the mask from ``observe``). The mask is
 computed every step, as an agent needs it.
 
-Games with a batched env (``castle_envs.make_vec``) also get batched figures at several
+Games with a batched env (``castle_envs.make_vec``) also get the compiled single env's figure
+(``castle_envs.vector.make_single``, the same kernels one game at a time) and batched figures at several
 batch sizes (``--batch-sizes``): env steps per second counted across the batch, each step
 returning observations, masks, rewards and autoreset, with actions drawn uniformly from the
 masks by the compiled sampler; memory per env; the first call's time (compilation, or
@@ -185,6 +186,14 @@ def run(args) -> int:
                   f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
                   f"({r['core']['games']} games core, {r['env']['games']} env)")
         if spec.slug in _vector_games() and sizes:
+            from castle_envs.vector import make_single
+            compiled = make_single(spec.slug, **variant)
+            _, info = compiled.reset(seed=args.seed)   # compiles, or loads numba's cache
+            compiled.step(int(np.flatnonzero(info["action_mask"])[0]))
+            r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
+            if not args.json:
+                print(f"{'':<26} compiled single env (castle_envs.vector) "
+                      f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s")
             r["batched"] = []
             for n in sizes:
                 b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, args.parallel)
@@ -203,8 +212,11 @@ def run(args) -> int:
                 print(f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
                       f" steps/s   ({peer['games']} games)")
                 for r in results[:-1]:
+                    compiled = r.get("env_compiled")
                     print(f"  {r['game']}: env / connect_four = "
                           f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
+                          + (f", compiled single env / connect_four = "
+                             f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}" if compiled else "")
                           + "".join(f", batched x{b['num_envs']} / connect_four = "
                                     f"{b['steps_per_s'] / peer['steps_per_s']:.1f}"
                                     for b in r.get("batched", [])))

@@ -39,6 +39,8 @@ def parse_args(argv=None):
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--num-steps", type=int, default=64, help="rollout length per env")
     p.add_argument("--learning-rate", type=float, default=3e-4)
+    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=False,
+                   help="decay the learning rate linearly to 0 (off: as sb3's default)")
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--num-minibatches", type=int, default=4)
@@ -63,23 +65,25 @@ def layer(inp, out, std=np.sqrt(2)):
 
 
 class Agent(nn.Module):
+    """Separate actor and critic MLPs (as CleanRL's ppo.py and sb3's MlpPolicy)."""
+
     def __init__(self, obs_size, n_actions, hidden):
         super().__init__()
-        self.body = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh())
-        self.actor = layer(hidden, n_actions, std=0.01)
-        self.critic = layer(hidden, 1, std=1.0)
+        self.critic = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden),
+                                    nn.Tanh(), layer(hidden, 1, std=1.0))
+        self.actor = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden),
+                                   nn.Tanh(), layer(hidden, n_actions, std=0.01))
 
     def value(self, obs):
-        return self.critic(self.body(obs)).squeeze(-1)
+        return self.critic(obs).squeeze(-1)
 
     def act(self, obs, mask, action=None):
         """Sample (or score) actions from the masked policy: (action, log-prob, entropy, value)."""
-        h = self.body(obs)
-        logits = self.actor(h).masked_fill(~mask, -1e8)
+        logits = self.actor(obs).masked_fill(~mask, -1e8)
         dist = torch.distributions.Categorical(logits=logits)
         if action is None:
             action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.critic(h).squeeze(-1)
+        return action, dist.log_prob(action), dist.entropy(), self.value(obs)
 
 
 # --- learning curve bookkeeping -----------------------------------------------------------------
@@ -132,7 +136,8 @@ def train_ppo_vec(args, writer, curve):
     global_step, start, rollout_seconds = 0, time.perf_counter(), 0.0
 
     for update in range(1, updates + 1):
-        optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / updates)
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / updates)
 
         # 1. collect a rollout: t_len steps of every env
         rollout_start = time.perf_counter()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 
 VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv"}
+#: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs)
+COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSiegeEnv"}
 
 
 def make_vec(game: str, num_envs: int, **kwargs):
@@ -26,4 +28,15 @@ def make_vec(game: str, num_envs: int, **kwargs):
     return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
 
 
-__all__ = ["make_vec", "VECTOR_GAMES", "HAVE_NUMBA", "INSTALL_HINT"]
+def make_single(game: str, **kwargs):
+    """The compiled single env of ``game`` (same API and games as the Python env)."""
+    import importlib
+
+    if game not in COMPILED_SINGLE:
+        raise ValueError(f"no compiled single env for {game!r}; available: {sorted(COMPILED_SINGLE)}")
+    module, _, name = COMPILED_SINGLE[game].partition(":")
+    return getattr(importlib.import_module(module), name)(**kwargs)
+
+
+__all__ = ["make_vec", "make_single", "VECTOR_GAMES", "COMPILED_SINGLE", "HAVE_NUMBA",
+           "INSTALL_HINT"]

@@ -193,47 +193,12 @@ class CastleSiegeVectorEnv(VectorEnv):
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:
         """Env ``i``'s position as a ``castle_siege.rules.State`` (a copy)."""
-        b, v = self._cards[i], self._ints[i]
-        s = State(self.rows, **self.rules)
-        s.deck[:] = b[K.DECK:K.DECK + 52]
-        s.deck_head, s.deck_size = int(v[K.HEAD]), int(v[K.DSIZE])
-        s.hand[:] = b[K.HAND:K.HAND + 7]
-        s.hand_size = int(v[K.HSIZE])
-        s.columns[:] = b[K.COLS:K.COLS + 208].reshape(4, 52)
-        s.col_len[:] = v[K.CLEN:K.CLEN + 4]
-        s.castles[:] = b[K.CASTLES:K.CASTLES + 4]
-        s.captured[:] = b[K.CAPTURED:K.CAPTURED + 4] != 0
-        s.discard[:] = b[K.DISCARDED:K.DISCARDED + 52] != 0
-        s.out_of_game[:] = b[K.OUT:K.OUT + 52] != 0
-        s.recycled[:] = b[K.RECYCLED:K.RECYCLED + 52] != 0
-        s.phase, s.regroup_used = int(v[K.PHASE]), bool(v[K.REGROUPED])
-        s.turn, s.outcome = int(v[K.TURN]), int(v[K.OUTCOME])
-        s.events[:] = v[K.EVENTS:K.EVENTS + len(EVENTS)]
-        return s
+        return read_state(self._cards[i], self._ints[i], self.rows, self.rules)
 
     def set_state(self, i: int, state: State) -> None:
         """Put ``state`` (same difficulty and rules) into env ``i``; its episode step count
         restarts at 0."""
-        if state.rows != self.rows or (state.attack, state.defeated) != (
-                self.rules["attack"], self.rules["defeated"]):
-            raise ValueError("the state's difficulty and rules must match the vector env's")
-        b, v = self._cards[i], self._ints[i]
-        b[:] = 0
-        v[:] = 0
-        b[K.DECK:K.DECK + 52] = state.deck
-        b[K.HAND:K.HAND + 7] = state.hand
-        b[K.COLS:K.COLS + 208] = state.columns.ravel()
-        b[K.CASTLES:K.CASTLES + 4] = state.castles
-        b[K.CAPTURED:K.CAPTURED + 4] = state.captured
-        b[K.DISCARDED:K.DISCARDED + 52] = state.discard
-        b[K.OUT:K.OUT + 52] = state.out_of_game
-        b[K.RECYCLED:K.RECYCLED + 52] = state.recycled
-        v[K.HEAD], v[K.DSIZE], v[K.HSIZE] = state.deck_head, state.deck_size, state.hand_size
-        v[K.CLEN:K.CLEN + 4] = state.col_len
-        v[K.PHASE], v[K.REGROUPED] = state.phase, state.regroup_used
-        v[K.TURN], v[K.OUTCOME] = state.turn, state.outcome
-        v[K.EVENTS:K.EVENTS + len(EVENTS)] = state.events
-        self._mask_padded[i] = False
+        write_state(self._cards[i], self._ints[i], state, self.rows, self.rules)
         K.refresh_all(self._cards[i:i + 1], self._ints[i:i + 1], self.rows, self.recent,
                       self.leave, self._obs[i:i + 1], self._mask_padded[i:i + 1])
         self._started = True
@@ -269,3 +234,44 @@ class CastleSiegeVectorEnv(VectorEnv):
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
+
+
+def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
+    """The position in kernel rows ``b``/``v`` as a ``castle_siege.rules.State``."""
+    s = State(rows, **rules)
+    s.deck[:] = b[K.DECK:K.DECK + 52]
+    s.deck_head, s.deck_size = int(v[K.HEAD]), int(v[K.DSIZE])
+    s.hand[:] = b[K.HAND:K.HAND + 7]
+    s.hand_size = int(v[K.HSIZE])
+    s.columns[:] = b[K.COLS:K.COLS + 208].reshape(4, 52)
+    s.col_len[:] = v[K.CLEN:K.CLEN + 4]
+    s.castles[:] = b[K.CASTLES:K.CASTLES + 4]
+    s.captured[:] = b[K.CAPTURED:K.CAPTURED + 4] != 0
+    s.discard[:] = b[K.DISCARDED:K.DISCARDED + 52] != 0
+    s.out_of_game[:] = b[K.OUT:K.OUT + 52] != 0
+    s.recycled[:] = b[K.RECYCLED:K.RECYCLED + 52] != 0
+    s.phase, s.regroup_used = int(v[K.PHASE]), bool(v[K.REGROUPED])
+    s.turn, s.outcome = int(v[K.TURN]), int(v[K.OUTCOME])
+    s.events[:] = v[K.EVENTS:K.EVENTS + len(EVENTS)]
+    return s
+
+
+def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: dict) -> None:
+    """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0)."""
+    if state.rows != rows or (state.attack, state.defeated) != (rules["attack"], rules["defeated"]):
+        raise ValueError("the state's difficulty and rules must match the env's")
+    b[:] = 0
+    v[:] = 0
+    b[K.DECK:K.DECK + 52] = state.deck
+    b[K.HAND:K.HAND + 7] = state.hand
+    b[K.COLS:K.COLS + 208] = state.columns.ravel()
+    b[K.CASTLES:K.CASTLES + 4] = state.castles
+    b[K.CAPTURED:K.CAPTURED + 4] = state.captured
+    b[K.DISCARDED:K.DISCARDED + 52] = state.discard
+    b[K.OUT:K.OUT + 52] = state.out_of_game
+    b[K.RECYCLED:K.RECYCLED + 52] = state.recycled
+    v[K.HEAD], v[K.DSIZE], v[K.HSIZE] = state.deck_head, state.deck_size, state.hand_size
+    v[K.CLEN:K.CLEN + 4] = state.col_len
+    v[K.PHASE], v[K.REGROUPED] = state.phase, state.regroup_used
+    v[K.TURN], v[K.OUTCOME] = state.turn, state.outcome
+    v[K.EVENTS:K.EVENTS + len(EVENTS)] = state.events

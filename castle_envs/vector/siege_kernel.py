@@ -466,6 +466,25 @@ def refresh_all(cards, ints, rows, recent, leave, obs, mask):
         _refresh(cards[i], ints[i], recent, mask[i])
 
 
+@njit(cache=True)
+def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
+    """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated)."""
+    defeated = v[EVENTS + EV_DEFEATED]
+    taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
+    apply(b, v, action, leave)
+    v[STEPS] += 1
+    term = v[OUTCOME] != 0
+    r = 1.0 if v[OUTCOME] == 1 else 0.0
+    if shaped:
+        r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
+             + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken))
+    out[0] = r
+    out[1] = term
+    out[2] = (not term) and v[STEPS] >= max_steps
+    encode(b, v, rows, recent, leave, obs)
+    compute_mask(b, v, recent, m)
+
+
 def _step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
                 obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of every env with autoreset in the same step: a finished env's last

@@ -10,6 +10,7 @@ def test_bench_reports_batched_figures(capsys):
     results = json.loads(capsys.readouterr().out)
     siege = results[0]
     assert siege["game"] == "castle-siege" and siege["env"]["steps"] > 0
+    assert siege["env_compiled"]["steps"] > 0
     assert [b["num_envs"] for b in siege["batched"]] == [1, 16]
     for b in siege["batched"]:
         assert b["steps"] >= b["num_envs"] and b["steps"] % b["num_envs"] == 0

@@ -1,0 +1,132 @@
+"""``CompiledCastleSiegeEnv``: the single Gymnasium env, stepped by the batched env's kernels.
+
+A drop-in for ``castle_siege.env.CastleSiegeEnv`` (same constructor, spaces, reset options,
+observations, masks, rewards, info, errors; ``tests/vector`` compares them step by step) that
+makes one compiled call per step instead of running the rules in Python. It exists to show
+what the single env gains from the compiled core, and as the piece ``CastleSiegeEnv`` could
+delegate to (one source of truth for the rules). ``env.state`` is a ``rules.State`` copy of
+the position, built on demand (for rendering, describing moves, saving).
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ..castle_siege.env import CastleSiegeEnv
+from ..castle_siege.observation import OBS_SIZE
+from ..castle_siege.render import render_ansi, render_rgb
+from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check_deck
+from ..core.errors import EpisodeOverError, IllegalActionError
+from ..core.state import check_options
+from . import pcg64
+from . import siege_kernel as K
+from ._jit import HAVE_NUMBA
+from .castle_siege import _wrapping_ok, read_state, write_state
+
+
+class CompiledCastleSiegeEnv(gym.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
+        reference = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
+                                   illegal_action_penalty, max_episode_steps, **rules)
+        self.render_mode = render_mode
+        self.difficulty, self.rules = difficulty, dict(reference.rules)
+        self.reward_mode = reference.reward_mode
+        self.illegal_action = reference.illegal_action
+        self.illegal_action_penalty = reference.illegal_action_penalty
+        self.max_episode_steps = reference.max_episode_steps
+        self.action_space = reference.action_space
+        self.observation_space = reference.observation_space
+        self._rows = DIFFICULTIES[difficulty]
+        self._recent = self.rules["attack"] == "most_recent"
+        self._leave = self.rules["defeated"] == "leave_game"
+        self._shaped = self.reward_mode == "shaped"
+        wide = np.int8 if HAVE_NUMBA else np.int64
+        self._cards = np.zeros((1, K.CARD_WORDS), wide)
+        self._ints = np.zeros((1, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
+        self._rng = np.zeros((1, pcg64.WORDS), np.uint64)
+        self._obs = np.zeros((1, OBS_SIZE), np.float32)
+        self._mask = np.zeros((1, K.MASK_WIDTH), bool)
+        self._out = np.zeros(3)
+        self._b, self._v = self._cards[0], self._ints[0]
+        self._started = self._done = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        options = check_options(dict(options or {}), {"deck": None, "state": None}, "reset option")
+        if options["state"] is not None:
+            if options["deck"] is not None:
+                raise ValueError("reset options 'deck' and 'state' exclude each other")
+            write_state(self._b, self._v, State.from_dict(options["state"]), self._rows, self.rules)
+        elif options["deck"] is not None:
+            K.load_deal(self._b, self._v, self._rows, check_deck(options["deck"]))
+        else:
+            # the deal comes from the env's np_random, exactly as CastleSiegeEnv draws it
+            words = pcg64.to_words(self.np_random)
+            with _wrapping_ok():
+                K.deal(self._b, self._v, words, self._rows)
+            self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
+        K.refresh_all(self._cards, self._ints, self._rows, self._recent, self._leave,
+                      self._obs, self._mask)
+        self._started, self._done = True, False
+        return self._obs[0].copy(), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise EpisodeOverError("step() called before reset()")
+        if self._done:
+            raise EpisodeOverError("step() called after the episode ended; call reset() first")
+        try:
+            action = State.actions.check(action)
+            legal = bool(self._mask[0, action])
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            legal = False
+        if not legal:
+            if self.illegal_action == "raise":
+                self.state.apply_action(action)   # raises, naming the move and why
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
+        out = self._out
+        K.step_one(self._b, self._v, action, self._rows, self._recent, self._leave,
+                   self._shaped, self.max_episode_steps, self._obs[0], self._mask[0], out)
+        terminated, truncated = bool(out[1]), bool(out[2])
+        self._done = terminated or truncated
+        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        if not self._started:
+            raise EpisodeOverError("action_masks() called before reset()")
+        return self._mask[0, :NUM_ACTIONS].copy()
+
+    @property
+    def state(self) -> State:
+        """The position as a ``castle_siege.rules.State`` (a copy)."""
+        if not self._started:
+            return None
+        return read_state(self._b, self._v, self._rows, self.rules)
+
+    def describe_action(self, action) -> str:
+        return self.state.describe_action(action)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without render_mode; pass render_mode to make()")
+            return None
+        if not self._started:
+            raise EpisodeOverError("render() called before reset()")
+        return (render_ansi if self.render_mode == "ansi" else render_rgb)(self.state)
+
+    def _info(self) -> dict:
+        v = self._v
+        return {"events": dict(zip(EVENTS, v[K.EVENTS:K.EVENTS + len(EVENTS)].tolist())),
+                "won": bool(v[K.OUTCOME] == 1),
+                "action_mask": self._mask[0, :NUM_ACTIONS].copy()}
