@@ -3,7 +3,9 @@
 ``castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="hard")`` returns a
 ``gymnasium.vector.VectorEnv`` with the single env's observation, action and mask layouts,
 same-step autoreset and ``action_masks()`` of shape (num_envs, n_actions). Without numba
-(the ``fast`` extra) the same kernels run as plain Python, with a warning.
+(the ``fast`` extra) the same kernels run as plain Python, with a warning. Gymnasium games
+without a kernel yet (Castellion) get the same API from one Python env per slot
+(``PerEnvVectorEnv``), with a warning.
 """
 from __future__ import annotations
 
@@ -21,11 +23,20 @@ def make_vec(game: str, num_envs: int, **kwargs):
 
     from ..registry import get_game
 
-    get_game(game)   # unknown names: the standard error listing the games
-    if game not in VECTOR_GAMES:
-        raise ValueError(f"no batched env for {game!r} yet; available: {sorted(VECTOR_GAMES)}")
-    module, _, name = VECTOR_GAMES[game].partition(":")
-    return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
+    spec = get_game(game)   # unknown names: the standard error listing the games
+    if game in VECTOR_GAMES:
+        module, _, name = VECTOR_GAMES[game].partition(":")
+        return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
+    if spec.api != "gymnasium":
+        raise ValueError(f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
+                         f"games: {sorted(VECTOR_GAMES)}")
+    import warnings
+
+    from .per_env import PerEnvVectorEnv
+    kwargs.pop("parallel", None)
+    warnings.warn(f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
+                  f"one by one (gymnasium SyncVectorEnv, same-step autoreset)", stacklevel=2)
+    return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
 
 
 def make_single(game: str, **kwargs):

@@ -272,3 +272,17 @@ print('ok')
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
+
+
+def test_games_without_a_kernel_get_the_per_env_fallback():
+    with pytest.warns(UserWarning, match="no compiled kernel"):
+        envs = castle_envs.make_vec("castellion", 3, level="school")
+    obs, info = envs.reset(seed=0)
+    masks = envs.action_masks()
+    assert masks.shape == (3, envs.single_action_space.n) and masks.dtype == bool
+    assert np.array_equal(masks, info["action_mask"])
+    rng = np.random.default_rng(0)
+    obs, rewards, terminated, truncated, info = envs.step(random_actions(masks, rng))
+    assert obs.shape == (3,) + envs.single_observation_space.shape
+    with pytest.raises(ValueError, match="level"), pytest.warns(UserWarning):
+        castle_envs.make_vec("castellion", 2, level="kindergarten")
