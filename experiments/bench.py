@@ -12,6 +12,8 @@ returning observations, masks, rewards and autoreset, with actions drawn uniform
 masks by the compiled sampler; memory per env; the first call's time (compilation, or
 loading numba's cache) and whether the cache was hit. PettingZoo's ``connect_four_v3`` is
 measured the same way as the AEC games for a side-by-side ratio when it can be imported.
+Every figure is also given per CPU-second of this process (``steps_per_cpu_s``), which
+stays meaningful on a machine shared with other jobs (single-threaded runs only).
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ def add_parser(sub):
 def bench_core(make_state, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     while True:
         state = make_state(rng)
@@ -56,14 +58,15 @@ def bench_core(make_state, seconds: float, seed: int) -> dict:
         games += 1
         if time.perf_counter() >= deadline:
             break
-    elapsed = time.perf_counter() - start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed}
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
+            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
 
 
 def bench_gym(env, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     obs, info = env.reset(seed=seed)
     while True:
@@ -75,14 +78,15 @@ def bench_gym(env, seconds: float, seed: int) -> dict:
             if time.perf_counter() >= deadline:
                 break
             obs, info = env.reset()
-    elapsed = time.perf_counter() - start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed}
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
+            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
 
 
 def bench_aec(env, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     while True:
         env.reset(seed=seed + games)
@@ -97,8 +101,9 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
         games += 1
         if time.perf_counter() >= deadline:
             break
-    elapsed = time.perf_counter() - start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed}
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
+            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
 
 
 def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed: int,
@@ -119,7 +124,7 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     first_call = time.perf_counter() - start
     stats = getattr(siege_kernel.step_batch, "stats", None)
     steps = games = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
     while True:
         sample(envs._mask_padded, words, actions)
@@ -128,11 +133,12 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
         games += int(np.count_nonzero(terminated | truncated))
         if time.perf_counter() >= deadline:
             break
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     buffers = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
     memory = sum(b.nbytes for b in buffers if b.base is None)
     return {"num_envs": num_envs, "steps": steps, "games": games, "seconds": elapsed,
-            "steps_per_s": steps / elapsed, "bytes_per_env": memory / num_envs,
+            "steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / max(cpu, 1e-9),
+            "bytes_per_env": memory / num_envs,
             "first_call_s": first_call, "parallel": parallel,
             "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
 
@@ -184,7 +190,8 @@ def run(args) -> int:
         if not args.json:
             print(f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
                   f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
-                  f"({r['core']['games']} games core, {r['env']['games']} env)")
+                  f"({r['core']['games']} games core, {r['env']['games']} env; per CPU-second: "
+                  f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})")
         if spec.slug in _vector_games() and sizes:
             from castle_envs.vector import make_single
             compiled = make_single(spec.slug, **variant)
@@ -193,13 +200,15 @@ def run(args) -> int:
             r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
             if not args.json:
                 print(f"{'':<26} compiled single env (castle_envs.vector) "
-                      f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s")
+                      f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
+                      f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)")
             r["batched"] = []
             for n in sizes:
                 b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, args.parallel)
                 r["batched"].append(b)
                 if not args.json:
                     print(f"{'':<26} batched x{n:<5} {b['steps_per_s']:>12,.0f} steps/s   "
+                          f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
                           f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
                           f"{b['first_call_s']:.2f} s (numba cache hits: {b['numba_cache_hits']})")
     if not args.no_peer and results:
