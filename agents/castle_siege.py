@@ -48,12 +48,12 @@ def greedy_policy(state, rng: np.random.Generator) -> int:
 
 
 class _Weights:
-    kill = 10.0        # a defender removed
+    kill = 14.0        # a defender removed
     focus = 4.0        # ... from the column we are clearing first
     clear = 6.0        # ... leaving its castle open to capture
     capture_next = 8.0  # ... and the rest of the hand then captures it exactly
-    card = 6.0         # each card spent (the deck is the clock)
-    overkill = 0.6     # each rank point spent beyond the defender's rank
+    card = 4.0         # each card spent (the deck is the clock)
+    overkill = 0.3     # each rank point spent beyond the defender's rank
     precision = 6.0    # a card sent back to the deck
     flush = 5.0        # a card drawn back
     high_card = 0.15   # per rank point of the cards spent (keep high cards for big defenders)
@@ -79,8 +79,12 @@ def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
       positive attack is played; the turn ends when none is worth its cards.
     * **Regroup** whenever it is legal (nothing left to attack, no capture in hand).
     * **Precision Strike** recycles the discard-pile card of rank closest to a standing
-      castle whose column is empty or nearly so (it may become the capturing card), else the
-      lowest card (it makes the weakest defender if it is dealt as one).
+      castle's rank, the lowest on ties: it may come back as the card that captures exactly.
+
+    The weights (``_Weights``) were tuned on seeded Medium and Hard deals (seeds 0-299,
+    checked on 5000-5399): attacking eagerly (a kill is worth more than three cards) beat the
+    cautious settings by about 15 points on Medium, and recycling toward castle ranks beat
+    recycling the lowest card by about 25 points.
     """
     phase = state.phase
     if phase == PRECISION:
@@ -168,8 +172,5 @@ def _royal_castle(state) -> int:
 
 def _recycle_choice(state) -> int:
     pile = np.flatnonzero(state.discard).tolist()
-    wanted = [RANKS[int(state.castles[c])] for c in range(4)
-              if not state.captured[c] and state.col_len[c] <= 1]
-    if wanted:
-        return min(pile, key=lambda card: (min(abs(RANKS[card] - r) for r in wanted), RANKS[card]))
-    return min(pile, key=lambda card: RANKS[card])
+    wanted = [RANKS[int(state.castles[c])] for c in range(4) if not state.captured[c]]
+    return min(pile, key=lambda card: (min(abs(RANKS[card] - r) for r in wanted), RANKS[card]))
