@@ -122,7 +122,8 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     sample(envs._mask_padded, words, actions)
     envs.step(actions)
     first_call = time.perf_counter() - start
-    stats = getattr(siege_kernel.step_batch, "stats", None)
+    kernel = siege_kernel.step_batch_parallel if parallel else siege_kernel.step_batch
+    stats = getattr(kernel, "stats", None)
     steps = games = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
