@@ -10,8 +10,8 @@ the agent in seat ``i mod players`` with ``--opponent`` (default random) in the 
 
 Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
 length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Castellion's
-ordeals passed); and each agent's paired difference to the first agent (win rate and
-return, mean with its 95% interval). Written to ``--out`` (default ``results/``) as
+ordeals passed); and for every pair of agents the paired difference on the common deals
+(win rate, return and each event count: mean with its 95% interval). Written to ``--out`` (default ``results/``) as
 ``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), and ``<name>.png`` when
 matplotlib is installed (the ``notebooks`` extra).
 """
@@ -183,15 +183,15 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 "mean_length": float(np.mean([r["length"] for r in records])),
                 "truncated": int(sum(r["truncated"] for r in records)),
                 "events_mean": events, "seconds": seconds})
-        base = agents[0]
-        for agent in agents[1:]:
-            a, b = per_agent[agent], per_agent[base]
-            results["paired"].append({
-                "agent": agent, "baseline": base, spec.variant_arg: value,
-                "win_diff": paired_difference(a > 0, b > 0),
-                "return_diff": paired_difference(a, b),
-                "events_diff": _event_differences(per_agent_events[agent],
-                                                  per_agent_events[base])})
+        for i, base in enumerate(agents):   # every pair, the later agent against the earlier
+            for agent in agents[i + 1:]:
+                a, b = per_agent[agent], per_agent[base]
+                results["paired"].append({
+                    "agent": agent, "baseline": base, spec.variant_arg: value,
+                    "win_diff": paired_difference(a > 0, b > 0),
+                    "return_diff": paired_difference(a, b),
+                    "events_diff": _event_differences(per_agent_events[agent],
+                                                      per_agent_events[base])})
     return results
 
 

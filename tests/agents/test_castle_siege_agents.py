@@ -49,10 +49,11 @@ def test_policies_do_not_read_the_deck_order(policy):
 
 
 def test_heuristic_beats_greedy_and_greedy_beats_random_significantly():
-    # 150 common deals on Medium: heuristic ~55%, greedy ~10%, random 0%
+    # 150 common deals on Medium: heuristic ~70%, greedy ~10%, random 0%
     r = evaluate("castle-siege", ["medium"], ["random", "greedy", "heuristic"], 150, seed=7,
                  workers=1)
     rates = {x["agent"]: x for x in r["results"]}
     assert rates["heuristic"]["win_low"] > rates["greedy"]["win_high"]
-    paired = {p["agent"]: p["win_diff"] for p in r["paired"]}
-    assert paired["greedy"]["low"] > 0 and paired["heuristic"]["low"] > paired["greedy"]["high"]
+    paired = {(p["agent"], p["baseline"]): p["win_diff"] for p in r["paired"]}
+    assert paired["greedy", "random"]["low"] > 0
+    assert paired["heuristic", "greedy"]["low"] > 0.2
