@@ -9,16 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_TRAITOR, DRAW,
-                                            ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
-                                            PLACE_TRAITOR, REVEAL, SWAP, TAKE_REVEALED)
-from castle_envs.castellion.data import ASSAULT, FORMATIONS, ORDEALS, ROWS
+                                            ENCOUNTER_NOW, PLACE, PLACE_LEFT,
+                                            PLACE_TRAITOR, REVEAL, TAKE_REVEALED)
+from castle_envs.castellion.data import ASSAULT, FORMATIONS, ORDEALS, ORDEALS_BY_SLOT, ROWS
 from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_PHASE,
                                           SIZE, TRAITOR_PHASE, _component)
 
 # unknown (face-down) ordeal: plan for two of each formation
 _UNKNOWN_NEED = (2, 2, 2)
-_WIDE, _TALL, _SQUARE = (1, 4), (4, 1), (2, 2)
 
 
 def _need(state, slot: int) -> tuple[int, int, int]:
@@ -33,7 +32,6 @@ def _need(state, slot: int) -> tuple[int, int, int]:
 
 
 def _bbox(comp: int) -> tuple[int, int]:
-    rows = cols = 0
     r_lo = c_lo = SIZE
     r_hi = c_hi = -1
     while comp:
@@ -80,8 +78,20 @@ def castle_score(state) -> float:
     return score
 
 
-def _after(state, action: int) -> float:
+def _visible_clone(state):
+    """A copy to plan on that holds nothing the player has not seen: each face-down ordeal
+    is replaced by the first card of its slot (a move that fills the castle or plays the
+    last tile resolves ordeals inside the step). The piles' order needs no hiding: the
+    moves planned on (placing, destroying, swapping, Pyro's move) draw nothing."""
     other = state.clone()
+    for slot in range(3):
+        if state.face_down[slot]:
+            other.ordeals[slot] = ORDEALS_BY_SLOT[state.level][slot][0]
+    return other
+
+
+def _after(state, action: int) -> float:
+    other = _visible_clone(state)
     other._apply(action)
     return castle_score(other)
 
@@ -170,7 +180,7 @@ def heuristic_policy(state, rng: np.random.Generator) -> int:
 
 
 def _best_placement(state, kind: int) -> float:
-    other = state.clone()
+    other = _visible_clone(state)
     other.hand = kind
     other.phase = DEFENDER_PHASE if kind < 12 else TRAITOR_PHASE
     other._mask = None
@@ -182,10 +192,8 @@ def _best_placement(state, kind: int) -> float:
 
 
 def _best_after_lift(state, lift: int) -> float:
-    other = state.clone()
+    other = _visible_clone(state)
     other._apply(lift)
     moves = np.flatnonzero(other.legal_action_mask()).tolist()
     return max((_after(other, a) for a in moves), default=-1e9)
 
-
-__all__ = ["heuristic_policy", "castle_score", "LIFT", "SWAP"]

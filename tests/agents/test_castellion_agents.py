@@ -54,3 +54,24 @@ def test_sampler_keeps_the_visible_and_depends_only_on_the_information_set():
         o.ordeals[i] = ids[(ids.index(s.ordeals[i]) + 1) % len(ids)]
     e = determinize(o, 0, np.random.default_rng(3))
     assert e.regular == d.regular and e.ordeals == d.ordeals
+
+
+def test_heuristic_does_not_read_hidden_tiles_or_face_down_ordeals():
+    from castle_envs.castellion.data import ORDEALS_BY_SLOT
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(3):
+        s = State.new_game(np.random.default_rng(seed), "menace")
+        while not s.is_terminal() and checked < 300:
+            o = s.clone()
+            o.regular = [o.regular[i] for i in rng.permutation(len(o.regular))]
+            o.safe = [o.safe[i] for i in rng.permutation(len(o.safe))]
+            for i in range(3):
+                if s.face_down[i]:
+                    ids = ORDEALS_BY_SLOT[s.level][i]
+                    o.ordeals[i] = ids[rng.integers(len(ids))]
+            a = heuristic_policy(s, np.random.default_rng(1))
+            assert heuristic_policy(o, np.random.default_rng(1)) == a
+            s.apply_action(a)
+            checked += 1
+    assert checked > 100
