@@ -5,7 +5,7 @@ blocks that a kernel walks without allocating:
 
 - ``cards`` (N, ``CARD_WORDS``) int8: the deck ring buffer, the sorted hand, the four
   defender columns (oldest first), the castle cards, and per-card flags (captured castles,
-  discard pile, out of the game, recycled to the deck's bottom), and 52 bytes of scratch for
+  discard pile, out of the game, recycled to the deck's bottom), and 84 bytes of scratch for
   the mask. Empty places hold ``NO_CARD``.
 - ``ints`` (N, ``INT_WORDS``) int32: deck head and size, hand size, column lengths, phase,
   Regroup used, turn, outcome, steps this episode, event counters.
@@ -36,8 +36,9 @@ CAPTURED = CASTLES + 4
 DISCARDED = CAPTURED + 4
 OUT = DISCARDED + NUM_CARDS
 RECYCLED = OUT + NUM_CARDS
-NEED = RECYCLED + NUM_CARDS        # scratch for compute_mask, not part of the position
-CARD_WORDS = NEED + NUM_CARDS      # 483
+NEED = RECYCLED + NUM_CARDS        # scratch for compute_mask, not part of the position:
+SUMS = NEED + NUM_CARDS            # per target the rank to reach; per hand subset its sum
+CARD_WORDS = SUMS + 32             # 515
 
 # --- layout of a row of ``ints`` ----------------------------------------------------------
 HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3   # CLEN..CLEN+3: column lengths
@@ -295,15 +296,6 @@ def _deal_from_deck(b, v, rows):
 
 # --- what the player sees -----------------------------------------------------------------
 @njit(cache=True)
-def _subset_sum(b, bitmask):
-    total = 0
-    for i in range(HAND_SLOTS):
-        if bitmask >> i & 1:
-            total += _RANK[b[HAND + i]]
-    return total
-
-
-@njit(cache=True)
 def compute_mask(b, v, recent, m):
     """``State._compute_mask`` into the row ``m`` (every entry is written)."""
     battle = v[OUTCOME] == 0 and v[PHASE] == BATTLE
@@ -314,6 +306,11 @@ def compute_mask(b, v, recent, m):
     else:
         held = min(v[HSIZE], HAND_SLOTS)
         k = (1 << held) - 1
+        b[SUMS] = 0   # SUMS[bitmask]: rank sum of those hand slots (at most 65)
+        for i in range(held):
+            rank = _RANK[b[HAND + i]]
+            for bits in range(1 << i):
+                b[SUMS + (bits | 1 << i)] = b[SUMS + bits] + rank
         # NEED[t]: the rank a subset must reach to attack card t (99: t is no target), so
         # each subset's row of 52 targets is one contiguous, branch-free (SIMD) pass
         for t in range(NUM_CARDS):
@@ -325,7 +322,7 @@ def compute_mask(b, v, recent, m):
                 b[NEED + b[base + p]] = _RANK[b[base + p]]
         for s in range(31):
             row = s * NUM_CARDS
-            total = _subset_sum(b, s + 1) if s < k else -1
+            total = b[SUMS + s + 1] if s < k else np.int8(-1)   # int8 lanes
             for t in range(NUM_CARDS):
                 m[row + t] = total >= b[NEED + t]
         for c in range(4):   # captures need an exact sum
@@ -333,7 +330,7 @@ def compute_mask(b, v, recent, m):
                 continue
             target = b[CASTLES + c]
             for s in range(k):
-                exact = _subset_sum(b, s + 1) == _RANK[target]
+                exact = b[SUMS + s + 1] == _RANK[target]
                 m[s * NUM_CARDS + target] = exact
                 can_capture |= exact
     for k in range(RECYCLE_BASE, NUM_ACTIONS):
