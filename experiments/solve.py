@@ -1,0 +1,214 @@
+"""``castle-envs solve``: how many Castle Siege deals can be won at all?
+
+Each deal is solved with the whole deck order known (``castle_envs.castle_siege.solver``):
+winnable (with a winning line, replayed in the Gymnasium env before it is counted),
+unwinnable, or unknown within the budget. Deal ``i`` is the deck that
+``env.reset(seed=SEED + i)`` deals (``solver.deal_deck``), so any agent's win rate can be
+measured on the same deals. Random play (uniform over the legal moves) is played on each
+deal too.
+
+    castle-envs solve --difficulty very_hard --deals 1000 --seed 0 --budget 10s --workers 2
+    castle-envs solve --difficulty easy --deals 300 --budget 20000 --out results/easy.jsonl
+
+``--budget`` is a node count (``20000`` or ``20000n``: deterministic, the same verdicts on
+any machine) or seconds (``10s``). The summary gives the winnable fraction as a 95% Wilson
+interval whose lower end counts only proven wins and whose upper end counts the unknowns as
+wins too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from .stats import wilson_interval
+
+DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
+EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
+              "castles_captured", "turns", "actions")
+
+
+def add_parser(sub):
+    p = sub.add_parser("solve", help="Castle Siege: solve deals with the deck order known")
+    p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")
+    p.add_argument("--budget", default="20000",
+                   help="per deal: nodes (20000 or 20000n) or seconds (10s)")
+    p.add_argument("--workers", type=int, default=1, help="local processes")
+    p.add_argument("--backend", default="local", choices=("local", "ray"))
+    p.add_argument("--random-games", type=int, default=10,
+                   help="uniform random games per deal (0: skip)")
+    p.add_argument("--attack", default="any", choices=("any", "most_recent"))
+    p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
+    p.add_argument("--out", help="write one JSON line per deal here")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run)
+
+
+def parse_budget(text: str) -> tuple[int | None, float | None]:
+    """'20000' / '20000n' -> nodes; '10s' / '0.5s' -> seconds."""
+    text = str(text).strip().lower()
+    try:
+        if text.endswith("s"):
+            seconds = float(text[:-1])
+            if seconds > 0:
+                return None, seconds
+        else:
+            nodes = int(text[:-1] if text.endswith("n") else text)
+            if nodes > 0:
+                return nodes, None
+    except ValueError:
+        pass
+    raise ValueError(f"--budget must be a positive node count (20000) or seconds (10s), "
+                     f"got {text!r}")
+
+
+def solve_one(job: dict) -> dict:
+    """Solve one deal and play random games on it; a plain dict (crosses processes)."""
+    from castle_envs.castle_siege.rules import State
+    from castle_envs.castle_siege.solver import (WINNABLE, Solver, deal_deck, line_events,
+                                                 replay_wins)
+
+    seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
+    deck = deal_deck(seed)
+    state = State.new_game(difficulty=difficulty, deck=deck, **rules)
+    result = Solver(max_nodes=job["nodes"], max_seconds=job["seconds"]).solve(state)
+    record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
+              "seconds": round(result.seconds, 4), "pruned": result.pruned,
+              "line": result.line}
+    if result.verdict == WINNABLE:
+        if not replay_wins(deck, difficulty, result.line, **rules):
+            raise RuntimeError(f"deal {seed}: the winning line does not replay to a win")
+        record["events"] = line_events(deck, difficulty, result.line, **rules)
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for _ in range(job["random_games"]):
+        s = State.new_game(difficulty=difficulty, deck=deck, **rules)
+        while not s.outcome:
+            legal = np.flatnonzero(s.legal_action_mask())
+            s.apply_action(int(legal[rng.integers(len(legal))]))
+        wins += s.won
+    record["random_wins"] = wins
+    record["random_games"] = job["random_games"]
+    return record
+
+
+def _run_jobs(jobs: list[dict], workers: int, backend: str):
+    if backend == "ray":
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("--backend ray needs ray (pip install 'castle-envs[distributed]')") \
+                from None
+        ray.init(ignore_reinit_error=True)
+        remote = ray.remote(solve_one)
+        pending = [remote.remote(job) for job in jobs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+        return
+    if workers <= 1:
+        for job in jobs:
+            yield solve_one(job)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        yield from pool.imap(solve_one, jobs, chunksize=1)
+
+
+def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
+    n = len(records)
+    won = sum(r["verdict"] == "winnable" for r in records)
+    lost = sum(r["verdict"] == "unwinnable" for r in records)
+    unknown = n - won - lost
+    lower = wilson_interval(won, n)[0]
+    upper = wilson_interval(won + unknown, n)[1]
+    seconds = [r["seconds"] for r in records]
+    nodes = [r["nodes"] for r in records]
+    wins = [r for r in records if r["verdict"] == "winnable"]
+    usage = {}
+    for key in EVENT_KEYS:
+        vals = [r["events"][key] for r in wins]
+        usage[key] = {"mean": statistics.fmean(vals) if vals else None,
+                      "share_of_lines": (sum(v > 0 for v in vals) / len(vals)) if vals else None}
+    rand_games = sum(r["random_games"] for r in records)
+    rand_wins = sum(r["random_wins"] for r in records)
+    return {
+        "difficulty": difficulty, "budget": budget, "deals": n, "seeds":
+        [records[0]["seed"], records[-1]["seed"]] if records else [],
+        "winnable": won, "unwinnable": lost, "unknown": unknown,
+        "winnable_fraction": won / n if n else None,
+        "unknown_fraction": unknown / n if n else None,
+        "winnable_interval_95": [lower, upper],
+        "nodes": {"mean": statistics.fmean(nodes), "median": statistics.median(nodes),
+                  "max": max(nodes)} if n else {},
+        "seconds": {"mean": statistics.fmean(seconds), "median": statistics.median(seconds),
+                    "max": max(seconds), "total": sum(seconds)} if n else {},
+        "winning_line_usage": usage,
+        "random": {"games": rand_games, "wins": rand_wins,
+                   "win_rate": rand_wins / rand_games if rand_games else None,
+                   "interval_95": list(wilson_interval(rand_wins, rand_games))},
+    }
+
+
+def run(args) -> int:
+    if args.deals < 1:
+        raise ValueError(f"--deals must be >= 1, got {args.deals}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.random_games < 0:
+        raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
+    nodes, seconds = parse_budget(args.budget)
+    rules = {"attack": args.attack, "defeated": args.defeated}
+    jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
+             "nodes": nodes, "seconds": seconds, "random_games": args.random_games}
+            for i in range(args.deals)]
+    out = None
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        out = open(args.out, "w")
+    records = []
+    start = time.perf_counter()
+    try:
+        for record in _run_jobs(jobs, args.workers, args.backend):
+            records.append(record)
+            if out:
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+            if not args.json and len(records) % max(1, args.deals // 10) == 0:
+                print(f"  {len(records)}/{args.deals} deals, "
+                      f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+    finally:
+        if out:
+            out.close()
+    records.sort(key=lambda r: r["seed"])
+    summary = summarize(records, args.difficulty, args.budget)
+    summary["rules"] = rules
+    summary["wall_seconds"] = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    lo, hi = summary["winnable_interval_95"]
+    rnd = summary["random"]
+    print(f"Castle Siege {args.difficulty}, {args.deals} deals (seeds {args.seed}.."
+          f"{args.seed + args.deals - 1}), budget {args.budget}/deal")
+    print(f"  winnable {summary['winnable']}, unwinnable {summary['unwinnable']}, "
+          f"unknown {summary['unknown']}")
+    print(f"  winnable fraction 95% interval [{lo:.3f}, {hi:.3f}] "
+          "(lower: proven wins only; upper: unknowns counted as wins)")
+    print(f"  nodes/deal mean {summary['nodes']['mean']:.0f}, time/deal mean "
+          f"{summary['seconds']['mean']:.3f}s (median {summary['seconds']['median']:.3f}s)")
+    if rnd["games"]:
+        print(f"  random play: {rnd['wins']}/{rnd['games']} wins")
+    use = summary["winning_line_usage"]
+    if summary["winnable"]:
+        print("  winning lines use: " + ", ".join(
+            f"{k} in {use[k]['share_of_lines']:.0%}" for k in
+            ("royal_assaults", "precision_strikes", "flush_sieges", "regroups")))
+    return 0
