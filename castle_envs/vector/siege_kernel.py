@@ -482,50 +482,68 @@ def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
     compute_mask(b, v, recent, m)
 
 
-def _step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
-                obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
-    """One step of every env with autoreset in the same step: a finished env's last
-    observation goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
-    n_envs = cards.shape[0]
-    for i in prange(n_envs):
-        b = cards[i]
-        v = ints[i]
-        a = actions[i]
-        bad = a < 0 or a >= NUM_ACTIONS
-        if not bad:
-            bad = not mask[i, a]
-        illegal[i] = bad
-        if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
-            rewards[i] = penalty
-            terminated[i] = True
-            truncated[i] = False
-            won[i] = False
-        else:
-            defeated = v[EVENTS + EV_DEFEATED]
-            taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
-            apply(b, v, a, leave)
-            v[STEPS] += 1
-            term = v[OUTCOME] != 0
-            terminated[i] = term
-            truncated[i] = (not term) and v[STEPS] >= max_steps
-            won[i] = v[OUTCOME] == 1
-            r = 1.0 if v[OUTCOME] == 1 else 0.0
-            if shaped:
-                r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
-                     + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2]
-                              + b[CAPTURED + 3] - taken))
-            rewards[i] = r
-        finished = terminated[i] or truncated[i]
-        done[i] = finished
-        if finished:
-            encode(b, v, rows, recent, leave, final_obs[i])
-            deal(b, v, rng[i], rows)
-        encode(b, v, rows, recent, leave, obs[i])
-        _refresh(b, v, recent, mask[i])
+@njit(cache=True)
+def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
+              obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """Env ``i``'s step with autoreset in the same step: a finished env's last observation
+    goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
+    b = cards[i]
+    v = ints[i]
+    a = actions[i]
+    bad = a < 0 or a >= NUM_ACTIONS
+    if not bad:
+        bad = not mask[i, a]
+    illegal[i] = bad
+    if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
+        rewards[i] = penalty
+        terminated[i] = True
+        truncated[i] = False
+        won[i] = False
+    else:
+        defeated = v[EVENTS + EV_DEFEATED]
+        taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
+        apply(b, v, a, leave)
+        v[STEPS] += 1
+        term = v[OUTCOME] != 0
+        terminated[i] = term
+        truncated[i] = (not term) and v[STEPS] >= max_steps
+        won[i] = v[OUTCOME] == 1
+        r = 1.0 if v[OUTCOME] == 1 else 0.0
+        if shaped:
+            r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
+                 + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2]
+                          + b[CAPTURED + 3] - taken))
+        rewards[i] = r
+    finished = terminated[i] or truncated[i]
+    done[i] = finished
+    if finished:
+        encode(b, v, rows, recent, leave, final_obs[i])
+        deal(b, v, rng[i], rows)
+    encode(b, v, rows, recent, leave, obs[i])
+    compute_mask(b, v, recent, mask[i])
 
 
-step_batch = njit(cache=True)(_step_batch)
-step_batch_parallel = njit(cache=True, parallel=True)(_step_batch)
+# Two entry points with their own names: numba's cache is keyed by function name, so one
+# Python function compiled both ways would load the serial build for the parallel one.
+@njit(cache=True)
+def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
+               obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """One step of every env (``_step_env``), on this thread."""
+    for i in range(cards.shape[0]):
+        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
+                        penalty, obs, mask, rewards, terminated, truncated, done, won,
+                        illegal, final_obs):
+    """One step of every env (``_step_env``), split over numba's threads."""
+    for i in prange(cards.shape[0]):
+        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
 
 
 @njit(cache=True)
