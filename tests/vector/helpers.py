@@ -4,7 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castle_siege.env import CastleSiegeEnv
+from castle_envs.vector import HAVE_NUMBA
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+
+
+def games(n: int) -> int:
+    """``n`` games with numba; without it the kernels run as plain Python (the fallback is
+    still compared, on a fiftieth of the games, so the suite stays fast)."""
+    return n if HAVE_NUMBA else max(4, n // 50)
 
 
 def lockstep(n_envs: int, n_games: int, seed: int, illegal_every: int = 0,

@@ -7,49 +7,50 @@ sweep), so the compiled kernels and ``castle_siege.rules`` cannot drift apart un
 """
 import pytest
 
-from .helpers import lockstep
+from .helpers import games, lockstep
 
 
 def test_default_very_hard_thousands_of_games():
-    stats = lockstep(n_envs=32, n_games=2500, seed=0)
-    assert stats["games"] >= 2500
+    stats = lockstep(n_envs=32, n_games=games(2500), seed=0)
+    assert stats["games"] >= games(2500)
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_other_difficulties(difficulty):
-    stats = lockstep(n_envs=16, n_games=400, seed=7, difficulty=difficulty)
-    assert stats["games"] >= 400
+    stats = lockstep(n_envs=16, n_games=games(400), seed=7, difficulty=difficulty)
+    assert stats["games"] >= games(400)
 
 
 def test_easy_games_include_victories():
     # random play rarely wins; Easy with 1200 games gives a handful, so the victory path
     # (capture of the fourth castle, reward 1) is compared too
-    stats = lockstep(n_envs=32, n_games=1200, seed=3, difficulty="easy")
-    assert stats["won"] > 0 and stats["reward"] == stats["won"]
+    stats = lockstep(n_envs=32, n_games=games(1200), seed=3, difficulty="easy")
+    assert stats["reward"] == stats["won"]
+    assert stats["won"] > 0 or games(1200) < 1200
 
 
 @pytest.mark.parametrize("rules", [{"attack": "most_recent"}, {"defeated": "leave_game"},
                                    {"attack": "most_recent", "defeated": "leave_game"}])
 def test_rules_options(rules):
-    stats = lockstep(n_envs=16, n_games=400, seed=11, difficulty="medium", **rules)
-    assert stats["games"] >= 400
+    stats = lockstep(n_envs=16, n_games=games(400), seed=11, difficulty="medium", **rules)
+    assert stats["games"] >= games(400)
 
 
 def test_shaped_reward():
-    stats = lockstep(n_envs=16, n_games=400, seed=5, difficulty="easy", reward="shaped")
+    stats = lockstep(n_envs=16, n_games=games(400), seed=5, difficulty="easy", reward="shaped")
     assert stats["reward"] > stats["won"]   # progress terms were paid and matched
 
 
 def test_truncation():
-    stats = lockstep(n_envs=8, n_games=200, seed=2, max_episode_steps=6)
+    stats = lockstep(n_envs=8, n_games=games(200), seed=2, max_episode_steps=6)
     assert stats["truncated"] > 0
 
 
 def test_illegal_action_penalty():
-    stats = lockstep(n_envs=8, n_games=300, seed=4, illegal_every=5, illegal_action="penalty",
+    stats = lockstep(n_envs=8, n_games=games(300), seed=4, illegal_every=5, illegal_action="penalty",
                      illegal_action_penalty=-0.5)
     assert stats["illegal"] > 0
 
 
 def test_whole_states_match():
-    lockstep(n_envs=8, n_games=150, seed=9, difficulty="hard", compare_states=True)
+    lockstep(n_envs=8, n_games=games(150), seed=9, difficulty="hard", compare_states=True)
