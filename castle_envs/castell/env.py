@@ -62,7 +62,6 @@ import numpy as np
 from pettingzoo.utils import wrappers
 
 from ..core.aec_env import MaskedAECEnv
-from ..core.errors import EpisodeOverError
 from ..core.state import check_options, choice_error
 from . import observation
 from .actions import NUM_ACTIONS
@@ -99,10 +98,6 @@ class raw_env(MaskedAECEnv):
         return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
 
     def _new_state(self, rng, options):
-        unknown = sorted(set(options) - {"state"})
-        if unknown:   # PettingZoo's api_test sends one; ignore, as the other AEC games do
-            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: ['state']")
-            options = {k: v for k, v in options.items() if k == "state"}
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
@@ -114,11 +109,6 @@ class raw_env(MaskedAECEnv):
 
     def _observe(self, state, seat):
         return observation.observe(state, seat)
-
-    def render(self):
-        if self.state is None and self.render_mode is not None:
-            raise EpisodeOverError("render() called before reset()")
-        return super().render()
 
     def _render_ansi(self, state):
         return render_ansi(state)

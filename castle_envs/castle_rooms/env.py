@@ -72,6 +72,7 @@ RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
 
 class raw_env(MaskedAECEnv):
     metadata = {**MaskedAECEnv.metadata, "name": "castle_rooms_v0"}
+    reset_option_keys = tuple(RESET_OPTIONS)
 
     def __init__(self, num_players: int = 2, render_mode: str | None = None,
                  later_rows: str = DEFAULT_RULES["later_rows"],
@@ -89,13 +90,6 @@ class raw_env(MaskedAECEnv):
         return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), dtype=np.float32)
 
     def _new_state(self, rng, options):
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            # PettingZoo's api_test resets with an arbitrary key, so unknown keys only warn;
-            # the values of known keys are checked strictly.
-            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: "
-                                  f"{sorted(RESET_OPTIONS)}")
-            options = {k: v for k, v in options.items() if k in RESET_OPTIONS}
         options = check_options(options, RESET_OPTIONS, "reset options")
         if options["state"] is not None:
             if options["deck"] is not None or options["first_player"] is not None:

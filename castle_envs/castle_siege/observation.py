@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import NUM_CARDS, RANK, SUIT
-from .rules import HAND_CAPACITY, NO_CARD, State
+from .rules import HAND_CAPACITY, State
 
 N_LOCATIONS = 11
 UNSEEN, HAND, DEFENDER0, CASTLE_OPEN, CASTLE_TAKEN, DISCARD, OUT, RECYCLED = 0, 1, 2, 6, 7, 8, 9, 10

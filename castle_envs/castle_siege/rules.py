@@ -13,9 +13,9 @@ import numpy as np
 
 from ..core.errors import InvalidStateError
 from ..core.state import GameState, check_options, choice_error
-from .actions import (ACTIONS, DISCARD_BASE, DISCARD_SLOTS, END_BATTLE, HAND_SLOTS,
+from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
                       NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
-                      EndBattle, Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
+                      Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
 from .cards import (CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF,
                     card_name)
 

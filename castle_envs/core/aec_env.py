@@ -25,6 +25,10 @@ class MaskedAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
+    #: the keys ``reset(options=...)`` understands; others are dropped with a warning
+    #: (PettingZoo's ``api_test`` resets with an arbitrary key), known values are checked
+    reset_option_keys: tuple[str, ...] = ("state",)
+
     def __init__(self, num_players: int, render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 5000):
@@ -82,7 +86,13 @@ class MaskedAECEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        self.state = self._new_state(self._rng, dict(options or {}))
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(self.reset_option_keys))
+        if unknown:
+            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: "
+                                  f"{sorted(self.reset_option_keys)}")
+            options = {k: v for k, v in options.items() if k in self.reset_option_keys}
+        self.state = self._new_state(self._rng, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -147,6 +157,8 @@ class MaskedAECEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without render_mode")
             return None
+        if self.state is None:
+            raise EpisodeOverError("render() called before reset()")
         if self.render_mode == "ansi":
             return self._render_ansi(self.state)
         return self._render_rgb(self.state)
@@ -161,11 +173,16 @@ class MaskedAECEnv(AECEnv):
         return self.state_type().actions.encode(move)
 
     def _refresh_infos(self):
-        mask = self.state.legal_action_mask() if not self.state.is_terminal() else None
+        # agents not to act share one read-only all-zero mask: infos are rebuilt every step
+        n = len(self.state.actions)
+        if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
+            self._no_moves = np.zeros(n, dtype=np.int8)
+            self._no_moves.flags.writeable = False
+        acting = -1 if self.state.is_terminal() else self.state.current_player
         self.infos = {}
         for i, a in enumerate(self.agents):
-            m = np.zeros(len(self.state.actions), dtype=np.int8)
-            if mask is not None and self.state.current_player == i:
-                m[mask] = 1
-            self.infos[a] = {"action_mask": m}
+            if i == acting:
+                self.infos[a] = {"action_mask": self.state.legal_action_mask().astype(np.int8)}
+            else:
+                self.infos[a] = {"action_mask": self._no_moves}
 

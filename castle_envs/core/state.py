@@ -27,7 +27,9 @@ class GameState(ABC):
     # --- the rules -------------------------------------------------------------------------
     @abstractmethod
     def legal_action_mask(self) -> np.ndarray:
-        """Bool array of ``len(actions)``: True exactly for the moves ``apply_action`` accepts."""
+        """Bool array of ``len(actions)``: True exactly for the moves ``apply_action`` accepts.
+
+        Games may return a cached array: callers must not modify it (copy it first)."""
 
     @abstractmethod
     def _apply(self, action: int) -> None:
