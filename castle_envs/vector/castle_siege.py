@@ -2,7 +2,7 @@
 
 ```python
 import castle_envs
-envs = castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="very_hard", seed=0)
+envs = castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="very_hard")
 obs, info = envs.reset(seed=0)          # obs (4096, 882) float32
 masks = envs.action_masks()             # (4096, 1676) bool, also info["action_mask"]
 obs, rew, term, trunc, info = envs.step(actions)
