@@ -47,6 +47,9 @@ def add_parser(sub):
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
+                   help="instead of solving deals: compare the solver with plain exhaustive "
+                        "search on endgames of GAMES random and GAMES solved games")
     p.set_defaults(run=run)
 
 
@@ -157,7 +160,53 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
     }
 
 
+def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000) -> dict:
+    """Endgames (deck of 0-3 cards, battle phase) reached by random attacking play and by
+    the solver's own winning lines, each solved with all reductions and by plain exhaustive
+    search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
+    from castle_envs.castle_siege.rules import BATTLE, State
+    from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, Solver, deal_deck, solve_deck
+
+    rng = np.random.default_rng(seed)
+    positions = []
+    for g in range(games):
+        left = int(rng.integers(0, 4))
+        s = State.new_game(np.random.default_rng(seed + g), difficulty)
+        while not s.outcome and not (s.deck_size <= left and s.phase == BATTLE):
+            legal = np.flatnonzero(s.legal_action_mask())
+            plays = legal[legal < 1612]
+            pick = plays if len(plays) and rng.random() < 0.8 else legal
+            s.apply_action(int(pick[rng.integers(len(pick))]))
+        if not s.outcome:
+            positions.append(s)
+        deck = deal_deck(seed + g)
+        result = solve_deck(deck, difficulty, max_nodes=budget)
+        if result.verdict == WINNABLE:
+            s = State.new_game(difficulty=difficulty, deck=deck)
+            for action in result.line:
+                if s.deck_size <= left and s.phase == BATTLE:
+                    positions.append(s.clone())
+                    break
+                s.apply_action(action)
+    counts = {"positions": len(positions), "agree_winnable": 0, "agree_unwinnable": 0,
+              "undecided": 0, "disagree": 0}
+    for s in positions:
+        fast = Solver(max_nodes=budget).solve(s)
+        slow = Solver(max_nodes=budget, prune=False, table=False, order=False).solve(s)
+        if UNKNOWN in (fast.verdict, slow.verdict):
+            counts["undecided"] += 1
+        elif fast.verdict != slow.verdict:
+            counts["disagree"] += 1
+            print("DISAGREE", fast.verdict, slow.verdict, s.to_json(), file=sys.stderr)
+        else:
+            counts["agree_" + fast.verdict] += 1
+    return counts
+
+
 def run(args) -> int:
+    if args.soundness_check:
+        print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed)))
+        return 0
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.workers < 1:

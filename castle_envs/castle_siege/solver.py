@@ -31,6 +31,9 @@ lost:
    Precision Strike returns at most one card, Regroup and the end-of-turn deal lower it.
    A capture (exact or by Royal Assault) plays at least one card and returns none, so
    it lowers Φ by at least one. Hence a position with Φ < (castles standing) cannot win.
+   The bounds are applied in the battle phase only: while a Precision Strike's choice is
+   pending, its returned card is not yet counted in Φ (an early version pruned there and
+   the comparison with plain exhaustive search caught it).
 3. *Last-turn bound.* With an empty deck and no defender left on the table, no Precision
    Strike can refill the deck this turn (it needs a defender), no Flush Siege can draw (it
    needs a defender too), and Regroup draws nothing; so ending the turn loses
@@ -237,11 +240,13 @@ class Solver:
         return False
 
     def _hopeless(self, s: State) -> bool:
+        if s.phase != BATTLE:
+            # a pending Precision Strike is about to return a card to the deck and a pending
+            # Royal Assault takes a castle for free: the bounds count neither
+            return False
         standing = 4 - int(s.captured.sum())
         if s.deck_size + s.hand_size < standing:                      # bound 2
             return True
-        if s.phase != BATTLE:
-            return False
         if s.deck_size == 0 and not s.col_len.any():                  # bound 3
             return s.hand_size < standing
         standing_cols = tuple(sorted(s.col_len[~s.captured].tolist(), reverse=True))
