@@ -111,7 +111,6 @@ class CastleSiegeVectorEnv(VectorEnv):
         self._illegal = np.zeros(n, bool)
         self._actions = np.zeros(n, np.int64)
         self._all = np.ones(n, bool)
-        self._arange = np.arange(n)
         self._started = False
 
     # --- gymnasium API ---------------------------------------------------------------------
@@ -221,12 +220,9 @@ class CastleSiegeVectorEnv(VectorEnv):
             self._rng[i] = pcg64.to_words(generator)
 
     def _check_legal(self, actions: np.ndarray) -> None:
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range.copy()
-        legal[in_range] = self._mask[self._arange[in_range], actions[in_range]]
-        if legal.all():
+        i = K.first_illegal(self._mask_padded, actions)
+        if i < 0:
             return
-        i = int(np.flatnonzero(~legal)[0])
         try:
             self.state(i).apply_action(int(actions[i]))
         except IllegalActionError as err:

@@ -547,6 +547,16 @@ def step_batch_parallel(cards, ints, rng, actions, rows, recent, leave, shaped, 
 
 
 @njit(cache=True)
+def first_illegal(mask, actions):
+    """The first env whose action is out of range or masked out, or -1."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True)
 def sample_legal(mask, words, out):
     """A uniformly random legal action per row of a padded mask (``MASK_WIDTH`` columns),
     from per-row xorshift64* states ``words``; -1 where no action is legal."""
