@@ -55,6 +55,14 @@ SCHEMA: dict[str, Any] = {
         "pool_size": _spec(int, 5),
         "fixed_opponent_share": _spec(float, 0.5),   # share of episodes against `opponents`
     },
+    "pretrain": {                          # behaviour cloning before PPO (solitaire games)
+        "agent": _spec(str, ""),          # e.g. heuristic; empty = no pretraining
+        "episodes": _spec(int, 0),
+        "epochs": _spec(int, 5),
+        "batch_size": _spec(int, 512),
+        "learning_rate": _spec(float, 1e-3),
+        "seed": _spec(int, 2_000_000),   # its deals, disjoint from the eval seeds
+    },
     "eval": {
         "every_steps": _spec(int, 20_000),
         "episodes": _spec(int, 200),
@@ -157,6 +165,10 @@ def _check_values(config: dict) -> None:
                              f"is not one of {list(spec.variants)}")
         if not isinstance(stage.get("until_steps"), int):
             raise ValueError(f"curriculum[{i}].until_steps: expected int")
+    if config["pretrain"]["agent"] and spec.api != "gymnasium":
+        raise ValueError("pretrain.agent: behaviour cloning is for the solitaire games")
+    if config["pretrain"]["agent"] and config["pretrain"]["episodes"] < 1:
+        raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
     if spec.api == "gymnasium" and config["self_play"]["enabled"]:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
 

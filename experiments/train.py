@@ -163,6 +163,55 @@ def evaluate_model(model, config: dict, episodes: int, seed: int, variant: dict 
             "mean_length": float(np.mean(lengths))}
 
 
+# --- behaviour cloning warm start ----------------------------------------------------------------
+def pretrain(model, config: dict) -> dict:
+    """Fit the policy to a baseline agent's moves on ``pretrain.episodes`` deals (masked
+    cross-entropy), so PPO starts from the baseline's play instead of from uniform."""
+    import torch
+
+    from agents import make_agent
+
+    pre = config["pretrain"]
+    agent = make_agent(pre["agent"], game=config["game"], seed=pre["seed"])
+    env = make_env({**config, "seed": 0}, 0)
+    observations, masks, actions, wins = [], [], [], 0
+    for episode in range(pre["episodes"]):
+        agent.reset(pre["seed"] + episode)
+        obs, info = env.reset(seed=pre["seed"] + episode)
+        done = False
+        while not done:
+            state = env.unwrapped.state.clone() if agent.needs_state else None
+            action = agent.act(obs, info["action_mask"], state)
+            observations.append(obs)
+            masks.append(info["action_mask"])
+            actions.append(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        wins += int(info.get("won", False))
+    obs_t = torch.as_tensor(np.array(observations), dtype=torch.float32)
+    mask_np = np.array(masks)
+    act_t = torch.as_tensor(actions)
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=pre["learning_rate"])
+    rng = np.random.default_rng(pre["seed"])
+    n = len(actions)
+    for _ in range(pre["epochs"]):
+        order = rng.permutation(n)
+        for start in range(0, n, pre["batch_size"]):
+            idx = order[start:start + pre["batch_size"]]
+            dist = policy.get_distribution(obs_t[idx], action_masks=mask_np[idx])
+            loss = -dist.log_prob(act_t[idx]).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        dist = policy.get_distribution(obs_t, action_masks=mask_np)
+        agree = float((dist.distribution.probs.argmax(dim=1) == act_t).float().mean())
+    return {"agent": pre["agent"], "episodes": pre["episodes"], "samples": n,
+            "agent_win_rate": wins / pre["episodes"], "final_loss": loss.item(),
+            "policy_agrees_with_agent": agree}
+
+
 # --- callbacks ---------------------------------------------------------------------------------
 def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
     from stable_baselines3.common.callbacks import BaseCallback
@@ -295,6 +344,9 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         model.tensorboard_log = str(run_dir / "tb")
     else:
         model = build_model(config, env, run_dir)
+        if config["pretrain"]["agent"]:
+            progress["pretrain"] = pretrain(model, config)
+            save_checkpoint(model, run_dir, progress)
     remaining = config["total_timesteps"] - model.num_timesteps
     if stop_after is not None:
         remaining = min(remaining, stop_after)

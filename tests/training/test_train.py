@@ -32,6 +32,9 @@ def test_every_shipped_config_is_valid():
     ({"ppo": {"batch_size": 100}}, r"ppo.batch_size: must divide"),
     ({"curriculum": [{"variant": {"difficulty": "easyy"}, "until_steps": 5}]}, r"curriculum\[0\]"),
     ({"self_play": {"enabled": True}}, r"self-play needs a multi-player game"),
+    ({"pretrain": {"agent": "heuristic"}}, r"pretrain.episodes: must be at least 1"),
+    ({"game": "castell", "pretrain": {"agent": "heuristic", "episodes": 3}},
+     r"pretrain.agent: behaviour cloning is for the solitaire games"),
 ])
 def test_bad_configs_name_the_key(raw, message):
     with pytest.raises(ValueError, match=message):
@@ -96,3 +99,17 @@ def test_short_run_beats_random_on_easy(tmp_path):
         "checkpoint": {"every_steps": 100_000}})
     summary = train(config, run_dir=tmp_path / "easy", progress_bar=False)
     assert summary["final_eval"]["wins"] >= 3, summary["final_eval"]
+
+
+def test_behaviour_cloning_moves_the_policy_towards_the_teacher(tmp_path):
+    config = resolve({
+        "game": "castle-siege", "variant": {"difficulty": "easy"}, "total_timesteps": 128,
+        "n_envs": 1, "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+        "policy": {"net_arch": [64]}, "eval": {"every_steps": 100_000, "episodes": 2},
+        "pretrain": {"agent": "heuristic", "episodes": 20, "epochs": 20}})
+    train(config, run_dir=tmp_path / "bc", progress_bar=False)
+    import json
+    report = json.loads((tmp_path / "bc" / "progress.json").read_text())["pretrain"]
+    assert report["samples"] > 100
+    # an untrained policy agrees with the teacher on well under 10% of the moves
+    assert report["policy_agrees_with_agent"] > 0.5, report
