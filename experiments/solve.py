@@ -45,11 +45,17 @@ def add_parser(sub):
                    help="uniform random games per deal (0: skip)")
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
+    p.add_argument("--probe-policy", default="heuristic", choices=("heuristic", "none"),
+                   help="policy the solver's probes follow on every other playout "
+                        "(agents.castle_siege.heuristic_policy; 'none': its own move order)")
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
                    help="instead of solving deals: compare the solver with plain exhaustive "
                         "search on endgames of GAMES random and GAMES solved games")
+    p.add_argument("--plot", metavar="SVG",
+                   help="instead of solving: draw the summaries given with --summaries")
+    p.add_argument("--summaries", nargs="*", default=[], help="summary JSON files (--json)")
     p.set_defaults(run=run)
 
 
@@ -80,7 +86,11 @@ def solve_one(job: dict) -> dict:
     seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
     deck = deal_deck(seed)
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
-    result = Solver(max_nodes=job["nodes"], max_seconds=job["seconds"]).solve(state)
+    policy = None
+    if job.get("probe_policy", "none") == "heuristic":
+        from agents.castle_siege import heuristic_policy as policy
+    result = Solver(max_nodes=job["nodes"], max_seconds=job["seconds"],
+                    probe_policy=policy).solve(state)
     record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
               "seconds": round(result.seconds, 4), "pruned": result.pruned,
               "line": result.line}
@@ -203,7 +213,58 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
     return counts
 
 
+def plot_svg(summaries: list[dict]) -> str:
+    """A dependency-free SVG: per difficulty, the solver's winnable interval (proven wins to
+    wins + unknowns, 95%) as a bar, and random play's win rate as a dot."""
+    order = {d: i for i, d in enumerate(DIFFICULTIES)}
+    rows = sorted(summaries, key=lambda s: (order[s["difficulty"]], -s["deals"]))
+    seen, picked = set(), []
+    for s in rows:                      # one (the largest) summary per difficulty
+        if s["difficulty"] not in seen:
+            seen.add(s["difficulty"])
+            picked.append(s)
+    w, h, left, top, plot_h = 560, 300, 60, 30, 200
+    gap = (w - left - 20) / max(1, len(picked))
+    y = lambda v: top + plot_h * (1 - v)   # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<text x="{w / 2}" y="16" text-anchor="middle" font-size="13">Castle Siege: '
+           'share of deals winnable (solver) vs random play</text>']
+    for t in (0, 0.25, 0.5, 0.75, 1.0):
+        out.append(f'<line x1="{left}" x2="{w - 20}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+                   'stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
+    for i, s in enumerate(picked):
+        x = left + gap * (i + 0.5)
+        lo, hi = s["winnable_interval_95"]
+        won = s["winnable_fraction"]
+        out.append(f'<rect x="{x - 18:.1f}" y="{y(hi):.1f}" width="36" '
+                   f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="#9ecae1" stroke="#3182bd"/>')
+        out.append(f'<line x1="{x - 18:.1f}" x2="{x + 18:.1f}" y1="{y(won):.1f}" '
+                   f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2"/>')
+        rate = s["random"]["win_rate"] or 0.0
+        out.append(f'<circle cx="{x + 28:.1f}" cy="{y(rate):.1f}" r="4" fill="#e6550d"/>')
+        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                   f'{s["difficulty"]}</text>')
+        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
+                   f'fill="#555">n={s["deals"]}, {s["budget"]}</text>')
+    out.append(f'<text x="{left}" y="{h - 8}" fill="#555">bar: 95% interval, proven wins '
+               'only .. wins + unknowns; line: proven share; dot: random play</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def run(args) -> int:
+    if args.plot:
+        summaries = []
+        for path in args.summaries:
+            with open(path) as f:
+                summaries.append(json.load(f))
+        if not summaries:
+            raise ValueError("--plot needs --summaries FILE ...")
+        with open(args.plot, "w") as f:
+            f.write(plot_svg(summaries))
+        return 0
     if args.soundness_check:
         print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed)))
         return 0
@@ -216,7 +277,8 @@ def run(args) -> int:
     nodes, seconds = parse_budget(args.budget)
     rules = {"attack": args.attack, "defeated": args.defeated}
     jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
-             "nodes": nodes, "seconds": seconds, "random_games": args.random_games}
+             "nodes": nodes, "seconds": seconds, "random_games": args.random_games,
+             "probe_policy": args.probe_policy}
             for i in range(args.deals)]
     out = None
     if args.out:
@@ -239,6 +301,7 @@ def run(args) -> int:
     records.sort(key=lambda r: r["seed"])
     summary = summarize(records, args.difficulty, args.budget)
     summary["rules"] = rules
+    summary["probe_policy"] = args.probe_policy
     summary["wall_seconds"] = time.perf_counter() - start
     if args.json:
         print(json.dumps(summary, indent=2))

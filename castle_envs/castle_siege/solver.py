@@ -140,7 +140,8 @@ class Solver:
 
     def __init__(self, max_nodes: int | None = 100_000, max_seconds: float | None = None,
                  prune: bool = True, table: bool = True, order: bool = True,
-                 probe_share: float = 0.5, probe_noise: float = 0.15, seed: int = 0):
+                 probe_share: float = 0.5, probe_noise: float = 0.15, seed: int = 0,
+                 probe_policy=None):
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
         self.prune = prune
@@ -149,6 +150,7 @@ class Solver:
         self.probe_share = probe_share if order else 0.0
         self.probe_noise = probe_noise
         self.seed = seed
+        self.probe_policy = probe_policy
         self._subsets: dict = {}
 
     # --- public ---------------------------------------------------------------------------
@@ -204,9 +206,11 @@ class Solver:
 
     def _probe(self, state: State) -> bool:
         """Randomized greedy playouts (the search's move order, each step taking the next
-        move with probability ``probe_noise``) until ``probe_share`` of the node budget is
-        spent. They only ever find wins, so they cannot make a verdict unsound; they find
-        wins in deals where depth-first search would first exhaust a hopeless late subtree."""
+        move with probability ``probe_noise``; or, given ``probe_policy(state, rng) ->
+        action``, e.g. the heuristic agent, that policy with the same noise on every other
+        probe) until ``probe_share`` of the node budget is spent, one node per step. They
+        only ever find wins, so they cannot make a verdict unsound; they find wins in deals
+        where depth-first search would first exhaust a hopeless late subtree."""
         if not self.probe_share:
             return False
         rng = np.random.default_rng(self.seed)
@@ -222,18 +226,30 @@ class Solver:
 
         if budget is None and stop is None:
             return False
+        probes = 0
         while not spent():
+            # with a policy, every other probe follows it (taking the search's own order
+            # with probability ``probe_noise`` per step); the first follows it exactly
+            guided = self.probe_policy is not None and probes % 2 == 0
+            noise_free = guided and probes == 0
+            probes += 1
             s, line = state.clone(), []
             while not s.outcome and not spent():
                 self._nodes += 1
                 if self.prune and self._hopeless(s):
                     break
-                moves = self._moves(s)
-                i = 0
-                while i + 1 < len(moves) and rng.random() < self.probe_noise:
-                    i += 1
-                line.append(int(moves[i]))
-                s._apply(line[-1])
+                if guided and (noise_free or rng.random() >= self.probe_noise):
+                    action = int(self.probe_policy(s, rng))
+                else:
+                    moves = self._moves(s)
+                    i = 0
+                    while i + 1 < len(moves) and rng.random() < self.probe_noise:
+                        i += 1
+                    action = int(moves[i])
+                if not s.legal_action_mask()[action]:
+                    raise ValueError(f"probe_policy chose illegal action {action}")
+                line.append(action)
+                s._apply(action)
             if s.outcome == 1:
                 self._line = line[::-1]
                 return True
@@ -320,9 +336,10 @@ def deal_deck(seed: int) -> list[int]:
 
 
 def solve_deck(deck, difficulty: str, max_nodes: int | None = 100_000,
-               max_seconds: float | None = None, **rules) -> Result:
+               max_seconds: float | None = None, probe_policy=None, **rules) -> Result:
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
-    return Solver(max_nodes=max_nodes, max_seconds=max_seconds).solve(state)
+    return Solver(max_nodes=max_nodes, max_seconds=max_seconds,
+                  probe_policy=probe_policy).solve(state)
 
 
 def replay_wins(deck, difficulty: str, line, **rules) -> bool:

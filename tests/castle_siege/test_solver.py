@@ -251,3 +251,20 @@ def test_solve_command_rejects_bad_input(capsys):
     assert cli.main(["solve", "--budget", "soon"]) == 2
     assert cli.main(["solve", "--deals", "0"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+# --- probes guided by a policy ------------------------------------------------------------
+def test_policy_guided_probes_find_replayable_wins_and_reject_illegal_choices():
+    from agents.castle_siege import heuristic_policy
+
+    found = 0
+    for seed in range(6):
+        deck = deal_deck(seed)
+        result = solve_deck(deck, "hard", max_nodes=1500, probe_policy=heuristic_policy)
+        if result.verdict == WINNABLE:
+            found += 1
+            assert replay_wins(deck, "hard", result.line)
+    assert found >= 1
+    s = State.new_game(difficulty="easy", deck=deal_deck(0))
+    with pytest.raises(ValueError, match="illegal"):
+        Solver(max_nodes=100, probe_policy=lambda state, rng: END_BATTLE + 1).solve(s)
