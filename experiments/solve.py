@@ -53,6 +53,9 @@ def add_parser(sub):
     p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
                    help="instead of solving deals: compare the solver with plain exhaustive "
                         "search on endgames of GAMES random and GAMES solved games")
+    p.add_argument("--check-lines", nargs="*", metavar="JSONL", default=[],
+                   help="instead of solving: replay the winning lines in these --out files "
+                        "and check that no pruning bound fires on any of their positions")
     p.add_argument("--plot", metavar="SVG",
                    help="instead of solving: draw the summaries given with --summaries")
     p.add_argument("--summaries", nargs="*", default=[], help="summary JSON files (--json)")
@@ -254,7 +257,38 @@ def plot_svg(summaries: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def check_lines(paths: list[str], difficulty: str) -> dict:
+    """Every position on a winning line is winnable, so a sound bound must never call one
+    hopeless: count the positions checked and any that a bound would have pruned."""
+    from castle_envs.castle_siege.rules import State
+    from castle_envs.castle_siege.solver import Solver, deal_deck
+
+    solver = Solver()
+    counts = {"lines": 0, "positions": 0, "pruned_wrongly": 0}
+    for path in paths:
+        with open(path) as f:
+            for text in f:
+                record = json.loads(text)
+                if record["verdict"] != "winnable":
+                    continue
+                s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]))
+                counts["lines"] += 1
+                for action in record["line"]:
+                    counts["positions"] += 1
+                    if solver._hopeless(s):
+                        counts["pruned_wrongly"] += 1
+                        print("PRUNED A WINNING POSITION", record["seed"], s.to_json(),
+                              file=sys.stderr)
+                    s.apply_action(action)
+                if not s.won:
+                    raise RuntimeError(f"deal {record['seed']}: line does not win")
+    return counts
+
+
 def run(args) -> int:
+    if args.check_lines:
+        print(json.dumps(check_lines(args.check_lines, args.difficulty)))
+        return 0
     if args.plot:
         summaries = []
         for path in args.summaries:

@@ -57,6 +57,13 @@ phase* last. Royal Assault's castle choice tries the castle with the most defend
 Precision Strike's recycle choice tries cards whose rank equals a standing castle's rank,
 then Kings, Queens, Jacks, then the rest high to low.
 
+**Probes, then search.** The first ``probe_share`` (default half) of the node budget goes to
+randomized greedy playouts (one node per step): the search's own move order with noise, and,
+when a ``probe_policy`` is given (the command line passes the heuristic agent of
+``agents.castle_siege``), every other playout follows that policy with the same noise. They
+can only find wins. The rest of the budget goes to the depth-first search, which alone can
+prove a deal unwinnable (it starts afresh; the probes share no table with it).
+
 Budgets are in nodes (deterministic: the same deal and budget give the same verdict on any
 machine) and/or seconds (machine-dependent). ``Solver(prune=False, table=False,
 order=False)`` is the plain exhaustive search the tests check the reductions against.

@@ -245,6 +245,15 @@ def test_solve_command_prints_summary_and_writes_records(tmp_path, capsys):
     for r in records:
         if r["verdict"] == WINNABLE:
             assert replay_wins(deal_deck(r["seed"]), "easy", r["line"])
+    # the winning lines' positions, checked against the bounds
+    assert cli.main(["solve", "--difficulty", "easy", "--check-lines", str(out)]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    assert checked["lines"] == summary["winnable"] and checked["pruned_wrongly"] == 0
+    # the plot of a summary
+    (tmp_path / "s.json").write_text(json.dumps(summary))
+    svg = tmp_path / "p.svg"
+    assert cli.main(["solve", "--plot", str(svg), "--summaries", str(tmp_path / "s.json")]) == 0
+    assert svg.read_text().startswith("<svg") and "easy" in svg.read_text()
 
 
 def test_solve_command_rejects_bad_input(capsys):
