@@ -44,11 +44,27 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+class _Clock:
+    """Wall and CPU time of one measurement, with its deadline."""
+
+    def __init__(self, seconds: float):
+        self.start, self.cpu_start = time.perf_counter(), time.process_time()
+        self.deadline = self.start + seconds
+
+    def expired(self) -> bool:
+        return time.perf_counter() >= self.deadline
+
+    def result(self, steps: int, games: int) -> dict:
+        elapsed = time.perf_counter() - self.start
+        cpu = time.process_time() - self.cpu_start
+        return {"steps": steps, "games": games, "seconds": elapsed,
+                "steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / max(cpu, 1e-9)}
+
+
 def bench_core(make_state, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
+    clock = _Clock(seconds)
     while True:
         state = make_state(rng)
         while not state.is_terminal():
@@ -56,18 +72,15 @@ def bench_core(make_state, seconds: float, seed: int) -> dict:
             state.apply_action(legal[rng.integers(len(legal))])
             steps += 1
         games += 1
-        if time.perf_counter() >= deadline:
+        if clock.expired():
             break
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
-            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
+    return clock.result(steps, games)
 
 
 def bench_gym(env, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
+    clock = _Clock(seconds)
     obs, info = env.reset(seed=seed)
     while True:
         legal = np.flatnonzero(info["action_mask"])
@@ -75,19 +88,16 @@ def bench_gym(env, seconds: float, seed: int) -> dict:
         steps += 1
         if terminated or truncated:
             games += 1
-            if time.perf_counter() >= deadline:
+            if clock.expired():
                 break
             obs, info = env.reset()
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
-            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
+    return clock.result(steps, games)
 
 
 def bench_aec(env, seconds: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
+    clock = _Clock(seconds)
     while True:
         env.reset(seed=seed + games)
         for agent in env.agent_iter():
@@ -99,11 +109,9 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
         games += 1
-        if time.perf_counter() >= deadline:
+        if clock.expired():
             break
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return {"steps": steps, "games": games, "seconds": elapsed, "steps_per_s": steps / elapsed,
-            "steps_per_cpu_s": steps / max(cpu, 1e-9)}
+    return clock.result(steps, games)
 
 
 def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed: int,
@@ -125,20 +133,17 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     kernel = siege_kernel.step_batch_parallel if parallel else siege_kernel.step_batch
     stats = getattr(kernel, "stats", None)
     steps = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
+    clock = _Clock(seconds)
     while True:
         sample(envs._mask_padded, words, actions)
         _, _, terminated, truncated, _ = envs.step(actions)
         steps += num_envs
         games += int(np.count_nonzero(terminated | truncated))
-        if time.perf_counter() >= deadline:
+        if clock.expired():
             break
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     buffers = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
     memory = sum(b.nbytes for b in buffers if b.base is None)
-    return {"num_envs": num_envs, "steps": steps, "games": games, "seconds": elapsed,
-            "steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / max(cpu, 1e-9),
+    return {"num_envs": num_envs, **clock.result(steps, games),
             "bytes_per_env": memory / num_envs,
             "first_call_s": first_call, "parallel": parallel,
             "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
