@@ -41,6 +41,7 @@ def add_parser(sub):
                    help="per deal: nodes (20000 or 20000n) or seconds (10s)")
     p.add_argument("--workers", type=int, default=1, help="local processes")
     p.add_argument("--backend", default="local", choices=("local", "ray"))
+    p.add_argument("--address", help="Ray cluster address (--backend ray)")
     p.add_argument("--random-games", type=int, default=10,
                    help="uniform random games per deal (0: skip)")
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
@@ -114,28 +115,23 @@ def solve_one(job: dict) -> dict:
     return record
 
 
-def _run_jobs(jobs: list[dict], workers: int, backend: str):
-    if backend == "ray":
-        try:
-            import ray
-        except ImportError:
-            raise ValueError("--backend ray needs ray (pip install 'castle-envs[distributed]')") \
-                from None
-        ray.init(ignore_reinit_error=True)
-        remote = ray.remote(solve_one)
-        pending = [remote.remote(job) for job in jobs]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
-        return
-    if workers <= 1:
+def solve_many(jobs: list[dict]) -> list[dict]:
+    return [solve_one(job) for job in jobs]
+
+
+def _run_jobs(jobs: list[dict], workers: int, backend: str, address: str | None = None):
+    """Records in deal order. One local worker streams them as they come; otherwise the
+    shared ``experiments.parallel`` runner (local processes or Ray) takes chunks of deals."""
+    if backend == "local" and workers <= 1:
         for job in jobs:
             yield solve_one(job)
         return
-    import multiprocessing
+    from .parallel import run_chunks, split
 
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        yield from pool.imap(solve_one, jobs, chunksize=1)
+    chunks = [([jobs[i] for i in idx],) for idx in split(len(jobs), workers, max_chunk=20)]
+    for records in run_chunks(solve_many, chunks, workers=workers, backend=backend,
+                              address=address):
+        yield from records
 
 
 def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
@@ -321,7 +317,7 @@ def run(args) -> int:
     records = []
     start = time.perf_counter()
     try:
-        for record in _run_jobs(jobs, args.workers, args.backend):
+        for record in _run_jobs(jobs, args.workers, args.backend, args.address):
             records.append(record)
             if out:
                 out.write(json.dumps(record) + "\n")

@@ -277,3 +277,14 @@ def test_policy_guided_probes_find_replayable_wins_and_reject_illegal_choices():
     s = State.new_game(difficulty="easy", deck=deal_deck(0))
     with pytest.raises(ValueError, match="illegal"):
         Solver(max_nodes=100, probe_policy=lambda state, rng: END_BATTLE + 1).solve(s)
+
+
+def test_solve_command_gives_the_same_records_with_two_workers(tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    base = ["solve", "--difficulty", "medium", "--deals", "4", "--budget", "1500",
+            "--random-games", "1", "--json"]
+    assert cli.main(base + ["--out", str(one)]) == 0
+    assert cli.main(base + ["--out", str(two), "--workers", "2"]) == 0
+    strip = lambda text: [{k: v for k, v in json.loads(l).items() if k != "seconds"}  # noqa: E731
+                          for l in text.splitlines()]
+    assert strip(one.read_text()) == strip(two.read_text())
