@@ -60,6 +60,8 @@ def add_parser(sub):
     p.add_argument("--plot", metavar="SVG",
                    help="instead of solving: draw the summaries given with --summaries")
     p.add_argument("--summaries", nargs="*", default=[], help="summary JSON files (--json)")
+    p.add_argument("--agents-csv", nargs="*", default=[],
+                   help="castle-envs evaluate CSVs whose win rates join the plot")
     p.set_defaults(run=run)
 
 
@@ -212,9 +214,30 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
     return counts
 
 
-def plot_svg(summaries: list[dict]) -> str:
+AGENT_COLOURS = {"random": "#e6550d", "greedy": "#756bb1", "heuristic": "#31a354",
+                 "mcts": "#d6616b"}
+
+
+def read_agent_csv(paths: list[str]) -> dict:
+    """``castle-envs evaluate`` CSVs -> {difficulty: {agent: (rate, low, high, n)}}."""
+    import csv
+
+    out: dict = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                name = row["agent"].split(":")[0]
+                out.setdefault(row["difficulty"], {})[name] = (
+                    float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
+                    int(row["episodes"]))
+    return out
+
+
+def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     """A dependency-free SVG: per difficulty, the solver's winnable interval (proven wins to
-    wins + unknowns, 95%) as a bar, and random play's win rate as a dot."""
+    wins + unknowns, 95%) as a bar, random play's win rate as a dot, and the win rates of
+    the agents in ``agents`` ({difficulty: {name: (rate, low, high, n)}}) with intervals."""
+    agents = agents or {}
     order = {d: i for i, d in enumerate(DIFFICULTIES)}
     rows = sorted(summaries, key=lambda s: (order[s["difficulty"]], -s["deals"]))
     seen, picked = set(), []
@@ -222,7 +245,7 @@ def plot_svg(summaries: list[dict]) -> str:
         if s["difficulty"] not in seen:
             seen.add(s["difficulty"])
             picked.append(s)
-    w, h, left, top, plot_h = 560, 300, 60, 30, 200
+    w, h, left, top, plot_h = 600, 310, 60, 30, 200
     gap = (w - left - 20) / max(1, len(picked))
     y = lambda v: top + plot_h * (1 - v)   # noqa: E731
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
@@ -241,14 +264,26 @@ def plot_svg(summaries: list[dict]) -> str:
                    f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="#9ecae1" stroke="#3182bd"/>')
         out.append(f'<line x1="{x - 18:.1f}" x2="{x + 18:.1f}" y1="{y(won):.1f}" '
                    f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2"/>')
-        rate = s["random"]["win_rate"] or 0.0
-        out.append(f'<circle cx="{x + 28:.1f}" cy="{y(rate):.1f}" r="4" fill="#e6550d"/>')
+        marks = {"random": (s["random"]["win_rate"] or 0.0, *s["random"]["interval_95"])}
+        for name, (rate, low, high, _) in agents.get(s["difficulty"], {}).items():
+            if name != "random":
+                marks[name] = (rate, low, high)
+        for k, (name, (rate, low, high)) in enumerate(marks.items()):
+            cx, colour = x + 26 + 9 * k, AGENT_COLOURS.get(name, "#636363")
+            out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
+                       f'y2="{y(low):.1f}" stroke="{colour}"/>')
+            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}"/>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
                    f'{s["difficulty"]}</text>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
                    f'fill="#555">n={s["deals"]}, {s["budget"]}</text>')
-    out.append(f'<text x="{left}" y="{h - 8}" fill="#555">bar: 95% interval, proven wins '
-               'only .. wins + unknowns; line: proven share; dot: random play</text>')
+    out.append(f'<text x="{left}" y="{h - 22}" fill="#555">bar: solver, 95% interval from '
+               'proven wins only to wins + unknowns; dark line: proven share</text>')
+    names = ["random"] + sorted({n for d in agents.values() for n in d} - {"random"})
+    for k, name in enumerate(names):
+        colour = AGENT_COLOURS.get(name, "#636363")
+        out.append(f'<circle cx="{left + 4 + 90 * k}" cy="{h - 11}" r="3.5" fill="{colour}"/>')
+        out.append(f'<text x="{left + 12 + 90 * k}" y="{h - 7}">{name}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -293,7 +328,7 @@ def run(args) -> int:
         if not summaries:
             raise ValueError("--plot needs --summaries FILE ...")
         with open(args.plot, "w") as f:
-            f.write(plot_svg(summaries))
+            f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
         return 0
     if args.soundness_check:
         print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed)))
