@@ -254,6 +254,12 @@ def test_solve_command_prints_summary_and_writes_records(tmp_path, capsys):
     svg = tmp_path / "p.svg"
     assert cli.main(["solve", "--plot", str(svg), "--summaries", str(tmp_path / "s.json")]) == 0
     assert svg.read_text().startswith("<svg") and "easy" in svg.read_text()
+    agents = tmp_path / "agents.csv"
+    agents.write_text("agent,difficulty,episodes,win_rate,win_low,win_high\n"
+                      "heuristic,easy,10,0.9,0.6,0.98\n")
+    assert cli.main(["solve", "--plot", str(svg), "--summaries", str(tmp_path / "s.json"),
+                     "--agents-csv", str(agents)]) == 0
+    assert "heuristic" in svg.read_text() and svg.read_text().count("<circle") == 4
 
 
 def test_solve_command_rejects_bad_input(capsys):
