@@ -42,6 +42,21 @@ lost:
    the position is lost. (With defenders left, recycled cards can keep the game going, so
    no such bound is applied there.)
 
+4. *A relaxed game* (``relaxed_winnable``, memoized) over the defender counts of the
+   standing castles, Φ and the plays left this turn; every real line maps to a relaxed one,
+   so a relaxed loss is a real loss. Plays per turn are at most the cards in hand (every play
+   spends a card net: a Flush Siege spends two and draws one; a Royal Assault spends three, its
+   suits differ so it never draws; Regroup needs every standing column empty, after which only
+   captures remain), hence at most one Royal Assault a turn. Every attack counts as a free
+   one-card Precision Strike (real cost ≥ 0); a capture costs one supply card, a Royal Assault
+   three plus a free kill anywhere; the end-of-turn deal adds a defender per standing column and
+   costs Φ one card per standing castle, and the turn is lost when Φ ≤ castles standing before
+   the deal (the deck, at most Φ, would run dry). This turn's Royal Assault needs J, Q, K of
+   three suits among the hand and the deck's top two cards (at most two Flush Siege draws
+   leave the three cards it needs; a deck under two cards counts as "in reach", since Precision
+   Strike could refill it); later turns may always have one. No rank or suit condition is
+   kept, so the relaxation can only under-prune.
+
 No dominance or symmetry reduction between *different* moves is made: we found none that
 is sound in this game. Over-playing cards at a defender changes how many cards the next
 turn draws and so which deck cards become defenders; the four castles differ by rank and
@@ -77,14 +92,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .actions import (END_BATTLE, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
-                      HAND_SLOTS)
+from .actions import HAND_SLOTS, NUM_SUBSETS, RECYCLE_BASE, ROYAL_BASE
 from .cards import JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF
 from .rules import BATTLE, PRECISION, ROYAL, State
 
 WINNABLE, UNWINNABLE, UNKNOWN = "winnable", "unwinnable", "unknown"
 
-_RANK16 = np.append(RANK, 0).astype(np.int16)
 _SUBSET_SLOTS = [tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1)
                  for s in range(NUM_SUBSETS)]
 _SUBSET_SIZE = np.array([len(s) for s in _SUBSET_SLOTS], dtype=np.int16)
@@ -392,7 +405,6 @@ def relaxed_winnable(columns: tuple, phi: int, plays: int, regroup: bool,
     turn. The relaxation drops every rank and suit condition, lets every attack be a
     one-card Precision Strike (so attacks cost no supply), allows a Royal Assault in every
     later turn, and keeps only what no line can escape (module docstring, bound 4)."""
-    standing = len(columns)
     for r in ((1, 0) if royal and plays >= 3 and any(columns) else (0,)):
         rest = columns[1:] if r else columns          # Royal Assault takes the longest
         left = plays - 2 * r   # 3 cards, but its attack also defeats a defender somewhere
