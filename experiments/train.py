@@ -293,6 +293,21 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
     return Training()
 
 
+def export_model(source: str | Path, target: str | Path) -> Path:
+    """Save a trained model for shipping: the same MaskablePPO zip, with the optimizer's
+    moment estimates dropped (a third of the size; only resuming training needs them)."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(source, device="cpu")
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate,
+                                              **policy.optimizer_kwargs)
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model.save(target)
+    return target
+
+
 def save_checkpoint(model, run_dir: Path, progress: dict) -> None:
     ckpt_dir = run_dir / "checkpoints"
     ckpt_dir.mkdir(exist_ok=True)

@@ -62,6 +62,17 @@ def test_resume_continues_the_step_count_and_keeps_the_config(tmp_path):
     assert [int(r.split(",")[0]) for r in rows[1:]] == [256, 512]
     assert list((tmp_path / "part" / "tb").iterdir())
 
+    from agents import make_agent
+    from experiments.train import export_model
+    source = tmp_path / "whole" / "final_model.zip"
+    shipped = export_model(source, tmp_path / "models" / "tiny.zip")
+    assert shipped.stat().st_size < source.stat().st_size
+    agent = make_agent(f"ppo:{shipped}", "castle-siege")
+    import gymnasium
+    env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="easy")
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"][agent.act(obs, info["action_mask"])]
+
 
 def test_curriculum_and_multiplayer_configs_run(tmp_path):
     config = resolve({
