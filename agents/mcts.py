@@ -1,7 +1,6 @@
 """Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
 
-Every simulation starts from ``state.determinize(player, rng)`` (or the sampler in
-``agents.determinize`` for a game that does not define one yet): a copy of the game whose
+Every simulation starts from ``state.determinize(player, rng)``: a copy of the game whose
 hidden cards/tiles are re-sampled consistently with what the acting player has seen. The
 agent reads nothing else of the real state but its legal-action mask and whose turn it is
 (both public), so it cannot cheat: permuting the hidden part of the state in a way the
@@ -32,7 +31,6 @@ import time as _time
 import numpy as np
 
 from .base import Agent
-from .determinize import determinize
 
 
 class _Node:
@@ -82,7 +80,7 @@ class MCTSAgent(Agent):
         deadline = None if self.time is None else _time.perf_counter() + self.time
         sims = 0
         while True:
-            self._simulate(root, determinize(state, player, rng), n, rng)
+            self._simulate(root, _determinize(state, player, rng), n, rng)
             sims += 1
             if deadline is None:
                 if sims >= self.sims:
@@ -159,3 +157,12 @@ class MCTSAgent(Agent):
             s._apply(int(a))
             steps += 1
         return s.returns()
+
+
+def _determinize(state, player: int, rng):
+    try:
+        return state.determinize(player, rng)
+    except NotImplementedError:
+        kind = f"{type(state).__module__}.{type(state).__qualname__}"
+        raise ValueError(f"mcts needs {kind}.determinize(), which this game does not "
+                         "implement") from None

@@ -601,6 +601,13 @@ class State(GameState):
         return str(move)
 
     # --- copies and serialization -------------------------------------------------------------
+    def determinize(self, player: int, rng: np.random.Generator) -> "State":
+        """Only the bag's order is hidden (its contents are public by counting)."""
+        other = self.clone()
+        bag = sorted(self.bag)
+        other.bag = [bag[i] for i in rng.permutation(len(bag))]
+        return other
+
     def clone(self) -> "State":
         s = State.__new__(State)
         s.__dict__.update(self.__dict__)

@@ -758,6 +758,21 @@ class State(GameState):
                 "outside the foundation")
 
     # --- copies and serialization ------------------------------------------------------------
+    def determinize(self, player: int, rng: np.random.Generator) -> "State":
+        """The order of each pile and the face-down ordeal cards are hidden. A player who
+        remembers what came from each pile knows its contents, so each pile is shuffled
+        separately; a face-down card is drawn again from its level and slot's cards."""
+        other = self.clone()
+        for name in ("regular", "safe"):
+            pile = sorted(getattr(self, name))
+            setattr(other, name, [pile[i] for i in rng.permutation(len(pile))])
+        for slot in range(3):
+            if self.face_down[slot]:
+                ids = ORDEALS_BY_SLOT[self.level][slot]
+                other.ordeals[slot] = int(ids[rng.integers(len(ids))])
+        other._mask = None
+        return other
+
     def clone(self) -> "State":
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)

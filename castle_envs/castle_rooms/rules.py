@@ -320,6 +320,23 @@ class CastleRoomsState(GameState):
         return "end turn"
 
     # --- copies and serialization ----------------------------------------------------------
+    def determinize(self, player: int, rng: np.random.Generator) -> "CastleRoomsState":
+        """The deck order and the other players' hands are hidden (their sizes, every row and
+        the discard pile are public): those cards are re-dealt. The unseen cards are sorted
+        before the shuffle, so the sample depends only on what ``player`` has seen."""
+        other = self.clone()
+        others = [s for s in range(self.num_players) if s != player]
+        pool = sorted(list(self.deck) + [c for s in others for c in self.hands[s]])
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        k = 0
+        for s in others:
+            n = len(self.hands[s])
+            other.hands[s] = sorted(pool[k:k + n])
+            k += n
+        other.deck = pool[k:]
+        other._mask = None
+        return other
+
     def clone(self) -> "CastleRoomsState":
         new = CastleRoomsState.__new__(CastleRoomsState)
         new.num_players = self.num_players

@@ -3,7 +3,6 @@ information-set sampler keeps what the player saw."""
 import numpy as np
 
 from agents.castellion import heuristic_policy
-from agents.determinize import determinize
 from castle_envs.castellion.rules import State
 from experiments.evaluate import evaluate
 
@@ -38,7 +37,7 @@ def _mid_game(seed, level="menace", moves=12):
 
 def test_sampler_keeps_the_visible_and_depends_only_on_the_information_set():
     s = _mid_game(1)
-    d = determinize(s, 0, np.random.default_rng(3))
+    d = s.determinize(0, np.random.default_rng(3))
     assert sorted(d.regular) == sorted(s.regular) and sorted(d.safe) == sorted(s.safe)
     assert d.cells == s.cells and d.hand == s.hand and d.revealed == s.revealed
     for slot in range(3):
@@ -52,7 +51,7 @@ def test_sampler_keeps_the_visible_and_depends_only_on_the_information_set():
     for i in hidden:   # another card the player cannot tell from this one
         ids = ORDEALS_BY_SLOT[s.level][i]
         o.ordeals[i] = ids[(ids.index(s.ordeals[i]) + 1) % len(ids)]
-    e = determinize(o, 0, np.random.default_rng(3))
+    e = o.determinize(0, np.random.default_rng(3))
     assert e.regular == d.regular and e.ordeals == d.ordeals
 
 

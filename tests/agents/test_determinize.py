@@ -2,7 +2,6 @@
 every card, and depend only on the player's information."""
 import numpy as np
 from agents import make_agent
-from agents.determinize import determinize
 
 
 def _castle_rooms(seed, moves=15):
@@ -35,7 +34,7 @@ def _reshuffle_rooms(s, player, rng):
 def test_castle_rooms_sampler_keeps_the_visible_and_every_card():
     s = _castle_rooms(0)
     p = s.current_player
-    d = determinize(s, p, np.random.default_rng(1))
+    d = s.determinize(p, np.random.default_rng(1))
     assert d.hands[p] == s.hands[p] and d.discard == s.discard
     assert [len(h) for h in d.hands] == [len(h) for h in s.hands]
     assert len(d.deck) == len(s.deck)
@@ -54,8 +53,8 @@ def test_castle_rooms_sampler_depends_only_on_the_information_set():
         p = s.current_player
         o = _reshuffle_rooms(s, p, rng)
         assert o.deck != s.deck
-        a = determinize(s, p, np.random.default_rng(9))
-        b = determinize(o, p, np.random.default_rng(9))
+        a = s.determinize(p, np.random.default_rng(9))
+        b = o.determinize(p, np.random.default_rng(9))
         assert a.deck == b.deck and a.hands == b.hands
 
 
@@ -78,8 +77,8 @@ def test_castell_sampler_reorders_only_the_bag():
     s = State.deal(np.random.default_rng(0), 3)
     o = s.clone()
     o.bag = list(np.random.default_rng(5).permutation(o.bag).tolist())
-    a = determinize(s, 0, np.random.default_rng(2))
-    b = determinize(o, 0, np.random.default_rng(2))
+    a = s.determinize(0, np.random.default_rng(2))
+    b = o.determinize(0, np.random.default_rng(2))
     assert a.bag == b.bag and sorted(a.bag) == sorted(s.bag)
     da, ds = a.to_dict(), s.to_dict()
     da.pop("bag"), ds.pop("bag")
