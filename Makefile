@@ -1,7 +1,6 @@
 # Two entry points a newcomer needs: `make demo` and `make test`. Each creates .venv when
 # missing and installs what it needs (the stamp files make repeat runs fast). The test
-# environment holds every extra but the notebooks' so that no test is skipped for a
-# missing package.
+# environment holds every extra, so that no test is skipped for a missing package.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,7 +17,7 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e ".[dev,train,fast,distributed]"
+	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks]"
 	touch $@
 
 demo: $(VENV)/.installed-train
