@@ -16,12 +16,12 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
+from .env_common import GameEnvMixin
 from .errors import EpisodeOverError, IllegalActionError
-from .solitaire_env import ILLEGAL_ACTION_MODES
-from .state import GameState, choice_error
+from .state import GameState
 
 
-class MaskedAECEnv(AECEnv):
+class MaskedAECEnv(GameEnvMixin, AECEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
@@ -33,15 +33,8 @@ class MaskedAECEnv(AECEnv):
                  illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 5000):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.num_players = int(num_players)
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_episode_steps = int(max_episode_steps)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = len(self.state_type().actions)
@@ -153,24 +146,8 @@ class MaskedAECEnv(AECEnv):
         self._accumulate_rewards()
         self._refresh_infos()
 
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode")
-            return None
-        if self.state is None:
-            raise EpisodeOverError("render() called before reset()")
-        if self.render_mode == "ansi":
-            return self._render_ansi(self.state)
-        return self._render_rgb(self.state)
-
     def close(self):
         pass
-
-    def decode_action(self, action):
-        return self.state_type().actions.decode(action)
-
-    def encode_action(self, move) -> int:
-        return self.state_type().actions.encode(move)
 
     def _refresh_infos(self):
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step

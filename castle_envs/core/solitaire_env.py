@@ -14,13 +14,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from .env_common import GameEnvMixin
 from .errors import EpisodeOverError, IllegalActionError
-from .state import GameState, choice_error
-
-ILLEGAL_ACTION_MODES = ("raise", "penalty")
+from .state import GameState
 
 
-class MaskedSolitaireEnv(gym.Env):
+class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     #: option keys ``reset(options=...)`` accepts, beyond those the game parses itself
@@ -28,16 +27,7 @@ class MaskedSolitaireEnv(gym.Env):
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if int(max_episode_steps) < 1:
-            raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}")
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_episode_steps = int(max_episode_steps)
+        self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.state: GameState | None = None
         self._steps = 0
         self._done = False
@@ -110,25 +100,6 @@ class MaskedSolitaireEnv(gym.Env):
         if self.state is None:
             raise EpisodeOverError("action_masks() called before reset()")
         return self.state.legal_action_mask().copy()
-
-    def decode_action(self, action):
-        return self.state_type().actions.decode(action)
-
-    def encode_action(self, move) -> int:
-        return self.state_type().actions.encode(move)
-
-    def describe_action(self, action) -> str:
-        return self.state.describe_action(action)
-
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without render_mode; pass render_mode to make()")
-            return None
-        if self.state is None:
-            raise EpisodeOverError("render() called before reset()")
-        if self.render_mode == "ansi":
-            return self._render_ansi(self.state)
-        return self._render_rgb(self.state)
 
     @classmethod
     @abstractmethod

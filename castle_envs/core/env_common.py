@@ -1,0 +1,49 @@
+"""What the Gymnasium and the PettingZoo layers share: checking the common keywords,
+naming moves, and rendering through the game's two renderers."""
+from __future__ import annotations
+
+import gymnasium
+
+from .errors import EpisodeOverError
+from .state import choice_error
+
+ILLEGAL_ACTION_MODES = ("raise", "penalty")
+
+
+class GameEnvMixin:
+    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.state``."""
+
+    def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
+                    max_episode_steps) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if int(max_episode_steps) < 1:
+            raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_episode_steps = int(max_episode_steps)
+
+    def decode_action(self, action):
+        return self.state_type().actions.decode(action)
+
+    def encode_action(self, move) -> int:
+        return self.state_type().actions.encode(move)
+
+    def describe_action(self, action) -> str:
+        if self.state is None:
+            raise EpisodeOverError("describe_action() needs a position: call reset() first")
+        return self.state.describe_action(action)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode; pass render_mode "
+                                  "when making the env")
+            return None
+        if self.state is None:
+            raise EpisodeOverError("render() called before reset()")
+        if self.render_mode == "ansi":
+            return self._render_ansi(self.state)
+        return self._render_rgb(self.state)
