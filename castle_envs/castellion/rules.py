@@ -682,19 +682,6 @@ class State(GameState):
                 return f"the {PILE_NAMES[action - DRAW]} pile is empty"
             if TAKE_REVEALED <= action < ENCOUNTER_NOW:
                 return f"there is no revealed tile {action - TAKE_REVEALED}"
-            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 \
-                    and self.current < 3:
-                kind = KIND_NAMES[self.hand]
-                if action == DISCARD_TRAITOR:
-                    cost = 4 - (self.formations()[2] if self.level == MENACE else 0)
-                    cost = min(max(cost, 0), self.castle_size)
-                    return f"discard the {kind} (destroy {cost} tile{'s' * (cost != 1)})"
-                slot = self.current
-                card = "a face-down ordeal" if self.face_down[slot] else \
-                    ORDEALS[self.ordeals[slot]].title
-                need = 2 if self.face_down[slot] else ORDEALS[self.ordeals[slot]].traitors
-                return (f"place the {kind} beside {card} "
-                        f"({sum(self.beside[slot]) + 1}/{need})")
             if action == ENCOUNTER_NOW:
                 return "encountering an ordeal early is not allowed at the school level"
         if phase == DEFENDER_PHASE and PLACE <= action <= PLACE_LEFT:
