@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import InvalidStateError
-from ..core.state import GameState, check_options, choice_error
+from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
                       ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
                       PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL, SIZE, SWAP, SWAP_PAIRS,
@@ -132,9 +132,8 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
     return kinds
 
 
-class State(GameState):
+class State(SolitaireState):
     actions = ACTIONS
-    num_players = 1
 
     def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed"):
         if foundation_exemption not in FOUNDATION_EXEMPTIONS:
@@ -255,16 +254,6 @@ class State(GameState):
     def tiles_played(self) -> bool:
         return (not self.regular and not self.safe and not self.revealed
                 and self.hand == NO_TILE)
-
-    def is_terminal(self) -> bool:
-        return self.outcome != 0
-
-    def returns(self) -> np.ndarray:
-        return np.array([1.0 if self.outcome == 1 else 0.0])
-
-    @property
-    def won(self) -> bool:
-        return self.outcome == 1
 
     @property
     def ordeals_passed(self) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import InvalidStateError
-from ..core.state import GameState, check_options, choice_error
+from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
                       NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
                       Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
@@ -65,9 +65,8 @@ def check_deck(deck) -> np.ndarray:
     return np.array(ids, dtype=np.int8)
 
 
-class State(GameState):
+class State(SolitaireState):
     actions = ACTIONS
-    num_players = 1
 
     def __init__(self, rows: int, attack: str = "any", defeated: str = "discard"):
         if attack not in ATTACK_RULES:
@@ -121,16 +120,6 @@ class State(GameState):
         return state
 
     # --- the rules ----------------------------------------------------------------------------
-    def is_terminal(self) -> bool:
-        return self.outcome != 0
-
-    def returns(self) -> np.ndarray:
-        return np.array([1.0 if self.outcome == 1 else 0.0])
-
-    @property
-    def won(self) -> bool:
-        return self.outcome == 1
-
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
             self._mask = self._compute_mask()

@@ -108,6 +108,23 @@ class GameState(ABC):
     __hash__ = None  # mutable
 
 
+class SolitaireState(GameState):
+    """A one-player game whose ``outcome`` is 1 (won), -1 (lost) or 0 (playing); the
+    return is 1 for a win and 0 otherwise."""
+    num_players = 1
+    outcome: int = 0
+
+    def is_terminal(self) -> bool:
+        return self.outcome != 0
+
+    def returns(self) -> np.ndarray:
+        return np.array([1.0 if self.outcome == 1 else 0.0])
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == 1
+
+
 def check_options(given: dict | None, allowed: dict[str, Any], what: str) -> dict:
     """Merge ``given`` over ``allowed`` defaults; unknown keys raise ``ValueError`` naming them."""
     given = dict(given or {})
