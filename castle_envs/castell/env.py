@@ -116,22 +116,13 @@ class raw_env(MaskedAECEnv):
     def _render_rgb(self, state):
         return render_rgb(state)
 
-    def step(self, action):
-        super().step(action)
-        if (self._score_diff_pending and self.reward_mode == "score_diff"
-                and self.state.is_terminal() and self.agents):
-            # replace the win/loss returns paid by the base with score differences
-            self._score_diff_pending = False
-            scores = self.state.scores()
-            n = self.num_players
-            for i, a in enumerate(self.agents):
-                diff = (scores[i] - (scores.sum() - scores[i]) / (n - 1)) / 50.0
-                self._cumulative_rewards[a] += diff - self.rewards[a]
-                self.rewards[a] = float(diff)
-
-    def reset(self, seed=None, options=None):
-        super().reset(seed, options)
-        self._score_diff_pending = True
+    def _final_rewards(self, state):
+        if self.reward_mode != "score_diff":
+            return state.returns()
+        # own score minus the mean of the others' scores, divided by 50 (RULES.md)
+        scores = state.scores()
+        n = self.num_players
+        return (scores - (scores.sum() - scores) / (n - 1)) / 50.0
 
     def _refresh_infos(self):
         super()._refresh_infos()

@@ -67,6 +67,10 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     @abstractmethod
     def _render_rgb(self, state: GameState) -> np.ndarray: ...
 
+    def _final_rewards(self, state: GameState) -> np.ndarray:
+        """Each seat's reward when the game ends (default: the game's returns)."""
+        return state.returns()
+
     # --- pettingzoo API --------------------------------------------------------------------
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -135,7 +139,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return
         self._steps += 1
         if self.state.is_terminal():
-            returns = self.state.returns()
+            returns = self._final_rewards(self.state)
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.agents)}
             self.terminations = {a: True for a in self.agents}
         else:
