@@ -3,7 +3,8 @@
 The board is drawn with the env's ``ansi`` renderer, the legal moves are listed in words
 and chosen by number. Bad input gets a message and a new prompt, never a crash; ``q``
 quits. In the multi-player games the person holds the seats in ``--human`` (default 0;
-``--hotseat`` for all) and built-in random opponents play the others.
+``--hotseat`` for all) and the ``--opponent`` agent (default the game's heuristic) plays the
+others.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def add_parser(sub):
     p.add_argument("--human", type=int, nargs="*", default=[0],
                    help="multi-player games: the seats a person plays (default 0)")
     p.add_argument("--hotseat", action="store_true", help="a person plays every seat")
+    p.add_argument("--opponent", default="heuristic",
+                   help="multi-player games: the agent in the other seats (default heuristic; "
+                        "random, mcts:sims=50, ppo:PATH ...)")
     p.set_defaults(run=run)
 
 
@@ -34,7 +38,9 @@ def run(args, stdin=None, stdout=None) -> int:
     bad = sorted(s for s in seats if not 0 <= s < env.num_players)
     if bad:
         raise ValueError(f"--human seats {bad} are not seats 0-{env.num_players - 1}")
-    return _play_multiplayer(env, args.seed, seats, session)
+    from agents import make_agent
+    opponent = make_agent(args.opponent, spec.slug, seed=args.seed)
+    return _play_multiplayer(env, args.seed, seats, opponent, session)
 
 
 class _Session:
@@ -82,9 +88,8 @@ def _play_solitaire(env, seed, session) -> int:
             return 0
 
 
-def _play_multiplayer(env, seed, humans, session) -> int:
+def _play_multiplayer(env, seed, humans, opponent, session) -> int:
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
     totals = {agent: 0.0 for agent in env.agents}
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
@@ -102,7 +107,8 @@ def _play_multiplayer(env, seed, humans, session) -> int:
                 session.say("game abandoned")
                 return 0
         else:
-            action = int(rng.choice(np.flatnonzero(mask)))
+            state = env.state.clone() if opponent.needs_state else None
+            action = opponent.act(obs, mask, state)
         session.say(f"{agent}: {env.state.describe_action(action)}")
         env.step(action)
     session.say(env.render())
