@@ -441,19 +441,6 @@ class State(SolitaireState):
         self._mask = None
         phase = self.phase
         if phase == DRAW_PHASE:
-            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 \
-                    and self.current < 3:
-                kind = KIND_NAMES[self.hand]
-                if action == DISCARD_TRAITOR:
-                    cost = 4 - (self.formations()[2] if self.level == MENACE else 0)
-                    cost = min(max(cost, 0), self.castle_size)
-                    return f"discard the {kind} (destroy {cost} tile{'s' * (cost != 1)})"
-                slot = self.current
-                card = "a face-down ordeal" if self.face_down[slot] else \
-                    ORDEALS[self.ordeals[slot]].title
-                need = 2 if self.face_down[slot] else ORDEALS[self.ordeals[slot]].traitors
-                return (f"place the {kind} beside {card} "
-                        f"({sum(self.beside[slot]) + 1}/{need})")
             if action == ENCOUNTER_NOW:
                 if self._encounter():
                     self._end_turn()
