@@ -1,17 +1,20 @@
 """Batched environments: many games per call, stepped by compiled kernels (numba).
 
-``castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="hard")`` returns a
-``gymnasium.vector.VectorEnv`` with the single env's observation, action and mask layouts,
-same-step autoreset and ``action_masks()`` of shape (num_envs, n_actions). Without numba
-(the ``fast`` extra) the same kernels run as plain Python, with a warning. Gymnasium games
-without a kernel yet (Castellion) get the same API from one Python env per slot
-(``PerEnvVectorEnv``), with a warning.
+``castle_envs.make_vec("castle-siege", num_envs=4096, difficulty="hard")`` (or
+``make_vec("castellion", 4096, level="menace")``) returns a ``gymnasium.vector.VectorEnv``
+with the single env's observation, action and mask layouts, same-step autoreset and
+``action_masks()`` of shape (num_envs, n_actions); env ``i`` reset with seed ``s`` plays the
+single env's games after ``reset(seed=s + i)``. Both Gymnasium games have kernels
+(``siege_kernel``, ``castellion_kernel``). Without numba (the ``fast`` extra) the same
+kernels run as plain Python, with a warning. A Gymnasium game without a kernel would get
+the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 """
 from __future__ import annotations
 
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 
-VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv"}
+VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
+                "castellion": "castle_envs.vector.castellion:CastellionVectorEnv"}
 #: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs)
 COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSiegeEnv"}
 

@@ -112,3 +112,21 @@ def permutation_into(w, out):
         t = out[j]
         out[j] = out[i]
         out[i] = t
+
+
+@njit(cache=True)
+def integers(w, high):
+    """``Generator.integers(high)`` (an int64 draw in [0, high), 1 <= high <= 2**32 - 1):
+    NumPy's ``buffered_bounded_lemire_uint32``; ``high == 1`` draws nothing."""
+    rng = np.uint64(high - 1)
+    if rng == ZERO:
+        return np.int64(0)
+    excl = rng + ONE
+    m = next32(w) * excl
+    leftover = m & M32
+    if leftover < excl:
+        threshold = (M32 - rng) % excl
+        while leftover < threshold:
+            m = next32(w) * excl
+            leftover = m & M32
+    return np.int64(m >> U32)

@@ -1,0 +1,852 @@
+"""Castellion's rules, observation and mask as compiled per-env kernels over flat arrays.
+
+A batch of games is a few arrays, one row per env, walked by kernels that allocate nothing:
+
+- ``st`` (N, ``WORDS``) int8: the regular pile (bottom first, so its top is the last
+  entry, as ``State.regular``), the safe pile, the revealed tiles, the 36 castle cells
+  (row * 6 + column, -1 empty), the column heights, the discard pile and the removed
+  Traitors per kind, the three ordeal cards, their face-down flags and the Traitors beside
+  them, then the scalars of ``castellion.rules.State`` (pile sizes, hand, current ordeal,
+  phase, tiles to destroy and why, tiles to reveal, the Chameleon's shape, Pyro's lifted
+  tile and its origin, outcome) and a few scratch bytes.
+- ``steps`` (N,) int64: steps this episode (for truncation).
+- ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
+
+Every function mirrors the method of ``castellion.rules.State`` with the same name, line for
+line where it can; ``tests/vector/test_castellion_*`` check them against that class over
+thousands of games at every level (same seeds and actions, identical observations, masks,
+rewards, terminations).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..castellion import actions as A
+from ..castellion import observation as O
+from ..castellion import rules as R
+from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER,
+                               MENACE, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS,
+                               ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
+                               SEER, TRAITOR)
+from . import pcg64
+from ._jit import njit, prange
+from .siege_kernel import sample_legal as _sample_legal
+
+NUM_ACTIONS = A.NUM_ACTIONS
+SIZE = A.SIZE
+CELLS = SIZE * SIZE
+NUM_REGULAR = sum(REGULAR_COUNTS)   # 72
+NUM_SAFE = sum(SAFE_COUNTS)         # 12
+
+# --- layout of a row of ``st`` ------------------------------------------------------------
+REG = 0
+SAFE = REG + NUM_REGULAR
+REV = SAFE + NUM_SAFE                # 4 revealed tiles at most
+CELL = REV + R.MAX_REVEALED
+HEIGHT = CELL + CELLS
+DISC = HEIGHT + SIZE
+REMOVED = DISC + NUM_KINDS
+ORD = REMOVED + NUM_KINDS
+FACE = ORD + 3
+BESIDE = FACE + 3                    # slot * 2 + (0 normal, 1 black)
+REG_N = BESIDE + 6
+SAFE_N = REG_N + 1
+REV_N = SAFE_N + 1
+HAND = REV_N + 1
+CURRENT = HAND + 1
+PHASE = CURRENT + 1
+DLEFT = PHASE + 1
+DREASON = DLEFT + 1
+RLEFT = DREASON + 1
+RSHAPE = RLEFT + 1
+LIFTED = RSHAPE + 1
+LORIGIN = LIFTED + 1
+OUTCOME = LORIGIN + 1
+SCRATCH = OUTCOME + 1                # 6 bytes for _move_possible, not part of the position
+WORDS = SCRATCH + SIZE               # 188
+
+MASK_WIDTH = 144                     # rows padded to whole uint64 words (for fast sampling)
+#: uniform legal actions from padded mask rows (Castle Siege's sampler: it reads any width)
+sample_legal = _sample_legal
+
+# --- phases, actions, data as module constants (numba freezes them) ------------------------
+DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (R.DRAW_PHASE, R.DEFENDER_PHASE,
+                                                            R.TRAITOR_PHASE, R.DESTROY_PHASE)
+JUGGLE_PHASE, REVEAL_PHASE, RECOVER_PHASE = R.JUGGLE_PHASE, R.REVEAL_PHASE, R.RECOVER_PHASE
+LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER = (R.LIFT_PHASE, R.MOVE_PHASE,
+                                                     R.REVEAL_ORDEAL_PHASE, R.OVER)
+TRAITOR_COST, PYRO_DESTROY, PENALTY = R.TRAITOR_COST, R.PYRO_DESTROY, R.PENALTY
+DRAW, TAKE_REVEALED, ENCOUNTER_NOW = A.DRAW, A.TAKE_REVEALED, A.ENCOUNTER_NOW
+PLACE, PLACE_LEFT, DISCARD, DISCARD_POWER = A.PLACE, A.PLACE_LEFT, A.DISCARD, A.DISCARD_POWER
+PLACE_TRAITOR, DISCARD_TRAITOR, DESTROY, SWAP = (A.PLACE_TRAITOR, A.DISCARD_TRAITOR,
+                                                 A.DESTROY, A.SWAP)
+REVEAL, RECOVER, LIFT, REVEAL_ORDEAL = A.REVEAL, A.RECOVER, A.LIFT, A.REVEAL_ORDEAL
+MAX_REVEALED = R.MAX_REVEALED
+NO_TILE = -1
+
+_SWAP_A = np.array([a for a, _ in A.SWAP_PAIRS], np.int64)
+_SWAP_B = np.array([b for _, b in A.SWAP_PAIRS], np.int64)
+# card kinds in the observation's one-hot order (formations, assault, rows)
+K_FORMATIONS, K_ASSAULT, K_ROWS = 0, 1, 2
+_ORD_KIND = np.array([{FORMATIONS: 0, ASSAULT: 1, ROWS: 2}[c.kind] for c in ORDEALS], np.int64)
+_ORD_TRAITORS = np.array([c.traitors for c in ORDEALS], np.int64)
+_ORD_TOWERS = np.array([c.towers for c in ORDEALS], np.int64)
+_ORD_BASTIONS = np.array([c.bastions for c in ORDEALS], np.int64)
+_ORD_LINES = np.array([c.lines for c in ORDEALS], np.int64)
+_ORD_ROWS = np.array([c.rows for c in ORDEALS], np.int64)
+_ORD_PENALTY = np.array([c.penalty for c in ORDEALS], np.int64)
+_BY_SLOT = np.zeros((3, 3, 4), np.int64)
+_BY_SLOT_N = np.zeros((3, 3), np.int64)
+for _lv in range(3):
+    for _sl in range(3):
+        _ids = ORDEALS_BY_SLOT[_lv][_sl]
+        _BY_SLOT_N[_lv, _sl] = len(_ids)
+        _BY_SLOT[_lv, _sl, :len(_ids)] = _ids
+# the full piles in kind order (``State._deal_pile``'s ``full``)
+_FULL_REGULAR = np.array([k for k in range(NUM_KINDS) for _ in range(REGULAR_COUNTS[k])], np.int64)
+_FULL_SAFE = np.array([k for k in range(NUM_KINDS) for _ in range(SAFE_COUNTS[k])], np.int64)
+
+# bitboards (``rules``): bit r*6+c
+_NOT_COL0 = np.int64(R._NOT_COL0)
+_NOT_COL5 = np.int64(R._NOT_COL5)
+_LINE = np.int64(R._LINE)
+_TOWER = np.int64(R._TOWER)
+_BASTION = np.int64(R._BASTION)
+
+# observation constants
+_REGULAR_SCALE = O._REGULAR_SCALE.astype(np.float64)   # float32 values, multiplied in float64
+_CELL_TABLE = O._CELL_TABLE
+
+
+# --- derived facts ------------------------------------------------------------------------
+@njit(cache=True)
+def _width(s):
+    w = 0
+    for c in range(SIZE):
+        if s[HEIGHT + c] != 0:
+            w += 1
+    return w
+
+
+@njit(cache=True)
+def _castle_size(s):
+    n = 0
+    for c in range(SIZE):
+        n += s[HEIGHT + c]
+    return n
+
+
+@njit(cache=True)
+def _foundation_complete(s):
+    for c in range(SIZE):
+        if s[HEIGHT + c] == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _tiles_played(s):
+    return s[REG_N] == 0 and s[SAFE_N] == 0 and s[REV_N] == 0 and s[HAND] == NO_TILE
+
+
+@njit(cache=True)
+def _board(s, faction):
+    board = np.int64(0)
+    for c in range(SIZE):
+        for r in range(s[HEIGHT + c]):
+            i = r * SIZE + c
+            if s[CELL + i] // 3 == faction:
+                board |= np.int64(1) << np.int64(i)
+    return board
+
+
+@njit(cache=True)
+def _component(board, seed):
+    comp = seed
+    while True:
+        grown = (comp | ((comp << np.int64(1)) & _NOT_COL0) | ((comp >> np.int64(1)) & _NOT_COL5)
+                 | (comp << np.int64(SIZE)) | (comp >> np.int64(SIZE))) & board
+        if grown == comp:
+            return comp
+        comp = grown
+
+
+@njit(cache=True)
+def _shape_of_group(comp):
+    n = 0
+    x = comp
+    while x:
+        x &= x - np.int64(1)
+        n += 1
+    if n != 4:
+        return -1
+    low = comp & -comp
+    if comp == low * _TOWER:
+        return 0
+    if comp == low * _BASTION:
+        return 1
+    if comp == low * _LINE:
+        return 2
+    return -1
+
+
+@njit(cache=True)
+def formations(s):
+    """(towers, bastions, lines) now in the castle (``State.formations``)."""
+    t = 0
+    b = 0
+    li = 0
+    for faction in range(4):
+        board = _board(s, faction)
+        while board:
+            comp = _component(board, board & -board)
+            board &= ~comp
+            kind = _shape_of_group(comp)
+            if kind == 0:
+                t += 1
+            elif kind == 1:
+                b += 1
+            elif kind == 2:
+                li += 1
+    return t, b, li
+
+
+# --- legality ------------------------------------------------------------------------------
+@njit(cache=True)
+def _shape_clash(s, kind, r, c, nexempt):
+    shape = kind % 3
+    if not (r == 1 and nexempt) and s[CELL + (r - 1) * SIZE + c] % 3 == shape:
+        return True
+    if c > 0 and s[HEIGHT + c - 1] > r and s[CELL + r * SIZE + c - 1] % 3 == shape:
+        return True
+    if c < SIZE - 1 and s[HEIGHT + c + 1] > r and s[CELL + r * SIZE + c + 1] % 3 == shape:
+        return True
+    return False
+
+
+@njit(cache=True)
+def _placements(s, m, kind, rule3, exclude, nexempt):
+    width = _width(s)
+    if width == 0:
+        if exclude != 0:
+            m[PLACE] = True
+        return
+    for c in range(width):
+        r = s[HEIGHT + c]
+        if r < SIZE and c != exclude and not (rule3 and _shape_clash(s, kind, r, c, nexempt)):
+            m[PLACE + c] = True
+    if width < SIZE:
+        if exclude != width:
+            m[PLACE + width] = True
+        if exclude != -1:
+            m[PLACE_LEFT] = True
+
+
+@njit(cache=True)
+def _splits(s, c):
+    return s[HEIGHT + c] == 1 and 0 < c < _width(s) - 1
+
+
+@njit(cache=True)
+def _move_possible(s, dec):
+    """``rules._move_possible`` of the heights with column ``dec`` one lower."""
+    width = 0
+    total = 0
+    for c in range(SIZE):
+        h = s[HEIGHT + c] - (1 if c == dec else 0)
+        if h:
+            s[SCRATCH + width] = h
+            width += 1
+            total += h
+    if total < 2:
+        return False
+    for k in range(width):
+        if s[SCRATCH + k] == 1:
+            if 0 < k < width - 1:
+                continue
+            return True
+        if width < SIZE:
+            return True
+        for c in range(width):
+            if c != k and s[SCRATCH + c] < SIZE:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _power_ok(s, kind):
+    faction = kind // 3
+    if faction == JUGGLER:
+        return _castle_size(s) >= 2
+    if faction == SEER:
+        return s[REV_N] < MAX_REVEALED and (s[REG_N] > 0 or s[SAFE_N] > 0)
+    if faction == CHAMELEON:
+        for f in range(4):
+            if f != CHAMELEON and s[DISC + f * 3 + kind % 3]:
+                return True
+        return False
+    for c in range(SIZE):
+        if s[HEIGHT + c] and not _splits(s, c) and _move_possible(s, c):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _lift_ok(s, c):
+    h = s[HEIGHT + c]
+    if h == 0 or _splits(s, c):
+        return False
+    if _castle_size(s) < 2:
+        return False
+    if h == 1:
+        return True
+    if _width(s) < SIZE:
+        return True
+    for o in range(SIZE):
+        if o != c and s[HEIGHT + o] < SIZE:
+            return True
+    return False
+
+
+@njit(cache=True)
+def compute_mask(s, level, nexempt, m):
+    """``State.legal_action_mask`` into the row ``m`` (every entry is written)."""
+    for k in range(m.shape[0]):
+        m[k] = False
+    phase = s[PHASE]
+    if phase == DRAW_PHASE:
+        n = s[REV_N]
+        if n:
+            for i in range(n):
+                m[TAKE_REVEALED + i] = True
+        else:
+            m[DRAW] = s[REG_N] > 0
+            m[DRAW + 1] = s[SAFE_N] > 0
+        m[ENCOUNTER_NOW] = level != SCHOOL
+    elif phase == DEFENDER_PHASE:
+        hand = s[HAND]
+        _placements(s, m, hand, True, 99, nexempt)
+        m[DISCARD] = True
+        m[DISCARD_POWER] = level != SCHOOL and _power_ok(s, hand)
+    elif phase == TRAITOR_PHASE:
+        m[PLACE_TRAITOR] = True
+        m[DISCARD_TRAITOR] = level != SCHOOL and s[HAND] != BLACK_TRAITOR
+    elif phase == DESTROY_PHASE:
+        pyro = s[DREASON] == PYRO_DESTROY
+        for c in range(SIZE):
+            h = s[HEIGHT + c]
+            if h and not _splits(s, c) and (not pyro or _move_possible(s, c)):
+                for r in range(h):
+                    m[DESTROY + r * SIZE + c] = True
+    elif phase == JUGGLE_PHASE:
+        for i in range(_SWAP_A.shape[0]):
+            if s[CELL + _SWAP_A[i]] >= 0 and s[CELL + _SWAP_B[i]] >= 0:
+                m[SWAP + i] = True
+    elif phase == REVEAL_PHASE:
+        m[REVEAL] = s[REG_N] > 0
+        m[REVEAL + 1] = s[SAFE_N] > 0
+    elif phase == RECOVER_PHASE:
+        shape = s[RSHAPE]
+        for f in range(4):
+            kind = f * 3 + shape
+            if f != CHAMELEON and s[DISC + kind]:
+                m[RECOVER + kind] = True
+    elif phase == LIFT_PHASE:
+        for c in range(SIZE):
+            m[LIFT + c] = _lift_ok(s, c)
+    elif phase == MOVE_PHASE:
+        _placements(s, m, s[LIFTED], False, s[LORIGIN], nexempt)
+    elif phase == REVEAL_ORDEAL_PHASE:
+        for slot in range(s[CURRENT], 3):
+            m[REVEAL_ORDEAL + slot] = s[FACE + slot] != 0
+
+
+# --- changing the castle --------------------------------------------------------------------
+@njit(cache=True)
+def _shift(s, by):
+    """Shift the castle ``by`` columns right (negative: left)."""
+    if by > 0:
+        for c in range(SIZE - 1, -1, -1):
+            src = c - by
+            for r in range(SIZE):
+                s[CELL + r * SIZE + c] = s[CELL + r * SIZE + src] if src >= 0 else NO_TILE
+            s[HEIGHT + c] = s[HEIGHT + src] if src >= 0 else 0
+    else:
+        by = -by
+        for c in range(SIZE):
+            src = c + by
+            for r in range(SIZE):
+                s[CELL + r * SIZE + c] = s[CELL + r * SIZE + src] if src < SIZE else NO_TILE
+            s[HEIGHT + c] = s[HEIGHT + src] if src < SIZE else 0
+
+
+@njit(cache=True)
+def _put(s, kind, column):
+    if column < 0:
+        _shift(s, 1)
+        column = 0
+    r = s[HEIGHT + column]
+    cell = r * SIZE + column
+    s[CELL + cell] = kind
+    s[HEIGHT + column] = r + 1
+    return cell
+
+
+@njit(cache=True)
+def _take(s, r, c):
+    kind = s[CELL + r * SIZE + c]
+    h = s[HEIGHT + c]
+    for row in range(r, h - 1):
+        s[CELL + row * SIZE + c] = s[CELL + (row + 1) * SIZE + c]
+    s[CELL + (h - 1) * SIZE + c] = NO_TILE
+    s[HEIGHT + c] = h - 1
+    return kind
+
+
+@njit(cache=True)
+def _left_align(s):
+    if s[HEIGHT] == 0:
+        for c in range(1, SIZE):
+            if s[HEIGHT + c]:
+                _shift(s, -c)
+                return
+
+
+@njit(cache=True)
+def _remove_rows(s, rows):
+    for c in range(SIZE):
+        h = s[HEIGHT + c]
+        for r in range(min(rows, h)):
+            s[DISC + s[CELL + r * SIZE + c]] += 1
+        for r in range(SIZE):
+            src = r + rows
+            s[CELL + r * SIZE + c] = s[CELL + src * SIZE + c] if src < h else NO_TILE
+        s[HEIGHT + c] = max(0, h - rows)
+    _left_align(s)
+
+
+# --- applying moves ---------------------------------------------------------------------------
+@njit(cache=True)
+def _conclude(s, passed):
+    if not passed:
+        s[OUTCOME] = -1
+        s[PHASE] = OVER
+        return True
+    slot = s[CURRENT]
+    s[REMOVED + TRAITOR] += s[BESIDE + 2 * slot]
+    s[REMOVED + BLACK_TRAITOR] += s[BESIDE + 2 * slot + 1]
+    s[BESIDE + 2 * slot] = 0
+    s[BESIDE + 2 * slot + 1] = 0
+    s[CURRENT] = slot + 1
+    if slot + 1 == 3:
+        s[OUTCOME] = 1
+        s[PHASE] = OVER
+    return True
+
+
+@njit(cache=True)
+def _encounter(s):
+    """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
+    slot = s[CURRENT]
+    card = s[ORD + slot]
+    s[FACE + slot] = 0
+    kind = _ORD_KIND[card]
+    if kind == K_ROWS:
+        _remove_rows(s, _ORD_ROWS[card])
+        return _conclude(s, _foundation_complete(s))
+    towers, bastions, lines = formations(s)
+    met = (towers >= _ORD_TOWERS[card] and bastions >= _ORD_BASTIONS[card]
+           and lines >= _ORD_LINES[card])
+    if kind == K_FORMATIONS or met:
+        return _conclude(s, met and _foundation_complete(s))
+    penalty = min(max(0, _ORD_PENALTY[card] - 4 * bastions), _castle_size(s))
+    if not penalty:
+        return _conclude(s, _foundation_complete(s))
+    s[DLEFT] = penalty
+    s[DREASON] = PENALTY
+    s[PHASE] = DESTROY_PHASE
+    return False
+
+
+@njit(cache=True)
+def _end_turn(s):
+    """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
+    while s[OUTCOME] == 0:
+        if _castle_size(s) == CELLS or _tiles_played(s):
+            if not _encounter(s):
+                return
+            continue
+        s[PHASE] = DRAW_PHASE
+        return
+    s[PHASE] = OVER
+
+
+@njit(cache=True)
+def _after_place(s, level, cell):
+    """Menace: completing a tower turns up a face-down ordeal of the player's choice."""
+    if level == MENACE:
+        any_down = False
+        for slot in range(s[CURRENT], 3):
+            if s[FACE + slot]:
+                any_down = True
+        if any_down:
+            board = _board(s, s[CELL + cell] // 3)
+            if _shape_of_group(_component(board, np.int64(1) << np.int64(cell))) == 0:
+                s[PHASE] = REVEAL_ORDEAL_PHASE
+                return
+    _end_turn(s)
+
+
+@njit(cache=True)
+def apply(s, action, level):
+    """``State._apply``: the action is known to be legal."""
+    phase = s[PHASE]
+    if phase == DRAW_PHASE:
+        if action == ENCOUNTER_NOW:
+            if _encounter(s):
+                _end_turn(s)
+            return
+        if action == DRAW:
+            s[REG_N] -= 1
+            s[HAND] = s[REG + s[REG_N]]
+            s[REG + s[REG_N]] = NO_TILE
+        elif action == DRAW + 1:
+            s[SAFE_N] -= 1
+            s[HAND] = s[SAFE + s[SAFE_N]]
+            s[SAFE + s[SAFE_N]] = NO_TILE
+        else:
+            i = action - TAKE_REVEALED
+            s[HAND] = s[REV + i]
+            n = s[REV_N]
+            for j in range(i, n - 1):
+                s[REV + j] = s[REV + j + 1]
+            s[REV + n - 1] = NO_TILE
+            s[REV_N] = n - 1
+        s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+    elif phase == DEFENDER_PHASE:
+        kind = s[HAND]
+        s[HAND] = NO_TILE
+        if action < DISCARD:
+            _after_place(s, level, _put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
+            return
+        s[DISC + kind] += 1
+        if action == DISCARD:
+            _end_turn(s)
+            return
+        faction = kind // 3
+        if faction == JUGGLER:
+            s[PHASE] = JUGGLE_PHASE
+        elif faction == SEER:
+            s[RLEFT] = min(MAX_REVEALED - s[REV_N], s[REG_N] + s[SAFE_N])
+            s[PHASE] = REVEAL_PHASE
+        elif faction == CHAMELEON:
+            s[RSHAPE] = kind % 3
+            s[PHASE] = RECOVER_PHASE
+        else:
+            s[DLEFT] = 1
+            s[DREASON] = PYRO_DESTROY
+            s[PHASE] = DESTROY_PHASE
+    elif phase == TRAITOR_PHASE:
+        kind = s[HAND]
+        s[HAND] = NO_TILE
+        if action == PLACE_TRAITOR:
+            slot = s[CURRENT]
+            s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
+            if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= _ORD_TRAITORS[s[ORD + slot]]:
+                if not _encounter(s):
+                    return
+            _end_turn(s)
+            return
+        s[DISC + kind] += 1
+        cost = 4
+        if level == MENACE:
+            cost = max(0, cost - formations(s)[2])
+        cost = min(cost, _castle_size(s))
+        if cost:
+            s[DLEFT] = cost
+            s[DREASON] = TRAITOR_COST
+            s[PHASE] = DESTROY_PHASE
+        else:
+            _end_turn(s)
+    elif phase == DESTROY_PHASE:
+        cell = action - DESTROY
+        s[DISC + _take(s, cell // SIZE, cell % SIZE)] += 1
+        _left_align(s)
+        s[DLEFT] -= 1
+        if s[DLEFT] and _castle_size(s):
+            return
+        reason = s[DREASON]
+        s[DLEFT] = 0
+        s[DREASON] = 0
+        if reason == PYRO_DESTROY:
+            s[PHASE] = LIFT_PHASE
+        elif reason == PENALTY:
+            _conclude(s, _foundation_complete(s))
+            _end_turn(s)
+        else:
+            _end_turn(s)
+    elif phase == JUGGLE_PHASE:
+        a = CELL + _SWAP_A[action - SWAP]
+        b = CELL + _SWAP_B[action - SWAP]
+        t = s[a]
+        s[a] = s[b]
+        s[b] = t
+        _end_turn(s)
+    elif phase == REVEAL_PHASE:
+        if action == REVEAL:
+            s[REG_N] -= 1
+            kind = s[REG + s[REG_N]]
+            s[REG + s[REG_N]] = NO_TILE
+        else:
+            s[SAFE_N] -= 1
+            kind = s[SAFE + s[SAFE_N]]
+            s[SAFE + s[SAFE_N]] = NO_TILE
+        s[REV + s[REV_N]] = kind
+        s[REV_N] += 1
+        s[RLEFT] -= 1
+        if not s[RLEFT]:
+            _end_turn(s)
+    elif phase == RECOVER_PHASE:
+        kind = action - RECOVER
+        s[DISC + kind] -= 1
+        s[HAND] = kind
+        s[RSHAPE] = -1
+        s[PHASE] = DEFENDER_PHASE
+    elif phase == LIFT_PHASE:
+        c = action - LIFT
+        s[LIFTED] = _take(s, s[HEIGHT + c] - 1, c)
+        if s[HEIGHT + c]:
+            s[LORIGIN] = c
+        elif c == 0:
+            _left_align(s)
+            s[LORIGIN] = -1
+        else:
+            s[LORIGIN] = c
+        s[PHASE] = MOVE_PHASE
+    elif phase == MOVE_PHASE:
+        kind = s[LIFTED]
+        s[LIFTED] = NO_TILE
+        s[LORIGIN] = 0
+        _after_place(s, level, _put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
+    elif phase == REVEAL_ORDEAL_PHASE:
+        s[FACE + action - REVEAL_ORDEAL] = 0
+        _end_turn(s)
+
+
+# --- the deal ---------------------------------------------------------------------------------
+@njit(cache=True)
+def clear(s):
+    """An empty position (``State.__init__``): empty piles, castle, hand; draw phase."""
+    for k in range(WORDS):
+        s[k] = 0
+    for k in range(REG, HEIGHT):
+        s[k] = NO_TILE
+    s[HAND] = NO_TILE
+    s[RSHAPE] = -1
+    s[LIFTED] = NO_TILE
+
+
+@njit(cache=True)
+def deal(s, w, level):
+    """``State.new_game(rng, level)``: both piles shuffled by ``Generator.permutation`` and one
+    ordeal card per slot by ``Generator.integers``, from the env's generator ``w``."""
+    clear(s)
+    _deal_pile(s, w, REG, _FULL_REGULAR)
+    _deal_pile(s, w, SAFE, _FULL_SAFE)
+    s[REG_N] = NUM_REGULAR
+    s[SAFE_N] = NUM_SAFE
+    for slot in range(3):
+        n = _BY_SLOT_N[level, slot]
+        s[ORD + slot] = _BY_SLOT[level, slot, pcg64.integers(w, n)]
+        s[FACE + slot] = 1 if level == MENACE else 0
+
+
+@njit(cache=True)
+def _deal_pile(s, w, base, full):
+    """``State._deal_pile`` without options: ``rest = full[permutation(n)]``, reversed (the
+    pile's top is its last entry); the permutation is built in the pile's own region."""
+    n = full.shape[0]
+    pile = s[base:base + n]
+    pcg64.permutation_into(w, pile)
+    for i in range(n // 2):
+        t = pile[i]
+        pile[i] = pile[n - 1 - i]
+        pile[n - 1 - i] = t
+    for i in range(n):
+        pile[i] = full[pile[i]]
+
+
+# --- what the player sees -----------------------------------------------------------------------
+@njit(cache=True)
+def encode(s, level, nexempt, obs):
+    """``observation.encode`` into the row ``obs`` (every entry is written)."""
+    for k in range(O.OBS_SIZE):
+        obs[k] = 0.0
+    for i in range(CELLS):
+        kind = s[CELL + i]
+        if kind >= 0:
+            obs[O.CELL_OFF + 7 * i + kind // 3] = 1.0
+            obs[O.CELL_OFF + 7 * i + 4 + kind % 3] = 1.0
+    held = s[HAND] if s[HAND] >= 0 else s[LIFTED]
+    if held >= 0:
+        obs[O.HAND_OFF + held] = 1.0
+    for slot in range(s[REV_N]):
+        obs[O.REVEALED_OFF + slot * NUM_KINDS + s[REV + slot]] = 1.0
+    # tiles left per kind: NumPy multiplies the int64 counts by the float32 scales in float64
+    n_reg = s[REG_N]
+    for i in range(n_reg):
+        obs[O.REGULAR_OFF + s[REG + i]] += 1.0
+    for k in range(NUM_KINDS):
+        count = obs[O.REGULAR_OFF + k]
+        if count != 0.0:
+            obs[O.REGULAR_OFF + k] = np.float32(np.float64(count) * _REGULAR_SCALE[k])
+    for i in range(s[SAFE_N]):
+        obs[O.SAFE_OFF + s[SAFE + i]] = 1.0
+    for k in range(NUM_DEFENDER_KINDS):
+        obs[O.DISCARD_OFF + k] = np.float32(s[DISC + k]) / np.float32(6.0)
+    current = s[CURRENT]
+    for slot in range(3):
+        base = O.ORDEAL_OFF + slot * O.ORDEAL_WIDTH
+        beside = s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1]
+        if slot < current:
+            obs[base + 2] = 1.0
+        elif s[FACE + slot]:
+            obs[base] = 1.0
+            obs[base + 3] = np.float32(beside / 2)
+            continue
+        else:
+            obs[base + 1] = 1.0
+        card = s[ORD + slot]
+        obs[base + 3] = np.float32(beside / _ORD_TRAITORS[card])
+        obs[base + 4] = np.float32(_ORD_TOWERS[card] / 5)
+        obs[base + 5] = np.float32(_ORD_BASTIONS[card] / 5)
+        obs[base + 6] = np.float32(_ORD_LINES[card] / 5)
+        obs[base + 7] = np.float32(_ORD_ROWS[card] / 3)
+        obs[base + 8] = np.float32(_ORD_PENALTY[card] / 42)
+        obs[base + 9 + _ORD_KIND[card]] = 1.0
+    obs[O.PHASE_OFF + s[PHASE]] = 1.0
+    obs[O.LEVEL_OFF + level] = 1.0
+    towers, bastions, lines = formations(s)
+    sc = O.SCALAR_OFF
+    obs[sc] = np.float32(towers / 9)
+    obs[sc + 1] = np.float32(bastions / 9)
+    obs[sc + 2] = np.float32(lines / 9)
+    obs[sc + 3] = np.float32(_castle_size(s) / 36)
+    obs[sc + 4] = np.float32(n_reg / 72)
+    obs[sc + 5] = np.float32(s[SAFE_N] / 12)
+    obs[sc + 6] = np.float32(s[DLEFT] / 42)
+    obs[sc + 7] = np.float32(s[RLEFT] / 4)
+    if s[RSHAPE] >= 0:
+        obs[sc + 8 + s[RSHAPE]] = 1.0
+    obs[sc + 11] = _foundation_complete(s)
+    if s[PHASE] == MOVE_PHASE:
+        origin = s[LORIGIN]
+        obs[sc + 12 + (origin if origin >= 0 else 6)] = 1.0
+    obs[sc + 19] = nexempt
+
+
+# --- the batch ------------------------------------------------------------------------------
+@njit(cache=True)
+def reset_all(st, steps, rng, level, nexempt, obs, mask):
+    for i in range(st.shape[0]):
+        deal(st[i], rng[i], level)
+        steps[i] = 0
+        encode(st[i], level, nexempt, obs[i])
+        compute_mask(st[i], level, nexempt, mask[i])
+
+
+@njit(cache=True)
+def refresh_all(st, level, nexempt, obs, mask):
+    for i in range(st.shape[0]):
+        encode(st[i], level, nexempt, obs[i])
+        compute_mask(st[i], level, nexempt, mask[i])
+
+
+@njit(cache=True)
+def _reward(s, before, ordeals_reward):
+    if ordeals_reward:
+        return (s[CURRENT] - before) / 3.0
+    return 1.0 if s[OUTCOME] == 1 else 0.0
+
+
+@njit(cache=True)
+def step_one(s, steps, action, level, nexempt, ordeals_reward, max_steps, obs, m, out):
+    """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated);
+    ``steps`` is a one-entry array, this env's step count."""
+    before = s[CURRENT]
+    apply(s, action, level)
+    steps[0] += 1
+    term = s[OUTCOME] != 0
+    out[0] = _reward(s, before, ordeals_reward)
+    out[1] = term
+    out[2] = (not term) and steps[0] >= max_steps
+    encode(s, level, nexempt, obs)
+    compute_mask(s, level, nexempt, m)
+
+
+@njit(cache=True)
+def _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps, penalty,
+              obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """Env ``i``'s step with autoreset in the same step: a finished env's last observation
+    goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
+    s = st[i]
+    a = actions[i]
+    bad = a < 0 or a >= NUM_ACTIONS
+    if not bad:
+        bad = not mask[i, a]
+    illegal[i] = bad
+    if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
+        rewards[i] = penalty
+        terminated[i] = True
+        truncated[i] = False
+        won[i] = False
+    else:
+        before = s[CURRENT]
+        apply(s, a, level)
+        steps[i] += 1
+        term = s[OUTCOME] != 0
+        terminated[i] = term
+        truncated[i] = (not term) and steps[i] >= max_steps
+        won[i] = s[OUTCOME] == 1
+        rewards[i] = _reward(s, before, ordeals_reward)
+    finished = terminated[i] or truncated[i]
+    done[i] = finished
+    if finished:
+        encode(s, level, nexempt, final_obs[i])
+        deal(s, rng[i], level)
+        steps[i] = 0
+    encode(s, level, nexempt, obs[i])
+    compute_mask(s, level, nexempt, mask[i])
+
+
+# Two entry points with their own names: numba's cache is keyed by function name, so one
+# Python function compiled both ways would load the serial build for the parallel one.
+@njit(cache=True)
+def step_batch(st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps, penalty,
+               obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """One step of every env (``_step_env``), on this thread."""
+    for i in range(st.shape[0]):
+        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+                        penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                        final_obs):
+    """One step of every env (``_step_env``), split over numba's threads."""
+    for i in prange(st.shape[0]):
+        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
+
+
+@njit(cache=True)
+def first_illegal(mask, actions):
+    """The first env whose action is out of range or masked out, or -1."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
+            return i
+    return -1
