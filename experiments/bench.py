@@ -126,11 +126,12 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     words = (np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
              ^ np.uint64(seed))
     actions = np.zeros(num_envs, np.int64)
-    sample = siege_kernel.sample_legal
+    kernels = getattr(envs, "kernel", siege_kernel)   # the env's kernel module
+    sample = kernels.sample_legal
     sample(envs._mask_padded, words, actions)
     envs.step(actions)
     first_call = time.perf_counter() - start
-    kernel = siege_kernel.step_batch_parallel if parallel else siege_kernel.step_batch
+    kernel = kernels.step_batch_parallel if parallel else kernels.step_batch
     stats = getattr(kernel, "stats", None)
     steps = games = 0
     clock = _Clock(seconds)

@@ -16,7 +16,8 @@ from ._jit import HAVE_NUMBA, INSTALL_HINT
 VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
                 "castellion": "castle_envs.vector.castellion:CastellionVectorEnv"}
 #: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs)
-COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSiegeEnv"}
+COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSiegeEnv",
+                   "castellion": "castle_envs.vector.castellion:CompiledCastellionEnv"}
 
 
 def make_vec(game: str, num_envs: int, **kwargs):

@@ -48,7 +48,8 @@ from ..castellion.data import LEVELS, NUM_KINDS
 from ..castellion.env import CastellionEnv
 from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
-from ..castellion.rules import State
+from ..castellion.rules import PHASE_NAMES, State
+from ..core.env_common import GameEnvMixin
 from ..core.errors import EpisodeOverError, IllegalActionError
 from . import castellion_kernel as K
 from . import pcg64
@@ -289,3 +290,108 @@ def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     s[K.RLEFT], s[K.RSHAPE] = state.reveal_left, state.recover_shape
     s[K.LIFTED], s[K.LORIGIN] = state.lifted, state.lift_origin
     s[K.OUTCOME] = state.outcome
+
+
+class CompiledCastellionEnv(GameEnvMixin, gym.Env):
+    """The single Gymnasium env, stepped by the batched env's kernels: a drop-in for
+    ``castellion.env.CastellionEnv`` (same constructor, spaces, reset options, observations,
+    masks, rewards, info, errors; ``tests/vector/test_castellion_single.py`` compares them
+    step by step) that makes one compiled call per step. ``env.state`` is a
+    ``rules.State`` copy of the position, built on demand (rendering, naming moves, saving)."""
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, level: str = "school", render_mode: str | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
+        reference = CastellionEnv(level, render_mode, reward, illegal_action,
+                                  illegal_action_penalty, max_episode_steps, **rules)
+        self._reference = reference
+        self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+        self.level, self.rules = level, dict(reference.rules)
+        self.reward_mode = reference.reward_mode
+        self.action_space = reference.action_space
+        self.observation_space = reference.observation_space
+        self._level = LEVELS.index(level)
+        self._nexempt = self.rules["foundation_exemption"] == "neighbors"
+        self._ordeals_reward = self.reward_mode == "ordeals"
+        self._st = np.zeros((1, K.WORDS), state_dtype())
+        self._s = self._st[0]
+        self._steps = np.zeros(1, np.int64)
+        self._obs = np.zeros((1, OBS_SIZE), np.float32)
+        self._mask = np.zeros((1, K.MASK_WIDTH), bool)
+        self._out = np.zeros(3)
+        self._started = self._done = False
+
+    @classmethod
+    def state_type(cls):
+        return State
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        if options:
+            # fixed piles, ordeals or a saved state: the Python env's own parsing and deal
+            write_state(self._s, self._reference._new_state(self.np_random, dict(options)),
+                        self._level, self.rules)
+        else:
+            # the deal comes from the env's np_random, exactly as CastellionEnv draws it
+            words = pcg64.to_words(self.np_random)
+            with _wrapping_ok():
+                K.deal(self._s, words, self._level)
+            self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
+        K.refresh_all(self._st, self._level, self._nexempt, self._obs, self._mask)
+        self._steps[0] = 0
+        self._started, self._done = True, False
+        return self._obs[0].copy(), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise EpisodeOverError("step() called before reset()")
+        if self._done:
+            raise EpisodeOverError("step() called after the episode ended; call reset() first")
+        try:
+            action = State.actions.check(action)
+            legal = bool(self._mask[0, action])
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            legal = False
+        if not legal:
+            if self.illegal_action == "raise":
+                self.state.apply_action(action)   # raises, naming the move and why
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
+        out = self._out
+        K.step_one(self._s, self._steps, action, self._level, self._nexempt,
+                   self._ordeals_reward, self.max_episode_steps, self._obs[0], self._mask[0], out)
+        terminated, truncated = bool(out[1]), bool(out[2])
+        self._done = terminated or truncated
+        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        if not self._started:
+            raise EpisodeOverError("action_masks() called before reset()")
+        return self._mask[0, :NUM_ACTIONS].copy()
+
+    @property
+    def state(self) -> State | None:
+        """The position as a ``castellion.rules.State`` (a copy); None before ``reset``."""
+        if not self._started:
+            return None
+        return read_state(self._s, self._level, self.rules)
+
+    def _render_ansi(self, state):
+        return render_ansi(state)
+
+    def _render_rgb(self, state):
+        return render_rgb(state)
+
+    def _info(self) -> dict:
+        s = self._s
+        return {"phase": PHASE_NAMES[int(s[K.PHASE])], "ordeals_passed": int(s[K.CURRENT]),
+                "formations": tuple(int(x) for x in K.formations(s)),
+                "won": bool(s[K.OUTCOME] == 1),
+                "action_mask": self._mask[0, :NUM_ACTIONS].copy()}
