@@ -9,8 +9,11 @@ Games with a batched env (``castle_envs.make_vec``) also get the compiled single
 (``castle_envs.vector.make_single``, the same kernels one game at a time) and batched figures at several
 batch sizes (``--batch-sizes``): env steps per second counted across the batch, each step
 returning observations, masks, rewards and autoreset, with actions drawn uniformly from the
-masks by the compiled sampler; memory per env; the first call's time (compilation, or
-loading numba's cache) and whether the cache was hit. PettingZoo's ``connect_four_v3`` is
+masks by the compiled sampler (Castle Siege: ``sample_counted``, which finds the drawn
+action from the per-row legal counts the step kernel leaves, instead of counting the whole
+mask); memory per env; the first call's time (compilation, or loading numba's cache) and
+whether the cache was hit. ``--parallel both`` gives each batch size on one thread and on
+numba's threads, labelled. PettingZoo's ``connect_four_v3`` is
 measured the same way as the AEC games for a side-by-side ratio when it can be imported.
 Every figure is also given per CPU-second of this process (``steps_per_cpu_s``), which
 stays meaningful on a machine shared with other jobs (single-threaded runs only).
@@ -38,8 +41,10 @@ def add_parser(sub):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--batch-sizes", default="1,64,1024,4096",
                    help="batched env sizes, comma-separated ('' to skip the batched figures)")
-    p.add_argument("--parallel", action="store_true",
-                   help="batched env on numba's threads (default: one thread)")
+    p.add_argument("--parallel", nargs="?", const="on", default="off",
+                   choices=["off", "on", "both"],
+                   help="batched env on numba's threads: off (default, one thread), on "
+                        "(--parallel alone), or both, each figure labelled")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
     p.set_defaults(run=run)
 
@@ -127,7 +132,12 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
              ^ np.uint64(seed))
     actions = np.zeros(num_envs, np.int64)
     kernels = getattr(envs, "kernel", siege_kernel)   # the env's kernel module
-    sample = kernels.sample_legal
+    if hasattr(kernels, "sample_counted"):
+        # the same uniform draw, guided by the per-row legal counts the step kernel left
+        def sample(mask, words, out):
+            kernels.sample_counted(mask, envs._ints, words, out)
+    else:
+        sample = kernels.sample_legal
     sample(envs._mask_padded, words, actions)
     envs.step(actions)
     first_call = time.perf_counter() - start
@@ -210,14 +220,18 @@ def run(args) -> int:
                       f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
                       f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)")
             r["batched"] = []
+            threads = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
-                b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, args.parallel)
-                r["batched"].append(b)
-                if not args.json:
-                    print(f"{'':<26} batched x{n:<5} {b['steps_per_s']:>12,.0f} steps/s   "
-                          f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
-                          f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
-                          f"{b['first_call_s']:.2f} s (numba cache hits: {b['numba_cache_hits']})")
+                for parallel in threads:
+                    b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, parallel)
+                    r["batched"].append(b)
+                    if not args.json:
+                        label = "numba threads" if parallel else "one thread"
+                        print(f"{'':<26} batched x{n:<5} {label:<13} "
+                              f"{b['steps_per_s']:>12,.0f} steps/s   "
+                              f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
+                              f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
+                              f"{b['first_call_s']:.2f} s (numba cache hits: {b['numba_cache_hits']})")
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})

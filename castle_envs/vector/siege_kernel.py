@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..castle_siege import observation as O
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, RECYCLE_BASE,
-                                    REGROUP, ROYAL_BASE)
+from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_SUBSETS,
+                                    RECYCLE_BASE, REGROUP, ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
 from . import pcg64
@@ -36,16 +36,25 @@ CAPTURED = CASTLES + 4
 DISCARDED = CAPTURED + 4
 OUT = DISCARDED + NUM_CARDS
 RECYCLED = OUT + NUM_CARDS
-NEED = RECYCLED + NUM_CARDS        # scratch for compute_mask, not part of the position:
-SUMS = NEED + NUM_CARDS            # per target the rank to reach; per hand subset its sum
-CARD_WORDS = SUMS + 32             # 515
+# not part of the position: scratch for compute_mask and update_obs, and what the
+# observation row shows now (update_obs writes only what differs from it)
+NEED = RECYCLED + NUM_CARDS        # per target card the rank to reach
+SUMS = NEED + NUM_CARDS            # per hand subset its rank sum
+AT_MOST = SUMS + 32                # per rank r, the targets of rank r or less (14)
+CODE = AT_MOST + 14                # per card its location code
+SHOWN_LOC = CODE + NUM_CARDS       # per card the location code set in the row (-1: none)
+SHOWN_HAND = SHOWN_LOC + NUM_CARDS # per hand slot (6) the card shown there
+SHOWN_NEWEST = SHOWN_HAND + 6      # per column the newest defender shown
+CARD_WORDS = SHOWN_NEWEST + 4      # 643
 
 # --- layout of a row of ``ints`` ----------------------------------------------------------
 HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3   # CLEN..CLEN+3: column lengths
 PHASE, REGROUPED, TURN, OUTCOME, STEPS, EVENTS = 7, 8, 9, 10, 11, 12   # EVENTS..+7
-INT_WORDS = EVENTS + 8
 EV_PRECISION, EV_FLUSH, EV_FLUSH_DRAW, EV_ROYAL, EV_REGROUP, EV_CAPTURED, EV_DEFEATED, EV_TURNS = range(8)
-
+DIRTY = EVENTS + 8                 # bit c: column c changed since the observation was written
+SHOWN_RECYCLED = DIRTY + 1         # recycled cards whose depth the observation shows
+COUNTS = SHOWN_RECYCLED + 1        # legal actions per row of the mask (one row per hand
+INT_WORDS = COUNTS + NUM_SUBSETS + 1  # subset, 52 targets; then the rest): 54 words
 MASK_WIDTH = NUM_ACTIONS + 4       # rows padded to whole uint64 words (for fast sampling)
 HAND_SLOTS = 5
 
@@ -115,6 +124,7 @@ def _remove_slots(b, v, bitmask):
 def _push_defender(b, v, castle, card):
     b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
     v[CLEN + castle] += 1
+    v[DIRTY] |= 1 << castle   # every change to a column marks it for update_obs
 
 
 @njit(cache=True)
@@ -128,6 +138,7 @@ def _remove_defender(b, v, card, leave):
                     b[base + q] = b[base + q + 1]
                 b[base + n - 1] = _NC
                 v[CLEN + c] = n - 1
+                v[DIRTY] |= 1 << c
                 b[(OUT if leave else DISCARDED) + card] = 1
                 return
 
@@ -141,6 +152,7 @@ def _capture(b, v, castle, royal, leave):
         b[(OUT if leave else DISCARDED) + b[base + p]] = 1
         b[base + p] = _NC
     v[CLEN + castle] = 0
+    v[DIRTY] |= 1 << castle
     if not royal:
         v[EVENTS + EV_CAPTURED] += 1
     if b[CAPTURED] and b[CAPTURED + 1] and b[CAPTURED + 2] and b[CAPTURED + 3]:
@@ -275,7 +287,7 @@ def _deal_from_deck(b, v, rows):
     """Deal from the full deck (top first) held in the deck region."""
     for k in range(HAND, CAPTURED):
         b[k] = _NC
-    for k in range(CAPTURED, CARD_WORDS):
+    for k in range(CAPTURED, NEED):   # the rest is scratch, or encode's to set
         b[k] = 0
     for k in range(INT_WORDS):
         v[k] = 0
@@ -295,14 +307,25 @@ def _deal_from_deck(b, v, rows):
 
 
 # --- what the player sees -----------------------------------------------------------------
+# Most of a position survives a step, so the observation row is updated, not rewritten: the
+# kernel remembers what the row shows (SHOWN_* in ``cards``, SHOWN_RECYCLED and the DIRTY
+# column bits in ``ints``) and writes only the entries that differ. ``encode`` writes a whole
+# row (after a deal or ``set_state``); ``update_obs`` brings a row ``encode`` wrote, and only
+# the kernels touched since, to the current position. The mask changes with every hand, so it
+# is rewritten each step.
+
+
 @njit(cache=True)
 def compute_mask(b, v, recent, m):
-    """``State._compute_mask`` into the row ``m`` (every entry is written)."""
+    """``State._compute_mask`` into the row ``m`` (every entry is written) and the number of
+    legal actions per row of it into ``v[COUNTS:]`` (for ``sample_counted``)."""
     battle = v[OUTCOME] == 0 and v[PHASE] == BATTLE
     can_capture = False
     if not battle:
         for k in range(RECYCLE_BASE):
             m[k] = False
+        for s in range(NUM_SUBSETS):
+            v[COUNTS + s] = 0
     else:
         held = min(v[HSIZE], HAND_SLOTS)
         k = (1 << held) - 1
@@ -315,42 +338,56 @@ def compute_mask(b, v, recent, m):
         # each subset's row of 52 targets is one contiguous, branch-free (SIMD) pass
         for t in range(NUM_CARDS):
             b[NEED + t] = 99
+        # AT_MOST[r]: how many targets a sum r reaches (all of them from 13 on)
+        for r in range(14):
+            b[AT_MOST + r] = 0
         for c in range(4):
             n = v[CLEN + c]
             base = COLS + c * NUM_CARDS
             for p in range(max(n - 1 if recent else 0, 0), n):
                 b[NEED + b[base + p]] = _RANK[b[base + p]]
-        for s in range(31):
+                b[AT_MOST + _RANK[b[base + p]]] += 1
+        for r in range(1, 14):
+            b[AT_MOST + r] += b[AT_MOST + r - 1]
+        for s in range(NUM_SUBSETS):
             row = s * NUM_CARDS
             total = b[SUMS + s + 1] if s < k else np.int8(-1)   # int8 lanes
             for t in range(NUM_CARDS):
                 m[row + t] = total >= b[NEED + t]
-        for c in range(4):   # captures need an exact sum
+            v[COUNTS + s] = b[AT_MOST + min(total, 13)] if s < k else 0
+        for c in range(4):   # captures need an exact sum (castles are never in NEED)
             if v[CLEN + c] or b[CAPTURED + c]:
                 continue
             target = b[CASTLES + c]
             for s in range(k):
                 exact = b[SUMS + s + 1] == _RANK[target]
                 m[s * NUM_CARDS + target] = exact
+                v[COUNTS + s] += exact
                 can_capture |= exact
     for k in range(RECYCLE_BASE, NUM_ACTIONS):
         m[k] = False
-    if v[OUTCOME] != 0:
-        return
-    phase = v[PHASE]
-    if phase == PRECISION:
-        for c in range(NUM_CARDS):
-            m[RECYCLE_BASE + c] = b[DISCARDED + c] != 0
-    elif phase == ROYAL:
-        for c in range(4):
-            m[ROYAL_BASE + c] = b[CAPTURED + c] == 0
-    elif phase == DISCARD:
-        for i in range(v[HSIZE]):
-            m[DISCARD_BASE + i] = True
-    else:
-        defenders = v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3]
-        m[REGROUP] = not v[REGROUPED] and defenders == 0 and not can_capture
-        m[END_BATTLE] = True
+    rest = 0
+    if v[OUTCOME] == 0:
+        phase = v[PHASE]
+        if phase == PRECISION:
+            for c in range(NUM_CARDS):
+                m[RECYCLE_BASE + c] = b[DISCARDED + c] != 0
+                rest += b[DISCARDED + c] != 0
+        elif phase == ROYAL:
+            for c in range(4):
+                m[ROYAL_BASE + c] = b[CAPTURED + c] == 0
+                rest += b[CAPTURED + c] == 0
+        elif phase == DISCARD:
+            for i in range(v[HSIZE]):
+                m[DISCARD_BASE + i] = True
+            rest = v[HSIZE]
+        else:
+            defenders = v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3]
+            regroup = not v[REGROUPED] and defenders == 0 and not can_capture
+            m[REGROUP] = regroup
+            m[END_BATTLE] = True
+            rest = 1 + regroup
+    v[COUNTS + NUM_SUBSETS] = rest
 
 
 @njit(cache=True)
@@ -358,78 +395,84 @@ def encode(b, v, rows, recent, leave, obs):
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(O.OBS_SIZE):
         obs[k] = 0.0
-    # where each card is, as the player sees it; the flags exclude each other, and cards in
-    # hand, columns and castles (all flags clear) are moved off UNSEEN below
+    # the row shows nothing yet: update_obs writes every entry that is not zero
+    for card in range(NUM_CARDS):
+        b[SHOWN_LOC + card] = -1
+    for i in range(6):
+        b[SHOWN_HAND + i] = _NC
+    for c in range(4):
+        b[SHOWN_NEWEST + c] = _NC
+        obs[O.CASTLE_OFF + 18 * c - 1 + _RANK[b[CASTLES + c]]] = 1.0   # fixed for a game
+    v[SHOWN_RECYCLED] = 0
+    v[DIRTY] = 15
+    obs[O.DIFF_OFF + rows - 1] = 1.0
+    update_obs(b, v, recent, leave, obs)
+
+
+@njit(cache=True)
+def update_obs(b, v, recent, leave, obs):
+    """Make the row ``obs``, last written by ``encode``/``update_obs`` for this env, show its
+    current position (``observation.encode``): only entries that change are written."""
+    # where each card is, as the player sees it (the location one-hot's index): the flags
+    # exclude each other, and cards in hand, columns and castles have all flags clear
+    code = CODE
     discards = 0
     recycled = 0
     for card in range(NUM_CARDS):
         r = b[RECYCLED + card]
         d = b[DISCARDED + card]
-        o = b[OUT + card]
-        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.RECYCLED * r + O.DISCARD * d + O.OUT * o] = 1.0
+        b[code + card] = O.RECYCLED * r + O.DISCARD * d + O.OUT * b[OUT + card]
         discards += d
         recycled += r
     for i in range(v[HSIZE]):
-        card = b[HAND + i]
-        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.UNSEEN] = 0.0
-        obs[O.LOC_OFF + card * O.N_LOCATIONS + O.HAND] = 1.0
-        if i < 6:
-            base = O.HAND_OFF + 18 * i
-            obs[base] = 1.0
-            obs[base + _RANK[card]] = 1.0
-            obs[base + 14 + _SUIT[card]] = 1.0
+        b[code + b[HAND + i]] = O.HAND
     for c in range(4):
-        n = v[CLEN + c]
         base = COLS + c * NUM_CARDS
-        # NumPy's float32 sum of the 52 entries (empty ones add an exact 0): eight pairwise
-        # accumulators over the first 48, then the rest in order
-        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.float32(0.0)
-        for p in range(min(n, 48)):
-            x = _RANK_LOW[b[base + p]]
-            j = p % 8
-            if j == 0:
-                a0 += x
-            elif j == 1:
-                a1 += x
-            elif j == 2:
-                a2 += x
-            elif j == 3:
-                a3 += x
-            elif j == 4:
-                a4 += x
-            elif j == 5:
-                a5 += x
-            elif j == 6:
-                a6 += x
-            else:
-                a7 += x
-        col_sum = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
-        for p in range(48, n):
-            col_sum += _RANK_LOW[b[base + p]]
-        for p in range(n):
-            card = b[base + p]
-            obs[O.LOC_OFF + card * O.N_LOCATIONS + O.UNSEEN] = 0.0
-            obs[O.LOC_OFF + card * O.N_LOCATIONS + O.DEFENDER0 + c] = 1.0
-        castle = b[CASTLES + c]
-        captured = b[CAPTURED + c]
-        obs[O.LOC_OFF + castle * O.N_LOCATIONS + O.UNSEEN] = 0.0
-        obs[O.LOC_OFF + castle * O.N_LOCATIONS + O.CASTLE_OPEN + captured] = 1.0
-        row = O.CASTLE_OFF + 18 * c
-        obs[row - 1 + _RANK[castle]] = 1.0
-        obs[row + 13] = captured
-        obs[row + 14] = np.float32(n / 13)
-        if n:
-            newest = b[base + n - 1]
-            obs[O.NEWEST_OFF + newest] = 1.0
-            obs[row + 15] = _RANK_LOW[newest]
-        obs[row + 16] = min(col_sum * np.float32(0.25), np.float32(1.0))
-    obs[O.PHASE_OFF + v[PHASE]] = 1.0
-    obs[O.DIFF_OFF + rows - 1] = 1.0
+        for p in range(v[CLEN + c]):
+            b[code + b[base + p]] = O.DEFENDER0 + c
+        b[code + b[CASTLES + c]] = O.CASTLE_OPEN + b[CAPTURED + c]
+    for card in range(NUM_CARDS):
+        new = b[code + card]
+        old = b[SHOWN_LOC + card]
+        if new != old:
+            if old >= 0:
+                obs[O.LOC_OFF + card * O.N_LOCATIONS + old] = 0.0
+            obs[O.LOC_OFF + card * O.N_LOCATIONS + new] = 1.0
+            b[SHOWN_LOC + card] = new
+    for i in range(6):   # hand slots, sorted by card id
+        new = b[HAND + i] if i < v[HSIZE] else _NC
+        old = b[SHOWN_HAND + i]
+        if new != old:
+            base = O.HAND_OFF + 18 * i
+            if old != _NC:
+                obs[base + _RANK[old]] = 0.0
+                obs[base + 14 + _SUIT[old]] = 0.0
+            obs[base] = new != _NC
+            if new != _NC:
+                obs[base + _RANK[new]] = 1.0
+                obs[base + 14 + _SUIT[new]] = 1.0
+            b[SHOWN_HAND + i] = new
+    dirty = v[DIRTY]
+    if dirty:
+        for c in range(4):   # a card is the newest of one column at most: clear, then set
+            if dirty >> c & 1 and b[SHOWN_NEWEST + c] != _NC:
+                obs[O.NEWEST_OFF + b[SHOWN_NEWEST + c]] = 0.0
+        for c in range(4):
+            if dirty >> c & 1:
+                _column_obs(b, v, c, obs)
+        v[DIRTY] = 0
+    for c in range(4):
+        obs[O.CASTLE_OFF + 18 * c + 13] = b[CAPTURED + c]
+    for p in range(4):
+        obs[O.PHASE_OFF + p] = v[PHASE] == p
     dsize = v[DSIZE]
-    if recycled:   # recycled cards are the deck's bottom
+    if recycled or v[SHOWN_RECYCLED]:   # recycled cards are the deck's bottom
+        for card in range(NUM_CARDS):
+            obs[O.DEPTH_OFF + card] = 0.0
         for depth in range(dsize - recycled, dsize):
             card = b[DECK + (v[HEAD] + depth) % NUM_CARDS]
             obs[O.DEPTH_OFF + card] = np.float32((depth + 1) / NUM_CARDS)
+        v[SHOWN_RECYCLED] = recycled
     captured = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
     s = O.SCALAR_OFF
     obs[s] = np.float32(dsize / NUM_CARDS)
@@ -440,6 +483,37 @@ def encode(b, v, rows, recent, leave, obs):
     obs[s + 5] = np.float32(captured / 4)
     obs[s + 6] = recent
     obs[s + 7] = leave
+
+
+@njit(cache=True)
+def _column_obs(b, v, c, obs):
+    """Column ``c``'s entries: its newest defender, count, newest rank and rank sum."""
+    n = v[CLEN + c]
+    base = COLS + c * NUM_CARDS
+    # NumPy's float32 sum of the 52 entries: eight pairwise accumulators over the first 48,
+    # then the rest in order. Entries past the column's end are NO_CARD, rank 0: adding
+    # them is exact, so whole blocks of eight are summed without a branch.
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.float32(0.0)
+    for p in range(0, min(n, 48), 8):
+        a0 += _RANK_LOW[b[base + p]]
+        a1 += _RANK_LOW[b[base + p + 1]]
+        a2 += _RANK_LOW[b[base + p + 2]]
+        a3 += _RANK_LOW[b[base + p + 3]]
+        a4 += _RANK_LOW[b[base + p + 4]]
+        a5 += _RANK_LOW[b[base + p + 5]]
+        a6 += _RANK_LOW[b[base + p + 6]]
+        a7 += _RANK_LOW[b[base + p + 7]]
+    col_sum = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+    for p in range(48, n):
+        col_sum += _RANK_LOW[b[base + p]]
+    newest = b[base + n - 1] if n else _NC
+    if n:
+        obs[O.NEWEST_OFF + newest] = 1.0
+    row = O.CASTLE_OFF + 18 * c
+    obs[row + 14] = np.float32(n / 13)
+    obs[row + 15] = _RANK_LOW[newest]
+    obs[row + 16] = min(col_sum * np.float32(0.25), np.float32(1.0))
+    b[SHOWN_NEWEST + c] = newest
 
 
 # --- the batch ----------------------------------------------------------------------------
@@ -478,7 +552,7 @@ def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
     out[0] = r
     out[1] = term
     out[2] = (not term) and v[STEPS] >= max_steps
-    encode(b, v, rows, recent, leave, obs)
+    update_obs(b, v, recent, leave, obs)
     compute_mask(b, v, recent, m)
 
 
@@ -486,7 +560,8 @@ def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
 def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
               obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """Env ``i``'s step with autoreset in the same step: a finished env's last observation
-    goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
+    goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game. The row of
+    ``obs`` must hold what the last step (or reset) wrote there: it is updated in place."""
     b = cards[i]
     v = ints[i]
     a = actions[i]
@@ -516,10 +591,12 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
         rewards[i] = r
     finished = terminated[i] or truncated[i]
     done[i] = finished
+    update_obs(b, v, recent, leave, obs[i])
     if finished:
-        encode(b, v, rows, recent, leave, final_obs[i])
+        for k in range(O.OBS_SIZE):   # (a slice assignment would allocate a temporary)
+            final_obs[i, k] = obs[i, k]
         deal(b, v, rng[i], rows)
-    encode(b, v, rows, recent, leave, obs[i])
+        encode(b, v, rows, recent, leave, obs[i])
     compute_mask(b, v, recent, mask[i])
 
 
@@ -587,3 +664,37 @@ def sample_legal(mask, words, out):
                         pick -= 1
                 break
             pick -= c
+
+
+@njit(cache=True)
+def sample_counted(mask, ints, words, out):
+    """What ``sample_legal`` draws (a uniformly random legal action per env, -1 where none),
+    faster: the per-row legal counts ``compute_mask`` left in ``ints`` pick the row, and
+    only that row of the mask is scanned. The mask and ``ints`` must be the env's, as the
+    last step or reset left them."""
+    for i in range(mask.shape[0]):
+        v = ints[i]
+        total = 0
+        for r in range(NUM_SUBSETS + 1):
+            total += v[COUNTS + r]
+        if total == 0:
+            out[i] = -1
+            continue
+        x = words[i]
+        x ^= x >> np.uint64(12)
+        x ^= x << np.uint64(25)
+        x ^= x >> np.uint64(27)
+        words[i] = x
+        # 53 random bits scaled to [0, total): the bias is below total / 2**53, as with the
+        # modulo that sample_legal takes, and a multiply is cheaper than a division
+        bits = (x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)
+        pick = np.int64((bits * np.uint64(total)) >> np.uint64(53))
+        r = 0
+        while pick >= v[COUNTS + r]:   # the row holding the pick-th legal action
+            pick -= v[COUNTS + r]
+            r += 1
+        for a in range(r * NUM_CARDS, NUM_ACTIONS):
+            pick -= mask[i, a]   # no branch per entry: legal ones are random
+            if pick < 0:
+                out[i] = a
+                break
