@@ -22,9 +22,13 @@ whether it was won.
 **Keyword arguments**: those of ``CastleSiegeEnv`` (``difficulty``, ``reward``,
 ``illegal_action``, ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``,
 rules options ``attack``/``defeated``), plus ``copy`` (default True: returned arrays are
-fresh copies; False returns the env's own buffers, overwritten by the next step, which is
-faster) and ``parallel`` (default False: step the batch on numba's threads; on a machine
-whose cores are busy with other work this is slower than one thread, so measure first).
+fresh copies, yours to change; False returns the env's own buffers, overwritten by the next
+step, which is faster: treat them as read-only, because each step updates the observation
+rows in place, writing only the entries that change, so an entry changed by the caller
+would stay wrong, and checks actions against the mask rows) and ``parallel`` (default
+False: step the batch on numba's threads; on a machine whose cores are busy with other work
+this is much slower than one thread, so measure first: ``castle-envs bench castle-siege
+--parallel both``).
 With ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env,
 the move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
 penalty and ``info["illegal_action"][i]`` is True.
