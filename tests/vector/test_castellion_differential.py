@@ -135,10 +135,10 @@ def test_foundation_exemption_neighbors(level):
 
 @pytest.mark.parametrize("level, start", [("school", "exam I passes"),
                                           ("academy", "simulation III wins"),
-                                          ("menace", "third assault")])
+                                          ("menace", "harpy met")])
 def test_ordeals_reward_from_a_position_about_to_pass(level, start):
-    # the first game of every env starts from ``start`` (reset option ``state``), where the
-    # next Traitor forces an ordeal that random play seldom passes; later games are dealt
+    # the first game of every env starts from ``start`` (reset option ``state``), where placing
+    # the Traitor in hand passes an ordeal that random play seldom passes; later games are dealt
     from .test_castellion_positions import POSITIONS
     options = {"state": POSITIONS[start].to_dict()}
     stats = lockstep(n_envs=16, n_games=games(300), seed=6, avoid_early=0.9, power=0.3,

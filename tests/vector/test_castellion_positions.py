@@ -66,6 +66,9 @@ def positions() -> dict[str, State]:
                                          level="academy"),
         "tower reveals an ordeal": position(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^",
                                             ordeals=HARPIES, **menace),
+        "harpy met": position(castle=["C^ J# S^ P# Po Jo", "C# J^ S# Po P^", "Co J# So",
+                                      "C^ Jo"], hand="T", ordeals=HARPIES,
+                              beside=[[1, 0], [0, 0], [0, 0]], **menace),
         "harpy penalty": position(castle=MENACE_CASTLE, hand="T", ordeals=HARPIES,
                                   beside=[[1, 0], [0, 0], [0, 0]], **menace),
         "penalty destroys all": position(castle=["C^ J#"], hand="T", ordeals=HARPIES,
@@ -166,6 +169,7 @@ def test_positions_cover_the_rare_rules():
     assert after("simulation III wins", "place the traitor beside the lowest ordeal").won
     assert after("tower reveals an ordeal", "place on column 0").phase == 9
     assert after("harpy penalty", "place the traitor beside the lowest ordeal").destroy_left == 12
+    assert after("harpy met", "place the traitor beside the lowest ordeal").current == 1
     assert after("complete castle chains", "place on column 5").current == 2
     s = after("school tiles run out", "draw from the regular pile")
     s.apply_action(s.actions.encode("discard the tile" if s.hand < 12 else
