@@ -1,7 +1,8 @@
 """Agents by name, as the command line writes them.
 
 ``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
-also ``time``, ``c``, ``max_rollout_steps``), ``ppo:PATH``. ``make_agent(spec, game)``
+also ``time``, ``c``, ``max_rollout_steps``), ``ppo:PATH`` (a MaskablePPO model),
+``linear:PATH`` (a trained Castle Siege linear move scorer, ``agents.castle_siege_linear``). ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
@@ -12,7 +13,7 @@ from castle_envs.registry import get_game
 
 from .base import Agent, PolicyAgent, RandomAgent
 
-AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "ppo")
+AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "ppo", "linear")
 
 _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
                  "max_rollout_steps": int, "widening": float}
@@ -40,7 +41,7 @@ def heuristic_policy(game: str, name: str = "heuristic"):
 
 
 def available_agents(game: str) -> list[str]:
-    names = ["random", "mcts", "ppo:PATH"]
+    names = ["random", "mcts", "ppo:PATH"] + (["linear:PATH"] if game == "castle-siege" else [])
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -98,6 +99,13 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         agent = MCTSAgent(seed, **options)
         agent.name = "mcts" + (":" + rest if rest else "")
         return agent
+    if name == "linear":
+        if get_game(game).slug != "castle-siege":
+            raise ValueError(f"the linear agent plays castle-siege only, not {game!r}")
+        if not rest.strip():
+            raise ValueError("linear needs a weights file: linear:models/castle_siege_linear/policy.json")
+        from .castle_siege_linear import LinearPolicy
+        return PolicyAgent(LinearPolicy.load(rest.strip()), f"linear:{rest.strip()}", seed)
     from .ppo import PPOAgent
     return PPOAgent(rest.strip(), seed)
 

@@ -21,6 +21,7 @@ def _spec(kind, default):
 
 SCHEMA: dict[str, Any] = {
     "name": _spec(str, "run"),
+    "algo": _spec(str, "maskable_ppo"),  # maskable_ppo | cem (Castle Siege linear scorer)
     "game": _spec(str, "castle-siege"),
     "variant": _spec(dict, {}),          # e.g. {difficulty: very_hard} / {num_players: 2}
     "env_kwargs": _spec(dict, {}),       # passed to the env (reward: shaped, rules options)
@@ -71,9 +72,24 @@ SCHEMA: dict[str, Any] = {
     "checkpoint": {
         "every_steps": _spec(int, 50_000),
     },
+    "cem": {                               # algo: cem (experiments/train_cem.py)
+        "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
+        "fitness_weights": _spec(dict, {"hard": 1.0, "very_hard": 10.0}),
+        "population": _spec(int, 16),
+        "elite": _spec(int, 4),
+        "generations": _spec(int, 20),
+        "min_sigma_share": _spec(float, 0.02),  # sigma floor, as a share of |weight|
+        "deal_seed": _spec(int, 10_000_000),   # training deals: from here, 10**6 per generation
+        "eval_games": _spec(dict, {"hard": 1000, "very_hard": 3000}),  # held-out curve
+        "eval_seed": _spec(int, 1_000_000),
+        "eval_every": _spec(int, 3),
+        "workers": _spec(int, 0),              # 0: every core
+        "backend": _spec(str, "local"),        # local | ray
+    },
 }
 
-CHOICES = {"vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
+CHOICES = {"algo": ("maskable_ppo", "cem"), "cem.backend": ("local", "ray"),
+           "vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
            "device": ("cpu", "cuda", "auto")}
 
 
@@ -171,6 +187,33 @@ def _check_values(config: dict) -> None:
         raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
     if spec.api == "gymnasium" and config["self_play"]["enabled"]:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
+    if config["algo"] == "cem":
+        _check_cem(config, spec)
+
+
+def _check_cem(config: dict, spec) -> None:
+    if spec.slug != "castle-siege":
+        raise ValueError("algo: cem trains the Castle Siege linear scorer; game must be castle-siege")
+    cem = config["cem"]
+    for block in ("games", "fitness_weights", "eval_games"):
+        for difficulty, value in cem[block].items():
+            if difficulty not in spec.variants:
+                raise ValueError(f"cem.{block}.{difficulty}: not a difficulty "
+                                 f"(one of {list(spec.variants)})")
+            kind = float if block == "fitness_weights" else int
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                    kind is int and not float(value).is_integer()) or value < 0:
+                raise ValueError(f"cem.{block}.{difficulty}: expected a non-negative "
+                                 f"{kind.__name__}, got {value!r}")
+    if not cem["games"] or sum(cem["games"].values()) < 1:
+        raise ValueError("cem.games: needs at least one training deal")
+    for name in ("population", "elite", "generations", "eval_every"):
+        if cem[name] < 1:
+            raise ValueError(f"cem.{name}: must be at least 1")
+    if cem["elite"] > cem["population"] + 1:
+        raise ValueError("cem.elite: cannot exceed population + 1 (the mean competes too)")
+    if cem["workers"] < 0:
+        raise ValueError("cem.workers: must be 0 (every core) or more")
 
 
 def dump_config(config: dict, path: str | Path) -> None:

@@ -27,7 +27,7 @@ from .stats import wilson_interval
 
 
 def add_parser(sub):
-    p = sub.add_parser("train", help="train MaskablePPO from a YAML config")
+    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO, or algo: cem)")
     p.add_argument("--config", help="YAML config (see configs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default runs/NAME_TIMESTAMP)")
@@ -40,10 +40,20 @@ def add_parser(sub):
 def run(args) -> int:
     if bool(args.config) == bool(args.resume):
         raise ValueError("give exactly one of --config or --resume")
+    if args.resume and not (Path(args.resume) / "config.yaml").is_file():
+        raise FileNotFoundError(f"{args.resume} has no config.yaml: not a run folder")
+    config = load_config(Path(args.resume) / "config.yaml" if args.resume else args.config,
+                         None if args.resume else args.overrides)
+    if config["algo"] == "cem":
+        from . import train_cem
+        summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
+                                         progress_bar=not args.no_progress)
+        print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games",
+                                                   "wall_seconds", "final_eval")}, indent=2))
+        return 0
     if args.resume:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)
     else:
-        config = load_config(args.config, args.overrides)
         summary = train(config, run_dir=args.run_dir, progress_bar=not args.no_progress)
     print(json.dumps({k: summary[k] for k in ("run_dir", "num_timesteps", "final_eval",
                                                "wall_seconds")}, indent=2))

@@ -1,0 +1,171 @@
+"""Cross-entropy-method training of the Castle Siege linear move scorer
+(``agents.castle_siege_linear``), read top to bottom.
+
+Each generation samples ``population`` weight vectors around the current mean, plays every
+one on the same fresh training deals (common random numbers: differences between
+candidates are then differences in play, not in luck), and moves the mean to the average of
+the ``elite`` best. Fitness is the win rate summed over the configured difficulties with
+their weights, e.g. ``{hard: 1, very_hard: 10}``: Very Hard wins are rare, so Hard carries
+most of the signal and Very Hard breaks ties the way we care about.
+
+Training deals are seeds ``deal_seed + generation * 10**6 + i``, far from the evaluation
+seeds (0-9999 for ``castle-envs evaluate``, 1,000,000+ for held-out curves). Games run on the
+rules core (``State.new_game(default_rng(seed))`` deals exactly what ``env.reset(seed)``
+deals), on local processes or Ray (``experiments.parallel``).
+
+Run: ``castle-envs train --config configs/castle_siege/very_hard_cem.yaml``. The run folder
+gets ``config.yaml``, ``history.csv`` (per generation: mean's and elite's fitness, held-out
+win rates), ``checkpoint.json`` (resume with ``--resume``) and ``policy.json`` (the mean,
+loadable as ``--agent linear:PATH``).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+from castle_envs.castle_siege.rules import State
+
+from .parallel import run_chunks
+
+#: the initial spread of a weight: 10% of its starting value, at least this much. Features
+#: in rank points (up to 13 per card) get a tenth of the spread of the 0/1 and count features,
+#: so that one step moves every feature's contribution by about the same amount.
+_RANK_POINT_FEATURES = {"battle.rank_spent", "battle.overkill", "battle.target_rank",
+                        "recycle.castle_distance", "recycle.rank", "royal.defender_ranks",
+                        "royal.castle_rank"}
+_MIN_SIGMA = {"battle": 1.0, "recycle": 0.5, "royal": 1.0}
+
+
+def play_games(theta, difficulty: str, seeds) -> int:
+    """Wins of the linear policy with weights ``theta`` on the deals of ``seeds``."""
+    policy = LinearPolicy.from_vector(theta)
+    wins = 0
+    for seed in seeds:
+        state = State.new_game(np.random.default_rng(int(seed)), difficulty)
+        while not state.is_terminal():
+            state.apply_action(policy(state))
+        wins += state.outcome == 1
+    return wins
+
+
+def _chunk(theta, difficulty, first, count):
+    return play_games(theta, difficulty, range(first, first + count))
+
+
+def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: str,
+             chunk: int = 100) -> np.ndarray:
+    """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty."""
+    jobs, where = [], []
+    for t, theta in enumerate(thetas):
+        for d, (difficulty, n) in enumerate(games.items()):
+            for start in range(0, n, chunk):
+                jobs.append((np.asarray(theta), difficulty, first_seed + start, min(chunk, n - start)))
+                where.append((t, d))
+    wins = run_chunks(_chunk, jobs, workers=workers, backend=backend)
+    rates = np.zeros((len(thetas), len(games)))
+    for (t, d), w in zip(where, wins):
+        rates[t, d] += w
+    return rates / np.array(list(games.values()), dtype=float)
+
+
+def initial_search(weights: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    policy = LinearPolicy(weights or HEURISTIC_WEIGHTS)
+    mean = policy.vector()
+    floor = np.array([_MIN_SIGMA[n.partition(".")[0]] * (0.1 if n in _RANK_POINT_FEATURES else 1.0)
+                      for n in LinearPolicy.names()])
+    return mean, np.maximum(0.1 * np.abs(mean), floor)
+
+
+def run_training(config: dict, run_dir: str | Path | None = None, resume: str | None = None,
+                 progress_bar: bool = True, stop_after: int | None = None) -> dict:
+    """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
+    generations, checkpointed, as an interruption would."""
+    from .config import dump_config, resolve
+
+    if resume:
+        run_dir = Path(resume)
+        if not (run_dir / "checkpoint.json").is_file():
+            raise FileNotFoundError(f"{run_dir} has no checkpoint.json: not a CEM run folder")
+    else:
+        config = resolve(config)
+        run_dir = Path(run_dir or Path(config["run_dir"]) /
+                       f"{config['name']}_{time.strftime('%Y%m%d-%H%M%S')}")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        dump_config(config, run_dir / "config.yaml")
+    summary = _generations(config, run_dir, bool(resume), progress_bar, stop_after)
+    cem = config["cem"]
+    if summary["generations"] == cem["generations"] and cem["eval_games"]:
+        policy = LinearPolicy.load(run_dir / "policy.json")
+        rates = evaluate([policy.vector()], cem["eval_games"], cem["eval_seed"],
+                         _workers(cem), cem["backend"])[0]
+        summary["final_eval"] = dict(zip(cem["eval_games"], rates.tolist()))
+    else:
+        summary["final_eval"] = None
+    return summary
+
+
+def _workers(cem: dict) -> int | None:
+    return cem["workers"] or None
+
+
+def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
+                 stop_after: int | None) -> dict:
+    cem = config["cem"]
+    games = dict(cem["games"])
+    weights = np.array([cem["fitness_weights"].get(d, 1.0) for d in games])
+    held_out = dict(cem["eval_games"])
+    rng = np.random.default_rng(config["seed"])
+    ckpt = run_dir / "checkpoint.json"
+    if resume:
+        saved = json.loads(ckpt.read_text())
+        mean, sigma = np.array(saved["mean"]), np.array(saved["sigma"])
+        start = saved["generation"]
+        rng.bit_generator.state = saved["rng"]
+    else:
+        mean, sigma = initial_search()
+        start = 0
+        with open(run_dir / "history.csv", "w", newline="") as f:
+            csv.writer(f).writerow(["generation", "games", "seconds", "mean_fitness",
+                                    "elite_fitness", "best_fitness"]
+                                   + [f"eval_{d}" for d in held_out])
+    names = LinearPolicy.names()
+    total_games = start * (cem["population"] + 1) * sum(games.values())
+    t0 = time.time() - (saved["wall_seconds"] if resume else 0.0)
+    end = cem["generations"] if stop_after is None else min(cem["generations"], start + stop_after)
+    for gen in range(start, end):
+        noise = rng.standard_normal((cem["population"], len(mean)))
+        thetas = [mean] + [mean + sigma * z for z in noise]   # the mean plays too: its fitness is the curve
+        rates = evaluate(thetas, games, cem["deal_seed"] + gen * 1_000_000, _workers(cem),
+                         cem["backend"])
+        fitness = rates @ weights
+        order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
+        elite = np.array([thetas[i] for i in order[:cem["elite"]]])
+        mean = elite.mean(0)
+        sigma = np.maximum(elite.std(0), cem["min_sigma_share"] * np.abs(mean) + 1e-3)
+        total_games += len(thetas) * sum(games.values())
+        row = [gen + 1, total_games, round(time.time() - t0, 1), fitness[0],
+               fitness[order[:cem["elite"]]].mean(), fitness[order[0]]]
+        if held_out and ((gen + 1) % cem["eval_every"] == 0 or gen + 1 == cem["generations"]):
+            ev = evaluate([mean], held_out, cem["eval_seed"], _workers(cem), cem["backend"])[0]
+            row += ev.tolist()
+        else:
+            row += [""] * len(held_out)
+        with open(run_dir / "history.csv", "a", newline="") as f:
+            csv.writer(f).writerow(row)
+        LinearPolicy.from_vector(mean).save(run_dir / "policy.json")
+        ckpt.write_text(json.dumps({"generation": gen + 1, "mean": mean.tolist(),
+                                    "sigma": sigma.tolist(), "names": names,
+                                    "wall_seconds": time.time() - t0,
+                                    "rng": rng.bit_generator.state}, indent=1))
+        if progress_bar:
+            print(f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "
+                  f"elite {row[4]:.4f}, {row[2]:.0f} s" +
+                  (f", held-out {dict(zip(held_out, row[6:]))}" if row[6] != "" else ""),
+                  flush=True)
+    return {"run_dir": str(run_dir), "generations": end, "games": total_games,
+            "wall_seconds": round(time.time() - t0, 1), "policy": str(run_dir / "policy.json")}
