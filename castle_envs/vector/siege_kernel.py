@@ -65,7 +65,7 @@ _NC = NO_CARD
 
 
 # --- card movements -----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop_deck(b, v):
     head = v[HEAD]
     card = b[DECK + head]
@@ -76,14 +76,14 @@ def _pop_deck(b, v):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_deck_bottom(b, v, card):
     b[DECK + (v[HEAD] + v[DSIZE]) % NUM_CARDS] = card
     v[DSIZE] += 1
     b[RECYCLED + card] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(b, v):
     if v[DSIZE] == 0:
         return False
@@ -97,13 +97,13 @@ def _draw(b, v):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_to(b, v, n):
     while v[HSIZE] < n and _draw(b, v):
         pass
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_slots(b, v, bitmask):
     """Discard the hand slots in ``bitmask``; the rest close up in order."""
     n = v[HSIZE]
@@ -120,14 +120,14 @@ def _remove_slots(b, v, bitmask):
     v[HSIZE] = kept
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_defender(b, v, castle, card):
     b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
     v[CLEN + castle] += 1
     v[DIRTY] |= 1 << castle   # every change to a column marks it for update_obs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_defender(b, v, card, leave):
     for c in range(4):
         base = COLS + c * NUM_CARDS
@@ -143,7 +143,7 @@ def _remove_defender(b, v, card, leave):
                 return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _capture(b, v, castle, royal, leave):
     b[CAPTURED + castle] = 1
     n = v[CLEN + castle]
@@ -159,7 +159,7 @@ def _capture(b, v, castle, royal, leave):
         v[OUTCOME] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_turn(b, v):
     v[TURN] += 1
     v[EVENTS + EV_TURNS] = v[TURN]
@@ -168,7 +168,7 @@ def _start_turn(b, v):
     _draw_to(b, v, HAND_SLOTS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(b, v):
     for c in range(4):
         if not b[CAPTURED + c] and v[DSIZE]:
@@ -179,7 +179,7 @@ def _end_turn(b, v):
     _start_turn(b, v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_royal(b, bitmask):
     """A Jack, a Queen and a King of three different suits among the hand slots played."""
     for i in range(HAND_SLOTS):
@@ -197,7 +197,7 @@ def _is_royal(b, bitmask):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(b, v, bitmask, target, leave):
     # read the played cards before they leave the hand
     n = 0
@@ -485,7 +485,7 @@ def update_obs(b, v, recent, leave, obs):
     obs[s + 7] = leave
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _column_obs(b, v, c, obs):
     """Column ``c``'s entries: its newest defender, count, newest rank and rank sum."""
     n = v[CLEN + c]
