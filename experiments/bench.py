@@ -12,11 +12,16 @@ returning observations, masks, rewards and autoreset, with actions drawn uniform
 masks by the compiled sampler (Castle Siege: ``sample_counted``, which finds the drawn
 action from the per-row legal counts the step kernel leaves, instead of counting the whole
 mask); memory per env; the first call's time (compilation, or loading numba's cache) and
-whether the cache was hit. ``--parallel both`` gives each batch size on one thread and on
-numba's threads, labelled. PettingZoo's ``connect_four_v3`` is
+whether the cache was hit. ``--parallel on`` steps (and samples) each batch split into
+contiguous row ranges on ``--threads`` Python threads (default: one per available core; the
+kernels release the GIL, no numba threading layer), ``--parallel both`` gives each batch size
+on one thread and threaded, labelled ("one thread", "2 threads"). PettingZoo's
+``connect_four_v3`` is
 measured the same way as the AEC games for a side-by-side ratio when it can be imported.
-Every figure is also given per CPU-second of this process (``steps_per_cpu_s``), which
-stays meaningful on a machine shared with other jobs (single-threaded runs only).
+Every figure is also given per CPU-second of this process (``steps_per_cpu_s``, all its
+threads together), which stays meaningful on a machine shared with other jobs; for a threaded
+run it is the work per core-second, not the speed. The load average (``os.getloadavg``) at the
+start of each batched measurement is reported beside it.
 """
 from __future__ import annotations
 
@@ -43,8 +48,10 @@ def add_parser(sub):
                    help="batched env sizes, comma-separated ('' to skip the batched figures)")
     p.add_argument("--parallel", nargs="?", const="on", default="off",
                    choices=["off", "on", "both"],
-                   help="batched env on numba's threads: off (default, one thread), on "
-                        "(--parallel alone), or both, each figure labelled")
+                   help="batched env split over --threads Python threads: off (default, one "
+                        "thread), on (--parallel alone), or both, each figure labelled")
+    p.add_argument("--threads", type=int,
+                   help="threads for --parallel on/both (default: one per available core)")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
     p.set_defaults(run=run)
 
@@ -120,43 +127,53 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
 
 
 def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed: int,
-                  parallel: bool = False) -> dict:
-    """Random masked play on the batched env; steps are counted across the batch."""
+                  parallel: bool = False, threads: int | None = None) -> dict:
+    """Random masked play on the batched env; steps are counted across the batch.
+    ``parallel``/``threads``: the env's keywords (the batch split into row ranges stepped on
+    that many threads); the actions are drawn on the same threads, each its own rows."""
+    import os
+
     import castle_envs
     from castle_envs.vector import siege_kernel
 
     start = time.perf_counter()
-    envs = castle_envs.make_vec(slug, num_envs, copy=False, parallel=parallel, **variant)
+    envs = castle_envs.make_vec(slug, num_envs, copy=False, parallel=parallel,
+                                threads=threads if parallel else None, **variant)
     envs.reset(seed=seed)
     words = (np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
              ^ np.uint64(seed))
     actions = np.zeros(num_envs, np.int64)
     kernels = getattr(envs, "kernel", siege_kernel)   # the env's kernel module
-    if hasattr(kernels, "sample_counted"):
+    mask = envs._mask_padded
+    if hasattr(kernels, "sample_counted_rows"):
         # the same uniform draw, guided by the per-row legal counts the step kernel left
-        def sample(mask, words, out):
-            kernels.sample_counted(mask, envs._ints, words, out)
+        def sample():
+            envs.run_rows(kernels.sample_counted_rows, mask, envs._ints, words, actions)
     else:
-        sample = kernels.sample_legal
-    sample(envs._mask_padded, words, actions)
+        def sample():
+            envs.run_rows(kernels.sample_legal_rows, mask, words, actions)
+    sample()
     envs.step(actions)
     first_call = time.perf_counter() - start
-    kernel = kernels.step_batch_parallel if parallel else kernels.step_batch
-    stats = getattr(kernel, "stats", None)
+    stats = getattr(kernels.step_rows, "stats", None)
     steps = games = 0
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     clock = _Clock(seconds)
     while True:
-        sample(envs._mask_padded, words, actions)
+        sample()
         _, _, terminated, truncated, _ = envs.step(actions)
         steps += num_envs
         games += int(np.count_nonzero(terminated | truncated))
         if clock.expired():
             break
+    result = clock.result(steps, games)
     buffers = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
     memory = sum(b.nbytes for b in buffers if b.base is None)
-    return {"num_envs": num_envs, **clock.result(steps, games),
+    envs.close()
+    return {"num_envs": num_envs, **result,
             "bytes_per_env": memory / num_envs,
-            "first_call_s": first_call, "parallel": parallel,
+            "first_call_s": first_call, "parallel": envs.threads > 1, "threads": envs.threads,
+            "load_average": load,
             "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
 
 
@@ -220,18 +237,22 @@ def run(args) -> int:
                       f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
                       f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)")
             r["batched"] = []
-            threads = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
+            settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
-                for parallel in threads:
-                    b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, parallel)
+                for parallel in settings:
+                    b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, parallel,
+                                      args.threads)
                     r["batched"].append(b)
                     if not args.json:
-                        label = "numba threads" if parallel else "one thread"
-                        print(f"{'':<26} batched x{n:<5} {label:<13} "
+                        label = "one thread" if b["threads"] == 1 else f"{b['threads']} threads"
+                        load = ("" if b["load_average"] is None
+                                else f"   load average {b['load_average']:.2f}")
+                        print(f"{'':<26} batched x{n:<5} {label:<11} "
                               f"{b['steps_per_s']:>12,.0f} steps/s   "
                               f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
                               f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
-                              f"{b['first_call_s']:.2f} s (numba cache hits: {b['numba_cache_hits']})")
+                              f"{b['first_call_s']:.2f} s (numba cache hits: "
+                              f"{b['numba_cache_hits']}){load}")
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})

@@ -23,7 +23,8 @@ whether it was won.
 ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``, rules option
 ``foundation_exemption``), plus ``copy`` (default True: returned arrays are fresh copies;
 False returns the env's own buffers, overwritten by the next step, which is faster) and
-``parallel`` (default False: step the batch on numba's threads). With
+``threads``/``parallel`` (as ``CastleSiegeVectorEnv``'s: the batch split into contiguous row
+ranges stepped concurrently on Python threads, identical results). With
 ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env, the
 move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
 penalty and ``info["illegal_action"][i]`` is True.
@@ -54,6 +55,7 @@ from ..core.errors import EpisodeOverError, IllegalActionError
 from . import castellion_kernel as K
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ._threads import RowThreads, resolve_threads
 
 _warned = False
 
@@ -76,7 +78,8 @@ class CastellionVectorEnv(VectorEnv):
     def __init__(self, num_envs: int, level: str = "school", reward: str = "win",
                  illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 1000, render_mode: str | None = None,
-                 copy: bool = True, parallel: bool = False, **rules):
+                 copy: bool = True, parallel: bool = False, threads: int | None = None,
+                 **rules):
         global _warned
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -91,7 +94,10 @@ class CastellionVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.parallel = bool(parallel)
+        self._split = RowThreads(self.num_envs, resolve_threads(parallel, threads))
+        #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
+        self.threads = self._split.threads
+        self.parallel = self.threads > 1
         self.level = level
         self.rules = dict(single.rules)
         self._level = LEVELS.index(level)
@@ -144,9 +150,8 @@ class CastellionVectorEnv(VectorEnv):
             self._steps[:] = 0
             K.refresh_all(self._st, self._level, self._nexempt, self._obs, self._mask_padded)
         else:
-            with _wrapping_ok():
-                K.reset_all(self._st, self._steps, self._rng, self._level, self._nexempt,
-                            self._obs, self._mask_padded)
+            self.run_rows(K.reset_rows, self._st, self._steps, self._rng, self._level,
+                          self._nexempt, self._obs, self._mask_padded)
         self._started = True
         return self._out(self._obs), {"action_mask": self._out(self._mask),
                                       "_action_mask": self._all.copy()}
@@ -161,12 +166,10 @@ class CastellionVectorEnv(VectorEnv):
         self._actions[:] = actions
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
-        kernel = K.step_batch_parallel if self.parallel else K.step_batch
-        with _wrapping_ok():
-            kernel(self._st, self._steps, self._rng, self._actions, self._level, self._nexempt,
-                   self._ordeals_reward, self.max_episode_steps, self.penalty, self._obs,
-                   self._mask_padded, self._rewards, self._terminated, self._truncated,
-                   self._done, self._won, self._illegal, self._final_obs)
+        self.run_rows(K.step_rows, self._st, self._steps, self._rng, self._actions, self._level,
+                      self._nexempt, self._ordeals_reward, self.max_episode_steps, self.penalty,
+                      self._obs, self._mask_padded, self._rewards, self._terminated,
+                      self._truncated, self._done, self._won, self._illegal, self._final_obs)
         info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
         if self._done.any():
             done = self._done.copy()
@@ -199,7 +202,14 @@ class CastellionVectorEnv(VectorEnv):
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs):
-        pass
+        self._split.close()
+
+    def run_rows(self, kernel, *args) -> None:
+        """``kernel(lo, hi, *args)`` on each of this env's row ranges, concurrently on its
+        threads (one range, ``0, num_envs``, with one thread); for row-range kernels such as
+        ``sample_counted_rows`` that touch only rows ``lo`` to ``hi - 1`` of every array."""
+        with _wrapping_ok():
+            self._split.run(kernel, *args)
 
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:

@@ -29,8 +29,9 @@ from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JU
                                ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
                                SEER, TRAITOR)
 from . import pcg64
-from ._jit import njit, prange
+from ._jit import njit
 from .siege_kernel import sample_legal as _sample_legal
+from .siege_kernel import sample_legal_rows as _sample_legal_rows
 
 NUM_ACTIONS = A.NUM_ACTIONS
 SIZE = A.SIZE
@@ -68,6 +69,7 @@ WORDS = SCRATCH + SIZE               # 188
 MASK_WIDTH = 144                     # rows padded to whole uint64 words (for fast sampling)
 #: uniform legal actions from padded mask rows (Castle Siege's sampler: it reads any width)
 sample_legal = _sample_legal
+sample_legal_rows = _sample_legal_rows   # the same for a row range (one per thread)
 
 # --- phases, actions, data as module constants (numba freezes them) ------------------------
 DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (R.DRAW_PHASE, R.DEFENDER_PHASE,
@@ -746,16 +748,22 @@ def encode(s, level, nexempt, obs):
 
 
 # --- the batch ------------------------------------------------------------------------------
-@njit(cache=True)
-def reset_all(st, steps, rng, level, nexempt, obs, mask):
-    for i in range(st.shape[0]):
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, st, steps, rng, level, nexempt, obs, mask):
+    """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
+    for i in range(lo, hi):
         deal(st[i], rng[i], level)
         steps[i] = 0
         encode(st[i], level, nexempt, obs[i])
         compute_mask(st[i], level, nexempt, mask[i])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def reset_all(st, steps, rng, level, nexempt, obs, mask):
+    reset_rows(0, st.shape[0], st, steps, rng, level, nexempt, obs, mask)
+
+
+@njit(cache=True, nogil=True)
 def refresh_all(st, level, nexempt, obs, mask):
     for i in range(st.shape[0]):
         encode(st[i], level, nexempt, obs[i])
@@ -819,30 +827,29 @@ def _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_st
     compute_mask(s, level, nexempt, mask[i])
 
 
-# Two entry points with their own names: numba's cache is keyed by function name, so one
-# Python function compiled both ways would load the serial build for the parallel one.
-@njit(cache=True)
+# The batch entry points take a row range and touch only those rows, and release the GIL
+# (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
+# threads at once, with exactly the results of one thread.
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+              penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
+    for i in range(lo, hi):
+        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
+
+
+@njit(cache=True, nogil=True)
 def step_batch(st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps, penalty,
                obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of every env (``_step_env``), on this thread."""
-    for i in range(st.shape[0]):
-        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
-                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                  final_obs)
+    step_rows(0, st.shape[0], st, steps, rng, actions, level, nexempt, ordeals_reward,
+              max_steps, penalty, obs, mask, rewards, terminated, truncated, done, won,
+              illegal, final_obs)
 
 
-@njit(cache=True, parallel=True)
-def step_batch_parallel(st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
-                        penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                        final_obs):
-    """One step of every env (``_step_env``), split over numba's threads."""
-    for i in prange(st.shape[0]):
-        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
-                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                  final_obs)
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_illegal(mask, actions):
     """The first env whose action is out of range or masked out, or -1."""
     for i in range(actions.shape[0]):

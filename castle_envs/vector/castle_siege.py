@@ -25,10 +25,13 @@ rules options ``attack``/``defeated``), plus ``copy`` (default True: returned ar
 fresh copies, yours to change; False returns the env's own buffers, overwritten by the next
 step, which is faster: treat them as read-only, because each step updates the observation
 rows in place, writing only the entries that change, so an entry changed by the caller
-would stay wrong, and checks actions against the mask rows) and ``parallel`` (default
-False: step the batch on numba's threads; on a machine whose cores are busy with other work
-this is much slower than one thread, so measure first: ``castle-envs bench castle-siege
---parallel both``).
+would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
+or ``parallel`` (default False; True means one thread per available core; ``threads``, when
+given, wins): the batch is split into that many contiguous row ranges, stepped concurrently
+on Python threads (a persistent ``ThreadPoolExecutor``, shut down by ``close()``) by kernels
+that release the GIL; no numba threading layer is involved. Rows are independent, so the
+results are exactly those of one thread (``tests/vector/test_threads.py``). Whether it is
+faster depends on free cores: measure with ``castle-envs bench castle-siege --parallel both``.
 With ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env,
 the move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
 penalty and ``info["illegal_action"][i]`` is True.
@@ -52,6 +55,7 @@ from ..core.errors import EpisodeOverError, IllegalActionError
 from . import pcg64
 from . import siege_kernel as K
 from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ._threads import RowThreads, resolve_threads
 
 _warned = False
 
@@ -68,7 +72,8 @@ class CastleSiegeVectorEnv(VectorEnv):
     def __init__(self, num_envs: int, difficulty: str = "very_hard", reward: str = "win",
                  illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 1000, render_mode: str | None = None,
-                 copy: bool = True, parallel: bool = False, **rules):
+                 copy: bool = True, parallel: bool = False, threads: int | None = None,
+                 **rules):
         global _warned
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -82,7 +87,10 @@ class CastleSiegeVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.parallel = bool(parallel)
+        self._split = RowThreads(self.num_envs, resolve_threads(parallel, threads))
+        #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
+        self.threads = self._split.threads
+        self.parallel = self.threads > 1
         self.difficulty = difficulty
         self.rules = dict(single.rules)
         self.rows = DIFFICULTIES[difficulty]
@@ -137,9 +145,8 @@ class CastleSiegeVectorEnv(VectorEnv):
             K.refresh_all(self._cards, self._ints, self.rows, self.recent, self.leave,
                           self._obs, self._mask_padded)
         else:
-            with _wrapping_ok():
-                K.reset_all(self._cards, self._ints, self._rng, self.rows, self.recent,
-                            self.leave, self._obs, self._mask_padded)
+            self.run_rows(K.reset_rows, self._cards, self._ints, self._rng, self.rows,
+                          self.recent, self.leave, self._obs, self._mask_padded)
         self._started = True
         return self._out(self._obs), {"action_mask": self._out(self._mask),
                                       "_action_mask": self._all.copy()}
@@ -154,12 +161,10 @@ class CastleSiegeVectorEnv(VectorEnv):
         self._actions[:] = actions
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
-        kernel = K.step_batch_parallel if self.parallel else K.step_batch
-        with _wrapping_ok():
-            kernel(self._cards, self._ints, self._rng, self._actions, self.rows, self.recent,
-                   self.leave, self.shaped, self.max_episode_steps, self.penalty, self._obs,
-                   self._mask_padded, self._rewards, self._terminated, self._truncated,
-                   self._done, self._won, self._illegal, self._final_obs)
+        self.run_rows(K.step_rows, self._cards, self._ints, self._rng, self._actions, self.rows,
+                      self.recent, self.leave, self.shaped, self.max_episode_steps, self.penalty,
+                      self._obs, self._mask_padded, self._rewards, self._terminated,
+                      self._truncated, self._done, self._won, self._illegal, self._final_obs)
         info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
         if self._done.any():
             done = self._done.copy()
@@ -192,7 +197,14 @@ class CastleSiegeVectorEnv(VectorEnv):
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs):
-        pass
+        self._split.close()
+
+    def run_rows(self, kernel, *args) -> None:
+        """``kernel(lo, hi, *args)`` on each of this env's row ranges, concurrently on its
+        threads (one range, ``0, num_envs``, with one thread); for row-range kernels such as
+        ``sample_counted_rows`` that touch only rows ``lo`` to ``hi - 1`` of every array."""
+        with _wrapping_ok():
+            self._split.run(kernel, *args)
 
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:

@@ -25,7 +25,7 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_S
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
 from . import pcg64
-from ._jit import njit, prange
+from ._jit import njit
 
 # --- layout of a row of ``cards`` ---------------------------------------------------------
 DECK = 0
@@ -522,15 +522,21 @@ def _refresh(b, v, recent, m):
     compute_mask(b, v, recent, m)
 
 
-@njit(cache=True)
-def reset_all(cards, ints, rng, rows, recent, leave, obs, mask):
-    for i in range(cards.shape[0]):
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, cards, ints, rng, rows, recent, leave, obs, mask):
+    """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
+    for i in range(lo, hi):
         deal(cards[i], ints[i], rng[i], rows)
         encode(cards[i], ints[i], rows, recent, leave, obs[i])
         _refresh(cards[i], ints[i], recent, mask[i])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def reset_all(cards, ints, rng, rows, recent, leave, obs, mask):
+    reset_rows(0, cards.shape[0], cards, ints, rng, rows, recent, leave, obs, mask)
+
+
+@njit(cache=True, nogil=True)
 def refresh_all(cards, ints, rows, recent, leave, obs, mask):
     for i in range(cards.shape[0]):
         encode(cards[i], ints[i], rows, recent, leave, obs[i])
@@ -600,30 +606,29 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
     compute_mask(b, v, recent, mask[i])
 
 
-# Two entry points with their own names: numba's cache is keyed by function name, so one
-# Python function compiled both ways would load the serial build for the parallel one.
-@njit(cache=True)
+# The batch entry points take a row range and touch only those rows, and release the GIL
+# (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
+# threads at once, with exactly the results of one thread.
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
+              penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
+    """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
+    for i in range(lo, hi):
+        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
+                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
+                  final_obs)
+
+
+@njit(cache=True, nogil=True)
 def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
                obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of every env (``_step_env``), on this thread."""
-    for i in range(cards.shape[0]):
-        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
-                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                  final_obs)
+    step_rows(0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped,
+              max_steps, penalty, obs, mask, rewards, terminated, truncated, done, won,
+              illegal, final_obs)
 
 
-@njit(cache=True, parallel=True)
-def step_batch_parallel(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
-                        penalty, obs, mask, rewards, terminated, truncated, done, won,
-                        illegal, final_obs):
-    """One step of every env (``_step_env``), split over numba's threads."""
-    for i in prange(cards.shape[0]):
-        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
-                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                  final_obs)
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_illegal(mask, actions):
     """The first env whose action is out of range or masked out, or -1."""
     for i in range(actions.shape[0]):
@@ -633,12 +638,19 @@ def first_illegal(mask, actions):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_legal(mask, words, out):
     """A uniformly random legal action per row of a padded mask (``MASK_WIDTH`` columns),
     from per-row xorshift64* states ``words``; -1 where no action is legal."""
+    sample_legal_rows(0, mask.shape[0], mask, words, out)
+
+
+@njit(cache=True, nogil=True)
+def sample_legal_rows(lo, hi, mask, words, out):
+    """``sample_legal`` for rows ``lo`` to ``hi - 1`` only (each row has its own state, so
+    ranges drawn on different threads give what one call draws)."""
     ones = np.uint64(0x0101010101010101)
-    for i in range(mask.shape[0]):
+    for i in range(lo, hi):
         row = mask[i].view(np.uint64)
         total = 0
         for k in range(row.shape[0]):
@@ -666,13 +678,19 @@ def sample_legal(mask, words, out):
             pick -= c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_counted(mask, ints, words, out):
     """What ``sample_legal`` draws (a uniformly random legal action per env, -1 where none),
     faster: the per-row legal counts ``compute_mask`` left in ``ints`` pick the row, and
     only that row of the mask is scanned. The mask and ``ints`` must be the env's, as the
     last step or reset left them."""
-    for i in range(mask.shape[0]):
+    sample_counted_rows(0, mask.shape[0], mask, ints, words, out)
+
+
+@njit(cache=True, nogil=True)
+def sample_counted_rows(lo, hi, mask, ints, words, out):
+    """``sample_counted`` for rows ``lo`` to ``hi - 1`` only."""
+    for i in range(lo, hi):
         v = ints[i]
         total = 0
         for r in range(NUM_SUBSETS + 1):
