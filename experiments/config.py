@@ -25,6 +25,7 @@ SCHEMA: dict[str, Any] = {
     "game": _spec(str, "castle-siege"),
     "variant": _spec(dict, {}),          # e.g. {difficulty: very_hard} / {num_players: 2}
     "env_kwargs": _spec(dict, {}),       # passed to the env (reward: shaped, rules options)
+    "shaping": _spec(str, ""),           # "" | heuristic_potential (training envs only)
     "seed": _spec(int, 0),
     "total_timesteps": _spec(int, 100_000),
     "n_envs": _spec(int, 8),
@@ -88,7 +89,7 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
-CHOICES = {"algo": ("maskable_ppo", "cem"), "cem.backend": ("local", "ray"),
+CHOICES = {"algo": ("maskable_ppo", "cem"), "shaping": ("", "heuristic_potential"), "cem.backend": ("local", "ray"),
            "vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
            "device": ("cpu", "cuda", "auto")}
 
@@ -189,6 +190,8 @@ def _check_values(config: dict) -> None:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
     if config["algo"] == "cem":
         _check_cem(config, spec)
+    if config["shaping"] == "heuristic_potential" and spec.slug != "castellion":
+        raise ValueError("shaping: heuristic_potential is defined for castellion only")
 
 
 def _check_cem(config: dict, spec) -> None:

@@ -122,7 +122,40 @@ class PolicySnapshot:
         return int(action)
 
 
-def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | None = None):
+class PotentialShaping(gym.Wrapper):
+    """Potential-based shaping (Ng, Harada and Russell 1999): adds ``gamma * phi(s') - phi(s)``
+    to every reward, with ``phi = 0`` at the end of a game, which leaves the optimal policy
+    unchanged while giving a signal on every move. Used for training only; evaluation reports
+    the env's own reward."""
+
+    def __init__(self, env, potential, gamma: float):
+        super().__init__(env)
+        self.potential, self.gamma = potential, gamma
+        self._phi = 0.0
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._phi = self.potential(self.env.unwrapped.state)
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        phi = 0.0 if terminated else self.potential(self.env.unwrapped.state)
+        reward = float(reward) + self.gamma * phi - self._phi
+        self._phi = phi
+        return obs, reward, terminated, truncated, info
+
+
+def heuristic_potential(game: str):
+    """The game's heuristic position value, scaled so one ordeal is worth about 1."""
+    if game == "castellion":
+        from agents.castellion import castle_score
+        return lambda state: castle_score(state) / 400.0
+    raise ValueError(f"no heuristic potential for {game!r}")
+
+
+def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | None = None,
+             shaped: bool = False):
     from stable_baselines3.common.monitor import Monitor
 
     spec = get_game(config["game"])
@@ -133,6 +166,8 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     else:
         from castle_envs.wrappers import SingleAgentEnv
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
+    if shaped and config["shaping"]:
+        env = PotentialShaping(env, heuristic_potential(spec.slug), config["ppo"]["gamma"])
     env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.api == "gymnasium" else ())
     env.reset(seed=config["seed"] * 1000 + rank)
     return env
@@ -141,7 +176,8 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
 def make_vec_env(config: dict, pool: list | None = None):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [lambda rank=rank: make_env(config, rank, pool) for rank in range(config["n_envs"])]
+    fns = [lambda rank=rank: make_env(config, rank, pool, shaped=True)
+           for rank in range(config["n_envs"])]
     if config["vec_env"] == "subproc" and not config["self_play"]["enabled"]:
         return SubprocVecEnv(fns)
     return DummyVecEnv(fns)
