@@ -89,6 +89,28 @@ def test_rows_stay_right_across_every_rewrite():
             source = envs.state(0)
 
 
+def test_moved_card_list_and_its_overflow():
+    # the card movements list the cards they moved (MOVED, NMOVED) and update_obs looks at
+    # those only; past MOVED_CAP entries it compares every card. Random play moves at most
+    # about ten cards a step, so the overflow is forced here by filling the list beforehand
+    envs = CastleSiegeVectorEnv(6, copy=False, difficulty="easy", defeated="leave_game")
+    rng = np.random.default_rng(2)
+    envs.reset(seed=8)
+    for step in range(games(300) // 2):
+        if step % 3 == 0:
+            envs._ints[::2, K.NMOVED] = K.MOVED_CAP - 1 - step % 2   # stale entries: harmless
+        envs.step(random_actions(envs.action_masks(), rng))
+        assert (envs._ints[:, K.NMOVED] == 0).all()
+        check_all(envs)
+    # only listed cards are looked at: a location entry the list does not name stays as it is
+    listed = envs._cards[0, K.SHOWN_LOC:K.SHOWN_LOC + NUM_CARDS].copy()
+    K.update_obs(envs._cards[0], envs._ints[0], envs.recent, envs.leave, envs._obs[0])
+    assert np.array_equal(envs._cards[0, K.SHOWN_LOC:K.SHOWN_LOC + NUM_CARDS], listed)
+    envs._cards[0, K.CODE + 5] = (envs._cards[0, K.CODE + 5] + 1) % 11
+    K.update_obs(envs._cards[0], envs._ints[0], envs.recent, envs.leave, envs._obs[0])
+    assert envs._cards[0, K.SHOWN_LOC + 5] == listed[5]
+
+
 def test_sample_counted_draws_every_legal_action_and_only_legal_ones():
     envs = CastleSiegeVectorEnv(4, copy=False)
     envs.reset(seed=0)
