@@ -48,7 +48,7 @@ def run(args) -> int:
         from . import train_cem
         summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
                                          progress_bar=not args.no_progress)
-        print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games",
+        print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
         return 0
     if args.resume:

@@ -41,16 +41,17 @@ _RANK_POINT_FEATURES = {"battle.rank_spent", "battle.overkill", "battle.target_r
 _MIN_SIGMA = {"battle": 1.0, "recycle": 0.5, "royal": 1.0}
 
 
-def play_games(theta, difficulty: str, seeds) -> int:
-    """Wins of the linear policy with weights ``theta`` on the deals of ``seeds``."""
+def play_games(theta, difficulty: str, seeds) -> tuple[int, int]:
+    """(wins, moves) of the linear policy with weights ``theta`` on the deals of ``seeds``."""
     policy = LinearPolicy.from_vector(theta)
-    wins = 0
+    wins = moves = 0
     for seed in seeds:
         state = State.new_game(np.random.default_rng(int(seed)), difficulty)
         while not state.is_terminal():
             state.apply_action(policy(state))
+            moves += 1
         wins += state.outcome == 1
-    return wins
+    return wins, moves
 
 
 def _chunk(theta, difficulty, first, count):
@@ -58,18 +59,21 @@ def _chunk(theta, difficulty, first, count):
 
 
 def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: str,
-             chunk: int = 100) -> np.ndarray:
-    """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty."""
+             chunk: int = 100, moves: list | None = None) -> np.ndarray:
+    """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty;
+    the number of moves (environment steps) played is appended to ``moves``."""
     jobs, where = [], []
     for t, theta in enumerate(thetas):
         for d, (difficulty, n) in enumerate(games.items()):
             for start in range(0, n, chunk):
                 jobs.append((np.asarray(theta), difficulty, first_seed + start, min(chunk, n - start)))
                 where.append((t, d))
-    wins = run_chunks(_chunk, jobs, workers=workers, backend=backend)
+    results = run_chunks(_chunk, jobs, workers=workers, backend=backend)
     rates = np.zeros((len(thetas), len(games)))
-    for (t, d), w in zip(where, wins):
+    for (t, d), (w, _) in zip(where, results):
         rates[t, d] += w
+    if moves is not None:
+        moves.append(sum(m for _, m in results))
     return rates / np.array(list(games.values()), dtype=float)
 
 
@@ -130,25 +134,28 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         mean, sigma = initial_search()
         start = 0
         with open(run_dir / "history.csv", "w", newline="") as f:
-            csv.writer(f).writerow(["generation", "games", "seconds", "mean_fitness",
+            csv.writer(f).writerow(["generation", "games", "steps", "seconds", "mean_fitness",
                                     "elite_fitness", "best_fitness"]
                                    + [f"eval_{d}" for d in held_out])
     names = LinearPolicy.names()
     total_games = start * (cem["population"] + 1) * sum(games.values())
+    total_steps = saved.get("steps", 0) if resume else 0
     t0 = time.time() - (saved["wall_seconds"] if resume else 0.0)
     end = cem["generations"] if stop_after is None else min(cem["generations"], start + stop_after)
     for gen in range(start, end):
         noise = rng.standard_normal((cem["population"], len(mean)))
         thetas = [mean] + [mean + sigma * z for z in noise]   # the mean plays too: its fitness is the curve
+        moves: list = []
         rates = evaluate(thetas, games, cem["deal_seed"] + gen * 1_000_000, _workers(cem),
-                         cem["backend"])
+                         cem["backend"], moves=moves)
+        total_steps += moves[0]
         fitness = rates @ weights
         order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
         elite = np.array([thetas[i] for i in order[:cem["elite"]]])
         mean = elite.mean(0)
         sigma = np.maximum(elite.std(0), cem["min_sigma_share"] * np.abs(mean) + 1e-3)
         total_games += len(thetas) * sum(games.values())
-        row = [gen + 1, total_games, round(time.time() - t0, 1), fitness[0],
+        row = [gen + 1, total_games, total_steps, round(time.time() - t0, 1), fitness[0],
                fitness[order[:cem["elite"]]].mean(), fitness[order[0]]]
         if held_out and ((gen + 1) % cem["eval_every"] == 0 or gen + 1 == cem["generations"]):
             ev = evaluate([mean], held_out, cem["eval_seed"], _workers(cem), cem["backend"])[0]
@@ -160,12 +167,12 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         LinearPolicy.from_vector(mean).save(run_dir / "policy.json")
         ckpt.write_text(json.dumps({"generation": gen + 1, "mean": mean.tolist(),
                                     "sigma": sigma.tolist(), "names": names,
-                                    "wall_seconds": time.time() - t0,
+                                    "wall_seconds": time.time() - t0, "steps": total_steps,
                                     "rng": rng.bit_generator.state}, indent=1))
         if progress_bar:
             print(f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "
-                  f"elite {row[4]:.4f}, {row[2]:.0f} s" +
-                  (f", held-out {dict(zip(held_out, row[6:]))}" if row[6] != "" else ""),
+                  f"elite {row[5]:.4f}, {row[3]:.0f} s" +
+                  (f", held-out {dict(zip(held_out, row[7:]))}" if row[7] != "" else ""),
                   flush=True)
-    return {"run_dir": str(run_dir), "generations": end, "games": total_games,
+    return {"run_dir": str(run_dir), "generations": end, "games": total_games, "steps": total_steps,
             "wall_seconds": round(time.time() - t0, 1), "policy": str(run_dir / "policy.json")}

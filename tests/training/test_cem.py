@@ -18,7 +18,7 @@ def test_a_run_writes_its_curve_checkpoint_and_a_loadable_policy(tmp_path):
     assert summary["generations"] == 2
     assert summary["games"] == 2 * (3 + 1) * 40
     rows = (tmp_path / "run" / "history.csv").read_text().splitlines()
-    assert rows[0].startswith("generation,games,seconds,mean_fitness")
+    assert rows[0].startswith("generation,games,steps,seconds,mean_fitness")
     assert len(rows) == 3
     policy = LinearPolicy.load(tmp_path / "run" / "policy.json")
     assert set(summary["final_eval"]) == {"easy"}
@@ -33,6 +33,7 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     assert part["generations"] == 1 and part["final_eval"] is None
     resumed = run_training(config, resume=str(tmp_path / "part"), progress_bar=False)
     assert resumed["generations"] == 2 and resumed["games"] == whole["games"]
+    assert resumed["steps"] == whole["steps"] > 0
     mean = json.loads((tmp_path / "part" / "checkpoint.json").read_text())["mean"]
     assert mean == json.loads((tmp_path / "whole" / "checkpoint.json").read_text())["mean"]
     assert resumed["final_eval"] == whole["final_eval"]
