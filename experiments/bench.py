@@ -13,11 +13,11 @@ masks by the compiled sampler (Castle Siege: ``sample_counted``, which finds the
 action from the per-row legal counts the step kernel leaves, instead of counting the whole
 mask); memory per env; the first call's time (compilation, or loading numba's cache) and
 whether the cache was hit. ``--parallel on`` steps (and samples) each batch split into
-contiguous row ranges on ``--threads`` Python threads (default: one per available core; the
-kernels release the GIL, no numba threading layer), ``--parallel both`` gives each batch size
-on one thread and threaded, labelled ("one thread", "2 threads"). PettingZoo's
-``connect_four_v3`` is
-measured the same way as the AEC games for a side-by-side ratio when it can be imported.
+contiguous row ranges on ``--threads`` Python threads (default: one per available core, as
+long as each gets 256 envs; the kernels release the GIL, no numba threading layer);
+``--parallel both`` gives each batch size on one thread and threaded, labelled ("one
+thread", "2 threads"). PettingZoo's ``connect_four_v3`` is measured the same way as the
+AEC games for a side-by-side ratio when it can be imported.
 Every figure is also given per CPU-second of this process (``steps_per_cpu_s``, all its
 threads together), which stays meaningful on a machine shared with other jobs; for a threaded
 run it is the work per core-second, not the speed. The load average (``os.getloadavg``) at the
@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from castle_envs.registry import GAMES, get_game
+from castle_envs.vector._threads import resolve_threads
 
 from .common import game_and_variant
 
@@ -51,7 +52,8 @@ def add_parser(sub):
                    help="batched env split over --threads Python threads: off (default, one "
                         "thread), on (--parallel alone), or both, each figure labelled")
     p.add_argument("--threads", type=int,
-                   help="threads for --parallel on/both (default: one per available core)")
+                   help="threads for --parallel on/both (default: one per available core, "
+                        "as long as each gets 256 envs; fewer envs run on one thread)")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
     p.set_defaults(run=run)
 
@@ -240,6 +242,10 @@ def run(args) -> int:
             settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
                 for parallel in settings:
+                    if parallel and False in settings and resolve_threads(True, args.threads, n) == 1:
+                        if not args.json:
+                            print(f"{'':<26} batched x{n:<5} (threaded: one thread at this size)")
+                        continue
                     b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, parallel,
                                       args.threads)
                     r["batched"].append(b)

@@ -26,11 +26,20 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def resolve_threads(parallel, threads) -> int:
+#: ``parallel=True`` gives each thread at least this many envs: a step of one env is about
+#: half a microsecond, and handing a range to a pool thread and waiting for it costs tens of
+#: microseconds, so smaller ranges are not worth a thread
+MIN_ROWS_PER_THREAD = 256
+
+
+def resolve_threads(parallel, threads, num_rows) -> int:
     """The thread count from the env keywords: ``threads`` (a positive int) when given,
-    else all available cores when ``parallel`` is true, else 1."""
+    exactly (at most one per env); else, when ``parallel`` is true, one per available core
+    as long as each gets ``MIN_ROWS_PER_THREAD`` envs; else 1."""
     if threads is None:
-        return available_cores() if parallel else 1
+        if not parallel:
+            return 1
+        return max(1, min(available_cores(), num_rows // MIN_ROWS_PER_THREAD))
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be a positive int, got {threads!r}")
     return int(threads)

@@ -94,7 +94,8 @@ class CastellionVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self._split = RowThreads(self.num_envs, resolve_threads(parallel, threads))
+        self._split = RowThreads(self.num_envs,
+                                 resolve_threads(parallel, threads, self.num_envs))
         #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
         self.threads = self._split.threads
         self.parallel = self.threads > 1

@@ -26,8 +26,9 @@ fresh copies, yours to change; False returns the env's own buffers, overwritten 
 step, which is faster: treat them as read-only, because each step updates the observation
 rows in place, writing only the entries that change, so an entry changed by the caller
 would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
-or ``parallel`` (default False; True means one thread per available core; ``threads``, when
-given, wins): the batch is split into that many contiguous row ranges, stepped concurrently
+or ``parallel`` (default False; True means one thread per available core, as long as each
+gets 256 envs or more; ``threads``, when given, is used exactly, at most one per env): the
+batch is split into that many contiguous row ranges, stepped concurrently
 on Python threads (a persistent ``ThreadPoolExecutor``, shut down by ``close()``) by kernels
 that release the GIL; no numba threading layer is involved. Rows are independent, so the
 results are exactly those of one thread (``tests/vector/test_threads.py``). Whether it is
@@ -87,7 +88,8 @@ class CastleSiegeVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self._split = RowThreads(self.num_envs, resolve_threads(parallel, threads))
+        self._split = RowThreads(self.num_envs,
+                                 resolve_threads(parallel, threads, self.num_envs))
         #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
         self.threads = self._split.threads
         self.parallel = self.threads > 1

@@ -111,7 +111,7 @@ def test_copy_false_returns_the_envs_buffers_and_copy_true_does_not():
 
 def test_parallel_kernel_gives_the_same_trajectories():
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    serial, parallel = CastleSiegeVectorEnv(64), CastleSiegeVectorEnv(64, parallel=True)
+    serial, parallel = CastleSiegeVectorEnv(64), CastleSiegeVectorEnv(64, parallel=True, threads=2)
     a, ai = serial.reset(seed=0)
     b, bi = parallel.reset(seed=0)
     for _ in range(40):

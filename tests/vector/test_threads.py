@@ -11,7 +11,7 @@ import pytest
 import castle_envs
 from castle_envs.vector import castellion_kernel as CK
 from castle_envs.vector import siege_kernel as SK
-from castle_envs.vector._threads import RowThreads, available_cores
+from castle_envs.vector._threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
 from castle_envs.vector.castellion import CastellionVectorEnv
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
@@ -108,9 +108,14 @@ def test_more_threads_than_envs_and_reset_options():
     envs.close()
 
 
-def test_parallel_keyword_means_every_available_core():
-    envs = castle_envs.make_vec("castle-siege", 64, parallel=True)
-    assert envs.threads == min(64, available_cores()) and envs.parallel == (envs.threads > 1)
+def test_parallel_keyword_means_every_available_core_with_enough_envs_each():
+    for n in (64, 256, 1024, 4096):
+        envs = castle_envs.make_vec("castle-siege", n, parallel=True)
+        expected = max(1, min(available_cores(), n // MIN_ROWS_PER_THREAD))
+        assert envs.threads == expected and envs.parallel == (expected > 1)
+        assert len(envs._split.ranges) == expected
+        envs.close()
+    assert castle_envs.make_vec("castle-siege", 64, parallel=True, threads=2).threads == 2
     assert castle_envs.make_vec("castellion", 4, parallel=True, threads=2).threads == 2
     assert castle_envs.make_vec("castellion", 4).threads == 1
     assert not castle_envs.make_vec("castellion", 4).parallel
@@ -127,7 +132,8 @@ def test_row_ranges_cover_the_batch_in_order():
         assert all(lo < hi for lo, hi in split.ranges)
         assert all(split.ranges[k][1] == split.ranges[k + 1][0]
                    for k in range(len(split.ranges) - 1))
-        assert max(hi - lo for lo, hi in split.ranges) - min(hi - lo for lo, hi in split.ranges) <= 1
+        sizes = [hi - lo for lo, hi in split.ranges]
+        assert max(sizes) - min(sizes) <= 1
         split.close()
 
 
@@ -198,7 +204,8 @@ for make, kw in [(CastleSiegeVectorEnv, {'difficulty': 'easy', 'max_episode_step
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(14):
-        assert np.array_equal(a[0], b[0]) and np.array_equal(a[-1]['action_mask'], b[-1]['action_mask'])
+        assert np.array_equal(a[0], b[0])
+        assert np.array_equal(a[-1]['action_mask'], b[-1]['action_mask'])
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in one.action_masks()])
         a, b = one.step(actions), two.step(actions)
         for x, y in zip(a[:-1], b[:-1]):
