@@ -29,7 +29,7 @@ from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JU
                                ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
                                SEER, TRAITOR)
 from . import pcg64
-from ._jit import njit
+from ._jit import njit, unowned
 from .siege_kernel import sample_legal as _sample_legal
 from .siege_kernel import sample_legal_rows as _sample_legal_rows
 
@@ -751,6 +751,7 @@ def encode(s, level, nexempt, obs):
 @njit(cache=True, nogil=True)
 def reset_rows(lo, hi, st, steps, rng, level, nexempt, obs, mask):
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
+    st, rng, obs, mask = unowned(st), unowned(rng), unowned(obs), unowned(mask)
     for i in range(lo, hi):
         deal(st[i], rng[i], level)
         steps[i] = 0
@@ -834,6 +835,8 @@ def _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_st
 def step_rows(lo, hi, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
               penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
+    st, rng = unowned(st), unowned(rng)   # no reference counting for row views: _jit.unowned
+    obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
     for i in range(lo, hi):
         _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
                   penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,

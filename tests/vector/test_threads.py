@@ -221,3 +221,23 @@ print('ok')
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
+
+
+def test_unowned_arrays_are_the_same_memory():
+    # the kernels take their arrays unowned (no reference counting for row views): writes
+    # through the rows land in the caller's array, reads see it
+    from castle_envs.vector._jit import njit, unowned
+
+    @njit
+    def fill(a, lo, hi):
+        b = unowned(a)
+        for i in range(lo, hi):
+            row = b[i]
+            for k in range(row.shape[0]):
+                row[k] = row[k] + i * 10 + k
+
+    a = np.ones((6, 3), np.int64)
+    split = RowThreads(6, 3)
+    split.run(lambda lo, hi, arr: fill(arr, lo, hi), a)
+    split.close()
+    assert a.tolist() == [[1 + i * 10 + k for k in range(3)] for i in range(6)]
