@@ -31,7 +31,6 @@ import time
 import numpy as np
 
 from castle_envs.registry import GAMES, get_game
-from castle_envs.vector._threads import resolve_threads
 
 from .common import game_and_variant
 
@@ -239,6 +238,7 @@ def run(args) -> int:
                       f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
                       f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)")
             r["batched"] = []
+            from castle_envs.vector._threads import resolve_threads
             settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
                 for parallel in settings:
