@@ -79,7 +79,8 @@ SCHEMA: dict[str, Any] = {
         "population": _spec(int, 16),
         "elite": _spec(int, 4),
         "generations": _spec(int, 20),
-        "min_sigma_share": _spec(float, 0.02),  # sigma floor, as a share of |weight|
+        "sigma_floor": _spec(float, 0.3),   # spread floor, as a share of the initial spread
+        "init": _spec(str, ""),             # starting weights: a policy.json ("" = heuristic's)
         "deal_seed": _spec(int, 10_000_000),   # training deals: from here, 10**6 per generation
         "eval_games": _spec(dict, {"hard": 1000, "very_hard": 3000}),  # held-out curve
         "eval_seed": _spec(int, 1_000_000),

@@ -77,8 +77,9 @@ def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: 
     return rates / np.array(list(games.values()), dtype=float)
 
 
-def initial_search(weights: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
-    policy = LinearPolicy(weights or HEURISTIC_WEIGHTS)
+def initial_search(init: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """The starting mean (the heuristic's weights, or the policy file ``init``) and spread."""
+    policy = LinearPolicy.load(init) if init else LinearPolicy(HEURISTIC_WEIGHTS)
     mean = policy.vector()
     floor = np.array([_MIN_SIGMA[n.partition(".")[0]] * (0.1 if n in _RANK_POINT_FEATURES else 1.0)
                       for n in LinearPolicy.names()])
@@ -128,10 +129,12 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
     if resume:
         saved = json.loads(ckpt.read_text())
         mean, sigma = np.array(saved["mean"]), np.array(saved["sigma"])
+        sigma0 = np.array(saved["sigma0"])
         start = saved["generation"]
         rng.bit_generator.state = saved["rng"]
     else:
-        mean, sigma = initial_search()
+        mean, sigma = initial_search(cem["init"])
+        sigma0 = sigma.copy()
         start = 0
         with open(run_dir / "history.csv", "w", newline="") as f:
             csv.writer(f).writerow(["generation", "games", "steps", "seconds", "mean_fitness",
@@ -153,7 +156,9 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
         elite = np.array([thetas[i] for i in order[:cem["elite"]]])
         mean = elite.mean(0)
-        sigma = np.maximum(elite.std(0), cem["min_sigma_share"] * np.abs(mean) + 1e-3)
+        # a floor on the spread keeps exploring: with a few elites the plain CEM spread
+        # collapses within a handful of generations (Szita and Lorincz 2006 add noise too)
+        sigma = np.maximum(elite.std(0), cem["sigma_floor"] * sigma0)
         total_games += len(thetas) * sum(games.values())
         row = [gen + 1, total_games, total_steps, round(time.time() - t0, 1), fitness[0],
                fitness[order[:cem["elite"]]].mean(), fitness[order[0]]]
@@ -166,7 +171,8 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
             csv.writer(f).writerow(row)
         LinearPolicy.from_vector(mean).save(run_dir / "policy.json")
         ckpt.write_text(json.dumps({"generation": gen + 1, "mean": mean.tolist(),
-                                    "sigma": sigma.tolist(), "names": names,
+                                    "sigma": sigma.tolist(), "sigma0": sigma0.tolist(),
+                                    "names": names,
                                     "wall_seconds": time.time() - t0, "steps": total_steps,
                                     "rng": rng.bit_generator.state}, indent=1))
         if progress_bar:

@@ -69,3 +69,17 @@ def test_bad_cem_configs_name_the_key(raw, message):
 def test_resume_of_a_folder_without_a_checkpoint_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a CEM run folder"):
         run_training(load_config(TINY), resume=str(tmp_path))
+
+
+def test_init_starts_from_a_policy_file_and_the_spread_keeps_its_floor(tmp_path):
+    start = LinearPolicy.from_vector(LinearPolicy().vector() * 1.5)
+    start.save(tmp_path / "start.json")
+    config = load_config(TINY, [f"cem.init={tmp_path / 'start.json'}", "cem.generations=1",
+                                "cem.sigma_floor=0.5"])
+    run_training(config, run_dir=tmp_path / "run", progress_bar=False)
+    saved = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
+    sigma, sigma0 = np.array(saved["sigma"]), np.array(saved["sigma0"])
+    assert np.all(sigma >= 0.5 * sigma0 - 1e-12)
+    # the initial spread is 10% of each starting weight (or its floor): it follows the file
+    assert np.all(sigma0 >= 0.1 * np.abs(start.vector()) - 1e-12)
+    assert abs(saved["mean"][0] - 1500.0) < 5 * sigma0[0]   # battle.capture started at 1500
