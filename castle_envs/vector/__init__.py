@@ -22,7 +22,9 @@ COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSieg
 
 def make_vec(game: str, num_envs: int, **kwargs):
     """A batched ``gymnasium.vector.VectorEnv`` of ``game``; ``kwargs`` are the single env's
-    keyword arguments plus ``copy`` and ``parallel`` (see the env class)."""
+    keyword arguments plus ``copy``, ``threads`` and ``parallel`` (see the env class):
+    ``threads=N`` steps the batch as N contiguous row ranges on N threads (identical results);
+    ``parallel=True`` picks one thread per core, each with at least 256 envs."""
     import importlib
 
     from ..registry import get_game
@@ -38,6 +40,7 @@ def make_vec(game: str, num_envs: int, **kwargs):
 
     from .per_env import PerEnvVectorEnv
     kwargs.pop("parallel", None)
+    kwargs.pop("threads", None)
     warnings.warn(f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
                   f"one by one (gymnasium SyncVectorEnv, same-step autoreset)", stacklevel=2)
     return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
