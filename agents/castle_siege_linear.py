@@ -12,6 +12,13 @@ choices; training starts there.
 Three decisions, three weight blocks (``BATTLE_FEATURES``, ``RECYCLE_FEATURES``,
 ``ROYAL_FEATURES``); the discard decision (never reached in play, see RULES.md) drops the
 highest card, as the heuristic does.
+
+**Endgame search** (``endgame_nodes > 0``, agent spec ``linear:PATH,endgame=2000``): once
+every card left in the deck is one the player sent there by Precision Strike, the player
+knows the deck's order, so the rest of the game is a perfect-information puzzle. At the
+start of each such turn the policy runs the solver (``castle_siege.solver``) with that node
+budget and, when it proves a win, plays the winning line; otherwise it plays by the weights.
+It never reads an unseen card.
 """
 from __future__ import annotations
 
@@ -89,9 +96,15 @@ HEURISTIC_WEIGHTS = {
 
 
 class LinearPolicy:
-    """``policy(state, rng) -> action``: the legal move with the highest linear score."""
+    """``policy(state, rng) -> action``: the legal move with the highest linear score (and,
+    with ``endgame_nodes``, a solved line once the deck's order is known)."""
 
-    def __init__(self, weights: dict | None = None):
+    def __init__(self, weights: dict | None = None, endgame_nodes: int = 0):
+        if isinstance(endgame_nodes, bool) or not isinstance(endgame_nodes, int) or endgame_nodes < 0:
+            raise ValueError(f"endgame_nodes must be a non-negative int, got {endgame_nodes!r}")
+        self.endgame_nodes = endgame_nodes
+        self._plan: list = []      # (state key, action) of a proven winning line, last move first
+        self._tried = None         # the turn whose solve failed: not retried until the next
         weights = weights or HEURISTIC_WEIGHTS
         unknown = sorted(set(weights) - {"battle", "recycle", "royal"})
         if unknown:
@@ -127,14 +140,18 @@ class LinearPolicy:
                                           "weights": self.weights}, indent=1) + "\n")
 
     @classmethod
-    def load(cls, path) -> "LinearPolicy":
+    def load(cls, path, endgame_nodes: int = 0) -> "LinearPolicy":
         data = json.loads(Path(path).read_text())
         if data.get("policy") != "linear" or data.get("game") != "castle-siege":
             raise ValueError(f"{path} is not a Castle Siege linear policy file")
-        return cls(data["weights"])
+        return cls(data["weights"], endgame_nodes)
 
     # --- acting -------------------------------------------------------------------------
     def __call__(self, state, rng=None) -> int:
+        if self.endgame_nodes:
+            action = self._endgame(state)
+            if action is not None:
+                return action
         phase = state.phase
         if phase == BATTLE:
             actions, feats = battle_features(state)
@@ -149,6 +166,30 @@ class LinearPolicy:
             hand = state.hand[:state.hand_size]
             return DISCARD_BASE + int(np.argmax(_RANKS[hand]))
         raise ValueError(f"no move to choose in phase {phase}")
+
+
+    def _endgame(self, state) -> int | None:
+        from castle_envs.castle_siege.solver import WINNABLE, Solver, state_key
+
+        key = state_key(state)
+        if self._plan and self._plan[-1][0] == key:
+            return self._plan.pop()[1]
+        self._plan = []
+        if state.deck_size != int(state.recycled.sum()):   # unseen cards remain in the deck
+            return None
+        turn = (state.turn, state.castles.tobytes(), state.captured.tobytes())
+        if turn == self._tried:
+            return None
+        result = Solver(max_nodes=self.endgame_nodes).solve(state)
+        if result.verdict != WINNABLE:
+            self._tried = turn
+            return None
+        replay, plan = state.clone(), []
+        for action in result.line:
+            plan.append((state_key(replay), int(action)))
+            replay.apply_action(int(action))
+        self._plan = plan[::-1]
+        return self._plan.pop()[1]
 
 
 def battle_features(state) -> tuple[np.ndarray, np.ndarray]:

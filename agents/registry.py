@@ -105,7 +105,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         if not rest.strip():
             raise ValueError("linear needs a weights file: linear:models/castle_siege_linear/policy.json")
         from .castle_siege_linear import LinearPolicy
-        return PolicyAgent(LinearPolicy.load(rest.strip()), f"linear:{rest.strip()}", seed)
+        path, _, opts = rest.strip().partition(",")
+        options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
+        policy = LinearPolicy.load(path.strip(), endgame_nodes=options.get("endgame", 0))
+        return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     from .ppo import PPOAgent
     return PPOAgent(rest.strip(), seed)
 
@@ -117,7 +120,7 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith("mcts"):
+            if not specs or not specs[-1].startswith(("mcts", "linear")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

@@ -97,3 +97,52 @@ def test_registry_builds_it_for_castle_siege_only(tmp_path):
         make_agent(f"linear:{tmp_path / 'p.json'}", "castellion")
     with pytest.raises(ValueError, match="needs a weights file"):
         make_agent("linear", "castle-siege")
+
+
+def _endgame_position():
+    # one castle left (9D) behind a 7S; the deck is empty, so its order is known
+    return position(hand=C("7H", "2C", "7C"), columns=(C("7S"), (), (), ()),
+                    castles=C("9D", "10C", "10H", "10S"), captured=(False, True, True, True),
+                    deck=[])
+
+
+def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
+    from castle_envs.castle_siege import solver
+    calls = []
+    real = solver.Solver.solve
+
+    def counting(self, state):
+        calls.append(state.turn)
+        return real(self, state)
+    monkeypatch.setattr(solver.Solver, "solve", counting)
+    s = _endgame_position()
+    policy = LinearPolicy(endgame_nodes=500)
+    while not s.is_terminal():
+        s.apply_action(policy(s))
+    assert s.outcome == 1 and len(calls) == 1   # solved once, then the plan was followed
+
+
+def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
+    from castle_envs.castle_siege import solver
+
+    def forbidden(self, state):
+        raise AssertionError("solved a position with unseen deck cards")
+    monkeypatch.setattr(solver.Solver, "solve", forbidden)
+    policy = LinearPolicy(endgame_nodes=500)
+    s = State.new_game(np.random.default_rng(3), "very_hard")
+    for _ in range(10):   # the first turns: the deck still holds unseen cards
+        assert s.deck_size > int(s.recycled.sum())
+        s.apply_action(policy(s))
+
+
+def test_endgame_spec_is_parsed_and_checked(tmp_path):
+    from agents.registry import split_agent_list
+    LinearPolicy().save(tmp_path / "p.json")
+    specs = split_agent_list(f"heuristic,linear:{tmp_path / 'p.json'},endgame=300,random")
+    assert specs[1] == f"linear:{tmp_path / 'p.json'},endgame=300" and len(specs) == 3
+    agent = make_agent(specs[1], "castle-siege", seed=0)
+    assert agent.policy.endgame_nodes == 300
+    with pytest.raises(ValueError, match="unknown linear option 'depth'"):
+        make_agent(f"linear:{tmp_path / 'p.json'},depth=3", "castle-siege")
+    with pytest.raises(ValueError, match="endgame_nodes must be a non-negative int"):
+        LinearPolicy(endgame_nodes=-1)
