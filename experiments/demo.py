@@ -1,12 +1,15 @@
 """``castle-envs demo``: the newcomer's first run: agents on Castle Siege Very Hard.
 
-Plays ``--episodes`` seeded games per agent (uniform random, and the rule-based heuristic of
-``agents.castle_siege``) on the same deals and prints each agent's win rate with its 95%
-Wilson interval. ``castle-envs evaluate`` measures more agents, variants and events.
+Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
+rate with its 95% Wilson interval: uniform random, the rule-based heuristic of
+``agents.castle_siege``, and the shipped trained agent (``models/castle_siege_very_hard_linear``:
+a linear move scorer whose weights were learned by CEM, with endgame search). ``castle-envs
+evaluate`` measures more agents, variants and events.
 """
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -26,8 +29,14 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+TRAINED = Path(__file__).resolve().parents[1] / "models" / "castle_siege_very_hard_linear" / "policy.json"
+
+
 def demo_agents():
-    return {"random": RandomAgent(), "heuristic": make_agent("heuristic", "castle-siege")}
+    agents = {"random": RandomAgent(), "heuristic": make_agent("heuristic", "castle-siege")}
+    if TRAINED.is_file():   # a source checkout; a wheel ships without models/
+        agents["trained"] = make_agent(f"linear:{TRAINED},endgame=2000", "castle-siege")
+    return agents
 
 
 def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:

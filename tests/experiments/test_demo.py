@@ -1,0 +1,19 @@
+"""castle-envs demo: the newcomer's first command prints a win rate per agent, trained agent included."""
+import re
+
+from experiments.cli import main
+from experiments.demo import TRAINED
+
+
+def test_demo_prints_a_win_rate_for_every_agent(capsys):
+    assert TRAINED.is_file()
+    assert main(["demo", "--episodes", "3", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "seeds 5..7" in out
+    for name in ("random", "heuristic", "trained"):
+        assert re.search(rf"{name}\s+win rate\s+\d+\.\d%\s+95% CI \[", out), out
+
+
+def test_demo_rejects_no_episodes(capsys):
+    assert main(["demo", "--episodes", "0"]) == 2
+    assert "--episodes must be at least 1" in capsys.readouterr().err
