@@ -223,3 +223,16 @@ def _check_cem(config: dict, spec) -> None:
 def dump_config(config: dict, path: str | Path) -> None:
     with open(path, "w") as f:
         yaml.safe_dump(config, f, sort_keys=False)
+
+
+def new_run_dir(config: dict, run_dir=None) -> tuple[dict, Path]:
+    """Resolve ``config``, create the run folder (default ``run_dir/NAME_TIMESTAMP``) and
+    save the resolved config in it as ``config.yaml``."""
+    import time
+
+    config = resolve(config)
+    run_dir = Path(run_dir or Path(config["run_dir"]) /
+                   f"{config['name']}_{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    dump_config(config, run_dir / "config.yaml")
+    return config, run_dir

@@ -22,7 +22,7 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
-from .config import dump_config, load_config, resolve
+from .config import load_config, new_run_dir
 from .stats import wilson_interval
 
 
@@ -388,11 +388,7 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         config = load_config(run_dir / "config.yaml")
         progress = json.loads((run_dir / "progress.json").read_text())
     else:
-        config = resolve(config)
-        run_dir = Path(run_dir or Path(config["run_dir"]) /
-                       f"{config['name']}_{time.strftime('%Y%m%d-%H%M%S')}")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        dump_config(config, run_dir / "config.yaml")
+        config, run_dir = new_run_dir(config, run_dir)
         progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
                     "best_win_rate": -1.0, "wall_before": 0.0, "variant": None}
     import torch

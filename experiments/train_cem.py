@@ -90,18 +90,15 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
                  progress_bar: bool = True, stop_after: int | None = None) -> dict:
     """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
     generations, checkpointed, as an interruption would."""
-    from .config import dump_config, resolve
+    from .config import load_config, new_run_dir
 
     if resume:
         run_dir = Path(resume)
         if not (run_dir / "checkpoint.json").is_file():
             raise FileNotFoundError(f"{run_dir} has no checkpoint.json: not a CEM run folder")
+        config = load_config(run_dir / "config.yaml")   # the run's own config, as saved
     else:
-        config = resolve(config)
-        run_dir = Path(run_dir or Path(config["run_dir"]) /
-                       f"{config['name']}_{time.strftime('%Y%m%d-%H%M%S')}")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        dump_config(config, run_dir / "config.yaml")
+        config, run_dir = new_run_dir(config, run_dir)
     summary = _generations(config, run_dir, bool(resume), progress_bar, stop_after)
     cem = config["cem"]
     if summary["generations"] == cem["generations"] and cem["eval_games"]:
