@@ -16,16 +16,19 @@ from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check_deck
-from ..core.errors import EpisodeOverError, IllegalActionError
+from ..core.errors import EpisodeOverError
 from ..core.state import check_options
 from . import pcg64
 from . import siege_kernel as K
+from ._base import KernelSingleEnv, state_dtype
 from ._jit import HAVE_NUMBA
-from .castle_siege import _wrapping_ok, read_state, write_state
+from .castle_siege import read_state, write_state
 
 
-class CompiledCastleSiegeEnv(gym.Env):
+class CompiledCastleSiegeEnv(KernelSingleEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    _state_type = State
+    _num_actions = NUM_ACTIONS
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
                  reward: str = "win", illegal_action: str = "raise",
@@ -44,8 +47,7 @@ class CompiledCastleSiegeEnv(gym.Env):
         self._recent = self.rules["attack"] == "most_recent"
         self._leave = self.rules["defeated"] == "leave_game"
         self._shaped = self.reward_mode == "shaped"
-        wide = np.int8 if HAVE_NUMBA else np.int64
-        self._cards = np.zeros((1, K.CARD_WORDS), wide)
+        self._cards = np.zeros((1, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((1, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
         self._rng = np.zeros((1, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)
@@ -54,10 +56,7 @@ class CompiledCastleSiegeEnv(gym.Env):
         self._b, self._v = self._cards[0], self._ints[0]
         self._started = self._done = False
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    def _load(self, options) -> None:
         options = check_options(dict(options or {}), {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             if options["deck"] is not None:
@@ -67,45 +66,13 @@ class CompiledCastleSiegeEnv(gym.Env):
             K.load_deal(self._b, self._v, self._rows, check_deck(options["deck"]))
         else:
             # the deal comes from the env's np_random, exactly as CastleSiegeEnv draws it
-            words = pcg64.to_words(self.np_random)
-            with _wrapping_ok():
-                K.deal(self._b, self._v, words, self._rows)
-            self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
+            self._deal_from_np_random(lambda words: K.deal(self._b, self._v, words, self._rows))
         K.refresh_all(self._cards, self._ints, self._rows, self._recent, self._leave,
                       self._obs, self._mask)
-        self._started, self._done = True, False
-        return self._obs[0].copy(), self._info()
 
-    def step(self, action):
-        if not self._started:
-            raise EpisodeOverError("step() called before reset()")
-        if self._done:
-            raise EpisodeOverError("step() called after the episode ended; call reset() first")
-        try:
-            action = State.actions.check(action)
-            legal = bool(self._mask[0, action])
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            legal = False
-        if not legal:
-            if self.illegal_action == "raise":
-                self.state.apply_action(action)   # raises, naming the move and why
-            self._done = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
-        out = self._out
+    def _step_kernel(self, action, out) -> None:
         K.step_one(self._b, self._v, action, self._rows, self._recent, self._leave,
                    self._shaped, self.max_episode_steps, self._obs[0], self._mask[0], out)
-        terminated, truncated = bool(out[1]), bool(out[2])
-        self._done = terminated or truncated
-        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
-
-    def action_masks(self) -> np.ndarray:
-        if not self._started:
-            raise EpisodeOverError("action_masks() called before reset()")
-        return self._mask[0, :NUM_ACTIONS].copy()
 
     @property
     def state(self) -> State:

@@ -1,0 +1,253 @@
+"""What the kernel-backed envs share, whatever the game.
+
+``KernelVectorEnv`` is the batched ``gymnasium.vector.VectorEnv`` plumbing: seeding (env ``i``
+gets ``seed + i``, one PCG64 generator per row), the ``step`` checks and the row-range kernel
+call, the info dict (``action_mask``, ``final_obs``/``won`` where an episode ended,
+``illegal_action`` in penalty mode), ``copy`` handling, ``action_masks``, rendering, the
+``RowThreads`` split and ``close``. A game's env adds only what differs: its kernel module,
+its state rows and their conversion to and from a rules ``State``, its reset options.
+
+``KernelSingleEnv`` is the same for the compiled single envs: the ``reset``/``step``
+preamble (option type, episode over, action check and illegal-action handling) around the
+game's one-row kernels.
+"""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..core.errors import EpisodeOverError, IllegalActionError
+from . import pcg64
+from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ._threads import RowThreads, resolve_threads
+
+
+def _wrapping_ok():
+    """The generator's uint64 arithmetic wraps by design; plain NumPy would warn."""
+    return np.errstate(over="ignore")
+
+
+def state_dtype():
+    """int8 rows when compiled; without numba the kernels run on NumPy scalars, which do not
+    widen int8 arithmetic as numba does, so the rows are int64."""
+    return np.int8 if HAVE_NUMBA else np.int64
+
+
+def check_options_type(options) -> None:
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+
+
+class KernelVectorEnv(VectorEnv):
+    """Subclasses set ``kernel`` (the kernels' module: ``reset_rows``, ``step_rows``,
+    ``first_illegal``, ``MASK_WIDTH``), ``game_title``, ``_draw_ansi``/``_draw_rgb``, and
+    define ``_row_state`` (the per-row state arrays the row kernels take before the
+    generator), ``_game_args`` (the game's parameters after it), ``_reward_arg`` and
+    ``state(i)``; their ``__init__`` calls ``_setup`` then ``_allocate``."""
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
+                "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    kernel = None
+    game_title = ""
+    _warned_games: set = set()
+
+    @staticmethod
+    def _check_num_envs(num_envs) -> int:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        return int(num_envs)
+
+    def _setup(self, single, num_envs: int, render_mode, copy, parallel, threads) -> None:
+        """The common attributes, from the single env (which validated every option and owns
+        the spaces); warns once per game when numba is missing."""
+        if not HAVE_NUMBA and self.game_title not in KernelVectorEnv._warned_games:
+            # stacklevel: _setup, the game's __init__, its caller, then the user's line
+            warnings.warn(f"numba is not installed: the batched {self.game_title} kernels run "
+                          f"as plain Python (correct but slow); {INSTALL_HINT}", stacklevel=4)
+            KernelVectorEnv._warned_games.add(self.game_title)
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self._split = RowThreads(self.num_envs,
+                                 resolve_threads(parallel, threads, self.num_envs))
+        #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
+        self.threads = self._split.threads
+        self.parallel = self.threads > 1
+        self.rules = dict(single.rules)
+        self.illegal_action = single.illegal_action
+        self.penalty = single.illegal_action_penalty
+        self.max_episode_steps = single.max_episode_steps
+        self.single_observation_space = single.observation_space
+        self.single_action_space = single.action_space
+        self.observation_space = batch_space(single.observation_space, self.num_envs)
+        self.action_space = batch_space(single.action_space, self.num_envs)
+
+    def _allocate(self, obs_size: int, num_actions: int) -> None:
+        """The buffers every game has (the game's state rows are its own)."""
+        n = self.num_envs
+        self._rng = np.zeros((n, pcg64.WORDS), np.uint64)
+        self._obs = np.zeros((n, obs_size), np.float32)
+        self._mask_padded = np.zeros((n, self.kernel.MASK_WIDTH), bool)
+        self._mask = self._mask_padded[:, :num_actions]
+        self._final_obs = np.zeros((n, obs_size), np.float32)
+        self._rewards = np.zeros(n, np.float64)
+        self._terminated = np.zeros(n, bool)
+        self._truncated = np.zeros(n, bool)
+        self._done = np.zeros(n, bool)
+        self._won = np.zeros(n, bool)
+        self._illegal = np.zeros(n, bool)
+        self._actions = np.zeros(n, np.int64)
+        self._all = np.ones(n, bool)
+        self._started = False
+
+    # --- gymnasium API ---------------------------------------------------------------------
+    def _reset_rows(self) -> None:
+        """Every env deals a fresh game from its generator (the row kernels, on the threads)."""
+        self.run_rows(self.kernel.reset_rows, *self._row_state, self._rng, *self._game_args,
+                      self._obs, self._mask_padded)
+
+    def _reset_result(self):
+        self._started = True
+        return self._out(self._obs), {"action_mask": self._out(self._mask),
+                                      "_action_mask": self._all.copy()}
+
+    def step(self, actions):
+        if not self._started:
+            raise EpisodeOverError("step() called before reset()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integer action ids, "
+                             f"got shape {actions.shape} dtype {actions.dtype}")
+        self._actions[:] = actions
+        if self.illegal_action == "raise":
+            self._check_legal(self._actions)
+        self.run_rows(self.kernel.step_rows, *self._row_state, self._rng, self._actions,
+                      *self._game_args, self._reward_arg, self.max_episode_steps, self.penalty,
+                      self._obs, self._mask_padded, self._rewards, self._terminated,
+                      self._truncated, self._done, self._won, self._illegal, self._final_obs)
+        info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
+        if self._done.any():
+            done = self._done.copy()
+            info["_final_obs"] = done
+            if self.copy:
+                final = np.zeros_like(self._final_obs)
+                final[done] = self._final_obs[done]
+                info["final_obs"] = final
+            else:
+                info["final_obs"] = self._final_obs
+            info["won"] = self._won & done
+            info["_won"] = done
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = self._illegal.copy()
+            info["_illegal_action"] = self._all.copy()
+        return (self._out(self._obs), self._out(self._rewards), self._out(self._terminated),
+                self._out(self._truncated), info)
+
+    def action_masks(self) -> np.ndarray:
+        if not self._started:
+            raise EpisodeOverError("action_masks() called before reset()")
+        return self._mask.copy()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without render_mode; pass render_mode to make_vec()")
+            return None
+        draw = self._draw_ansi if self.render_mode == "ansi" else self._draw_rgb
+        return tuple(draw(self.state(i)) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs):
+        self._split.close()
+
+    def run_rows(self, kernel, *args) -> None:
+        """``kernel(lo, hi, *args)`` on each of this env's row ranges, concurrently on its
+        threads (one range, ``0, num_envs``, with one thread); for row-range kernels such as
+        ``sample_counted_rows`` that touch only rows ``lo`` to ``hi - 1`` of every array."""
+        with _wrapping_ok():
+            self._split.run(kernel, *args)
+
+    # --- helpers ---------------------------------------------------------------------------
+    def _seed(self, seed) -> None:
+        if seed is None:
+            seeds = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
+        if seed is None and self._started:
+            return   # keep playing from each env's generator, as a single env does
+        for i, s in enumerate(seeds):
+            generator, _ = seeding.np_random(s)
+            self._rng[i] = pcg64.to_words(generator)
+
+    def _check_legal(self, actions: np.ndarray) -> None:
+        i = self.kernel.first_illegal(self._mask_padded, actions)
+        if i < 0:
+            return
+        try:
+            self.state(i).apply_action(int(actions[i]))
+        except IllegalActionError as err:
+            raise IllegalActionError(f"env {i}: {err}") from None
+        raise AssertionError(f"env {i}: the mask and the rules disagree on {actions[i]}")
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self.copy else array
+
+
+class KernelSingleEnv(gym.Env):
+    """Subclasses allocate ``_obs`` (1, OBS_SIZE), ``_mask`` (1, MASK_WIDTH), ``_out`` (3,),
+    set ``_num_actions`` and ``_state_type``, and define ``_load(options)`` (deal or load a
+    position, then refresh observation and mask), ``_step_kernel(action, out)``,
+    ``_info()`` and the ``state`` property."""
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        check_options_type(options)
+        self._load(options)
+        self._started, self._done = True, False
+        return self._obs[0].copy(), self._info()
+
+    def _deal_from_np_random(self, deal) -> None:
+        """``deal(words)`` from the env's np_random, exactly as the Python env draws it; the
+        generator then continues where the kernel's copy of it stopped."""
+        words = pcg64.to_words(self.np_random)
+        with _wrapping_ok():
+            deal(words)
+        self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
+
+    def step(self, action):
+        if not self._started:
+            raise EpisodeOverError("step() called before reset()")
+        if self._done:
+            raise EpisodeOverError("step() called after the episode ended; call reset() first")
+        try:
+            action = self._state_type.actions.check(action)
+            legal = bool(self._mask[0, action])
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            legal = False
+        if not legal:
+            if self.illegal_action == "raise":
+                self.state.apply_action(action)   # raises, naming the move and why
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
+        out = self._out
+        self._step_kernel(action, out)
+        terminated, truncated = bool(out[1]), bool(out[2])
+        self._done = terminated or truncated
+        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        if not self._started:
+            raise EpisodeOverError("action_masks() called before reset()")
+        return self._mask[0, :self._num_actions].copy()
