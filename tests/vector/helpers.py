@@ -1,7 +1,10 @@
-"""Lockstep runs of the batched env against single envs (the differential harness)."""
+"""Lockstep runs of the batched env against single envs (the differential harness), and the
+checks the two games' env tests share (``test_api``/``test_castellion_api``,
+``test_single``/``test_castellion_single``)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.vector import HAVE_NUMBA
@@ -60,3 +63,144 @@ def lockstep(n_envs: int, n_games: int, seed: int, illegal_every: int = 0,
             if compare_states:
                 assert envs.state(i).to_dict() == env.state.to_dict()
     return stats
+
+
+# --- what the tests of the two games' envs share ----------------------------------------------
+def random_actions(masks, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def same_info(a, b):
+    assert a.keys() == b.keys()
+    for key in a:
+        if isinstance(a[key], np.ndarray):
+            assert np.array_equal(a[key], b[key]), key
+        else:
+            assert a[key] == b[key], key
+
+
+def assert_same_as_sync_vector_env(ours, sync, rng, steps: int = 300) -> int:
+    """Step the batched env and a ``SyncVectorEnv`` (same-step autoreset) of single envs with
+    the same random legal actions; assert identical results. Returns the finished games."""
+    a, a_info = ours.reset(seed=42)
+    b, b_info = sync.reset(seed=42)
+    assert np.array_equal(a, b) and np.array_equal(a_info["action_mask"], b_info["action_mask"])
+    finished = 0
+    for _ in range(steps):
+        actions = random_actions(a_info["action_mask"], rng)
+        a, ra, ta, ua, a_info = ours.step(actions)
+        b, rb, tb, ub, b_info = sync.step(actions)
+        assert np.array_equal(a, b) and np.array_equal(ra, rb)
+        assert np.array_equal(ta, tb) and np.array_equal(ua, ub)
+        assert np.array_equal(a_info["action_mask"], b_info["action_mask"])
+        if "_final_obs" in b_info:
+            done = b_info["_final_obs"]
+            assert np.array_equal(a_info["_final_obs"], done)
+            assert np.array_equal(a_info["final_obs"][done], np.stack(b_info["final_obs"][done]))
+            finished += int(done.sum())
+    return finished
+
+
+def assert_copy_false_shares_and_copy_true_does_not(make):
+    """``make(copy=...)``: a batched env of 4."""
+    rng = np.random.default_rng(0)
+    shared = make(copy=False)
+    obs0, info = shared.reset(seed=0)
+    obs1, *_ = shared.step(random_actions(info["action_mask"], rng))
+    assert obs1 is obs0
+    fresh = make(copy=True)
+    obs0, info = fresh.reset(seed=0)
+    kept = obs0.copy()
+    fresh.step(random_actions(info["action_mask"], rng))
+    assert np.array_equal(obs0, kept)
+
+
+def assert_same_trajectories(serial, parallel, steps: int):
+    """The same random legal actions on both envs give the same observations, rewards,
+    terminations and masks (in the info and from ``action_masks()``)."""
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    a, ai = serial.reset(seed=0)
+    b, bi = parallel.reset(seed=0)
+    for _ in range(steps):
+        a, ra, ta, ua, ai = serial.step(random_actions(ai["action_mask"], rng_a))
+        b, rb, tb, ub, bi = parallel.step(random_actions(bi["action_mask"], rng_b))
+        assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(ta, tb)
+        assert np.array_equal(ai["action_mask"], bi["action_mask"])
+        assert np.array_equal(serial.action_masks(), parallel.action_masks())
+
+
+def assert_renders(make):
+    """``make(render_mode=...)``: a batched env of 2; a frame per env, None without a mode."""
+    import warnings
+    for mode, kind in (("ansi", str), ("rgb_array", np.ndarray)):
+        envs = make(render_mode=mode)
+        envs.reset(seed=0)
+        frames = envs.render()
+        assert isinstance(frames, tuple) and len(frames) == 2
+        assert all(isinstance(f, kind) for f in frames)
+        if kind is np.ndarray:
+            assert frames[0].dtype == np.uint8 and frames[0].ndim == 3 and frames[0].shape[2] == 3
+    quiet = make(render_mode=None)
+    quiet.reset(seed=0)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert quiet.render() is None
+
+
+def assert_runs_without_numba(code: str):
+    """``code`` (which hides numba and prints 'ok') in a fresh interpreter that turns
+    RuntimeWarnings into errors."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "ok"
+
+
+def single_lockstep(fast, slow, n_games, seed, illegal_ids, illegal_every=0, narrow=None):
+    """Play ``n_games`` random games on a compiled single env and the Python env in step;
+    assert identical observations, rewards, ends and info. ``illegal_ids``: the ``(low,
+    high)`` range of the random ids played about once in ``illegal_every`` steps;
+    ``narrow(legal, rng)``: the legal actions to draw from. Returns the illegal plays."""
+    rng = np.random.default_rng(seed)
+    (fo, fi), (so, si) = fast.reset(seed=seed), slow.reset(seed=seed)
+    played = illegal = 0
+    while played < n_games:
+        assert np.array_equal(fo, so)
+        same_info(fi, si)
+        legal = np.flatnonzero(si["action_mask"])
+        if narrow is not None:
+            legal = narrow(legal, rng)
+        action = rng.choice(legal)
+        if illegal_every and rng.integers(illegal_every) == 0:
+            action = int(rng.integers(*illegal_ids))
+        fo, fr, ft, fu, fi = fast.step(action)
+        so, sr, st, su, si = slow.step(action)
+        assert (fr, ft, fu) == (sr, st, su)
+        if ft or fu:
+            assert np.array_equal(fo, so)
+            same_info(fi, si)
+            played += 1
+            illegal += int(si.get("illegal_action", False))
+            (fo, fi), (so, si) = fast.reset(), slow.reset()
+    return illegal
+
+
+def assert_single_errors_match(fast, slow, out_of_range: int):
+    """Envs made with ``max_episode_steps=1``, before ``reset``: the compiled env raises what
+    the Python env raises, with the same message."""
+    from castle_envs.core.errors import EpisodeOverError, IllegalActionError
+    fast.reset(seed=0)
+    slow.reset(seed=0)
+    bad = int(np.flatnonzero(~slow.action_masks())[0])
+    with pytest.raises(IllegalActionError) as fast_err:
+        fast.step(bad)
+    with pytest.raises(IllegalActionError) as slow_err:
+        slow.step(bad)
+    assert str(fast_err.value) == str(slow_err.value)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        fast.step(out_of_range)
+    fast.step(int(np.flatnonzero(fast.action_masks())[0]))   # truncated after one step
+    with pytest.raises(EpisodeOverError, match="after the episode ended"):
+        fast.step(0)

@@ -1,9 +1,6 @@
 """The batched env as a ``gymnasium.vector.VectorEnv``: spaces, autoreset, seeding, masks,
 copies, bad input, renders, positions in and out, the sampler and the no-numba fallback."""
 import json
-import subprocess
-import sys
-import warnings
 
 import gymnasium
 import numpy as np
@@ -20,9 +17,9 @@ from castle_envs.vector import HAVE_NUMBA
 from castle_envs.vector import siege_kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
-
-def random_actions(masks, rng):
-    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+from .helpers import (assert_copy_false_shares_and_copy_true_does_not, assert_renders,
+                      assert_runs_without_numba, assert_same_as_sync_vector_env,
+                      assert_same_trajectories, random_actions)
 
 
 def test_spaces_shapes_and_masks():
@@ -53,24 +50,7 @@ def test_same_as_gymnasium_sync_vector_env_with_same_step_autoreset():
     ours = CastleSiegeVectorEnv(n, difficulty="easy")
     sync = SyncVectorEnv([lambda: CastleSiegeEnv("easy") for _ in range(n)],
                          autoreset_mode=AutoresetMode.SAME_STEP)
-    rng = np.random.default_rng(1)
-    a, a_info = ours.reset(seed=42)
-    b, b_info = sync.reset(seed=42)
-    assert np.array_equal(a, b) and np.array_equal(a_info["action_mask"], b_info["action_mask"])
-    finished = 0
-    for _ in range(300):
-        actions = random_actions(a_info["action_mask"], rng)
-        a, ra, ta, ua, a_info = ours.step(actions)
-        b, rb, tb, ub, b_info = sync.step(actions)
-        assert np.array_equal(a, b) and np.array_equal(ra, rb)
-        assert np.array_equal(ta, tb) and np.array_equal(ua, ub)
-        assert np.array_equal(a_info["action_mask"], b_info["action_mask"])
-        if "_final_obs" in b_info:
-            done = b_info["_final_obs"]
-            assert np.array_equal(a_info["_final_obs"], done)
-            assert np.array_equal(a_info["final_obs"][done], np.stack(b_info["final_obs"][done]))
-            finished += int(done.sum())
-    assert finished > 20
+    assert assert_same_as_sync_vector_env(ours, sync, np.random.default_rng(1)) > 20
 
 
 def test_seeding():
@@ -97,29 +77,12 @@ def test_seeding():
 
 
 def test_copy_false_returns_the_envs_buffers_and_copy_true_does_not():
-    rng = np.random.default_rng(0)
-    shared = CastleSiegeVectorEnv(4, copy=False)
-    obs0, info = shared.reset(seed=0)
-    obs1, *_ = shared.step(random_actions(info["action_mask"], rng))
-    assert obs1 is obs0
-    fresh = CastleSiegeVectorEnv(4)
-    obs0, info = fresh.reset(seed=0)
-    kept = obs0.copy()
-    fresh.step(random_actions(info["action_mask"], rng))
-    assert np.array_equal(obs0, kept)
+    assert_copy_false_shares_and_copy_true_does_not(lambda copy: CastleSiegeVectorEnv(4, copy=copy))
 
 
 def test_parallel_kernel_gives_the_same_trajectories():
-    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    serial, parallel = CastleSiegeVectorEnv(64), CastleSiegeVectorEnv(64, parallel=True, threads=2)
-    a, ai = serial.reset(seed=0)
-    b, bi = parallel.reset(seed=0)
-    for _ in range(40):
-        a, ra, ta, *_ = serial.step(random_actions(ai["action_mask"], rng_a))[:3] + (None,)
-        b, rb, tb, *_ = parallel.step(random_actions(bi["action_mask"], rng_b))[:3] + (None,)
-        ai, bi = {"action_mask": serial.action_masks()}, {"action_mask": parallel.action_masks()}
-        assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(ta, tb)
-        assert np.array_equal(ai["action_mask"], bi["action_mask"])
+    assert_same_trajectories(CastleSiegeVectorEnv(64),
+                             CastleSiegeVectorEnv(64, parallel=True, threads=2), steps=40)
 
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
@@ -209,19 +172,7 @@ def test_positions_in_and_out_through_json():
 
 
 def test_renders():
-    for mode, kind in (("ansi", str), ("rgb_array", np.ndarray)):
-        envs = CastleSiegeVectorEnv(2, render_mode=mode)
-        envs.reset(seed=0)
-        frames = envs.render()
-        assert isinstance(frames, tuple) and len(frames) == 2
-        assert all(isinstance(f, kind) for f in frames)
-        if kind is np.ndarray:
-            assert frames[0].dtype == np.uint8 and frames[0].ndim == 3 and frames[0].shape[2] == 3
-    quiet = CastleSiegeVectorEnv(2)
-    quiet.reset(seed=0)
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        assert quiet.render() is None
+    assert_renders(lambda render_mode: CastleSiegeVectorEnv(2, render_mode=render_mode))
 
 
 def test_sampler_picks_every_legal_action_and_only_legal_ones():
@@ -272,10 +223,7 @@ for _ in range(40):
         assert np.array_equal(inf['action_mask'], info['action_mask'][i])
 print('ok')
 """
-    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip() == "ok"
+    assert_runs_without_numba(code)
 
 
 def test_games_without_a_kernel_get_the_per_env_fallback(monkeypatch):

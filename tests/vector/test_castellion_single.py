@@ -8,45 +8,22 @@ from gymnasium.utils.env_checker import check_env
 import castle_envs
 from castle_envs.castellion.actions import ENCOUNTER_NOW
 from castle_envs.castellion.env import CastellionEnv
-from castle_envs.core.errors import EpisodeOverError, IllegalActionError
+from castle_envs.core.errors import EpisodeOverError
 from castle_envs.vector.castellion import CompiledCastellionEnv
 
-from .helpers import games
+from .helpers import assert_single_errors_match, games, single_lockstep
 
 
-def same_info(a, b):
-    assert a.keys() == b.keys()
-    for key in a:
-        if isinstance(a[key], np.ndarray):
-            assert np.array_equal(a[key], b[key]), key
-        else:
-            assert a[key] == b[key], key
+def rarely_encounter_now(legal, rng):
+    if len(legal) > 1 and rng.random() < 0.95:
+        return legal[legal != ENCOUNTER_NOW]   # longer games at the Academy and Menace
+    return legal
 
 
 def lockstep(n_games, seed, illegal_every=0, **kwargs):
-    fast, slow = CompiledCastellionEnv(**kwargs), CastellionEnv(**kwargs)
-    rng = np.random.default_rng(seed)
-    (fo, fi), (so, si) = fast.reset(seed=seed), slow.reset(seed=seed)
-    played = illegal = 0
-    while played < n_games:
-        assert np.array_equal(fo, so)
-        same_info(fi, si)
-        legal = np.flatnonzero(si["action_mask"])
-        if len(legal) > 1 and rng.random() < 0.95:
-            legal = legal[legal != ENCOUNTER_NOW]   # longer games at the Academy and Menace
-        action = rng.choice(legal)
-        if illegal_every and rng.integers(illegal_every) == 0:
-            action = int(rng.integers(-1, 140))
-        fo, fr, ft, fu, fi = fast.step(action)
-        so, sr, st, su, si = slow.step(action)
-        assert (fr, ft, fu) == (sr, st, su)
-        if ft or fu:
-            assert np.array_equal(fo, so)
-            same_info(fi, si)
-            played += 1
-            illegal += int(si.get("illegal_action", False))
-            (fo, fi), (so, si) = fast.reset(), slow.reset()
-    return illegal
+    return single_lockstep(CompiledCastellionEnv(**kwargs), CastellionEnv(**kwargs), n_games,
+                           seed, illegal_ids=(-1, 140), illegal_every=illegal_every,
+                           narrow=rarely_encounter_now)
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -99,19 +76,7 @@ def test_errors_match():
     with pytest.raises(EpisodeOverError):
         fast.action_masks()
     assert fast.state is None
-    fast.reset(seed=0)
-    slow.reset(seed=0)
-    bad = int(np.flatnonzero(~slow.action_masks())[0])
-    with pytest.raises(IllegalActionError) as fast_err:
-        fast.step(bad)
-    with pytest.raises(IllegalActionError) as slow_err:
-        slow.step(bad)
-    assert str(fast_err.value) == str(slow_err.value)
-    with pytest.raises(IllegalActionError, match="out of range"):
-        fast.step(500)
-    fast.step(int(np.flatnonzero(fast.action_masks())[0]))   # truncated after one step
-    with pytest.raises(EpisodeOverError, match="after the episode ended"):
-        fast.step(0)
+    assert_single_errors_match(fast, slow, out_of_range=500)
 
 
 def test_render_and_describe():

@@ -6,40 +6,15 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from castle_envs.castle_siege.env import CastleSiegeEnv
-from castle_envs.core.errors import EpisodeOverError, IllegalActionError
+from castle_envs.core.errors import EpisodeOverError
 from castle_envs.vector.single import CompiledCastleSiegeEnv
 
-
-def same_info(a, b):
-    assert a.keys() == b.keys()
-    for key in a:
-        if isinstance(a[key], np.ndarray):
-            assert np.array_equal(a[key], b[key]), key
-        else:
-            assert a[key] == b[key], key
+from .helpers import assert_single_errors_match, single_lockstep
 
 
 def lockstep(n_games, seed, illegal_every=0, **kwargs):
-    fast, slow = CompiledCastleSiegeEnv(**kwargs), CastleSiegeEnv(**kwargs)
-    rng = np.random.default_rng(seed)
-    (fo, fi), (so, si) = fast.reset(seed=seed), slow.reset(seed=seed)
-    games = illegal = 0
-    while games < n_games:
-        assert np.array_equal(fo, so)
-        same_info(fi, si)
-        action = rng.choice(np.flatnonzero(si["action_mask"]))
-        if illegal_every and rng.integers(illegal_every) == 0:
-            action = int(rng.integers(-1, 1700))
-        fo, fr, ft, fu, fi = fast.step(action)
-        so, sr, st, su, si = slow.step(action)
-        assert (fr, ft, fu) == (sr, st, su)
-        if ft or fu:
-            assert np.array_equal(fo, so)
-            same_info(fi, si)
-            games += 1
-            illegal += int(si.get("illegal_action", False))
-            (fo, fi), (so, si) = fast.reset(), slow.reset()
-    return illegal
+    return single_lockstep(CompiledCastleSiegeEnv(**kwargs), CastleSiegeEnv(**kwargs), n_games,
+                           seed, illegal_ids=(-1, 1700), illegal_every=illegal_every)
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -81,19 +56,7 @@ def test_errors_match():
     fast, slow = CompiledCastleSiegeEnv(max_episode_steps=1), CastleSiegeEnv(max_episode_steps=1)
     with pytest.raises(EpisodeOverError):
         fast.step(0)
-    fast.reset(seed=0)
-    slow.reset(seed=0)
-    bad = int(np.flatnonzero(~slow.action_masks())[0])
-    with pytest.raises(IllegalActionError) as fast_err:
-        fast.step(bad)
-    with pytest.raises(IllegalActionError) as slow_err:
-        slow.step(bad)
-    assert str(fast_err.value) == str(slow_err.value)
-    with pytest.raises(IllegalActionError, match="out of range"):
-        fast.step(5000)
-    fast.step(int(np.flatnonzero(fast.action_masks())[0]))   # truncated after one step
-    with pytest.raises(EpisodeOverError, match="after the episode ended"):
-        fast.step(0)
+    assert_single_errors_match(fast, slow, out_of_range=5000)
 
 
 def test_render_and_describe():
