@@ -204,3 +204,62 @@ def assert_single_errors_match(fast, slow, out_of_range: int):
     fast.step(int(np.flatnonzero(fast.action_masks())[0]))   # truncated after one step
     with pytest.raises(EpisodeOverError, match="after the episode ended"):
         fast.step(0)
+
+
+def assert_bad_calls_raise(envs, action: int):
+    """A fresh batched env of 2: step and masks before reset, then wrong action arrays."""
+    from castle_envs.core.errors import EpisodeOverError
+    with pytest.raises(EpisodeOverError):
+        envs.step([action, action])
+    with pytest.raises(EpisodeOverError):
+        envs.action_masks()
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="2 integer action ids"):
+        envs.step([action])
+    with pytest.raises(ValueError, match="integer"):
+        envs.step([0.5, 1.5])
+
+
+def assert_illegal_action_raises(envs, bad_id: int, match: str, num_actions: int):
+    """A batched env of 3, reset here with seed 0: ``bad_id`` (illegal there) or an id out of
+    range in env 1 raises naming env 1, and nothing moves (the legal step still works)."""
+    from castle_envs.core.errors import IllegalActionError
+    obs, info = envs.reset(seed=0)
+    actions = random_actions(info["action_mask"], np.random.default_rng(0))
+    bad = actions.copy()
+    bad[1] = bad_id
+    with pytest.raises(IllegalActionError, match=match):
+        envs.step(bad)
+    bad[1] = num_actions + 5
+    with pytest.raises(IllegalActionError, match="env 1"):
+        envs.step(bad)
+    assert np.array_equal(envs.reset(seed=0)[0], obs)
+    same, *_ = envs.step(actions)   # nothing moved: the legal step still works
+    assert same.shape == obs.shape
+
+
+def assert_set_state_plays_on(envs, state, saved: dict, single, info, rng):
+    """``state`` (``saved`` as a dict; the single env's position, ``info`` its last info) put
+    into env 2 of a batched env of 3: the same position, mask and next observation."""
+    envs.reset(seed=0)
+    envs.set_state(2, state)
+    assert envs.state(2).to_dict() == saved
+    assert np.array_equal(envs.action_masks()[2], info["action_mask"])
+    action = rng.choice(np.flatnonzero(info["action_mask"]))
+    expected, *_ = single.step(action)
+    actions = random_actions(envs.action_masks(), rng)
+    actions[2] = action
+    obs, *_ = envs.step(actions)
+    assert np.array_equal(obs[2], expected)
+
+
+def assert_row_is(envs, i: int, after, obs, info, encode, label):
+    """Env ``i``'s row after a step is the rules ``State`` ``after``: its final observation
+    and win when the game ended, else its observation, mask and position."""
+    if after.is_terminal():
+        assert np.array_equal(info["final_obs"][i], encode(after)), label
+        assert info["won"][i] == after.won
+    else:
+        assert np.array_equal(obs[i], encode(after)), label
+        assert np.array_equal(envs.action_masks()[i], after.legal_action_mask())
+        assert envs.state(i).to_dict() == after.to_dict()

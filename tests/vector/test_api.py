@@ -12,14 +12,14 @@ from castle_envs.castle_siege.actions import END_BATTLE, NUM_ACTIONS
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.core.errors import EpisodeOverError, IllegalActionError
 from castle_envs.vector import HAVE_NUMBA
 from castle_envs.vector import siege_kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
-from .helpers import (assert_copy_false_shares_and_copy_true_does_not, assert_renders,
-                      assert_runs_without_numba, assert_same_as_sync_vector_env,
-                      assert_same_trajectories, random_actions)
+from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,
+                      assert_illegal_action_raises, assert_renders, assert_runs_without_numba,
+                      assert_same_as_sync_vector_env, assert_same_trajectories,
+                      assert_set_state_plays_on, random_actions)
 
 
 def test_spaces_shapes_and_masks():
@@ -87,18 +87,9 @@ def test_parallel_kernel_gives_the_same_trajectories():
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
     envs = CastleSiegeVectorEnv(3)
-    obs, info = envs.reset(seed=0)
-    actions = random_actions(info["action_mask"], np.random.default_rng(0))
-    bad = actions.copy()
-    bad[1] = int(np.flatnonzero(~info["action_mask"][1])[0])
-    with pytest.raises(IllegalActionError, match=r"env 1: illegal action \d+ \("):
-        envs.step(bad)
-    bad[1] = NUM_ACTIONS + 5
-    with pytest.raises(IllegalActionError, match="env 1"):
-        envs.step(bad)
-    assert np.array_equal(envs.reset(seed=0)[0], obs)
-    same, *_ = envs.step(actions)   # nothing moved: the legal step still works
-    assert same.shape == obs.shape
+    info = envs.reset(seed=0)[1]
+    assert_illegal_action_raises(envs, int(np.flatnonzero(~info["action_mask"][1])[0]),
+                                 r"env 1: illegal action \d+ \(", NUM_ACTIONS)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -116,15 +107,7 @@ def test_bad_constructor_arguments(kwargs, match):
 
 def test_bad_calls():
     envs = CastleSiegeVectorEnv(2)
-    with pytest.raises(EpisodeOverError):
-        envs.step([END_BATTLE, END_BATTLE])
-    with pytest.raises(EpisodeOverError):
-        envs.action_masks()
-    envs.reset(seed=0)
-    with pytest.raises(ValueError, match="2 integer action ids"):
-        envs.step([END_BATTLE])
-    with pytest.raises(ValueError, match="integer"):
-        envs.step([0.5, 1.5])
+    assert_bad_calls_raise(envs, END_BATTLE)
     with pytest.raises(ValueError, match="unknown reset option"):
         envs.reset(options={"deck": list(range(52))})
     with pytest.raises(ValueError, match="needs 2 decks"):
@@ -157,16 +140,7 @@ def test_positions_in_and_out_through_json():
     saved = json.loads(single.state.to_json() if hasattr(single.state, "to_json")
                        else json.dumps(single.state.to_dict()))
     envs = CastleSiegeVectorEnv(3, difficulty="hard")
-    envs.reset(seed=0)
-    envs.set_state(2, State.from_dict(saved))
-    assert envs.state(2).to_dict() == saved
-    assert np.array_equal(envs.action_masks()[2], info["action_mask"])
-    action = rng.choice(np.flatnonzero(info["action_mask"]))
-    expected, *_ = single.step(action)
-    actions = random_actions(envs.action_masks(), rng)
-    actions[2] = action
-    obs, *_ = envs.step(actions)
-    assert np.array_equal(obs[2], expected)
+    assert_set_state_plays_on(envs, State.from_dict(saved), saved, single, info, rng)
     with pytest.raises(ValueError, match="difficulty and rules"):
         envs.set_state(0, State.new_game(np.random.default_rng(0), "easy"))
 

@@ -14,14 +14,14 @@ from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
-from castle_envs.core.errors import EpisodeOverError, IllegalActionError
 from castle_envs.vector import castellion_kernel as K
 from castle_envs.vector import pcg64
 from castle_envs.vector.castellion import CastellionVectorEnv
 
-from .helpers import (assert_copy_false_shares_and_copy_true_does_not, assert_renders,
-                      assert_runs_without_numba, assert_same_as_sync_vector_env,
-                      assert_same_trajectories, random_actions)
+from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,
+                      assert_illegal_action_raises, assert_renders, assert_runs_without_numba,
+                      assert_same_as_sync_vector_env, assert_same_trajectories,
+                      assert_set_state_plays_on)
 
 
 def test_make_vec_builds_the_compiled_env_without_a_warning():
@@ -128,17 +128,8 @@ def test_parallel_kernel_gives_the_same_trajectories():
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
     envs = CastellionVectorEnv(3)
-    obs, info = envs.reset(seed=0)
-    actions = random_actions(info["action_mask"], np.random.default_rng(0))
-    bad = actions.copy()
-    bad[1] = 16   # place a Traitor: no Traitor in hand at the start
-    with pytest.raises(IllegalActionError, match=r"env 1: illegal action 16 \("):
-        envs.step(bad)
-    bad[1] = NUM_ACTIONS + 5
-    with pytest.raises(IllegalActionError, match="env 1"):
-        envs.step(bad)
-    same, *_ = envs.step(actions)   # nothing moved: the legal step still works
-    assert same.shape == obs.shape
+    # 16: place a Traitor (no Traitor in hand at the start)
+    assert_illegal_action_raises(envs, 16, r"env 1: illegal action 16 \(", NUM_ACTIONS)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -156,15 +147,7 @@ def test_bad_constructor_arguments(kwargs, match):
 
 def test_bad_calls():
     envs = CastellionVectorEnv(2)
-    with pytest.raises(EpisodeOverError):
-        envs.step([0, 0])
-    with pytest.raises(EpisodeOverError):
-        envs.action_masks()
-    envs.reset(seed=0)
-    with pytest.raises(ValueError, match="2 integer action ids"):
-        envs.step([0])
-    with pytest.raises(ValueError, match="integer"):
-        envs.step([0.5, 1.5])
+    assert_bad_calls_raise(envs, 0)
 
 
 def test_positions_in_and_out():
@@ -177,16 +160,7 @@ def test_positions_in_and_out():
         assert not term
     saved = single.state.to_dict()
     envs = CastellionVectorEnv(3, level="academy")
-    envs.reset(seed=0)
-    envs.set_state(2, State.from_dict(saved))
-    assert envs.state(2).to_dict() == saved
-    assert np.array_equal(envs.action_masks()[2], info["action_mask"])
-    action = rng.choice(np.flatnonzero(info["action_mask"]))
-    expected, *_ = single.step(action)
-    actions = random_actions(envs.action_masks(), rng)
-    actions[2] = action
-    obs, *_ = envs.step(actions)
-    assert np.array_equal(obs[2], expected)
+    assert_set_state_plays_on(envs, State.from_dict(saved), saved, single, info, rng)
     with pytest.raises(ValueError, match="level and rules"):
         envs.set_state(0, State.new_game(np.random.default_rng(0), "school"))
     with pytest.raises(ValueError, match="level and rules"):

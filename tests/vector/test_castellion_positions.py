@@ -13,6 +13,8 @@ from castle_envs.castellion.rules import State
 from castle_envs.vector.castellion import CastellionVectorEnv
 from tests.castellion.helpers import at_ordeal, position
 
+from .helpers import assert_row_is
+
 EXAM1_CASTLE = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S#", "C^ P#"]
 EXAM3C_CASTLE = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C#", "C^ Jo S^ Co C^"]
 FULL_MINUS_ONE = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S# P^",
@@ -121,13 +123,7 @@ def test_every_legal_action_matches(name):
         after.apply_action(int(action))
         assert terminated[i] == after.is_terminal()
         assert rewards[i] == (after.current - start.current) / 3.0
-        if after.is_terminal():
-            assert np.array_equal(info["final_obs"][i], encode(after)), (name, action)
-            assert info["won"][i] == after.won
-        else:
-            assert np.array_equal(obs[i], encode(after)), (name, action)
-            assert np.array_equal(envs.action_masks()[i], after.legal_action_mask())
-            assert envs.state(i).to_dict() == after.to_dict()
+        assert_row_is(envs, i, after, obs, info, encode, (name, action))
 
 
 @pytest.mark.parametrize("name", sorted(POSITIONS))

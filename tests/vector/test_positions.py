@@ -8,6 +8,8 @@ from castle_envs.castle_siege.observation import encode
 from castle_envs.castle_siege.rules import State
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
+from .helpers import assert_row_is
+
 
 def C(*names):
     return [parse_card(n) for n in names]
@@ -66,13 +68,7 @@ def test_every_legal_action_matches(name):
         after = start.clone()
         after.apply_action(int(action))
         assert terminated[i] == after.is_terminal()
-        if after.is_terminal():
-            assert np.array_equal(info["final_obs"][i], encode(after))
-            assert info["won"][i] == after.won
-        else:
-            assert np.array_equal(obs[i], encode(after)), (name, action)
-            assert np.array_equal(envs.action_masks()[i], after.legal_action_mask())
-            assert envs.state(i).to_dict() == after.to_dict()
+        assert_row_is(envs, i, after, obs, info, encode, (name, action))
 
 
 def start_difficulty(state):

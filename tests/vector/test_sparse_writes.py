@@ -17,14 +17,10 @@ from castle_envs.vector import HAVE_NUMBA
 from castle_envs.vector import siege_kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
-from .helpers import games
+from .helpers import games, random_actions
 
 VARIANTS = [{}, {"difficulty": "easy", "defeated": "leave_game"},
             {"difficulty": "medium", "attack": "most_recent"}]
-
-
-def random_actions(masks, rng):
-    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
 
 
 def row_counts(mask_row):
