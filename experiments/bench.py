@@ -274,8 +274,9 @@ def run(args) -> int:
                           f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
                           + (f", compiled single env / connect_four = "
                              f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}" if compiled else "")
-                          + "".join(f", batched x{b['num_envs']} / connect_four = "
-                                    f"{b['steps_per_s'] / peer['steps_per_s']:.1f}"
+                          + "".join(f", batched x{b['num_envs']}"
+                                    + (f" {b['threads']} threads" if b.get("threads", 1) > 1 else "")
+                                    + f" / connect_four = {b['steps_per_s'] / peer['steps_per_s']:.1f}"
                                     for b in r.get("batched", [])))
     if args.json:
         print(json.dumps(results, indent=2))
