@@ -47,7 +47,8 @@ def test_cli_trains_and_resumes_a_cem_run(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["generations"] == 1 and (run_dir / "policy.json").is_file()
     assert main(["evaluate", "--game", "castle-siege", "--difficulty", "easy", "--agent",
-                 f"linear:{run_dir / 'policy.json'}", "--episodes", "4", "--workers", "1"]) == 0
+                 f"linear:{run_dir / 'policy.json'}", "--episodes", "4", "--workers", "1",
+                 "--out", str(tmp_path / "results"), "--no-plot", "--no-progress"]) == 0
 
 
 @pytest.mark.parametrize("raw,message", [
