@@ -9,17 +9,10 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import (END_BATTLE, NUM_SUBSETS, RECYCLE_BASE, REGROUP,
                                               ROYAL_BASE, DISCARD_BASE, slots_of)
-from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF
-from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
+from castle_envs.castle_siege.cards import NUM_CARDS, RANKS, SUIT_OF
+from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
 
 _SLOTS = (None,) + tuple(slots_of(s) for s in range(1, NUM_SUBSETS + 1))
-
-
-def _is_royal(cards) -> bool:
-    jacks = {SUIT_OF[c] for c in cards if RANKS[c] == JACK}
-    queens = {SUIT_OF[c] for c in cards if RANKS[c] == QUEEN}
-    kings = {SUIT_OF[c] for c in cards if RANKS[c] == KING}
-    return any(j != q and q != k and j != k for j in jacks for q in queens for k in kings)
 
 
 def greedy_policy(state, rng: np.random.Generator) -> int:
@@ -121,7 +114,7 @@ def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
         n = len(slots)
         if target in castle_of:   # exact capture
             score = 1000.0 - w.card * n - w.high_card * total
-        elif _is_royal(cards):
+        elif is_royal(cards):
             col = column_of[target]
             score = 500.0 - w.card * n + RANKS[target] - (50.0 if col == royal_target else 0.0)
         else:

@@ -30,7 +30,7 @@ import numpy as np
 from castle_envs.castle_siege.actions import (DISCARD_BASE, END_BATTLE, HAND_SLOTS, NUM_SUBSETS,
                                               RECYCLE_BASE, REGROUP, ROYAL_BASE)
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF
-from castle_envs.castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
+from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
 
 BATTLE_FEATURES = (
     "capture",          # 1 for an exact capture of a castle
@@ -210,7 +210,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     sub_royal = np.zeros(_FULL + 1, bool)
     for s in range(1, _FULL + 1):
         if sub_royals[s] >= 3:
-            sub_royal[s] = _is_royal(hand, in_sub[s, :n_hand])
+            sub_royal[s] = is_royal(hand[in_sub[s, :n_hand]].tolist())
 
     col_len = state.col_len.astype(np.int64)
     captured = state.captured
@@ -230,15 +230,15 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     target = legal % NUM_CARDS
     f = np.zeros((len(legal) + 2, len(BATTLE_FEATURES)))
     is_capture = castle_card[target]
-    is_royal = sub_royal[subset] & ~is_capture
-    is_attack = ~is_capture & ~is_royal
+    royal_move = sub_royal[subset] & ~is_capture
+    is_attack = ~is_capture & ~royal_move
     col = column_of[target]
     rank = _RANKS[target]
     total = sub_total[subset]
     k = len(legal)
     f[:k, 0] = is_capture
-    f[:k, 1] = is_royal
-    f[:k, 2] = is_royal & (col == royal_target)
+    f[:k, 1] = royal_move
+    f[:k, 2] = royal_move & (col == royal_target)
     f[:k, 3] = is_attack
     f[:k, 4] = sub_cards[subset]
     f[:k, 5] = total
@@ -259,7 +259,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     exact = is_attack & (total == rank)
     f[:k, 11] = exact
     f[:k, 12] = is_attack & ~exact & (sub_cards[subset] >= 2) & sub_one_suit[subset] & (state.deck_size > 0)
-    spent_royals = np.where(is_royal, 0, sub_royals[subset])
+    spent_royals = np.where(royal_move, 0, sub_royals[subset])
     f[:k, 13] = spent_royals
     f[:k, 14] = spent_royals * late
     f[:k, 15] = sub_cards[subset] * late
@@ -275,14 +275,6 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
         f[k, :] = 0.0
         actions[k] = END_BATTLE
     return actions, f
-
-
-def _is_royal(hand, slots) -> bool:
-    cards = hand[slots].tolist()
-    jacks = {SUIT_OF[c] for c in cards if RANKS[c] == JACK}
-    queens = {SUIT_OF[c] for c in cards if RANKS[c] == QUEEN}
-    kings = {SUIT_OF[c] for c in cards if RANKS[c] == KING}
-    return any(j != q and q != k and j != k for j in jacks for q in queens for k in kings)
 
 
 def recycle_features(state) -> tuple[np.ndarray, np.ndarray]:

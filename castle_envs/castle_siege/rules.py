@@ -206,7 +206,7 @@ class State(SolitaireState):
             self.events[1] += 1
             if self._draw():
                 self.events[2] += 1
-        if _is_royal(played):
+        if is_royal(played):
             self.events[3] += 1
             self.phase = ROYAL
         elif total == RANKS[target]:   # Precision Strike (a royal sum is >= 36, never exact)
@@ -485,7 +485,7 @@ class State(SolitaireState):
         return state
 
 
-def _is_royal(cards: list[int]) -> bool:
+def is_royal(cards: list[int]) -> bool:
     """A Jack, a Queen and a King of three different suits among the played cards."""
     jacks = {SUIT_OF[c] for c in cards if RANKS[c] == JACK}
     queens = {SUIT_OF[c] for c in cards if RANKS[c] == QUEEN}
