@@ -4,10 +4,27 @@ from __future__ import annotations
 
 import gymnasium
 
-from .errors import EpisodeOverError
+from .errors import EpisodeOverError, IllegalActionError
 from .state import choice_error
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
+
+
+def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
+    """``(action id, legal)`` for a step's action, read against ``mask``. With
+    ``illegal_action="raise"`` an illegal one raises ``IllegalActionError`` naming the move
+    and why (``position()`` gives the state that explains it); with ``"penalty"`` it comes
+    back with ``legal`` False, for the caller to end the episode with the penalty."""
+    try:
+        action = actions.check(action)
+        legal = bool(mask[action])
+    except IllegalActionError:
+        if illegal_action == "raise":
+            raise
+        return action, False
+    if not legal and illegal_action == "raise":
+        position().apply_action(action)   # raises, naming the move and why
+    return action, legal
 
 
 class GameEnvMixin:

@@ -14,8 +14,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .env_common import GameEnvMixin
-from .errors import EpisodeOverError, IllegalActionError
+from .env_common import GameEnvMixin, screen_action
+from .errors import EpisodeOverError
 from .state import GameState
 
 
@@ -71,16 +71,9 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             raise EpisodeOverError("step() called before reset()")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
-        try:
-            action = self.state.actions.check(action)
-            legal = bool(self.state.legal_action_mask()[action])
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            legal = False
+        action, legal = screen_action(action, self.state.actions, self.state.legal_action_mask(),
+                                      self.illegal_action, lambda: self.state)
         if not legal:
-            if self.illegal_action == "raise":
-                self.state.apply_action(action)  # raises, naming the move and why
             # pipelines without masks: end the episode with a documented penalty
             self._done = True
             info = self._full_info()

@@ -21,6 +21,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..core.env_common import screen_action
 from ..core.errors import EpisodeOverError, IllegalActionError
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
@@ -227,16 +228,9 @@ class KernelSingleEnv(gym.Env):
             raise EpisodeOverError("step() called before reset()")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
-        try:
-            action = self._state_type.actions.check(action)
-            legal = bool(self._mask[0, action])
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            legal = False
+        action, legal = screen_action(action, self._state_type.actions, self._mask[0],
+                                      self.illegal_action, lambda: self.state)
         if not legal:
-            if self.illegal_action == "raise":
-                self.state.apply_action(action)   # raises, naming the move and why
             self._done = True
             info = self._info()
             info["illegal_action"] = True
