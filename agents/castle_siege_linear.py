@@ -95,6 +95,9 @@ HEURISTIC_WEIGHTS = {
 }
 
 
+_HEURISTIC_ROYAL = _weights(HEURISTIC_WEIGHTS["royal"], ROYAL_FEATURES)
+
+
 class LinearPolicy:
     """``policy(state, rng) -> action``: the legal move with the highest linear score (and,
     with ``endgame_nodes``, a solved line once the deck's order is known)."""
@@ -167,14 +170,13 @@ class LinearPolicy:
             return DISCARD_BASE + int(np.argmax(_RANKS[hand]))
         raise ValueError(f"no move to choose in phase {phase}")
 
-
     def _endgame(self, state) -> int | None:
         from castle_envs.castle_siege.solver import WINNABLE, Solver, state_key
 
-        key = state_key(state)
-        if self._plan and self._plan[-1][0] == key:
-            return self._plan.pop()[1]
-        self._plan = []
+        if self._plan:
+            if self._plan[-1][0] == state_key(state):
+                return self._plan.pop()[1]
+            self._plan = []
         if state.deck_size != int(state.recycled.sum()):   # unseen cards remain in the deck
             return None
         turn = (state.turn, state.castles.tobytes(), state.captured.tobytes())
@@ -200,7 +202,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     n_hand = len(hand)
     hand_ranks = np.zeros(HAND_SLOTS, np.int64)
     hand_ranks[:n_hand] = _RANKS[hand]
-    in_sub = _IN[:, :HAND_SLOTS]
+    in_sub = _IN
     sub_cards = in_sub.sum(1)
     sub_total = in_sub @ hand_ranks
     sub_royals = in_sub @ np.pad(_IS_ROYAL_RANK[hand].astype(np.int64), (0, HAND_SLOTS - n_hand))
@@ -311,6 +313,6 @@ def royal_features(state) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _royal_castle(state) -> int:
+    """The castle the heuristic's weights would sweep with a Royal Assault (-1: none)."""
     castles, f = royal_features(state)
-    w = np.array(list(HEURISTIC_WEIGHTS["royal"].values()))
-    return int(castles[int(np.argmax(f @ w))]) if len(castles) else -1
+    return int(castles[int(np.argmax(f @ _HEURISTIC_ROYAL))]) if len(castles) else -1
