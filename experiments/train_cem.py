@@ -59,9 +59,9 @@ def _chunk(theta, difficulty, first, count):
 
 
 def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: str,
-             chunk: int = 100, moves: list | None = None) -> np.ndarray:
-    """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty;
-    the number of moves (environment steps) played is appended to ``moves``."""
+             chunk: int = 100) -> tuple[np.ndarray, int]:
+    """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty,
+    and the number of moves (environment steps) played."""
     jobs, where = [], []
     for t, theta in enumerate(thetas):
         for d, (difficulty, n) in enumerate(games.items()):
@@ -72,9 +72,7 @@ def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: 
     rates = np.zeros((len(thetas), len(games)))
     for (t, d), (w, _) in zip(where, results):
         rates[t, d] += w
-    if moves is not None:
-        moves.append(sum(m for _, m in results))
-    return rates / np.array(list(games.values()), dtype=float)
+    return rates / np.array(list(games.values()), dtype=float), sum(m for _, m in results)
 
 
 def initial_search(init: str = "") -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +102,7 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
     if summary["generations"] == cem["generations"] and cem["eval_games"]:
         policy = LinearPolicy.load(run_dir / "policy.json")
         rates = evaluate([policy.vector()], cem["eval_games"], cem["eval_seed"],
-                         _workers(cem), cem["backend"])[0]
+                         _workers(cem), cem["backend"])[0][0]
         summary["final_eval"] = dict(zip(cem["eval_games"], rates.tolist()))
     else:
         summary["final_eval"] = None
@@ -139,16 +137,15 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
                                    + [f"eval_{d}" for d in held_out])
     names = LinearPolicy.names()
     total_games = start * (cem["population"] + 1) * sum(games.values())
-    total_steps = saved.get("steps", 0) if resume else 0
+    total_steps = saved["steps"] if resume else 0
     t0 = time.time() - (saved["wall_seconds"] if resume else 0.0)
     end = cem["generations"] if stop_after is None else min(cem["generations"], start + stop_after)
     for gen in range(start, end):
         noise = rng.standard_normal((cem["population"], len(mean)))
         thetas = [mean] + [mean + sigma * z for z in noise]   # the mean plays too: its fitness is the curve
-        moves: list = []
-        rates = evaluate(thetas, games, cem["deal_seed"] + gen * 1_000_000, _workers(cem),
-                         cem["backend"], moves=moves)
-        total_steps += moves[0]
+        rates, moves = evaluate(thetas, games, cem["deal_seed"] + gen * 1_000_000, _workers(cem),
+                                cem["backend"])
+        total_steps += moves
         fitness = rates @ weights
         order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
         elite = np.array([thetas[i] for i in order[:cem["elite"]]])
@@ -160,7 +157,7 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         row = [gen + 1, total_games, total_steps, round(time.time() - t0, 1), fitness[0],
                fitness[order[:cem["elite"]]].mean(), fitness[order[0]]]
         if held_out and ((gen + 1) % cem["eval_every"] == 0 or gen + 1 == cem["generations"]):
-            ev = evaluate([mean], held_out, cem["eval_seed"], _workers(cem), cem["backend"])[0]
+            ev = evaluate([mean], held_out, cem["eval_seed"], _workers(cem), cem["backend"])[0][0]
             row += ev.tolist()
         else:
             row += [""] * len(held_out)
