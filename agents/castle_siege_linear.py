@@ -3,7 +3,7 @@ with ``algo: cem``), over move features read from the public position.
 
 Every legal move gets a feature vector; the policy plays the move with the highest score
 ``features · weights`` (the *end battle phase* move scores 0). The features are the ones
-the hand-written heuristic (``agents.castle_siege.heuristic_policy``) weighs, plus features
+the hand-written heuristic (``castle_envs.agents.castle_siege.heuristic_policy``) weighs, plus features
 for what it ignores: Jacks, Queens and Kings kept for a Royal Assault, and which discard-pile
 card a Precision Strike sends to the deck's bottom (a card the player will see again, in a
 known order, once the deck runs short). ``HEURISTIC_WEIGHTS`` reproduces the heuristic's
@@ -84,7 +84,7 @@ def _weights(values: dict, names) -> np.ndarray:
     return np.array([float(values.get(n, 0.0)) for n in names])
 
 
-# the heuristic's weights (agents.castle_siege._Weights) in this feature space
+# the heuristic's weights (castle_envs.agents.castle_siege._Weights) in this feature space
 HEURISTIC_WEIGHTS = {
     "battle": {"capture": 1000.0, "royal": 500.0, "royal_own_column": -50.0, "attack": 14.0,
                "cards": -4.0, "rank_spent": -0.15, "overkill": -0.3, "focus": 4.0,

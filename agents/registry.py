@@ -2,7 +2,7 @@
 
 ``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
 also ``time``, ``c``, ``max_rollout_steps``), ``ppo:PATH`` (a MaskablePPO model),
-``linear:PATH`` (a trained Castle Siege linear move scorer, ``agents.castle_siege_linear``). ``make_agent(spec, game)``
+``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``). ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.

@@ -19,8 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="castle-envs", description="RL environments for four castle-themed tabletop games")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
-        if importlib.util.find_spec(f"experiments.{name}") is not None:
-            importlib.import_module(f"experiments.{name}").add_parser(sub)
+        if importlib.util.find_spec(f"castle_envs.experiments.{name}") is not None:
+            importlib.import_module(f"castle_envs.experiments.{name}").add_parser(sub)
     return parser
 
 

@@ -2,7 +2,7 @@
 
 Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
 rate with its 95% Wilson interval: uniform random, the rule-based heuristic of
-``agents.castle_siege``, and the shipped trained agent (``models/castle_siege_very_hard_linear``:
+``castle_envs.agents.castle_siege``, and the shipped trained agent (``models/castle_siege_very_hard_linear``:
 a linear move scorer whose weights were learned by CEM, with endgame search). ``castle-envs
 evaluate`` measures more agents, variants and events.
 """
@@ -15,8 +15,8 @@ import gymnasium
 import numpy as np
 
 import castle_envs  # noqa: F401  (registers the ids)
-from agents.base import RandomAgent
-from agents.registry import make_agent
+from castle_envs.agents.base import RandomAgent
+from castle_envs.agents.registry import make_agent
 
 from .stats import wilson_interval
 

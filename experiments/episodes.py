@@ -28,7 +28,7 @@ def _env(game: str, variant: tuple, env_options: tuple):
 
 
 def _agent(spec: str, game: str, seat: int):
-    from agents.registry import make_agent
+    from castle_envs.agents.registry import make_agent
     key = (spec, game, seat)
     if key not in _AGENTS:   # built once per worker (a PPO model loads once)
         _AGENTS[key] = make_agent(spec, game)

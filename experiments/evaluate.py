@@ -61,7 +61,7 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
 
 
 def parse_agents(values, default: str) -> list[str]:
-    from agents.registry import split_agent_list
+    from castle_envs.agents.registry import split_agent_list
     specs = []
     for value in values or [default]:
         specs += split_agent_list(value)
@@ -107,7 +107,7 @@ def parse_env_options(items) -> dict:
 
 def check_setup(spec, variant: dict, env_options: dict, agents: list[str]) -> None:
     """Fail fast, in this process, on a bad option or agent (before any worker starts)."""
-    from agents.registry import make_agent
+    from castle_envs.agents.registry import make_agent
     try:
         spec.make(**variant, **env_options)
     except TypeError as err:

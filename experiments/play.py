@@ -38,7 +38,7 @@ def run(args, stdin=None, stdout=None) -> int:
     bad = sorted(s for s in seats if not 0 <= s < env.num_players)
     if bad:
         raise ValueError(f"--human seats {bad} are not seats 0-{env.num_players - 1}")
-    from agents import make_agent
+    from castle_envs.agents import make_agent
     opponent = make_agent(args.opponent, spec.slug, seed=args.seed)
     return _play_multiplayer(env, args.seed, seats, opponent, session)
 

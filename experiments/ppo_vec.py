@@ -1,7 +1,7 @@
 """PPO with action masks on the batched Castle Siege env, CleanRL style: one file, top to bottom.
 
-    python -m experiments.ppo_vec --total-timesteps 200000            # this script
-    python -m experiments.ppo_vec --algo sb3 --total-timesteps 200000  # sb3 MaskablePPO baseline
+    python -m castle_envs.experiments.ppo_vec --total-timesteps 200000            # this script
+    python -m castle_envs.experiments.ppo_vec --algo sb3 --total-timesteps 200000  # sb3 MaskablePPO baseline
     tensorboard --logdir runs
 
 The batched env (``castle_envs.make_vec``) steps every game in one compiled call and returns

@@ -1,8 +1,8 @@
 """PPO on Castle Rooms with RLlib's multi-agent API and action masking.
 
     pip install -e ".[distributed,train]"    # ray with RLlib's dependencies; torch
-    python -m experiments.rllib_castle_rooms --iterations 20
-    python -m experiments.rllib_castle_rooms --iterations 0 --checkpoint runs/rllib_.../checkpoint
+    python -m castle_envs.experiments.rllib_castle_rooms --iterations 20
+    python -m castle_envs.experiments.rllib_castle_rooms --iterations 0 --checkpoint runs/rllib_.../checkpoint
 
 What it does, top to bottom
     1. ``castle_envs.rllib_adapter.RLlibTurnBasedEnv`` turns the PettingZoo AEC game into an
@@ -65,9 +65,9 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from agents import RandomAgent
+from castle_envs.agents import RandomAgent
 from castle_envs.rllib_adapter import RLlibTurnBasedEnv
-from experiments.stats import wilson_interval
+from castle_envs.experiments.stats import wilson_interval
 
 GAME = "castle-rooms"
 
@@ -214,7 +214,7 @@ def evaluate(modules: dict[str, RLModule], policies: str, num_players: int = 2,
 
 # --- command line --------------------------------------------------------------------------
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m experiments.rllib_castle_rooms",
+    p = argparse.ArgumentParser(prog="python -m castle_envs.experiments.rllib_castle_rooms",
                                 description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--num-players", type=int, default=2, choices=(2, 3, 4))

@@ -48,7 +48,7 @@ def add_parser(sub):
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
     p.add_argument("--probe-policy", default="heuristic", choices=("heuristic", "none"),
                    help="policy the solver's probes follow on every other playout "
-                        "(agents.castle_siege.heuristic_policy; 'none': its own move order)")
+                        "(castle_envs.agents.castle_siege.heuristic_policy; 'none': its own move order)")
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
@@ -94,7 +94,7 @@ def solve_one(job: dict) -> dict:
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
     policy = None
     if job.get("probe_policy", "none") == "heuristic":
-        from agents.castle_siege import heuristic_policy as policy
+        from castle_envs.agents.castle_siege import heuristic_policy as policy
     result = Solver(max_nodes=job["nodes"], max_seconds=job["seconds"],
                     probe_policy=policy).solve(state)
     record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
@@ -123,7 +123,7 @@ def solve_many(jobs: list[dict]) -> list[dict]:
 
 def _run_jobs(jobs: list[dict], workers: int, backend: str, address: str | None = None):
     """Records in deal order. One local worker streams them as they come; otherwise the
-    shared ``experiments.parallel`` runner (local processes or Ray) takes chunks of deals."""
+    shared ``castle_envs.experiments.parallel`` runner (local processes or Ray) takes chunks of deals."""
     if backend == "local" and workers <= 1:
         for job in jobs:
             yield solve_one(job)

@@ -85,13 +85,13 @@ def make_opponents(config: dict, pool: list | None = None):
 def _agent_policy(spec: str, config: dict):
     """An opponent from an agent spec (``random``, ``heuristic``, ...) via ``agents``."""
     try:
-        from agents import make_agent
+        from castle_envs.agents import make_agent
     except ImportError:
         make_agent = None
     if make_agent is None:
         if spec != "random":
-            raise ValueError(f"opponent {spec!r} needs agents.make_agent, which is not available")
-        from agents.base import RandomAgent
+            raise ValueError(f"opponent {spec!r} needs castle_envs.agents.make_agent, which is not available")
+        from castle_envs.agents.base import RandomAgent
         agent = RandomAgent(config["seed"])
     else:
         agent = make_agent(spec, game=config["game"], seed=config["seed"])
@@ -149,7 +149,7 @@ class PotentialShaping(gym.Wrapper):
 def heuristic_potential(game: str):
     """The game's heuristic position value, scaled so one ordeal is worth about 1."""
     if game == "castellion":
-        from agents.castellion import castle_score
+        from castle_envs.agents.castellion import castle_score
         return lambda state: castle_score(state) / 400.0
     raise ValueError(f"no heuristic potential for {game!r}")
 
@@ -215,7 +215,7 @@ def pretrain(model, config: dict) -> dict:
     cross-entropy), so PPO starts from the baseline's play instead of from uniform."""
     import torch
 
-    from agents import make_agent
+    from castle_envs.agents import make_agent
 
     pre = config["pretrain"]
     agent = make_agent(pre["agent"], game=config["game"], seed=pre["seed"])

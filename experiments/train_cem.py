@@ -1,5 +1,5 @@
 """Cross-entropy-method training of the Castle Siege linear move scorer
-(``agents.castle_siege_linear``), read top to bottom.
+(``castle_envs.agents.castle_siege_linear``), read top to bottom.
 
 Each generation samples ``population`` weight vectors around the current mean, plays every
 one on the same fresh training deals (common random numbers: differences between
@@ -11,7 +11,7 @@ most of the signal and Very Hard breaks ties the way we care about.
 Training deals are seeds ``deal_seed + generation * 10**6 + i``, far from the evaluation
 seeds (0-9999 for ``castle-envs evaluate``, 1,000,000+ for held-out curves). Games run on the
 rules core (``State.new_game(default_rng(seed))`` deals exactly what ``env.reset(seed)``
-deals), on local processes or Ray (``experiments.parallel``).
+deals), on local processes or Ray (``castle_envs.experiments.parallel``).
 
 Run: ``castle-envs train --config configs/castle_siege/very_hard_cem.yaml``. The run folder
 gets ``config.yaml``, ``history.csv`` (per generation: mean's and elite's fitness, held-out
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 from castle_envs.castle_siege.rules import State
 
 from .parallel import run_chunks

@@ -75,7 +75,7 @@ then Kings, Queens, Jacks, then the rest high to low.
 **Probes, then search.** The first ``probe_share`` (default half) of the node budget goes to
 randomized greedy playouts (one node per step): the search's own move order with noise, and,
 when a ``probe_policy`` is given (the command line passes the heuristic agent of
-``agents.castle_siege``), every other playout follows that policy with the same noise. They
+``castle_envs.agents.castle_siege``), every other playout follows that policy with the same noise. They
 can only find wins. The rest of the budget goes to the depth-first search, which alone can
 prove a deal unwinnable (it starts afresh; the probes share no table with it).
 

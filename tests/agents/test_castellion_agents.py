@@ -2,9 +2,9 @@
 information-set sampler keeps what the player saw."""
 import numpy as np
 
-from agents.castellion import heuristic_policy
+from castle_envs.agents.castellion import heuristic_policy
 from castle_envs.castellion.rules import State
-from experiments.evaluate import evaluate
+from castle_envs.experiments.evaluate import evaluate
 
 
 def test_heuristic_plays_legal_moves_to_the_end():

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from agents.castle_siege import greedy_policy, heuristic_policy
+from castle_envs.agents.castle_siege import greedy_policy, heuristic_policy
 from castle_envs.castle_siege.rules import State
-from experiments.evaluate import evaluate
+from castle_envs.experiments.evaluate import evaluate
 
 
 def _play(policy, difficulty, seed):

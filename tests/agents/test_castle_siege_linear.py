@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from agents.castle_siege import heuristic_policy
-from agents.castle_siege_linear import (BATTLE_FEATURES, RECYCLE_FEATURES, LinearPolicy,
+from castle_envs.agents.castle_siege import heuristic_policy
+from castle_envs.agents.castle_siege_linear import (BATTLE_FEATURES, RECYCLE_FEATURES, LinearPolicy,
                                         battle_features, recycle_features)
-from agents.registry import make_agent
+from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.actions import ACTIONS, END_BATTLE, RECYCLE_BASE, Play
 from castle_envs.castle_siege.rules import State
 from tests.castle_siege.helpers import C, position, slots
@@ -136,7 +136,7 @@ def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
 
 
 def test_endgame_spec_is_parsed_and_checked(tmp_path):
-    from agents.registry import split_agent_list
+    from castle_envs.agents.registry import split_agent_list
     LinearPolicy().save(tmp_path / "p.json")
     specs = split_agent_list(f"heuristic,linear:{tmp_path / 'p.json'},endgame=300,random")
     assert specs[1] == f"linear:{tmp_path / 'p.json'},endgame=300" and len(specs) == 3

@@ -1,7 +1,7 @@
 """Information-set samplers of the multi-player games: they keep what the player saw, keep
 every card, and depend only on the player's information."""
 import numpy as np
-from agents import make_agent
+from castle_envs.agents import make_agent
 
 
 def _castle_rooms(seed, moves=15):

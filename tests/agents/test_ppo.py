@@ -20,7 +20,7 @@ def model_path(tmp_path_factory):
 
 
 def test_loaded_model_plays_legal_moves(model_path):
-    from experiments.evaluate import evaluate
+    from castle_envs.experiments.evaluate import evaluate
     r = evaluate("castle-siege", ["easy"], ["random", f"ppo:{model_path}"], 3, seed=0, workers=1)
     ppo = r["results"][1]
     assert ppo["agent"] == f"ppo:{model_path}" and ppo["mean_length"] > 0
@@ -28,7 +28,7 @@ def test_loaded_model_plays_legal_moves(model_path):
 
 
 def test_model_is_deterministic(model_path):
-    from experiments.episodes import play_episode
+    from castle_envs.experiments.episodes import play_episode
     seats = (f"ppo:{model_path}",)
     a = play_episode("castle-siege", (("difficulty", "easy"),), (), seats, 0, 1)
     b = play_episode("castle-siege", (("difficulty", "easy"),), (), seats, 0, 1)
@@ -36,7 +36,7 @@ def test_model_is_deterministic(model_path):
 
 
 def test_a_zip_that_is_not_a_model_is_a_clear_error(tmp_path):
-    from agents import make_agent
+    from castle_envs.agents import make_agent
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="cannot load a MaskablePPO model"):

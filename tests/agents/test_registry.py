@@ -1,8 +1,8 @@
 import pytest
 
-from agents import PolicyAgent, RandomAgent, available_agents, make_agent, split_agent_list
-from agents.mcts import MCTSAgent
-from agents.registry import parse_spec
+from castle_envs.agents import PolicyAgent, RandomAgent, available_agents, make_agent, split_agent_list
+from castle_envs.agents.mcts import MCTSAgent
+from castle_envs.agents.registry import parse_spec
 
 
 def test_names_build_the_right_agents():

@@ -3,12 +3,12 @@ import io
 
 import pytest
 
-from experiments.cli import build_parser
+from castle_envs.experiments.cli import build_parser
 
 
 @pytest.mark.parametrize("players,extra", [(2, ["--hotseat"]), (3, ["--human", "1"])])
 def test_play_to_the_end_by_typed_moves(players, extra):
-    from experiments import play
+    from castle_envs.experiments import play
     args = build_parser().parse_args(
         ["play", "castell", "--players", str(players), "--seed", "2", *extra])
     out = io.StringIO()
@@ -19,7 +19,7 @@ def test_play_to_the_end_by_typed_moves(players, extra):
 
 
 def test_bench_runs():
-    from experiments.bench import bench_game
+    from castle_envs.experiments.bench import bench_game
     from castle_envs.registry import get_game
     result = bench_game(get_game("castell"), {"num_players": 2}, 0.2, 0)
     assert result["core"]["games"] >= 1 and result["env"]["steps"] > 0

@@ -233,8 +233,8 @@ def test_corrupt_from_dict_is_rejected(name, corrupt):
 def test_terminal_play_driven_by_scripted_input(level):
     import io
 
-    from experiments.cli import build_parser
-    from experiments.play import run
+    from castle_envs.experiments.cli import build_parser
+    from castle_envs.experiments.play import run
 
     args = build_parser().parse_args(["play", "castellion", "--level", level, "--seed", "3"])
     script = "0\nxyz\n999\n\n" + "0\n" * 600
@@ -250,7 +250,7 @@ def test_terminal_play_driven_by_scripted_input(level):
 
 
 def test_cli_rejects_a_bad_level(capsys):
-    from experiments.cli import main
+    from castle_envs.experiments.cli import main
     assert main(["play", "castellion", "--level", "kindergarten"]) == 2
     assert "kindergarten" in capsys.readouterr().err
 

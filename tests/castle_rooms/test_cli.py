@@ -3,12 +3,12 @@ import io
 
 import pytest
 
-from experiments.cli import build_parser
+from castle_envs.experiments.cli import build_parser
 
 
 @pytest.mark.parametrize("players,extra", [(3, ["--hotseat"]), (2, ["--human", "1"])])
 def test_play_to_the_end_by_typed_moves(players, extra):
-    from experiments import play
+    from castle_envs.experiments import play
     args = build_parser().parse_args(
         ["play", "castle-rooms", "--players", str(players), "--seed", "1", *extra])
     out = io.StringIO()

@@ -222,8 +222,8 @@ def test_vector_env_stacks_masks():
 
 
 def test_terminal_play_driven_by_scripted_input():
-    from experiments.cli import build_parser
-    from experiments.play import run
+    from castle_envs.experiments.cli import build_parser
+    from castle_envs.experiments.play import run
 
     args = build_parser().parse_args(["play", "castle-siege", "--difficulty", "hard",
                                       "--seed", "7"])
@@ -239,7 +239,7 @@ def test_terminal_play_driven_by_scripted_input():
 
 
 def test_cli_rejects_bad_variant_without_traceback(capsys):
-    from experiments.cli import main
+    from castle_envs.experiments.cli import main
     assert main(["play", "castle-siege", "--difficulty", "nightmare"]) == 2
     assert "unknown difficulty 'nightmare'" in capsys.readouterr().err
 

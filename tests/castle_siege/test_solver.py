@@ -12,8 +12,8 @@ from castle_envs.castle_siege.rules import BATTLE, State
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver, deal_deck,
                                              line_events, relaxed_winnable, replay_wins,
                                              solve_deck, state_key)
-from experiments import cli
-from experiments.solve import parse_budget
+from castle_envs.experiments import cli
+from castle_envs.experiments.solve import parse_budget
 
 from .helpers import C, position, slots
 
@@ -270,7 +270,7 @@ def test_solve_command_rejects_bad_input(capsys):
 
 # --- probes guided by a policy ------------------------------------------------------------
 def test_policy_guided_probes_find_replayable_wins_and_reject_illegal_choices():
-    from agents.castle_siege import heuristic_policy
+    from castle_envs.agents.castle_siege import heuristic_policy
 
     found = 0
     for seed in range(6):

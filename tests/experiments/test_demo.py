@@ -1,8 +1,8 @@
 """castle-envs demo: the newcomer's first command prints a win rate per agent, trained agent included."""
 import re
 
-from experiments.cli import main
-from experiments.demo import TRAINED
+from castle_envs.experiments.cli import main
+from castle_envs.experiments.demo import TRAINED
 
 
 def test_demo_prints_a_win_rate_for_every_agent(capsys):

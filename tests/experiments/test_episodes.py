@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import castle_envs  # noqa: F401
-from agents import make_agent
-from experiments.episodes import play_episode
+from castle_envs.agents import make_agent
+from castle_envs.experiments.episodes import play_episode
 
 
 @pytest.mark.parametrize("spec", ["greedy", "heuristic", "random"])

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from experiments.cli import main
-from experiments.evaluate import evaluate
+from castle_envs.experiments.cli import main
+from castle_envs.experiments.evaluate import evaluate
 
 
 def test_summary_fields_and_events():

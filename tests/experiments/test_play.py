@@ -1,8 +1,8 @@
 """castle-envs play in the multi-player games: built-in opponents and bad input."""
 import io
 
-from experiments.cli import build_parser, main
-from experiments.play import run
+from castle_envs.experiments.cli import build_parser, main
+from castle_envs.experiments.play import run
 
 
 def test_opponents_play_a_whole_game_when_no_seat_is_human():

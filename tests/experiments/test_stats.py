@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments.stats import (bradley_terry, bt_ratings_with_intervals, elo_scale,
+from castle_envs.experiments.stats import (bradley_terry, bt_ratings_with_intervals, elo_scale,
                                mean_interval, paired_difference, pairwise_from_returns,
                                wilson_interval)
 

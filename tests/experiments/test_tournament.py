@@ -1,7 +1,7 @@
 import pytest
 
-from experiments.cli import main
-from experiments.tournament import seat_plan, tournament
+from castle_envs.experiments.cli import main
+from castle_envs.experiments.tournament import seat_plan, tournament
 
 
 def test_seats_rotate():

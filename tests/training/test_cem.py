@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.castle_siege_linear import LinearPolicy
-from experiments.config import load_config, resolve
-from experiments.train_cem import run_training
+from castle_envs.agents.castle_siege_linear import LinearPolicy
+from castle_envs.experiments.config import load_config, resolve
+from castle_envs.experiments.train_cem import run_training
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "configs" / "tiny" / "castle_siege_cem.yaml"
@@ -40,7 +40,7 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
 
 
 def test_cli_trains_and_resumes_a_cem_run(tmp_path, capsys):
-    from experiments.cli import main
+    from castle_envs.experiments.cli import main
     run_dir = tmp_path / "cli"
     assert main(["train", "--config", str(TINY), "--run-dir", str(run_dir), "--no-progress",
                  "--set", "cem.generations=1"]) == 0

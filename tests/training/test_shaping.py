@@ -4,9 +4,9 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from agents.castellion import castle_score, heuristic_policy  # noqa: E402
-from experiments.config import resolve  # noqa: E402
-from experiments.train import make_env  # noqa: E402
+from castle_envs.agents.castellion import castle_score, heuristic_policy  # noqa: E402
+from castle_envs.experiments.config import resolve  # noqa: E402
+from castle_envs.experiments.train import make_env  # noqa: E402
 
 CONFIG = {"game": "castellion", "variant": {"level": "academy"}, "env_kwargs": {"reward": "ordeals"},
           "shaping": "heuristic_potential", "ppo": {"gamma": 1.0}}

@@ -6,8 +6,8 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from experiments.config import load_config, resolve  # noqa: E402
-from experiments.train import train  # noqa: E402
+from castle_envs.experiments.config import load_config, resolve  # noqa: E402
+from castle_envs.experiments.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "configs" / "tiny" / "castle_siege_easy.yaml"
@@ -42,7 +42,7 @@ def test_bad_configs_name_the_key(raw, message):
 
 
 def test_cli_reports_bad_config_without_traceback(tmp_path, capsys):
-    from experiments.cli import main
+    from castle_envs.experiments.cli import main
     bad = tmp_path / "bad.yaml"
     bad.write_text("game: castle-siege\nppo: {lr: 0.1}\n")
     assert main(["train", "--config", str(bad), "--no-progress"]) == 2
@@ -62,8 +62,8 @@ def test_resume_continues_the_step_count_and_keeps_the_config(tmp_path):
     assert [int(r.split(",")[0]) for r in rows[1:]] == [256, 512]
     assert list((tmp_path / "part" / "tb").iterdir())
 
-    from agents import make_agent
-    from experiments.train import export_model
+    from castle_envs.agents import make_agent
+    from castle_envs.experiments.train import export_model
     source = tmp_path / "whole" / "final_model.zip"
     shipped = export_model(source, tmp_path / "models" / "tiny.zip")
     assert shipped.stat().st_size < source.stat().st_size

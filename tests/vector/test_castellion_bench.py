@@ -1,7 +1,7 @@
 """``castle-envs bench castellion`` reports the compiled single and batched figures."""
 import json
 
-from experiments.cli import main
+from castle_envs.experiments.cli import main
 
 
 def test_bench_reports_castellion_batched_figures(capsys):

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.train
 def test_short_training_run_writes_curve_and_tensorboard_events(tmp_path, algo):
     if algo == "sb3":
         pytest.importorskip("sb3_contrib")
-    from experiments import ppo_vec
+    from castle_envs.experiments import ppo_vec
     curve = tmp_path / "curve.json"
     ppo_vec.main(["--algo", algo, "--total-timesteps", "2048", "--num-envs", "16",
                   "--num-steps", "64", "--hidden", "32", "--logdir", str(tmp_path / "runs"),
