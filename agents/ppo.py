@@ -1,8 +1,12 @@
-"""A trained sb3-contrib ``MaskablePPO`` policy as an agent (``ppo:PATH`` on the command line).
+"""A trained MaskablePPO policy as an agent (``model:DIR`` or ``ppo:DIR`` on the command line).
 
-The model is loaded on the CPU once; ``act`` takes the env's observation vector (a
-PettingZoo-style dict is unpacked, or built, to match the model's observation space) and
-the mask, and returns the model's most probable legal action (deterministic).
+The policy comes from a safe model directory (``castle_envs.agents.saved``: JSON plus
+tensors, nothing unpickled). ``act`` takes the env's observation vector (a PettingZoo-style
+dict is unpacked) and the mask, and returns the policy's most probable legal action.
+
+A Stable-Baselines3 ``.zip`` holds pickled objects that run code when loaded, so
+``ppo:FILE.zip`` is refused unless the spec says the file is the user's own
+(``ppo:FILE.zip,trust_pickle=1``).
 """
 from __future__ import annotations
 
@@ -16,32 +20,55 @@ from .base import Agent
 class PPOAgent(Agent):
     needs_observation = True
 
-    def __init__(self, path: str, seed: int | None = None, deterministic: bool = True):
+    def __init__(self, policy, name: str = "ppo", seed: int | None = None,
+                 deterministic: bool = True):
         super().__init__(seed)
+        self.policy = policy
+        self.name = name
+        self.deterministic = deterministic
+
+    @classmethod
+    def from_spec(cls, rest: str, game: str, seed: int | None = None) -> "PPOAgent":
+        """``ppo:DIR`` (a safe model directory) or ``ppo:FILE.zip,trust_pickle=1``."""
+        from .registry import parse_options
+        from .saved import load_agent, load_sb3_zip_trusted
+
+        path, _, opts = rest.strip().partition(",")
+        path = path.strip()
+        options = parse_options(opts, {"trust_pickle": _flag}, "ppo") if opts else {}
         if not path:
-            raise ValueError("ppo agent needs a model path: ppo:PATH")
+            raise ValueError("ppo agent needs a model path: ppo:models/DIR")
+        if os.path.isdir(path):
+            if options:
+                raise ValueError("trust_pickle applies to .zip files only; a model directory "
+                                 "loads safely without it")
+            agent = load_agent(path, game, seed)
+            agent.name = f"ppo:{path}"
+            return agent
         if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):
             raise FileNotFoundError(f"no MaskablePPO model at {path!r}")
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError as err:
-            raise ValueError(f"ppo agents need the 'train' extra (sb3-contrib): {err}") from None
-        try:
-            self.model = MaskablePPO.load(path, device="cpu")
-        except Exception as err:   # a zip that is not a MaskablePPO model
-            raise ValueError(f"cannot load a MaskablePPO model from {path!r}: {err}") from None
-        self.path = path
-        self.deterministic = deterministic
-        self.name = f"ppo:{path}"
-        import gymnasium
-        self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
+        if not options.get("trust_pickle"):
+            raise ValueError(
+                f"refused {path!r}: a Stable-Baselines3 zip holds pickled objects that can run "
+                "code when loaded. Load a safe model directory instead (model:DIR, what "
+                "castle-envs train writes), or, for a file you made yourself, "
+                f"ppo:{path},trust_pickle=1")
+        model = load_sb3_zip_trusted(path)
+        return cls(model.policy, f"ppo:{rest.strip()}", seed)
 
     def act(self, observation, action_mask, state=None) -> int:
-        if isinstance(observation, dict) and not self._dict_obs:
+        if isinstance(observation, dict):
             observation = observation["observation"]
-        elif self._dict_obs and not isinstance(observation, dict):
-            observation = {"observation": observation,
-                           "action_mask": np.asarray(action_mask, dtype=np.int8)}
-        action, _ = self.model.predict(observation, action_masks=np.asarray(action_mask, bool),
-                                       deterministic=self.deterministic)
+        action, _ = self.policy.predict(np.asarray(observation, dtype=np.float32),
+                                        action_masks=np.asarray(action_mask, bool),
+                                        deterministic=self.deterministic)
         return int(action)
+
+
+def _flag(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise ValueError(f"expected 1 or 0, got {text!r}")

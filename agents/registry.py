@@ -1,7 +1,9 @@
 """Agents by name, as the command line writes them.
 
 ``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
-also ``time``, ``c``, ``max_rollout_steps``), ``ppo:PATH`` (a MaskablePPO model),
+also ``time``, ``c``, ``max_rollout_steps``), ``model:DIR`` (any saved model directory,
+``castle_envs.agents.saved``: its ``model.json`` says what it is), ``ppo:DIR`` (a MaskablePPO
+model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of your own),
 ``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``). ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
@@ -13,7 +15,7 @@ from castle_envs.registry import get_game
 
 from .base import Agent, PolicyAgent, RandomAgent
 
-AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "ppo", "linear")
+AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "model", "ppo", "linear")
 
 _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
                  "max_rollout_steps": int, "widening": float}
@@ -41,7 +43,7 @@ def heuristic_policy(game: str, name: str = "heuristic"):
 
 
 def available_agents(game: str) -> list[str]:
-    names = ["random", "mcts", "ppo:PATH"] + (["linear:PATH"] if game == "castle-siege" else [])
+    names = ["random", "mcts", "model:DIR", "ppo:DIR"] + (["linear:PATH"] if game == "castle-siege" else [])
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -59,7 +61,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     name = name.strip().lower()
     if name not in AGENT_NAMES:
         raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
-                         "(e.g. random, heuristic, mcts:sims=200, ppo:models/x.zip)")
+                         "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)")
     return name, rest
 
 
@@ -109,8 +111,13 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
         policy = LinearPolicy.load(path.strip(), endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
+    if name == "model":
+        from .saved import load_agent
+        if not rest.strip():
+            raise ValueError("model needs a model directory: model:models/DIR")
+        return load_agent(rest.strip(), game, seed)
     from .ppo import PPOAgent
-    return PPOAgent(rest.strip(), seed)
+    return PPOAgent.from_spec(rest, game, seed)
 
 
 def split_agent_list(text: str) -> list[str]:
@@ -120,7 +127,7 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith(("mcts", "linear")):
+            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

@@ -49,7 +49,7 @@ def add_parser(sub):
 def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     p.add_argument(agent_flag, dest="agents", action="append",
                    help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
-                        f"mcts:sims=200,rollout=heuristic, ppo:PATH, linear:PATH (default {default_agents})")
+                        f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local")

@@ -24,7 +24,7 @@ def add_parser(sub):
     p.add_argument("--hotseat", action="store_true", help="a person plays every seat")
     p.add_argument("--opponent", default="heuristic",
                    help="multi-player games: the agent in the other seats (default heuristic; "
-                        "random, mcts:sims=50, ppo:PATH, linear:PATH ...)")
+                        "random, mcts:sims=50, model:DIR, linear:PATH ...)")
     p.set_defaults(run=run)
 
 

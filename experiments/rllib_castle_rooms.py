@@ -39,6 +39,8 @@ Options
     ``--epochs``, ``--lr``, ``--hidden`` layer sizes, ``--seed``, ``--num-cpus`` for Ray
     (1 by default), ``--eval-games``, ``--out`` run folder (default ``runs/rllib_castle_rooms_
     <time>``), ``--checkpoint`` to start from (its weights are restored before training).
+    RLlib checkpoints hold pickled objects, which run code when loaded, so ``--checkpoint``
+    also needs ``--trust-checkpoint``: load only checkpoints you made yourself.
 Output
     ``OUT/checkpoint/`` (``Algorithm.from_checkpoint`` restores the whole algorithm;
     ``load_modules`` just the policies), ``OUT/summary.json`` (config, per-iteration metrics,
@@ -230,8 +232,14 @@ def parse_args(argv=None):
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--checkpoint", type=Path, default=None,
                    help="an earlier run's checkpoint to start from (or, with --iterations 0, "
-                        "to evaluate)")
+                        "to evaluate); needs --trust-checkpoint")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="the --checkpoint is your own: RLlib checkpoints are pickles, which "
+                        "run code when loaded")
     args = p.parse_args(argv)
+    if args.checkpoint is not None and not args.trust_checkpoint:
+        p.error("RLlib checkpoints hold pickled objects that run code when loaded; pass "
+                "--trust-checkpoint to load one you made yourself")
     if args.iterations < 0 or args.eval_games < 0:
         p.error("--iterations and --eval-games must be >= 0")
     if args.iterations == 0 and args.checkpoint is None:

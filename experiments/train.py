@@ -6,14 +6,28 @@ against opponents through ``castle_envs.wrappers.SingleAgentEnv``); the callback
 rates to TensorBoard, evaluate on held-out seeds, follow the curriculum, grow the self-play
 pool and checkpoint; ``--resume RUN_DIR`` continues from the last checkpoint with the saved
 config. Everything a run needs to be repeated is written to its run folder:
-``config.yaml`` (resolved), ``progress.json``, ``eval.csv``, ``checkpoints/``, ``tb/``,
+``config.yaml`` (resolved), ``progress.json``, ``eval.csv``, ``checkpoints/latest/``, ``tb/``,
+``best_model/`` and ``final_model/`` (model directories: ``--agent model:RUN/final_model``),
 ``summary.json``.
+
+Nothing here unpickles: checkpoints and models are tensors read with
+``torch.load(weights_only=True)`` plus JSON (``castle_envs.agents.saved``), so resuming or
+evaluating a run folder someone handed you runs no code from it.
+
+Interrupts (Ctrl-C, or SIGTERM as ``timeout``, Docker and Kubernetes send) checkpoint and
+exit. A checkpoint is taken between rollouts, so it counts exactly the steps trained on;
+one taken by an interrupt in the middle of a rollout drops that rollout's unfinished steps
+(resume collects them again). It also keeps the wall time so far and the random streams of
+the training envs and of the policy, which resume continues instead of reseeding.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import json
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -46,8 +60,9 @@ def run(args) -> int:
                          None if args.resume else args.overrides)
     if config["algo"] == "cem":
         from . import train_cem
-        summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
-                                         progress_bar=not args.no_progress)
+        with sigterm_as_interrupt():   # CEM checkpoints after every generation
+            summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
+                                             progress_bar=not args.no_progress)
         print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
         return 0
@@ -55,12 +70,33 @@ def run(args) -> int:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)
     else:
         summary = train(config, run_dir=args.run_dir, progress_bar=not args.no_progress)
+    if summary.get("interrupted"):
+        print(f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
+              f"continue with castle-envs train --resume {summary['run_dir']}")
+        return 130
     print(json.dumps({k: summary[k] for k in ("run_dir", "num_timesteps", "final_eval",
                                                "wall_seconds")}, indent=2))
     return 0
 
 
 # --- environments --------------------------------------------------------------------------
+#: training deals start here, far above the study and evaluation deals (seeds below 2,000,000)
+TRAIN_SEED_BASE = 20_000_000
+
+
+class _IgnoreInterrupts:
+    """An env factory for ``SubprocVecEnv`` whose worker ignores Ctrl-C: the terminal sends
+    SIGINT to the whole process group, and a worker that died of it would leave the main
+    process's checkpoint and ``close`` to fail with EOFError/BrokenPipeError."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return self.fn()
+
+
 class VariantSwitch(gym.Wrapper):
     """Lets a curriculum change the variant (difficulty, level) used from the next reset."""
 
@@ -169,7 +205,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     if shaped and config["shaping"]:
         env = PotentialShaping(env, heuristic_potential(spec.slug), config["ppo"]["gamma"])
     env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.api == "gymnasium" else ())
-    env.reset(seed=config["seed"] * 1000 + rank)
+    env.reset(seed=TRAIN_SEED_BASE + config["seed"] * 1000 + rank)
     return env
 
 
@@ -179,7 +215,7 @@ def make_vec_env(config: dict, pool: list | None = None):
     fns = [lambda rank=rank: make_env(config, rank, pool, shaped=True)
            for rank in range(config["n_envs"])]
     if config["vec_env"] == "subproc" and not config["self_play"]["enabled"]:
-        return SubprocVecEnv(fns)
+        return SubprocVecEnv([_IgnoreInterrupts(fn) for fn in fns])
     return DummyVecEnv(fns)
 
 
@@ -267,9 +303,22 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
 
         def _on_training_start(self):
             self._wins = []
-            self._t0 = time.perf_counter()
+            self._t0 = progress["_session_start"] = time.perf_counter()
+            progress["_streams"] = _rng_states(self.training_env)
             self._steps0 = self.model.num_timesteps
             self._apply_stage()
+
+        def _on_rollout_start(self):
+            # every step collected so far has been trained on (PPO updates between
+            # rollouts): the one point where a checkpoint's step count is exact
+            steps = progress["num_timesteps"] = int(self.model.num_timesteps)
+            # the envs' random streams as they stand between rollouts, kept for a checkpoint
+            # an interrupt may take later (subprocess envs cannot be asked mid-step)
+            progress["_streams"] = _rng_states(self.training_env)
+            ckpt = config["checkpoint"]["every_steps"]
+            if steps // ckpt > progress["checkpoints"]:
+                progress["checkpoints"] = steps // ckpt
+                save_checkpoint(self.model, run_dir, progress)
 
         def _stage(self, steps: int) -> dict | None:
             for stage in config["curriculum"]:
@@ -305,10 +354,6 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
                     progress["snapshots"] = steps // snap
                     pool.append(PolicySnapshot(self.model.policy))
                     del pool[:-config["self_play"]["pool_size"]]
-            ckpt = config["checkpoint"]["every_steps"]
-            if steps // ckpt > progress["checkpoints"]:
-                progress["checkpoints"] = steps // ckpt
-                save_checkpoint(self.model, run_dir, progress)
             return True
 
         def _evaluate(self, steps: int):
@@ -330,36 +375,110 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
                 writer.writerow(row)
             if result["win_rate"] > progress["best_win_rate"]:
                 progress["best_win_rate"] = result["win_rate"]
-                self.model.save(run_dir / "best_model.zip")
+                save_model(self.model, config, run_dir / "best_model")
             progress["last_eval"] = result
-
-        def _on_training_end(self):
-            progress["wall_before"] += time.perf_counter() - self._t0
 
     return Training()
 
 
-def export_model(source: str | Path, target: str | Path) -> Path:
-    """Save a trained model for shipping: the same MaskablePPO zip, with the optimizer's
-    moment estimates dropped (a third of the size; only resuming training needs them)."""
-    from sb3_contrib import MaskablePPO
+def save_model(model, config: dict, directory: str | Path) -> Path:
+    """The policy as a safe model directory (``--agent model:DIR``); no optimizer state."""
+    from castle_envs.agents.saved import save_maskable_ppo
 
-    model = MaskablePPO.load(source, device="cpu")
-    policy = model.policy
-    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate,
-                                              **policy.optimizer_kwargs)
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    model.save(target)
-    return target
+    return save_maskable_ppo(model.policy.state_dict(), directory, config["game"],
+                             config["variant"], config["env_kwargs"],
+                             config["policy"]["net_arch"], config["policy"]["activation"])
+
+
+def export_model(run_dir: str | Path, target: str | Path) -> Path:
+    """Ship a run's final policy (else its latest checkpoint) as a model directory."""
+    from castle_envs.agents.saved import load_tensors, save_maskable_ppo
+
+    run_dir = Path(run_dir)
+    config = load_config(run_dir / "config.yaml")
+    final = run_dir / "final_model"
+    if (final / "model.json").is_file():
+        source = final / "weights.pt"
+    elif (run_dir / "checkpoints" / "latest" / "policy.pt").is_file():
+        source = run_dir / "checkpoints" / "latest" / "policy.pt"
+    else:
+        raise FileNotFoundError(f"{run_dir} holds no final_model/ or checkpoint to export")
+    return save_maskable_ppo(load_tensors(source), target, config["game"], config["variant"],
+                             config["env_kwargs"], config["policy"]["net_arch"],
+                             config["policy"]["activation"])
+
+
+def _rng_states(env) -> list:
+    return [g.bit_generator.state for g in env.get_attr("np_random")]
 
 
 def save_checkpoint(model, run_dir: Path, progress: dict) -> None:
+    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), written
+    to a fresh folder and renamed into place, so an interrupt never leaves half a checkpoint.
+    ``progress["num_timesteps"]`` must count the steps trained on (see ``_on_rollout_start``)."""
+    import torch
+
     ckpt_dir = run_dir / "checkpoints"
     ckpt_dir.mkdir(exist_ok=True)
-    model.save(ckpt_dir / "latest.zip")
-    progress["num_timesteps"] = int(model.num_timesteps)
-    (run_dir / "progress.json").write_text(json.dumps(progress, indent=2))
+    tmp = ckpt_dir / "latest.tmp"
+    if tmp.exists():
+        import shutil
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    torch.save(model.policy.state_dict(), tmp / "policy.pt")
+    torch.save(model.policy.optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
+    streams = progress.get("_streams") or _rng_states(model.get_env())
+    (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
+    old = ckpt_dir / "latest"
+    if old.exists():
+        import shutil
+        shutil.rmtree(old)
+    tmp.rename(old)
+    if "_session_start" in progress:
+        progress["wall_seconds"] = progress["wall_before"] + (
+            time.perf_counter() - progress["_session_start"])
+    _write_progress(run_dir, progress)
+
+
+def _write_progress(run_dir: Path, progress: dict) -> None:
+    data = {k: v for k, v in progress.items() if not k.startswith("_")}
+    tmp = run_dir / "progress.json.tmp"
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, run_dir / "progress.json")
+
+
+def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
+    """Restore what ``save_checkpoint`` wrote into a freshly built model and its envs."""
+    import torch
+
+    from castle_envs.agents.saved import load_tensors
+
+    ckpt = run_dir / "checkpoints" / "latest"
+    if not (ckpt / "policy.pt").is_file():
+        raise FileNotFoundError(f"{run_dir} has no checkpoints/latest/policy.pt to resume from")
+    try:
+        model.policy.load_state_dict(load_tensors(ckpt / "policy.pt"))
+        model.policy.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+    except (RuntimeError, KeyError, TypeError) as err:
+        raise ValueError(f"{ckpt}: the checkpoint does not fit this run's config "
+                         f"({str(err).splitlines()[0]})") from None
+    rng = load_tensors(ckpt / "rng.pt")
+    if not isinstance(rng, dict) or not isinstance(rng.get("torch"), torch.Tensor):
+        raise ValueError(f"{ckpt}/rng.pt is not a castle-envs checkpoint")
+    torch.set_rng_state(rng["torch"])
+    try:
+        states = json.loads((ckpt / "envs.json").read_text())["rng"]
+        env = model.get_env()
+        if len(states) != env.num_envs:
+            raise ValueError(f"{len(states)} env streams for {env.num_envs} envs")
+        for i, state in enumerate(states):
+            gen = np.random.Generator(np.random.PCG64())
+            gen.bit_generator.state = state
+            env.set_attr("np_random", gen, indices=[i])
+    except (KeyError, TypeError, ValueError, OSError) as err:
+        raise ValueError(f"{ckpt}/envs.json is not a castle-envs checkpoint: {err}") from None
+    model.num_timesteps = int(progress["num_timesteps"])
 
 
 # --- the run -------------------------------------------------------------------------------------
@@ -375,50 +494,90 @@ def build_model(config: dict, env, run_dir: Path):
         **config["ppo"])
 
 
+def _close_quietly(env, interrupted: bool) -> None:
+    """Close the envs; after an interrupt, first take the step results subprocess workers
+    were still sending, so that ``close`` neither hangs nor fails on a broken pipe."""
+    if interrupted and hasattr(env, "remotes"):
+        for remote in env.remotes:
+            with contextlib.suppress(EOFError, OSError):
+                while remote.poll(0.5):
+                    remote.recv()
+        env.waiting = False
+    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
+        env.close()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM (``timeout``, Docker, Kubernetes) interrupts like Ctrl-C, so that it too ends
+    in a checkpoint; the previous handler comes back afterwards."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def train(config: dict | None = None, run_dir: str | Path | None = None, resume: str | None = None,
           progress_bar: bool = True, stop_after: int | None = None) -> dict:
     """Run (or ``resume``) training; ``stop_after`` ends this session after that many steps,
-    checkpointed, as an interruption would (tests use it to exercise ``resume``)."""
-    from sb3_contrib import MaskablePPO
-
+    checkpointed, as an interruption would (tests use it to exercise ``resume``). An
+    interrupt (Ctrl-C, SIGTERM) checkpoints and returns a summary with ``interrupted: True``."""
     if resume:
         run_dir = Path(resume)
         if not (run_dir / "config.yaml").is_file():
             raise FileNotFoundError(f"{run_dir} has no config.yaml: not a run folder")
         config = load_config(run_dir / "config.yaml")
-        progress = json.loads((run_dir / "progress.json").read_text())
+        try:
+            progress = json.loads((run_dir / "progress.json").read_text())
+            int(progress["num_timesteps"]), float(progress["wall_before"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
     else:
         config, run_dir = new_run_dir(config, run_dir)
         progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
-                    "best_win_rate": -1.0, "wall_before": 0.0, "variant": None}
+                    "best_win_rate": -1.0, "wall_before": 0.0, "wall_seconds": 0.0,
+                    "variant": None}
     import torch
     torch.set_num_threads(config["torch_threads"])
     pool: list = []
     env = make_vec_env(config, pool)
+    model = build_model(config, env, run_dir)
     if resume:
-        model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env,
-                                 device=config["device"])
-        model.tensorboard_log = str(run_dir / "tb")
-    else:
-        model = build_model(config, env, run_dir)
-        if config["pretrain"]["agent"]:
-            progress["pretrain"] = pretrain(model, config)
-            save_checkpoint(model, run_dir, progress)
+        load_checkpoint(model, run_dir, progress)
+    elif config["pretrain"]["agent"]:
+        progress["pretrain"] = pretrain(model, config)
+        save_checkpoint(model, run_dir, progress)
     remaining = config["total_timesteps"] - model.num_timesteps
     if stop_after is not None:
         remaining = min(remaining, stop_after)
     callback = _callbacks(config, run_dir, pool, progress)
+    interrupted = False
     try:
-        if remaining > 0:
-            model.learn(remaining, callback=callback, reset_num_timesteps=not resume,
-                        tb_log_name="ppo", progress_bar=progress_bar)
+        with sigterm_as_interrupt():
+            if remaining > 0:
+                model.learn(remaining, callback=callback, reset_num_timesteps=not resume,
+                            tb_log_name="ppo", progress_bar=progress_bar)
+            progress["num_timesteps"] = int(model.num_timesteps)   # the last rollout trained
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         save_checkpoint(model, run_dir, progress)   # an interrupted run resumes from here
-        env.close()
-    final = evaluate_model(model, config, config["eval"]["episodes"], config["eval"]["seed"])
-    model.save(run_dir / "final_model.zip")
-    summary = {"run_dir": str(run_dir), "num_timesteps": int(model.num_timesteps),
-               "final_eval": final, "wall_seconds": progress["wall_before"],
-               "config": config}
+        progress["wall_before"] = progress.get("wall_seconds", progress["wall_before"])
+        _write_progress(run_dir, progress)
+        _close_quietly(env, interrupted)
+    summary = {"run_dir": str(run_dir), "num_timesteps": int(progress["num_timesteps"]),
+               "wall_seconds": progress["wall_before"], "config": config}
+    if interrupted:
+        return {**summary, "interrupted": True}
+    summary["final_eval"] = evaluate_model(model, config, config["eval"]["episodes"],
+                                           config["eval"]["seed"])
+    save_model(model, config, run_dir / "final_model")
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -133,6 +133,15 @@ def test_bad_example_arguments():
         example.load_modules("/nonexistent")
 
 
+def test_a_checkpoint_is_loaded_only_when_trusted(capsys):
+    """RLlib checkpoints are pickles: --checkpoint alone is refused before anything is read."""
+    with pytest.raises(SystemExit):
+        example.parse_args(["--iterations", "0", "--checkpoint", "/some/checkpoint"])
+    assert "--trust-checkpoint" in capsys.readouterr().err
+    args = example.parse_args(["--iterations", "0", "--checkpoint", "/c", "--trust-checkpoint"])
+    assert args.trust_checkpoint
+
+
 def test_per_seat_policies_give_each_seat_its_own_module():
     config = example.build_config(num_players=3, policies="per_seat")
     seats = {f"player_{i}" for i in range(3)}

@@ -64,10 +64,9 @@ def test_resume_continues_the_step_count_and_keeps_the_config(tmp_path):
 
     from castle_envs.agents import make_agent
     from castle_envs.experiments.train import export_model
-    source = tmp_path / "whole" / "final_model.zip"
-    shipped = export_model(source, tmp_path / "models" / "tiny.zip")
-    assert shipped.stat().st_size < source.stat().st_size
-    agent = make_agent(f"ppo:{shipped}", "castle-siege")
+    shipped = export_model(tmp_path / "whole", tmp_path / "models" / "tiny")
+    assert (shipped / "model.json").is_file()
+    agent = make_agent(f"model:{shipped}", "castle-siege")
     import gymnasium
     env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="easy")
     obs, info = env.reset(seed=0)
@@ -95,7 +94,7 @@ def test_tiny_config_trains_on_every_game(name, tmp_path):
     config = load_config(ROOT / "configs" / "tiny" / f"{name}.yaml")
     summary = train(config, run_dir=tmp_path / name, progress_bar=False)
     assert summary["num_timesteps"] == config["total_timesteps"]
-    assert (tmp_path / name / "final_model.zip").is_file()
+    assert (tmp_path / name / "final_model" / "model.json").is_file()
 
 
 @pytest.mark.slow
