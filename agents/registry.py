@@ -11,11 +11,42 @@ agent before them. Bad names and options raise ``ValueError`` with the fix in th
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from castle_envs.registry import get_game
 
 from .base import Agent, PolicyAgent, RandomAgent
 
-AGENT_NAMES = ("random", "greedy", "heuristic", "mcts", "model", "ppo", "linear")
+AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear")
+
+#: ``best``: the strongest shipped agent of each game, by measured win rate (the model
+#: cards and docs/ give the figures). A ``{models}/`` prefix is the shipped models folder.
+BEST_AGENTS = {
+    "castle-siege": "model:{models}/castle_siege_very_hard_linear",
+    "castellion": "heuristic",
+    "castle-rooms": "heuristic",
+    "castell": "heuristic",
+}
+
+
+def shipped_models_dir() -> Path:
+    """The shipped ``models/`` folder: beside ``agents/`` in a checkout, and installed as
+    ``castle_envs/models`` beside ``castle_envs/agents`` in a wheel."""
+    return Path(__file__).resolve().parents[1] / "models"
+
+
+def resolve_spec(spec: str, game: str) -> str:
+    """``best`` -> the game's strongest shipped agent spec; any other spec unchanged."""
+    if not isinstance(spec, str) or spec.strip().lower() != "best":
+        return spec
+    template = BEST_AGENTS[get_game(game).slug]
+    models = shipped_models_dir()
+    try:
+        shown = models.relative_to(Path.cwd())
+    except ValueError:
+        shown = models
+    return template.replace("{models}", str(shown) if str(shown) != "." else os.curdir)
 
 _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
                  "max_rollout_steps": int, "widening": float}
@@ -43,7 +74,7 @@ def heuristic_policy(game: str, name: str = "heuristic"):
 
 
 def available_agents(game: str) -> list[str]:
-    names = ["random", "mcts", "model:DIR", "ppo:DIR"] + (["linear:PATH"] if game == "castle-siege" else [])
+    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (["linear:PATH"] if game == "castle-siege" else [])
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -85,6 +116,10 @@ def parse_options(text: str, types: dict, what: str) -> dict:
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     name, rest = parse_spec(spec)
+    if name == "best":
+        if rest:
+            raise ValueError("best takes no options: it names the game's strongest shipped agent")
+        return make_agent(resolve_spec("best", game), game, seed)
     if name == "random":
         if rest:
             raise ValueError("the random agent takes no options")

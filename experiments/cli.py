@@ -1,37 +1,80 @@
 """``castle-envs``: one command line for playing, benchmarking, evaluating and training.
 
-Each subcommand lives in its own module of ``experiments`` with ``add_parser(subparsers)``
-and ``run(args) -> int``; ``COMMANDS`` lists them (a listed module that is not there yet is
-skipped, so work on a new subcommand never breaks the others).
+Each subcommand lives in its own module of ``castle_envs.experiments`` with
+``add_parser(subparsers)`` and ``run(args) -> int``. ``COMMANDS`` lists them with a line of
+help, so that ``castle-envs --help`` imports none of them: a subcommand's module is imported
+only when it runs, and one that needs an optional extra (``train`` needs PyYAML, torch and
+sb3-contrib) says which extra to install instead of failing at start.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
-COMMANDS = ("demo", "play", "bench", "evaluate", "tournament", "solve", "train")
+#: name -> one line of help (the module is castle_envs.experiments.<name>)
+COMMANDS = {
+    "demo": "play agents on Castle Siege Very Hard, print win rates",
+    "play": "play a game in the terminal",
+    "bench": "steps per second: rules core, env, compiled and batched envs",
+    "evaluate": "win rates of agents on common deals, with intervals",
+    "tournament": "agents against each other: win rates and ratings",
+    "solve": "solve deals with everything known: how winnable is each level?",
+    "train": "train from a YAML config (MaskablePPO, or algo: cem)",
+}
+
+#: a missing module -> the extra that installs it
+EXTRAS = {"yaml": "train", "torch": "train", "stable_baselines3": "train",
+          "sb3_contrib": "train", "tensorboard": "train", "tqdm": "train", "rich": "train",
+          "ray": "distributed", "numba": "fast", "matplotlib": "notebooks", "pygame": "dev"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def missing_extra_message(command: str, err: ImportError) -> str:
+    module = (err.name or "").split(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return f"castle-envs {command}: error: {err}"
+    return (f"castle-envs {command}: error: this needs the '{extra}' extra ({module} is not "
+            f"installed): pip install \"castle-envs[{extra}]\"")
+
+
+def _command_in(argv: list[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported (for its full arguments)."""
     parser = argparse.ArgumentParser(
         prog="castle-envs", description="RL environments for four castle-themed tabletop games")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name in COMMANDS:
-        if importlib.util.find_spec(f"castle_envs.experiments.{name}") is not None:
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        if name == command:
             importlib.import_module(f"castle_envs.experiments.{name}").add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_in(argv)
+    try:
+        parser = build_parser(command)
+    except ImportError as err:
+        print(missing_extra_message(command, err), file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except (ValueError, FileNotFoundError) as err:
         # bad input from the user: a message and a non-zero exit, never a traceback
         print(f"castle-envs {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except ImportError as err:
+        print(missing_extra_message(args.command, err), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

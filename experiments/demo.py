@@ -1,21 +1,18 @@
 """``castle-envs demo``: the newcomer's first run: agents on Castle Siege Very Hard.
 
 Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
-rate with its 95% Wilson interval: uniform random, the rule-based heuristic of
-``castle_envs.agents.castle_siege``, and the shipped trained agent (``models/castle_siege_very_hard_linear``:
-a linear move scorer whose weights were learned by CEM, with endgame search). ``castle-envs
-evaluate`` measures more agents, variants and events.
+rate with its 95% Wilson interval: by default uniform random, the rule-based heuristic of
+``castle_envs.agents.castle_siege``, and ``best``, the strongest shipped agent (the command
+prints which). ``--agent`` picks others; ``castle-envs evaluate`` measures more agents,
+variants and events.
 """
 from __future__ import annotations
 
 import time
-from pathlib import Path
-
 import gymnasium
 import numpy as np
 
 import castle_envs  # noqa: F401  (registers the ids)
-from castle_envs.agents.base import RandomAgent
 from castle_envs.agents.registry import make_agent
 
 from .stats import wilson_interval
@@ -26,17 +23,21 @@ def add_parser(sub):
     p.add_argument("--episodes", type=int, default=500)
     p.add_argument("--difficulty", default="very_hard")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agent", dest="agents", action="append",
+                   help="agent specs, comma-separated or repeated (default random,heuristic,"
+                        "best: best is the strongest shipped agent)")
     p.set_defaults(run=run)
 
 
-TRAINED = Path(__file__).resolve().parents[1] / "models" / "castle_siege_very_hard_linear" / "policy.json"
+DEFAULT_AGENTS = "random,heuristic,best"
 
 
-def demo_agents():
-    agents = {"random": RandomAgent(), "heuristic": make_agent("heuristic", "castle-siege")}
-    if TRAINED.is_file():   # a source checkout; a wheel ships without models/
-        agents["trained"] = make_agent(f"linear:{TRAINED},endgame=2000", "castle-siege")
-    return agents
+def demo_agents(specs: list[str] | None = None) -> dict:
+    """Agents by the label the demo prints: the spec, and ``best`` as itself."""
+    from .evaluate import parse_agents, resolve_best
+    specs = specs or parse_agents(None, DEFAULT_AGENTS)
+    return {spec: make_agent(resolve_best(spec, "castle-siege"), "castle-siege")
+            for spec in specs}
 
 
 def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:
@@ -60,7 +61,8 @@ def run(args) -> int:
         raise ValueError("--episodes must be at least 1")
     print(f"Castle Siege {args.difficulty}: {args.episodes} deals (seeds {args.seed}.."
           f"{args.seed + args.episodes - 1}), the same deals for every agent")
-    for name, agent in demo_agents().items():
+    from .evaluate import parse_agents
+    for name, agent in demo_agents(parse_agents(args.agents, DEFAULT_AGENTS)).items():
         start = time.perf_counter()
         wins = play_episodes(agent, args.difficulty, args.episodes, args.seed)
         low, high = wilson_interval(wins, args.episodes)

@@ -60,12 +60,24 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     p.add_argument("--no-progress", action="store_true")
 
 
-def parse_agents(values, default: str) -> list[str]:
+def parse_agents(values, default: str, game: str | None = None) -> list[str]:
+    """Agent specs from ``--agent`` values; ``best`` becomes the game's strongest shipped
+    agent, and the command says which."""
     from castle_envs.agents.registry import split_agent_list
     specs = []
     for value in values or [default]:
         specs += split_agent_list(value)
-    return specs
+    return [resolve_best(s, game) for s in specs] if game else specs
+
+
+def resolve_best(spec: str, game: str) -> str:
+    import sys
+
+    from castle_envs.agents.registry import resolve_spec
+    resolved = resolve_spec(spec, game)
+    if resolved != spec:
+        print(f"agent {spec!r} for {game} is {resolved}", file=sys.stderr)
+    return resolved
 
 
 def parse_variants(spec, args) -> list:
@@ -203,10 +215,11 @@ def _event_differences(records_a, records_b) -> dict:
 
 def run(args) -> int:
     spec = get_game(args.game)
-    agents = parse_agents(args.agents, "random")
+    agents = parse_agents(args.agents, "random", spec.slug)
     variants = parse_variants(spec, args)
     summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
-                       parse_env_options(args.option), args.opponent, args.workers,
+                       parse_env_options(args.option), resolve_best(args.opponent, spec.slug),
+                       args.workers,
                        args.backend, args.address, progress=not args.no_progress)
     print_summary(summary)
     name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))

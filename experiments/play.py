@@ -24,7 +24,7 @@ def add_parser(sub):
     p.add_argument("--hotseat", action="store_true", help="a person plays every seat")
     p.add_argument("--opponent", default="heuristic",
                    help="multi-player games: the agent in the other seats (default heuristic; "
-                        "random, mcts:sims=50, model:DIR, linear:PATH ...)")
+                        "best, random, mcts:sims=50, model:DIR, linear:PATH ...)")
     p.set_defaults(run=run)
 
 
@@ -39,7 +39,9 @@ def run(args, stdin=None, stdout=None) -> int:
     if bad:
         raise ValueError(f"--human seats {bad} are not seats 0-{env.num_players - 1}")
     from castle_envs.agents import make_agent
-    opponent = make_agent(args.opponent, spec.slug, seed=args.seed)
+
+    from .evaluate import resolve_best
+    opponent = make_agent(resolve_best(args.opponent, spec.slug), spec.slug, seed=args.seed)
     return _play_multiplayer(env, args.seed, seats, opponent, session)
 
 

@@ -97,7 +97,7 @@ def run(args) -> int:
     spec = get_game(args.game)
     players = args.players if args.players is not None else (
         spec.variants[0] if spec.api == "pettingzoo" else 1)
-    agents = parse_agents(args.agents, "random,heuristic")
+    agents = parse_agents(args.agents, "random,heuristic", spec.slug)
     summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
                          args.backend, args.address, args.bootstrap,
                          progress=not args.no_progress)

@@ -50,3 +50,31 @@ def test_parse_spec_and_listing():
     assert parse_spec(" mcts:sims=3 ") == ("mcts", "sims=3")
     assert "heuristic" in available_agents("castle-siege")
     assert "greedy" in available_agents("castle-siege")
+
+
+def test_best_names_a_shipped_agent_for_every_game():
+    from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
+    from castle_envs.registry import GAMES
+    assert set(BEST_AGENTS) == set(GAMES)
+    for game in GAMES:
+        spec = resolve_spec("best", game)
+        assert spec != "best" and "{models}" not in spec
+        agent = make_agent("best", game, seed=0)
+        assert agent.act is not None
+    assert resolve_spec("heuristic", "castellion") == "heuristic"
+    with pytest.raises(ValueError, match="best takes no options"):
+        make_agent("best:x=1", "castle-siege")
+
+
+def test_best_is_resolved_and_announced_by_the_commands(capsys, tmp_path):
+    from castle_envs.experiments.cli import main
+    assert main(["evaluate", "--game", "castle-siege", "--difficulty", "easy", "--agent", "best",
+                 "--episodes", "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
+                 "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "agent 'best' for castle-siege is model:" in captured.err
+    assert "castle_siege_very_hard_linear" in captured.out
+    assert main(["tournament", "--game", "castle-rooms", "--agents", "random,best", "--games",
+                 "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
+                 "--no-progress"]) == 0
+    assert "agent 'best' for castle-rooms is heuristic" in capsys.readouterr().err

@@ -2,16 +2,22 @@
 import re
 
 from castle_envs.experiments.cli import main
-from castle_envs.experiments.demo import TRAINED
 
 
 def test_demo_prints_a_win_rate_for_every_agent(capsys):
-    assert TRAINED.is_file()
     assert main(["demo", "--episodes", "3", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "seeds 5..7" in out
-    for name in ("random", "heuristic", "trained"):
+    for name in ("random", "heuristic", "best"):
         assert re.search(rf"{name}\s+win rate\s+\d+\.\d%\s+95% CI \[", out), out
+    assert "agent 'best' for castle-siege is model:" in captured.err
+
+
+def test_demo_takes_other_agents(capsys):
+    assert main(["demo", "--episodes", "1", "--agent", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"greedy\s+win rate", out) and "heuristic" not in out
 
 
 def test_demo_rejects_no_episodes(capsys):
