@@ -45,16 +45,23 @@ def _command_in(argv: list[str]) -> str | None:
     return None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only ``command``'s module is imported (for its full arguments)."""
+def build_parser(command: str | None = None, lazy: bool = False) -> argparse.ArgumentParser:
+    """The parser. ``lazy``: only ``command``'s module is imported (for its full arguments),
+    the others are listed by name; otherwise every subcommand whose module imports."""
     parser = argparse.ArgumentParser(
         prog="castle-envs", description="RL environments for four castle-themed tabletop games")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        if name == command:
-            importlib.import_module(f"castle_envs.experiments.{name}").add_parser(sub)
-        else:
-            sub.add_parser(name, help=help_text)
+        if name == command or not lazy:
+            try:
+                module = importlib.import_module(f"castle_envs.experiments.{name}")
+            except ImportError:
+                if name == command:
+                    raise
+            else:
+                module.add_parser(sub)
+                continue
+        sub.add_parser(name, help=help_text)
     return parser
 
 
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_in(argv)
     try:
-        parser = build_parser(command)
+        parser = build_parser(command, lazy=True)
     except ImportError as err:
         print(missing_extra_message(command, err), file=sys.stderr)
         return 2
