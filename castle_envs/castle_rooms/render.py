@@ -1,13 +1,27 @@
 """Text and picture of the table: every row with its cards and blockers, plus the hand of the
-player to act (the view a hot-seat player needs; opponents' hands show as counts)."""
+player to act (the view a hot-seat player needs; opponents' hands show as counts).
+
+In the picture each Room shows its two sides as they lie in the row: a staircase and a
+corridor on each edge, each high or low (the codes HH, HL, LH, LL of the text view: stairs
+first, corridor second), so a row that fits lines up; each row's label shows its helmet
+(up or down), and a legend at the bottom says so.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.core.raster import BLACK, GOLD, GREY, RED, WHITE, Canvas
-
-from .data import EXIT, ENTRY, HELMET, SIDE_SHORT, card_name
+from ..core.scene import BLACK, FELT_DARK, GOLD, MUTED, PALE, WHITE, Scene
+from .actions import MAX_ROWS
+from .data import DRAGON, ENTRY, EXIT, HELMET, KIND, KNIGHT, SIDE_SHORT, card_name
 from .rules import WIN_LENGTH, CastleRoomsState
+
+#: what the notation means (``castle-envs play`` prints it)
+LEGEND = ("A Room R17[HL>LH] is card 17, entry side > exit side as it lies helmet up. A side "
+          "shows stairs and a corridor, each High or Low: HL = stairs high, corridor low. A "
+          "Room fits a row when its entry equals the exit of the row's last card, in the "
+          "row's orientation (helmet down turns the card: sides swap and H<->L). Slots count "
+          "the hand from 0; rows count from 0 in the order they were started; Dragons go on an "
+          "opponent's row end, a Knight frees your blocked row.")
 
 
 def _room_text(card: int, helmet: int) -> str:
@@ -36,52 +50,170 @@ def render_ansi(state: CastleRoomsState) -> str:
     return "\n".join(lines)
 
 
-CARD_W, CARD_H, GAP = 40, 18, 3
-ROWS_SHOWN = 6
-LABEL_W = 44
-BAND_H = 14 + ROWS_SHOWN * (CARD_H + GAP) + 4
-PAPER = (236, 224, 196)
-DARK = (60, 40, 30)
+# --- the picture ----------------------------------------------------------------------------
+CARD_W, CARD_H = 40, 26
+PITCH = CARD_W + 2
+ROW_PITCH = 30
+ROWS_PER_COLUMN = MAX_ROWS // 2
+LABEL_W = 50
+COLUMN_W = LABEL_W + (WIN_LENGTH + 1) * PITCH + 10
+WIDTH = -(-(16 + 2 * COLUMN_W + 16) // 16) * 16     # video encoders like multiples of 16
+BAND_H = 24 + ROWS_PER_COLUMN * ROW_PITCH + 8
+TOP = 40
+BOTTOM_H = 112
+STONE = (232, 220, 192)
+STONE_EDGE = (96, 74, 52)
+STAIRS = (120, 70, 40)
+CORRIDOR = (60, 60, 70)
+DRAGON_RED = (176, 36, 28)
+KNIGHT_BLUE = (44, 80, 170)
+SEAT_COLORS = ((220, 70, 60), (70, 130, 230), (236, 196, 60), (90, 190, 100))
+
+
+def height_for(players: int) -> int:
+    return -(-(TOP + players * BAND_H + BOTTOM_H) // 16) * 16
+
+
+def _side(scene: Scene, x, y, h, side: int, left_edge: bool):
+    """One side's marks: stairs in the lane at the card's edge, the corridor inside it;
+    each sits high or low."""
+    code = SIDE_SHORT[side]
+    mark = min(9.0, h / 2 - 3)
+    lanes = (x + 1.5, x + 2.5 + mark) if left_edge else (x - 1.5 - mark, x - 2.5 - 2 * mark)
+    for lane, kind, level in ((lanes[0], "stairs", code[0]), (lanes[1], "corridor", code[1])):
+        top = y + 2 if level == "H" else y + h - 2 - mark
+        if kind == "stairs":
+            s = mark / 3
+            if left_edge:     # steps rising towards the card's edge
+                pts = [(lane, top), (lane + s, top), (lane + s, top + s), (lane + 2 * s, top + s),
+                       (lane + 2 * s, top + 2 * s), (lane + mark, top + 2 * s),
+                       (lane + mark, top + mark), (lane, top + mark)]
+            else:
+                pts = [(lane + mark, top), (lane + 2 * s, top), (lane + 2 * s, top + s),
+                       (lane + s, top + s), (lane + s, top + 2 * s), (lane, top + 2 * s),
+                       (lane, top + mark), (lane + mark, top + mark)]
+            scene.polygon(pts, STAIRS)
+        else:
+            scene.rect(lane, top + mark * 0.3, mark, mark * 0.45, fill=CORRIDOR)
+
+
+def room(scene: Scene, x, y, card: int, helmet: int, w=CARD_W, h=CARD_H, label=False):
+    """A Room lying in a row of the given helmet orientation."""
+    scene.rect(x, y, w, h, fill=STONE, outline=STONE_EDGE, radius=3)
+    _side(scene, x, y, h, ENTRY[helmet][card], True)
+    _side(scene, x + w, y, h, EXIT[helmet][card], False)
+    if label:
+        scene.text(x + 2, y + h - 15, w - 4, 13, f"R{card} {_room_text(card, helmet)}", BLACK,
+                   11, "center")
+
+
+def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
+    """A helmet, dome up (helmet up) or dome down."""
+    r = size / 2
+    sign = -1 if helmet == 0 else 1
+    pts = [(cx + r * np.cos(t), cy + sign * r * np.sin(t)) for t in np.linspace(0, np.pi, 9)]
+    scene.polygon(pts + [(cx - r, cy - sign * r * 0.25), (cx + r, cy - sign * r * 0.25)], color)
+    scene.rect(cx - r * 0.15, cy - (r * 0.25 if helmet == 0 else 0), r * 0.3, r * 0.6,
+               fill=FELT_DARK)
+
+
+def dragon_card(scene: Scene, x, y, w=CARD_W, h=CARD_H):
+    scene.rect(x, y, w, h, fill=DRAGON_RED, outline=BLACK, radius=3)
+    scene.text(x + 2, y + 2, w - 4, h - 4, "Dragon", WHITE, 10, "center", bold=True)
+
+
+def knight_card(scene: Scene, x, y, w, h):
+    scene.rect(x, y, w, h, fill=KNIGHT_BLUE, outline=BLACK, radius=3)
+    cx, top = x + w / 2, y + 5
+    scene.polygon([(cx - 8, top), (cx + 8, top), (cx + 8, top + 9), (cx, top + 16),
+                   (cx - 8, top + 9)], (220, 220, 230))          # a shield
+    scene.text(x + 2, y + h - 15, w - 4, 13, "Knight", WHITE, 11, "center", bold=True)
+
+
+def _band(scene: Scene, state: CastleRoomsState, seat: int):
+    top = TOP + seat * BAND_H
+    acting = seat == state.current_player
+    won = state.winners is not None and seat in state.winners
+    scene.rect(8, top, WIDTH - 16, BAND_H - 6, fill=(30, 104, 60) if acting else None,
+               outline=GOLD if won or acting else (60, 120, 80), line=2 if won or acting else 1,
+               radius=8)
+    scene.circle(24, top + 13, 6, SEAT_COLORS[seat])
+    title = f"player_{seat}" + (" · to act" if acting else "") + (" · WINNER" if won else "")
+    scene.text(36, top + 3, 260, 20, title, GOLD if won else WHITE, 14, bold=True)
+    longest = [x for x in state.score(seat) if x][:4]
+    scene.text(300, top + 3, 420, 20, f"{len(state.hands[seat])} cards in hand · longest rows "
+               + (", ".join(map(str, longest)) if longest else "none"), PALE, 12)
+    for r, row in enumerate(state.rows[seat]):
+        col, line = divmod(r, ROWS_PER_COLUMN)
+        x = 16 + col * COLUMN_W
+        y = top + 24 + line * ROW_PITCH
+        scene.text(x, y, 22, CARD_H, str(r), PALE, 13, "right")
+        helmet_icon(scene, x + 36, y + CARD_H / 2, 14, row.helmet)
+        for i, card in enumerate(row.cards):
+            room(scene, x + LABEL_W + i * PITCH, y, card, row.helmet)
+        if len(row.cards) == WIN_LENGTH:
+            scene.rect(x + LABEL_W - 3, y - 2, WIN_LENGTH * PITCH + 4, CARD_H + 4,
+                       outline=GOLD, line=2, radius=4)
+        if row.dragon >= 0:
+            dragon_card(scene, x + LABEL_W + len(row.cards) * PITCH, y)
+
+
+def _bottom(scene: Scene, state: CastleRoomsState, top: float):
+    scene.rect(0, top, WIDTH, scene.height - top, fill=FELT_DARK)
+    if state.is_terminal():
+        how = ("a row of 10 Rooms" if state.end_reason == "row" else
+               "the longest rows when the deck ran out")
+        scene.text(16, top + 8, 350, 20, f"Won by {how}", WHITE, 14, bold=True)
+    else:
+        hand = state.hands[state.player]
+        scene.text(16, top + 8, 350, 20, f"player_{state.player}'s hand (slots 0-{len(hand) - 1})"
+                   if hand else f"player_{state.player}'s hand is empty", WHITE, 14, bold=True)
+        for i, card in enumerate(hand):
+            x = 16 + i * 84
+            kind = KIND[card]
+            if kind == DRAGON:
+                dragon_card(scene, x, top + 32, 76, 44)
+            elif kind == KNIGHT:
+                knight_card(scene, x, top + 32, 76, 44)
+            else:
+                room(scene, x, top + 32, card, 0, 76, 44, label=True)
+            scene.text(x, top + 78, 76, 14, f"slot {i}", PALE, 11, "center")
+    scene.text(380, top + 8, 300, 20, f"Deck {len(state.deck)} · discard {len(state.discard)}",
+               WHITE, 14, bold=True)
+    lx = 380
+    room(scene, lx, top + 36, 0, 0, 40, 26)
+    scene.text(lx + 48, top + 32, WIDTH - lx - 64, 16,
+               "Each side of a Room: stairs (outer) and a corridor (inner), each high or low;",
+               PALE, 12)
+    scene.text(lx + 48, top + 48, WIDTH - lx - 64, 16,
+               "a Room fits when its left side matches the right side of the card before it.",
+               PALE, 12)
+    helmet_icon(scene, lx + 20, top + 80, 14, 0)
+    helmet_icon(scene, lx + 40, top + 80, 14, 1)
+    scene.text(lx + 48, top + 72, WIDTH - lx - 64, 16,
+               "A row's helmet: up, or down (cards turned: sides swap, high and low swap).",
+               PALE, 12)
+
+
+def build_scene(state: CastleRoomsState) -> Scene:
+    """A fixed-size picture per player count (so frames make a video)."""
+    scene = Scene(WIDTH, height_for(state.num_players))
+    if state.is_terminal():
+        names = " and ".join(f"player_{w}" for w in state.winners)
+        status = f"{names} win{'s' * (len(state.winners) == 1)}"
+    else:
+        status = f"player_{state.player} to act: play cards, then end the turn"
+    scene.header("Castle Rooms", f"{state.num_players} players · turn {state.turn}", status,
+                 1 if state.is_terminal() else 0, title_w=150)
+    for seat in range(state.num_players):
+        _band(scene, state, seat)
+    _bottom(scene, state, TOP + state.num_players * BAND_H)
+    return scene
 
 
 def render_rgb(state: CastleRoomsState) -> np.ndarray:
-    """A fixed-size picture per player count (so frames make a video)."""
-    width = LABEL_W + (WIN_LENGTH + 1) * (CARD_W + GAP) + 8
-    height = 22 + state.num_players * BAND_H + 30
-    canvas = Canvas(height, width)
-    canvas.text(4, 4, f"CASTLE ROOMS  TURN {state.turn}  DECK {len(state.deck)}  "
-                      f"DISCARD {len(state.discard)}", WHITE, scale=2)
-    for seat in range(state.num_players):
-        top = 22 + seat * BAND_H
-        color = GOLD if seat == state.current_player else WHITE
-        canvas.text(top + 2, 4, f"PLAYER {seat}  HAND {len(state.hands[seat])}", color, scale=1)
-        rows = state.rows[seat]
-        for r, row in enumerate(rows[:ROWS_SHOWN]):
-            y = top + 12 + r * (CARD_H + GAP)
-            canvas.text(y + 6, 4, f"R{r} {'UP' if row.helmet == 0 else 'DN'}", WHITE, scale=1)
-            for i, card in enumerate(row.cards):
-                x = LABEL_W + i * (CARD_W + GAP)
-                canvas.box(y, x, CARD_H, CARD_W, PAPER, border=DARK)
-                canvas.text(y + 7, x + 4, _room_text(card, row.helmet), BLACK, scale=1)
-            if row.dragon >= 0:
-                x = LABEL_W + len(row.cards) * (CARD_W + GAP)
-                canvas.box(y, x, CARD_H, CARD_W, RED, border=BLACK)
-                canvas.text(y + 7, x + 4, "DRAGON", WHITE, scale=1)
-        if len(rows) > ROWS_SHOWN:
-            canvas.text(top + 2, width - 80, f"+{len(rows) - ROWS_SHOWN} ROWS", GREY, scale=1)
-    bottom = height - 26
-    if state.is_terminal():
-        text = "WINNER " + " ".join(str(w) for w in state.winners)
-        canvas.text(bottom + 4, 4, text, GOLD, scale=2)
-    else:
-        canvas.text(bottom, 4, f"PLAYER {state.player} HAND", WHITE, scale=1)
-        for i, card in enumerate(state.hands[state.player]):
-            x = LABEL_W + 40 + i * (CARD_W + GAP)
-            if card_name(card).startswith("R"):
-                canvas.box(bottom, x, CARD_H, CARD_W, PAPER, border=DARK)
-                canvas.text(bottom + 7, x + 4, _room_text(card, 0), BLACK, scale=1)
-            else:
-                canvas.box(bottom, x, CARD_H, CARD_W, RED if "Dragon" in card_name(card)
-                           else (40, 70, 170), border=BLACK)
-                canvas.text(bottom + 7, x + 4, card_name(card).split("#")[0], WHITE, scale=1)
-    return canvas.image()
+    return build_scene(state).to_rgb()
+
+
+def render_svg(state: CastleRoomsState) -> str:
+    return build_scene(state).to_svg()

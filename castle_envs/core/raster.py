@@ -1,14 +1,17 @@
-"""A tiny numpy raster for ``render_mode="rgb_array"``: filled boxes and a 3x5 bitmap font.
+"""Drawing a ``Scene`` with numpy alone: the fallback when Pillow is not installed.
 
-The core package depends on numpy alone for pictures (no Pillow, no pygame), so every game
-draws its table with these few primitives and the result works with Gymnasium's
-``RecordVideo``.
+Shapes are filled by testing pixel centres (polygons by the even-odd rule), without
+anti-aliasing; text uses a 3x5 bitmap font (lower case drawn as upper case) at a whole
+multiple of its size, the largest that fits the box. The core package depends on numpy
+alone, so every env renders ``rgb_array`` frames with or without the ``pictures`` extra.
 """
 from __future__ import annotations
 
 import numpy as np
 
-# 3 columns x 5 rows per glyph, rows top to bottom; lower-case text is drawn upper-case.
+from .scene import Fit, Scene, Text, ellipsize
+
+# 3 columns x 5 rows per glyph, rows top to bottom
 _FONT_ROWS = {
     "0": "111 101 101 101 111", "1": "010 110 010 010 111", "2": "111 001 111 100 111",
     "3": "111 001 111 001 111", "4": "101 101 111 001 001", "5": "111 100 111 001 111",
@@ -29,48 +32,160 @@ _FONT_ROWS = {
     "*": "000 101 010 101 000", "<": "001 010 100 010 001", ">": "100 010 001 010 100",
     "'": "010 010 000 000 000", ",": "000 000 000 010 100", "_": "000 000 000 000 111",
     "[": "110 100 100 100 110", "]": "011 001 001 001 011", "|": "010 010 010 010 010",
+    "…": "000 000 000 000 101", "·": "000 000 010 000 000", "°": "010 101 010 000 000",
+    "%": "101 001 010 100 101", "&": "010 101 010 101 011", '"': "101 101 000 000 000",
+    ";": "000 010 000 010 100", "^": "010 101 000 000 000", "~": "000 011 110 000 000",
 }
 GLYPHS = {ch: np.array([[c == "1" for c in row] for row in rows.split()], dtype=bool)
           for ch, rows in _FONT_ROWS.items()}
 
-WHITE = (255, 255, 255)
-BLACK = (0, 0, 0)
-FELT = (24, 96, 48)
-RED = (200, 30, 30)
-GREEN = (20, 130, 40)
-GOLD = (200, 160, 20)
-GREY = (150, 150, 150)
-BLUE = (40, 70, 170)
+
+def glyph_scale(size: float) -> int:
+    """Bitmap scale for a font size: 11 px and less draw at 1, 12-17 px at 2, and so on."""
+    return max(1, int(size // 6))
 
 
-class Canvas:
-    def __init__(self, height: int, width: int, background=FELT):
-        self.pixels = np.empty((height, width, 3), dtype=np.uint8)
-        self.pixels[:] = background
+def bitmap_width(text: str, scale: int) -> int:
+    return max(0, 4 * scale * len(text) - scale)
 
-    def box(self, top: int, left: int, height: int, width: int, color, border=None):
-        top, left = max(top, 0), max(left, 0)
-        self.pixels[top:top + height, left:left + width] = color
-        if border is not None:
-            self.pixels[top:top + height, left:left + 1] = border
-            self.pixels[top:top + height, left + width - 1:left + width] = border
-            self.pixels[top:top + 1, left:left + width] = border
-            self.pixels[top + height - 1:top + height, left:left + width] = border
 
-    def text(self, top: int, left: int, text: str, color=BLACK, scale: int = 2) -> int:
-        """Draw ``text``; return the x just past it. Unknown characters draw as '?'."""
+def _fit(t: Text) -> tuple[str, int]:
+    scale = glyph_scale(t.size)
+    while scale > 1 and (bitmap_width(t.text, scale) > t.w or 5 * scale > t.h):
+        scale -= 1
+    if bitmap_width(t.text, scale) <= t.w:
+        return t.text, scale
+    return ellipsize(t.text, lambda s: bitmap_width(s, scale) <= t.w), scale
+
+
+class _Pixels:
+    def __init__(self, scene: Scene):
+        self.p = np.empty((scene.height, scene.width, 3), dtype=np.uint8)
+        self.p[:] = scene.background
+        self.h, self.w = scene.height, scene.width
+
+    def _grid(self, x0, y0, x1, y1):
+        """Pixel-centre coordinates of the clipped box, or None when it is empty."""
+        c0, c1 = max(0, int(np.floor(x0))), min(self.w, int(np.ceil(x1)) + 1)
+        r0, r1 = max(0, int(np.floor(y0))), min(self.h, int(np.ceil(y1)) + 1)
+        if c0 >= c1 or r0 >= r1:
+            return None
+        ys, xs = np.mgrid[r0:r1, c0:c1]
+        return (r0, r1, c0, c1), xs + 0.5, ys + 0.5
+
+    def paint(self, box, mask, color):
+        r0, r1, c0, c1 = box
+        self.p[r0:r1, c0:c1][mask] = color
+
+    def rect(self, x, y, w, h, fill, outline, line):
+        x0, y0 = int(round(x)), int(round(y))
+        x1, y1 = int(round(x + w)), int(round(y + h))
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, self.w), min(y1, self.h)
+        if cx0 >= cx1 or cy0 >= cy1:
+            return
+        if fill is not None:
+            self.p[cy0:cy1, cx0:cx1] = fill
+        if outline is not None:
+            k = max(1, int(round(line)))
+            for sl in ((slice(cy0, cy1), slice(cx0, min(cx1, x0 + k))),
+                       (slice(cy0, cy1), slice(max(cx0, x1 - k), cx1)),
+                       (slice(cy0, min(cy1, y0 + k)), slice(cx0, cx1)),
+                       (slice(max(cy0, y1 - k), cy1), slice(cx0, cx1))):
+                self.p[sl] = outline
+
+    def polygon(self, pts, fill, outline, line):
+        xs_, ys_ = [p[0] for p in pts], [p[1] for p in pts]
+        if fill is not None:
+            g = self._grid(min(xs_), min(ys_), max(xs_), max(ys_))
+            if g is not None:
+                box, px, py = g
+                inside = np.zeros(px.shape, dtype=bool)
+                n = len(pts)
+                for i in range(n):
+                    (x1, y1), (x2, y2) = pts[i], pts[(i + 1) % n]
+                    if y1 == y2:
+                        continue
+                    crosses = (y1 > py) != (y2 > py)
+                    x_at = x1 + (py - y1) * (x2 - x1) / (y2 - y1)
+                    inside ^= crosses & (px < x_at)
+                self.paint(box, inside, fill)
+        if outline is not None:
+            self.line(list(pts) + [pts[0]], outline, line)
+
+    def ellipse(self, cx, cy, rx, ry, fill, outline, line):
+        g = self._grid(cx - rx, cy - ry, cx + rx, cy + ry)
+        if g is None or rx <= 0 or ry <= 0:
+            return
+        box, px, py = g
+        d = ((px - cx) / rx) ** 2 + ((py - cy) / ry) ** 2
+        if fill is not None:
+            self.paint(box, d <= 1, fill)
+        if outline is not None:
+            k = max(1.0, line)
+            inner = ((px - cx) / max(rx - k, 0.5)) ** 2 + ((py - cy) / max(ry - k, 0.5)) ** 2
+            self.paint(box, (d <= 1) & (inner > 1), outline)
+
+    def line(self, pts, color, width):
+        r = max(0.5, width / 2)
+        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+            g = self._grid(min(x1, x2) - r, min(y1, y2) - r, max(x1, x2) + r, max(y1, y2) + r)
+            if g is None:
+                continue
+            box, px, py = g
+            dx, dy = x2 - x1, y2 - y1
+            length2 = dx * dx + dy * dy
+            t = np.zeros_like(px) if length2 == 0 else np.clip(
+                ((px - x1) * dx + (py - y1) * dy) / length2, 0, 1)
+            dist2 = (px - x1 - t * dx) ** 2 + (py - y1 - t * dy) ** 2
+            self.paint(box, dist2 <= r * r, color)
+
+    def text(self, fit: Fit) -> None:
+        if not fit.text:
+            return
+        t, scale = fit.item, int(fit.size)
+        left, top = int(fit.ink[0]), int(fit.ink[1])
         x = left
-        for ch in text.upper():
+        for ch in fit.text.upper():
             glyph = GLYPHS.get(ch, GLYPHS["?"])
             big = np.kron(glyph, np.ones((scale, scale), dtype=bool))
-            region = self.pixels[top:top + big.shape[0], x:x + big.shape[1]]
-            region[big[:region.shape[0], :region.shape[1]]] = color
+            if t.bold and scale > 1:     # thicken the strokes one pixel to the right
+                big = big | np.pad(big, ((0, 0), (1, 0)))[:, :-1]
+            r0, c0 = max(top, 0), max(x, 0)
+            r1, c1 = min(top + big.shape[0], self.h), min(x + big.shape[1], self.w)
+            if r0 < r1 and c0 < c1:
+                region = self.p[r0:r1, c0:c1]
+                region[big[r0 - top:r1 - top, c0 - x:c1 - x]] = t.color
             x += 4 * scale
-        return x
 
-    @staticmethod
-    def text_width(text: str, scale: int = 2) -> int:
-        return 4 * scale * len(text)
 
-    def image(self) -> np.ndarray:
-        return self.pixels
+def fit_text(t: Text) -> Fit:
+    """How ``t`` is drawn: its string, scale (as ``size``) and ink box, without drawing."""
+    text, scale = _fit(t)
+    if not text:
+        return Fit(t, text, float(scale), None)
+    width = bitmap_width(text, scale)
+    left = {"left": t.x, "center": t.x + (t.w - width) / 2, "right": t.x + t.w - width}[t.align]
+    left = int(round(left))
+    top = int(round(t.y + (t.h - 5 * scale) / 2))
+    return Fit(t, text, float(scale), (left, top, left + width, top + 5 * scale))
+
+
+def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
+    px = _Pixels(scene)
+    fits = []
+    for item in scene.items:
+        kind = item[0]
+        if kind == "rect":
+            _, x, y, w, h, fill, outline, line, _radius = item
+            px.rect(x, y, w, h, fill, outline, line)
+        elif kind == "polygon":
+            px.polygon(*item[1:])
+        elif kind == "ellipse":
+            px.ellipse(*item[1:])
+        elif kind == "line":
+            px.line(*item[1:])
+        elif kind == "text":
+            fit = fit_text(item[1])
+            px.text(fit)
+            fits.append(fit)
+    return px.p, fits

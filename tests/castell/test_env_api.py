@@ -220,7 +220,8 @@ def test_renders(players):
     for _ in range(40):
         r.step(heuristic_action(r.unwrapped.state))
     img = r.render()
-    assert img.dtype == np.uint8 and img.shape == (480, 720, 3) and img.std() > 10
+    from castle_envs.castell.render import HEIGHT, WIDTH
+    assert img.dtype == np.uint8 and img.shape == (HEIGHT, WIDTH, 3) and img.std() > 10
 
 
 def test_registry_builds_the_game_for_the_cli():

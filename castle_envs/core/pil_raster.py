@@ -1,0 +1,114 @@
+"""Drawing a ``Scene`` with Pillow: shapes and text at twice the size, then reduced, which
+anti-aliases everything (Pillow's polygons have no anti-aliasing of their own).
+
+The font is the Aileron Regular that Pillow (10.1 and later) ships inside itself, so every
+install draws the same letters; bold is a one-pixel stroke at the doubled size.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from .scene import Fit, Scene, Text, ellipsize, fit_candidates
+
+SCALE = 2
+
+
+@lru_cache(maxsize=64)
+def font(px: float) -> ImageFont.FreeTypeFont:
+    return ImageFont.load_default(size=px)
+
+
+def font_bytes() -> bytes:
+    """The TrueType file of the font (the SVG pages embed it)."""
+    return font(12).font_bytes
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """Advance width of ``text`` at ``size`` scene pixels."""
+    return (font(size * SCALE).getlength(text) + (2 if bold else 0)) / SCALE
+
+
+def _fit(t: Text) -> tuple[str, float]:
+    """The string and size a text is drawn with: the largest size (down to 3/4) at which the
+    ink fits the box, else the smallest size with the text cut to fit."""
+    def fits(text: str, size: float) -> bool:
+        return (text_width(text, size, t.bold) <= t.w
+                and _line_height(size) <= t.h + 0.5)
+    size = t.size
+    for size in fit_candidates(t.size):
+        if fits(t.text, size):
+            return t.text, size
+    return ellipsize(t.text, lambda s: fits(s, size)), size
+
+
+def _line_height(size: float) -> float:
+    ascent, descent = font(size * SCALE).getmetrics()
+    return (ascent + descent) / SCALE * 0.86
+
+
+_ANCHORS = {"left": "lm", "center": "mm", "right": "rm"}
+
+
+def _anchor_point(t: Text) -> tuple[float, float]:
+    x = {"left": t.x, "center": t.x + t.w / 2, "right": t.x + t.w}[t.align]
+    return x * SCALE, (t.y + t.h / 2) * SCALE
+
+
+def fit_text(t: Text) -> Fit:
+    """How ``t`` is drawn: its string, size and ink box (scene pixels), without drawing."""
+    text, size = _fit(t)
+    if not text:
+        return Fit(t, text, size, None)
+    box = font(size * SCALE).getbbox(text, anchor=_ANCHORS[t.align],
+                                     stroke_width=1 if t.bold else 0)
+    ax, ay = _anchor_point(t)
+    return Fit(t, text, size, ((ax + box[0]) / SCALE, (ay + box[1]) / SCALE,
+                               (ax + box[2]) / SCALE, (ay + box[3]) / SCALE))
+
+
+def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
+    S = SCALE
+    img = Image.new("RGB", (scene.width * S, scene.height * S), tuple(scene.background))
+    d = ImageDraw.Draw(img)
+    fits = []
+
+    def xy(points):
+        return [(x * S, y * S) for x, y in points]
+
+    for item in scene.items:
+        kind = item[0]
+        if kind == "rect":
+            _, x, y, w, h, fill, outline, line, radius = item
+            if w <= 0 or h <= 0:
+                continue
+            box = (x * S, y * S, (x + w) * S - 1, (y + h) * S - 1)
+            width = max(1, round(line * S)) if outline is not None else 0
+            if radius > 0:
+                d.rounded_rectangle(box, radius * S, fill=fill, outline=outline, width=width)
+            else:
+                d.rectangle(box, fill=fill, outline=outline, width=width)
+        elif kind == "polygon":
+            _, pts, fill, outline, line = item
+            d.polygon(xy(pts), fill=fill, outline=outline,
+                      width=max(1, round(line * S)) if outline is not None else 0)
+        elif kind == "ellipse":
+            _, cx, cy, rx, ry, fill, outline, line = item
+            d.ellipse(((cx - rx) * S, (cy - ry) * S, (cx + rx) * S, (cy + ry) * S), fill=fill,
+                      outline=outline, width=max(1, round(line * S)) if outline is not None else 0)
+        elif kind == "line":
+            _, pts, color, width = item
+            d.line(xy(pts), fill=color, width=max(1, round(width * S)), joint="curve")
+        elif kind == "text":
+            fit = fit_text(item[1])
+            if fit.text:
+                t = fit.item
+                stroke = 1 if t.bold else 0
+                d.text(_anchor_point(t), fit.text, fill=t.color, font=font(fit.size * S),
+                       anchor=_ANCHORS[t.align], stroke_width=stroke,
+                       stroke_fill=t.color if stroke else None)
+            fits.append(fit)
+    small = img.reduce(S)
+    return np.asarray(small, dtype=np.uint8).copy(), fits
