@@ -16,6 +16,7 @@ import sys
 COMMANDS = {
     "demo": "play agents on Castle Siege Very Hard, print win rates",
     "play": "play a game in the terminal",
+    "replay": "replay a game record in the terminal and as an HTML page",
     "bench": "steps per second: rules core, env, compiled and batched envs",
     "evaluate": "win rates of agents on common deals, with intervals",
     "tournament": "agents against each other: win rates and ratings",

@@ -52,8 +52,9 @@ def _numeric_info(info: dict) -> dict:
 
 
 def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, seed: int,
-                 index: int) -> dict:
-    """One game with ``seats[s]`` (agent specs) in seat ``s``; returns a small record."""
+                 index: int, record: bool = False) -> dict:
+    """One game with ``seats[s]`` (agent specs) in seat ``s``; returns a small summary, and
+    with ``record`` the game record as well (``records.py``: the deal, every action)."""
     spec = get_game(game)
     env = _env(game, variant, env_options)
     state = env._new_state(np.random.default_rng(seed + index), {})
@@ -63,6 +64,12 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
     agents = [_agent(s, game, i) for i, s in enumerate(seats)]
     for seat, agent in enumerate(agents):
         agent.reset([seed, index, seat])
+    recorder = None
+    if record:
+        from .records import Recorder
+        recorder = Recorder(game, dict(variant), dict(env_options), seed + index, state,
+                            list(seats), "castle-envs episodes",
+                            [[seed, index, s] for s in range(len(seats))])
     solitaire = spec.api == "gymnasium"
     limit = env.max_episode_steps
     steps = 0
@@ -76,21 +83,29 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
         view = None
         if agent.needs_state:
             view = state if getattr(agent, "state_readonly", False) else state.clone()
-        state.apply_action(agent.act(obs, mask, view))
+        action = agent.act(obs, mask, view)
+        state.apply_action(action)
         steps += 1
+        if recorder is not None:
+            recorder.step(action, state)
     returns = [float(r) for r in state.returns()]
     events = {}
     if solitaire:
         events = _numeric_info(env._info(state))
     elif hasattr(state, "event_counts"):
         events = _numeric_info({"events": state.event_counts()})
-    return {"index": index, "returns": returns, "length": steps,
-            "truncated": not state.is_terminal(), "events": events}
+    out = {"index": index, "returns": returns, "length": steps,
+           "truncated": not state.is_terminal(), "events": events}
+    if recorder is not None:
+        out["record"] = recorder.finish(state)
+    return out
 
 
 def play_chunk(game: str, variant: tuple, env_options: tuple, seat_plan: tuple, seed: int,
-               indices: tuple) -> list:
+               indices: tuple, record_below: int = 0) -> list:
     """Episodes ``indices``; ``seat_plan`` is a list of seat tuples, episode ``i`` uses
-    ``seat_plan[i % len(seat_plan)]`` (one entry for evaluation; rotations for tournaments)."""
-    return [play_episode(game, variant, env_options, seat_plan[i % len(seat_plan)], seed, i)
+    ``seat_plan[i % len(seat_plan)]`` (one entry for evaluation; rotations for tournaments).
+    Episodes with ``index < record_below`` carry their game record."""
+    return [play_episode(game, variant, env_options, seat_plan[i % len(seat_plan)], seed, i,
+                         record=i < record_below)
             for i in indices]

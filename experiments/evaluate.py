@@ -58,6 +58,9 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     p.add_argument("--name", default=None, help="file name stem (default from the run)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--record", type=int, default=0, metavar="N",
+                   help="also write the first N games as game records (JSON, one file per game "
+                        "in <out>/<name>-records/; watch one with castle-envs replay FILE)")
 
 
 def parse_agents(values, default: str, game: str | None = None) -> list[str]:
@@ -143,13 +146,17 @@ def progress_bar(total: int, enabled: bool, desc: str):
 
 def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: int = 0,
              env_options: dict | None = None, opponent: str = "random", workers=None,
-             backend: str = "local", address=None, progress: bool = False) -> dict:
-    """Play every agent on ``episodes`` common deals per variant; the summary dict."""
+             backend: str = "local", address=None, progress: bool = False,
+             record: int = 0) -> dict:
+    """Play every agent on ``episodes`` common deals per variant; the summary dict. With
+    ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
+    variant's first ``record`` games."""
     spec = get_game(game)
     if episodes < 1:
         raise ValueError("--episodes must be at least 1")
     if len(set(agents)) != len(agents):
         raise ValueError(f"an agent is listed twice: {agents}")
+    check_record_count(record)
     env_options = dict(env_options or {})
     results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
                "seed": seed, "env_options": env_options, "agents": agents,
@@ -167,12 +174,12 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
                              for k in range(n_seats))
             chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
-                       seed, idx) for idx in split(episodes, workers or 8)]
+                       seed, idx, record) for idx in split(episodes, workers or 8)]
             bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
             start = time.perf_counter()
             try:
                 records = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
-                                                     address, tick, [len(c[-1]) for c in chunks])
+                                                     address, tick, [len(c[5]) for c in chunks])
                            for r in chunk]
             finally:
                 if bar is not None:
@@ -182,6 +189,10 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
             ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
             per_agent[agent] = ret
             per_agent_events[agent] = records
+            games = [r.pop("record") for r in records if "record" in r]
+            for g in games:
+                g["source"] = "castle-envs evaluate"
+            results.setdefault("records", []).extend(games)
             wins = int((ret > 0).sum())
             low, high = wilson_interval(wins, episodes)
             _, r_low, r_high = mean_interval(ret)
@@ -220,13 +231,33 @@ def run(args) -> int:
     summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
                        parse_env_options(args.option), resolve_best(args.opponent, spec.slug),
                        args.workers,
-                       args.backend, args.address, progress=not args.no_progress)
+                       args.backend, args.address, progress=not args.no_progress,
+                       record=args.record)
     print_summary(summary)
     name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
                          + f"-seed{args.seed}-n{args.episodes}")
+    games = summary.pop("records", [])
     paths = write_results(summary, args.out, name, plot=not args.no_plot)
     print("wrote " + ", ".join(paths))
+    if games:
+        folder = write_records(games, os.path.join(args.out, f"{name}-records"))
+        print(f"wrote {len(games)} game records to {folder} (castle-envs replay FILE)")
     return 0
+
+
+def check_record_count(record: int) -> None:
+    if isinstance(record, bool) or not isinstance(record, int) or record < 0:
+        raise ValueError(f"--record must be a number of games >= 0, got {record!r}")
+
+
+def write_records(games: list[dict], folder: str) -> str:
+    """One JSON file per game: <variant>-<agents>-<deal seed>.json."""
+    from .records import file_stem, save
+    for g in games:
+        variant = "-".join(str(v) for v in g["variant"].values())
+        agents = "-vs-".join(dict.fromkeys(g["agents"]))
+        save(g, os.path.join(folder, file_stem(f"{variant}-{agents}-seed{g['seed']}") + ".json"))
+    return folder
 
 
 def print_summary(summary: dict) -> None:

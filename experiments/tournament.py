@@ -22,7 +22,8 @@ import numpy as np
 from castle_envs.registry import GAMES, get_game
 
 from .episodes import play_chunk
-from .evaluate import add_run_arguments, check_setup, parse_agents, progress_bar
+from .evaluate import (add_run_arguments, check_record_count, check_setup, parse_agents,
+                       progress_bar, write_records)
 from .parallel import run_chunks, split
 from .stats import bt_ratings_with_intervals, wilson_interval
 
@@ -45,7 +46,7 @@ def seat_plan(agents: list[str], players: int) -> tuple:
 
 def tournament(game: str, players: int, agents: list[str], games: int, seed: int = 0,
                workers=None, backend: str = "local", address=None, bootstrap: int = 200,
-               progress: bool = False) -> dict:
+               progress: bool = False, record: int = 0) -> dict:
     spec = get_game(game)
     if spec.api != "pettingzoo":
         raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
@@ -57,20 +58,24 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
         raise ValueError("a tournament needs at least two agents")
     if len(set(agents)) != len(agents):
         raise ValueError(f"an agent is listed twice: {agents}")
+    check_record_count(record)
     variant = {"num_players": players}
     check_setup(spec, variant, {}, agents)
     plan = seat_plan(agents, players)
-    chunks = [(game, tuple(variant.items()), (), plan, seed, idx)
+    chunks = [(game, tuple(variant.items()), (), plan, seed, idx, record)
               for idx in split(games, workers or 8)]
     bar, tick = progress_bar(games, progress, f"{game} {players}p")
     start = time.perf_counter()
     try:
         records = [r for c in run_chunks(play_chunk, chunks, workers, backend, address, tick,
-                                         [len(c[-1]) for c in chunks]) for r in c]
+                                         [len(c[5]) for c in chunks]) for r in c]
     finally:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start
+    game_records = [r.pop("record") for r in records if "record" in r]
+    for g in game_records:
+        g["source"] = "castle-envs tournament"
     index = {a: i for i, a in enumerate(agents)}
     seats_agents = [[index[a] for a in plan[r["index"] % len(plan)]] for r in records]
     returns = [r["returns"] for r in records]
@@ -90,7 +95,8 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
             "seat_plan": [list(p) for p in plan], "results": rows,
             "pairwise_wins": ratings["wins"],
             "mean_length": float(np.mean([r["length"] for r in records])),
-            "truncated": int(sum(r["truncated"] for r in records)), "seconds": seconds}
+            "truncated": int(sum(r["truncated"] for r in records)), "seconds": seconds,
+            **({"records": game_records} if game_records else {})}
 
 
 def run(args) -> int:
@@ -100,7 +106,8 @@ def run(args) -> int:
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
     summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
                          args.backend, args.address, args.bootstrap,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, record=args.record)
+    game_records = summary.pop("records", [])
     print(f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."
           f"{args.seed + args.games - 1}), seats rotated; mean length "
           f"{summary['mean_length']:.1f} steps, {summary['seconds']:.1f} s")
@@ -127,6 +134,9 @@ def run(args) -> int:
         if png:
             paths.append(png)
     print("wrote " + ", ".join(paths))
+    if game_records:
+        folder = write_records(game_records, os.path.join(args.out, f"{name}-records"))
+        print(f"wrote {len(game_records)} game records to {folder} (castle-envs replay FILE)")
     return 0
 
 

@@ -289,3 +289,23 @@ def render_rgb(state: State) -> np.ndarray:
 
 def render_svg(state: State) -> str:
     return build_scene(state).to_svg()
+
+
+def events(before: State, after: State) -> list[str]:
+    """What a move set off, in words (the replay viewer lists them under each move)."""
+    out = []
+    if after.round != before.round:
+        for f in after.last_festivals:
+            scores = ", ".join(f"player_{p} {s}" for p, s in f["scores"].items()) or "no towers"
+            prizes = ", ".join(f"player_{p} {prize}" for p, prize in f["prizes"].items())
+            out.append(f"festival at {D.REGIONS[f['region']]}: {scores}"
+                       + (f"; prizes: {prizes}" if prizes else ""))
+        if after.is_terminal():
+            scores = after.scores()
+            out.append("game over: " + ", ".join(f"player_{p} {int(s)} points"
+                                                 for p, s in enumerate(scores)))
+        else:
+            out.append(f"round {after.round} begins")
+    elif after.current_player != before.current_player:
+        out.append(f"player_{after.current_player}'s turn")
+    return out

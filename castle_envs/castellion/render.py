@@ -280,3 +280,29 @@ def render_rgb(state: State) -> np.ndarray:
 
 def render_svg(state: State) -> str:
     return build_scene(state).to_svg()
+
+
+def events(before: State, after: State) -> list[str]:
+    """What a move set off, in words (the replay viewer lists them under each move)."""
+    out = []
+    for slot in range(3):
+        if before.face_down[slot] and not after.face_down[slot]:
+            out.append(f"Ordeal {'I' * (slot + 1)} turned up: {ORDEALS[after.ordeals[slot]].title}")
+    if after.current > before.current:
+        for slot in range(before.current, after.current):
+            out.append(f"passed {ORDEALS[after.ordeals[slot]].title}")
+    traitors = sum(map(sum, after.beside)) - sum(map(sum, before.beside))
+    if traitors > 0:
+        out.append("a Traitor joins the ordeal")
+    lost = before.castle_size - after.castle_size
+    if lost > 0 and after.lifted < 0 and before.lifted < 0:
+        out.append(f"{lost} tile{'s' * (lost != 1)} destroyed")
+    if after.formations() != before.formations():
+        t, b, l = after.formations()
+        out.append(f"formations now {t} tower{'s' * (t != 1)}, {b} bastion{'s' * (b != 1)}, "
+                   f"{l} line{'s' * (l != 1)}")
+    if len(after.revealed) > len(before.revealed):
+        out.append(f"revealed {KIND_NAMES[after.revealed[-1]]}")
+    if after.phase == OVER:
+        out.append("Victory" if after.won else "Defeat")
+    return out

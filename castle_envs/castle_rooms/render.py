@@ -217,3 +217,17 @@ def render_rgb(state: CastleRoomsState) -> np.ndarray:
 
 def render_svg(state: CastleRoomsState) -> str:
     return build_scene(state).to_svg()
+
+
+def events(before: CastleRoomsState, after: CastleRoomsState) -> list[str]:
+    """What a move set off, in words (the replay viewer lists them under each move)."""
+    out = []
+    if after.winners is not None:
+        names = " and ".join(f"player_{w}" for w in after.winners)
+        how = "a row of 10 Rooms" if after.end_reason == "row" else "the longest rows at deck-out"
+        out.append(f"game over: {names} win{'s' * (len(after.winners) == 1)} ({how})")
+    elif after.player != before.player:
+        drawn = len(before.deck) - len(after.deck)
+        out.append(f"player_{after.player}'s turn: drew {drawn} card{'s' * (drawn != 1)}"
+                   f" (deck {len(after.deck)})")
+    return out

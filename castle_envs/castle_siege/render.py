@@ -211,3 +211,30 @@ def render_rgb(state: State) -> np.ndarray:
 
 def render_svg(state: State) -> str:
     return build_scene(state).to_svg()
+
+
+_EVENT_WORDS = (("precision_strikes", "Precision Strike"),
+                ("flush_sieges", "Flush Siege (drew a card)"),
+                ("royal_assaults", "Royal Assault"), ("regroups", "Regroup: a new hand"))
+
+
+def events(before: State, after: State) -> list[str]:
+    """What a move set off, in words (the replay viewer lists them under each move)."""
+    out = []
+    b, a = before.event_counts(), after.event_counts()
+    defeated = a["defenders_defeated"] - b["defenders_defeated"]
+    if defeated:
+        out.append(f"{defeated} defender{'s' * (defeated != 1)} defeated")
+    for key, words in _EVENT_WORDS:
+        if a[key] > b[key]:
+            out.append(words)
+    for c in range(4):
+        if after.captured[c] and not before.captured[c]:
+            out.append(f"the {CASTLE_NAMES[c]} castle "
+                       f"({card_name(int(after.castles[c]))}) is captured")
+    if after.turn > before.turn and not after.is_terminal():
+        out.append(f"turn {after.turn}: new defenders dealt, hand refilled "
+                   f"({after.hand_size} cards, deck {after.deck_size})")
+    if after.is_terminal():
+        out.append("Victory" if after.won else "Defeat: the deck ran out")
+    return out

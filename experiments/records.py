@@ -1,0 +1,225 @@
+"""Game records: one game as JSON, enough to replay it exactly and to check it.
+
+    {"format": "castle-envs game record", "version": 1,
+     "game": "castle-siege", "variant": {"difficulty": "hard"}, "env_options": {},
+     "seed": 7,                  # the deal: np.random.default_rng(seed) (null: dealt unseeded)
+     "start": {...},             # the dealt position, State.to_dict() (hidden cards included)
+     "agents": ["heuristic"],    # one spec per seat ("human" for a person at the terminal)
+     "agent_seeds": [[0, 7, 0]], # what each agent was reset with (null when not seeded)
+     "actions": [12, 1669, ...], # the action ids, in order
+     "digests": ["3f9a...", ...],# a hash of the position after each action
+     "outcome": {"returns": [1.0], "steps": 41, "terminal": true},
+     "source": "castle-envs evaluate", "castle_envs_version": "0.1.0"}
+
+``replay`` rebuilds the game from ``start`` (checking that ``seed`` deals it), plays the
+actions, and refuses a record whose actions are illegal, whose positions differ from its
+digests, or whose outcome differs from the replay's, naming the step and what differs.
+``castle-envs evaluate --record N`` and ``tournament --record N`` write their first N games;
+``castle-envs play --save FILE`` writes the game a person played; ``castle-envs replay FILE``
+shows one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import castle_envs
+from castle_envs.registry import get_game
+
+FORMAT = "castle-envs game record"
+VERSION = 1
+
+
+class RecordError(ValueError):
+    """A file that is not a valid game record, or one whose replay disagrees with it."""
+
+
+def digest(state) -> str:
+    """A short hash of a whole position (hidden cards included)."""
+    return hashlib.sha256(state.to_json().encode()).hexdigest()[:16]
+
+
+def _plain(value):
+    """JSON-ready copies of numpy scalars and tuples."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def make_record(game: str, variant: dict, env_options: dict, seed, start: dict, agents,
+                actions, digests, returns, terminal: bool, source: str,
+                agent_seeds=None) -> dict:
+    return _plain({
+        "format": FORMAT, "version": VERSION, "game": game, "variant": dict(variant),
+        "env_options": dict(env_options), "seed": seed, "start": start,
+        "agents": list(agents), "agent_seeds": agent_seeds,
+        "actions": [int(a) for a in actions], "digests": list(digests),
+        "outcome": {"returns": [float(r) for r in returns], "steps": len(actions),
+                    "terminal": bool(terminal)},
+        "source": source, "castle_envs_version": castle_envs.__version__})
+
+
+class Recorder:
+    """Builds a record while a game is played: ``step(action)`` after each action is
+    applied to ``state`` (the live position), ``finish()`` at the end."""
+
+    def __init__(self, game: str, variant: dict, env_options: dict, seed, state, agents,
+                 source: str, agent_seeds=None):
+        self.meta = dict(game=game, variant=variant, env_options=env_options, seed=seed,
+                         start=state.to_dict(), agents=agents, source=source,
+                         agent_seeds=agent_seeds)
+        self.actions: list[int] = []
+        self.digests: list[str] = []
+
+    def step(self, action: int, state_after) -> None:
+        self.actions.append(int(action))
+        self.digests.append(digest(state_after))
+
+    def finish(self, state) -> dict:
+        return make_record(**self.meta, actions=self.actions, digests=self.digests,
+                           returns=state.returns(), terminal=state.is_terminal())
+
+
+def save(record: dict, path: str) -> str:
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(record, f, separators=(",", ":"))
+        f.write("\n")
+    return path
+
+
+def file_stem(text: str) -> str:
+    """A file-name-safe version of an agent spec or variant."""
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text)).strip("_") or "game"
+
+
+def load(path: str) -> dict:
+    try:
+        with open(path) as f:
+            record = json.load(f)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path} is not JSON: {err}") from None
+    check_fields(record, path)
+    return record
+
+
+_FIELDS = {"game": str, "variant": dict, "env_options": dict, "start": dict, "agents": list,
+           "actions": list, "outcome": dict}
+
+
+def check_fields(record, where: str = "record") -> None:
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise RecordError(f"{where} is not a castle-envs game record "
+                          f"(no \"format\": \"{FORMAT}\")")
+    if record.get("version") != VERSION:
+        raise RecordError(f"{where} has record version {record.get('version')!r}; this "
+                          f"castle-envs reads version {VERSION}")
+    for key, kind in _FIELDS.items():
+        if not isinstance(record.get(key), kind):
+            raise RecordError(f"{where}: field {key!r} must be a {kind.__name__}, got "
+                              f"{type(record.get(key)).__name__}")
+    for i, a in enumerate(record["actions"]):
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise RecordError(f"{where}: action {i} is {a!r}, not an action id")
+    digests = record.get("digests")
+    if digests is not None and (not isinstance(digests, list)
+                                or len(digests) != len(record["actions"])):
+        raise RecordError(f"{where}: 'digests' must list one hash per action")
+    seed = record.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise RecordError(f"{where}: 'seed' must be a non-negative integer or null, got {seed!r}")
+
+
+@dataclass
+class Step:
+    """One replayed move: the position before it, the action, the move in words."""
+    index: int
+    before: object
+    action: int
+    move: str
+    after: object = field(repr=False, default=None)
+
+
+def make_env(record: dict):
+    spec = get_game(record["game"])
+    variant = record["variant"]
+    if set(variant) != {spec.variant_arg}:
+        raise RecordError(f"the record's variant {variant} must name {spec.variant_arg!r} only")
+    if variant[spec.variant_arg] not in spec.variants:
+        raise RecordError(f"unknown {spec.variant_arg} {variant[spec.variant_arg]!r} for "
+                          f"{spec.slug}; choose one of {list(spec.variants)}")
+    try:
+        return spec.make(**variant, **record["env_options"])
+    except TypeError as err:
+        raise RecordError(f"the record's env options {record['env_options']} do not fit "
+                          f"{spec.slug}: {err}") from None
+
+
+def start_state(record: dict, env=None):
+    """The dealt position, checked against the seed when the record has one."""
+    env = env or make_env(record)
+    state_type = env.state_type()
+    try:
+        start = state_type.from_dict(record["start"])
+    except ValueError as err:
+        raise RecordError(f"the record's start position is invalid: {err}") from None
+    if record.get("seed") is not None:
+        dealt = env._new_state(np.random.default_rng(record["seed"]), {})
+        if dealt != start:
+            raise RecordError(f"seed {record['seed']} deals a different game than the "
+                              "record's start position (was the record edited?)")
+    return start
+
+
+def replay(record: dict, check: bool = True):
+    """Yield each ``Step`` of the recorded game, checking it as it goes (legal actions,
+    position digests, and at the end the outcome). The states yielded are copies."""
+    env = make_env(record)
+    state = start_state(record, env)
+    actions, digests = record["actions"], record.get("digests")
+    for i, action in enumerate(actions):
+        if state.is_terminal():
+            raise RecordError(f"step {i}: the game was already over, yet the record has "
+                              f"{len(actions) - i} more action(s)")
+        if not 0 <= action < len(state.actions) or not state.legal_action_mask()[action]:
+            why = (f"not an action id of {record['game']}" if not 0 <= action < len(state.actions)
+                   else f"{state.describe_action(action)!r} is not legal: "
+                        f"{state.illegal_reason(action)}")
+            raise RecordError(f"step {i}: action {action} is illegal ({why})")
+        before = state.clone()
+        move = state.describe_action(action)
+        state.apply_action(action)
+        if check and digests is not None and digests[i] != digest(state):
+            raise RecordError(f"step {i}: the position after {move!r} differs from the one "
+                              "recorded (the record was edited, or written by other rules)")
+        yield Step(i, before, action, move, state.clone())
+    if not check:
+        return
+    outcome = record["outcome"]
+    returns = [float(r) for r in state.returns()]
+    recorded = [float(r) for r in outcome.get("returns", [])]
+    if recorded != returns:
+        raise RecordError(f"the record's outcome says returns {recorded}, the replay gives "
+                          f"{returns}")
+    if bool(outcome.get("terminal")) != state.is_terminal():
+        raise RecordError(f"the record says the game {'ended' if outcome.get('terminal') else 'was unfinished'}, "
+                          f"the replay {'ends' if state.is_terminal() else 'is unfinished'}")
+
+
+def final_state(record: dict):
+    """The position after the last action (checks the whole record)."""
+    state = start_state(record)
+    for step in replay(record):
+        state = step.after
+    return state

@@ -1,0 +1,257 @@
+"""``castle-envs replay FILE``: watch a recorded game in the terminal and in a browser.
+
+    castle-envs evaluate --game castle-siege --agent best --episodes 100 --record 3
+    castle-envs replay results/evaluate-castle-siege-very_hard-seed0-n100-records/*seed0.json
+
+The record (``records.py``) is replayed and checked move by move (a record whose actions are
+illegal, whose positions or outcome differ from the replay's, is refused, naming the step).
+The terminal shows every move in words with what it set off (``--boards``: the board before
+each move; ``--delay S``: one move every S seconds). The HTML page (``--html``, by default
+FILE with ``.html``) is self-contained: one picture per position (SVG), a slider, play and
+step buttons, the arrow keys, each move in words and its events; it opens in any browser
+without a server.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import sys
+import time
+
+from castle_envs.registry import get_game
+
+from .records import RecordError, load, replay
+
+
+def add_parser(sub):
+    p = sub.add_parser("replay", help="replay a game record in the terminal and as an HTML page")
+    p.add_argument("file", help="a game record (JSON) written by evaluate/tournament --record "
+                                "or play --save")
+    p.add_argument("--html", default=None, metavar="PATH",
+                   help="where to write the HTML viewer (default: FILE with .html)")
+    p.add_argument("--no-html", action="store_true", help="write no HTML page")
+    p.add_argument("--boards", action="store_true", help="print the board before every move")
+    p.add_argument("--delay", type=float, default=0.0, metavar="S",
+                   help="seconds between moves in the terminal (implies --boards)")
+    p.add_argument("--quiet", action="store_true", help="check the record, print only a summary")
+    p.set_defaults(run=run)
+
+
+def _render(game: str):
+    return __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
+                      fromlist=["render_ansi"])
+
+
+def replay_steps(record: dict) -> list:
+    """Every step of the record, checked (``RecordError`` when it does not replay)."""
+    return list(replay(record))
+
+
+def _who(record: dict, state) -> str:
+    agents = record["agents"]
+    if len(agents) == 1:
+        return ""
+    seat = state.current_player
+    return f"player_{seat} ({agents[seat]}): " if 0 <= seat < len(agents) else ""
+
+
+def describe(record: dict) -> str:
+    variant = ", ".join(f"{k} {v}" for k, v in record["variant"].items())
+    options = "".join(f", {k}={v}" for k, v in record["env_options"].items())
+    seed = "unseeded deal" if record.get("seed") is None else f"deal seed {record['seed']}"
+    agents = (record["agents"][0] if len(record["agents"]) == 1 else
+              ", ".join(f"player_{i}: {a}" for i, a in enumerate(record["agents"])))
+    return (f"{get_game(record['game']).title} ({variant}{options}), {seed}; {agents}; "
+            f"{len(record['actions'])} moves; from {record.get('source', '?')}")
+
+
+def outcome_text(record: dict, final) -> str:
+    returns = record["outcome"]["returns"]
+    if not final.is_terminal():
+        return "unfinished game"
+    if len(returns) == 1:
+        return "won" if returns[0] > 0 else "lost"
+    winners = [f"player_{i}" for i, r in enumerate(returns) if r == max(returns)]
+    return ("winner: " if len(winners) == 1 else "shared: ") + ", ".join(winners) + \
+        " (returns " + ", ".join(f"{r:+g}" for r in returns) + ")"
+
+
+def run(args) -> int:
+    if args.delay < 0:
+        raise ValueError(f"--delay must be >= 0, got {args.delay}")
+    if not os.path.exists(args.file):
+        raise FileNotFoundError(f"no such file: {args.file}")
+    record = load(args.file)
+    steps = replay_steps(record)
+    render = _render(record["game"])
+    start = steps[0].before if steps else _start(record)
+    final = steps[-1].after if steps else start
+    out = sys.stdout
+    print(describe(record), file=out)
+    if not args.quiet:
+        boards = args.boards or args.delay > 0
+        if not boards:
+            print(render.render_ansi(start), file=out)
+        for step in steps:
+            if boards:
+                print(render.render_ansi(step.before), file=out)
+            notes = render.events(step.before, step.after)
+            print(f"{step.index + 1:>4}. {_who(record, step.before)}{step.move}"
+                  + (f"  [{'; '.join(notes)}]" if notes else ""), file=out, flush=True)
+            if args.delay:
+                time.sleep(args.delay)
+        print(render.render_ansi(final), file=out)
+    print(f"replayed {len(steps)} moves, every position as recorded: "
+          f"{outcome_text(record, final)}", file=out)
+    if not args.no_html:
+        path = args.html or os.path.splitext(args.file)[0] + ".html"
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(html_page(record, steps))
+        print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB): open it in a browser",
+              file=out)
+    return 0
+
+
+def _start(record):
+    from .records import start_state
+    return start_state(record)
+
+
+# --- the HTML viewer ----------------------------------------------------------------------
+def frames(record: dict, steps: list) -> tuple[list[str], list[list[int]]]:
+    """Every position's SVG, coded as indices into one table of distinct SVG lines (most of
+    a picture does not change from one move to the next, so the page stays small)."""
+    render = _render(record["game"])
+    states = [steps[0].before if steps else _start(record)] + [s.after for s in steps]
+    table: dict[str, int] = {}
+    coded = []
+    for state in states:
+        lines = render.build_scene(state).to_svg().split("\n")
+        coded.append([table.setdefault(line, len(table)) for line in lines])
+    return list(table), coded
+
+
+def html_page(record: dict, steps: list) -> str:
+    from castle_envs.core.svg import font_face_css
+    render = _render(record["game"])
+    lines, coded = frames(record, steps)
+    moves = [{"text": f"{_who(record, s.before)}{s.move}",
+              "events": render.events(s.before, s.after)} for s in steps]
+    final = steps[-1].after if steps else _start(record)
+    data = {"lines": lines, "frames": coded, "moves": moves}
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    title = f"{get_game(record['game']).title} replay"
+    return _TEMPLATE.format(
+        title=html.escape(title), font_css=font_face_css(),
+        summary=html.escape(describe(record)),
+        outcome=html.escape(outcome_text(record, final)), payload=payload)
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+{font_css}
+body {{ margin: 0; font-family: CastleEnvsSans, 'Helvetica Neue', Arial, sans-serif;
+       background: #12301f; color: #eef2ec; }}
+header {{ padding: 10px 16px; background: #0c2316; }}
+header h1 {{ margin: 0 0 4px; font-size: 20px; }}
+header p {{ margin: 0; font-size: 14px; color: #b9ccbf; }}
+main {{ display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }}
+#view {{ flex: 1 1 auto; min-width: 0; }}
+#frame svg {{ width: 100%; height: auto; display: block; border-radius: 6px; }}
+#controls {{ display: flex; gap: 8px; align-items: center; margin: 10px 0 6px; }}
+#controls button {{ font-size: 16px; min-width: 40px; padding: 4px 8px; cursor: pointer; }}
+#slider {{ flex: 1 1 auto; }}
+#where {{ font-variant-numeric: tabular-nums; min-width: 120px; text-align: right; }}
+#current {{ min-height: 44px; font-size: 15px; }}
+#current .events {{ color: #f2cf5b; font-size: 14px; }}
+aside {{ flex: 0 0 340px; max-height: calc(100vh - 110px); overflow-y: auto;
+        background: #0c2316; border-radius: 6px; }}
+aside ol {{ margin: 0; padding: 6px 6px 6px 44px; font-size: 13px; }}
+aside li {{ padding: 3px 4px; cursor: pointer; border-radius: 4px; }}
+aside li:hover {{ background: #1d4a31; }}
+aside li.now {{ background: #d6aa28; color: #111; }}
+aside li .events {{ color: #e8c451; display: block; }}
+aside li.now .events {{ color: #3a2a00; }}
+aside .start {{ padding: 6px 10px; font-size: 13px; cursor: pointer; }}
+aside .start.now {{ background: #d6aa28; color: #111; }}
+@media (max-width: 900px) {{ main {{ flex-direction: column; }} aside {{ flex: none; width: 100%; }} }}
+</style></head>
+<body>
+<header><h1>{title}</h1><p>{summary}</p><p>Outcome: {outcome}</p></header>
+<main>
+<div id="view">
+  <div id="frame"></div>
+  <div id="controls">
+    <button id="first" title="start (Home)">&#x23EE;</button>
+    <button id="prev" title="previous move (left arrow)">&#x25C0;</button>
+    <button id="play" title="play / pause (space)">&#x25B6;</button>
+    <button id="next" title="next move (right arrow)">&#x25B6;&#x25B6;</button>
+    <button id="last" title="end (End)">&#x23ED;</button>
+    <input id="slider" type="range" min="0" value="0" step="1">
+    <span id="where"></span>
+  </div>
+  <div id="current"></div>
+</div>
+<aside><div class="start" id="start">start: the deal</div><ol id="moves"></ol></aside>
+</main>
+<script type="application/json" id="data">{payload}</script>
+<script>
+(function () {{
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var n = data.frames.length - 1, at = 0, timer = null;
+  var frame = document.getElementById("frame"), slider = document.getElementById("slider");
+  var where = document.getElementById("where"), current = document.getElementById("current");
+  var list = document.getElementById("moves"), start = document.getElementById("start");
+  slider.max = n;
+  function esc(s) {{ var d = document.createElement("div"); d.textContent = s; return d.innerHTML; }}
+  data.moves.forEach(function (m, i) {{
+    var li = document.createElement("li");
+    li.innerHTML = esc(m.text) + (m.events.length ? '<span class="events">' +
+      esc(m.events.join("; ")) + "</span>" : "");
+    li.onclick = function () {{ show(i + 1); }};
+    list.appendChild(li);
+  }});
+  start.onclick = function () {{ show(0); }};
+  function show(k) {{
+    at = Math.max(0, Math.min(n, k));
+    frame.innerHTML = data.frames[at].map(function (j) {{ return data.lines[j]; }}).join("\\n");
+    slider.value = at;
+    where.textContent = "move " + at + " of " + n;
+    var m = data.moves[at - 1];
+    current.innerHTML = at === 0 ? "The deal, before the first move." :
+      "Move " + at + ": " + esc(m.text) + (m.events.length ?
+        '<div class="events">' + esc(m.events.join("; ")) + "</div>" : "");
+    var items = list.children;
+    for (var i = 0; i < items.length; i++) items[i].className = (i === at - 1) ? "now" : "";
+    start.className = at === 0 ? "start now" : "start";
+    var now = at === 0 ? start : items[at - 1];
+    if (now && now.scrollIntoView) now.scrollIntoView({{block: "nearest"}});
+  }}
+  function play() {{
+    if (timer) {{ clearInterval(timer); timer = null; document.getElementById("play").innerHTML = "&#x25B6;"; return; }}
+    if (at >= n) show(0);
+    document.getElementById("play").innerHTML = "&#x23F8;";
+    timer = setInterval(function () {{ if (at >= n) play(); else show(at + 1); }}, 700);
+  }}
+  document.getElementById("first").onclick = function () {{ show(0); }};
+  document.getElementById("prev").onclick = function () {{ show(at - 1); }};
+  document.getElementById("next").onclick = function () {{ show(at + 1); }};
+  document.getElementById("last").onclick = function () {{ show(n); }};
+  document.getElementById("play").onclick = play;
+  slider.oninput = function () {{ show(parseInt(slider.value, 10)); }};
+  document.addEventListener("keydown", function (e) {{
+    if (e.key === "ArrowRight") show(at + 1);
+    else if (e.key === "ArrowLeft") show(at - 1);
+    else if (e.key === "Home") show(0);
+    else if (e.key === "End") show(n);
+    else if (e.key === " ") {{ play(); e.preventDefault(); }}
+  }});
+  show(0);
+}})();
+</script>
+</body></html>
+"""
