@@ -12,7 +12,7 @@ def test_play_to_the_end_by_typed_moves(players, extra):
     args = build_parser().parse_args(
         ["play", "castle-rooms", "--players", str(players), "--seed", "1", *extra])
     out = io.StringIO()
-    assert play.run(args, stdin=io.StringIO("x\n" + "0\n" * 2000), stdout=out) == 0
+    assert play.run(args, stdin=io.StringIO("zzz\n" + "0\n" * 2000), stdout=out) == 0
     text = out.getvalue()
     assert "is not a move number" in text           # bad input re-prompts
     assert "game over" in text and "+1" in text
