@@ -152,7 +152,10 @@ class Step:
 
 
 def make_env(record: dict):
-    spec = get_game(record["game"])
+    try:
+        spec = get_game(record["game"])
+    except ValueError as err:
+        raise RecordError(f"the record's game: {err}") from None
     variant = record["variant"]
     if set(variant) != {spec.variant_arg}:
         raise RecordError(f"the record's variant {variant} must name {spec.variant_arg!r} only")
@@ -185,6 +188,7 @@ def start_state(record: dict, env=None):
 def replay(record: dict, check: bool = True):
     """Yield each ``Step`` of the recorded game, checking it as it goes (legal actions,
     position digests, and at the end the outcome). The states yielded are copies."""
+    check_fields(record)
     env = make_env(record)
     state = start_state(record, env)
     actions, digests = record["actions"], record.get("digests")

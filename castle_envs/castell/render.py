@@ -13,8 +13,14 @@ from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene
 from . import data as D
 from .rules import NR, State, level_text
 
-SEAT_COLORS = ((200, 40, 40), (40, 80, 200), (230, 200, 40), (40, 160, 60))
-SKILL_ABBR = ("BAL", "BAS", "MIX", "STR", "WID")
+
+#: what the notation means (``castle-envs play`` prints it)
+LEGEND = ("Castellers are numbered 1-10: 'castellers 3x2 5' is two 3s and a 5. A tower level "
+          "'3x4+1x5' is three 4s and a 5 (Mix), bottom level first; 'add level 3x4' puts three "
+          "4s on the tower. A turn takes up to four actions (move, recruit one or two "
+          "castellers from your pawn's region, train a skill the wheel offers there or in the "
+          "All Regions window, one special action) and free tower edits, then end turn. "
+          "Regions: " + ", ".join(f"{a} {n}" for a, n in zip(D.REGION_ABBR, D.REGIONS)) + ".")
 
 
 def _numbers(counts) -> str:

@@ -1,0 +1,217 @@
+"""Game records and castle-envs replay: a replay reproduces every recorded position and the
+outcome, a tampered record is refused with a clear error, the HTML page holds one frame per
+position; evaluate and tournament --record write replayable records."""
+import copy
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from castle_envs.agents import make_agent
+from castle_envs.experiments.cli import main
+from castle_envs.experiments.records import (Recorder, RecordError, final_state, load, replay,
+                                             save)
+from castle_envs.registry import GAMES, get_game
+
+VARIANTS = [("castle-siege", "hard"), ("castellion", "menace"), ("castle-rooms", 3),
+            ("castell", 2)]
+
+
+def play_recorded(game, variant, seed=4, agent="random", env_options=None):
+    """A game played on the rules core, its record, and every position along the way."""
+    spec = get_game(game)
+    env = spec.make(**{spec.variant_arg: variant}, **(env_options or {}))
+    state = env._new_state(np.random.default_rng(seed), {})
+    agents = [make_agent(agent, game, seed=seed + s) for s in range(state.num_players)]
+    rec = Recorder(game, {spec.variant_arg: variant}, env_options or {}, seed, state,
+                   [agent] * state.num_players, "test")
+    positions = [state.to_dict()]
+    while not state.is_terminal():
+        action = agents[state.current_player].act(None, state.legal_action_mask(), state.clone())
+        state.apply_action(action)
+        rec.step(action, state)
+        positions.append(state.to_dict())
+    return rec.finish(state), positions, state
+
+
+@pytest.mark.parametrize("game,variant", VARIANTS)
+def test_replay_reproduces_every_position_and_the_outcome(game, variant):
+    record, positions, final = play_recorded(game, variant)
+    record = json.loads(json.dumps(record))              # as it comes back from a file
+    steps = list(replay(record))
+    assert len(steps) == len(record["actions"]) == len(positions) - 1
+    assert steps[0].before.to_dict() == positions[0]
+    for step, position in zip(steps, positions[1:]):
+        assert step.after.to_dict() == position
+    assert [float(r) for r in steps[-1].after.returns()] == record["outcome"]["returns"]
+    assert record["outcome"]["returns"] == [float(r) for r in final.returns()]
+
+
+def test_rules_options_travel_with_the_record():
+    record, positions, _ = play_recorded("castle-siege", "easy", seed=9,
+                                         env_options={"attack": "most_recent"})
+    assert record["env_options"] == {"attack": "most_recent"}
+    assert final_state(record).to_dict() == positions[-1]
+
+
+def _tamper_cases():
+    def set_action(k, value):
+        def f(r):
+            r["actions"][k] = value
+        return f
+
+    def other_legal_action(r):        # a legal but different move at step 3
+        from castle_envs.experiments.records import make_env, start_state
+        env = make_env(r)
+        state = start_state(r, env)
+        for a in r["actions"][:3]:
+            state.apply_action(a)
+        r["actions"][3] = next(int(a) for a in np.flatnonzero(state.legal_action_mask())
+                               if a != r["actions"][3])
+
+    def swap_deck(r):
+        deck = r["start"]["deck"]
+        deck[0], deck[-1] = deck[-1], deck[0]
+
+    def swap_deck_unseeded(r):
+        swap_deck(r)
+        r["seed"] = None
+
+    return [
+        ("illegal action", set_action(0, 1612), "step 0: action 1612 is illegal"),
+        ("action out of range", set_action(2, 99999), "step 2: action 99999 is illegal"),
+        ("action not an id", set_action(1, "12"), "action 1 is '12', not an action id"),
+        ("another legal move", other_legal_action,
+         "step 3: the position after"),
+        ("outcome edited", lambda r: r["outcome"].__setitem__("returns", [1.0 - r["outcome"]["returns"][0]]),
+         "the record's outcome says returns"),
+        ("seed edited", lambda r: r.__setitem__("seed", r["seed"] + 1),
+         "deals a different game than the record's start"),
+        ("deal edited", swap_deck, "deals a different game than the record's start"),
+        ("deal edited, no seed", swap_deck_unseeded, "step 0: "),
+        ("card duplicated", lambda r: r["start"]["deck"].__setitem__(0, r["start"]["deck"][1]),
+         "start position is invalid"),
+        ("last move dropped", lambda r: (r["actions"].pop(), r["digests"].pop()),
+         "the record says the game ended"),
+        ("move added", lambda r: (r["actions"].append(1669), r["digests"].append("0" * 16)),
+         "the game was already over"),
+        ("digests cut", lambda r: r["digests"].pop(), "'digests' must list one hash per action"),
+        ("not a record", lambda r: r.pop("format"), "is not a castle-envs game record"),
+        ("newer version", lambda r: r.__setitem__("version", 2), "record version 2"),
+        ("actions not a list", lambda r: r.__setitem__("actions", "1,2,3"),
+         "field 'actions' must be a list"),
+        ("unknown game", lambda r: r.__setitem__("game", "chess"), "unknown game 'chess'"),
+        ("unknown variant", lambda r: r.__setitem__("variant", {"difficulty": "nightmare"}),
+         "unknown difficulty 'nightmare'"),
+        ("negative seed", lambda r: r.__setitem__("seed", -5), "'seed' must be a non-negative"),
+    ]
+
+
+@pytest.mark.parametrize("name,tamper,message", _tamper_cases(),
+                         ids=[c[0] for c in _tamper_cases()])
+def test_a_tampered_record_is_refused_with_a_clear_error(name, tamper, message, tmp_path,
+                                                         capsys):
+    record, _, _ = play_recorded("castle-siege", "hard", seed=4, agent="heuristic")
+    assert len(record["actions"]) > 5 and record["outcome"]["terminal"]
+    bad = copy.deepcopy(record)
+    tamper(bad)
+    with pytest.raises(RecordError, match=re.escape(message)):
+        list(replay(bad))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    assert main(["replay", str(path), "--no-html", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("castle-envs replay: error: ") and message in err and "\n" not in err
+
+
+def test_garbage_files_are_refused(tmp_path, capsys):
+    path = tmp_path / "x.json"
+    path.write_text("{not json")
+    assert main(["replay", str(path)]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def _frames(page: str):
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                page, re.S).group(1))
+    return data, ["\n".join(data["lines"][k] for k in frame) for frame in data["frames"]]
+
+
+@pytest.mark.parametrize("game,variant", VARIANTS)
+def test_html_holds_one_frame_per_position_and_each_move_in_words(game, variant, tmp_path,
+                                                                  capsys):
+    record, positions, _ = play_recorded(game, variant, seed=2)
+    path = save(record, str(tmp_path / "game.json"))
+    assert main(["replay", path]) == 0
+    out = capsys.readouterr().out
+    n = len(record["actions"])
+    assert f"replayed {n} moves, every position as recorded" in out
+    page = (tmp_path / "game.html").read_text(encoding="utf-8")
+    data, frames = _frames(page)
+    assert len(frames) == n + 1 == len(positions) and len(data["moves"]) == n
+    sizes = set()
+    for svg in frames:
+        root = ET.fromstring(svg)                     # each frame is a whole SVG document
+        assert root.tag.endswith("svg")
+        sizes.add((root.get("width"), root.get("height")))
+    assert len(sizes) == 1
+    steps = list(replay(record))
+    assert [m["text"].split(": ", 1)[-1] if game in ("castle-rooms", "castell") else m["text"]
+            for m in data["moves"]] == [s.move for s in steps]
+    # self-contained: no scripts, styles, fonts or images fetched from anywhere
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "@font-face" in page or "CastleEnvsSans" in page
+
+
+def test_terminal_replay_prints_every_move_and_the_boards(tmp_path, capsys):
+    record, _, _ = play_recorded("castle-siege", "easy", seed=3, agent="heuristic")
+    path = save(record, str(tmp_path / "g.json"))
+    assert main(["replay", path, "--boards", "--no-html"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Castle Siege  turn") == len(record["actions"]) + 1
+    assert "   1. " in out and not (tmp_path / "g.html").exists()
+
+
+def test_evaluate_and_tournament_write_replayable_records(tmp_path, capsys):
+    out = str(tmp_path)
+    assert main(["evaluate", "--game", "castle-siege", "--difficulty", "easy,hard",
+                 "--agent", "random,heuristic", "--episodes", "5", "--record", "2",
+                 "--workers", "2", "--out", out, "--no-plot", "--no-progress"]) == 0
+    folder = tmp_path / "evaluate-castle-siege-easy-hard-seed0-n5-records"
+    files = sorted(p.name for p in folder.iterdir())
+    assert files == sorted(f"{v}-{a}-seed{s}.json" for v in ("easy", "hard")
+                           for a in ("random", "heuristic") for s in (0, 1))
+    for name in files:
+        record = load(str(folder / name))
+        assert record["source"] == "castle-envs evaluate" and record["agent_seeds"][0][1] in (0, 1)
+        assert final_state(record).is_terminal()
+    summary = json.loads((tmp_path / "evaluate-castle-siege-easy-hard-seed0-n5.json").read_text())
+    assert "records" not in summary
+    assert main(["tournament", "--game", "castle-rooms", "--players", "3", "--agents",
+                 "random,heuristic", "--games", "3", "--record", "2", "--workers", "1",
+                 "--out", out, "--no-plot", "--no-progress"]) == 0
+    folder = tmp_path / "tournament-castle-rooms-3p-seed0-n3-records"
+    records = sorted((load(str(p)) for p in folder.iterdir()), key=lambda r: r["seed"])
+    assert len(records) == 2
+    assert records[0]["agents"] == ["random", "heuristic", "random"]
+    assert records[1]["agents"] == ["heuristic", "random", "heuristic"]
+    for record in records:
+        final = final_state(record)
+        assert [float(r) for r in final.returns()] == record["outcome"]["returns"]
+
+
+def test_record_count_must_be_a_count(capsys):
+    assert main(["evaluate", "--game", "castle-siege", "--episodes", "2",
+                 "--record", "-1", "--no-progress"]) == 2
+    assert "--record must be a number of games >= 0" in capsys.readouterr().err
+
+
+def test_every_game_has_a_replay_picture_and_events():
+    for slug in GAMES:
+        render = __import__(f"castle_envs.{slug.replace('-', '_')}.render",
+                            fromlist=["events"])
+        assert callable(render.events) and callable(render.build_scene)
