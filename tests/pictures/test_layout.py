@@ -52,7 +52,8 @@ def test_text_fits_its_box_at_every_sampled_state(slug, variant):
     build = render_module(slug).build_scene
     size = None
     count = 0
-    for state in positions(slug, variant):
+    # Castell games run to hundreds of steps: sample them more sparsely
+    for state in positions(slug, variant, every=15 if slug == "castell" else 3):
         scene = build(state)
         size = size or (scene.width, scene.height)
         assert (scene.width, scene.height) == size, "frames of one game keep one size"

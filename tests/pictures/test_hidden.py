@@ -1,0 +1,69 @@
+"""Pictures and text boards show only what the player to act may know: re-dealing everything
+hidden from them (``determinize``: the deck order, other players' hands, face-down Ordeal
+cards) leaves the picture, the SVG and the text board unchanged."""
+import numpy as np
+import pytest
+
+from castle_envs.agents import make_agent
+from castle_envs.castellion.data import ORDEALS
+from castle_envs.registry import get_game
+
+CASES = [("castle-siege", "very_hard"), ("castellion", "menace"), ("castellion", "school"),
+         ("castle-rooms", 3), ("castell", 4)]
+
+
+def _states(slug, variant, seeds=(0, 1, 2)):
+    spec = get_game(slug)
+    env = spec.make(**{spec.variant_arg: variant})
+    for seed in seeds:
+        state = env._new_state(np.random.default_rng(seed), {})
+        agent = make_agent("random", slug, seed=seed)
+        step = 0
+        while True:
+            if step % 4 == 0 or state.is_terminal():
+                yield state.clone()
+            if state.is_terminal():
+                break
+            state.apply_action(agent.act(None, state.legal_action_mask(), None))
+            step += 1
+
+
+@pytest.mark.parametrize("slug,variant", CASES, ids=[f"{s}-{v}" for s, v in CASES])
+def test_redealing_hidden_information_changes_no_picture(slug, variant):
+    render = __import__(f"castle_envs.{slug.replace('-', '_')}.render", fromlist=["x"])
+    rng = np.random.default_rng(0)
+    changed = 0
+    for state in _states(slug, variant):
+        viewer = max(state.current_player, 0)
+        scene, text = render.build_scene(state), render.render_ansi(state)
+        for _ in range(2):
+            other = state.determinize(viewer, rng)
+            changed += other.to_dict() != state.to_dict()
+            assert render.build_scene(other).items == scene.items
+            assert render.render_ansi(other) == text
+    assert changed > 10          # the hidden part really was re-dealt
+
+
+def test_face_down_ordeals_are_named_nowhere_until_turned_up():
+    from castle_envs.castellion.render import build_scene, events, render_ansi
+    for state in _states("castellion", "menace", seeds=range(6)):
+        hidden = {ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]}
+        words = render_ansi(state) + build_scene(state).to_svg()
+        words += " ".join(t.text for t in build_scene(state).texts())
+        for title in hidden:                     # e.g. "Assault II: Harpy"
+            assert title not in words
+
+
+def test_replay_events_name_an_ordeal_only_once_it_is_turned_up():
+    from castle_envs.castellion.render import events
+    for seed in range(8):
+        spec = get_game("castellion")
+        state = spec.make(level="menace")._new_state(np.random.default_rng(seed), {})
+        agent = make_agent("heuristic", "castellion", seed=seed)
+        while not state.is_terminal():
+            before = state.clone()
+            state.apply_action(agent.act(None, state.legal_action_mask(), state.clone()))
+            said = " ".join(events(before, state))
+            for s in range(3):
+                if state.face_down[s]:
+                    assert ORDEALS[state.ordeals[s]].title not in said
