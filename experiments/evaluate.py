@@ -241,7 +241,8 @@ def run(args) -> int:
     print("wrote " + ", ".join(paths))
     if games:
         folder = write_records(games, os.path.join(args.out, f"{name}-records"))
-        print(f"wrote {len(games)} game records to {folder} (castle-envs replay FILE)")
+        print(f"wrote {len(games)} game record{'s' * (len(games) != 1)} to {folder} "
+              "(castle-envs replay FILE)")
     return 0
 
 

@@ -136,7 +136,8 @@ def run(args) -> int:
     print("wrote " + ", ".join(paths))
     if game_records:
         folder = write_records(game_records, os.path.join(args.out, f"{name}-records"))
-        print(f"wrote {len(game_records)} game records to {folder} (castle-envs replay FILE)")
+        print(f"wrote {len(game_records)} game record{'s' * (len(game_records) != 1)} to "
+              f"{folder} (castle-envs replay FILE)")
     return 0
 
 
