@@ -17,7 +17,7 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks]"
+	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks,pictures]"
 	touch $@
 
 demo: $(VENV)/.installed-train

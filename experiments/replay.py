@@ -21,7 +21,7 @@ import time
 
 from castle_envs.registry import get_game
 
-from .records import RecordError, load, replay
+from .records import load, replay
 
 
 def add_parser(sub):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.scene import BLACK, FELT_DARK, GOLD, MUTED, PALE, WHITE, Scene
+from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Scene
 from .actions import MAX_ROWS
 from .data import DRAGON, ENTRY, EXIT, HELMET, KIND, KNIGHT, SIDE_SHORT, card_name
 from .rules import WIN_LENGTH, CastleRoomsState

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.scene import (BLACK, FELT_DARK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
+from ..core.scene import (BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
                           Scene)
 from .cards import CASTLE_NAMES, RANK_NAMES, card_name
 from .rules import (BATTLE, DIFFICULTIES, DISCARD, PHASE_NAMES, PRECISION, ROYAL, State)

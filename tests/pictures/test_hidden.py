@@ -45,7 +45,7 @@ def test_redealing_hidden_information_changes_no_picture(slug, variant):
 
 
 def test_face_down_ordeals_are_named_nowhere_until_turned_up():
-    from castle_envs.castellion.render import build_scene, events, render_ansi
+    from castle_envs.castellion.render import build_scene, render_ansi
     for state in _states("castellion", "menace", seeds=range(6)):
         hidden = {ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]}
         words = render_ansi(state) + build_scene(state).to_svg()
