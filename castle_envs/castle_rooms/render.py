@@ -97,14 +97,11 @@ def _side(scene: Scene, x, y, h, side: int, left_edge: bool):
             scene.rect(lane, top + mark * 0.3, mark, mark * 0.45, fill=CORRIDOR)
 
 
-def room(scene: Scene, x, y, card: int, helmet: int, w=CARD_W, h=CARD_H, label=False):
+def room(scene: Scene, x, y, card: int, helmet: int, w=CARD_W, h=CARD_H):
     """A Room lying in a row of the given helmet orientation."""
     scene.rect(x, y, w, h, fill=STONE, outline=STONE_EDGE, radius=3)
     _side(scene, x, y, h, ENTRY[helmet][card], True)
     _side(scene, x + w, y, h, EXIT[helmet][card], False)
-    if label:
-        scene.text(x + 2, y + h - 15, w - 4, 13, f"R{card} {_room_text(card, helmet)}", BLACK,
-                   11, "center")
 
 
 def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
@@ -124,10 +121,9 @@ def dragon_card(scene: Scene, x, y, w=CARD_W, h=CARD_H):
 
 def knight_card(scene: Scene, x, y, w, h):
     scene.rect(x, y, w, h, fill=KNIGHT_BLUE, outline=BLACK, radius=3)
-    cx, top = x + w / 2, y + 5
-    scene.polygon([(cx - 8, top), (cx + 8, top), (cx + 8, top + 9), (cx, top + 16),
-                   (cx - 8, top + 9)], (220, 220, 230))          # a shield
-    scene.text(x + 2, y + h - 15, w - 4, 13, "Knight", WHITE, 11, "center", bold=True)
+    cx, top = x + w / 2, y + h / 2 - 12
+    scene.polygon([(cx - 10, top), (cx + 10, top), (cx + 10, top + 12), (cx, top + 24),
+                   (cx - 10, top + 12)], (220, 220, 230))          # a shield
 
 
 def _band(scene: Scene, state: CastleRoomsState, seat: int):
@@ -172,12 +168,15 @@ def _bottom(scene: Scene, state: CastleRoomsState, top: float):
             x = 16 + i * 84
             kind = KIND[card]
             if kind == DRAGON:
-                dragon_card(scene, x, top + 32, 76, 44)
+                dragon_card(scene, x, top + 32, 76, 40)
             elif kind == KNIGHT:
-                knight_card(scene, x, top + 32, 76, 44)
+                knight_card(scene, x, top + 32, 76, 40)
             else:
-                room(scene, x, top + 32, card, 0, 76, 44, label=True)
-            scene.text(x, top + 78, 76, 14, f"slot {i}", PALE, 11, "center")
+                room(scene, x, top + 32, card, 0, 76, 40)
+            name = "Dragon" if kind == DRAGON else "Knight" if kind == KNIGHT else \
+                f"R{card} {_room_text(card, 0)}"
+            scene.text(x - 2, top + 74, 80, 14, name, WHITE, 11, "center")
+            scene.text(x, top + 90, 76, 14, f"slot {i}", PALE, 11, "center")
     scene.text(380, top + 8, 300, 20, f"Deck {len(state.deck)} · discard {len(state.discard)}",
                WHITE, 14, bold=True)
     lx = 380
@@ -190,7 +189,7 @@ def _bottom(scene: Scene, state: CastleRoomsState, top: float):
                PALE, 12)
     helmet_icon(scene, lx + 20, top + 80, 14, 0)
     helmet_icon(scene, lx + 40, top + 80, 14, 1)
-    scene.text(lx + 48, top + 72, WIDTH - lx - 64, 16,
+    scene.text(lx + 54, top + 72, WIDTH - lx - 70, 16,
                "A row's helmet: up, or down (cards turned: sides swap, high and low swap).",
                PALE, 12)
 
