@@ -13,7 +13,8 @@ length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Cas
 ordeals passed); and for every pair of agents the paired difference on the common deals
 (win rate, return and each event count: mean with its 95% interval). Written to ``--out`` (default ``results/``) as
 ``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), and ``<name>.png`` when
-matplotlib is installed (the ``notebooks`` extra).
+matplotlib is installed (the ``notebooks`` extra). ``--record N`` also writes each agent's
+and variant's first N games as game records in ``<name>-records/`` (``castle-envs replay``).
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ deals. Reported per agent: seats played, win rate (return > 0: the sole winner i
 a winner in Castle Rooms) with its 95% Wilson interval, mean return, and an Elo-scale
 Bradley–Terry rating (mean 0) fitted to all pairings of seats held by different agents
 (the higher return wins the pairing, ties split), with a 95% bootstrap interval over games.
-Written to ``--out`` as JSON, CSV and (with matplotlib) a plot of the ratings.
+Written to ``--out`` as JSON, CSV and (with matplotlib) a plot of the ratings; ``--record
+N`` adds the first N games as game records in ``<name>-records/`` (``castle-envs replay``).
 """
 from __future__ import annotations
 
