@@ -57,6 +57,16 @@ def run(args, stdin=None, stdout=None) -> int:
     session = Session(stdin or sys.stdin, stdout or sys.stdout, spec.slug,
                       getattr(render, "LEGEND", ""), args.page)
     game = _Game(spec, variant, args.seed, args.save)
+    try:
+        return _play(spec, env, game, session, args)
+    except KeyboardInterrupt:         # Ctrl-C: keep the game when asked to, then stop
+        if game.recorder is not None and game.save_path:
+            session.say("")
+            game.save(env.state, session)
+        raise
+
+
+def _play(spec, env, game, session, args) -> int:
     if spec.api == "gymnasium":
         return _play_solitaire(env, game, session)
     seats = set(range(env.num_players)) if args.hotseat else set(args.human or [])

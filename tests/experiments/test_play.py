@@ -142,3 +142,18 @@ def test_save_command_mid_game_writes_an_unfinished_record(tmp_path):
     assert len(record["actions"]) == 2 and not record["outcome"]["terminal"]
     assert not final_state(record).is_terminal()
     assert json.loads(path.read_text())["source"] == "castle-envs play"
+
+
+def test_ctrl_c_still_saves_the_game(tmp_path):
+    class Interrupting(io.StringIO):
+        def readline(self, *a):
+            line = super().readline(*a)
+            if not line:
+                raise KeyboardInterrupt
+            return line
+    path = tmp_path / "g.json"
+    args = build_parser().parse_args(["play", "castle-siege", "--seed", "1", "--save", str(path)])
+    with pytest.raises(KeyboardInterrupt):
+        run(args, stdin=Interrupting("0\n0\n"), stdout=io.StringIO())
+    from castle_envs.experiments.records import load
+    assert len(load(str(path))["actions"]) == 2
