@@ -217,8 +217,9 @@ def replay(record: dict, check: bool = True):
         raise RecordError(f"the record's outcome says returns {recorded}, the replay gives "
                           f"{returns}")
     if bool(outcome.get("terminal")) != state.is_terminal():
-        raise RecordError(f"the record says the game {'ended' if outcome.get('terminal') else 'was unfinished'}, "
-                          f"the replay {'ends' if state.is_terminal() else 'is unfinished'}")
+        said = "ended" if outcome.get("terminal") else "was unfinished"
+        raise RecordError(f"the record says the game {said}, the replay "
+                          f"{'ends' if state.is_terminal() else 'is unfinished'}")
 
 
 def final_state(record: dict):

@@ -178,7 +178,8 @@ aside li .events {{ color: #e8c451; display: block; }}
 aside li.now .events {{ color: #3a2a00; }}
 aside .start {{ padding: 6px 10px; font-size: 13px; cursor: pointer; }}
 aside .start.now {{ background: #d6aa28; color: #111; }}
-@media (max-width: 900px) {{ main {{ flex-direction: column; }} aside {{ flex: none; width: 100%; }} }}
+@media (max-width: 900px) {{ main {{ flex-direction: column; }}
+                            aside {{ flex: none; width: 100%; }} }}
 </style></head>
 <body>
 <header><h1>{title}</h1><p>{summary}</p><p>Outcome: {outcome}</p></header>
@@ -207,7 +208,9 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
   var where = document.getElementById("where"), current = document.getElementById("current");
   var list = document.getElementById("moves"), start = document.getElementById("start");
   slider.max = n;
-  function esc(s) {{ var d = document.createElement("div"); d.textContent = s; return d.innerHTML; }}
+  function esc(s) {{
+    var d = document.createElement("div"); d.textContent = s; return d.innerHTML;
+  }}
   data.moves.forEach(function (m, i) {{
     var li = document.createElement("li");
     li.innerHTML = esc(m.text) + (m.events.length ? '<span class="events">' +
@@ -232,7 +235,11 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
     if (now && now.scrollIntoView) now.scrollIntoView({{block: "nearest"}});
   }}
   function play() {{
-    if (timer) {{ clearInterval(timer); timer = null; document.getElementById("play").innerHTML = "&#x25B6;"; return; }}
+    if (timer) {{
+      clearInterval(timer); timer = null;
+      document.getElementById("play").innerHTML = "&#x25B6;";
+      return;
+    }}
     if (at >= n) show(0);
     document.getElementById("play").innerHTML = "&#x23F8;";
     timer = setInterval(function () {{ if (at >= n) play(); else show(at + 1); }}, 700);

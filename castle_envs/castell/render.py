@@ -92,9 +92,9 @@ CHIP = (252, 250, 244)
 
 def pawn(scene: Scene, cx, bottom, color, size=16):
     """A player's pawn: a head on a body."""
+    neck = bottom - size * 0.55
     scene.polygon([(cx - size * 0.35, bottom), (cx + size * 0.35, bottom),
-                   (cx + size * 0.15, bottom - size * 0.55), (cx - size * 0.15, bottom - size * 0.55)],
-                  color, outline=BLACK)
+                   (cx + size * 0.15, neck), (cx - size * 0.15, neck)], color, outline=BLACK)
     scene.circle(cx, bottom - size * 0.72, size * 0.22, color, outline=BLACK)
 
 
@@ -127,7 +127,8 @@ def _lp_tile(scene: Scene, x, y, w, h, tile: int):
     else:
         text = f"{lp.points} levels: " + "+".join(D.SKILLS[s][:3] for s in lp.skills)
     scene.text(x + 28, y, w - 74, h, text, BLACK, 11)
-    scene.text(x + w - 46, y, 42, h, f"{lp.points} pt" + "s" * (lp.points != 1), (150, 40, 30), 11, "right", bold=True)
+    scene.text(x + w - 46, y, 42, h, f"{lp.points} pt" + "s" * (lp.points != 1), (150, 40, 30),
+               11, "right", bold=True)
 
 
 def _region(scene: Scene, state: State, r: int):
@@ -213,7 +214,8 @@ def _tower(scene: Scene, tower, x, bottom, w, room):
         for k in range(width):
             number = lo + 1 + (k >= width - mixed)
             bx = left + k * (box + 1)
-            scene.rect(bx, y, box, 16, fill=(255, 236, 200) if k < width - mixed else (255, 210, 160),
+            plain = k < width - mixed
+            scene.rect(bx, y, box, 16, fill=(255, 236, 200) if plain else (255, 210, 160),
                        outline=(120, 90, 60), radius=2)
             scene.text(bx, y, box, 16, str(number), BLACK, 11, "center")
 
@@ -227,8 +229,9 @@ def _player(scene: Scene, state: State, p: int):
     scores = state.category_scores(p)
     total = sum(scores.values())
     winner = state.is_terminal() and total == max(state.scores()) 
-    scene.rect(x, y, w, h, fill=(246, 244, 236), outline=GOLD if acting or winner else SEAT_COLORS[p],
-               line=3 if acting or winner else 2, radius=8)
+    marked = acting or winner
+    scene.rect(x, y, w, h, fill=(246, 244, 236), outline=GOLD if marked else SEAT_COLORS[p],
+               line=3 if marked else 2, radius=8)
     scene.circle(x + 16, y + 15, 7, SEAT_COLORS[p], outline=BLACK)
     scene.text(x + 28, y + 4, w - 120, 22, f"player_{p}" + (" · to act" if acting else "")
                + (" · winner" if winner else ""), BLACK, 15, bold=True)

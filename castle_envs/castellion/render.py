@@ -83,7 +83,8 @@ def tile(scene: Scene, x, y, kind: int, size=TILE - 4):
     """A Dream tile: a Defender in its faction's colour with its shape, or a Traitor."""
     if kind >= 12:
         black = kind == 13
-        scene.rect(x, y, size, size, fill=TRAITOR_COLOR, outline=BLACK if black else (150, 130, 160),
+        scene.rect(x, y, size, size, fill=TRAITOR_COLOR,
+                   outline=BLACK if black else (150, 130, 160),
                    line=max(1.5, size / 10) if black else 1, radius=size / 8)
         cx, cy, s = x + size / 2, y + size / 2, size / 46
         scene.polygon([(cx, cy - 17 * s), (cx + 5 * s, cy + 5 * s), (cx - 5 * s, cy + 5 * s)],
@@ -146,7 +147,7 @@ def _ordeal(scene: Scene, state: State, slot: int, y: float, h: float):
         scene.rect(x, y, w, h, fill=(40, 40, 52), outline=GOLD if current else PALE,
                    line=3 if current else 1, radius=8)
         scene.text(x + 12, y + 6, w - 24, 22, f"Ordeal {numeral}: face down", WHITE, 16, bold=True)
-        scene.text(x + 12, y + 30, w - 24, 18, "an Assault; turned up when met or by a Seer",
+        scene.text(x + 12, y + 30, w - 24, 18, "an Assault, turned up when met or by a new tower",
                    PALE, 12)
         need = 2
     else:

@@ -48,7 +48,8 @@ def _fit(t: Text) -> tuple[str, float, float]:
 def to_svg(scene: Scene, font_family: str) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {scene.width} {scene.height}" '
            f'width="{scene.width}" height="{scene.height}" font-family="{font_family}">',
-           f'<rect width="{scene.width}" height="{scene.height}" fill="{_color(scene.background)}"/>']
+           f'<rect width="{scene.width}" height="{scene.height}" '
+           f'fill="{_color(scene.background)}"/>']
     for item in scene.items:
         kind = item[0]
         if kind == "rect":
