@@ -28,6 +28,17 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _baseline_drop(size: float) -> float:
+    """How far below the middle of a line its baseline lies (Pillow's "m" anchor sits halfway
+    between ascender and descender); written out, since not every SVG renderer honours
+    ``dominant-baseline``."""
+    if pillow_available():
+        from . import pil_raster
+        ascent, descent = pil_raster.font(size * pil_raster.SCALE).getmetrics()
+        return (ascent - descent) / 2 / pil_raster.SCALE
+    return 0.36 * size
+
+
 def _fit(t: Text) -> tuple[str, float, float]:
     """(text, size, width) for the SVG: Pillow's fit when available."""
     if pillow_available():
@@ -87,9 +98,10 @@ def to_svg(scene: Scene, font_family: str) -> str:
             anchor = {"left": "start", "center": "middle", "right": "end"}[t.align]
             x = {"left": t.x, "center": t.x + t.w / 2, "right": t.x + t.w}[t.align]
             bold = ' font-weight="bold"' if t.bold else ""
-            out.append(f'<text x="{_num(x)}" y="{_num(t.y + t.h / 2)}" font-size="{_num(size)}" '
+            y = t.y + t.h / 2 + _baseline_drop(size)
+            out.append(f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
                        f'fill="{_color(t.color)}" text-anchor="{anchor}" '
-                       f'dominant-baseline="central" textLength="{_num(min(width, t.w))}" '
+                       f'textLength="{_num(min(width, t.w))}" '
                        f'lengthAdjust="spacingAndGlyphs"{bold}>{_escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
