@@ -69,6 +69,18 @@ def fit_text(t: Text) -> Fit:
                                (ax + box[2]) / SCALE, (ay + box[3]) / SCALE))
 
 
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, px: float, anchor: str, bold: bool):
+    """The text's coverage as an "L" image and its offset from the anchor point: labels
+    repeat from frame to frame, so each is rasterized once."""
+    stroke = 1 if bold else 0
+    left, top, right, bottom = font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, fill=255, font=font(px), anchor=anchor,
+                              stroke_width=stroke, stroke_fill=255 if stroke else None)
+    return mask, left, top
+
+
 def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
     S = SCALE
     img = Image.new("RGB", (scene.width * S, scene.height * S), tuple(scene.background))
@@ -105,10 +117,9 @@ def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
             fit = fit_text(item[1])
             if fit.text:
                 t = fit.item
-                stroke = 1 if t.bold else 0
-                d.text(_anchor_point(t), fit.text, fill=t.color, font=font(fit.size * S),
-                       anchor=_ANCHORS[t.align], stroke_width=stroke,
-                       stroke_fill=t.color if stroke else None)
+                mask, dx, dy = _text_mask(fit.text, fit.size * S, _ANCHORS[t.align], t.bold)
+                ax, ay = _anchor_point(t)
+                img.paste(tuple(t.color), (round(ax) + dx, round(ay) + dy), mask)
             fits.append(fit)
     small = img.reduce(S)
     return np.asarray(small, dtype=np.uint8).copy(), fits
