@@ -32,3 +32,12 @@ def game_and_variant(args) -> tuple[GameSpec, dict]:
         raise ValueError(f"unknown {spec.variant_arg} {value!r} for {spec.slug}; "
                          f"choose one of {list(spec.variants)}")
     return spec, {spec.variant_arg: value}
+
+
+def describer(game: str):
+    """``(state, action) -> words`` as the player may read them: the game's render module's
+    ``describe`` where it hides something (Castellion's face-down Ordeals), else the state's
+    own ``describe_action``."""
+    render = __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
+                        fromlist=["render_ansi"])
+    return getattr(render, "describe", lambda state, action: state.describe_action(action))

@@ -19,7 +19,7 @@ import unicodedata
 
 import numpy as np
 
-from .common import add_game_arguments, game_and_variant
+from .common import add_game_arguments, describer, game_and_variant
 
 PAGE = 20
 COMMANDS_HELP = ("Commands: a move's number; part of a move's text to list the moves that "
@@ -109,6 +109,7 @@ class Session:
     def __init__(self, stdin, stdout, game: str = "", legend: str = "", page: int = PAGE):
         self.stdin, self.stdout = stdin, stdout
         self.cards = game == "castle-siege"
+        self.describe = describer(game) if game else (lambda s, a: s.describe_action(a))
         self.legend = legend
         self.page_size = page
         self.legend_shown = False
@@ -125,7 +126,7 @@ class Session:
             return f"\0unreadable input ({type(err).__name__})\n"
 
     def choose(self, state, mask, board=None):
-        legal, texts = _ordered(state, mask)
+        legal, texts = _ordered(state, mask, self.describe)
         keys = [normalize(t, self.cards) for t in texts]
         codes = [normalize(str(state.actions.decode(a)), self.cards) for a in legal]
         if not self.legend_shown and self.legend:
@@ -228,11 +229,11 @@ def _head(text: str) -> str:
     return text.partition(" with ")[0]
 
 
-def _ordered(state, mask) -> tuple[list[int], list[str]]:
+def _ordered(state, mask, describe) -> tuple[list[int], list[str]]:
     """The legal actions and their words, moves with one head together (all attacks on one
     defender), fewest cards first; numbers in the list index this order."""
     legal = [int(a) for a in np.flatnonzero(mask)]
-    texts = [state.describe_action(a) for a in legal]
+    texts = [describe(state, a) for a in legal]
     rank: dict[str, int] = {}
     for t in texts:
         rank.setdefault(_head(t), len(rank))
@@ -314,7 +315,7 @@ def _play_solitaire(env, game, session) -> int:
         action = _choose(session, env, game, info["action_mask"])
         if action is None:
             return _finish(game, env, session, abandoned=True)
-        session.say(f"> {env.state.describe_action(action)}")
+        session.say(f"> {session.describe(env.state, action)}")
         obs, reward, terminated, truncated, info = env.step(action)
         game.step(action, env.state)
         total += reward
@@ -346,7 +347,7 @@ def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> in
         else:
             state = env.state.clone() if opponent.needs_state else None
             action = opponent.act(obs, mask, state)
-        session.say(f"{agent}: {env.state.describe_action(action)}")
+        session.say(f"{agent}: {session.describe(env.state, action)}")
         env.step(action)
         game.step(action, env.state)
     session.say(env.render())

@@ -31,6 +31,8 @@ import numpy as np
 import castle_envs
 from castle_envs.registry import get_game
 
+from .common import describer
+
 FORMAT = "castle-envs game record"
 VERSION = 1
 
@@ -191,6 +193,7 @@ def replay(record: dict, check: bool = True):
     check_fields(record)
     env = make_env(record)
     state = start_state(record, env)
+    describe = describer(record["game"])
     actions, digests = record["actions"], record.get("digests")
     for i, action in enumerate(actions):
         if state.is_terminal():
@@ -198,11 +201,11 @@ def replay(record: dict, check: bool = True):
                               f"{len(actions) - i} more action(s)")
         if not 0 <= action < len(state.actions) or not state.legal_action_mask()[action]:
             why = (f"not an action id of {record['game']}" if not 0 <= action < len(state.actions)
-                   else f"{state.describe_action(action)!r} is not legal: "
+                   else f"{describe(state, action)!r} is not legal: "
                         f"{state.illegal_reason(action)}")
             raise RecordError(f"step {i}: action {action} is illegal ({why})")
         before = state.clone()
-        move = state.describe_action(action)
+        move = describe(state, action)
         state.apply_action(action)
         if check and digests is not None and digests[i] != digest(state):
             raise RecordError(f"step {i}: the position after {move!r} differs from the one "

@@ -307,3 +307,14 @@ def events(before: State, after: State) -> list[str]:
     if after.phase == OVER:
         out.append("Victory" if after.won else "Defeat")
     return out
+
+
+def describe(state: State, action: int) -> str:
+    """``state.describe_action`` as the player may read it: a face-down Ordeal is named by
+    its slot, never by its card (``castle-envs play`` and the replay viewer use this)."""
+    text = state.describe_action(action)
+    for slot in range(3):
+        if state.face_down[slot]:
+            text = text.replace(ORDEALS[state.ordeals[slot]].title,
+                                f"face-down Ordeal {'I' * (slot + 1)}")
+    return text

@@ -67,3 +67,28 @@ def test_replay_events_name_an_ordeal_only_once_it_is_turned_up():
             for s in range(3):
                 if state.face_down[s]:
                     assert ORDEALS[state.ordeals[s]].title not in said
+
+
+def test_play_and_replay_never_name_a_face_down_ordeal():
+    """The move lists and echoes of castle-envs play, and the replay's move texts, name a
+    face-down Ordeal by its slot (rules.describe_action may name the card)."""
+    import io
+
+    from castle_envs.castellion.render import describe
+    from castle_envs.experiments.cli import build_parser
+    from castle_envs.experiments.play import run
+    for state in _states("castellion", "menace", seeds=range(4)):
+        hidden = [ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]]
+        for action in np.flatnonzero(state.legal_action_mask()):
+            words = describe(state, int(action))
+            assert not any(title in words for title in hidden), words
+    for seed in range(4):
+        args = build_parser().parse_args(["play", "castellion", "--level", "menace",
+                                          "--seed", str(seed)])
+        out = io.StringIO()
+        run(args, stdin=io.StringIO("q\n"), stdout=out)
+        state = get_game("castellion").make(level="menace")._new_state(
+            np.random.default_rng(seed), {})
+        text = out.getvalue()                   # the board and the first decision's moves
+        assert "encounter face-down Ordeal I now" in text
+        assert not any(ORDEALS[i].title in text for i in state.ordeals)
