@@ -1,0 +1,275 @@
+"""The Castle Siege linear move scorer (``agents.castle_siege_linear.LinearPolicy``) compiled.
+
+``policy_action(b, v, recent, weights, ...)`` plays, on the kernel rows of ``siege_kernel``,
+the move ``LinearPolicy`` plays on the same position: the same features in the same order
+(``BATTLE_FEATURES``, ``RECYCLE_FEATURES``, ``ROYAL_FEATURES``), the same candidates in the
+same order (legal plays by action id, then Regroup or end battle phase), the first best
+score. Scores are summed feature by feature, so a tie that NumPy's matrix product breaks by
+rounding may go the other way here; ``tests/vector/test_siege_solver.py`` measures the
+agreement. ``weights`` is ``LinearPolicy.vector()`` (battle, recycle, royal blocks).
+
+The solver's probes and the search agent's rollouts use it: a compiled move is about a
+microsecond where the NumPy policy takes about a hundred.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP,
+                                    ROYAL_BASE)
+from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
+from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
+from ._jit import njit
+from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
+                           PHASE, REGROUPED)
+
+N_BATTLE, N_RECYCLE, N_ROYAL = 18, 9, 3
+HAND_SLOTS = 5
+_RANK = RANK.astype(np.int64)
+_SUIT = SUIT.astype(np.int64)
+# the heuristic's Royal Assault weights (defenders, their ranks, castle rank): which castle
+# a Royal Assault would sweep, for the ``royal_own_column`` feature
+_H_ROYAL = np.array([100.0, 1.0, 0.01])
+
+
+@njit(cache=True)
+def subset_tables(b, v, sums, sizes, flush, royal):
+    """Per subset (bitmask) of the held hand slots: rank sum, size, all one suit (two or
+    more cards), holds J, Q, K of three suits. Returns the number of slots held. ``sums``
+    and ``sizes`` hold 64 entries: the upper halves are scratch."""
+    held = min(v[HSIZE], HAND_SLOTS)
+    sums[0] = 0
+    sizes[0] = 0
+    suit_bits = sums[32:64]   # scratch: per subset the suits it holds, as 4 bits
+    suit_bits[0] = 0
+    for i in range(held):
+        card = b[HAND + i]
+        rank = _RANK[card]
+        bit = 1 << _SUIT[card]
+        for bits in range(1 << i):
+            sums[bits | 1 << i] = sums[bits] + rank
+            sizes[bits | 1 << i] = sizes[bits] + 1
+            suit_bits[bits | 1 << i] = suit_bits[bits] | bit
+    # the J, Q, K triples of three suits in the hand, as slot bitmasks
+    triples = sizes[32:40]    # scratch
+    nt = 0
+    for i in range(held):
+        if _RANK[b[HAND + i]] != 11:
+            continue
+        for j in range(held):
+            if _RANK[b[HAND + j]] != 12 or _SUIT[b[HAND + j]] == _SUIT[b[HAND + i]]:
+                continue
+            for k in range(held):
+                if (_RANK[b[HAND + k]] == 13 and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
+                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]] and nt < 8):
+                    triples[nt] = (1 << i) | (1 << j) | (1 << k)
+                    nt += 1
+    for bits in range(1, 1 << held):
+        sb = suit_bits[bits]
+        flush[bits] = sizes[bits] >= 2 and (sb & (sb - 1)) == 0
+        r = False
+        for t in range(nt):
+            if bits & triples[t] == triples[t]:
+                r = True
+        royal[bits] = r
+    return held
+
+
+@njit(cache=True)
+def _royal_target(b, v):
+    best = -1
+    best_score = 0.0
+    for c in range(4):
+        if b[CAPTURED + c]:
+            continue
+        n = v[CLEN + c]
+        ranks = 0
+        for p in range(n):
+            ranks += _RANK[b[COLS + c * NUM_CARDS + p]]
+        score = _H_ROYAL[0] * n + _H_ROYAL[1] * ranks + _H_ROYAL[2] * _RANK[b[CASTLES + c]]
+        if best < 0 or score > best_score:
+            best, best_score = c, score
+    return best
+
+
+@njit(cache=True)
+def battle_action(b, v, recent, w, sums, sizes, one_suit, royal):
+    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``)."""
+    held = subset_tables(b, v, sums, sizes, one_suit, royal)
+    top = 1 << held
+    # subset properties the features need beyond the solver's tables
+    royals_in = np.zeros(32, np.int64)
+    for bits in range(1, top):
+        k = 0
+        for i in range(held):
+            if bits >> i & 1 and _RANK[b[HAND + i]] >= 11:
+                k += 1
+        royals_in[bits] = k
+    column_of = np.full(NUM_CARDS, -1, np.int64)
+    attackable = np.zeros(NUM_CARDS, np.bool_)
+    open_castle = np.zeros(NUM_CARDS, np.bool_)
+    castle_of = np.full(NUM_CARDS, -1, np.int64)
+    defenders = 0
+    focus = -1
+    for c in range(4):
+        n = v[CLEN + c]
+        defenders += n
+        for p in range(n):
+            card = b[COLS + c * NUM_CARDS + p]
+            column_of[card] = c
+            if not recent or p == n - 1:
+                attackable[card] = True
+        if not b[CAPTURED + c]:
+            castle_of[b[CASTLES + c]] = c
+            if n == 0:
+                open_castle[b[CASTLES + c]] = True
+            if focus < 0 or (n, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
+                                                          _RANK[b[CASTLES + focus]]):
+                focus = c
+    target_col = _royal_target(b, v)
+    late = 1.0 - min(v[DSIZE], 32) / 32.0
+    best = -1
+    best_score = 0.0
+    can_capture = False
+    for bits in range(1, top):
+        total = sums[bits]
+        size = sizes[bits]
+        for t in range(NUM_CARDS):
+            rank = _RANK[t]
+            capture = open_castle[t]
+            if capture:
+                if total != rank:
+                    continue
+                can_capture = True
+            elif not attackable[t] or total < rank:
+                continue
+            royal_move = royal[bits] and not capture
+            attack = not capture and not royal_move
+            col = column_of[t]
+            s = 0.0
+            if capture:
+                s += w[0]
+            if royal_move:
+                s += w[1]
+                if col == target_col:
+                    s += w[2]
+            if attack:
+                s += w[3]
+            s += w[4] * size
+            s += w[5] * total
+            if attack:
+                s += w[6] * (total - rank)
+            if not capture:
+                s += w[7] * rank
+            if attack and col == focus:
+                s += w[8]
+            if attack and v[CLEN + col] == 1:
+                s += w[9]
+                need = _RANK[b[CASTLES + col]]
+                rest = 31 ^ bits
+                for r in range(1, top):
+                    if r & ~rest == 0 and sums[r] == need:
+                        s += w[10]
+                        break
+            exact = attack and total == rank
+            if exact:
+                s += w[11]
+            if attack and not exact and size >= 2 and one_suit[bits] and v[DSIZE] > 0:
+                s += w[12]
+            spent = 0 if royal_move else royals_in[bits]
+            s += w[13] * spent
+            s += w[14] * (spent * late)
+            s += w[15] * (size * late)
+            action = (bits - 1) * NUM_CARDS + t
+            if best < 0 or s > best_score:
+                best, best_score = action, s
+    if not v[REGROUPED] and defenders == 0 and not can_capture:
+        hand_royals = 0
+        for i in range(v[HSIZE]):
+            if _RANK[b[HAND + i]] >= 11:
+                hand_royals += 1
+        s = w[16] + w[17] * hand_royals
+        if best < 0 or s > best_score:
+            best, best_score = REGROUP, s
+    if best < 0 or 0.0 > best_score:
+        best = END_BATTLE
+    return best
+
+
+@njit(cache=True)
+def recycle_action(b, v, w):
+    held = np.zeros(14, np.bool_)
+    for i in range(v[HSIZE]):
+        held[_RANK[b[HAND + i]]] = True
+    soon = 1.0 if v[DSIZE] <= 8 else 0.0
+    best = -1
+    best_score = 0.0
+    for card in range(NUM_CARDS):
+        if not b[DISCARDED + card]:
+            continue
+        rank = _RANK[card]
+        dist = 99
+        for c in range(4):
+            if not b[CAPTURED + c]:
+                dist = min(dist, abs(rank - _RANK[b[CASTLES + c]]))
+        matches = 0
+        for c in range(4):
+            for p in range(v[CLEN + c]):
+                if _RANK[b[COLS + c * NUM_CARDS + p]] == rank:
+                    matches += 1
+        royal = rank >= 11
+        missing = royal and not held[rank]
+        s = 0.0
+        if dist < 99:
+            s += w[0] * dist
+            if dist == 0:
+                s += w[2]
+        s += w[1] * rank
+        s += w[3] * matches
+        if royal:
+            s += w[4]
+        if missing:
+            s += w[5]
+        s += w[6] * soon
+        if dist == 0:
+            s += w[7] * soon
+        if missing:
+            s += w[8] * soon
+        if best < 0 or s > best_score:
+            best, best_score = card, s
+    return RECYCLE_BASE + best
+
+
+@njit(cache=True)
+def royal_action(b, v, w):
+    best = -1
+    best_score = 0.0
+    for c in range(4):
+        if b[CAPTURED + c]:
+            continue
+        n = v[CLEN + c]
+        ranks = 0
+        for p in range(n):
+            ranks += _RANK[b[COLS + c * NUM_CARDS + p]]
+        s = w[0] * n + w[1] * ranks + w[2] * _RANK[b[CASTLES + c]]
+        if best < 0 or s > best_score:
+            best, best_score = c, s
+    return ROYAL_BASE + best
+
+
+@njit(cache=True)
+def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal):
+    """``LinearPolicy(weights)`` on the position; the other arrays are scratch (sums and
+    sizes of 64, one_suit and royal of 32)."""
+    phase = v[PHASE]
+    if phase == PRECISION:
+        return recycle_action(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE])
+    if phase == ROYAL:
+        return royal_action(b, v, weights[N_BATTLE + N_RECYCLE:])
+    if phase == DISCARD:
+        best = 0
+        for i in range(1, v[HSIZE]):
+            if _RANK[b[HAND + i]] > _RANK[b[HAND + best]]:
+                best = i
+        return DISCARD_BASE + best
+    return battle_action(b, v, recent, weights[:N_BATTLE], sums, sizes, one_suit, royal)
