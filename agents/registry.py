@@ -4,7 +4,10 @@
 also ``time``, ``c``, ``max_rollout_steps``), ``model:DIR`` (any saved model directory,
 ``castle_envs.agents.saved``: its ``model.json`` says what it is), ``ppo:DIR`` (a MaskablePPO
 model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of your own),
-``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``). ``make_agent(spec, game)``
+``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``),
+``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,
+``castle_envs.agents.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
+``policy=PATH``). ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
@@ -18,7 +21,8 @@ from castle_envs.registry import get_game
 
 from .base import Agent, PolicyAgent, RandomAgent
 
-AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear")
+AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
+               "search")
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures). A ``{models}/`` prefix is the shipped models folder.
@@ -74,7 +78,8 @@ def heuristic_policy(game: str, name: str = "heuristic"):
 
 
 def available_agents(game: str) -> list[str]:
-    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (["linear:PATH"] if game == "castle-siege" else [])
+    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (
+        ["linear:PATH", "search"] if game == "castle-siege" else [])
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -146,6 +151,15 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
         policy = LinearPolicy.load(path.strip(), endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
+    if name == "search":
+        if get_game(game).slug != "castle-siege":
+            raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
+        from .castle_siege_search import make_search_policy
+        options = parse_options(rest, {"samples": int, "candidates": int, "nodes": int,
+                                       "policy": str}, "search")
+        policy = make_search_policy(options, shipped_models_dir()
+                                    / "castle_siege_very_hard_linear" / "policy.json")
+        return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
     if name == "model":
         from .saved import load_agent
         if not rest.strip():
@@ -162,7 +176,7 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo")):
+            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

@@ -46,9 +46,19 @@ def add_parser(sub):
                    help="uniform random games per deal (0: skip)")
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
-    p.add_argument("--probe-policy", default="heuristic", choices=("heuristic", "none"),
-                   help="policy the solver's probes follow on every other playout "
-                        "(castle_envs.agents.castle_siege.heuristic_policy; 'none': its own move order)")
+    p.add_argument("--solver", choices=("compiled", "python"), default=None,
+                   help="compiled (numba, the default when installed) or python (the "
+                        "readable reference); both give the same verdicts")
+    p.add_argument("--probe-policy", default="linear",
+                   help="policy the solver's probes follow on every other playout: linear "
+                        "(the shipped trained move scorer, default), linear:PATH, heuristic "
+                        "(castle_envs.agents.castle_siege), none (the search's own order)")
+    p.add_argument("--compare", action="store_true",
+                   help="instead of a study: solve the deals with both solvers (depth-first "
+                        "search only, the same node budget) and report nodes per second, "
+                        "time to the same verdicts, and any disagreement")
+    p.add_argument("--resume", action="store_true",
+                   help="with --out: keep the deals already in that file, solve the rest")
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
@@ -83,20 +93,57 @@ def parse_budget(text: str) -> tuple[int | None, float | None]:
                      f"got {text!r}")
 
 
+def probe_policy(spec: str):
+    """The probes' policy: (a python ``policy(state, rng)`` or None, its 30 linear weights
+    for the compiled solver or None)."""
+    from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+    if spec == "none":
+        return None, None
+    if spec == "heuristic":
+        from castle_envs.agents.castle_siege import heuristic_policy
+        # the heuristic's weights in the linear scorer's features play its moves (99.9%)
+        return heuristic_policy, LinearPolicy(HEURISTIC_WEIGHTS).vector()
+    if spec == "linear" or spec.startswith("linear:"):
+        from castle_envs.agents.registry import shipped_models_dir
+        path = spec[7:] or shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
+        policy = LinearPolicy.load(path)
+        return policy, policy.vector()
+    raise ValueError(f"unknown --probe-policy {spec!r}: linear, linear:PATH, heuristic or none")
+
+
+_SOLVERS: dict = {}   # per process: a compiled solver's tables are large, so it is reused
+
+
+def make_solver(kind: str, nodes, seconds, probe: str, **settings):
+    policy, weights = probe_policy(probe)
+    if kind == "python":
+        from castle_envs.castle_siege.solver import Solver
+        return Solver(max_nodes=nodes, max_seconds=seconds, probe_policy=policy, **settings)
+    key = (nodes, seconds, probe, tuple(sorted(settings.items())))
+    if key not in _SOLVERS:
+        from castle_envs.castle_siege.fast_solver import CompiledSolver
+        _SOLVERS.clear()
+        _SOLVERS[key] = CompiledSolver(max_nodes=nodes, max_seconds=seconds,
+                                       probe_weights=weights, **settings)
+    return _SOLVERS[key]
+
+
+def default_solver() -> str:
+    from castle_envs.vector._jit import HAVE_NUMBA
+    return "compiled" if HAVE_NUMBA else "python"
+
+
 def solve_one(job: dict) -> dict:
     """Solve one deal and play random games on it; a plain dict (crosses processes)."""
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import (WINNABLE, Solver, deal_deck, line_events,
-                                                 replay_wins)
+    from castle_envs.castle_siege.solver import WINNABLE, deal_deck, line_events, replay_wins
 
     seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
     deck = deal_deck(seed)
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
-    policy = None
-    if job.get("probe_policy", "none") == "heuristic":
-        from castle_envs.agents.castle_siege import heuristic_policy as policy
-    result = Solver(max_nodes=job["nodes"], max_seconds=job["seconds"],
-                    probe_policy=policy).solve(state)
+    solver = make_solver(job.get("solver", "python"), job["nodes"], job["seconds"],
+                         job.get("probe_policy", "none"))
+    result = solver.solve(state)
     record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
               "seconds": round(result.seconds, 4), "pruned": result.pruned,
               "line": result.line}
@@ -169,6 +216,63 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
                    "win_rate": rand_wins / rand_games if rand_games else None,
                    "interval_95": list(wilson_interval(rand_wins, rand_games))},
     }
+
+
+def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: dict,
+                    out=None) -> dict:
+    """Both solvers on the same deals, depth-first search only (no probes) and the same node
+    budget, after one warm-up deal each: each one's nodes per second (its own count), the
+    time each took on the deals both decided, and every verdict on which they disagree."""
+    from castle_envs.castle_siege.fast_solver import CompiledSolver
+    from castle_envs.castle_siege.rules import State
+    from castle_envs.castle_siege.solver import UNKNOWN, Solver, deal_deck
+
+    solvers = {"python": Solver(max_nodes=nodes, probe_share=0),
+               "compiled": CompiledSolver(max_nodes=nodes, probe_share=0)}
+    warm = State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules)
+    totals = {name: {"nodes": 0, "seconds": 0.0, "decided_seconds": 0.0} for name in solvers}
+    both = disagreements = 0
+    for solver in solvers.values():
+        solver.solve(warm)
+    for i in range(deals):
+        state = State.new_game(difficulty=difficulty, deck=deal_deck(seed + i), **rules)
+        verdicts, seconds = {}, {}
+        for name, solver in solvers.items():
+            start = time.process_time()
+            result = solver.solve(state)
+            seconds[name] = time.process_time() - start
+            verdicts[name] = result.verdict
+            totals[name]["nodes"] += result.nodes
+            totals[name]["seconds"] += seconds[name]
+        if UNKNOWN not in verdicts.values():
+            both += 1
+            for name in solvers:
+                totals[name]["decided_seconds"] += seconds[name]
+            if len(set(verdicts.values())) > 1:
+                disagreements += 1
+                print(f"DISAGREE on deal {seed + i}: {verdicts}", file=sys.stderr)
+    rate = {n: t["nodes"] / max(t["seconds"], 1e-9) for n, t in totals.items()}
+    report = {"difficulty": difficulty, "deals": deals, "seeds": [seed, seed + deals - 1],
+              "budget_nodes": nodes, "cpu_seconds": {n: t["seconds"] for n, t in totals.items()},
+              "nodes": {n: t["nodes"] for n, t in totals.items()},
+              "nodes_per_second": rate, "speedup_nodes_per_second": rate["compiled"] / rate["python"],
+              "both_decided": both, "disagreements": disagreements,
+              "decided_cpu_seconds": {n: t["decided_seconds"] for n, t in totals.items()}}
+    if both and totals["compiled"]["decided_seconds"] > 0:
+        report["speedup_time_to_verdict"] = (totals["python"]["decided_seconds"]
+                                             / totals["compiled"]["decided_seconds"])
+    if out is not None:
+        print(f"Castle Siege {difficulty}, deals {seed}..{seed + deals - 1}, {nodes} nodes/deal, "
+              "depth-first search only (CPU time, after a warm-up deal)", file=out)
+        for name in solvers:
+            print(f"  {name:<8} {rate[name]:>12,.0f} nodes/s  ({totals[name]['nodes']:,} nodes, "
+                  f"{totals[name]['seconds']:.2f} s)", file=out)
+        print(f"  compiled / python: {report['speedup_nodes_per_second']:.0f}x nodes per second",
+              file=out)
+        if "speedup_time_to_verdict" in report:
+            print(f"  {both} deals decided by both: same verdicts on {both - disagreements}, "
+                  f"compiled {report['speedup_time_to_verdict']:.0f}x faster to them", file=out)
+    return report
 
 
 def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000) -> dict:
@@ -341,15 +445,34 @@ def run(args) -> int:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
     nodes, seconds = parse_budget(args.budget)
     rules = {"attack": args.attack, "defeated": args.defeated}
+    solver = args.solver or default_solver()
+    probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
+    if args.compare:
+        report = compare_solvers(args.difficulty, args.seed, args.deals, nodes or 20_000,
+                                 rules, sys.stdout if not args.json else None)
+        if args.json:
+            print(json.dumps(report, indent=2))
+        return 1 if report["disagreements"] else 0
     jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
              "nodes": nodes, "seconds": seconds, "random_games": args.random_games,
-             "probe_policy": args.probe_policy}
+             "probe_policy": args.probe_policy, "solver": solver}
             for i in range(args.deals)]
     out = None
+    records = []
+    if args.resume and not args.out:
+        raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        out = open(args.out, "w")
-    records = []
+        if args.resume and os.path.exists(args.out):
+            with open(args.out) as f:
+                done = {}
+                for line in f:
+                    if line.strip():
+                        record = json.loads(line)
+                        done[record["seed"]] = record
+            records = [done[j["seed"]] for j in jobs if j["seed"] in done]
+            jobs = [j for j in jobs if j["seed"] not in done]
+        out = open(args.out, "a" if args.resume else "w")
     start = time.perf_counter()
     try:
         for record in _run_jobs(jobs, args.workers, args.backend, args.address):
@@ -357,7 +480,7 @@ def run(args) -> int:
             if out:
                 out.write(json.dumps(record) + "\n")
                 out.flush()
-            if not args.json and len(records) % max(1, args.deals // 10) == 0:
+            if not args.json and len(records) % max(1, args.deals // 20) == 0:
                 print(f"  {len(records)}/{args.deals} deals, "
                       f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
     finally:
@@ -367,6 +490,7 @@ def run(args) -> int:
     summary = summarize(records, args.difficulty, args.budget)
     summary["rules"] = rules
     summary["probe_policy"] = args.probe_policy
+    summary["solver"] = solver
     summary["wall_seconds"] = time.perf_counter() - start
     if args.json:
         print(json.dumps(summary, indent=2))

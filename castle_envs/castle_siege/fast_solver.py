@@ -109,7 +109,8 @@ class CompiledSolver:
             result = S.dfs(w, S._Z, memo, recent, leave, limit, self.prune, self.table,
                            self.order)
             if result == S.WIN:
-                line = [int(w.moves[d, w.idx[d] - 1]) for d in range(w.stats[2] + 1)]
+                depth = int(w.stats[2]) + 1
+                line = w.moves[np.arange(depth), w.idx[:depth] - 1].tolist()
                 verdict = WINNABLE
             elif result == S.LOSS:
                 verdict = UNWINNABLE

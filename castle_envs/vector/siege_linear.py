@@ -94,7 +94,22 @@ def _royal_target(b, v):
 
 @njit(cache=True)
 def battle_action(b, v, recent, w, sums, sizes, one_suit, royal):
-    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``)."""
+    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best."""
+    actions = np.empty(1614, np.int64)
+    scores = np.empty(1614, np.float64)
+    n = battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores)
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return actions[best]
+
+
+@njit(cache=True)
+def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores):
+    """Every battle-phase candidate of ``LinearPolicy`` with its score, in its order: the
+    legal plays by action id, then Regroup when legal, then end battle phase (score 0).
+    Returns their number."""
     held = subset_tables(b, v, sums, sizes, one_suit, royal)
     top = 1 << held
     # subset properties the features need beyond the solver's tables
@@ -128,8 +143,7 @@ def battle_action(b, v, recent, w, sums, sizes, one_suit, royal):
                 focus = c
     target_col = _royal_target(b, v)
     late = 1.0 - min(v[DSIZE], 32) / 32.0
-    best = -1
-    best_score = 0.0
+    n = 0
     can_capture = False
     for bits in range(1, top):
         total = sums[bits]
@@ -180,30 +194,42 @@ def battle_action(b, v, recent, w, sums, sizes, one_suit, royal):
             s += w[13] * spent
             s += w[14] * (spent * late)
             s += w[15] * (size * late)
-            action = (bits - 1) * NUM_CARDS + t
-            if best < 0 or s > best_score:
-                best, best_score = action, s
+            actions[n] = (bits - 1) * NUM_CARDS + t
+            scores[n] = s
+            n += 1
     if not v[REGROUPED] and defenders == 0 and not can_capture:
         hand_royals = 0
         for i in range(v[HSIZE]):
             if _RANK[b[HAND + i]] >= 11:
                 hand_royals += 1
-        s = w[16] + w[17] * hand_royals
-        if best < 0 or s > best_score:
-            best, best_score = REGROUP, s
-    if best < 0 or 0.0 > best_score:
-        best = END_BATTLE
-    return best
+        actions[n] = REGROUP
+        scores[n] = w[16] + w[17] * hand_royals
+        n += 1
+    actions[n] = END_BATTLE
+    scores[n] = 0.0
+    return n + 1
 
 
 @njit(cache=True)
 def recycle_action(b, v, w):
+    cards = np.empty(NUM_CARDS, np.int64)
+    scores = np.empty(NUM_CARDS, np.float64)
+    n = recycle_scores(b, v, w, cards, scores)
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return RECYCLE_BASE + cards[best]
+
+
+@njit(cache=True)
+def recycle_scores(b, v, w, cards, scores):
+    """Each discard-pile card (a Precision Strike's choice) with its score, by card id."""
     held = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
         held[_RANK[b[HAND + i]]] = True
     soon = 1.0 if v[DSIZE] <= 8 else 0.0
-    best = -1
-    best_score = 0.0
+    n = 0
     for card in range(NUM_CARDS):
         if not b[DISCARDED + card]:
             continue
@@ -235,9 +261,10 @@ def recycle_action(b, v, w):
             s += w[7] * soon
         if missing:
             s += w[8] * soon
-        if best < 0 or s > best_score:
-            best, best_score = card, s
-    return RECYCLE_BASE + best
+        cards[n] = card
+        scores[n] = s
+        n += 1
+    return n
 
 
 @njit(cache=True)

@@ -622,3 +622,44 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
         if V[1, OUTCOME] == 1:
             return n
     return 0
+
+
+@njit(cache=True)
+def evaluate_moves(w, z, memo, samples_b, samples_v, candidates, recent, leave, budget,
+                   probe_share, noise, weights, guided, prune, wins, min_samples):
+    """Perfect-information Monte Carlo: for each sampled position (``samples_b[i]``,
+    ``samples_v[i]``: the same decision with the unseen cards dealt differently) and each
+    candidate move, play the move and solve the rest with ``budget`` nodes (probes first,
+    then the depth-first search). ``wins[j]`` counts the samples in which candidate ``j``
+    leads to a proven win. The table of lost positions is shared by a sample's candidates
+    (their subtrees overlap) and cleared between samples. When no candidate has won in the
+    first ``min_samples`` samples the rest are skipped (the counts could only separate the
+    candidates by a rare win). Returns the number of samples used."""
+    for j in range(len(candidates)):
+        wins[j] = 0
+    for i in range(samples_b.shape[0]):
+        if i == min_samples:
+            total = 0
+            for j in range(len(candidates)):
+                total += wins[j]
+            if total == 0:
+                return i
+        tt_clear(w.table, w.used)
+        for j in range(len(candidates)):
+            for k in range(NEED):
+                w.B[0, k] = samples_b[i, k]
+            for k in range(INT_WORDS):
+                w.V[0, k] = samples_v[i, k]
+            apply(w.B[0], w.V[0], candidates[j], leave)
+            if w.V[0, OUTCOME] != 0:
+                wins[j] += w.V[0, OUTCOME] == 1
+                continue
+            w.stats[:] = 0
+            if probe(w, memo, recent, leave, int(budget * probe_share), noise, weights,
+                     guided, prune) > 0:
+                wins[j] += 1
+                continue
+            w.stats[1:] = 0
+            if dfs(w, z, memo, recent, leave, budget, prune, True, True) == WIN:
+                wins[j] += 1
+    return samples_b.shape[0]
