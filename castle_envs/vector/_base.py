@@ -39,12 +39,34 @@ def state_dtype():
     return np.int8 if HAVE_NUMBA else np.int64
 
 
+class OwnViews:
+    """Copies and pickles of an env that keeps views of its own arrays (``_mask`` of the
+    padded mask, a single env's row of its state rows): ``copy.deepcopy`` and ``pickle`` copy
+    a view as a separate array, which would leave the kernels writing one buffer while the
+    env reads another. The views named in ``_view_names`` are left out of the copied state
+    and made again by ``_bind_views`` from the copied arrays."""
+    _view_names: tuple[str, ...] = ()
+
+    def _bind_views(self) -> None:
+        raise NotImplementedError
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for name in self._view_names:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+
 def check_options_type(options) -> None:
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict, got {type(options).__name__}")
 
 
-class KernelVectorEnv(VectorEnv):
+class KernelVectorEnv(OwnViews, VectorEnv):
     """Subclasses set ``kernel`` (the kernels' module: ``reset_rows``, ``step_rows``,
     ``first_illegal``, ``MASK_WIDTH``), ``game_title``, ``_draw_ansi``/``_draw_rgb``, and
     define ``_row_state`` (the per-row state arrays the row kernels take before the
@@ -56,6 +78,7 @@ class KernelVectorEnv(VectorEnv):
     kernel = None
     game_title = ""
     _warned_games: set = set()
+    _view_names = ("_mask",)
 
     @staticmethod
     def _check_num_envs(num_envs) -> int:
@@ -94,7 +117,8 @@ class KernelVectorEnv(VectorEnv):
         self._rng = np.zeros((n, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((n, obs_size), np.float32)
         self._mask_padded = np.zeros((n, self.kernel.MASK_WIDTH), bool)
-        self._mask = self._mask_padded[:, :num_actions]
+        self._num_actions = int(num_actions)
+        self._bind_views()
         self._final_obs = np.zeros((n, obs_size), np.float32)
         self._rewards = np.zeros(n, np.float64)
         self._terminated = np.zeros(n, bool)
@@ -105,6 +129,19 @@ class KernelVectorEnv(VectorEnv):
         self._actions = np.zeros(n, np.int64)
         self._all = np.ones(n, bool)
         self._started = False
+
+    def _bind_views(self) -> None:
+        self._mask = self._mask_padded[:, :self._num_actions]
+
+    def __getstate__(self):
+        # a thread pool cannot be copied: the copy gets its own (none once closed)
+        state = super().__getstate__()
+        state["_split"] = None
+        return state
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        self._split = RowThreads(self.num_envs, 1 if self.closed else self.threads)
 
     # --- gymnasium API ---------------------------------------------------------------------
     def _reset_rows(self) -> None:
@@ -201,11 +238,12 @@ class KernelVectorEnv(VectorEnv):
         return array.copy() if self.copy else array
 
 
-class KernelSingleEnv(gym.Env):
+class KernelSingleEnv(OwnViews, gym.Env):
     """Subclasses allocate ``_obs`` (1, OBS_SIZE), ``_mask`` (1, MASK_WIDTH), ``_out`` (3,),
     set ``_num_actions`` and ``_state_type``, and define ``_load(options)`` (deal or load a
     position, then refresh observation and mask), ``_step_kernel(action, out)``,
-    ``_info()`` and the ``state`` property."""
+    ``_info()`` and the ``state`` property; state rows they keep a view of are named in
+    ``_view_names`` and made by ``_bind_views`` (``OwnViews``)."""
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
