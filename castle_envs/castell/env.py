@@ -135,12 +135,13 @@ class raw_env(MaskedAECEnv):
 
 
 def env(**kwargs):
-    """The AEC env wrapped as PettingZoo classic envs are (order enforcing, bounds checks)."""
-    e = raw_env(**kwargs)
-    if e.illegal_action == "raise":
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The raw env in PettingZoo's OrderEnforcingWrapper (reset before step, etc.).
+
+    Out-of-range, non-integer and illegal actions already raise the project's clear errors
+    in the raw env (or end the game with a penalty when ``illegal_action="penalty"``), so
+    PettingZoo's ``AssertOutOfBoundsWrapper`` would only replace them with a bare
+    ``AssertionError`` (and with nothing at all under ``python -O``)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 assert NUM_ACTIONS == 395

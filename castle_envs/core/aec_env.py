@@ -17,7 +17,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from .env_common import GameEnvMixin
-from .errors import EpisodeOverError, IllegalActionError
+from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import GameState
 
 
@@ -108,6 +108,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     def action_masks(self) -> np.ndarray:
         """Mask of the agent to act (for sb3-contrib style single-agent views)."""
+        if self.state is None:
+            raise EpisodeOverError("action_masks() called before reset()")
         return self.state.legal_action_mask().copy()
 
     def step(self, action):
@@ -127,8 +129,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         try:
             self.state.apply_action(action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
+        except IllegalActionError as err:
+            if self.illegal_action == "raise" or isinstance(err, ActionTypeError):
                 raise
             self.rewards = {a: 0.0 for a in self.agents}
             self.rewards[agent] = self.illegal_action_penalty

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium
 
-from .errors import EpisodeOverError, IllegalActionError
+from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import choice_error
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
@@ -14,12 +14,14 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
     """``(action id, legal)`` for a step's action, read against ``mask``. With
     ``illegal_action="raise"`` an illegal one raises ``IllegalActionError`` naming the move
     and why (``position()`` gives the state that explains it); with ``"penalty"`` it comes
-    back with ``legal`` False, for the caller to end the episode with the penalty."""
+    back with ``legal`` False, for the caller to end the episode with the penalty. An action
+    that is not an integer raises ``ActionTypeError`` in both modes: a caller's bug, not a
+    move."""
     try:
         action = actions.check(action)
         legal = bool(mask[action])
-    except IllegalActionError:
-        if illegal_action == "raise":
+    except IllegalActionError as err:
+        if illegal_action == "raise" or isinstance(err, ActionTypeError):
             raise
         return action, False
     if not legal and illegal_action == "raise":

@@ -22,7 +22,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.env_common import screen_action
-from ..core.errors import EpisodeOverError, IllegalActionError
+from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
@@ -157,11 +157,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     def step(self, actions):
         if not self._started:
             raise EpisodeOverError("step() called before reset()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integer action ids, "
-                             f"got shape {actions.shape} dtype {actions.dtype}")
-        self._actions[:] = actions
+        self._read_actions(actions)
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
         self.run_rows(self.kernel.step_rows, *self._row_state, self._rng, self._actions,
@@ -223,6 +219,27 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         for i, s in enumerate(seeds):
             generator, _ = seeding.np_random(s)
             self._rng[i] = pcg64.to_words(generator)
+
+    def _read_actions(self, actions) -> None:
+        """Checks ``actions`` and copies them into ``self._actions`` (int64). Out-of-range ids
+        are read before the copy (a huge unsigned id would wrap to a small or negative one):
+        with ``illegal_action="raise"`` the first one raises naming its env and value, in
+        penalty mode they become -1, which the kernels treat as illegal."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ActionTypeError(f"actions must be {self.num_envs} integer action ids, "
+                                  f"got shape {actions.shape} dtype {actions.dtype}")
+        out = (actions < 0) | (actions >= self._num_actions)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"env {i}: action {int(actions[i])} is out of range: the action space "
+                    f"is Discrete({self._num_actions})")
+            self._actions[out] = -1
+            self._actions[~out] = actions[~out]
+        else:
+            self._actions[:] = actions
 
     def _check_legal(self, actions: np.ndarray) -> None:
         i = self.kernel.first_illegal(self._mask_padded, actions)
