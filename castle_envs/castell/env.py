@@ -62,6 +62,7 @@ import numpy as np
 from pettingzoo.utils import wrappers
 
 from ..core.aec_env import MaskedAECEnv
+from ..core.saved import StateReader
 from ..core.state import check_options, choice_error
 from . import observation
 from .actions import NUM_ACTIONS
@@ -101,9 +102,9 @@ class raw_env(MaskedAECEnv):
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
-            if state.num_players != self.num_players:
-                raise ValueError(f"the saved state has {state.num_players} players, "
-                                 f"this env {self.num_players}")
+            StateReader("Castell").same_game(
+                {"num_players": state.num_players, "rules": state.rules},
+                {"num_players": self.num_players, "rules": self.rules})
             return state
         return State.deal(rng, self.num_players, **self.rules)
 

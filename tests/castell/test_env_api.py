@@ -139,7 +139,7 @@ def test_bad_reset_options():
     with pytest.raises(ValueError, match="options must be a dict"):
         e.reset(options=[1])
     other = State.deal(np.random.default_rng(0), 3).to_dict()
-    with pytest.raises(ValueError, match="3 players"):
+    with pytest.raises(ValueError, match="num_players 3, but this env plays num_players 2"):
         e.reset(options={"state": other})
 
 
