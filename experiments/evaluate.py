@@ -26,6 +26,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
+from .common import positive_int, writable_dir
 from .episodes import play_chunk
 from .parallel import BACKENDS, run_chunks, split
 from .stats import mean_interval, paired_difference, wilson_interval
@@ -51,7 +52,8 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
                    help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
                         f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local processes (default: all cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
     p.add_argument("--out", default="results", help="results folder (default results/)")
@@ -215,6 +217,7 @@ def _event_differences(records_a, records_b) -> dict:
 
 def run(args) -> int:
     spec = get_game(args.game)
+    writable_dir(args.out, "--out")        # now, not after the evaluation
     agents = parse_agents(args.agents, "random", spec.slug)
     variants = parse_variants(spec, args)
     summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
