@@ -161,8 +161,17 @@ def resolve(raw: dict, overrides: list[str] | None = None) -> dict:
     return config
 
 
+def shipped_configs_dir() -> Path:
+    """The shipped ``configs/`` folder: beside ``experiments/`` in a checkout, and installed
+    as ``castle_envs/configs`` beside ``castle_envs/experiments`` in a wheel."""
+    return Path(__file__).resolve().parents[1] / "configs"
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
-    path = Path(path)
+    """``configs/...`` paths that do not exist here are read from the shipped configs."""
+    from castle_envs.agents.registry import locate_shipped
+
+    path = Path(locate_shipped(str(path), shipped_configs_dir(), "configs"))
     if not path.is_file():
         raise FileNotFoundError(f"no config file {path}")
     try:
