@@ -10,6 +10,12 @@ class ActionTypeError(IllegalActionError, TypeError):
     a caller's mistake, refused in every ``illegal_action`` mode, never truncated."""
 
 
+class UnknownOptionError(TypeError, ValueError):
+    """An unknown keyword argument or option name. A ``TypeError`` as Python's own answer to
+    an unexpected keyword argument (pipelines such as TorchRL's ``GymEnv`` retry without a
+    keyword on ``TypeError``), and a ``ValueError`` as every other bad option here."""
+
+
 class InvalidStateError(ValueError):
     """A serialized state (``from_dict``) that no legal game could reach."""
 
