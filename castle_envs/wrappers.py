@@ -81,7 +81,7 @@ class SingleAgentEnv(gym.Env):
                 continue
             seat = aec.agent_name_mapping[agent]
             policy = self._policies[seat]
-            state = aec.state.clone() if getattr(policy, "needs_state", False) else None
+            state = aec.game_state.clone() if getattr(policy, "needs_state", False) else None
             action = policy(obs["observation"], obs["action_mask"].astype(bool), state)
             aec.step(int(action))
         # the game ended and every agent has left

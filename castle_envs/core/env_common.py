@@ -30,7 +30,8 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
 
 
 class GameEnvMixin:
-    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.state``."""
+    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.game_state``
+    (the rules state; the Gymnasium envs also call it ``state``)."""
 
     def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
                     max_episode_steps) -> None:
@@ -52,17 +53,17 @@ class GameEnvMixin:
         return self.state_type().actions.encode(move)
 
     def describe_action(self, action) -> str:
-        if self.state is None:
+        if self.game_state is None:
             raise EpisodeOverError("describe_action() needs a position: call reset() first")
-        return self.state.describe_action(action)
+        return self.game_state.describe_action(action)
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without render_mode; pass render_mode "
                                   "when making the env")
             return None
-        if self.state is None:
+        if self.game_state is None:
             raise EpisodeOverError("render() called before reset()")
         if self.render_mode == "ansi":
-            return self._render_ansi(self.state)
-        return self._render_rgb(self.state)
+            return self._render_ansi(self.game_state)
+        return self._render_rgb(self.game_state)

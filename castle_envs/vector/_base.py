@@ -325,3 +325,8 @@ class KernelSingleEnv(OwnViews, gym.Env):
         if not self._started:
             raise EpisodeOverError("action_masks() called before reset()")
         return self._mask[0, :self._num_actions].copy()
+
+    @property
+    def game_state(self):
+        """The position as a rules state (a copy; ``state``: the name every env kind shares)."""
+        return self.state
