@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 #: name -> one line of help (the module is castle_envs.experiments.<name>)
@@ -78,8 +79,33 @@ def build_parser(command: str | None = None, lazy: bool = False) -> argparse.Arg
     return parser
 
 
+class _StderrNow(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at each message (tests and notebooks swap it)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
+def show_library_messages() -> None:
+    """The library logs through ``logging`` (logger ``castle_envs``) and never prints, so a
+    program using it can silence it; the command line shows its INFO messages on stderr."""
+    logger = logging.getLogger("castle_envs")
+    if not any(isinstance(h, _StderrNow) for h in logger.handlers):
+        handler = _StderrNow()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    show_library_messages()
     command = _command_in(argv)
     try:
         parser = build_parser(command, lazy=True)

@@ -18,6 +18,7 @@ wins too.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import statistics
 import sys
@@ -209,7 +210,8 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
             counts["undecided"] += 1
         elif fast.verdict != slow.verdict:
             counts["disagree"] += 1
-            print("DISAGREE", fast.verdict, slow.verdict, s.to_json(), file=sys.stderr)
+            logging.getLogger(__name__).warning("DISAGREE %s %s %s", fast.verdict,
+                                                slow.verdict, s.to_json())
         else:
             counts["agree_" + fast.verdict] += 1
     return counts
@@ -342,8 +344,8 @@ def check_lines(paths: list[str], difficulty: str) -> dict:
                 counts["positions"] += 1
                 if solver._hopeless(s):
                     counts["pruned_wrongly"] += 1
-                    print("PRUNED A WINNING POSITION", record["seed"], s.to_json(),
-                          file=sys.stderr)
+                    logging.getLogger(__name__).warning("PRUNED A WINNING POSITION %s %s",
+                                                        record["seed"], s.to_json())
                 s.apply_action(action)
             if not s.won:
                 raise ValueError(f"--check-lines {path!r}: deal {record['seed']}: the line "

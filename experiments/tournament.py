@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import os
 import time
 
@@ -139,7 +140,8 @@ def plot_ratings(summary: dict, path: str) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+        logging.getLogger(__name__).warning(
+            "(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
         return None
     rows = summary["results"]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(rows), 3.5))
