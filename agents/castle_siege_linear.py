@@ -78,9 +78,17 @@ _FULL = NUM_SUBSETS
 
 
 def _weights(values: dict, names) -> np.ndarray:
+    if not isinstance(values, dict):
+        raise ValueError(f"a weight block must map feature names to numbers, got "
+                         f"{type(values).__name__}")
     unknown = sorted(set(values) - set(names))
     if unknown:
         raise ValueError(f"unknown feature weights {unknown}; known: {list(names)}")
+    for name, value in values.items():
+        # NaN would make every score NaN and argmax pick the first move, silently
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                or not np.isfinite(value):
+            raise ValueError(f"weight {name!r} must be a finite number, got {value!r}")
     return np.array([float(values.get(n, 0.0)) for n in names])
 
 
@@ -109,9 +117,16 @@ class LinearPolicy:
         self._plan: list = []      # (state key, action) of a proven winning line, last move first
         self._tried = None         # the turn whose solve failed: not retried until the next
         weights = weights or HEURISTIC_WEIGHTS
+        if not isinstance(weights, dict):
+            raise ValueError(f"weights must map blocks (battle, recycle, royal) to feature "
+                             f"weights, got {type(weights).__name__}")
         unknown = sorted(set(weights) - {"battle", "recycle", "royal"})
         if unknown:
             raise ValueError(f"unknown weight blocks {unknown}; known: battle, recycle, royal")
+        for block in ("battle", "recycle", "royal"):
+            if not isinstance(weights.get(block, {}), dict):
+                raise ValueError(f"weight block {block!r} must map feature names to numbers, "
+                                 f"got {type(weights[block]).__name__}")
         self.weights = {k: dict(weights.get(k, {})) for k in ("battle", "recycle", "royal")}
         self.battle = _weights(self.weights["battle"], BATTLE_FEATURES)
         self.recycle = _weights(self.weights["recycle"], RECYCLE_FEATURES)
@@ -144,10 +159,23 @@ class LinearPolicy:
 
     @classmethod
     def load(cls, path, endgame_nodes: int = 0) -> "LinearPolicy":
-        data = json.loads(Path(path).read_text())
-        if data.get("policy") != "linear" or data.get("game") != "castle-siege":
-            raise ValueError(f"{path} is not a Castle Siege linear policy file")
-        return cls(data["weights"], endgame_nodes)
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"{path} is not a Castle Siege linear policy file: "
+                             f"{'a directory' if path.is_dir() else 'no such file'}")
+        try:
+            data = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path} is not a Castle Siege linear policy file: not JSON "
+                             f"({err})") from None
+        if not isinstance(data, dict) or data.get("policy") != "linear" \
+                or data.get("game") != "castle-siege" or not isinstance(data.get("weights"), dict):
+            raise ValueError(f"{path} is not a Castle Siege linear policy file (a JSON object "
+                             f"with game, policy and weights)")
+        try:
+            return cls(data["weights"], endgame_nodes)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
 
     # --- acting -------------------------------------------------------------------------
     def __call__(self, state, rng=None) -> int:

@@ -40,6 +40,17 @@ def shipped_models_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "models"
 
 
+def locate_shipped(path: str, shipped: Path, folder: str) -> str:
+    """``path`` itself when it exists; else, when it starts with ``folder/`` (``models/...``,
+    ``configs/...``, as the docs write them), the shipped copy of it (an installed wheel, or
+    a run from another working folder); else ``path`` unchanged, for the caller's error."""
+    given = Path(path)
+    if given.exists() or given.is_absolute() or not given.parts or given.parts[0] != folder:
+        return path
+    candidate = shipped.joinpath(*given.parts[1:])
+    return str(candidate) if candidate.exists() else path
+
+
 def resolve_spec(spec: str, game: str) -> str:
     """``best`` -> the game's strongest shipped agent spec; any other spec unchanged."""
     if not isinstance(spec, str) or spec.strip().lower() != "best":
@@ -149,7 +160,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .castle_siege_linear import LinearPolicy
         path, _, opts = rest.strip().partition(",")
         options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
-        policy = LinearPolicy.load(path.strip(), endgame_nodes=options.get("endgame", 0))
+        policy = LinearPolicy.load(locate_shipped(path.strip(), shipped_models_dir(), "models"),
+                                   endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     if name == "search":
         if get_game(game).slug != "castle-siege":
@@ -164,7 +176,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .saved import load_agent
         if not rest.strip():
             raise ValueError("model needs a model directory: model:models/DIR")
-        return load_agent(rest.strip(), game, seed)
+        return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game,
+                          seed)
     from .ppo import PPOAgent
     return PPOAgent.from_spec(rest, game, seed)
 

@@ -3,8 +3,22 @@
 ``import castle_envs`` registers the Gymnasium ids ``castle_envs/CastleSiege-v0`` and
 ``castle_envs/Castellion-v0``; the PettingZoo games are ``castle_envs.castle_rooms_v0`` and
 ``castle_envs.castell_v0``.
+
+Each id also has a ``vector_entry_point``: ``gymnasium.make_vec(id, num_envs)`` (or
+``vectorization_mode="vector_entry_point"``) gives the compiled batched env
+(``castle_envs.make_vec``); without numba (the ``fast`` extra) it gives the Python envs in a
+same-step-autoreset ``SyncVectorEnv`` instead, with a warning. ``vectorization_mode="sync"``
+still gives Gymnasium's own ``SyncVectorEnv``.
+
+The ids are registered with ``disable_env_checker=True``: Gymnasium 1.4's
+``PassiveEnvChecker`` breaks for good after a ``reset`` that raised (a bad deck, caught,
+then a good reset: the next ``step`` fails with ``TypeError: cannot unpack non-iterable
+NoneType``), and its checks are the ones this project's tests run with
+``gymnasium.utils.env_checker.check_env`` on every env. ``gymnasium.make(id,
+disable_env_checker=False)`` turns it back on.
 """
 import importlib
+from functools import partial
 
 import gymnasium
 
@@ -12,11 +26,25 @@ from .registry import GAMES, get_game
 
 __version__ = "0.1.0"
 
+
+def _vector_entry_point(game: str, num_envs: int = 1, **kwargs):
+    from .vector import gym_vector_env
+    return gym_vector_env(game, num_envs, **kwargs)
+
+
 for _spec in GAMES.values():
     if _spec.gym_id is not None and _spec.gym_id not in gymnasium.registry:
-        gymnasium.register(id=_spec.gym_id, entry_point=_spec.env_class)
+        gymnasium.register(id=_spec.gym_id, entry_point=_spec.env_class,
+                           vector_entry_point=partial(_vector_entry_point, _spec.slug),
+                           disable_env_checker=True)
 
 _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
+
+
+def sample_masked(masks, rng=None, no_legal: int = 0):
+    """A uniformly random legal action per mask row (see ``castle_envs.core.masks``)."""
+    from .core.masks import sample_masked as _sample
+    return _sample(masks, rng, no_legal)
 
 
 def make_vec(game: str, num_envs: int, **kwargs):
@@ -32,4 +60,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'castle_envs' has no attribute {name!r}")
 
 
-__all__ = ["GAMES", "get_game", "make_vec", "castle_rooms_v0", "castell_v0"]
+__all__ = ["GAMES", "get_game", "make_vec", "sample_masked", "castle_rooms_v0", "castell_v0"]

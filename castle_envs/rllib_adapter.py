@@ -74,7 +74,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s turn; got actions for {sorted(action_dict)}")
-        self.aec.step(int(action_dict[agent]))
+        self.aec.step(action_dict[agent])
         aec = self.aec
         terminated = all(aec.terminations.values())
         truncated = not terminated and all(aec.truncations.values())

@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
+from .core.actions import action_int
 from .core.errors import EpisodeOverError
 
 #: an opponent: ``policy(observation, action_mask, state) -> action`` (``state`` is a clone
@@ -80,7 +81,7 @@ class SingleAgentEnv(gym.Env):
                 continue
             seat = aec.agent_name_mapping[agent]
             policy = self._policies[seat]
-            state = aec.state.clone() if getattr(policy, "needs_state", False) else None
+            state = aec.game_state.clone() if getattr(policy, "needs_state", False) else None
             action = policy(obs["observation"], obs["action_mask"].astype(bool), state)
             aec.step(int(action))
         # the game ended and every agent has left
@@ -100,7 +101,7 @@ class SingleAgentEnv(gym.Env):
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0
-        self.aec.step(int(action))
+        self.aec.step(action_int(action))   # floats are refused, not truncated
         obs, info = self._advance()
         reward = self._reward
         if self._done:

@@ -32,7 +32,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
-from .common import game_and_variant
+from .common import game_and_variant, positive_float, positive_int, positive_int_list
 
 
 def add_parser(sub):
@@ -41,16 +41,16 @@ def add_parser(sub):
     p.add_argument("--difficulty")
     p.add_argument("--level")
     p.add_argument("--players", type=int)
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--seconds", type=positive_float, default=3.0, help="time per measurement")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--batch-sizes", default="1,64,1024,4096",
+    p.add_argument("--batch-sizes", type=positive_int_list, default="1,64,1024,4096",
                    help="batched env sizes, comma-separated ('' to skip the batched figures)")
     p.add_argument("--parallel", nargs="?", const="on", default="off",
                    choices=["off", "on", "both"],
                    help="batched env split over --threads Python threads: off (default, one "
                         "thread), on (--parallel alone), or both, each figure labelled")
-    p.add_argument("--threads", type=int,
+    p.add_argument("--threads", type=positive_int,
                    help="threads for --parallel on/both (default: one per available core, "
                         "as long as each gets 256 envs; fewer envs run on one thread)")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
@@ -210,7 +210,7 @@ def run(args) -> int:
         jobs = [(spec, {spec.variant_arg: spec.variants[0]}) for spec in GAMES.values()]
     else:
         jobs = [game_and_variant(args)]
-    sizes = [int(x) for x in args.batch_sizes.split(",") if x.strip()]
+    sizes = args.batch_sizes
     results = []
     for spec, variant in jobs:
         try:

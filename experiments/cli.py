@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 #: name -> one line of help (the module is castle_envs.experiments.<name>)
@@ -39,6 +40,19 @@ def missing_extra_message(command: str, err: ImportError) -> str:
             f"installed): pip install \"castle-envs[{extra}]\"")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (``castle-envs bench: error: argument
+    --threads: expected a positive integer, got '0' (castle-envs bench --help)``), exit 2;
+    subcommand parsers are of the same class."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
 def _command_in(argv: list[str]) -> str | None:
     for arg in argv:
         if not arg.startswith("-"):
@@ -49,7 +63,7 @@ def _command_in(argv: list[str]) -> str | None:
 def build_parser(command: str | None = None, lazy: bool = False) -> argparse.ArgumentParser:
     """The parser. ``lazy``: only ``command``'s module is imported (for its full arguments),
     the others are listed by name; otherwise every subcommand whose module imports."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="castle-envs", description="RL environments for four castle-themed tabletop games")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
@@ -66,20 +80,54 @@ def build_parser(command: str | None = None, lazy: bool = False) -> argparse.Arg
     return parser
 
 
+class _StderrNow(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at each message (tests and notebooks swap it)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
+def show_library_messages() -> None:
+    """The library logs through ``logging`` (logger ``castle_envs``) and never prints, so a
+    program using it can silence it; the command line shows its INFO messages on stderr."""
+    logger = logging.getLogger("castle_envs")
+    if not any(isinstance(h, _StderrNow) for h in logger.handlers):
+        handler = _StderrNow()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    show_library_messages()
     command = _command_in(argv)
     try:
         parser = build_parser(command, lazy=True)
     except ImportError as err:
         print(missing_extra_message(command, err), file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:       # --help (0) or a usage error (2, one line printed)
+        return int(exit_.code or 0)
     try:
         return int(args.run(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
-        # bad input from the user: a message and a non-zero exit, never a traceback
-        print(f"castle-envs {args.command}: error: {err}", file=sys.stderr)
+    except ValueError as err:
+        # bad input from the user: one line and exit 2, never a traceback
+        print(f"castle-envs {args.command}: error: {one_line(err)}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        # a path that cannot be read or written (missing, a folder, no permission, disk full)
+        where = f"{err.filename}: " if getattr(err, "filename", None) else ""
+        print(f"castle-envs {args.command}: error: {where}{one_line(err.strerror or err)}",
+              file=sys.stderr)
         return 2
     except ImportError as err:
         print(missing_extra_message(args.command, err), file=sys.stderr)

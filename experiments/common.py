@@ -41,3 +41,125 @@ def describer(game: str):
     render = __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
                         fromlist=["render_ansi"])
     return getattr(render, "describe", lambda state, action: state.describe_action(action))
+
+
+# --- checking command-line input (every bad value: exit 2, one line, no traceback) ---------
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (not NaN, not inf)."""
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def positive_int_list(text: str) -> list[int]:
+    """An argparse type: comma-separated positive ints ('' for none)."""
+    return [positive_int(part.strip()) for part in text.split(",") if part.strip()]
+
+
+def writable_dir(path, flag: str):
+    """Create folder ``path`` (and its parents) now, before any long run writes into it, or
+    raise ValueError naming ``flag`` and why."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"{flag} {str(path)!r}: cannot create the folder "
+                         f"({err.strerror or err})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {str(path)!r}: the folder is not writable")
+    return path
+
+
+def writable_file(path, flag: str):
+    """Check now that file ``path`` can be written (its folder is created), before a long
+    run ends by failing to save, or raise ValueError naming ``flag`` and why."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is a folder; give a file name")
+    writable_dir(path.parent if str(path.parent) else ".", flag)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"{flag} {str(path)!r}: the file is not writable")
+    return path
+
+
+def read_json(path, flag: str):
+    """The JSON document in file ``path``; ValueError naming ``flag``, the file and why."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{flag} {str(path)!r}: " + ("a folder, not a file" if path.is_dir()
+                                                      else "no such file"))
+    try:
+        return json.loads(path.read_text(), parse_constant=_no_json_constant)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{flag} {str(path)!r}: not valid JSON ({err})") from None
+
+
+def read_json_lines(path, flag: str, keys=()):
+    """The JSON objects, one a line, of file ``path``, each holding ``keys``; ValueError
+    naming ``flag``, the file, the line and why."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{flag} {str(path)!r}: " + ("a folder, not a file" if path.is_dir()
+                                                      else "no such file"))
+    records = []
+    with open(path, encoding="utf-8", errors="strict") as f:
+        try:
+            for number, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                try:
+                    record = json.loads(text, parse_constant=_no_json_constant)
+                except ValueError as err:
+                    raise ValueError(f"{flag} {str(path)!r} line {number}: not valid JSON "
+                                     f"({err})") from None
+                missing = [k for k in keys if not isinstance(record, dict) or k not in record]
+                if missing:
+                    raise ValueError(f"{flag} {str(path)!r} line {number}: expected a JSON "
+                                     f"object with {', '.join(keys)}")
+                records.append(record)
+        except UnicodeDecodeError:
+            raise ValueError(f"{flag} {str(path)!r}: not a text file") from None
+    return records
+
+
+def _no_json_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")

@@ -7,6 +7,7 @@ A config is a nested mapping; ``SCHEMA`` gives every allowed key with its type a
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,19 @@ def _set_override(config: dict, assignment: str) -> None:
         node = node.setdefault(key, {})
         if not isinstance(node, dict):
             raise ValueError(f"override {assignment!r}: {key} is not a mapping")
-    node[keys[-1]] = yaml.safe_load(text)
+    node[keys[-1]] = _parse_yaml(text, f"override {assignment!r}")
+
+
+def _parse_yaml(text: str, where: str):
+    """``yaml.safe_load`` (no Python tags: nothing runs) with its errors as one-line
+    ``ValueError``s naming ``where``."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ValueError(f"{where}: not valid YAML{at}: {problem}") from None
 
 
 def resolve(raw: dict, overrides: list[str] | None = None) -> dict:
@@ -148,13 +161,25 @@ def resolve(raw: dict, overrides: list[str] | None = None) -> dict:
     return config
 
 
+def shipped_configs_dir() -> Path:
+    """The shipped ``configs/`` folder: beside ``experiments/`` in a checkout, and installed
+    as ``castle_envs/configs`` beside ``castle_envs/experiments`` in a wheel."""
+    return Path(__file__).resolve().parents[1] / "configs"
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
-    path = Path(path)
+    """``configs/...`` paths that do not exist here are read from the shipped configs."""
+    from castle_envs.agents.registry import locate_shipped
+
+    path = Path(locate_shipped(str(path), shipped_configs_dir(), "configs"))
     if not path.is_file():
         raise FileNotFoundError(f"no config file {path}")
-    with open(path) as f:
-        raw = yaml.safe_load(f) or {}
-    return resolve(raw, overrides)
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file") from None
+    raw = _parse_yaml(text, str(path))
+    return resolve(raw if raw is not None else {}, overrides)
 
 
 def _check_values(config: dict) -> None:
@@ -168,9 +193,27 @@ def _check_values(config: dict) -> None:
     if value not in spec.variants:
         raise ValueError(f"variant.{spec.variant_arg}: {value!r} is not one of {list(spec.variants)}")
     config["variant"] = {spec.variant_arg: value}
-    for name in ("total_timesteps", "n_envs"):
-        if config[name] < 1:
-            raise ValueError(f"{name}: must be at least 1")
+    for name in ("total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.batch_size",
+                 "ppo.n_epochs", "eval.every_steps", "eval.episodes", "checkpoint.every_steps",
+                 "self_play.snapshot_every", "self_play.pool_size", "pretrain.epochs",
+                 "pretrain.batch_size"):
+        if _get(config, name) < 1:
+            raise ValueError(f"{name}: must be at least 1, got {_get(config, name)}")
+    for name, rule in (("ppo.learning_rate", "positive"), ("ppo.clip_range", "positive"),
+                       ("ppo.max_grad_norm", "positive"), ("pretrain.learning_rate", "positive"),
+                       ("ppo.gamma", "share"), ("ppo.gae_lambda", "share"),
+                       ("self_play.fixed_opponent_share", "share"), ("ppo.ent_coef", "finite"),
+                       ("ppo.vf_coef", "finite"), ("cem.sigma_floor", "finite")):
+        value = _get(config, name)
+        if not math.isfinite(value) or (rule == "positive" and value <= 0) or (
+                rule == "share" and not 0 <= value <= 1):
+            want = {"positive": "a number above 0", "share": "a number in 0-1",
+                    "finite": "a finite number"}[rule]
+            raise ValueError(f"{name}: expected {want}, got {value!r}")
+    arch = config["policy"]["net_arch"]
+    if any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
+        raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
+                         f"[256, 256], got {arch!r}")
     ppo = config["ppo"]
     if (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
@@ -193,6 +236,12 @@ def _check_values(config: dict) -> None:
         _check_cem(config, spec)
     if config["shaping"] == "heuristic_potential" and spec.slug != "castellion":
         raise ValueError("shaping: heuristic_potential is defined for castellion only")
+
+
+def _get(config: dict, dotted: str):
+    for key in dotted.split("."):
+        config = config[key]
+    return config
 
 
 def _check_cem(config: dict, spec) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import os
 import time
 
@@ -27,9 +28,13 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
+from .common import positive_int, writable_dir
 from .episodes import play_chunk
 from .parallel import BACKENDS, run_chunks, split
-from .stats import mean_interval, paired_difference, wilson_interval
+from .stats import (iqm, mean_interval, paired_difference, paired_proportion_difference,
+                    stratified_bootstrap, wilson_interval)
+
+log = logging.getLogger(__name__)
 
 
 def add_parser(sub):
@@ -52,7 +57,8 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
                    help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
                         f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local processes (default: all cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
     p.add_argument("--out", default="results", help="results folder (default results/)")
@@ -75,12 +81,10 @@ def parse_agents(values, default: str, game: str | None = None) -> list[str]:
 
 
 def resolve_best(spec: str, game: str) -> str:
-    import sys
-
     from castle_envs.agents.registry import resolve_spec
     resolved = resolve_spec(spec, game)
     if resolved != spec:
-        print(f"agent {spec!r} for {game} is {resolved}", file=sys.stderr)
+        log.info("agent %r for %s is %s", spec, game, resolved)
     return resolved
 
 
@@ -141,7 +145,8 @@ def progress_bar(total: int, enabled: bool, desc: str):
         from tqdm import tqdm
     except ImportError:
         return None, lambda k: None
-    bar = tqdm(total=total, desc=desc, unit="ep", leave=False)
+    # disable=None: a bar only on a terminal (no carriage-return noise in logs and CI)
+    bar = tqdm(total=total, desc=desc, unit="ep", leave=False, disable=None)
     return bar, bar.update
 
 
@@ -162,7 +167,8 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
                "seed": seed, "env_options": env_options, "agents": agents,
                "opponent": opponent if spec.api != "gymnasium" else None,
-               "results": [], "paired": []}
+               "results": [], "paired": [], "aggregate": []}
+    per_variant_returns: dict = {}
     for value in variants:
         variant = {spec.variant_arg: value}
         check_setup(spec, variant, env_options, agents + ([opponent] if spec.api != "gymnasium" else []))
@@ -207,16 +213,36 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 "mean_length": float(np.mean([r["length"] for r in records])),
                 "truncated": int(sum(r["truncated"] for r in records)),
                 "events_mean": events, "seconds": seconds})
+        for agent in agents:
+            per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
         for i, base in enumerate(agents):   # every pair, the later agent against the earlier
             for agent in agents[i + 1:]:
                 a, b = per_agent[agent], per_agent[base]
                 results["paired"].append({
                     "agent": agent, "baseline": base, spec.variant_arg: value,
-                    "win_diff": paired_difference(a > 0, b > 0),
+                    "win_diff": paired_proportion_difference(a > 0, b > 0),
                     "return_diff": paired_difference(a, b),
                     "events_diff": _event_differences(per_agent_events[agent],
                                                       per_agent_events[base])})
+    if len(variants) > 1:
+        results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
     return results
+
+
+def aggregate_over_variants(returns: dict, seed: int = 0) -> list[dict]:
+    """rliable-style aggregates over the variants (tasks) of each agent, with 95% stratified
+    bootstrap intervals (episodes resampled within each variant): the mean win rate over
+    the variants, and the interquartile mean of the returns."""
+    out = []
+    for agent, by_variant in returns.items():
+        wins = {v: (r > 0).astype(float) for v, r in by_variant.items()}
+        win = stratified_bootstrap(wins, np.mean, seed=seed)
+        ret = stratified_bootstrap(by_variant, iqm, seed=seed)
+        out.append({"agent": agent, "variants": list(by_variant), "mean_win_rate": win["value"],
+                    "mean_win_low": win["low"], "mean_win_high": win["high"],
+                    "return_iqm": ret["value"], "return_iqm_low": ret["low"],
+                    "return_iqm_high": ret["high"], "resamples": win["resamples"]})
+    return out
 
 
 def _event_differences(records_a, records_b) -> dict:
@@ -227,6 +253,7 @@ def _event_differences(records_a, records_b) -> dict:
 
 def run(args) -> int:
     spec = get_game(args.game)
+    writable_dir(args.out, "--out")        # now, not after the evaluation
     agents = parse_agents(args.agents, "random", spec.slug)
     variants = parse_variants(spec, args)
     summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
@@ -282,6 +309,11 @@ def print_summary(summary: dict) -> None:
             for name, e in p["events_diff"].items():
                 if name != "turns" and (e["a_better"] or e["b_better"]):
                     print(f"  {'':<10}   {name}: {e['mean']:+.3f} [{e['low']:+.3f}, {e['high']:+.3f}]")
+    for a in summary.get("aggregate", []):
+        print(f"  {'all':<10} {a['agent']:<28} mean win rate {a['mean_win_rate']:7.2%} "
+              f"[{a['mean_win_low']:.2%}, {a['mean_win_high']:.2%}]  return IQM "
+              f"{a['return_iqm']:+.3f} [{a['return_iqm_low']:+.3f}, {a['return_iqm_high']:+.3f}]"
+              f"  (stratified bootstrap over {len(a['variants'])} {key}s)")
 
 
 def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list[str]:
@@ -316,6 +348,12 @@ def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list
     return paths
 
 
+def win_axis_top(highs) -> float:
+    """The win-rate axis' top: fits the intervals with room for the value labels (win rates
+    of a few percent stay visible), at least 5%, at most 100%."""
+    return min(1.0, max(0.05, 1.2 * max(highs, default=0.0)))
+
+
 def plot_win_rates(summary: dict, path: str) -> str | None:
     """Win rate with its interval per agent × variant; None (and a message) without matplotlib."""
     try:
@@ -323,7 +361,7 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+        log.warning("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
         return None
     key = summary["variant_arg"]
     variants = list(dict.fromkeys(r[key] for r in summary["results"]))
@@ -337,10 +375,11 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
         y = np.array([r["win_rate"] for r in rows])
         err = np.array([[r["win_rate"] - r["win_low"] for r in rows],
                         [r["win_high"] - r["win_rate"] for r in rows]])
-        ax.bar(x, y, width, yerr=err, capsize=3, label=agent)
+        bars = ax.bar(x, y, width, yerr=err, capsize=3, label=agent)
+        ax.bar_label(bars, [f"{v:.1%}" for v in y], padding=2, fontsize=7)
     ax.set_xticks(np.arange(len(variants)), [str(v) for v in variants])
     ax.set_ylabel("win rate (95% Wilson)")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, win_axis_top([r["win_high"] for r in summary["results"]]))
     ax.set_title(f"{summary['game']}, {summary['episodes']} episodes each")
     ax.legend(fontsize=8)
     fig.tight_layout()

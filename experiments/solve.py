@@ -18,6 +18,7 @@ wins too.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import statistics
 import sys
@@ -25,6 +26,7 @@ import time
 
 import numpy as np
 
+from .common import writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
@@ -312,7 +314,8 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
             counts["undecided"] += 1
         elif fast.verdict != slow.verdict:
             counts["disagree"] += 1
-            print("DISAGREE", fast.verdict, slow.verdict, s.to_json(), file=sys.stderr)
+            logging.getLogger(__name__).warning("DISAGREE %s %s %s", fast.verdict,
+                                                slow.verdict, s.to_json())
         else:
             counts["agree_" + fast.verdict] += 1
     return counts
@@ -329,12 +332,41 @@ def read_agent_csv(paths: list[str]) -> dict:
     out: dict = {}
     for path in paths:
         with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                name = row["agent"].split(":")[0]
-                out.setdefault(row["difficulty"], {})[name] = (
-                    float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
-                    int(row["episodes"]))
+            try:
+                for row in csv.DictReader(f):
+                    name = row["agent"].split(":")[0]
+                    out.setdefault(row["difficulty"], {})[name] = (
+                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
+                        int(row["episodes"]))
+            except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
+                raise ValueError(f"--agents-csv {path!r}: not a CSV written by castle-envs "
+                                 f"evaluate ({err!r})") from None
     return out
+
+
+#: what ``--plot`` reads of each ``--summaries`` file (``solve --json`` writes them)
+SUMMARY_KEYS = ("difficulty", "deals", "budget", "winnable_fraction", "winnable_interval_95",
+                "random")
+
+
+def read_summary(path: str) -> dict:
+    from .common import read_json
+
+    summary = read_json(path, "--summaries")
+    ok = isinstance(summary, dict) and all(k in summary for k in SUMMARY_KEYS)
+    try:
+        ok = ok and summary["difficulty"] in DIFFICULTIES and int(summary["deals"]) >= 1 \
+            and all(0 <= float(v) <= 1 for v in [summary["winnable_fraction"],
+                                                   *summary["winnable_interval_95"],
+                                                   *summary["random"]["interval_95"]]) \
+            and len(summary["winnable_interval_95"]) == 2 \
+            and float(summary["random"]["win_rate"] or 0.0) >= 0
+    except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"--summaries {path!r}: not a summary written by castle-envs solve "
+                         f"--json (needs {', '.join(SUMMARY_KEYS)})")
+    return summary
 
 
 def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
@@ -398,25 +430,30 @@ def check_lines(paths: list[str], difficulty: str) -> dict:
     from castle_envs.castle_siege.rules import State
     from castle_envs.castle_siege.solver import Solver, deal_deck
 
+    from .common import read_json_lines
+
     solver = Solver()
     counts = {"lines": 0, "positions": 0, "pruned_wrongly": 0}
     for path in paths:
-        with open(path) as f:
-            for text in f:
-                record = json.loads(text)
-                if record["verdict"] != "winnable":
-                    continue
-                s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]))
-                counts["lines"] += 1
-                for action in record["line"]:
-                    counts["positions"] += 1
-                    if solver._hopeless(s):
-                        counts["pruned_wrongly"] += 1
-                        print("PRUNED A WINNING POSITION", record["seed"], s.to_json(),
-                              file=sys.stderr)
-                    s.apply_action(action)
-                if not s.won:
-                    raise RuntimeError(f"deal {record['seed']}: line does not win")
+        for record in read_json_lines(path, "--check-lines", ("seed", "verdict", "line")):
+            if record["verdict"] != "winnable":
+                continue
+            if isinstance(record["seed"], bool) or not isinstance(record["seed"], int) \
+                    or not isinstance(record["line"], list):
+                raise ValueError(f"--check-lines {path!r}: seed {record['seed']!r}: "
+                                 f"expected an integer seed and a list of actions")
+            s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]))
+            counts["lines"] += 1
+            for action in record["line"]:
+                counts["positions"] += 1
+                if solver._hopeless(s):
+                    counts["pruned_wrongly"] += 1
+                    logging.getLogger(__name__).warning("PRUNED A WINNING POSITION %s %s",
+                                                        record["seed"], s.to_json())
+                s.apply_action(action)
+            if not s.won:
+                raise ValueError(f"--check-lines {path!r}: deal {record['seed']}: the line "
+                                 f"does not win")
     return counts
 
 
@@ -425,10 +462,8 @@ def run(args) -> int:
         print(json.dumps(check_lines(args.check_lines, args.difficulty)))
         return 0
     if args.plot:
-        summaries = []
-        for path in args.summaries:
-            with open(path) as f:
-                summaries.append(json.load(f))
+        writable_file(args.plot, "--plot")
+        summaries = [read_summary(path) for path in args.summaries]
         if not summaries:
             raise ValueError("--plot needs --summaries FILE ...")
         with open(args.plot, "w") as f:
@@ -444,6 +479,8 @@ def run(args) -> int:
     if args.random_games < 0:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
     nodes, seconds = parse_budget(args.budget)
+    if args.out:
+        writable_file(args.out, "--out")   # now, not after the solving
     rules = {"attack": args.attack, "defeated": args.defeated}
     solver = args.solver or default_solver()
     probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import os
 import time
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
+from .common import positive_int, writable_dir
 from .episodes import play_chunk
 from .evaluate import (add_run_arguments, check_record_count, check_setup, parse_agents,
                        progress_bar, write_records)
@@ -36,7 +38,8 @@ def add_parser(sub):
     p.add_argument("--players", type=int, default=None, help="seats (default: the game's default)")
     add_run_arguments(p, agent_flag="--agents", default_agents="random,heuristic")
     p.add_argument("--games", type=int, default=200)
-    p.add_argument("--bootstrap", type=int, default=200, help="resamples for rating intervals")
+    p.add_argument("--bootstrap", type=positive_int, default=200,
+                   help="resamples for rating intervals")
     p.set_defaults(run=run)
 
 
@@ -102,6 +105,7 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
 
 def run(args) -> int:
     spec = get_game(args.game)
+    writable_dir(args.out, "--out")        # now, not after the games
     players = args.players if args.players is not None else (
         spec.variants[0] if spec.api == "pettingzoo" else 1)
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
@@ -148,7 +152,8 @@ def plot_ratings(summary: dict, path: str) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+        logging.getLogger(__name__).warning(
+            "(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
         return None
     rows = summary["results"]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(rows), 3.5))

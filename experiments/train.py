@@ -28,6 +28,7 @@ import csv
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -52,6 +53,8 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    # progress bars only on a terminal: in logs and CI they are carriage-return noise
+    args.no_progress = args.no_progress or not sys.stderr.isatty()
     if bool(args.config) == bool(args.resume):
         raise ValueError("give exactly one of --config or --resume")
     if args.resume and not (Path(args.resume) / "config.yaml").is_file():

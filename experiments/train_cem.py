@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -170,9 +171,9 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
                                     "wall_seconds": time.time() - t0, "steps": total_steps,
                                     "rng": rng.bit_generator.state}, indent=1))
         if progress_bar:
-            print(f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "
-                  f"elite {row[5]:.4f}, {row[3]:.0f} s" +
-                  (f", held-out {dict(zip(held_out, row[7:]))}" if row[7] != "" else ""),
-                  flush=True)
+            logging.getLogger(__name__).info(
+                f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "
+                f"elite {row[5]:.4f}, {row[3]:.0f} s" +
+                (f", held-out {dict(zip(held_out, row[7:]))}" if row[7] != "" else ""))
     return {"run_dir": str(run_dir), "generations": end, "games": total_games, "steps": total_steps,
             "wall_seconds": round(time.time() - t0, 1), "policy": str(run_dir / "policy.json")}

@@ -39,14 +39,16 @@ token under each I festival, two under each II; ``"one"``: one under each), ``fi
 (seat, default 0); ``reward``;
 ``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),
 ``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
-most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``,
+most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``, ``"human"``,
 ``"rgb_array"``).
 
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
 are ignored with a warning: PettingZoo's ``api_test`` sends one).
 
-**Info.** ``action_mask`` for every agent; at the end also ``scores`` (the five categories
-and ``total`` for that agent) and ``festivals`` (the last round's festival results).
+**Info.** The same keys and shapes at every step: ``action_mask``; ``scores`` (the five
+categories and ``total`` for that agent: the final scores, all 0 until the game is over); in
+penalty mode ``illegal_action``. The festivals' results of the last round are
+``env.game_state.last_festivals``.
 
 **Hidden information.** Only the bag's order; its counts per number are public by counting
 and observed. Everything else in Castell lies face up.
@@ -59,20 +61,21 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
-from pettingzoo.utils import wrappers
 
-from ..core.aec_env import MaskedAECEnv
+from ..core.aec_env import MaskedAECEnv, wrap
+from ..core.saved import StateReader
 from ..core.state import check_options, choice_error
 from . import observation
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
-from .rules import RULE_DEFAULTS, State
+from .rules import CATEGORIES, RULE_DEFAULTS, State
 
 REWARDS = ("win_loss", "score_diff")
+_SCORE_KEYS = CATEGORIES + ("total",)
 
 
 class raw_env(MaskedAECEnv):
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "castell_v0",
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "castell_v0",
                 "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, num_players: int = 2, advanced: bool = False,
@@ -101,9 +104,9 @@ class raw_env(MaskedAECEnv):
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
-            if state.num_players != self.num_players:
-                raise ValueError(f"the saved state has {state.num_players} players, "
-                                 f"this env {self.num_players}")
+            StateReader("Castell").same_game(
+                {"num_players": state.num_players, "rules": state.rules},
+                {"num_players": self.num_players, "rules": self.rules})
             return state
         return State.deal(rng, self.num_players, **self.rules)
 
@@ -124,23 +127,26 @@ class raw_env(MaskedAECEnv):
         n = self.num_players
         return (scores - (scores.sum() - scores) / (n - 1)) / 50.0
 
-    def _refresh_infos(self):
-        super()._refresh_infos()
-        if self.state.is_terminal():
-            for i, a in enumerate(self.agents):
-                scores = self.state.category_scores(i)
-                scores["total"] = sum(scores.values())
-                self.infos[a]["scores"] = scores
-                self.infos[a]["festivals"] = self.state.last_festivals
+    def _game_infos(self, state, seat):
+        # the same keys and shapes at every step (replay buffers stack them): the final
+        # scores, zero until the game is over
+        if state.is_terminal():
+            scores = state.category_scores(seat)
+            scores["total"] = sum(scores.values())
+        else:
+            scores = dict.fromkeys(_SCORE_KEYS, 0)
+        return {"scores": scores}
 
 
 def env(**kwargs):
-    """The AEC env wrapped as PettingZoo classic envs are (order enforcing, bounds checks)."""
-    e = raw_env(**kwargs)
-    if e.illegal_action == "raise":
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
+    after every agent is done raises).
+
+    Out-of-range, non-integer and illegal actions already raise the project's clear errors
+    in the raw env (or end the game with a penalty when ``illegal_action="penalty"``), so
+    PettingZoo's ``AssertOutOfBoundsWrapper`` would only replace them with a bare
+    ``AssertionError`` (and with nothing at all under ``python -O``)."""
+    return wrap(raw_env(**kwargs))
 
 
 assert NUM_ACTIONS == 395

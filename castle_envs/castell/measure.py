@@ -86,13 +86,13 @@ def random_games(num_players: int, games: int, seed: int, advanced: bool = False
         for _ in e.agent_iter():
             obs, _, term, trunc, info = e.last()
             if term or trunc:
-                if "scores" in info:
+                if term and "scores" in info:
                     for c, v in info["scores"].items():
                         totals[c].append(v)
                 e.step(None)
                 continue
             if agent == "heuristic":
-                e.step(heuristic_action(e.unwrapped.state))
+                e.step(heuristic_action(e.unwrapped.game_state))
             else:
                 legal = np.flatnonzero(obs["action_mask"])
                 e.step(int(legal[rng.integers(len(legal))]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InvalidStateError
+from ..core.saved import StateReader
 from ..core.state import GameState, check_options, choice_error
 from . import data as D
 from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, LEVEL_HI,
@@ -18,6 +19,13 @@ from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, L
                       SP_RECRUIT, TOKEN0, TRAIN0, WHEEL0)
 
 NR, NS = D.NUM_REGIONS, D.SIZES
+#: the largest count a saved state may hold in any field (the real bounds are checked after)
+_MAX_SAVED = 1_000_000
+_SAVED_KEYS = ("game", "num_players", "rules", "regions", "lp", "lp_tokens", "fest_region",
+               "fest_held", "pawn", "hand", "in_tower", "skills", "tokens", "collected",
+               "size_tokens", "prizes", "best", "rotation", "round", "first", "turn_index",
+               "recruits", "edits", "moved", "trained", "specialed", "recruit_open", "bag",
+               "wheel", "fest_sizes", "towers", "performed")
 BAL, BAS, MIX, STR, WID = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 ADJ_IDX = tuple(np.array(a, dtype=np.int64) for a in D.ADJACENT)
 ADJ_SETS = tuple(frozenset(a) for a in D.ADJACENT)
@@ -651,41 +659,96 @@ class State(GameState):
 
     @classmethod
     def from_dict(cls, data: dict) -> "State":
+        """The state ``to_dict`` saved, read strictly (``core.saved``): exact types, shapes
+        and ranges, then ``_validate`` (conservation, the calendar, tokens and prizes only
+        from festivals already held, the towers, a legal move unless the game is over).
+        Anything else raises ``InvalidStateError`` naming the field."""
         try:
             s = cls._from_dict(data)
         except InvalidStateError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise InvalidStateError(f"not a Castell state: {exc!r}") from None
+        except ValueError as exc:      # a rules value the constructor refuses
+            raise InvalidStateError(f"invalid Castell state: {exc}") from None
         s._validate()
         return s
 
     @classmethod
     def _from_dict(cls, data: dict) -> "State":
-        if not isinstance(data, dict) or data.get("game") != "castell":
-            raise InvalidStateError("not a Castell state (missing game='castell')")
-        s = cls(data["num_players"], **data["rules"])
+        r = StateReader("Castell")
+        d = r.dict(data, "the state", required=_SAVED_KEYS)
+        if d["game"] != "castell":
+            r.bad(f"game is {d['game']!r}, not 'castell'")
+        P = r.choice(d["num_players"], "num_players", (2, 3, 4))
+        rules = r.dict(d["rules"], "rules", required=RULE_DEFAULTS)
+        for key, default in RULE_DEFAULTS.items():
+            if type(rules[key]) is not type(default):
+                r.bad(f"rules.{key} must be a {type(default).__name__}, got {rules[key]!r}")
+        s = cls(P, **rules)
         for name in cls._ARRAYS:
             ref = getattr(s, name)
-            arr = np.array(data[name], dtype=ref.dtype)
-            if arr.shape != ref.shape:
-                raise InvalidStateError(f"{name} has shape {arr.shape}, expected {ref.shape}")
-            setattr(s, name, arr)
+            if ref.dtype == bool:
+                setattr(s, name, r.bool_array(d[name], name, ref.shape))
+            else:
+                setattr(s, name, r.int_array(d[name], name, ref.shape, -1, _MAX_SAVED))
         for name in cls._INTS:
-            value = data[name]
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise InvalidStateError(f"{name} must be an int, got {value!r}")
-            setattr(s, name, value)
+            setattr(s, name, r.int(d[name], name, -1, _MAX_SAVED))
         for name in cls._BOOLS:
-            if not isinstance(data[name], bool):
-                raise InvalidStateError(f"{name} must be a bool, got {data[name]!r}")
-            setattr(s, name, data[name])
-        s.bag = [int(x) for x in data["bag"]]
-        s.wheel = [int(x) for x in data["wheel"]]
-        s.fest_sizes = [tuple(int(x) for x in sizes) for sizes in data["fest_sizes"]]
-        s.towers = [[tuple(int(x) for x in lv) for lv in t] for t in data["towers"]]
-        s.performed = [[(int(t), int(r)) for t, r in perf] for perf in data["performed"]]
+            setattr(s, name, r.bool(d[name], name))
+        s.bag = r.ints(d["bag"], "bag", 0, NS - 1, max_length=sum(D.CASTELLERS_PER_SIZE))
+        s.wheel = r.ints(d["wheel"], "wheel", 0, max(D.WHEEL_TILES),
+                         length=len(D.WHEEL_TILES))
+        s.fest_sizes = [tuple(r.ints(sizes, f"fest_sizes[{i}]", 0, NS - 1, max_length=2))
+                        for i, sizes in enumerate(r.list(d["fest_sizes"], "fest_sizes",
+                                                         length=len(D.CALENDAR)))]
+        s.towers = [[tuple(r.ints(lv, f"towers[{p}][{k}]", 0, _MAX_SAVED, length=3))
+                     for k, lv in enumerate(r.list(t, f"towers[{p}]",
+                                                   max_length=sum(D.CASTELLERS_PER_SIZE)))]
+                    for p, t in enumerate(r.list(d["towers"], "towers", length=P))]
+        tiles = len(D.LOCAL_PERFORMANCES)
+        s.performed = [[tuple(r.ints(x, f"performed[{p}][{k}]", 0, _MAX_SAVED, length=2))
+                        for k, x in enumerate(r.list(perf, f"performed[{p}]", max_length=tiles))]
+                       for p, perf in enumerate(r.list(d["performed"], "performed", length=P))]
         return s
+
+    def _validate_festivals(self, bad) -> None:
+        """The calendar holds the dealt festival tiles and size tokens, and what players won
+        (size tokens, prizes, best tower) came from festivals already held."""
+        P = self.num_players
+        for phase, dealt in ((1, D.FESTIVAL_TILES_I), (2, D.FESTIVAL_TILES_II)):
+            regions = [int(self.fest_region[i]) for i, (_, ph) in enumerate(D.CALENDAR)
+                       if ph == phase]
+            if sorted(regions) != sorted(dealt):
+                bad(f"the festival tiles of phase {phase} are not one per region")
+        dealt = np.bincount(np.array(D.SIZE_TOKENS, dtype=np.int64), minlength=NS)
+        laid = np.zeros(NS, dtype=np.int64)
+        won = np.zeros((NR, NS), dtype=np.int64)     # size tokens festivals held have offered
+        held = np.zeros(NR, dtype=np.int64)          # festivals held per region
+        for i, (fest_round, _) in enumerate(D.CALENDAR):
+            for size in self.fest_sizes[i]:
+                laid[size] += 1
+            if fest_round < self.round and self.fest_held[i]:
+                region = int(self.fest_region[i])
+                held[region] += 1
+                for size in self.fest_sizes[i]:
+                    won[region, size] += 1
+        if (laid > dealt).any():
+            bad("the calendar holds more size tokens of a number than the game has")
+        if (self.size_tokens.sum(axis=0) > won).any():
+            bad("players hold size tokens that no festival held so far offered")
+        places = D.PRIZE_CHART[P]
+        if self.prizes[:, :, places:].any():
+            bad(f"a prize beyond the {places} places given with {P} players")
+        if (self.prizes.sum(axis=2) > held[None, :]).any():
+            bad("a player holds more prizes in a region than festivals were held there")
+        most = 2 * sum(D.CASTELLERS_PER_SIZE)    # tower levels + castellers: a loose bound
+        entered = self.prizes.sum(axis=(1, 2)) + self.size_tokens.sum(axis=(1, 2)) > 0
+        for p in range(P):
+            if self.best[p] > most or (self.best[p] and not held.any()):
+                bad(f"player {p}'s best festival tower ({self.best[p]}) was never scored")
+            if 0 < self.best[p] <= D.FESTIVAL_LEVELS or (entered[p] and not self.best[p]):
+                bad(f"player {p}'s best festival tower ({self.best[p]}) does not fit a "
+                    f"festival entry (at least {D.FESTIVAL_LEVELS} levels and a matching "
+                    f"casteller)")
 
     def _validate(self):
         P = self.num_players
@@ -725,6 +788,9 @@ class State(GameState):
             sizes = self.fest_sizes[i]
             if len(sizes) != self.tokens_per_space[phase] or any(not 0 <= x < NS for x in sizes):
                 bad(f"festival space {i} has wrong size tokens")
+            if list(sizes) != sorted(sizes):
+                bad(f"festival space {i}'s size tokens are not in order")
+        self._validate_festivals(bad)
         tiles = [int(t) for t in self.lp.ravel() if t >= 0]
         tiles += [t for perf in self.performed for t, _ in perf]
         if (self.lp < -1).any() or any(not 0 <= t < len(D.LOCAL_PERFORMANCES) for t in tiles) \
@@ -757,3 +823,4 @@ class State(GameState):
                 bad(f"player {p}'s tower uses castellers the player does not have")
             if not tower_legal(tower, self.skills[p]):
                 bad(f"player {p}'s tower breaks the tower rules")
+        StateReader("Castell").playable(self)

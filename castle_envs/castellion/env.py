@@ -48,6 +48,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.state import check_options, choice_error
 from . import observation
@@ -92,9 +93,9 @@ class CastellionEnv(MaskedSolitaireEnv):
             if any(v is not None for v in options.values()):
                 raise ValueError("reset option 'state' excludes the pile and ordeal options")
             state = State.from_dict(saved)
-            if state.level != LEVELS.index(self.level):
-                raise ValueError(f"the saved state is a {LEVELS[state.level]} game; this env "
-                                 f"plays {self.level}")
+            StateReader("Castellion").same_game(
+                {"level": LEVELS[state.level], "rules": state.to_dict()["rules"]},
+                {"level": self.level, "rules": self.rules})
             return state
         return State.new_game(rng, self.level, options, **self.rules)
 

@@ -814,9 +814,11 @@ class State(SolitaireState):
             bad(f"bad rules {rules!r}")
         s = cls(LEVELS.index(data["level"]), **rules)
 
-        def ints(value, what, lo, hi, length=None):
+        def ints(value, what, lo, hi, length=None, max_length=None):
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
+            if max_length is not None and len(value) > max_length:   # before reading it
+                bad(f"{what} holds {len(value)} entries; at most {max_length} fit")
             for v in value:
                 if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                     bad(f"{what} holds {v!r}, outside {lo}-{hi}")
@@ -828,9 +830,11 @@ class State(SolitaireState):
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")
             return v
 
-        s.regular = ints(data["regular"], "regular", 0, NUM_KINDS - 1)[::-1]
-        s.safe = ints(data["safe"], "safe", 0, NUM_KINDS - 1)[::-1]
-        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1)
+        s.regular = ints(data["regular"], "regular", 0, NUM_KINDS - 1,
+                         max_length=sum(REGULAR_COUNTS))[::-1]
+        s.safe = ints(data["safe"], "safe", 0, NUM_KINDS - 1, max_length=sum(SAFE_COUNTS))[::-1]
+        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1,
+                          max_length=MAX_REVEALED)
         s.hand = scalar("hand", -1, NUM_KINDS - 1)
         castle = data["castle"]
         if not isinstance(castle, list) or len(castle) != SIZE:

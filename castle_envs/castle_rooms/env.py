@@ -28,10 +28,12 @@ Rewards
     wins alone; at deck-out the longest rows win (compared longest first, then second
     longest...), and players still tied all share the win (each gets +1).
 Infos
-    ``infos[agent]["action_mask"]``; once the game is over also ``"scores"`` (that player's
-    row lengths, longest first), ``"winners"`` and ``"end_reason"`` ("row" or "deck").
+    The same keys and shapes at every step: ``"action_mask"``; ``"scores"`` (that player's
+    row lengths, longest first, zero-padded to 4: int64); ``"winners"`` (bool per seat, all
+    False until the game is over); ``"end_reason"`` ("" until the end, then "row" or
+    "deck"); in penalty mode ``"illegal_action"``.
 Options (keywords of ``env`` / ``raw_env``)
-    ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array"; ``later_rows``
+    ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array" | "human"; ``later_rows``
     "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
     "forced" | "any_time" (see RULES.md); ``illegal_action`` "raise" (default: an
     ``IllegalActionError`` naming the move and why) | "penalty" (the offender gets
@@ -40,9 +42,10 @@ Reset options (unknown keys are ignored with a warning: PettingZoo's api_test se
     ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
     front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
 Wrappers
-    ``env()`` is ``raw_env`` in ``OrderEnforcingWrapper``. The raw env already raises clear
-    errors for out-of-range and illegal actions (``IllegalActionError``) and for stepping a
-    finished game (``EpisodeOverError``); ``illegal_action="penalty"`` gives PettingZoo's
+    ``env()`` is ``raw_env`` in ``StrictOrderEnforcingWrapper`` (``OrderEnforcingWrapper``
+    whose step after the end raises). The raw env already raises clear errors for
+    out-of-range and illegal actions (``IllegalActionError``) and for stepping a finished
+    game (``EpisodeOverError``); ``illegal_action="penalty"`` gives PettingZoo's
     TerminateIllegal behaviour.
 Render
     ``"ansi"``: every row with its cards (entry>exit as laid), Dragons, hand sizes, deck and
@@ -58,10 +61,9 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
-from pettingzoo.utils import wrappers
 
 from castle_envs.core import check_options
-from castle_envs.core.aec_env import MaskedAECEnv
+from castle_envs.core.aec_env import MaskedAECEnv, wrap
 
 from . import observation
 from .render import render_ansi, render_rgb
@@ -121,20 +123,22 @@ class raw_env(MaskedAECEnv):
     def _render_rgb(self, state):
         return render_rgb(state)
 
-    def _refresh_infos(self):
-        super()._refresh_infos()
-        if self.state.is_terminal():
-            winners = [self.possible_agents[w] for w in self.state.winners]
-            for i, agent in enumerate(self.agents):
-                self.infos[agent].update(scores=[x for x in self.state.score(i) if x],
-                                         winners=winners, end_reason=self.state.end_reason)
+    def _game_infos(self, state, seat):
+        # the same keys and shapes at every step: replay buffers stack them
+        over = state.is_terminal()
+        winners = np.zeros(self.num_players, dtype=bool)
+        if over:
+            winners[list(state.winners)] = True
+        return {"scores": np.array(state.score(seat), dtype=np.int64), "winners": winners,
+                "end_reason": state.end_reason if over else ""}
 
 
 def env(**kwargs):
-    """The raw env in PettingZoo's OrderEnforcingWrapper (reset before step, etc.).
+    """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
+    after every agent is done raises).
 
     Out-of-range and illegal actions already raise clear errors in the raw env (or end the
     game with a penalty when ``illegal_action="penalty"``, PettingZoo's TerminateIllegal
     convention), so the assert/terminate wrappers of the classic games would only blur them.
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.core import GameState, InvalidStateError, check_options, choice_error
+from castle_envs.core.saved import StateReader
 
 from . import actions as A
 from .data import (DOWN, DRAGON, ENTRY, EXIT, FIRST_DRAGON, HELMET, KIND, KNIGHT, NUM_CARDS,
@@ -26,6 +27,10 @@ RULE_OPTIONS = {
     "new_row": ("when_stuck", "forced", "any_time"),
 }
 DEFAULT_RULES = {k: v[0] for k, v in RULE_OPTIONS.items()}
+#: the largest turn number a saved state may hold
+MAX_SAVED_TURN = 1_000_000
+_SAVED_KEYS = ("game", "num_players", "rules", "deck", "hands", "rows", "discard", "player",
+               "turn", "winners", "end_reason")
 
 
 def parse_rules(given: dict | None) -> dict:
@@ -396,18 +401,20 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
     def bad(why):
         raise InvalidStateError(f"corrupt Castle Rooms state: {why}")
 
-    if not isinstance(data, dict) or data.get("game") != "castle-rooms":
+    reader = StateReader("Castle Rooms")
+    reader.dict(data, "the state", required=_SAVED_KEYS)
+    if data["game"] != "castle-rooms":
         bad("not a castle-rooms dict")
     n = data["num_players"]
     if n not in (2, 3, 4) or isinstance(n, bool):
         bad(f"num_players {n!r}")
     try:
-        rules = parse_rules(data["rules"])
+        rules = parse_rules(reader.dict(data["rules"], "rules", required=RULE_OPTIONS))
     except ValueError as err:
         bad(str(err))
     state = cls.__new__(cls)
     state.num_players, state.rules = n, rules
-    state.deck = _card_list(data["deck"], "deck")
+    state.deck = _card_list(reader.list(data["deck"], "deck", max_length=NUM_CARDS), "deck")
     hands = data["hands"]
     if not isinstance(hands, list) or len(hands) != n:
         bad("hands must list one hand per player")
@@ -422,6 +429,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
             bad(f"player {seat} rows must be a list of at most {A.MAX_ROWS}")
         built = []
         for r, rd in enumerate(rows):
+            reader.dict(rd, f"rows[{seat}][{r}]", required=("cards", "helmet", "dragon"))
             cards = _card_list(rd["cards"], "row cards")
             if not 1 <= len(cards) <= WIN_LENGTH or any(not 0 <= c < FIRST_DRAGON for c in cards):
                 bad(f"player {seat} row {r} must hold 1..{WIN_LENGTH} Rooms")
@@ -453,9 +461,8 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
         extra = sorted(set(seen) - set(expected)) or sorted(
             c for c in set(seen) if seen.count(c) > 1)
         bad(f"cards must be conserved: missing {missing}, duplicated/foreign {extra}")
-    state.player, state.turn = data["player"], data["turn"]
-    if state.player not in range(n) or not isinstance(state.turn, int) or state.turn < 0:
-        bad("player/turn out of range")
+    state.player = reader.int(data["player"], "player", 0, n - 1)
+    state.turn = reader.int(data["turn"], "turn", 0, MAX_SAVED_TURN)
     winners, reason = data["winners"], data["end_reason"]
     if (winners is None) != (reason is None) or reason not in (None, "row", "deck"):
         bad("winners and end_reason must be both set or both null")
@@ -481,6 +488,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
                 bad("a deck-out end needs an empty deck and the longest rows as winners")
     state._mask = None
     state.row_blocks = [None] * n
+    reader.playable(state)
     return state
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.state import check_options, choice_error
 from . import observation
@@ -77,7 +78,12 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         if options["state"] is not None:
             if options["deck"] is not None:
                 raise ValueError("reset options 'deck' and 'state' exclude each other")
-            return State.from_dict(options["state"])
+            state = State.from_dict(options["state"])
+            StateReader("Castle Siege").same_game(
+                {"difficulty": state.to_dict()["difficulty"],
+                 "rules": {"attack": state.attack, "defeated": state.defeated}},
+                {"difficulty": self.difficulty, "rules": self.rules})
+            return state
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 
     def _observe(self, state):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import InvalidStateError
+from ..core.saved import StateReader
 from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
                       NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
@@ -30,6 +30,8 @@ PHASE_NAMES = ("battle", "precision_strike", "royal_assault", "discard")
 
 NO_CARD = NUM_CARDS             # padding value in hand and column arrays
 HAND_CAPACITY = HAND_SLOTS + 1  # room for the (provably never reached) sixth card
+#: the largest turn or event count a saved state may hold (the game ends within 45 turns)
+MAX_SAVED_COUNT = 10_000
 EVENTS = ("precision_strikes", "flush_sieges", "flush_draws", "royal_assaults", "regroups",
           "castles_captured", "defenders_defeated", "turns")
 
@@ -38,6 +40,10 @@ _RANK_PADDED = np.append(RANK, 0).astype(np.int16)   # rank of NO_CARD is 0
 _SUBSETS = np.array([[(s + 1) >> i & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS)],
                     dtype=np.int16)
 _SLOTS_OF = tuple(slots_of(s + 1) for s in range(NUM_SUBSETS))
+
+
+_SAVED_KEYS = ("game", "difficulty", "rules", "deck", "hand", "columns", "castles", "captured",
+               "discard", "out_of_game", "recycled", "phase", "regroup_used", "turn", "outcome")
 
 
 def difficulty_rows(difficulty) -> int:
@@ -414,74 +420,82 @@ class State(SolitaireState):
 
     @classmethod
     def from_dict(cls, data: dict) -> "State":
-        try:
-            return cls._from_dict(data)
-        except InvalidStateError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as err:
-            raise InvalidStateError(f"corrupt Castle Siege state: {err!r}") from None
-
-    @classmethod
-    def _from_dict(cls, d: dict) -> "State":
-        def bad(why):
-            raise InvalidStateError(f"corrupt Castle Siege state: {why}")
-
-        if d.get("game") != "castle_siege":
-            bad(f"game is {d.get('game')!r}, not 'castle_siege'")
-        state = cls(difficulty_rows(d["difficulty"]), **check_options(
-            d["rules"], RULE_DEFAULTS, "rules option"))
-        places = {"deck": d["deck"], "hand": d["hand"], "castles": d["castles"],
-                  "discard": d["discard"], "out_of_game": d["out_of_game"]}
-        for c, col in enumerate(d["columns"]):
-            places[f"column {c}"] = col
-        seen = []
-        for name, cards in places.items():
-            for card in cards:
-                if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < NUM_CARDS:
-                    bad(f"{name} holds {card!r}, not a card id 0-51")
-                seen.append(card)
-        if len(d["columns"]) != 4 or len(d["castles"]) != 4 or len(d["captured"]) != 4:
-            bad("there must be 4 castles, 4 columns and 4 captured flags")
-        if sorted(seen) != list(range(NUM_CARDS)):
-            missing = sorted(set(range(NUM_CARDS)) - set(seen))
-            dupes = sorted({c for c in seen if seen.count(c) > 1})
-            bad(f"every card must be in exactly one place (missing {missing}, repeated {dupes})")
-        if len(d["hand"]) > HAND_CAPACITY:
-            bad(f"the hand holds {len(d['hand'])} cards; at most {HAND_CAPACITY} can be held")
-        if d["phase"] not in PHASE_NAMES:
-            bad(f"unknown phase {d['phase']!r}")
+        """The state ``to_dict`` saved, read strictly (``core.saved``): exact types and
+        ranges, every card in exactly one place, the phase consistent with the position,
+        a legal move unless the game is over; ``events`` may be left out (counts 0).
+        Anything else raises ``InvalidStateError`` naming the field."""
+        r = StateReader("Castle Siege")
+        d = r.dict(data, "the state", required=_SAVED_KEYS, optional=("events",))
+        if d["game"] != "castle_siege":
+            r.bad(f"game is {d['game']!r}, not 'castle_siege'")
+        difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
+        rules = r.dict(d["rules"], "rules", required=RULE_DEFAULTS)
+        state = cls(DIFFICULTIES[difficulty],
+                    attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
+                    defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES))
+        places = {"deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
+                  "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
+                  "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
+                  "discard": r.ints(d["discard"], "discard", 0, NUM_CARDS - 1,
+                                    max_length=NUM_CARDS),
+                  "out_of_game": r.ints(d["out_of_game"], "out_of_game", 0, NUM_CARDS - 1,
+                                        max_length=NUM_CARDS)}
+        columns = r.list(d["columns"], "columns", length=4)
+        for c, col in enumerate(columns):
+            places[f"column {c}"] = r.ints(col, f"columns[{c}]", 0, NUM_CARDS - 1,
+                                           max_length=NUM_CARDS)
+        seen = np.zeros(NUM_CARDS, dtype=np.int64)
+        for cards in places.values():
+            np.add.at(seen, cards, 1)
+        if not (seen == 1).all():
+            r.bad(f"every card must be in exactly one place (missing "
+                  f"{np.flatnonzero(seen == 0).tolist()}, repeated "
+                  f"{np.flatnonzero(seen > 1).tolist()})")
+        captured = r.bools(d["captured"], "captured", length=4)
+        phase = PHASE_NAMES.index(r.choice(d["phase"], "phase", PHASE_NAMES))
+        recycled = r.ints(d["recycled"], "recycled", 0, NUM_CARDS - 1, max_length=NUM_CARDS)
+        deck = places["deck"]
+        if recycled != deck[len(deck) - len(recycled):]:
+            r.bad("recycled cards must be the bottom of the deck, in order")
         for c in range(4):
-            if d["captured"][c] and d["columns"][c]:
-                bad(f"captured castle {c} still has defenders")
-        recycled = list(d["recycled"])
-        if recycled != d["deck"][len(d["deck"]) - len(recycled):]:
-            bad("recycled cards must be the bottom of the deck, in order")
-        state.deck[:len(d["deck"])] = d["deck"]
-        state.deck_size = len(d["deck"])
-        state.hand[:len(d["hand"])] = sorted(d["hand"])
-        state.hand_size = len(d["hand"])
-        for c, col in enumerate(d["columns"]):
-            for card in col:
+            if captured[c] and places[f"column {c}"]:
+                r.bad(f"captured castle {c} still has defenders")
+        if places["out_of_game"] and state.defeated != "leave_game":
+            r.bad("cards are out of the game, but defeated defenders go to the discard "
+                  "pile under these rules")
+        state.deck[:len(deck)] = deck
+        state.deck_size = len(deck)
+        state.hand[:len(places["hand"])] = sorted(places["hand"])
+        state.hand_size = len(places["hand"])
+        for c in range(4):
+            for card in places[f"column {c}"]:
                 state._push_defender(c, card)
-        state.castles[:] = d["castles"]
-        state.captured[:] = [bool(x) for x in d["captured"]]
-        state.discard[d["discard"]] = True
-        state.out_of_game[d["out_of_game"]] = True
+        state.castles[:] = places["castles"]
+        state.captured[:] = captured
+        state.discard[places["discard"]] = True
+        state.out_of_game[places["out_of_game"]] = True
         state.recycled[recycled] = True
-        state.phase = PHASE_NAMES.index(d["phase"])
-        state.regroup_used = bool(d["regroup_used"])
-        state.turn = int(d["turn"])
-        state.outcome = int(d["outcome"])
-        if state.outcome not in (-1, 0, 1) or (state.outcome == 1) != bool(state.captured.all()):
-            bad("outcome does not match the captured castles")
+        state.phase = phase
+        state.regroup_used = r.bool(d["regroup_used"], "regroup_used")
+        state.turn = r.int(d["turn"], "turn", 0, MAX_SAVED_COUNT)
+        state.outcome = r.int(d["outcome"], "outcome", -1, 1)
+        if (state.outcome == 1) != bool(state.captured.all()):
+            r.bad("outcome does not match the captured castles")
+        if state.outcome == -1 and state.deck_size:
+            r.bad("a lost game has an empty deck (interpretation 9)")
         if state.phase == PRECISION and not state.discard.any():
-            bad("a Precision Strike choice is pending but the discard pile is empty")
+            r.bad("a Precision Strike choice is pending but the discard pile is empty")
         if state.phase == ROYAL and state.captured.all():
-            bad("a Royal Assault choice is pending but every castle is captured")
+            r.bad("a Royal Assault choice is pending but every castle is captured")
+        if state.phase == DISCARD and state.hand_size <= HAND_SLOTS:
+            r.bad(f"the end-of-turn discard with {state.hand_size} cards in hand: it is "
+                  f"only for more than {HAND_SLOTS}")
         if state.phase != DISCARD and state.hand_size > HAND_SLOTS:
-            bad("more than 5 cards in hand outside the end-of-turn discard")
-        events = d.get("events", {})
-        state.events[:] = [int(events.get(name, 0)) for name in EVENTS]
+            r.bad("more than 5 cards in hand outside the end-of-turn discard")
+        events = r.dict(d.get("events", {}), "events", optional=EVENTS)
+        state.events[:] = [r.int(events.get(name, 0), f"events.{name}", 0, MAX_SAVED_COUNT)
+                           for name in EVENTS]
+        r.playable(state)
         return state
 
 

@@ -1,7 +1,9 @@
 """What the four games truly share: the state contract, action tables, env layers, raster."""
 from .actions import ActionTable
-from .errors import EpisodeOverError, IllegalActionError, InvalidStateError
+from .errors import (ActionTypeError, EpisodeOverError, IllegalActionError, InvalidStateError,
+                     UnknownOptionError)
 from .state import GameState, check_options, choice_error
 
-__all__ = ["ActionTable", "EpisodeOverError", "GameState", "IllegalActionError",
-           "InvalidStateError", "check_options", "choice_error"]
+__all__ = ["ActionTable", "ActionTypeError", "EpisodeOverError", "GameState",
+           "IllegalActionError", "InvalidStateError", "UnknownOptionError", "check_options",
+           "choice_error"]

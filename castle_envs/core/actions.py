@@ -8,7 +8,32 @@ from __future__ import annotations
 
 from typing import Hashable, Sequence
 
-from .errors import IllegalActionError
+import numpy as np
+
+from .errors import ActionTypeError, IllegalActionError
+
+
+def _integer_dtype(dtype) -> bool:
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iu"
+    # torch (and similar) dtypes print as "torch.int64", "torch.uint8", "torch.float32", ...
+    name = str(dtype).rpartition(".")[2]
+    return name.startswith(("int", "uint"))
+
+
+def action_int(action) -> int:
+    """``action`` as a Python int, when it is one integer: a Python or NumPy integer, or a
+    0-d integer array or tensor. Anything else (floats of every kind, even 3.0; bools;
+    strings; arrays with more than one element) raises ``ActionTypeError``, as Gymnasium's
+    ``Discrete.contains`` refuses them: truncating ``np.float64(4.5)`` to 4 would play a
+    move nobody chose."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    dtype, shape = getattr(action, "dtype", None), getattr(action, "shape", None)
+    if dtype is not None and shape is not None and tuple(shape) == () and _integer_dtype(dtype):
+        return int(action)
+    raise ActionTypeError(f"action {action!r} is not an integer (actions are integer ids "
+                          f"of a Discrete space)")
 
 
 class ActionTable:
@@ -36,13 +61,9 @@ class ActionTable:
         return index
 
     def check(self, action) -> int:
-        """The action as a Python int, or IllegalActionError naming why it is not one."""
-        try:
-            as_int = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action {action!r} is not an integer") from None
-        if as_int != action and not (hasattr(action, "shape") and action.shape == ()):
-            raise IllegalActionError(f"action {action!r} is not an integer")
+        """The action as a Python int in range, or ``IllegalActionError`` naming why it is
+        not one (``ActionTypeError`` when it is not an integer at all)."""
+        as_int = action_int(action)
         if not 0 <= as_int < len(self.moves):
             raise IllegalActionError(
                 f"action {as_int} is out of range: the action space is Discrete({len(self.moves)})")

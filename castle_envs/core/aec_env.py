@@ -3,26 +3,62 @@
 A game supplies its ``GameState`` factory (with ``current_player`` naming the seat to act),
 an observation encoder per seat, and renderers. Agents are ``player_0`` … ``player_{n-1}``;
 ``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}``; the mask is
-also in ``infos[agent]["action_mask"]`` and ``action_masks()``. Rewards are the game's
-returns, paid when the game ends. An illegal action raises ``IllegalActionError`` naming
-the move, unless ``illegal_action="penalty"``: then the offender gets the penalty and the
-game ends for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention).
+also in ``infos[agent]["action_mask"]`` and ``action_masks()``, and it is all zero for every
+agent but the one to act, and for everyone once the game ended or was truncated. Rewards are
+the game's returns, paid when the game ends. An illegal action raises ``IllegalActionError``
+naming the move, unless ``illegal_action="penalty"``: then the offender gets the penalty and
+the game ends for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention).
+
+The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
+state for centralized critics (MAPPO and the like): every seat's observation, concatenated
+in seat order, in ``env.state_space``. (``env.state`` read as an attribute still answers
+with the rules state, with a ``DeprecationWarning``: it was the rules state's name.)
+
+Infos have the same keys and shapes at every step (replay buffers such as Tianshou's stack
+them): ``action_mask``, ``illegal_action`` in penalty mode, and each game's own entries.
+``render_mode="human"`` prints the ``ansi`` text at each reset and step.
 """
 from __future__ import annotations
 
 from abc import abstractmethod
 
+import warnings
+
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .env_common import GameEnvMixin
-from .errors import EpisodeOverError, IllegalActionError
+from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import GameState
 
 
+class _StateMethod:
+    """``env.state``: called, PettingZoo's global state; read as an attribute, the rules
+    state it used to be (deprecated: ``env.game_state``)."""
+    __slots__ = ("_env",)
+
+    def __init__(self, env):
+        self._env = env
+
+    def __call__(self) -> np.ndarray:
+        return self._env.global_state()
+
+    def __getattr__(self, name):
+        warnings.warn("env.state as the rules state is deprecated: use env.game_state "
+                      "(env.state() is PettingZoo's global state)", DeprecationWarning,
+                      stacklevel=2)
+        if self._env.game_state is None:
+            raise EpisodeOverError("the env has no position yet: call reset() first")
+        return getattr(self._env.game_state, name)
+
+    def __repr__(self) -> str:
+        return f"<state() of {self._env!r}>"
+
+
 class MaskedAECEnv(GameEnvMixin, AECEnv):
-    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False,
                 "render_fps": 2}
 
     #: the keys ``reset(options=...)`` understands; others are dropped with a warning
@@ -44,7 +80,11 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
-        self.state: GameState | None = None
+        seat_space = obs_space["observation"]
+        self.state_space = gymnasium.spaces.Box(
+            np.tile(seat_space.low, self.num_players), np.tile(seat_space.high, self.num_players),
+            dtype=seat_space.dtype)
+        self.game_state: GameState | None = None
         self._rng = np.random.default_rng()
 
     # --- what each game provides -----------------------------------------------------------
@@ -71,6 +111,23 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         """Each seat's reward when the game ends (default: the game's returns)."""
         return state.returns()
 
+    def _game_infos(self, state: GameState, seat: int) -> dict:
+        """A game's own info entries for ``seat``: the same keys and shapes at every step."""
+        return {}
+
+    # --- the global state -------------------------------------------------------------------
+    @property
+    def state(self):
+        return _StateMethod(self)
+
+    def global_state(self) -> np.ndarray:
+        """PettingZoo's ``state()``: every seat's observation, in seat order."""
+        if self.game_state is None:
+            raise EpisodeOverError("state() called before reset()")
+        return np.concatenate([self._observe(self.game_state, seat)
+                               for seat in range(self.num_players)]).astype(
+            self.state_space.dtype, copy=False)
+
     # --- pettingzoo API --------------------------------------------------------------------
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -89,29 +146,43 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: "
                                   f"{sorted(self.reset_option_keys)}")
             options = {k: v for k, v in options.items() if k in self.reset_option_keys}
-        self.state = self._new_state(self._rng, options)
+        self.game_state = self._new_state(self._rng, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._steps = 0
-        self.agent_selection = self.possible_agents[self.state.current_player]
+        self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._refresh_infos()
+        self._render_human()
+
+    def _acting_seat(self) -> int:
+        """The seat whose moves are legal now; -1 once the game ended or was truncated."""
+        state = self.game_state
+        if state.is_terminal() or any(self.truncations.values()) \
+                or any(self.terminations.values()):
+            return -1
+        return state.current_player
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(len(self.state.actions), dtype=np.int8)
-        if not self.state.is_terminal() and self.state.current_player == seat:
-            mask[self.state.legal_action_mask()] = 1
-        return {"observation": self._observe(self.state, seat), "action_mask": mask}
+        mask = np.zeros(len(self.game_state.actions), dtype=np.int8)
+        if self._acting_seat() == seat:
+            mask[self.game_state.legal_action_mask()] = 1
+        return {"observation": self._observe(self.game_state, seat), "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
-        """Mask of the agent to act (for sb3-contrib style single-agent views)."""
-        return self.state.legal_action_mask().copy()
+        """Mask of the agent to act (for sb3-contrib style single-agent views); all False
+        once the game ended or was truncated."""
+        if self.game_state is None:
+            raise EpisodeOverError("action_masks() called before reset()")
+        if self._acting_seat() < 0:
+            return np.zeros(len(self.game_state.actions), dtype=bool)
+        return self.game_state.legal_action_mask().copy()
 
     def step(self, action):
-        if self.state is None:
+        if self.game_state is None:
             raise EpisodeOverError("step() called before reset()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
@@ -126,9 +197,9 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             raise IllegalActionError(f"{agent} must act: step(None) is only for finished agents")
         self._cumulative_rewards[agent] = 0.0
         try:
-            self.state.apply_action(action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
+            self.game_state.apply_action(action)
+        except IllegalActionError as err:
+            if self.illegal_action == "raise" or isinstance(err, ActionTypeError):
                 raise
             self.rewards = {a: 0.0 for a in self.agents}
             self.rewards[agent] = self.illegal_action_penalty
@@ -136,34 +207,66 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             self._accumulate_rewards()
             self._refresh_infos()
             self.infos[agent]["illegal_action"] = True
+            self._render_human()
             return
         self._steps += 1
-        if self.state.is_terminal():
-            returns = self._final_rewards(self.state)
+        if self.game_state.is_terminal():
+            returns = self._final_rewards(self.game_state)
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.agents)}
             self.terminations = {a: True for a in self.agents}
         else:
             self.rewards = {a: 0.0 for a in self.agents}
             if self._steps >= self.max_episode_steps:
                 self.truncations = {a: True for a in self.agents}
-            self.agent_selection = self.possible_agents[self.state.current_player]
+            self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._accumulate_rewards()
         self._refresh_infos()
+        self._render_human()
+
+    def render(self):
+        if self.render_mode == "human":
+            if self.game_state is None:
+                raise EpisodeOverError("render() called before reset()")
+            print(self._render_ansi(self.game_state), flush=True)
+            return None
+        return super().render()
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
 
     def close(self):
         pass
 
     def _refresh_infos(self):
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step
-        n = len(self.state.actions)
+        n = len(self.game_state.actions)
         if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
             self._no_moves = np.zeros(n, dtype=np.int8)
             self._no_moves.flags.writeable = False
-        acting = -1 if self.state.is_terminal() else self.state.current_player
+        acting = self._acting_seat()
+        penalty = self.illegal_action == "penalty"
         self.infos = {}
         for i, a in enumerate(self.agents):
-            if i == acting:
-                self.infos[a] = {"action_mask": self.state.legal_action_mask().astype(np.int8)}
-            else:
-                self.infos[a] = {"action_mask": self._no_moves}
+            mask = (self.game_state.legal_action_mask().astype(np.int8) if i == acting
+                    else self._no_moves)
+            self.infos[a] = {"action_mask": mask, **self._game_infos(self.game_state, i)}
+            if penalty:
+                self.infos[a]["illegal_action"] = False
+
+
+def wrap(raw: MaskedAECEnv) -> "StrictOrderEnforcingWrapper":
+    """A raw env as ``env()`` gives it: in ``StrictOrderEnforcingWrapper``."""
+    return StrictOrderEnforcingWrapper(raw)
+
+
+class StrictOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, except that a ``step`` after every agent is
+    done raises ``EpisodeOverError`` (the raw env's answer) instead of a logged warning: a
+    loop that keeps stepping a finished game has a bug worth hearing about."""
+
+    def step(self, action) -> None:
+        if self._has_reset and not self.agents:
+            raise EpisodeOverError("the game is over and every agent is done; call reset()")
+        super().step(action)
 

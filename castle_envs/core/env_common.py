@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium
 
-from .errors import EpisodeOverError, IllegalActionError
+from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import choice_error
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
@@ -14,12 +14,14 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
     """``(action id, legal)`` for a step's action, read against ``mask``. With
     ``illegal_action="raise"`` an illegal one raises ``IllegalActionError`` naming the move
     and why (``position()`` gives the state that explains it); with ``"penalty"`` it comes
-    back with ``legal`` False, for the caller to end the episode with the penalty."""
+    back with ``legal`` False, for the caller to end the episode with the penalty. An action
+    that is not an integer raises ``ActionTypeError`` in both modes: a caller's bug, not a
+    move."""
     try:
         action = actions.check(action)
         legal = bool(mask[action])
-    except IllegalActionError:
-        if illegal_action == "raise":
+    except IllegalActionError as err:
+        if illegal_action == "raise" or isinstance(err, ActionTypeError):
             raise
         return action, False
     if not legal and illegal_action == "raise":
@@ -28,7 +30,8 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
 
 
 class GameEnvMixin:
-    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.state``."""
+    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.game_state``
+    (the rules state; the Gymnasium envs also call it ``state``)."""
 
     def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
                     max_episode_steps) -> None:
@@ -50,17 +53,17 @@ class GameEnvMixin:
         return self.state_type().actions.encode(move)
 
     def describe_action(self, action) -> str:
-        if self.state is None:
+        if self.game_state is None:
             raise EpisodeOverError("describe_action() needs a position: call reset() first")
-        return self.state.describe_action(action)
+        return self.game_state.describe_action(action)
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without render_mode; pass render_mode "
                                   "when making the env")
             return None
-        if self.state is None:
+        if self.game_state is None:
             raise EpisodeOverError("render() called before reset()")
         if self.render_mode == "ansi":
-            return self._render_ansi(self.state)
-        return self._render_rgb(self.state)
+            return self._render_ansi(self.game_state)
+        return self._render_rgb(self.game_state)

@@ -5,6 +5,17 @@ class IllegalActionError(ValueError):
     """An action id that is out of range or not legal in the current state."""
 
 
+class ActionTypeError(IllegalActionError, TypeError):
+    """An action that is not one integer (a float of any kind, a bool, a string, an array):
+    a caller's mistake, refused in every ``illegal_action`` mode, never truncated."""
+
+
+class UnknownOptionError(TypeError, ValueError):
+    """An unknown keyword argument or option name. A ``TypeError`` as Python's own answer to
+    an unexpected keyword argument (pipelines such as TorchRL's ``GymEnv`` retry without a
+    keyword on ``TypeError``), and a ``ValueError`` as every other bad option here."""
+
+
 class InvalidStateError(ValueError):
     """A serialized state (``from_dict``) that no legal game could reach."""
 

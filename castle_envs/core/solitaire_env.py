@@ -88,6 +88,11 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         reward = self._reward(before, self.state)
         return self._observe(self.state), reward, terminated, truncated, self._full_info()
 
+    @property
+    def game_state(self) -> GameState | None:
+        """The rules state (``state``; the name every env kind shares)."""
+        return self.state
+
     def action_masks(self) -> np.ndarray:
         """The legal-action mask (``sb3_contrib.MaskablePPO`` calls this)."""
         if self.state is None:

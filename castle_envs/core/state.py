@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .actions import ActionTable
-from .errors import IllegalActionError
+from .errors import IllegalActionError, UnknownOptionError
 
 
 class GameState(ABC):
@@ -126,11 +126,13 @@ class SolitaireState(GameState):
 
 
 def check_options(given: dict | None, allowed: dict[str, Any], what: str) -> dict:
-    """Merge ``given`` over ``allowed`` defaults; unknown keys raise ``ValueError`` naming them."""
+    """Merge ``given`` over ``allowed`` defaults; unknown keys raise ``UnknownOptionError``
+    naming them (a ``TypeError``, as Python answers an unexpected keyword argument, and a
+    ``ValueError``)."""
     given = dict(given or {})
     unknown = sorted(set(given) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown {what} {unknown}; known: {sorted(allowed)}")
+        raise UnknownOptionError(f"unknown {what} {unknown}; known: {sorted(allowed)}")
     return {**allowed, **given}
 
 

@@ -46,6 +46,24 @@ def make_vec(game: str, num_envs: int, **kwargs):
     return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
 
 
+def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
+    """What ``gymnasium.make_vec(id, num_envs)`` gives (the ids' ``vector_entry_point``): the
+    compiled batched env; without numba, the Python envs in a same-step-autoreset
+    ``SyncVectorEnv`` (``PerEnvVectorEnv``: the same API, and faster than the kernels run as
+    plain Python), with a warning naming the ``fast`` extra."""
+    if HAVE_NUMBA:
+        return make_vec(game, num_envs, **kwargs)
+    import warnings
+
+    from ..registry import get_game
+    from .per_env import PerEnvVectorEnv
+    kwargs.pop("parallel", None)
+    kwargs.pop("threads", None)
+    warnings.warn(f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
+                  f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}", stacklevel=3)
+    return PerEnvVectorEnv(get_game(game).load_env_class(), num_envs, **kwargs)
+
+
 def make_single(game: str, **kwargs):
     """The compiled single env of ``game`` (same API and games as the Python env)."""
     import importlib
@@ -56,5 +74,5 @@ def make_single(game: str, **kwargs):
     return getattr(importlib.import_module(module), name)(**kwargs)
 
 
-__all__ = ["make_vec", "make_single", "VECTOR_GAMES", "COMPILED_SINGLE", "HAVE_NUMBA",
+__all__ = ["make_vec", "make_single", "gym_vector_env", "VECTOR_GAMES", "COMPILED_SINGLE", "HAVE_NUMBA",
            "INSTALL_HINT"]

@@ -22,7 +22,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.env_common import screen_action
-from ..core.errors import EpisodeOverError, IllegalActionError
+from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
@@ -39,12 +39,34 @@ def state_dtype():
     return np.int8 if HAVE_NUMBA else np.int64
 
 
+class OwnViews:
+    """Copies and pickles of an env that keeps views of its own arrays (``_mask`` of the
+    padded mask, a single env's row of its state rows): ``copy.deepcopy`` and ``pickle`` copy
+    a view as a separate array, which would leave the kernels writing one buffer while the
+    env reads another. The views named in ``_view_names`` are left out of the copied state
+    and made again by ``_bind_views`` from the copied arrays."""
+    _view_names: tuple[str, ...] = ()
+
+    def _bind_views(self) -> None:
+        raise NotImplementedError
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for name in self._view_names:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+
 def check_options_type(options) -> None:
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict, got {type(options).__name__}")
 
 
-class KernelVectorEnv(VectorEnv):
+class KernelVectorEnv(OwnViews, VectorEnv):
     """Subclasses set ``kernel`` (the kernels' module: ``reset_rows``, ``step_rows``,
     ``first_illegal``, ``MASK_WIDTH``), ``game_title``, ``_draw_ansi``/``_draw_rgb``, and
     define ``_row_state`` (the per-row state arrays the row kernels take before the
@@ -56,6 +78,7 @@ class KernelVectorEnv(VectorEnv):
     kernel = None
     game_title = ""
     _warned_games: set = set()
+    _view_names = ("_mask",)
 
     @staticmethod
     def _check_num_envs(num_envs) -> int:
@@ -94,7 +117,8 @@ class KernelVectorEnv(VectorEnv):
         self._rng = np.zeros((n, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((n, obs_size), np.float32)
         self._mask_padded = np.zeros((n, self.kernel.MASK_WIDTH), bool)
-        self._mask = self._mask_padded[:, :num_actions]
+        self._num_actions = int(num_actions)
+        self._bind_views()
         self._final_obs = np.zeros((n, obs_size), np.float32)
         self._rewards = np.zeros(n, np.float64)
         self._terminated = np.zeros(n, bool)
@@ -103,8 +127,22 @@ class KernelVectorEnv(VectorEnv):
         self._won = np.zeros(n, bool)
         self._illegal = np.zeros(n, bool)
         self._actions = np.zeros(n, np.int64)
+        self._sample_words = np.ones(n, np.uint64)   # sample_actions' streams (xorshift64*)
         self._all = np.ones(n, bool)
         self._started = False
+
+    def _bind_views(self) -> None:
+        self._mask = self._mask_padded[:, :self._num_actions]
+
+    def __getstate__(self):
+        # a thread pool cannot be copied: the copy gets its own (none once closed)
+        state = super().__getstate__()
+        state["_split"] = None
+        return state
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        self._split = RowThreads(self.num_envs, 1 if self.closed else self.threads)
 
     # --- gymnasium API ---------------------------------------------------------------------
     def _reset_rows(self) -> None:
@@ -120,11 +158,7 @@ class KernelVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise EpisodeOverError("step() called before reset()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integer action ids, "
-                             f"got shape {actions.shape} dtype {actions.dtype}")
-        self._actions[:] = actions
+        self._read_actions(actions)
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
         self.run_rows(self.kernel.step_rows, *self._row_state, self._rng, self._actions,
@@ -153,6 +187,27 @@ class KernelVectorEnv(VectorEnv):
         if not self._started:
             raise EpisodeOverError("action_masks() called before reset()")
         return self._mask.copy()
+
+    def sample_actions(self, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action for every env, ``(num_envs,)`` int64, drawn by the
+        compiled kernels on the env's threads (much faster than sampling the masks in NumPy).
+        Each env draws from its own stream, seeded by ``reset(seed=...)`` (env ``i`` from
+        seed ``s + i``), so a seeded run is reproducible; the game's own random streams are
+        not touched. Rows always have a legal action (episodes restart in the same step);
+        for masks that may not (Gymnasium's next-step autoreset), see
+        ``castle_envs.sample_masked``. ``out``: an int64 array to fill instead."""
+        if not self._started:
+            raise EpisodeOverError("sample_actions() called before reset()")
+        if out is None:
+            out = np.empty(self.num_envs, np.int64)
+        elif out.shape != (self.num_envs,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({self.num_envs},)")
+        self._draw_actions(out)
+        return out
+
+    def _draw_actions(self, out: np.ndarray) -> None:
+        """Games whose kernels count the legal actions per row override this."""
+        self.run_rows(self.kernel.sample_legal_rows, self._mask_padded, self._sample_words, out)
 
     def render(self):
         if self.render_mode is None:
@@ -186,6 +241,30 @@ class KernelVectorEnv(VectorEnv):
         for i, s in enumerate(seeds):
             generator, _ = seeding.np_random(s)
             self._rng[i] = pcg64.to_words(generator)
+            # sample_actions' stream: from the same seed, apart from the game's (never 0)
+            entropy = np.random.SeedSequence(s, spawn_key=(1,)).generate_state(1, np.uint64)
+            self._sample_words[i] = entropy[0] | np.uint64(1)
+
+    def _read_actions(self, actions) -> None:
+        """Checks ``actions`` and copies them into ``self._actions`` (int64). Out-of-range ids
+        are read before the copy (a huge unsigned id would wrap to a small or negative one):
+        with ``illegal_action="raise"`` the first one raises naming its env and value, in
+        penalty mode they become -1, which the kernels treat as illegal."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ActionTypeError(f"actions must be {self.num_envs} integer action ids, "
+                                  f"got shape {actions.shape} dtype {actions.dtype}")
+        out = (actions < 0) | (actions >= self._num_actions)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"env {i}: action {int(actions[i])} is out of range: the action space "
+                    f"is Discrete({self._num_actions})")
+            self._actions[out] = -1
+            self._actions[~out] = actions[~out]
+        else:
+            self._actions[:] = actions
 
     def _check_legal(self, actions: np.ndarray) -> None:
         i = self.kernel.first_illegal(self._mask_padded, actions)
@@ -201,11 +280,12 @@ class KernelVectorEnv(VectorEnv):
         return array.copy() if self.copy else array
 
 
-class KernelSingleEnv(gym.Env):
+class KernelSingleEnv(OwnViews, gym.Env):
     """Subclasses allocate ``_obs`` (1, OBS_SIZE), ``_mask`` (1, MASK_WIDTH), ``_out`` (3,),
     set ``_num_actions`` and ``_state_type``, and define ``_load(options)`` (deal or load a
     position, then refresh observation and mask), ``_step_kernel(action, out)``,
-    ``_info()`` and the ``state`` property."""
+    ``_info()`` and the ``state`` property; state rows they keep a view of are named in
+    ``_view_names`` and made by ``_bind_views`` (``OwnViews``)."""
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -245,3 +325,8 @@ class KernelSingleEnv(gym.Env):
         if not self._started:
             raise EpisodeOverError("action_masks() called before reset()")
         return self._mask[0, :self._num_actions].copy()
+
+    @property
+    def game_state(self):
+        """The position as a rules state (a copy; ``state``: the name every env kind shares)."""
+        return self.state

@@ -190,6 +190,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     _state_type = State
     _num_actions = NUM_ACTIONS
+    _view_names = ("_s",)
 
     def __init__(self, level: str = "school", render_mode: str | None = None,
                  reward: str = "win", illegal_action: str = "raise",
@@ -206,12 +207,15 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         self._nexempt = self.rules["foundation_exemption"] == "neighbors"
         self._ordeals_reward = self.reward_mode == "ordeals"
         self._st = np.zeros((1, K.WORDS), state_dtype())
-        self._s = self._st[0]
+        self._bind_views()
         self._steps = np.zeros(1, np.int64)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)
         self._mask = np.zeros((1, K.MASK_WIDTH), bool)
         self._out = np.zeros(3)
         self._started = self._done = False
+
+    def _bind_views(self) -> None:
+        self._s = self._st[0]
 
     @classmethod
     def state_type(cls):

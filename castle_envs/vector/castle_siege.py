@@ -118,6 +118,11 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
         """(num_envs, 1676) bool: the legal actions of every env's current position."""
         return super().action_masks()
 
+    def _draw_actions(self, out: np.ndarray) -> None:
+        # the step kernel counted each row's legal actions: no scan of the 1676-wide mask
+        self.run_rows(K.sample_counted_rows, self._mask_padded, self._ints, self._sample_words,
+                      out)
+
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:
         """Env ``i``'s position as a ``castle_siege.rules.State`` (a copy)."""

@@ -6,6 +6,8 @@ compiled envs) and ``action_masks()`` stacked to (num_envs, n_actions), so code 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
@@ -15,7 +17,8 @@ class PerEnvVectorEnv(SyncVectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         env_class(**kwargs)   # bad options fail here, once, with the env's own message
-        super().__init__([lambda: env_class(**kwargs) for _ in range(num_envs)], copy=copy,
+        # partial, not a lambda: the env pickles
+        super().__init__([partial(env_class, **kwargs) for _ in range(num_envs)], copy=copy,
                          autoreset_mode=AutoresetMode.SAME_STEP)
 
     def action_masks(self) -> np.ndarray:

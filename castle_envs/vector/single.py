@@ -29,6 +29,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     _state_type = State
     _num_actions = NUM_ACTIONS
+    _view_names = ("_b", "_v")
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
                  reward: str = "win", illegal_action: str = "raise",
@@ -53,8 +54,11 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         self._obs = np.zeros((1, OBS_SIZE), np.float32)
         self._mask = np.zeros((1, K.MASK_WIDTH), bool)
         self._out = np.zeros(3)
-        self._b, self._v = self._cards[0], self._ints[0]
+        self._bind_views()
         self._started = self._done = False
+
+    def _bind_views(self) -> None:
+        self._b, self._v = self._cards[0], self._ints[0]
 
     def _load(self, options) -> None:
         options = check_options(dict(options or {}), {"deck": None, "state": None}, "reset option")

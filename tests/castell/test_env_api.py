@@ -30,7 +30,7 @@ def _play_out(e, rng, policy=None):
             e.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(rng.choice(legal)) if policy is None else policy(e.unwrapped.state))
+        e.step(int(rng.choice(legal)) if policy is None else policy(e.unwrapped.game_state))
 
 
 def test_rewards_and_final_scores_in_infos():
@@ -47,8 +47,8 @@ def test_rewards_and_final_scores_in_infos():
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    scores = e.unwrapped.state.scores()
-    expected = e.unwrapped.state.returns()
+    scores = e.unwrapped.game_state.scores()
+    expected = e.unwrapped.game_state.returns()
     assert [totals[a] for a in e.possible_agents] == expected.tolist()
     assert sorted(set(expected.tolist())) in ([-1.0, 1.0], [-1.0, 0.0], [0.0])
     assert (expected == 1).sum() <= 1 and scores.shape == (3,)
@@ -62,8 +62,8 @@ def test_score_diff_reward():
     for agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         got[agent] += reward
-        e.step(None if term or trunc else heuristic_action(e.unwrapped.state))
-    s = e.unwrapped.state.scores()
+        e.step(None if term or trunc else heuristic_action(e.unwrapped.game_state))
+    s = e.unwrapped.game_state.scores()
     assert got["player_0"] == pytest.approx((s[0] - s[1]) / 50)
     assert got["player_1"] == pytest.approx((s[1] - s[0]) / 50)
 
@@ -117,7 +117,7 @@ def test_step_after_the_end():
     assert not e.agents
     e.reset(seed=0)
     rng = np.random.default_rng(1)
-    while not e.state.is_terminal():
+    while not e.game_state.is_terminal():
         e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
     with pytest.raises(EpisodeOverError):
         e.step(END_TURN)
@@ -126,7 +126,7 @@ def test_step_after_the_end():
 @pytest.mark.parametrize("kwargs", [
     {"num_players": 5}, {"num_players": 1}, {"advanced": "yes"}, {"max_skill": 0},
     {"tower_edits_per_turn": 0}, {"variety_counts": "some"}, {"size_token_ties": "coin"},
-    {"first_player": 3}, {"reward": "elo"}, {"render_mode": "human"}, {"colour": "red"},
+    {"first_player": 3}, {"reward": "elo"}, {"render_mode": "window"}, {"colour": "red"},
     {"illegal_action": "ignore"}, {"collect_own_token": 1}, {"festival_size_tokens": 2},
 ])
 def test_bad_options(kwargs):
@@ -139,7 +139,7 @@ def test_bad_reset_options():
     with pytest.raises(ValueError, match="options must be a dict"):
         e.reset(options=[1])
     other = State.deal(np.random.default_rng(0), 3).to_dict()
-    with pytest.raises(ValueError, match="3 players"):
+    with pytest.raises(ValueError, match="num_players 3, but this env plays num_players 2"):
         e.reset(options={"state": other})
 
 
@@ -147,10 +147,10 @@ def test_reset_from_a_saved_state():
     e = castell_v0.raw_env(num_players=2)
     e.reset(seed=5)
     e.step(ACTIONS.encode(Move(2)))
-    saved = json.loads(e.state.to_json())
+    saved = json.loads(e.game_state.to_json())
     f = castell_v0.raw_env(num_players=2)
     f.reset(options={"state": saved})
-    assert f.state == e.state and f.agent_selection == "player_0"
+    assert f.game_state == e.game_state and f.agent_selection == "player_0"
 
 
 def _corrupt(edit):
@@ -218,7 +218,7 @@ def test_renders(players):
     r.reset(seed=0)
     from castle_envs.castell.measure import heuristic_action
     for _ in range(40):
-        r.step(heuristic_action(r.unwrapped.state))
+        r.step(heuristic_action(r.unwrapped.game_state))
     img = r.render()
     from castle_envs.castell.render import HEIGHT, WIDTH
     assert img.dtype == np.uint8 and img.shape == (HEIGHT, WIDTH, 3) and img.std() > 10

@@ -112,7 +112,7 @@ def test_state_option_round_trip_and_level_check():
     obs, _ = other.reset(options={"state": saved})
     assert other.state == env.state
     assert np.array_equal(obs, observation.encode(env.state))
-    with pytest.raises(ValueError, match="academy game"):
+    with pytest.raises(ValueError, match="level .academy., but this env plays level .school."):
         CastellionEnv("school").reset(options={"state": saved})
 
 

@@ -51,12 +51,12 @@ def test_rewards_winners_plus_one_others_minus_one_and_scores_in_infos(n):
         totals = play_out(env, seed)
         infos = env.final_infos
         assert env.agents == [] and set(infos) == set(env.possible_agents)
-        winners = set(infos["player_0"]["winners"])
-        assert winners == {f"player_{w}" for w in env.state.winners}
+        winners = {f"player_{w}" for w in np.flatnonzero(infos["player_0"]["winners"])}
+        assert winners == {f"player_{w}" for w in env.game_state.winners}
         assert totals == {a: (1.0 if a in winners else -1.0) for a in env.possible_agents}
         for i, agent in enumerate(env.possible_agents):
-            assert infos[agent]["scores"] == [x for x in env.state.score(i) if x]
-            assert infos[agent]["end_reason"] == env.state.end_reason
+            assert infos[agent]["scores"].tolist() == list(env.game_state.score(i))
+            assert infos[agent]["end_reason"] == env.game_state.end_reason
 
 
 def test_observation_hides_opponent_hands_and_deck_order():
@@ -85,8 +85,8 @@ def test_observation_is_relative_and_in_bounds():
         env.step(int(np.flatnonzero(mask)[0]))
     # each seat sees its own rows in block 0
     for seat in range(3):
-        own = len(env.state.rows[seat])
-        assert encode(env.state, seat)[A.HAND_SLOTS * 11:][::18][:A.MAX_ROWS].sum() == own
+        own = len(env.game_state.rows[seat])
+        assert encode(env.game_state, seat)[A.HAND_SLOTS * 11:][::18][:A.MAX_ROWS].sum() == own
 
 
 def test_only_the_agent_to_act_has_a_nonzero_mask():
@@ -102,15 +102,15 @@ def test_reset_options_first_player_deck_and_state():
     assert env.agent_selection == "player_1"
     deck = list(range(54)) + [54, 55, 56, 57, 60, 61]
     env.reset(options={"deck": deck})
-    assert env.state.hands == [[0, 1, 4, 5], [2, 3]]
-    saved = env.state.to_dict()
+    assert env.game_state.hands == [[0, 1, 4, 5], [2, 3]]
+    saved = env.game_state.to_dict()
     env.reset(options={"state": saved})
-    assert env.state.to_dict() == saved
+    assert env.game_state.to_dict() == saved
 
 
 @pytest.mark.parametrize("kwargs", [{"num_players": 5}, {"num_players": 1},
                                     {"num_players": True}, {"later_rows": "sideways"},
-                                    {"new_row": "never"}, {"render_mode": "human"},
+                                    {"new_row": "never"}, {"render_mode": "window"},
                                     {"illegal_action": "ignore"}])
 def test_bad_constructor_options(kwargs):
     with pytest.raises(ValueError):
@@ -292,7 +292,7 @@ def test_pickled_env_continues_identically():
         a = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1])
         env.step(a)
         twin.step(a)
-    assert twin.state == env.state and twin.agent_selection == env.agent_selection
+    assert twin.game_state == env.game_state and twin.agent_selection == env.agent_selection
 
 
 @pytest.mark.parametrize("n", [2, 4])

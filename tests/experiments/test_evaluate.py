@@ -2,6 +2,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 
 from castle_envs.experiments.cli import main
@@ -41,7 +42,8 @@ def test_cli_writes_json_and_csv(tmp_path, capsys):
     code = main(["evaluate", "--game", "castle-siege", "--difficulty", "easy,medium",
                  "--agent", "random", "--agent", "greedy", "--episodes", "10", "--workers", "1",
                  "--out", str(tmp_path), "--name", "run", "--no-progress"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0 and "greedy - random" in out
     data = json.load(open(tmp_path / "run.json"))
     assert len(data["results"]) == 4 and len(data["paired"]) == 2
@@ -52,7 +54,7 @@ def test_cli_writes_json_and_csv(tmp_path, capsys):
         import matplotlib  # noqa: F401
         assert os.path.exists(tmp_path / "run.png")
     except ImportError:
-        assert "no plot: matplotlib is not installed" in out
+        assert "no plot: matplotlib is not installed" in captured.err
 
 
 def test_multiplayer_game_seats_the_agent_in_turn():
@@ -82,3 +84,50 @@ def test_bad_input_is_a_message_and_exit_2(argv, words, capsys, tmp_path):
                  "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and words in err and "Traceback" not in err
+
+
+# --- statistics and output (issue 17.5) ----------------------------------------------------------
+def test_several_variants_get_stratified_bootstrap_aggregates():
+    summary = evaluate("castle-siege", ["easy", "medium"], ["random", "heuristic"], 6, seed=0,
+                       workers=1)
+    assert [a["agent"] for a in summary["aggregate"]] == ["random", "heuristic"]
+    for agg in summary["aggregate"]:
+        rates = [r["win_rate"] for r in summary["results"] if r["agent"] == agg["agent"]]
+        assert agg["mean_win_rate"] == pytest.approx(np.mean(rates))
+        assert 0 <= agg["mean_win_low"] <= agg["mean_win_rate"] <= agg["mean_win_high"] <= 1
+        assert agg["return_iqm_low"] <= agg["return_iqm"] <= agg["return_iqm_high"]
+    for pair in summary["paired"]:
+        d = pair["win_diff"]
+        assert d["method"] == "newcombe" and -1 <= d["low"] <= d["high"] <= 1
+    assert evaluate("castle-siege", ["easy"], ["random"], 2, workers=1)["aggregate"] == []
+
+
+def test_the_win_rate_axis_fits_the_data():
+    from castle_envs.experiments.evaluate import win_axis_top
+    assert win_axis_top([0.0, 0.0]) == 0.05           # all-zero bars: still a readable axis
+    assert win_axis_top([0.02, 0.08]) == pytest.approx(0.096)   # not 0-100% for 2-8%
+    assert win_axis_top([0.9, 0.95]) == 1.0
+
+
+def test_progress_bars_only_on_a_terminal():
+    pytest.importorskip("tqdm")
+    from castle_envs.experiments.evaluate import progress_bar
+    bar, tick = progress_bar(10, True, "x")      # pytest's stderr is not a terminal
+    assert bar is not None and bar.disable
+    bar.close()
+
+
+def test_library_messages_go_through_logging_and_can_be_silenced(capsys, tmp_path):
+    import logging
+    argv = ["evaluate", "--game", "castle-siege", "--difficulty", "easy", "--agent", "best",
+            "--episodes", "1", "--workers", "1", "--out", str(tmp_path), "--no-plot"]
+    assert main(argv) == 0
+    assert "agent 'best' for castle-siege is" in capsys.readouterr().err
+    logger = logging.getLogger("castle_envs")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        assert main(argv) == 0
+        assert "agent 'best'" not in capsys.readouterr().err
+    finally:
+        logger.setLevel(level)

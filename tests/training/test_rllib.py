@@ -39,7 +39,7 @@ def test_adapter_ends_with_every_players_reward(num_players):
         _, (obs, rewards, terminateds, truncateds, infos) = play_random(env, seed)
         assert terminateds["__all__"] and not truncateds["__all__"]
         assert set(obs) == set(rewards) == set(env.possible_agents)
-        winners = set(infos["player_0"]["winners"])
+        winners = {f"player_{w}" for w in np.flatnonzero(infos["player_0"]["winners"])}
         assert winners and {a for a, r in rewards.items() if r == 1.0} == winners
         assert all(r == -1.0 for a, r in rewards.items() if a not in winners)
         assert all(o["action_mask"].sum() == 0 for o in obs.values())

@@ -112,7 +112,7 @@ def test_reset_options_are_the_single_envs():
     with pytest.raises(ValueError, match="options must be a dict"):
         envs.reset(options=[1])
     academy = State.new_game(np.random.default_rng(0), "academy").to_dict()
-    with pytest.raises(ValueError, match="academy game"):
+    with pytest.raises(ValueError, match="level .academy., but this env plays level .school."):
         envs.reset(options={"state": academy})
 
 
