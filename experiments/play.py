@@ -62,7 +62,7 @@ def run(args, stdin=None, stdout=None) -> int:
     except KeyboardInterrupt:         # Ctrl-C: keep the game when asked to, then stop
         if game.recorder is not None and game.save_path:
             session.say("")
-            game.save(env.state, session)
+            game.save(_rules(env), session)
         raise
 
 
@@ -289,18 +289,24 @@ class _Game:
         session.say(f"saved the game record to {path} (castle-envs replay {path})")
 
 
+def _rules(env):
+    """The rules state: ``game_state`` in the PettingZoo envs (whose ``state()`` is
+    PettingZoo's global state), ``state`` in the Gymnasium ones."""
+    return env.game_state if hasattr(env, "game_state") else env.state
+
+
 def _choose(session, env, game, mask):
     """The person's move, handling ``save`` requests; None when they quit."""
     while True:
-        action = session.choose(env.state, mask, board=env.render)
+        action = session.choose(_rules(env), mask, board=env.render)
         if action != "save":
             return action
-        game.save(env.state, session, getattr(session, "save_path", None))
+        game.save(_rules(env), session, getattr(session, "save_path", None))
 
 
 def _finish(game, env, session, abandoned: bool) -> int:
     if game.save_path:
-        game.save(env.state, session)
+        game.save(_rules(env), session)
     if abandoned:
         session.say("game abandoned")
     return 0
@@ -308,16 +314,16 @@ def _finish(game, env, session, abandoned: bool) -> int:
 
 def _play_solitaire(env, game, session) -> int:
     obs, info = env.reset(seed=game.seed)
-    game.start(env.state, ["human"])
+    game.start(_rules(env), ["human"])
     total = 0.0
     while True:
         session.say(env.render())
         action = _choose(session, env, game, info["action_mask"])
         if action is None:
             return _finish(game, env, session, abandoned=True)
-        session.say(f"> {session.describe(env.state, action)}")
+        session.say(f"> {session.describe(_rules(env), action)}")
         obs, reward, terminated, truncated, info = env.step(action)
-        game.step(action, env.state)
+        game.step(action, _rules(env))
         total += reward
         if terminated or truncated:
             session.say(env.render())
@@ -327,7 +333,7 @@ def _play_solitaire(env, game, session) -> int:
 
 def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> int:
     env.reset(seed=game.seed)
-    game.start(env.state, ["human" if s in humans else opponent_spec
+    game.start(_rules(env), ["human" if s in humans else opponent_spec
                            for s in range(env.num_players)])
     totals = {agent: 0.0 for agent in env.agents}
     for agent in env.agent_iter():
@@ -345,11 +351,11 @@ def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> in
             if action is None:
                 return _finish(game, env, session, abandoned=True)
         else:
-            state = env.state.clone() if opponent.needs_state else None
+            state = _rules(env).clone() if opponent.needs_state else None
             action = opponent.act(obs, mask, state)
-        session.say(f"{agent}: {session.describe(env.state, action)}")
+        session.say(f"{agent}: {session.describe(_rules(env), action)}")
         env.step(action)
-        game.step(action, env.state)
+        game.step(action, _rules(env))
     session.say(env.render())
     session.say("game over: " + ", ".join(f"{a} {r:+g}" for a, r in totals.items()))
     return _finish(game, env, session, abandoned=False)
