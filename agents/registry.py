@@ -7,7 +7,7 @@ model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of 
 ``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``),
 ``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,
 ``castle_envs.agents.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
-``policy=PATH``). ``make_agent(spec, game)``
+``endgame``, ``policy=PATH``). ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
@@ -168,7 +168,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
         from .castle_siege_search import make_search_policy
         options = parse_options(rest, {"samples": int, "candidates": int, "nodes": int,
-                                       "policy": str}, "search")
+                                       "endgame": int, "policy": str}, "search")
         policy = make_search_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)

@@ -93,37 +93,37 @@ def _royal_target(b, v):
 
 
 @njit(cache=True)
-def battle_action(b, v, recent, w, sums, sizes, one_suit, royal):
-    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best."""
-    actions = np.empty(1614, np.int64)
-    scores = np.empty(1614, np.float64)
-    n = battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores)
-    best = 0
-    for i in range(1, n):
-        if scores[i] > scores[best]:
-            best = i
-    return actions[best]
+def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
+    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best.
+    ``tmp``: int64 scratch of 200 entries or more."""
+    return battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, tmp[:0],
+                         np.empty(0, np.float64))
 
 
 @njit(cache=True)
-def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores):
+def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, scores):
     """Every battle-phase candidate of ``LinearPolicy`` with its score, in its order: the
-    legal plays by action id, then Regroup when legal, then end battle phase (score 0).
-    Returns their number."""
+    legal plays by action id, then Regroup when legal, then end battle phase (score 0);
+    returns their number. With empty ``actions`` nothing is stored and the first best
+    candidate is returned instead (``battle_action``)."""
+    store = len(actions) > 0
     held = subset_tables(b, v, sums, sizes, one_suit, royal)
     top = 1 << held
-    # subset properties the features need beyond the solver's tables
-    royals_in = np.zeros(32, np.int64)
+    # subset properties the features need beyond the solver's tables, in ``tmp``
+    royals_in = tmp[0:32]
+    column_of = tmp[32:84]
+    attackable = tmp[84:136]
+    open_castle = tmp[136:188]
     for bits in range(1, top):
         k = 0
         for i in range(held):
             if bits >> i & 1 and _RANK[b[HAND + i]] >= 11:
                 k += 1
         royals_in[bits] = k
-    column_of = np.full(NUM_CARDS, -1, np.int64)
-    attackable = np.zeros(NUM_CARDS, np.bool_)
-    open_castle = np.zeros(NUM_CARDS, np.bool_)
-    castle_of = np.full(NUM_CARDS, -1, np.int64)
+    for card in range(NUM_CARDS):
+        column_of[card] = -1
+        attackable[card] = 0
+        open_castle[card] = 0
     defenders = 0
     focus = -1
     for c in range(4):
@@ -133,17 +133,18 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores
             card = b[COLS + c * NUM_CARDS + p]
             column_of[card] = c
             if not recent or p == n - 1:
-                attackable[card] = True
+                attackable[card] = 1
         if not b[CAPTURED + c]:
-            castle_of[b[CASTLES + c]] = c
             if n == 0:
-                open_castle[b[CASTLES + c]] = True
+                open_castle[b[CASTLES + c]] = 1
             if focus < 0 or (n, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
                                                           _RANK[b[CASTLES + focus]]):
                 focus = c
     target_col = _royal_target(b, v)
     late = 1.0 - min(v[DSIZE], 32) / 32.0
     n = 0
+    best = -1
+    best_score = 0.0
     can_capture = False
     for bits in range(1, top):
         total = sums[bits]
@@ -194,17 +195,26 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, actions, scores
             s += w[13] * spent
             s += w[14] * (spent * late)
             s += w[15] * (size * late)
-            actions[n] = (bits - 1) * NUM_CARDS + t
-            scores[n] = s
+            if store:
+                actions[n] = (bits - 1) * NUM_CARDS + t
+                scores[n] = s
+            elif best < 0 or s > best_score:
+                best, best_score = (bits - 1) * NUM_CARDS + t, s
             n += 1
     if not v[REGROUPED] and defenders == 0 and not can_capture:
         hand_royals = 0
         for i in range(v[HSIZE]):
             if _RANK[b[HAND + i]] >= 11:
                 hand_royals += 1
-        actions[n] = REGROUP
-        scores[n] = w[16] + w[17] * hand_royals
+        s = w[16] + w[17] * hand_royals
+        if store:
+            actions[n] = REGROUP
+            scores[n] = s
+        elif best < 0 or s > best_score:
+            best, best_score = REGROUP, s
         n += 1
+    if not store:
+        return END_BATTLE if best < 0 or 0.0 > best_score else best
     actions[n] = END_BATTLE
     scores[n] = 0.0
     return n + 1
@@ -285,9 +295,9 @@ def royal_action(b, v, w):
 
 
 @njit(cache=True)
-def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal):
+def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal, tmp):
     """``LinearPolicy(weights)`` on the position; the other arrays are scratch (sums and
-    sizes of 64, one_suit and royal of 32)."""
+    sizes of 64, one_suit and royal of 32, tmp of 200 int64)."""
     phase = v[PHASE]
     if phase == PRECISION:
         return recycle_action(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE])
@@ -299,4 +309,4 @@ def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal):
             if _RANK[b[HAND + i]] > _RANK[b[HAND + best]]:
                 best = i
         return DISCARD_BASE + best
-    return battle_action(b, v, recent, weights[:N_BATTLE], sums, sizes, one_suit, royal)
+    return battle_action(b, v, recent, weights[:N_BATTLE], sums, sizes, one_suit, royal, tmp)

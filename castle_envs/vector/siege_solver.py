@@ -609,7 +609,7 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
                 break
             if with_policy and (noise_free or _rand(rng) >= noise):
                 action = policy_action(B[1], V[1], recent, weights, w.sums, w.sizes,
-                                       w.flush, w.royal)
+                                       w.flush, w.royal, w.keys)
             else:
                 m = gen_moves(B[1], V[1], recent, moves[0], w)
                 i = 0

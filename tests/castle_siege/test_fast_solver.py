@@ -175,7 +175,7 @@ def test_the_compiled_linear_policy_plays_linear_policy_moves():
             for s in _positions(12, difficulty, rules, seed=7):
                 b, v = _rows(s)
                 action = policy_action(b, v, rules["attack"] == "most_recent", weights,
-                                       w.sums, w.sizes, w.flush, w.royal)
+                                       w.sums, w.sizes, w.flush, w.royal, w.keys)
                 assert s.legal_action_mask()[action]
                 same += action == policy(s)
                 total += 1

@@ -1,0 +1,154 @@
+"""Castle Siege search agent: perfect-information Monte Carlo over the compiled solver.
+
+At each decision with a choice, the agent
+
+1. deals ``samples`` worlds consistent with what the player knows (``State.determinize``: the
+   unseen cards shuffled, the recycled cards at the deck's bottom in their known order);
+2. takes ``candidates`` moves: the best ones by the trained linear move scorer
+   (``castle_siege_linear``; every move when there are that few), always including ending
+   the battle phase;
+3. plays each candidate in each world and asks the compiled solver
+   (``vector.siege_solver.evaluate_moves``) whether the rest of that world can be won, with
+   ``nodes`` nodes: playouts guided by the same scorer, then depth-first search;
+4. plays the candidate that wins in the most worlds; ties (often: no world won, early in a
+   Very Hard game) go to the scorer's order.
+
+Once no unseen card is left in the deck (every card there was recycled by the player, in a
+known order), there is one world: the agent solves it with ``endgame`` nodes and, when it
+proves a win, plays that line to the end (as ``LinearPolicy``'s endgame search does, with the
+compiled solver).
+
+This is "hindsight optimisation" (Yoon, Fern and Givan 2008) / PIMC (Ginsberg 2001, and
+Bjarnason, Fern and Tadepalli's Klondike agents): each world is solved as if its cards were
+known, so the agent overrates moves that need luck, but it reads only what the player sees.
+The determinized copies are the only states it searches, and the scorer ranks the moves on
+the first of them, so the real deck order never enters a decision (a test deals two decks
+that differ only in unseen cards and checks the decisions are identical).
+
+Agent spec: ``search[:samples=16,candidates=6,nodes=2000,endgame=20000,policy=PATH]``;
+``policy`` is a ``LinearPolicy`` weights file (default: the shipped Very Hard scorer).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BASE
+from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
+
+from .castle_siege_linear import LinearPolicy
+
+DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000}
+
+
+class SearchPolicy:
+    """``policy(state, rng) -> action`` (module docstring)."""
+
+    def __init__(self, weights: LinearPolicy, samples: int = 16, candidates: int = 6,
+                 nodes: int = 2000, endgame: int = 20000, probe_share: float = 0.5,
+                 noise: float = 0.15, min_samples: int | None = None):
+        from castle_envs.castle_siege.fast_solver import _memo
+        from castle_envs.vector import _jit
+        from castle_envs.vector import siege_solver as S
+        if not _jit.HAVE_NUMBA:
+            raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
+        from castle_envs.castle_siege.fast_solver import CompiledSolver
+        for name, value, low in (("samples", samples, 1), ("candidates", candidates, 2),
+                                 ("nodes", nodes, 1), ("endgame", endgame, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"search option {name} must be an int >= {low}, got {value!r}")
+        self.scorer = weights
+        self.weights = weights.vector()
+        self.samples, self.candidates, self.nodes = samples, candidates, nodes
+        self.probe_share, self.noise = probe_share, noise
+        self.min_samples = samples if min_samples is None else min_samples
+        self.endgame = CompiledSolver(max_nodes=endgame, probe_weights=self.weights)
+        self._plan: list = []       # (position key, action) of a proven line, last move first
+        self._tried = None          # the position whose endgame solve failed
+        self._S = S
+        self._memo = _memo()
+        self._w = S.new_work(max(10, min(22, (2 * nodes * candidates).bit_length())))
+
+    def __call__(self, state: State, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(state.legal_action_mask())
+        if len(legal) == 1:
+            return int(legal[0])
+        known = state.deck_size == int(state.recycled.sum())   # no unseen card left
+        if known:
+            action = self._endgame_move(state)
+            if action is not None:
+                return action
+        worlds = [state.determinize(0, rng) for _ in range(1 if known else self.samples)]
+        candidates = self._candidates(worlds[0], legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        from castle_envs.vector.castle_siege import write_state
+        S = self._S
+        rules = {"attack": state.attack, "defeated": state.defeated}
+        rows_b = np.zeros((len(worlds), S.CARD_WORDS), np.int8)
+        rows_v = np.zeros((len(worlds), S.INT_WORDS), np.int32)
+        for i, world in enumerate(worlds):
+            write_state(rows_b[i], rows_v[i], world, world.rows, rules)
+        wins = np.zeros(len(candidates), np.int64)
+        S.evaluate_moves(self._w, S._Z, self._memo, rows_b, rows_v,
+                         np.array(candidates, np.int64), state.attack == "most_recent",
+                         state.defeated == "leave_game", self.nodes, self.probe_share,
+                         self.noise, self.weights, True, True, wins, self.min_samples)
+        return candidates[int(np.argmax(wins))]   # ties: the scorer's order
+
+    def _endgame_move(self, state: State) -> int | None:
+        """The next move of a proven winning line, solving when there is none yet."""
+        from castle_envs.castle_siege.solver import WINNABLE, state_key
+        key = state_key(state)
+        if self._plan and self._plan[-1][0] == key:
+            return self._plan.pop()[1]
+        self._plan = []
+        if key == self._tried:
+            return None
+        result = self.endgame.solve(state)
+        if result.verdict != WINNABLE:
+            self._tried = key
+            return None
+        replay, plan = state.clone(), []
+        for action in result.line:
+            plan.append((state_key(replay), int(action)))
+            replay.apply_action(int(action))
+        self._plan = plan[::-1]
+        return self._plan.pop()[1]
+
+    def _candidates(self, world: State, legal) -> list[int]:
+        """The scorer's best moves, best first (end battle phase always among them)."""
+        if world.phase == ROYAL:
+            castles, feats = _royal(world)
+            order = np.argsort(-(feats @ self.scorer.royal), kind="stable")
+            return [ROYAL_BASE + int(castles[i]) for i in order]
+        if world.phase == PRECISION:
+            from castle_envs.agents.castle_siege_linear import recycle_features
+            cards, feats = recycle_features(world)
+            order = np.argsort(-(feats @ self.scorer.recycle), kind="stable")
+            return [RECYCLE_BASE + int(cards[i]) for i in order[:self.candidates]]
+        if world.phase != BATTLE:
+            return [self.scorer(world)]
+        from castle_envs.agents.castle_siege_linear import battle_features
+        actions, feats = battle_features(world)
+        order = np.argsort(-(feats @ self.scorer.battle), kind="stable")
+        out = []
+        for i in order:
+            a = int(actions[i])
+            if a not in out:
+                out.append(a)
+            if len(out) == self.candidates:
+                break
+        if END_BATTLE not in out:
+            out[-1] = END_BATTLE
+        return out
+
+
+def _royal(world):
+    from castle_envs.agents.castle_siege_linear import royal_features
+    return royal_features(world)
+
+
+def make_search_policy(options: dict, default_weights) -> SearchPolicy:
+    path = options.pop("policy", None)
+    weights = LinearPolicy.load(path) if path else LinearPolicy.load(default_weights)
+    return SearchPolicy(weights, **options)

@@ -1,0 +1,100 @@
+"""The Castle Siege search agent (perfect-information Monte Carlo over the compiled solver):
+legal play, decisions that depend only on what the player sees, a known-deck endgame won,
+and its agent spec."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from castle_envs.agents import make_agent  # noqa: E402
+from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.agents.castle_siege_search import SearchPolicy  # noqa: E402
+from castle_envs.castle_siege.rules import State  # noqa: E402
+from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SCORER = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"
+SMALL = dict(samples=3, candidates=3, nodes=300, endgame=2000)
+
+
+def _policy(**options):
+    return SearchPolicy(LinearPolicy.load(SCORER), **{**SMALL, **options})
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "very_hard"])
+def test_plays_legal_moves_to_the_end(difficulty):
+    policy = _policy()
+    s = State.new_game(difficulty=difficulty, deck=deal_deck(4))
+    rng = np.random.default_rng(0)
+    moves = 0
+    while not s.outcome:
+        action = policy(s, rng)
+        assert s.legal_action_mask()[action]
+        s.apply_action(action)
+        moves += 1
+    assert moves > 5
+
+
+def _reshuffle_unseen(state: State, rng) -> State:
+    """The same position for the player: only the order of the unseen deck cards differs."""
+    other = state.clone()
+    deck = state.deck_cards()
+    unseen = [c for c in deck if not state.recycled[c]]
+    known = deck[len(unseen):]
+    order = [unseen[i] for i in rng.permutation(len(unseen))] + known
+    idx = (state.deck_head + np.arange(state.deck_size)) % 52
+    other.deck[idx] = order
+    assert other.deck_cards() != deck or len(unseen) < 2
+    return other
+
+
+def test_decisions_depend_only_on_what_the_player_sees():
+    """Two deals that differ only in the order of cards the player has not seen get the same
+    decision at every position of a game: the agent reads no hidden card."""
+    policy_a, policy_b = _policy(), _policy()
+    s = State.new_game(difficulty="hard", deck=deal_deck(21))
+    shuffler = np.random.default_rng(1)
+    checked = 0
+    for step in range(40):
+        if s.outcome:
+            break
+        twin = _reshuffle_unseen(s, shuffler)
+        a = policy_a(s, np.random.default_rng(step))
+        b = policy_b(twin, np.random.default_rng(step))
+        assert a == b, (step, s.describe_action(a), twin.describe_action(b))
+        checked += len(np.flatnonzero(s.legal_action_mask())) > 1
+        s.apply_action(a)
+    assert checked > 10
+
+
+def test_a_known_deck_endgame_is_solved_and_won():
+    """data/known_deck_endgame.json: a Hard position from a game of the shipped scorer (deal
+    seed 40,000,002) in which every card left in the deck was recycled by the player, so its
+    order is known; the scorer alone loses from there, and a win exists."""
+    data = json.loads((Path(__file__).parent / "data" / "known_deck_endgame.json").read_text())
+    s = State.from_dict(data)
+    assert s.deck_size == int(s.recycled.sum()) > 0
+    scorer = LinearPolicy.load(SCORER)
+    alone = s.clone()
+    while not alone.outcome:
+        alone.apply_action(scorer(alone))
+    assert alone.outcome == -1
+    policy, rng = _policy(), np.random.default_rng(0)
+    while not s.outcome:
+        s.apply_action(policy(s, rng))
+    assert s.outcome == 1
+
+
+def test_agent_spec_and_bad_options():
+    agent = make_agent("search:samples=2,candidates=3,nodes=100", "castle-siege", seed=0)
+    assert agent.name == "search:samples=2,candidates=3,nodes=100"
+    assert (agent.policy.samples, agent.policy.candidates, agent.policy.nodes) == (2, 3, 100)
+    with pytest.raises(ValueError, match="unknown search option 'depth'"):
+        make_agent("search:depth=3", "castle-siege")
+    with pytest.raises(ValueError, match="samples must be an int >= 1"):
+        make_agent("search:samples=0", "castle-siege")
+    with pytest.raises(ValueError, match="plays castle-siege only"):
+        make_agent("search", "castellion")
