@@ -17,7 +17,10 @@ contiguous row ranges on ``--threads`` Python threads (default: one per availabl
 long as each gets 256 envs; the kernels release the GIL, no numba threading layer);
 ``--parallel both`` gives each batch size on one thread and threaded, labelled ("one
 thread", "2 threads"). PettingZoo's ``connect_four_v3`` is measured the same way as the
-AEC games for a side-by-side ratio when it can be imported.
+AEC games for a side-by-side ratio when it can be imported. Castle Siege also gets its two
+solvers side by side on the same deals (``--solver-deals``, ``castle-envs solve --compare``):
+the Python reference and the compiled solver, depth-first search only, the same node budget,
+nodes per second and time to the verdicts both reach.
 Every figure is also given per CPU-second of this process (``steps_per_cpu_s``, all its
 threads together), which stays meaningful on a machine shared with other jobs; for a threaded
 run it is the work per core-second, not the speed. The load average (``os.getloadavg``) at the
@@ -54,6 +57,10 @@ def add_parser(sub):
                    help="threads for --parallel on/both (default: one per available core, "
                         "as long as each gets 256 envs; fewer envs run on one thread)")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
+    p.add_argument("--solver-deals", type=int, default=10,
+                   help="Castle Siege: deals on which both solvers are timed (0: skip)")
+    p.add_argument("--solver-nodes", type=positive_int, default=20_000,
+                   help="Castle Siege: node budget per deal for the solver comparison")
     p.set_defaults(run=run)
 
 
@@ -259,6 +266,9 @@ def run(args) -> int:
                               f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
                               f"{b['first_call_s']:.2f} s (numba cache hits: "
                               f"{b['numba_cache_hits']}){load}")
+        if spec.slug == "castle-siege" and args.solver_deals > 0:
+            r["solvers"] = bench_solvers(variant["difficulty"], args.seed, args.solver_deals,
+                                         args.solver_nodes, quiet=args.json)
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})
@@ -281,6 +291,26 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
+
+
+def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: bool) -> dict:
+    """The Python and compiled Castle Siege solvers on the same deals (``solve --compare``)."""
+    import io
+
+    from castle_envs.vector._jit import HAVE_NUMBA
+
+    from .solve import compare_solvers
+    if not HAVE_NUMBA:
+        if not quiet:
+            print("(solver comparison skipped: the compiled solver needs numba)")
+        return {"error": "numba is not installed"}
+    text = io.StringIO()
+    report = compare_solvers(difficulty, seed, deals, nodes,
+                             {"attack": "any", "defeated": "discard"}, text)
+    if not quiet:
+        for line in text.getvalue().splitlines():
+            print(f"{'':<26} solver: {line.strip()}")
+    return report
 
 
 def _vector_games():
