@@ -27,7 +27,7 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures). A ``{models}/`` prefix is the shipped models folder.
 BEST_AGENTS = {
-    "castle-siege": "model:{models}/castle_siege_very_hard_linear",
+    "castle-siege": "search",   # docs/castle_siege_winnability.md, "The search agent"
     "castellion": "heuristic",
     "castle-rooms": "heuristic",
     "castell": "heuristic",

@@ -9,9 +9,16 @@ def test_demo_prints_a_win_rate_for_every_agent(capsys):
     captured = capsys.readouterr()
     out = captured.out
     assert "seeds 5..7" in out
-    for name in ("random", "heuristic", "best"):
+    for name in ("random", "heuristic", "trained"):
         assert re.search(rf"{name}\s+win rate\s+\d+\.\d%\s+95% CI \[", out), out
-    assert "agent 'best' for castle-siege is model:" in captured.err
+    assert "castle-envs demo --agent best" in out
+
+
+def test_demo_plays_best_when_asked(capsys):
+    assert main(["demo", "--episodes", "1", "--agent", "best", "--difficulty", "easy"]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"best\s+win rate", captured.out)
+    assert "agent 'best' for castle-siege is" in captured.err
 
 
 def test_demo_takes_other_agents(capsys):
