@@ -38,6 +38,8 @@ from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
 from .castle_siege_linear import LinearPolicy
 
 DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000}
+#: the settings a spec or a model directory may give
+SEARCH_OPTIONS = tuple(DEFAULTS)
 
 
 class SearchPolicy:

@@ -25,12 +25,15 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
                "search")
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
-#: cards and docs/ give the figures). A ``{models}/`` prefix is the shipped models folder.
+#: cards and docs/ give the figures), strongest first, each with the module it needs: the
+#: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
+#: models folder.
 BEST_AGENTS = {
-    "castle-siege": "search",   # docs/castle_siege_winnability.md, "The search agent"
-    "castellion": "heuristic",
-    "castle-rooms": "heuristic",
-    "castell": "heuristic",
+    "castle-siege": [("model:{models}/castle_siege_very_hard_search", "numba"),
+                     ("model:{models}/castle_siege_very_hard_linear", None)],
+    "castellion": [("heuristic", None)],
+    "castle-rooms": [("heuristic", None)],
+    "castell": [("heuristic", None)],
 }
 
 
@@ -52,10 +55,15 @@ def locate_shipped(path: str, shipped: Path, folder: str) -> str:
 
 
 def resolve_spec(spec: str, game: str) -> str:
-    """``best`` -> the game's strongest shipped agent spec; any other spec unchanged."""
+    """``best`` -> the game's strongest shipped agent spec that can run here (``BEST_AGENTS``);
+    any other spec unchanged."""
     if not isinstance(spec, str) or spec.strip().lower() != "best":
         return spec
-    template = BEST_AGENTS[get_game(game).slug]
+    import importlib.util
+    choices = BEST_AGENTS[get_game(game).slug]
+    template = next((t for t, needs in choices
+                     if needs is None or importlib.util.find_spec(needs) is not None),
+                    choices[-1][0])
     models = shipped_models_dir()
     try:
         shown = models.relative_to(Path.cwd())
@@ -167,8 +175,9 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         if get_game(game).slug != "castle-siege":
             raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
         from .castle_siege_search import make_search_policy
-        options = parse_options(rest, {"samples": int, "candidates": int, "nodes": int,
-                                       "endgame": int, "policy": str}, "search")
+        from .castle_siege_search import SEARCH_OPTIONS
+        options = parse_options(rest, {**{k: int for k in SEARCH_OPTIONS}, "policy": str},
+                                "search")
         policy = make_search_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)

@@ -10,8 +10,10 @@ weights beside it in formats whose loaders cannot execute anything:
 
 ``kind`` names the loader (``KINDS``): ``maskable_ppo`` (an sb3-contrib MaskablePPO policy,
 rebuilt from ``policy.net_arch`` / ``policy.activation`` and the game's own spaces, then
-given the tensors) or ``linear`` (the Castle Siege linear move scorer, a JSON weights
-file; ``options.endgame`` sets its endgame search). Other learners add their kinds here.
+given the tensors), ``linear`` (the Castle Siege linear move scorer, a JSON weights
+file; ``options.endgame`` sets its endgame search) or ``search`` (the Castle Siege search
+agent over that scorer, ``castle_siege_search``; ``options`` are its settings). Other
+learners add their kinds here.
 
 Why not Stable-Baselines3 zips: ``MaskablePPO.load`` unpickles objects stored in the zip's
 ``data`` entry before anything is checked, so opening a downloaded zip can run arbitrary
@@ -29,7 +31,7 @@ FORMAT = "castle-envs-model"
 VERSION = 1
 MODEL_FILE = "model.json"
 WEIGHTS_FILE = "weights.pt"
-KINDS = ("maskable_ppo", "linear")
+KINDS = ("maskable_ppo", "linear", "search")
 ACTIVATIONS = ("relu", "tanh")
 
 
@@ -173,6 +175,13 @@ def load_agent(path, game: str, seed: int | None = None):
         return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
     from .base import PolicyAgent
     from .castle_siege_linear import LinearPolicy
+    if card["kind"] == "search":
+        from .castle_siege_search import SEARCH_OPTIONS, SearchPolicy
+        unknown = sorted(set(card["options"]) - set(SEARCH_OPTIONS))
+        if unknown:
+            raise _bad(path, f"unknown search options {unknown}; known: {list(SEARCH_OPTIONS)}")
+        return PolicyAgent(SearchPolicy(LinearPolicy.load(directory / card["weights"]),
+                                        **card["options"]), name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"],
                                endgame_nodes=endgame)

@@ -81,10 +81,14 @@ def parse_agents(values, default: str, game: str | None = None) -> list[str]:
 
 
 def resolve_best(spec: str, game: str) -> str:
-    from castle_envs.agents.registry import resolve_spec
+    from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
     resolved = resolve_spec(spec, game)
     if resolved != spec:
-        log.info("agent %r for %s is %s", spec, game, resolved)
+        strongest, needs = BEST_AGENTS[game][0]
+        note = "" if resolved.endswith(strongest.split("}")[-1]) else (
+            f" (the strongest, {strongest.split('/')[-1]}, needs {needs}: "
+            'pip install "castle-envs[fast]")')
+        log.info("agent %r for %s is %s%s", spec, game, resolved, note)
     return resolved
 
 

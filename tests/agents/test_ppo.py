@@ -155,7 +155,8 @@ def test_missing_model_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("directory,game", [
     ("castle_siege_very_hard", "castle-siege"), ("castellion_academy", "castellion"),
-    ("castle_siege_very_hard_linear", "castle-siege")])
+    ("castle_siege_very_hard_linear", "castle-siege"),
+    ("castle_siege_very_hard_search", "castle-siege")])
 def test_every_shipped_model_loads_safely(directory, game):
     from castle_envs.agents import make_agent
     root = os.path.join(os.path.dirname(__file__), "..", "..", "models", directory)

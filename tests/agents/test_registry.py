@@ -52,6 +52,21 @@ def test_parse_spec_and_listing():
     assert "greedy" in available_agents("castle-siege")
 
 
+def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
+    import importlib.util
+    import logging
+
+    from castle_envs.agents.registry import resolve_spec
+    from castle_envs.experiments.evaluate import resolve_best
+    assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_search")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "numba" else real(name, *a))
+    with caplog.at_level(logging.INFO, logger="castle_envs"):
+        assert resolve_best("best", "castle-siege").endswith("castle_siege_very_hard_linear")
+    assert 'needs numba: pip install "castle-envs[fast]"' in caplog.text
+
+
 def test_best_names_a_shipped_agent_for_every_game():
     from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
     from castle_envs.registry import GAMES
@@ -72,8 +87,8 @@ def test_best_is_resolved_and_announced_by_the_commands(capsys, tmp_path):
                  "--episodes", "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
                  "--no-progress"]) == 0
     captured = capsys.readouterr()
-    assert "agent 'best' for castle-siege is search" in captured.err
-    assert "search" in captured.out
+    assert "agent 'best' for castle-siege is model:" in captured.err
+    assert "castle_siege_very_hard_search" in captured.out
     assert main(["tournament", "--game", "castle-rooms", "--agents", "random,best", "--games",
                  "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
                  "--no-progress"]) == 0
