@@ -7,17 +7,21 @@ differential-tested against ``castle_siege.rules.State`` already:
 
 - a depth-first search with an explicit stack of rows (a child is its parent's rows copied,
   then one ``apply``), ordered moves, and a table of positions proven lost;
-- the table is keyed by two independent 64-bit Zobrist hashes of everything a rule reads
-  (``state_key``'s content: deck order, hand, columns, captured castles, discard pile, phase,
-  Regroup used). Two different positions share both hashes with probability about
-  n^2 / 2^129 for n stored positions (below 1e-20 at 10^9 positions); that is the only way
-  a verdict could differ from the Python solver's, and the tests compare the two;
+- the table is keyed by two independent Zobrist hashes of 63 random bits each, of everything
+  a rule reads (``state_key``'s content: deck order, hand, columns, captured castles, discard
+  pile, phase, Regroup used). Two different positions share both with probability about
+  n^2 / 2^127 for n stored positions (below 1e-19 at 10^9 positions); that is the only way a
+  verdict could differ from the Python solver's, and the tests compare the two;
 - the pruning bounds 2-4 of ``castle_siege.solver`` (bound 4, the relaxed game, memoized in a
-  typed dict that lives as long as the process), plus bound 5 below;
+  typed dict that lives as long as the process, with a direct-mapped cache in front). The
+  bounds are checked before the table (they are cheaper, and most children fail them), and
+  a pruned position is not stored, so a pruned position met again counts as a node again;
+- moves ordered as ``solver.Solver`` orders them, in 1,024 buckets (a counting sort);
 - probes before the search: randomized greedy playouts following the search's move order
   or the compiled linear move scorer (``siege_linear``), each with noise.
 
-Bound 5 (*royal supply*): see ``royal_supply_hopeless``.
+``evaluate_moves`` runs the solver on many sampled worlds at once for the search agent
+(``agents.castle_siege_search``).
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_SUBSETS, RECYCLE_BASE,
+from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
                                     REGROUP, ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
