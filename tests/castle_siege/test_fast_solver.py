@@ -204,3 +204,27 @@ def test_bad_budgets_are_clear_errors():
         CompiledSolver(max_nodes=None, max_seconds=None)
     with pytest.raises(ValueError, match="30 weights"):
         CompiledSolver(probe_weights=[1.0, 2.0])
+
+
+def test_solve_command_compiled_resume_and_compare(tmp_path, capsys):
+    import json
+
+    from castle_envs.experiments.cli import main
+    out = tmp_path / "easy.jsonl"
+    base = ["solve", "--difficulty", "easy", "--budget", "2000", "--random-games", "0",
+            "--out", str(out), "--json"]
+    assert main(base + ["--deals", "3"]) == 0
+    first = out.read_text().splitlines()
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["solver"] == "compiled" and summary["deals"] == 3
+    assert main(base + ["--deals", "5", "--resume"]) == 0      # keeps 3, solves 2 more
+    lines = out.read_text().splitlines()
+    assert lines[:3] == first and len(lines) == 5
+    assert json.loads(capsys.readouterr().out)["deals"] == 5
+    assert main(["solve", "--compare", "--difficulty", "medium", "--deals", "2", "--budget",
+                 "3000", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["disagreements"] == 0 and report["nodes"]["compiled"] > 0
+    assert main(["solve", "--difficulty", "easy", "--deals", "1", "--resume"]) == 2
+    assert main(["solve", "--difficulty", "easy", "--deals", "1", "--probe-policy",
+                 "nonsense"]) == 2
