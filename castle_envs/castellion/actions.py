@@ -4,7 +4,8 @@
 |-----------|-------------------------------|----------------------------------------------|
 | 0, 1      | ``Draw(pile)``                | turn start: draw from regular (0) / safe (1) |
 | 2 – 5     | ``TakeRevealed(slot)``        | turn start while tiles are revealed          |
-| 6         | ``EncounterNow()``            | turn start (academy, menace): early ordeal   |
+| 6         | ``EncounterNow()``            | early ordeal (academy, menace): turn start,  |
+|           |                               | or with a tile in hand (``any_time``)        |
 | 7 – 13    | ``Place(column)``             | Defender in hand, or Pyro's move destination |
 |           |                               | (column 0-5, id 13 = a new column at left)   |
 | 14        | ``Discard()``                 | Defender in hand: discard, no power          |

@@ -26,7 +26,9 @@ happens inside the step that caused it.
 
 **Keyword arguments.** ``level``; rules option ``foundation_exemption`` (``"placed"``:
 tiles placed in the foundation row ignore the same-shape rule; ``"neighbors"``: in addition,
-foundation tiles do not count as neighbours for a tile placed on row 1); ``reward``
+foundation tiles do not count as neighbours for a tile placed on row 1); rules option
+``early_encounter`` (``"any_time"``, default: an early encounter also with a tile in hand;
+``"turn_start"``: only at the start of a turn; RULES.md I7); ``reward``
 (``"win"`` or ``"ordeals"``); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal
 action ends the episode with ``illegal_action_penalty``, default -1, and
 ``info["illegal_action"] = True``); ``max_episode_steps`` (default 1000; random games take

@@ -30,10 +30,10 @@ def _ordeal_line(state: State, slot: int) -> str:
     traitors = sum(state.beside[slot])
     if slot < state.current:
         return f"  {slot + 1}. (passed)"
-    if state.face_down[slot]:
-        return f"  {slot + 1}. face-down Assault        traitors {traitors}/2"
-    card = ORDEALS[state.ordeals[slot]]
     mark = "*" if slot == state.current else " "
+    if state.face_down[slot]:
+        return f" {mark}{slot + 1}. face-down Assault        traitors {traitors}/2"
+    card = ORDEALS[state.ordeals[slot]]
     return (f" {mark}{slot + 1}. {card.title}: {ordeal_requirement(card)}   "
             f"traitors {traitors}/{card.traitors}")
 
@@ -310,11 +310,6 @@ def events(before: State, after: State) -> list[str]:
 
 
 def describe(state: State, action: int) -> str:
-    """``state.describe_action`` as the player may read it: a face-down Ordeal is named by
-    its slot, never by its card (``castle-envs play`` and the replay viewer use this)."""
-    text = state.describe_action(action)
-    for slot in range(3):
-        if state.face_down[slot]:
-            text = text.replace(ORDEALS[state.ordeals[slot]].title,
-                                f"face-down Ordeal {'I' * (slot + 1)}")
-    return text
+    """``state.describe_action``: a face-down Ordeal is named by its slot, never by its card
+    (``castle-envs play`` and the replay viewer use this)."""
+    return state.describe_action(action)

@@ -37,8 +37,11 @@ NUM_PHASES = len(PHASE_NAMES)
 TRAITOR_COST, PYRO_DESTROY, PENALTY = 1, 2, 3
 DESTROY_REASONS = ("none", "traitor", "pyro", "penalty")
 
-FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # interpretation 1 in RULES.md
-RULE_DEFAULTS = {"foundation_exemption": "placed"}
+FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # I3 in RULES.md
+EARLY_ENCOUNTERS = ("any_time", "turn_start")      # I7 in RULES.md
+RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
+#: a saved state written before ``early_encounter`` existed was played under this reading
+LEGACY_EARLY_ENCOUNTER = "turn_start"
 MAX_REVEALED = 4
 CELLS = SIZE * SIZE
 
@@ -135,13 +138,19 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
 class State(SolitaireState):
     actions = ACTIONS
 
-    def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed"):
+    def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
+                 early_encounter: str = "any_time"):
         if foundation_exemption not in FOUNDATION_EXEMPTIONS:
             raise choice_error("foundation_exemption", foundation_exemption,
                                FOUNDATION_EXEMPTIONS)
+        if early_encounter not in EARLY_ENCOUNTERS:
+            raise choice_error("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
         self.foundation_exemption = foundation_exemption
         self._neighbors_exempt = foundation_exemption == "neighbors"
+        self.early_encounter = early_encounter
+        # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
+        self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
         self.regular: list[int] = []      # top of the pile is the END of the list
         self.safe: list[int] = []
         self.revealed: list[int] = []
@@ -340,9 +349,11 @@ class State(SolitaireState):
             self._placements(mask, self.hand, True)
             mask[DISCARD] = True
             mask[DISCARD_POWER] = self.level != SCHOOL and self._power_ok(self.hand)
+            mask[ENCOUNTER_NOW] = self._encounter_in_hand
         elif phase == TRAITOR_PHASE:
             mask[PLACE_TRAITOR] = True
             mask[DISCARD_TRAITOR] = self.level != SCHOOL and self.hand != BLACK_TRAITOR
+            mask[ENCOUNTER_NOW] = self._encounter_in_hand
         elif phase == DESTROY_PHASE:
             pyro = self.destroy_reason == PYRO_DESTROY
             for c in range(SIZE):
@@ -450,6 +461,10 @@ class State(SolitaireState):
             else:
                 self.hand = self.revealed.pop(action - TAKE_REVEALED)
             self.phase = DEFENDER_PHASE if self.hand < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+        elif action == ENCOUNTER_NOW:
+            # early encounter with a tile in hand (any_time): the tile stays in hand
+            if self._encounter():
+                self._resume()
         elif phase == DEFENDER_PHASE:
             kind, self.hand = self.hand, NO_TILE
             if action < DISCARD:
@@ -504,7 +519,7 @@ class State(SolitaireState):
                 self.phase = LIFT_PHASE
             elif reason == PENALTY:
                 self._conclude(self.foundation_complete())
-                self._end_turn()
+                self._resume()
             else:
                 self._end_turn()
         elif phase == JUGGLE_PHASE:
@@ -550,6 +565,14 @@ class State(SolitaireState):
                 return
         self._end_turn()
 
+    def _resume(self) -> None:
+        """After an encounter: the turn goes on with the tile still in hand (an early
+        encounter with a tile in hand), else a new turn."""
+        if self.outcome == 0 and self.hand >= 0:
+            self.phase = DEFENDER_PHASE if self.hand < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+            return
+        self._end_turn()
+
     def _end_turn(self) -> None:
         """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
         while self.outcome == 0:
@@ -573,9 +596,12 @@ class State(SolitaireState):
         met = towers >= card.towers and bastions >= card.bastions and lines >= card.lines
         if card.kind == FORMATIONS or met:
             return self._conclude(met and self.foundation_complete())
-        penalty = min(max(0, card.penalty - 4 * bastions), self.castle_size)
+        penalty = max(0, card.penalty - 4 * bastions)
         if not penalty:
             return self._conclude(self.foundation_complete())
+        if not self.foundation_complete() or self.castle_size - penalty < SIZE:
+            # no choice of tiles can leave a complete foundation: the loss is certain
+            return self._conclude(False)
         self.destroy_left, self.destroy_reason = penalty, PENALTY
         self.phase = DESTROY_PHASE
         return False
@@ -600,6 +626,15 @@ class State(SolitaireState):
         return f"{KIND_NAMES[self.cells[cell]]} at row {cell // SIZE} column {cell % SIZE}"
 
     def describe_action(self, action) -> str:
+        """The move in words; a face-down Ordeal is named by its slot, never by its card."""
+        text = self._describe(action)
+        for slot in range(3):
+            if self.face_down[slot]:
+                text = text.replace(ORDEALS[self.ordeals[slot]].title,
+                                    f"face-down Ordeal {'I' * (slot + 1)}")
+        return text
+
+    def _describe(self, action) -> str:
         action = self.actions.check(action)
         move = str(self.actions.decode(action))
         phase = self.phase
@@ -641,7 +676,10 @@ class State(SolitaireState):
                 return (f"place the {kind} beside {card} "
                         f"({sum(self.beside[slot]) + 1}/{need})")
             if action == ENCOUNTER_NOW:
-                return f"encounter {ORDEALS[self.ordeals[min(self.current, 2)]].title} now"
+                slot = min(self.current, 2)
+                if self.face_down[slot]:
+                    return f"encounter face-down Ordeal {'I' * (slot + 1)} now"
+                return f"encounter {ORDEALS[self.ordeals[slot]].title} now"
             if REVEAL_ORDEAL <= action:
                 return f"reveal ordeal {action - REVEAL_ORDEAL + 1} (face down)"
         except IndexError:
@@ -660,6 +698,11 @@ class State(SolitaireState):
                 return f"there is no revealed tile {action - TAKE_REVEALED}"
             if action == ENCOUNTER_NOW:
                 return "encountering an ordeal early is not allowed at the school level"
+        if phase in (DEFENDER_PHASE, TRAITOR_PHASE) and action == ENCOUNTER_NOW:
+            if self.level == SCHOOL:
+                return "encountering an ordeal early is not allowed at the school level"
+            return ("with early_encounter='turn_start' an ordeal is encountered early only at "
+                    "the start of a turn, not with a tile in hand")
         if phase == DEFENDER_PHASE and PLACE <= action <= PLACE_LEFT:
             return self._placement_reason(action, True)
         if phase == MOVE_PHASE and PLACE <= action <= PLACE_LEFT:
@@ -717,8 +760,21 @@ class State(SolitaireState):
         if 0 <= col < width and self.heights[col] == SIZE:
             return f"column {col} is already 6 tiles tall"
         kind = self.hand if rule3 else self.lifted
-        return (f"a {SHAPES[kind % 3]} on column {col} would touch a tile of the same shape "
-                "outside the foundation")
+        r = self.heights[col] if 0 <= col < width else 0
+        where = f"a {SHAPES[kind % 3]} on column {col} row {r}"
+        if r >= 1:
+            shape = kind % 3
+            below = (r - 1) * SIZE + col
+            if not (r == 1 and self._neighbors_exempt) and self.cells[below] % 3 == shape:
+                what = "the foundation tile below it" if r == 1 else "the tile below it"
+                return (f"{where} would stand on {what}, {self._cell_name(below)}, of the "
+                        "same shape (only tiles placed in the foundation row are exempt)")
+            for side in (col - 1, col + 1):
+                if 0 <= side < SIZE and self.heights[side] > r \
+                        and self.cells[r * SIZE + side] % 3 == shape:
+                    return (f"{where} would touch {self._cell_name(r * SIZE + side)} beside "
+                            "it, of the same shape")
+        return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
     def determinize(self, player: int, rng: np.random.Generator) -> "State":
@@ -772,7 +828,8 @@ class State(SolitaireState):
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
-            "rules": {"foundation_exemption": self.foundation_exemption},
+            "rules": {"foundation_exemption": self.foundation_exemption,
+                      "early_encounter": self.early_encounter},
             "regular": self.regular[::-1], "safe": self.safe[::-1],
             "revealed": list(self.revealed), "hand": self.hand,
             "castle": [self.cells[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)],
@@ -809,9 +866,15 @@ class State(SolitaireState):
         if data["level"] not in LEVELS:
             bad(f"unknown level {data['level']!r}")
         rules = data["rules"]
+        if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
+            # saved before the early_encounter option: played under the turn-start reading
+            rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
         if not isinstance(rules, dict) or set(rules) != set(RULE_DEFAULTS) \
-                or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS:
-            bad(f"bad rules {rules!r}")
+                or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS \
+                or rules["early_encounter"] not in EARLY_ENCOUNTERS:
+            bad(f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
+                f"in {list(FOUNDATION_EXEMPTIONS)}, early_encounter in "
+                f"{list(EARLY_ENCOUNTERS)})")
         s = cls(LEVELS.index(data["level"]), **rules)
 
         def ints(value, what, lo, hi, length=None, max_length=None):
@@ -918,7 +981,12 @@ class State(SolitaireState):
         if self.outcome == 0 and self.destroy_reason != PENALTY and \
                 sum(self.beside[self.current]) >= ORDEALS[self.ordeals[self.current]].traitors:
             bad("an ordeal has reached its Traitor count without being encountered")
-        if (self.hand >= 0) != (phase in (DEFENDER_PHASE, TRAITOR_PHASE)):
+        # a tile stays in hand through an early encounter's penalty and at the game's end
+        in_hand_ok = (DEFENDER_PHASE, TRAITOR_PHASE) if not self._encounter_in_hand else \
+            (DEFENDER_PHASE, TRAITOR_PHASE, OVER) + (
+                (DESTROY_PHASE,) if self.destroy_reason == PENALTY else ())
+        if (self.hand >= 0 and phase not in in_hand_ok) or \
+                (self.hand < 0 and phase in (DEFENDER_PHASE, TRAITOR_PHASE)):
             bad(f"a tile in hand does not fit the {PHASE_NAMES[phase]} phase")
         if phase == DEFENDER_PHASE and self.hand >= NUM_DEFENDER_KINDS:
             bad("a Traitor in hand in the defender phase")

@@ -20,8 +20,8 @@ game is ``info["final_obs"][i]`` where ``info["_final_obs"][i]``, and ``info["wo
 whether it was won.
 
 **Keyword arguments**: those of ``CastellionEnv`` (``level``, ``reward``, ``illegal_action``,
-``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``, rules option
-``foundation_exemption``), plus ``copy`` (default True: returned arrays are fresh copies;
+``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``, rules options
+``foundation_exemption`` and ``early_encounter``), plus ``copy`` (default True: returned arrays are fresh copies;
 False returns the env's own buffers, overwritten by the next step, which is faster) and
 ``threads``/``parallel`` (as ``CastleSiegeVectorEnv``'s: the batch split into contiguous row
 ranges stepped concurrently on Python threads, identical results). With
@@ -69,7 +69,7 @@ class CastellionVectorEnv(KernelVectorEnv):
         self._single = single
         self.level = level
         self._level = LEVELS.index(level)
-        self._nexempt = self.rules["foundation_exemption"] == "neighbors"
+        self._rules = K.rule_flags(self.rules)
         self._ordeals_reward = single.reward_mode == "ordeals"
         n = self.num_envs
         self._st = np.zeros((n, K.WORDS), state_dtype())
@@ -85,7 +85,7 @@ class CastellionVectorEnv(KernelVectorEnv):
 
     @property
     def _game_args(self):
-        return self._level, self._nexempt
+        return self._level, self._rules
 
     @property
     def _reward_arg(self):
@@ -130,7 +130,7 @@ class CastellionVectorEnv(KernelVectorEnv):
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""
-        K.refresh_all(self._st[rows], self._level, self._nexempt, self._obs[rows],
+        K.refresh_all(self._st[rows], self._level, self._rules, self._obs[rows],
                       self._mask_padded[rows])
 
 
@@ -159,7 +159,8 @@ def read_state(s: np.ndarray, level: int, rules: dict) -> State:
 
 def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     """Load ``state`` into the kernel row ``s``."""
-    if state.level != level or state.foundation_exemption != rules["foundation_exemption"]:
+    if state.level != level or state.foundation_exemption != rules["foundation_exemption"] \
+            or state.early_encounter != rules["early_encounter"]:
         raise ValueError("the state's level and rules must match the env's")
     K.clear(s)
     s[K.REG:K.REG + len(state.regular)] = state.regular
@@ -204,7 +205,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         self.action_space = reference.action_space
         self.observation_space = reference.observation_space
         self._level = LEVELS.index(level)
-        self._nexempt = self.rules["foundation_exemption"] == "neighbors"
+        self._rules = K.rule_flags(self.rules)
         self._ordeals_reward = self.reward_mode == "ordeals"
         self._st = np.zeros((1, K.WORDS), state_dtype())
         self._bind_views()
@@ -229,11 +230,11 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         else:
             # the deal comes from the env's np_random, exactly as CastellionEnv draws it
             self._deal_from_np_random(lambda words: K.deal(self._s, words, self._level))
-        K.refresh_all(self._st, self._level, self._nexempt, self._obs, self._mask)
+        K.refresh_all(self._st, self._level, self._rules, self._obs, self._mask)
         self._steps[0] = 0
 
     def _step_kernel(self, action, out) -> None:
-        K.step_one(self._s, self._steps, action, self._level, self._nexempt,
+        K.step_one(self._s, self._steps, action, self._level, self._rules,
                    self._ordeals_reward, self.max_episode_steps, self._obs[0], self._mask[0], out)
 
     @property

@@ -66,6 +66,17 @@ OUTCOME = LORIGIN + 1
 SCRATCH = OUTCOME + 1                # 6 bytes for _move_possible, not part of the position
 WORDS = SCRATCH + SIZE               # 188
 
+#: the rules options as bit flags (the kernels' ``rules`` argument; ``rule_flags``)
+NEIGHBORS_EXEMPT = 1                 # foundation_exemption == "neighbors"
+TURN_START_ONLY = 2                  # early_encounter == "turn_start"
+
+
+def rule_flags(rules: dict) -> int:
+    """The kernels' ``rules`` argument for a rules-options dict."""
+    return ((NEIGHBORS_EXEMPT if rules["foundation_exemption"] == "neighbors" else 0)
+            | (TURN_START_ONLY if rules["early_encounter"] == "turn_start" else 0))
+
+
 MASK_WIDTH = 144                     # rows padded to whole uint64 words (for fast sampling)
 #: uniform legal actions from padded mask rows (Castle Siege's sampler: it reads any width)
 sample_legal = _sample_legal
@@ -215,9 +226,9 @@ def formations(s):
 
 # --- legality ------------------------------------------------------------------------------
 @njit(cache=True)
-def _shape_clash(s, kind, r, c, nexempt):
+def _shape_clash(s, kind, r, c, rules):
     shape = kind % 3
-    if not (r == 1 and nexempt) and s[CELL + (r - 1) * SIZE + c] % 3 == shape:
+    if not (r == 1 and (rules & NEIGHBORS_EXEMPT)) and s[CELL + (r - 1) * SIZE + c] % 3 == shape:
         return True
     if c > 0 and s[HEIGHT + c - 1] > r and s[CELL + r * SIZE + c - 1] % 3 == shape:
         return True
@@ -227,7 +238,7 @@ def _shape_clash(s, kind, r, c, nexempt):
 
 
 @njit(cache=True)
-def _placements(s, m, kind, rule3, exclude, nexempt):
+def _placements(s, m, kind, rule3, exclude, rules):
     width = _width(s)
     if width == 0:
         if exclude != 0:
@@ -235,7 +246,7 @@ def _placements(s, m, kind, rule3, exclude, nexempt):
         return
     for c in range(width):
         r = s[HEIGHT + c]
-        if r < SIZE and c != exclude and not (rule3 and _shape_clash(s, kind, r, c, nexempt)):
+        if r < SIZE and c != exclude and not (rule3 and _shape_clash(s, kind, r, c, rules)):
             m[PLACE + c] = True
     if width < SIZE:
         if exclude != width:
@@ -311,7 +322,7 @@ def _lift_ok(s, c):
 
 
 @njit(cache=True)
-def compute_mask(s, level, nexempt, m):
+def compute_mask(s, level, rules, m):
     """``State.legal_action_mask`` into the row ``m`` (every entry is written)."""
     for k in range(m.shape[0]):
         m[k] = False
@@ -327,12 +338,14 @@ def compute_mask(s, level, nexempt, m):
         m[ENCOUNTER_NOW] = level != SCHOOL
     elif phase == DEFENDER_PHASE:
         hand = s[HAND]
-        _placements(s, m, hand, True, 99, nexempt)
+        _placements(s, m, hand, True, 99, rules)
         m[DISCARD] = True
         m[DISCARD_POWER] = level != SCHOOL and _power_ok(s, hand)
+        m[ENCOUNTER_NOW] = level != SCHOOL and not (rules & TURN_START_ONLY)
     elif phase == TRAITOR_PHASE:
         m[PLACE_TRAITOR] = True
         m[DISCARD_TRAITOR] = level != SCHOOL and s[HAND] != BLACK_TRAITOR
+        m[ENCOUNTER_NOW] = level != SCHOOL and not (rules & TURN_START_ONLY)
     elif phase == DESTROY_PHASE:
         pyro = s[DREASON] == PYRO_DESTROY
         for c in range(SIZE):
@@ -357,7 +370,7 @@ def compute_mask(s, level, nexempt, m):
         for c in range(SIZE):
             m[LIFT + c] = _lift_ok(s, c)
     elif phase == MOVE_PHASE:
-        _placements(s, m, s[LIFTED], False, s[LORIGIN], nexempt)
+        _placements(s, m, s[LIFTED], False, s[LORIGIN], rules)
     elif phase == REVEAL_ORDEAL_PHASE:
         for slot in range(s[CURRENT], 3):
             m[REVEAL_ORDEAL + slot] = s[FACE + slot] != 0
@@ -461,13 +474,24 @@ def _encounter(s):
            and lines >= _ORD_LINES[card])
     if kind == K_FORMATIONS or met:
         return _conclude(s, met and _foundation_complete(s))
-    penalty = min(max(0, _ORD_PENALTY[card] - 4 * bastions), _castle_size(s))
+    penalty = max(0, _ORD_PENALTY[card] - 4 * bastions)
     if not penalty:
         return _conclude(s, _foundation_complete(s))
+    if not _foundation_complete(s) or _castle_size(s) - penalty < SIZE:
+        return _conclude(s, False)      # the loss is certain (State._encounter)
     s[DLEFT] = penalty
     s[DREASON] = PENALTY
     s[PHASE] = DESTROY_PHASE
     return False
+
+
+@njit(cache=True)
+def _resume(s):
+    """After an encounter: the turn goes on with the tile in hand, else a new turn."""
+    if s[OUTCOME] == 0 and s[HAND] >= 0:
+        s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+        return
+    _end_turn(s)
 
 
 @njit(cache=True)
@@ -525,6 +549,9 @@ def apply(s, action, level):
             s[REV + n - 1] = NO_TILE
             s[REV_N] = n - 1
         s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+    elif action == ENCOUNTER_NOW:
+        if _encounter(s):
+            _resume(s)
     elif phase == DEFENDER_PHASE:
         kind = s[HAND]
         s[HAND] = NO_TILE
@@ -584,7 +611,7 @@ def apply(s, action, level):
             s[PHASE] = LIFT_PHASE
         elif reason == PENALTY:
             _conclude(s, _foundation_complete(s))
-            _end_turn(s)
+            _resume(s)
         else:
             _end_turn(s)
     elif phase == JUGGLE_PHASE:
@@ -680,7 +707,7 @@ def _deal_pile(s, w, base, full):
 
 # --- what the player sees -----------------------------------------------------------------------
 @njit(cache=True)
-def encode(s, level, nexempt, obs):
+def encode(s, level, rules, obs):
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(O.OBS_SIZE):
         obs[k] = 0.0
@@ -744,31 +771,31 @@ def encode(s, level, nexempt, obs):
     if s[PHASE] == MOVE_PHASE:
         origin = s[LORIGIN]
         obs[sc + 12 + (origin if origin >= 0 else 6)] = 1.0
-    obs[sc + 19] = nexempt
+    obs[sc + 19] = rules & NEIGHBORS_EXEMPT
 
 
 # --- the batch ------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, st, steps, rng, level, nexempt, obs, mask):
+def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask):
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
     st, rng, obs, mask = unowned(st), unowned(rng), unowned(obs), unowned(mask)
     for i in range(lo, hi):
         deal(st[i], rng[i], level)
         steps[i] = 0
-        encode(st[i], level, nexempt, obs[i])
-        compute_mask(st[i], level, nexempt, mask[i])
+        encode(st[i], level, rules, obs[i])
+        compute_mask(st[i], level, rules, mask[i])
 
 
 @njit(cache=True, nogil=True)
-def reset_all(st, steps, rng, level, nexempt, obs, mask):
-    reset_rows(0, st.shape[0], st, steps, rng, level, nexempt, obs, mask)
+def reset_all(st, steps, rng, level, rules, obs, mask):
+    reset_rows(0, st.shape[0], st, steps, rng, level, rules, obs, mask)
 
 
 @njit(cache=True, nogil=True)
-def refresh_all(st, level, nexempt, obs, mask):
+def refresh_all(st, level, rules, obs, mask):
     for i in range(st.shape[0]):
-        encode(st[i], level, nexempt, obs[i])
-        compute_mask(st[i], level, nexempt, mask[i])
+        encode(st[i], level, rules, obs[i])
+        compute_mask(st[i], level, rules, mask[i])
 
 
 @njit(cache=True)
@@ -779,7 +806,7 @@ def _reward(s, before, ordeals_reward):
 
 
 @njit(cache=True)
-def step_one(s, steps, action, level, nexempt, ordeals_reward, max_steps, obs, m, out):
+def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, out):
     """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated);
     ``steps`` is a one-entry array, this env's step count."""
     before = s[CURRENT]
@@ -789,12 +816,12 @@ def step_one(s, steps, action, level, nexempt, ordeals_reward, max_steps, obs, m
     out[0] = _reward(s, before, ordeals_reward)
     out[1] = term
     out[2] = (not term) and steps[0] >= max_steps
-    encode(s, level, nexempt, obs)
-    compute_mask(s, level, nexempt, m)
+    encode(s, level, rules, obs)
+    compute_mask(s, level, rules, m)
 
 
 @njit(cache=True)
-def _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps, penalty,
+def _step_env(i, st, steps, rng, actions, level, rules, ordeals_reward, max_steps, penalty,
               obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """Env ``i``'s step with autoreset in the same step: a finished env's last observation
     goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
@@ -821,33 +848,33 @@ def _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_st
     finished = terminated[i] or truncated[i]
     done[i] = finished
     if finished:
-        encode(s, level, nexempt, final_obs[i])
+        encode(s, level, rules, final_obs[i])
         deal(s, rng[i], level)
         steps[i] = 0
-    encode(s, level, nexempt, obs[i])
-    compute_mask(s, level, nexempt, mask[i])
+    encode(s, level, rules, obs[i])
+    compute_mask(s, level, rules, mask[i])
 
 
 # The batch entry points take a row range and touch only those rows, and release the GIL
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, max_steps,
               penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
     st, rng = unowned(st), unowned(rng)   # no reference counting for row views: _jit.unowned
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
     for i in range(lo, hi):
-        _step_env(i, st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps,
+        _step_env(i, st, steps, rng, actions, level, rules, ordeals_reward, max_steps,
                   penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
                   final_obs)
 
 
 @njit(cache=True, nogil=True)
-def step_batch(st, steps, rng, actions, level, nexempt, ordeals_reward, max_steps, penalty,
+def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, max_steps, penalty,
                obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of every env (``_step_env``), on this thread."""
-    step_rows(0, st.shape[0], st, steps, rng, actions, level, nexempt, ordeals_reward,
+    step_rows(0, st.shape[0], st, steps, rng, actions, level, rules, ordeals_reward,
               max_steps, penalty, obs, mask, rewards, terminated, truncated, done, won,
               illegal, final_obs)
 

@@ -130,7 +130,8 @@ def test_pyro_power_needs_a_tile_left_to_move():
 # --- Traitors ----------------------------------------------------------------------------
 def test_discarding_a_traitor_destroys_four_tiles():
     s = academy(castle=["S^ C# Jo P^ S#", "Co"], hand="T")
-    assert legal(s) == {"place the traitor beside the lowest ordeal", "discard the traitor"}
+    assert legal(s) == {"place the traitor beside the lowest ordeal", "discard the traitor",
+                        "encounter the lowest ordeal now"}
     act(s, "discard the traitor")
     assert s.phase == 3 and s.destroy_left == 4
     act(s, "destroy row 0 column 4", "destroy row 0 column 0")   # Co slides down to row 0
@@ -153,6 +154,9 @@ def test_traitor_discard_with_fewer_than_four_tiles_destroys_all_or_nothing():
 
 def test_black_traitor_must_be_placed():
     s = academy(castle=["S^ C#"], hand="B")
+    assert legal(s) == {"place the traitor beside the lowest ordeal",
+                        "encounter the lowest ordeal now"}
+    s = academy(castle=["S^ C#"], hand="B", rules={"early_encounter": "turn_start"})
     assert legal(s) == {"place the traitor beside the lowest ordeal"}
 
 
@@ -197,3 +201,70 @@ def test_recovered_tile_discarded_with_its_power():
     act(s, "swap r0c0 with r0c1")
     assert grid_text(s) == ["C# S^ Jo"] and conserved(s)
     assert s.discard[tile("C#")] >= 1 and s.discard[tile("J#")] >= 1
+
+
+# --- early_encounter: "any_time" (default, the rule text) or "turn_start" -----------------
+PASSING = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S#", "C^ P#"]
+
+
+def test_any_time_encounter_with_a_drawn_defender_keeps_it_in_hand():
+    s = academy(castle=PASSING, hand="So", beside=[[1, 0], [0, 0], [0, 0]])
+    assert "encounter the lowest ordeal now" in legal(s)
+    act(s, "encounter the lowest ordeal now")
+    # sim-1 passed; the turn goes on with the Seer still in hand
+    assert s.current == 1 and s.removed[12] == 1 and s.phase == 1 and s.hand == tile("So")
+    assert "encounter the lowest ordeal now" in legal(s) and "discard the tile" in legal(s)
+    act(s, "discard the tile")
+    assert s.phase == 0 and s.hand == -1 and conserved(s)
+
+
+def test_any_time_encounter_with_a_traitor_in_hand_places_it_beside_the_next_ordeal():
+    s = academy(castle=PASSING, hand="T", beside=[[2, 0], [0, 0], [0, 0]])
+    act(s, "encounter the lowest ordeal now")
+    assert s.current == 1 and s.phase == 2 and s.beside[0] == [0, 0]
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.beside[1] == [1, 0] and s.phase == 0 and conserved(s)
+
+
+def test_any_time_encounter_that_fails_ends_the_game_with_the_tile_in_hand():
+    s = academy(castle=["S^ C#"], hand="Po")
+    act(s, "encounter the lowest ordeal now")
+    assert s.is_terminal() and not s.won and s.hand == tile("Po") and conserved(s)
+    again = type(s).from_dict(s.to_dict())          # a valid saved state
+    assert again.to_dict() == s.to_dict()
+
+
+def test_turn_start_reading_refuses_the_encounter_with_a_tile_in_hand():
+    rules = {"early_encounter": "turn_start"}
+    s = academy(castle=PASSING, hand="So", rules=rules)
+    assert "encounter the lowest ordeal now" not in legal(s)
+    assert "start of a turn" in s.illegal_reason(6)
+    s = academy(castle=PASSING, rules=rules)
+    assert "encounter the lowest ordeal now" in legal(s)      # at the start of a turn
+    school = position(level="school", castle=["S^"], hand="So")
+    assert "encounter the lowest ordeal now" not in legal(school)
+    assert "school" in school.illegal_reason(6)
+
+
+def test_early_encounter_option_is_saved_and_checked():
+    import pytest
+
+    from castle_envs.castellion.rules import State
+    from castle_envs.core.errors import InvalidStateError
+    s = academy(castle=PASSING, rules={"early_encounter": "turn_start"})
+    d = s.to_dict()
+    assert d["rules"] == {"foundation_exemption": "placed", "early_encounter": "turn_start"}
+    assert State.from_dict(d).early_encounter == "turn_start"
+    # a state saved before the option existed was played under the turn-start reading
+    del d["rules"]["early_encounter"]
+    old = State.from_dict(d)
+    assert old.early_encounter == "turn_start"
+    assert "encounter the lowest ordeal now" not in legal(academy(castle=PASSING, hand="So",
+                                                                  rules={"early_encounter":
+                                                                         "turn_start"}))
+    for bad in ("sometimes", None, 1):
+        d["rules"]["early_encounter"] = bad
+        with pytest.raises(InvalidStateError, match="early_encounter"):
+            State.from_dict(d)
+    with pytest.raises(ValueError, match="early_encounter"):
+        State(1, early_encounter="never")

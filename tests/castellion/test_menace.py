@@ -92,12 +92,23 @@ def test_harpy_penalty_keeping_the_foundation_survives():
     assert s.beside[0] == [0, 0] and s.removed[12] == 2
 
 
-def test_penalty_larger_than_the_castle_destroys_everything_and_loses():
+def test_penalty_that_must_take_the_foundation_loses_at_once():
+    # the castle cannot keep a complete foundation: no tile is asked for, the game is lost
     s = menace(castle=["C^ J#"], hand="T", beside=[[1, 0], [0, 0], [0, 0]])
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.destroy_left == 2
-    act(s, "destroy row 0 column 0", "destroy row 0 column 0")
-    assert s.is_terminal() and not s.won and s.castle_size == 0
+    assert s.is_terminal() and not s.won and s.castle_size == 2 and s.current == 0
+    # a complete foundation, 17 tiles, one bastion: 16 - 4 = 12 to destroy leaves 5 < 6
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^"]
+    s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    assert s.formations()[1] == 1 and s.castle_size == 17
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.is_terminal() and not s.won and s.castle_size == 17
+    # one tile more (18 - 12 = 6): the player chooses the 12 tiles and may keep the
+    # foundation (test_harpy_penalty_keeping_the_foundation_survives plays it)
+    castle[3] = "C^ P#"
+    s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.phase == 3 and s.destroy_left == 12
 
 
 def test_earthworm_destroys_rows_regardless_of_bastions():
@@ -114,13 +125,18 @@ def test_winning_the_third_assault():
     castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C# J#",
               "C^ Jo S^ Co C^ S#"]
     s = at_ordeal(castle, 1, 2, HARPIES, level="menace")
-    towers = s.formations()[0]
+    towers, bastions, _ = s.formations()
     act(s, "place the traitor beside the lowest ordeal")
-    # assault-3-harpy needs 5 towers: with fewer, 42 - 4 per bastion tiles must go
-    assert towers < 5 and s.phase == 3
-    while s.phase == 3:
-        act(s, sorted(a for a in legal(s) if a.startswith("destroy"))[-1])
-    assert s.is_terminal() and s.won == s.foundation_complete()
+    # assault-3-harpy needs 5 towers: with fewer, 42 - 4 per bastion tiles must go, more
+    # than the 24-tile castle can lose and keep its foundation: lost at once
+    assert towers < 5 and 42 - 4 * bastions > 24 - 6
+    assert s.is_terminal() and not s.won
+    # five towers (Chameleon and Juggler columns alternating): Assault III passes, won
+    towers5 = ["C^ J# Co J^ C# S^", "C# Jo C^ J# Co", "C^ J# Co J^ C#", "C# Jo C^ J# Co"]
+    s = at_ordeal(towers5, 1, 2, HARPIES, level="menace")
+    assert s.formations()[0] == 5
+    act(s, "place the traitor beside the lowest ordeal")
+    assert s.is_terminal() and s.won
 
 
 def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_encounter():
@@ -163,8 +179,6 @@ def test_tiles_running_out_resolves_assaults_in_order_with_their_penalties():
     assert s.current == 0 and s.phase == 3 and s.destroy_left == 12
     for _ in range(12):
         act(s, sorted(m for m in legal(s) if m.startswith("destroy row 1"))[0])
-    # the foundation held: Assault I passed, and Assault II follows at once (destroy all 6)
-    assert s.current == 1 and s.phase == 3 and s.destroy_left == 6
-    for _ in range(6):
-        act(s, sorted(m for m in legal(s) if m.startswith("destroy"))[0])
-    assert s.is_terminal() and not s.won and s.current == 1
+    # the foundation held: Assault I passed, and Assault II follows at once; its 32-tile
+    # penalty would take the whole 6-tile castle, so the game is lost at once
+    assert s.current == 1 and s.is_terminal() and not s.won and s.castle_size == 6

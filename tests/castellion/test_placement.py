@@ -116,3 +116,25 @@ def test_illegal_placement_raises_and_changes_nothing():
     with pytest.raises(IllegalActionError, match="not beside"):
         act(s, "place on column 5")
     assert s.to_dict() == before
+
+
+def test_illegal_placement_names_the_real_clash():
+    from castle_envs.castellion.actions import ACTIONS
+    s = position(castle=["S^ C# Jo", "P#"], hand="Po")
+    # column 2 row 1: Po would stand on Jo, a foundation tile (not "outside the foundation")
+    why = s.illegal_reason(ACTIONS.encode("place on column 2"))
+    assert "foundation tile below it" in why and "juggler-circle at row 0 column 2" in why
+    s = position(castle=["S^ C# Jo", "Po"], hand="Jo")
+    why = s.illegal_reason(ACTIONS.encode("place on column 1"))   # beside Po on row 1
+    assert "pyro-circle at row 1 column 0 beside it" in why
+    s = position(castle=["S^ C^ Jo", "C#"], hand="S#")
+    why = s.illegal_reason(ACTIONS.encode("place on column 0"))   # row 2 on C# (row 1)
+    assert "the tile below it, chameleon-square at row 1 column 0" in why
+
+
+def test_ansi_board_marks_the_current_ordeal_face_down_too():
+    from castle_envs.castellion.render import render_ansi
+    s = position(level="menace", ordeals=["assault-1-harpy", "assault-2-harpy",
+                                          "assault-3-harpy"])
+    lines = render_ansi(s).splitlines()[1:4]
+    assert lines[0].startswith(" *1. face-down") and lines[1].startswith("  2. face-down")

@@ -92,3 +92,38 @@ def test_play_and_replay_never_name_a_face_down_ordeal():
         text = out.getvalue()                   # the board and the first decision's moves
         assert "encounter face-down Ordeal I now" in text
         assert not any(ORDEALS[i].title in text for i in state.ordeals)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_castellion_envs_name_no_face_down_ordeal(compiled):
+    """Every legal move's description (``State.describe_action`` itself, not only the play
+    wrapper), the ansi board, the picture's texts and the info of the Python and the compiled
+    env: a face-down card is never named; the early-encounter move says which slot."""
+    if compiled:
+        pytest.importorskip("numba")
+        from castle_envs.vector.castellion import CompiledCastellionEnv as Env
+    else:
+        from castle_envs.castellion.env import CastellionEnv as Env
+    from castle_envs.castellion.render import build_scene
+    env = Env(level="menace", render_mode="ansi")
+    rng = np.random.default_rng(0)
+    said_encounter = 0
+    for seed in range(4):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            state = env.unwrapped.state
+            hidden = [ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]]
+            legal = np.flatnonzero(info["action_mask"])
+            words = [state.describe_action(int(a)) for a in legal]
+            said_encounter += any(w.startswith("encounter face-down Ordeal") for w in words)
+            words += [env.render(), repr(info)]
+            words += [t.text for t in build_scene(state).texts()]
+            for title in hidden:
+                assert not any(title in w for w in words), title
+            # mostly build, so that towers turn cards up and the games last
+            places = legal[(legal >= 7) & (legal <= 13)]
+            action = rng.choice(places if len(places) and rng.random() < 0.8 else legal)
+            obs, _, term, trunc, info = env.step(int(action))
+            done = term or trunc
+    assert said_encounter > 0

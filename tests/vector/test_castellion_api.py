@@ -136,6 +136,7 @@ def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
     ({"num_envs": 0}, "num_envs"), ({"num_envs": "4"}, "num_envs"),
     ({"num_envs": 2, "level": "kindergarten"}, "level"),
     ({"num_envs": 2, "foundation_exemption": "none"}, "foundation_exemption"),
+    ({"num_envs": 2, "early_encounter": "never"}, "early_encounter"),
     ({"num_envs": 2, "reward": "gold"}, "reward"),
     ({"num_envs": 2, "colour": "red"}, "colour"),
     ({"num_envs": 2, "illegal_action": "ignore"}, "illegal_action"),

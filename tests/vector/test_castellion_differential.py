@@ -133,6 +133,13 @@ def test_foundation_exemption_neighbors(level):
     assert stats["games"] >= games(300)
 
 
+@pytest.mark.parametrize("level", ["academy", "menace"])
+def test_early_encounter_turn_start(level):
+    stats = lockstep(n_envs=16, n_games=games(300), seed=10, avoid_early=0.9, power=0.3,
+                     build=0.5, level=level, early_encounter="turn_start")
+    assert stats["games"] >= games(300)
+
+
 @pytest.mark.parametrize("level, start", [("school", "exam I passes"),
                                           ("academy", "simulation III wins"),
                                           ("menace", "harpy met")])

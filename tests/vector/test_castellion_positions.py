@@ -93,6 +93,18 @@ def positions() -> dict[str, State]:
                                                    **menace)),
         "neighbors exemption": position(castle=["S# Co", "Jo"], hand="P#",
                                         rules={"foundation_exemption": "neighbors"}),
+        # early_encounter="any_time": with a tile in hand, through a penalty, to the end
+        "early encounter holding a defender": position(
+            castle=EXAM1_CASTLE, hand="So", beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS,
+            **academy),
+        "early penalty holding a traitor": position(
+            castle=MENACE_CASTLE, hand="T", ordeals=HARPIES, **menace),
+        "early encounter wins holding a tile": at_ordeal(
+            ["J^ J# P^ P# S^ S#", "Jo J^ Po P^ C# Co", "S# So S^ So P^ J^", "C^ C# Co C^"],
+            1, 2, SIMS, level="academy"),
+        "turn-start reading": position(castle=EXAM1_CASTLE, hand="So",
+                                       beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS,
+                                       rules={"early_encounter": "turn_start"}, **academy),
     }
 
 
@@ -102,7 +114,8 @@ POSITIONS = positions()
 def vector_env(start: State, n: int, **kwargs) -> CastellionVectorEnv:
     level = ("school", "academy", "menace")[start.level]
     envs = CastellionVectorEnv(n, level=level, foundation_exemption=start.foundation_exemption,
-                               reward="ordeals", **kwargs)
+                               early_encounter=start.early_encounter, reward="ordeals",
+                               **kwargs)
     envs.reset(seed=0)
     for i in range(n):
         envs.set_state(i, start)
@@ -171,3 +184,20 @@ def test_positions_cover_the_rare_rules():
     s.apply_action(s.actions.encode("discard the tile" if s.hand < 12 else
                                     "place the traitor beside the lowest ordeal"))
     assert s.tiles_played() and s.is_terminal() and s.current == 2
+
+
+def test_early_encounter_positions_reach_what_they_are_named_after():
+    encounter = "encounter the lowest ordeal now"
+    s = POSITIONS["early penalty holding a traitor"].clone()
+    s.apply_action(s.actions.encode(encounter))
+    # Harpy I (one tower): 16 - 4 = 12 tiles to destroy, the Traitor still in hand
+    assert s.phase == 3 and s.destroy_left == 12 and s.hand == 12
+    for _ in range(12):
+        s.apply_action(min(a for a in np.flatnonzero(s.legal_action_mask())
+                           if s.cells[a - 18] >= 0 and (a - 18) // 6 >= 1))
+    assert s.current == 1 and s.phase == 2 and s.hand == 12    # back to the Traitor
+    s = POSITIONS["early encounter wins holding a tile"].clone()
+    s.apply_action(s.actions.encode(encounter))
+    assert s.won and s.hand == 12
+    assert encounter not in {str(s.actions.decode(a)) for a in
+                             np.flatnonzero(POSITIONS["turn-start reading"].legal_action_mask())}

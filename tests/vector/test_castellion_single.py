@@ -29,6 +29,7 @@ def lockstep(n_games, seed, illegal_every=0, **kwargs):
 @pytest.mark.parametrize("kwargs", [
     {}, {"level": "academy", "reward": "ordeals"},
     {"level": "menace", "foundation_exemption": "neighbors"},
+    {"level": "academy", "early_encounter": "turn_start"},
     {"level": "school", "max_episode_steps": 7},
 ])
 def test_same_games_as_the_python_env(kwargs):
