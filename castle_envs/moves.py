@@ -234,6 +234,28 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 
+    def rows(self) -> dict:
+        """The batch's whole position and generators as plain integer arrays (what a
+        training checkpoint keeps; ``load_rows`` puts them back)."""
+        base = self._base
+        return {"cards": base._cards.copy(), "ints": base._ints.copy(),
+                "rng": base._rng.view(np.int64).copy()}
+
+    def load_rows(self, rows: dict) -> dict:
+        """Restore ``rows()`` (same batch size, difficulty and rules); returns the current
+        observation dict, as ``reset`` would."""
+        base = self._base
+        for name, target in (("cards", base._cards), ("ints", base._ints),
+                             ("rng", base._rng.view(np.int64))):
+            value = np.asarray(rows[name])
+            if value.shape != target.shape:
+                raise ValueError(f"saved {name} rows have shape {value.shape}, this batch "
+                                 f"{target.shape}")
+            target[:] = value
+        base._refresh(slice(None))
+        base._started = True
+        return self._view(base._out(base._obs), {})
+
     def step(self, actions):
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return self._view(obs, info), rewards, terminated, truncated, info
