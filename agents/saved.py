@@ -11,9 +11,10 @@ weights beside it in formats whose loaders cannot execute anything:
 ``kind`` names the loader (``KINDS``): ``maskable_ppo`` (an sb3-contrib MaskablePPO policy,
 rebuilt from ``policy.net_arch`` / ``policy.activation`` and the game's own spaces, then
 given the tensors), ``linear`` (the Castle Siege linear move scorer, a JSON weights
-file; ``options.endgame`` sets its endgame search) or ``search`` (the Castle Siege search
-agent over that scorer, ``castle_siege_search``; ``options`` are its settings). Other
-learners add their kinds here.
+file; ``options.endgame`` sets its endgame search), ``search`` (the Castle Siege search
+agent over that scorer, ``castle_siege_search``; ``options`` are its settings) or
+``move_policy`` (a network scoring each legal move's features, ``agents/move_policy.py``:
+``policy`` gives its sizes, ``weights.pt`` its tensors). Other learners add their kinds here.
 
 Why not Stable-Baselines3 zips: ``MaskablePPO.load`` unpickles objects stored in the zip's
 ``data`` entry before anything is checked, so opening a downloaded zip can run arbitrary
@@ -31,7 +32,7 @@ FORMAT = "castle-envs-model"
 VERSION = 1
 MODEL_FILE = "model.json"
 WEIGHTS_FILE = "weights.pt"
-KINDS = ("maskable_ppo", "linear", "search")
+KINDS = ("maskable_ppo", "linear", "search", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
 
 
@@ -61,8 +62,8 @@ def read_card(path) -> dict:
     for key in ("variant", "env_kwargs", "options"):
         if not isinstance(card.setdefault(key, {}), dict):
             raise _bad(path, f"{key} must be a JSON object")
-    weights = card.setdefault("weights", WEIGHTS_FILE if card["kind"] == "maskable_ppo"
-                              else "policy.json")
+    weights = card.setdefault("weights", WEIGHTS_FILE if card["kind"] in
+                              ("maskable_ppo", "move_policy") else "policy.json")
     # a file beside model.json, never a path that leaves the directory
     if not isinstance(weights, str) or not weights or Path(weights).name != weights \
             or weights in (".", ".."):
@@ -173,6 +174,12 @@ def load_agent(path, game: str, seed: int | None = None):
     if card["kind"] == "maskable_ppo":
         from .ppo import PPOAgent
         return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
+    if card["kind"] == "move_policy":
+        from . import move_policy
+        try:
+            return move_policy.load(directory, card, seed=seed, name=name)
+        except ValueError as err:
+            raise _bad(path, str(err)) from None
     from .base import PolicyAgent
     from .castle_siege_linear import LinearPolicy
     if card["kind"] == "search":

@@ -23,6 +23,7 @@ def _spec(kind, default):
 SCHEMA: dict[str, Any] = {
     "name": _spec(str, "run"),
     "algo": _spec(str, "maskable_ppo"),  # maskable_ppo | cem (Castle Siege linear scorer)
+                                         # | move_ppo (PPO over move features, train_moves.py)
     "game": _spec(str, "castle-siege"),
     "variant": _spec(dict, {}),          # e.g. {difficulty: very_hard} / {num_players: 2}
     "env_kwargs": _spec(dict, {}),       # passed to the env (reward: shaped, rules options)
@@ -74,6 +75,12 @@ SCHEMA: dict[str, Any] = {
     "checkpoint": {
         "every_steps": _spec(int, 50_000),
     },
+    "move_ppo": {                          # algo: move_ppo (experiments/train_moves.py)
+        "capacity": _spec(int, 256),      # move rows per position (castle_envs.moves)
+        "hidden": _spec(int, 128),        # width of the state and move MLPs
+        "init_linear": _spec(str, ""),    # a CEM policy.json: the linear term starts there
+        "temperature": _spec(float, 1.0),  # ... divided by this (higher: more exploration)
+    },
     "cem": {                               # algo: cem (experiments/train_cem.py)
         "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
         "fitness_weights": _spec(dict, {"hard": 1.0, "very_hard": 10.0}),
@@ -91,7 +98,7 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
-CHOICES = {"algo": ("maskable_ppo", "cem"), "shaping": ("", "heuristic_potential"), "cem.backend": ("local", "ray"),
+CHOICES = {"algo": ("maskable_ppo", "cem", "move_ppo"), "shaping": ("", "heuristic_potential"), "cem.backend": ("local", "ray"),
            "vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
            "device": ("cpu", "cuda", "auto")}
 
@@ -234,6 +241,8 @@ def _check_values(config: dict) -> None:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
     if config["algo"] == "cem":
         _check_cem(config, spec)
+    if config["algo"] == "move_ppo":
+        _check_move_ppo(config, spec)
     if config["shaping"] == "heuristic_potential" and spec.slug != "castellion":
         raise ValueError("shaping: heuristic_potential is defined for castellion only")
 
@@ -242,6 +251,25 @@ def _get(config: dict, dotted: str):
     for key in dotted.split("."):
         config = config[key]
     return config
+
+
+def _check_move_ppo(config: dict, spec) -> None:
+    from castle_envs.moves import MOVE_GAMES
+
+    if spec.slug not in MOVE_GAMES:
+        raise ValueError(f"algo: move_ppo needs a game with a move-feature view "
+                         f"({', '.join(MOVE_GAMES)}), not {spec.slug}")
+    m = config["move_ppo"]
+    for name in ("capacity", "hidden"):
+        if m[name] < 1:
+            raise ValueError(f"move_ppo.{name}: must be at least 1, got {m[name]}")
+    if not math.isfinite(m["temperature"]) or m["temperature"] <= 0:
+        raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m['temperature']!r}")
+    if config["curriculum"] or config["pretrain"]["agent"] or config["shaping"]:
+        raise ValueError("algo: move_ppo does not take curriculum, pretrain or shaping")
+    if config["seed"] < 20_000_000:
+        raise ValueError(f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
+                         f"more (the study and evaluation deals are below), got {config['seed']}")
 
 
 def _check_cem(config: dict, spec) -> None:

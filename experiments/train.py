@@ -42,7 +42,7 @@ from .stats import wilson_interval
 
 
 def add_parser(sub):
-    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO, or algo: cem)")
+    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO; algo: cem; algo: move_ppo)")
     p.add_argument("--config", help="YAML config (see configs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default runs/NAME_TIMESTAMP)")
@@ -68,6 +68,17 @@ def run(args) -> int:
                                              progress_bar=not args.no_progress)
         print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
+        return 0
+    if config["algo"] == "move_ppo":
+        from . import train_moves
+        summary = train_moves.run_training(None if args.resume else config,
+                                           run_dir=args.run_dir, resume=args.resume)
+        if summary.get("interrupted"):
+            print(f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
+                  f"continue with castle-envs train --resume {summary['run_dir']}")
+            return 130
+        print(json.dumps({k: summary.get(k) for k in ("run_dir", "num_timesteps",
+                                                       "final_eval", "wall_seconds")}, indent=2))
         return 0
     if args.resume:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)

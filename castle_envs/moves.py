@@ -1,0 +1,282 @@
+"""Move-feature views: each legal move as a row of features, for learners that score moves.
+
+A flat masked action space (Castle Siege: 1676 ids) says nothing about what an id *does*;
+a network over it must learn that id 837 spends the 7 and the 9 at the Queen of hearts. A
+move-feature view describes every legal move instead: what it spends, what it targets,
+what it triggers. A policy then scores each row with one shared network and takes a
+softmax over the legal moves (DouZero's and many card-game agents' design).
+
+```python
+import castle_envs
+from castle_envs.moves import MoveFeatureObservation, make_move_vec
+
+env = MoveFeatureObservation(castle_envs.get_game("castle-siege").make(difficulty="hard"))
+obs, info = env.reset(seed=0)
+obs["observation"]    # (882,) the env's own vector
+obs["move_features"]  # (256, 75) float32 in [0, 1], one row per legal move
+obs["move_ids"]       # (256,) int64: the env action id of each row
+obs["move_mask"]      # (256,) int8: 1 where the row is a legal move
+env.step(obs["move_ids"][i])          # actions stay the env's own ids
+
+envs = make_move_vec("castle-siege", 64, difficulty="hard")   # batched, same dict, (64, ...)
+```
+
+The layout (column names in ``SIEGE_FEATURES``) is documented in ``docs/move_features.md``.
+The features are computed by one compiled kernel (``vector.siege_moves``) for the Python
+env, the compiled single env and the batched env alike, so the three agree exactly; in the
+batched env the kernel reads the batch's state rows directly (no per-env Python).
+
+**Capacity.** The matrix has a fixed number of rows (``capacity``, default 256). Early Very
+Hard turns can have ~700 legal moves (31 hand subsets x ~20 defenders); then the rows kept
+are the end of the battle phase, Regroup, captures, Royal Assaults, Precision Strikes and
+Flush Sieges, then the plays with the fewest cards and least overkill
+(``info["legal_moves"]`` gives the full count). Raise ``capacity`` to keep all.
+
+Only Castle Siege has a move view so far (``MOVE_GAMES``); other games raise a clear error.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+MOVE_GAMES = ("castle-siege",)
+DEFAULT_CAPACITY = {"castle-siege": 256}
+
+SIEGE_FEATURES = (
+    # move kind, one-hot
+    "end_battle", "regroup", "attack", "capture", "royal_attack", "recycle",
+    "royal_capture", "discard",
+    # what it spends (plays, Regroup: the whole hand, discard: the card)
+    "cards_spent/5", "rank_sum_spent/65",
+    *[f"spent_rank_{r}/4" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
+                                    "J", "Q", "K")],
+    *[f"spent_suit_{s}/5" for s in ("spades", "clubs", "hearts", "diamonds")],
+    # what it targets (attacked defender, captured castle, recycled card, royal castle)
+    "target_rank/13", *[f"target_suit_{s}" for s in ("spades", "clubs", "hearts", "diamonds")],
+    *[f"target_column_{c}" for c in range(4)],
+    "column_length/44", "target_depth_from_newest/44", "target_is_newest",
+    "column_castle_rank/13",
+    # what it triggers
+    "precision_strike", "flush_siege", "clears_column", "hand_left/5", "rank_sum_left/65",
+    # the CEM linear scorer's features (agents.castle_siege_linear), each / LINEAR_SCALE
+    *[f"linear.battle.{n}" for n in (
+        "capture", "royal", "royal_own_column", "attack", "cards", "rank_spent", "overkill",
+        "target_rank", "focus", "clear", "capture_next", "precision", "flush", "royals_spent",
+        "royals_spent_late", "cards_late", "regroup", "regroup_royals")],
+    *[f"linear.recycle.{n}" for n in (
+        "castle_distance", "rank", "castle_exact", "defender_match", "royal_rank",
+        "royal_missing", "soon", "soon_castle_exact", "soon_royal_missing")],
+    *[f"linear.royal.{n}" for n in ("defenders", "defender_ranks", "castle_rank")],
+)
+
+
+def _check_game(game: str) -> str:
+    from .registry import get_game
+
+    slug = get_game(game).slug
+    if slug not in MOVE_GAMES:
+        raise ValueError(f"no move-feature view for {slug!r} yet; games with one: "
+                         f"{list(MOVE_GAMES)}")
+    return slug
+
+
+def _check_capacity(capacity) -> int:
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+    return int(capacity)
+
+
+def feature_names(game: str) -> tuple[str, ...]:
+    _check_game(game)
+    return SIEGE_FEATURES
+
+
+def linear_scale(game: str = "castle-siege") -> np.ndarray:
+    """Castle Siege: the linear scorer's feature i is column ``LINEAR + i`` times this."""
+    from .vector import siege_moves
+    _check_game(game)
+    return siege_moves.LINEAR_SCALE.copy()
+
+
+def move_spaces(game: str, obs_space: gym.spaces.Box, num_actions: int,
+                capacity: int) -> gym.spaces.Dict:
+    n_feat = len(feature_names(game))
+    return gym.spaces.Dict({
+        "observation": obs_space,
+        "move_features": gym.spaces.Box(0.0, 1.0, (capacity, n_feat), np.float32),
+        "move_ids": gym.spaces.Box(0, num_actions - 1, (capacity,), np.int64),
+        "move_mask": gym.spaces.MultiBinary(capacity),
+    })
+
+
+class SiegeMoves:
+    """Castle Siege move views from a rules ``State`` or from kernel rows."""
+
+    def __init__(self, capacity: int = 256):
+        from .vector import siege_kernel as K
+        from .vector import siege_moves as M
+        from .vector._base import state_dtype
+        from .vector._jit import HAVE_NUMBA
+
+        self.capacity = _check_capacity(capacity)
+        self.num_features = M.NUM_FEATURES
+        self._M = M
+        self.scratch = M.Scratch()
+        self._b = np.zeros(K.CARD_WORDS, state_dtype())
+        self._v = np.zeros(K.INT_WORDS, np.int32 if HAVE_NUMBA else np.int64)
+
+    def empty(self, batch: int | None = None) -> dict:
+        lead = () if batch is None else (batch,)
+        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+    def from_rows(self, b, v, recent: bool, out: dict) -> int:
+        """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
+        valid = out["move_mask"].view(np.bool_)
+        n, _ = self._M.move_rows(b, v, recent, out["move_features"], out["move_ids"], valid,
+                                 *self.scratch.args())
+        return int(n)
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of a ``castle_siege.rules.State`` (and its legal move count)."""
+        from .vector.castle_siege import write_state
+
+        out = self.empty() if out is None else out
+        if state.outcome:   # the game is over: no legal move
+            for a in out.values():
+                a[:] = 0
+            return out, 0
+        write_state(self._b, self._v, state, state.rows,
+                    {"attack": state.attack, "defeated": state.defeated})
+        return out, self.from_rows(self._b, self._v, state.attack == "most_recent", out)
+
+    def batch(self, cards, ints, recent: bool, out: dict, legal: np.ndarray) -> None:
+        valid = out["move_mask"].view(np.bool_)
+        self._M.move_rows_batch(cards, ints, recent, out["move_features"], out["move_ids"],
+                                valid, legal, *self.scratch.args())
+
+
+class MoveFeatureObservation(gym.Wrapper):
+    """A Castle Siege env (``CastleSiegeEnv`` or the compiled ``CompiledCastleSiegeEnv``)
+    whose observation is a dict: the env's vector plus the move view. Actions, rewards and
+    the rest of ``info`` are the env's; ``info["legal_moves"]`` counts the legal moves
+    (more than ``move_mask.sum()`` only when the capacity cut some)."""
+
+    def __init__(self, env: gym.Env, capacity: int | None = None):
+        super().__init__(env)
+        from .castle_siege.env import CastleSiegeEnv
+        from .vector.single import CompiledCastleSiegeEnv
+
+        base = env.unwrapped
+        if not isinstance(base, (CastleSiegeEnv, CompiledCastleSiegeEnv)):
+            raise ValueError(f"MoveFeatureObservation needs a Castle Siege env, got "
+                             f"{type(base).__name__}; games with a move view: {list(MOVE_GAMES)}")
+        self._compiled = isinstance(base, CompiledCastleSiegeEnv)
+        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
+        self.moves = SiegeMoves(capacity)
+        self.observation_space = move_spaces("castle-siege", env.observation_space,
+                                             int(env.action_space.n), self.moves.capacity)
+
+    def _view(self, obs, info: dict, done: bool) -> dict:
+        out = self.moves.empty()
+        base = self.env.unwrapped
+        if done:
+            n = 0
+        elif self._compiled:
+            n = self.moves.from_rows(base._b, base._v, base._recent, out)
+        else:
+            n = self.moves.from_state(base.state, out)[1]
+        info["legal_moves"] = n
+        return {"observation": obs, **out}
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._view(obs, info, False), info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return self._view(obs, info, terminated), reward, terminated, truncated, info
+
+
+class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
+    """The batched Castle Siege env (``make_vec("castle-siege", ...)``) with the move view:
+    observations are dicts of (num_envs, ...) arrays, filled by one compiled call per step
+    straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
+    ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
+
+    def __init__(self, env, capacity: int | None = None):
+        super().__init__(env)
+        from .vector.castle_siege import CastleSiegeVectorEnv
+
+        base = env.unwrapped if hasattr(env, "unwrapped") else env
+        if not isinstance(base, CastleSiegeVectorEnv):
+            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege env, got "
+                             f"{type(base).__name__}")
+        self._base = base
+        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
+        self.moves = SiegeMoves(capacity)
+        self.single_observation_space = move_spaces(
+            "castle-siege", base.single_observation_space, int(base.single_action_space.n),
+            self.moves.capacity)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
+                                                              self.num_envs)
+        self._out = self.moves.empty(self.num_envs)
+        self._legal = np.zeros(self.num_envs, np.int64)
+
+    def _view(self, obs, info: dict) -> dict:
+        base = self._base
+        self.moves.batch(base._cards, base._ints, base.recent, self._out, self._legal)
+        info["legal_moves"] = self._legal.copy()
+        return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._view(obs, info), info
+
+    def rows(self) -> dict:
+        """The batch's whole position and generators as plain integer arrays (what a
+        training checkpoint keeps; ``load_rows`` puts them back)."""
+        base = self._base
+        return {"cards": base._cards.copy(), "ints": base._ints.copy(),
+                "rng": base._rng.view(np.int64).copy()}
+
+    def load_rows(self, rows: dict) -> dict:
+        """Restore ``rows()`` (same batch size, difficulty and rules); returns the current
+        observation dict, as ``reset`` would."""
+        base = self._base
+        for name, target in (("cards", base._cards), ("ints", base._ints),
+                             ("rng", base._rng.view(np.int64))):
+            value = np.asarray(rows[name])
+            if value.shape != target.shape:
+                raise ValueError(f"saved {name} rows have shape {value.shape}, this batch "
+                                 f"{target.shape}")
+            target[:] = value
+        base._refresh(slice(None))
+        base._started = True
+        return self._view(base._out(base._obs), {})
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        return self._view(obs, info), rewards, terminated, truncated, info
+
+
+def make_move_env(game: str = "castle-siege", compiled: bool = False,
+                  capacity: int | None = None, **kwargs) -> MoveFeatureObservation:
+    """The single env (``compiled=True``: on the kernels) with the move view."""
+    game = _check_game(game)
+    if compiled:
+        from .vector import make_single
+        env = make_single(game, **kwargs)
+    else:
+        from .registry import get_game
+        env = get_game(game).make(**kwargs)
+    return MoveFeatureObservation(env, capacity)
+
+
+def make_move_vec(game: str, num_envs: int, capacity: int | None = None,
+                  **kwargs) -> MoveFeatureVectorEnv:
+    """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
+    game = _check_game(game)
+    from .vector import make_vec
+    return MoveFeatureVectorEnv(make_vec(game, num_envs, **kwargs), capacity)

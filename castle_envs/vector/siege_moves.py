@@ -1,0 +1,364 @@
+"""Castle Siege move features, compiled: one row of features per legal move.
+
+``move_rows(b, v, recent, capacity, feats, ids, valid, scratch_f, scratch_i)`` fills, for the
+position in kernel rows ``b``/``v`` (``siege_kernel``'s layout), ``feats`` (capacity,
+``NUM_FEATURES``) float32, ``ids`` (capacity,) int64 action ids and ``valid`` (capacity,)
+bool, and returns ``(legal moves, moves kept)``. The layout of a row is
+``castle_envs.moves.SIEGE_FEATURES`` (documented in docs/move_features.md); the last 30
+columns are exactly the features of the CEM linear scorer (``agents.castle_siege_linear``)
+divided by ``LINEAR_SCALE``, so that scorer is one linear layer over these rows.
+
+Candidates come in the linear scorer's order (legal plays by action id, then Regroup, then
+*end battle phase*; recycles by card id; castles by index; discards by slot). When a
+position has more legal moves than ``capacity`` (early Very Hard turns reach ~700 of the
+1676 ids), the moves kept are the end of the battle phase, Regroup, captures, Royal
+Assaults, Precision Strikes and Flush Sieges first, then the plays spending the fewest
+cards with the least overkill; the kept moves stay in candidate order.
+
+The Python env, the compiled single env and the batched env all call this kernel (the
+Python env through ``castle_vector.write_state`` into scratch rows), so the three views agree
+exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP,
+                                    ROYAL_BASE)
+from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
+from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
+from ._jit import njit
+from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
+                           PHASE, REGROUPED)
+from .siege_linear import _royal_target, subset_tables
+
+_RANK = RANK.astype(np.int64)
+_SUIT = SUIT.astype(np.int64)
+
+# --- the columns (names in castle_envs.moves.SIEGE_FEATURES) --------------------------------
+KIND = 0            # 8 one-hot: end battle, regroup, attack, capture, royal attack, recycle,
+                    # royal capture, discard
+SPENT = 8           # cards spent / 5, rank sum / 65
+RANK_HIST = 10      # 13: cards spent of rank r / 4
+SUIT_COUNT = 23     # 4: cards spent of suit s / 5
+TARGET = 27         # target rank / 13, suit one-hot (4), castle/column one-hot (4),
+                    # column length / 44, depth from the newest / 44, is the newest,
+                    # the column's castle rank / 13
+TRIGGER = 40        # exact (Precision Strike), Flush Siege, clears the column,
+                    # cards left in hand / 5, their rank sum / 65
+LINEAR = 45         # 18 battle + 9 recycle + 3 royal features of the linear scorer, scaled
+N_LINEAR = 30
+NUM_FEATURES = LINEAR + N_LINEAR   # 75
+#: the linear scorer's feature = this column times LINEAR_SCALE
+LINEAR_SCALE = np.array([1, 1, 1, 1, 5, 65, 64, 13, 1, 1, 1, 1, 1, 5, 5, 5, 1, 5,
+                         12, 13, 1, 4, 1, 1, 1, 1, 1,
+                         44, 572, 13], dtype=np.float64)
+_INV = (1.0 / LINEAR_SCALE).astype(np.float32)
+MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8   # more than any position has
+
+
+@njit(cache=True)
+def _spend(f, b, bits, held):
+    """Columns SPENT..SUIT_COUNT for the hand slots in ``bits``; returns (cards, rank sum)."""
+    n = 0
+    total = 0
+    for i in range(held):
+        if bits >> i & 1:
+            card = b[HAND + i]
+            r = _RANK[card]
+            n += 1
+            total += r
+            f[RANK_HIST + r - 1] += 0.25
+            f[SUIT_COUNT + _SUIT[card]] += 0.2
+    f[SPENT] = n / 5.0
+    f[SPENT + 1] = total / 65.0
+    return n, total
+
+
+@njit(cache=True)
+def _target(f, b, v, card, col, depth):
+    """Columns TARGET..: the target card and, when ``col >= 0``, its column."""
+    f[TARGET] = _RANK[card] / 13.0
+    f[TARGET + 1 + _SUIT[card]] = 1.0
+    if col >= 0:
+        n = v[CLEN + col]
+        f[TARGET + 5 + col] = 1.0
+        f[TARGET + 9] = n / 44.0
+        if depth >= 0:
+            f[TARGET + 10] = depth / 44.0
+            f[TARGET + 11] = 1.0 if depth == 0 else 0.0
+        f[TARGET + 12] = _RANK[b[CASTLES + col]] / 13.0
+
+
+@njit(cache=True)
+def candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
+    """Every legal move of the position: features in ``F`` (rows), action id in ``I``,
+    keep-priority in ``K`` (lower is kept first); returns their number."""
+    phase = v[PHASE]
+    n = 0
+    if phase == PRECISION:
+        return _recycles(b, v, F, I, K)
+    if phase == ROYAL:
+        for c in range(4):
+            if b[CAPTURED + c]:
+                continue
+            f = F[n]
+            f[:] = 0.0
+            f[KIND + 6] = 1.0
+            ranks = 0
+            for p in range(v[CLEN + c]):
+                ranks += _RANK[b[COLS + c * NUM_CARDS + p]]
+            _target(f, b, v, b[CASTLES + c], c, -1)
+            f[LINEAR + 27] = v[CLEN + c] * _INV[27]
+            f[LINEAR + 28] = ranks * _INV[28]
+            f[LINEAR + 29] = _RANK[b[CASTLES + c]] * _INV[29]
+            I[n] = ROYAL_BASE + c
+            K[n] = 0
+            n += 1
+        return n
+    if phase == DISCARD:
+        held = v[HSIZE]
+        for i in range(held):
+            f = F[n]
+            f[:] = 0.0
+            f[KIND + 7] = 1.0
+            _spend(f, b, 1 << i, held)
+            I[n] = DISCARD_BASE + i
+            K[n] = 0
+            n += 1
+        return n
+    return _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp)
+
+
+@njit(cache=True)
+def _recycles(b, v, F, I, K):
+    has = np.zeros(14, np.bool_)
+    for i in range(v[HSIZE]):
+        has[_RANK[b[HAND + i]]] = True
+    soon = 1.0 if v[DSIZE] <= 8 else 0.0
+    n = 0
+    for card in range(NUM_CARDS):
+        if not b[DISCARDED + card]:
+            continue
+        f = F[n]
+        f[:] = 0.0
+        f[KIND + 5] = 1.0
+        rank = _RANK[card]
+        _target(f, b, v, card, -1, -1)
+        dist = 99
+        for c in range(4):
+            if not b[CAPTURED + c]:
+                dist = min(dist, abs(rank - _RANK[b[CASTLES + c]]))
+        matches = 0
+        for c in range(4):
+            for p in range(v[CLEN + c]):
+                if _RANK[b[COLS + c * NUM_CARDS + p]] == rank:
+                    matches += 1
+        is_royal = rank >= 11
+        missing = is_royal and not has[rank]
+        L = LINEAR + 18
+        if dist < 99:
+            f[L] = dist * _INV[18]
+            f[L + 2] = 1.0 if dist == 0 else 0.0
+        f[L + 1] = rank * _INV[19]
+        f[L + 3] = matches * _INV[21]
+        f[L + 4] = 1.0 if is_royal else 0.0
+        f[L + 5] = 1.0 if missing else 0.0
+        f[L + 6] = soon
+        f[L + 7] = soon if dist == 0 else 0.0
+        f[L + 8] = soon if missing else 0.0
+        I[n] = RECYCLE_BASE + card
+        K[n] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
+    held = subset_tables(b, v, sums, sizes, one_suit, royal)
+    top = 1 << held
+    royals_in = tmp[0:32]
+    column_of = tmp[32:84]
+    attackable = tmp[84:136]
+    open_castle = tmp[136:188]
+    depth_of = tmp[188:240]
+    for bits in range(1, top):
+        k = 0
+        for i in range(held):
+            if bits >> i & 1 and _RANK[b[HAND + i]] >= 11:
+                k += 1
+        royals_in[bits] = k
+    for card in range(NUM_CARDS):
+        column_of[card] = -1
+        attackable[card] = 0
+        open_castle[card] = 0
+        depth_of[card] = -1
+    defenders = 0
+    focus = -1
+    hand_total = 0
+    for i in range(held):
+        hand_total += _RANK[b[HAND + i]]
+    for c in range(4):
+        m = v[CLEN + c]
+        defenders += m
+        for p in range(m):
+            card = b[COLS + c * NUM_CARDS + p]
+            column_of[card] = c
+            depth_of[card] = m - 1 - p
+            if not recent or p == m - 1:
+                attackable[card] = 1
+        if not b[CAPTURED + c]:
+            if m == 0:
+                open_castle[b[CASTLES + c]] = 1
+                column_of[b[CASTLES + c]] = c
+            if focus < 0 or (m, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
+                                                          _RANK[b[CASTLES + focus]]):
+                focus = c
+    target_col = _royal_target(b, v)
+    late = 1.0 - min(v[DSIZE], 32) / 32.0
+    n = 0
+    can_capture = False
+    for bits in range(1, top):
+        total = sums[bits]
+        size = sizes[bits]
+        for t in range(NUM_CARDS):
+            rank = _RANK[t]
+            capture = open_castle[t]
+            if capture:
+                if total != rank:
+                    continue
+                can_capture = True
+            elif not attackable[t] or total < rank:
+                continue
+            royal_move = royal[bits] and not capture
+            attack = not capture and not royal_move
+            col = column_of[t]
+            f = F[n]
+            f[:] = 0.0
+            if capture:
+                f[KIND + 3] = 1.0
+            elif royal_move:
+                f[KIND + 4] = 1.0
+            else:
+                f[KIND + 2] = 1.0
+            _spend(f, b, bits, held)
+            _target(f, b, v, t, col, -1 if capture else depth_of[t])
+            exact = attack and total == rank
+            flush_trigger = (not capture) and one_suit[bits] and v[DSIZE] > 0
+            clear = (not capture) and v[CLEN + col] == 1
+            f[TRIGGER] = 1.0 if exact else 0.0
+            f[TRIGGER + 1] = 1.0 if flush_trigger else 0.0
+            f[TRIGGER + 2] = 1.0 if clear else 0.0
+            f[TRIGGER + 3] = (held - size) / 5.0
+            f[TRIGGER + 4] = (hand_total - total) / 65.0
+            # the linear scorer's battle features (castle_siege_linear.battle_features)
+            L = LINEAR
+            f[L] = 1.0 if capture else 0.0
+            f[L + 1] = 1.0 if royal_move else 0.0
+            f[L + 2] = 1.0 if royal_move and col == target_col else 0.0
+            f[L + 3] = 1.0 if attack else 0.0
+            f[L + 4] = size * _INV[4]
+            f[L + 5] = total * _INV[5]
+            if attack:
+                f[L + 6] = (total - rank) * _INV[6]
+            if not capture:
+                f[L + 7] = rank * _INV[7]
+            f[L + 8] = 1.0 if attack and col == focus else 0.0
+            capture_next = False
+            if attack and v[CLEN + col] == 1:
+                f[L + 9] = 1.0
+                need = _RANK[b[CASTLES + col]]
+                rest = 31 ^ bits
+                for r in range(1, top):
+                    if r & ~rest == 0 and sums[r] == need:
+                        capture_next = True
+                        break
+            f[L + 10] = 1.0 if capture_next else 0.0
+            f[L + 11] = 1.0 if exact else 0.0
+            lin_flush = attack and not exact and size >= 2 and one_suit[bits] and v[DSIZE] > 0
+            f[L + 12] = 1.0 if lin_flush else 0.0
+            spent = 0 if royal_move else royals_in[bits]
+            f[L + 13] = spent * _INV[13]
+            f[L + 14] = spent * late * _INV[14]
+            f[L + 15] = size * late * _INV[15]
+            I[n] = (bits - 1) * NUM_CARDS + t
+            special = capture or royal_move or exact or lin_flush
+            K[n] = 0 if special else 1 + size * 100 + (total - rank)
+            n += 1
+    if not v[REGROUPED] and defenders == 0 and not can_capture:
+        f = F[n]
+        f[:] = 0.0
+        f[KIND + 1] = 1.0
+        _spend(f, b, top - 1, held)
+        hand_royals = 0
+        for i in range(v[HSIZE]):
+            if _RANK[b[HAND + i]] >= 11:
+                hand_royals += 1
+        f[LINEAR + 16] = 1.0
+        f[LINEAR + 17] = hand_royals * _INV[17]
+        I[n] = REGROUP
+        K[n] = -1
+        n += 1
+    f = F[n]
+    f[:] = 0.0
+    f[KIND] = 1.0
+    f[TRIGGER + 3] = held / 5.0
+    f[TRIGGER + 4] = hand_total / 65.0
+    I[n] = END_BATTLE
+    K[n] = -1
+    return n + 1
+
+
+class Scratch:
+    """The work arrays of ``move_rows`` (allocated once per env, reused every call)."""
+
+    def __init__(self):
+        self.F = np.zeros((MAX_CANDIDATES, NUM_FEATURES), np.float32)
+        self.I = np.zeros(MAX_CANDIDATES, np.int64)
+        self.K = np.zeros(MAX_CANDIDATES, np.int64)
+        self.sums = np.zeros(64, np.int64)
+        self.sizes = np.zeros(64, np.int64)
+        self.one_suit = np.zeros(32, np.bool_)
+        self.royal = np.zeros(32, np.bool_)
+        self.tmp = np.zeros(256, np.int64)
+
+    def args(self):
+        return (self.F, self.I, self.K, self.sums, self.sizes, self.one_suit, self.royal,
+                self.tmp)
+
+
+@njit(cache=True)
+def move_rows(b, v, recent, feats, ids, valid, F, I, K, sums, sizes, one_suit, royal, tmp):
+    """Fill one env's move view; returns (legal moves, moves kept)."""
+    capacity = feats.shape[0]
+    n = candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp)
+    feats[:] = 0.0
+    ids[:] = 0
+    valid[:] = False
+    if n <= capacity:
+        for j in range(n):
+            feats[j] = F[j]
+            ids[j] = I[j]
+            valid[j] = True
+        return n, n
+    # too many: keep the lowest priorities, ties by candidate order, in candidate order
+    order = np.argsort((K[:n] + 1) * MAX_CANDIDATES + np.arange(n), kind="mergesort")
+    keep = np.sort(order[:capacity])
+    for j in range(capacity):
+        feats[j] = F[keep[j]]
+        ids[j] = I[keep[j]]
+        valid[j] = True
+    return n, capacity
+
+
+@njit(cache=True)
+def move_rows_batch(cards, ints, recent, feats, ids, valid, legal, F, I, K, sums, sizes,
+                    one_suit, royal, tmp):
+    """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
+    kept = 0
+    for i in range(cards.shape[0]):
+        n, k = move_rows(cards[i], ints[i], recent, feats[i], ids[i], valid[i], F, I, K,
+                         sums, sizes, one_suit, royal, tmp)
+        legal[i] = n
+        kept += k
+    return kept

@@ -1,0 +1,344 @@
+"""PPO over move features (``algo: move_ppo``), CleanRL style: one file, read top to bottom.
+
+The policy (``agents/move_policy.py``) scores every legal move of the move-feature view
+(``castle_envs.moves``) with a shared network and samples the softmax over the legal moves;
+a value head reads the state. Rollouts run on the batched env with the move view
+(``make_move_vec``: the features come from the compiled kernel, for the whole batch in one
+call). Each rollout stores only the legal moves' rows (packed, about 40 per position
+instead of the capacity's 256), so memory follows the moves actually played.
+
+Run: ``castle-envs train --config configs/castle_siege/hard_move_ppo.yaml``; the run folder
+gets ``config.yaml``, ``progress.json``, ``eval.csv`` (held-out win rate of the greedy policy
+against env steps and wall time), ``tb/`` (TensorBoard), ``checkpoints/latest/`` and
+``final_model/`` / ``best_model/`` (model directories, ``--agent model:DIR``).
+
+Checkpoints are tensors (``torch.save`` of tensors, read back with
+``torch.load(weights_only=True)``) and JSON: network, optimizer, torch's random state and the
+batch's whole position and generators, so ``--resume`` continues the very games that were
+being played. A checkpoint is taken between rollouts; Ctrl-C or SIGTERM checkpoints and stops.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from castle_envs.agents import move_policy
+from castle_envs.moves import linear_scale, make_move_vec
+
+from .config import load_config, new_run_dir
+from .stats import wilson_interval
+
+
+def _env_kwargs(config: dict) -> dict:
+    return {**config["env_kwargs"], **config["variant"]}
+
+
+def make_envs(config: dict, num_envs: int):
+    return make_move_vec(config["game"], num_envs, capacity=config["move_ppo"]["capacity"],
+                         **_env_kwargs(config))
+
+
+def arch_of(config: dict, envs) -> dict:
+    space = envs.single_observation_space
+    return {"obs_size": int(space["observation"].shape[0]),
+            "num_features": int(space["move_features"].shape[1]),
+            "hidden": config["move_ppo"]["hidden"],
+            "linear_offset": int(space["move_features"].shape[1]) - len(linear_scale()),
+            "capacity": config["move_ppo"]["capacity"]}
+
+
+def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None = None) -> dict:
+    """Greedy play of the deals seeded ``seed`` .. ``seed + episodes - 1`` (env i's first
+    game is exactly ``env.reset(seed=seed + i)``'s)."""
+    import torch
+
+    cfg = dict(config, variant=variant or config["variant"])
+    envs = make_envs(cfg, episodes)
+    obs, _ = envs.reset(seed=seed)
+    done = np.zeros(episodes, bool)
+    won = np.zeros(episodes, bool)
+    steps = 0
+    with torch.no_grad():
+        while not done.all():
+            logits, _ = net(torch.as_tensor(obs["observation"]),
+                            torch.as_tensor(obs["move_features"]),
+                            torch.as_tensor(obs["move_mask"]).bool())
+            rows = logits.argmax(1).numpy()
+            actions = obs["move_ids"][np.arange(episodes), rows]
+            obs, _, term, trunc, info = envs.step(actions)
+            steps += int((~done).sum())
+            ended = (term | trunc) & ~done
+            if ended.any():
+                won[ended] = info["won"][ended]
+                done |= ended
+    envs.close()
+    wins = int(won.sum())
+    lo, hi = wilson_interval(wins, episodes)
+    return {"episodes": episodes, "wins": wins, "win_rate": wins / episodes,
+            "interval95": [lo, hi], "seed": seed, "steps": steps}
+
+
+# --- checkpoints -------------------------------------------------------------------------------
+def save_checkpoint(run_dir: Path, net, optimizer, envs, progress: dict) -> None:
+    """Written to a fresh folder and renamed into place: never half a checkpoint."""
+    import torch
+
+    ckpt = run_dir / "checkpoints"
+    ckpt.mkdir(exist_ok=True)
+    tmp = ckpt / "latest.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    torch.save(net.state_dict(), tmp / "policy.pt")
+    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
+    torch.save({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in envs.rows().items()},
+               tmp / "envs.pt")
+    if (ckpt / "latest").exists():
+        shutil.rmtree(ckpt / "latest")
+    tmp.rename(ckpt / "latest")
+    write_progress(run_dir, progress)
+
+
+def load_checkpoint(run_dir: Path, net, optimizer, envs):
+    """Restores what ``save_checkpoint`` wrote; returns the batch's current observation."""
+    import torch
+
+    from castle_envs.agents.saved import load_tensors
+
+    ckpt = run_dir / "checkpoints" / "latest"
+    if not (ckpt / "policy.pt").is_file():
+        raise FileNotFoundError(f"{run_dir} has no checkpoints/latest/policy.pt to resume from")
+    try:
+        net.load_state_dict(load_tensors(ckpt / "policy.pt"))
+        optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+        rng = load_tensors(ckpt / "rng.pt")
+        torch.set_rng_state(rng["torch"])
+        rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
+        return envs.load_rows(rows)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
+                         f"({str(err).splitlines()[0]})") from None
+
+
+def write_progress(run_dir: Path, progress: dict) -> None:
+    tmp = run_dir / "progress.json.tmp"
+    tmp.write_text(json.dumps(progress, indent=2))
+    os.replace(tmp, run_dir / "progress.json")
+
+
+def _eval_row(run_dir: Path, row: dict) -> None:
+    path = run_dir / "eval.csv"
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+# --- the run -----------------------------------------------------------------------------------
+def run_training(config: dict | None = None, run_dir=None, resume=None,
+                 progress_bar: bool = False, stop_after: int | None = None) -> dict:
+    """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
+    many env steps (whole rollouts), checkpointed, as an interrupt would."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from .train import sigterm_as_interrupt
+
+    if resume:
+        run_dir = Path(resume)
+        config = load_config(run_dir / "config.yaml")
+        try:
+            progress = json.loads((run_dir / "progress.json").read_text())
+            int(progress["num_timesteps"]), float(progress["wall_seconds"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
+    else:
+        config, run_dir = new_run_dir(config, run_dir)
+        progress = {"num_timesteps": 0, "updates": 0, "episodes": 0, "wins": 0,
+                    "wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0,
+                    "best_win_rate": -1.0}
+    ppo, mp = config["ppo"], config["move_ppo"]
+    torch.set_num_threads(config["torch_threads"])
+    n_envs, n_steps = config["n_envs"], ppo["n_steps"]
+    envs = make_envs(config, n_envs)
+    arch = arch_of(config, envs)
+    torch.manual_seed(config["seed"])   # the network's initial weights
+    net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
+                                arch["linear_offset"])
+    optimizer = torch.optim.Adam(net.parameters(), lr=ppo["learning_rate"], eps=1e-5)
+    if resume:
+        obs = load_checkpoint(run_dir, net, optimizer, envs)
+    else:
+        if mp["init_linear"]:
+            move_policy.init_linear(net, mp["init_linear"], mp["temperature"])
+        obs, _ = envs.reset(seed=config["seed"])
+    writer = SummaryWriter(str(run_dir / "tb"))
+    card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
+
+    def save_model(target: str) -> None:
+        move_policy.save(net, run_dir / target, arch, config["game"], config["variant"],
+                         config["env_kwargs"], card_extra)
+
+    def maybe_eval(final: bool = False) -> None:
+        every = config["eval"]["every_steps"]
+        due = progress["num_timesteps"] // every > progress["evals_done"]
+        if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
+            return
+        progress["last_eval_steps"] = progress["num_timesteps"]
+        progress["evals_done"] = progress["num_timesteps"] // every
+        result = evaluate(net.eval(), config, config["eval"]["episodes"], config["eval"]["seed"])
+        net.train()
+        wall = progress["wall_seconds"] + time.perf_counter() - session_start
+        _eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
+                            "episodes": result["episodes"], "wins": result["wins"],
+                            "win_rate": result["win_rate"], "low": result["interval95"][0],
+                            "high": result["interval95"][1]})
+        writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
+        if result["win_rate"] > progress["best_win_rate"]:
+            progress["best_win_rate"] = result["win_rate"]
+            save_model("best_model")
+        progress["last_eval"] = result
+
+    batch = n_envs * n_steps
+    session_start = time.perf_counter()
+    session_steps = 0
+    interrupted = False
+    ar = np.arange(n_envs)
+    if not resume:
+        maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
+    try:
+        with sigterm_as_interrupt():
+            while progress["num_timesteps"] < config["total_timesteps"] and (
+                    stop_after is None or session_steps < stop_after):
+                t0 = time.perf_counter()
+                # --- rollout: store the state, the legal rows (packed), the choice ----------
+                b_obs = torch.zeros((n_steps, n_envs, arch["obs_size"]))
+                b_mask = torch.zeros((n_steps, n_envs, arch["capacity"]), dtype=torch.bool)
+                b_rows, b_act = [], torch.zeros((n_steps, n_envs), dtype=torch.long)
+                b_logp = torch.zeros((n_steps, n_envs))
+                b_val = torch.zeros((n_steps + 1, n_envs))
+                b_rew = torch.zeros((n_steps, n_envs))
+                b_done = torch.zeros((n_steps, n_envs))
+                for t in range(n_steps):
+                    o = torch.as_tensor(obs["observation"])
+                    m = torch.as_tensor(obs["move_mask"]).bool()
+                    f = torch.as_tensor(obs["move_features"])
+                    with torch.no_grad():
+                        logits, value = net(o, f, m)
+                    dist = torch.distributions.Categorical(logits=logits)
+                    a = dist.sample()
+                    b_obs[t], b_mask[t], b_act[t] = o, m, a
+                    b_rows.append(f[m])
+                    b_logp[t], b_val[t] = dist.log_prob(a), value
+                    actions = obs["move_ids"][ar, a.numpy()]
+                    obs, reward, term, trunc, info = envs.step(actions)
+                    done = term | trunc
+                    b_rew[t] = torch.as_tensor(reward, dtype=torch.float32)
+                    b_done[t] = torch.as_tensor(done, dtype=torch.float32)
+                    if done.any():
+                        progress["episodes"] += int(done.sum())
+                        progress["wins"] += int(info["won"][done].sum())
+                        writer.add_scalar("charts/win_rate_window",
+                                          float(info["won"][done].mean()),
+                                          progress["num_timesteps"] + (t + 1) * n_envs)
+                with torch.no_grad():
+                    _, b_val[n_steps] = net(torch.as_tensor(obs["observation"]),
+                                            torch.as_tensor(obs["move_features"]),
+                                            torch.as_tensor(obs["move_mask"]).bool())
+                t_roll = time.perf_counter() - t0
+                # --- advantages (GAE; a finished game's value is 0) ------------------------
+                adv = torch.zeros((n_steps, n_envs))
+                last = torch.zeros(n_envs)
+                for t in reversed(range(n_steps)):
+                    live = 1.0 - b_done[t]
+                    delta = b_rew[t] + ppo["gamma"] * b_val[t + 1] * live - b_val[t]
+                    last = delta + ppo["gamma"] * ppo["gae_lambda"] * live * last
+                    adv[t] = last
+                ret = adv + b_val[:n_steps]
+                # --- PPO epochs over minibatches of positions --------------------------------
+                obs_f, mask_f = b_obs.reshape(batch, -1), b_mask.reshape(batch, -1)
+                act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
+                adv_f, ret_f, val_f = adv.reshape(batch), ret.reshape(batch), b_val[:n_steps].reshape(batch)
+                rows_all = torch.cat(b_rows)
+                counts = mask_f.sum(1)
+                offsets = torch.cumsum(counts, 0) - counts
+                stats = []
+                for _ in range(ppo["n_epochs"]):
+                    perm = torch.randperm(batch)
+                    for start in range(0, batch, ppo["batch_size"]):
+                        idx = perm[start:start + ppo["batch_size"]]
+                        cnt = counts[idx]
+                        owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
+                        first = torch.repeat_interleave(offsets[idx], cnt)
+                        within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
+                            torch.cumsum(cnt, 0) - cnt, cnt)
+                        rows = rows_all[first + within]
+                        h = net.embed(obs_f[idx])
+                        logits = torch.full((len(idx), arch["capacity"]), float("-inf"))
+                        logits[mask_f[idx]] = net.move_logits(h, owner, rows)
+                        dist = torch.distributions.Categorical(logits=logits)
+                        logp = dist.log_prob(act_f[idx])
+                        ratio = torch.exp(logp - logp_f[idx])
+                        a_mb = adv_f[idx]
+                        a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
+                        pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
+                            ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
+                        v = net.value(h).squeeze(1)
+                        v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
+                        ent = dist.entropy().mean()
+                        loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
+                        optimizer.zero_grad()
+                        loss.backward()
+                        torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
+                        optimizer.step()
+                        with torch.no_grad():
+                            kl = ((ratio - 1) - torch.log(ratio)).mean()
+                        stats.append((pg.item(), v_loss.item(), ent.item(), kl.item()))
+                progress["num_timesteps"] += batch
+                progress["updates"] += 1
+                session_steps += batch
+                elapsed = time.perf_counter() - t0
+                s = np.mean(stats, axis=0)
+                n = progress["num_timesteps"]
+                for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"), s):
+                    writer.add_scalar(f"losses/{name}", value, n)
+                writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
+                writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
+                progress["steps_per_second"] = round(batch / elapsed, 1)
+                progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
+                maybe_eval()
+                every = config["checkpoint"]["every_steps"]
+                if n // every > progress["checkpoints"]:
+                    progress["checkpoints"] = n // every
+                    progress["wall_seconds"] += time.perf_counter() - session_start
+                    session_start = time.perf_counter()
+                    save_checkpoint(run_dir, net, optimizer, envs, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+    progress["wall_seconds"] += time.perf_counter() - session_start
+    session_start = time.perf_counter()
+    save_checkpoint(run_dir, net, optimizer, envs, progress)
+    summary = {"run_dir": str(run_dir), "num_timesteps": progress["num_timesteps"],
+               "wall_seconds": round(progress["wall_seconds"], 1)}
+    if interrupted or progress["num_timesteps"] < config["total_timesteps"]:
+        writer.close()
+        envs.close()
+        return {**summary, "interrupted": interrupted, "stopped": True}
+    maybe_eval(final=True)
+    progress["wall_seconds"] += time.perf_counter() - session_start
+    write_progress(run_dir, progress)
+    save_model("final_model")
+    writer.close()
+    envs.close()
+    summary["final_eval"] = progress.get("last_eval")
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary

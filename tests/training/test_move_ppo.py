@@ -1,0 +1,100 @@
+"""algo: move_ppo (experiments/train_moves.py): a short run proves the path, checkpoints and
+resume; its model loads as --agent model:DIR."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from castle_envs.agents.registry import make_agent
+from castle_envs.agents.saved import load_tensors, read_card
+from castle_envs.castle_siege.observation import encode
+from castle_envs.castle_siege.rules import State
+from castle_envs.experiments.cli import main
+from castle_envs.experiments.config import load_config, resolve
+from castle_envs.experiments.train_moves import run_training
+
+TINY = "configs/tiny/castle_siege_move_ppo.yaml"
+
+
+def _weights(run_dir):
+    return load_tensors(run_dir / "checkpoints" / "latest" / "policy.pt")
+
+
+def test_a_run_writes_curve_checkpoint_tensorboard_and_a_loadable_model(tmp_path):
+    summary = run_training(load_config(TINY), run_dir=tmp_path / "run")
+    run = tmp_path / "run"
+    assert summary["num_timesteps"] == 256
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("steps,wall_seconds") and len(rows) == 4   # 0, 128, 256
+    assert list((run / "tb").iterdir())
+    card = read_card(run / "final_model")
+    assert card["kind"] == "move_policy" and card["game"] == "castle-siege"
+    agent = make_agent(f"model:{run / 'final_model'}", "castle-siege", seed=0)
+    state = State.new_game(np.random.default_rng(20_000_123), "easy")
+    while not state.is_terminal():
+        action = agent.act(encode(state), state.legal_action_mask(), state.clone())
+        assert state.legal_action_mask()[action]
+        state.apply_action(action)
+
+
+def test_resume_reproduces_an_uninterrupted_run(tmp_path):
+    config = load_config(TINY)
+    run_training(config, run_dir=tmp_path / "whole")
+    part = run_training(config, run_dir=tmp_path / "part", stop_after=128)
+    assert part["stopped"] and part["num_timesteps"] == 128
+    assert json.loads((tmp_path / "part" / "progress.json").read_text())["num_timesteps"] == 128
+    resumed = run_training(resume=tmp_path / "part")
+    assert resumed["num_timesteps"] == 256
+    whole, split = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
+    assert whole.keys() == split.keys()
+    for key in whole:
+        assert torch.equal(whole[key], split[key]), key
+
+
+def test_the_linear_start_plays_the_cem_scorer():
+    # before any update the greedy policy is the CEM linear scorer (its 30 weights)
+    from castle_envs.agents import move_policy
+    from castle_envs.agents.castle_siege_linear import LinearPolicy
+    from castle_envs.moves import SiegeMoves
+    path = "models/castle_siege_very_hard_linear/policy.json"
+    net = move_policy.build_net(882, 75, 16)
+    move_policy.init_linear(net, path)
+    agent = move_policy.MovePolicyAgent(net, {"capacity": 256})
+    linear = LinearPolicy.load(path)
+    state = State.new_game(np.random.default_rng(20_000_321), "hard")
+    while not state.is_terminal():
+        assert agent.act(None, None, state) == linear(state)
+        state.apply_action(linear(state))
+    assert isinstance(agent.moves, SiegeMoves)
+
+
+def test_cli_trains_and_resumes(tmp_path, capsys):
+    run = tmp_path / "cli"
+    assert main(["train", "--config", TINY, "--run-dir", str(run), "--set",
+                 "total_timesteps=128"]) == 0
+    assert json.loads(capsys.readouterr().out)["num_timesteps"] == 128
+    assert main(["train", "--resume", str(run)]) == 0   # already done: nothing to add
+    assert json.loads(capsys.readouterr().out)["num_timesteps"] == 128
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000}, "move-feature view"),
+    ({"algo": "move_ppo", "seed": 5}, "20,000,000"),
+    ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"capacity": 0}}, "move_ppo.capacity"),
+    ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"temperature": 0}},
+     "move_ppo.temperature"),
+])
+def test_bad_configs_name_the_key(raw, message):
+    with pytest.raises(ValueError, match=message):
+        resolve(raw)
+
+
+def test_a_damaged_model_directory_is_refused(tmp_path):
+    run_training(load_config(TINY), run_dir=tmp_path / "run")
+    model = tmp_path / "run" / "final_model"
+    card = json.loads((model / "model.json").read_text())
+    card["policy"]["hidden"] = 7
+    (model / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ValueError, match="weights do not fit"):
+        make_agent(f"model:{model}", "castle-siege")
