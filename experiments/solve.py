@@ -1,4 +1,5 @@
-"""``castle-envs solve``: how many Castle Siege deals can be won at all?
+"""``castle-envs solve``: how many Castle Siege (or, with ``--game castellion``, Castellion:
+``solve_castellion``) deals can be won at all?
 
 Each deal is solved with the whole deck order known (``castle_envs.castle_siege.solver``):
 winnable (with a winning line, replayed in the Gymnasium env before it is counted),
@@ -35,7 +36,18 @@ EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
 
 
 def add_parser(sub):
-    p = sub.add_parser("solve", help="Castle Siege: solve deals with the deck order known")
+    p = sub.add_parser("solve", help="solve deals with everything hidden known (Castle Siege, "
+                                     "Castellion)")
+    p.add_argument("--game", default="castle-siege", choices=("castle-siege", "castellion"),
+                   help="castle-siege (default) or castellion (--level; Castellion takes "
+                        "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
+                        "--early-encounter, --foundation-exemption)")
+    p.add_argument("--level", default="school",
+                   choices=("school", "academy", "menace", "all"), help="Castellion level")
+    p.add_argument("--early-encounter", default="any_time", choices=("any_time", "turn_start"),
+                   help="Castellion rules option")
+    p.add_argument("--foundation-exemption", default="placed", choices=("placed", "neighbors"),
+                   help="Castellion rules option")
     p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")
@@ -458,6 +470,9 @@ def check_lines(paths: list[str], difficulty: str) -> dict:
 
 
 def run(args) -> int:
+    if args.game == "castellion":
+        from .solve_castellion import run as run_castellion
+        return run_castellion(args)
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty)))
         return 0

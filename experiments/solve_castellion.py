@@ -1,0 +1,186 @@
+"""``castle-envs solve --game castellion``: how many Castellion deals can be won at all?
+
+Each deal is solved with both piles' order and every face-down Ordeal known
+(``castle_envs.castellion.solver``): winnable (with a winning line, replayed in the Gymnasium
+env before it is counted), unwinnable (searched to the end under sound reductions), or
+unknown within the budget. Deal ``i`` is the position ``env.reset(seed=SEED + i)`` deals, so
+any agent's win rate can be measured on the same deals (``castle-envs evaluate --game
+castellion --level L --seed SEED``).
+
+    castle-envs solve --game castellion --level school --deals 500 --seed 0 --budget 1000000
+    castle-envs solve --game castellion --level all --deals 50 --budget 10s --out r.jsonl
+
+``--budget``: nodes (deterministic; one node is one move played) or seconds (``10s``). The
+solver's schedule does not depend on the budget, so each record's ``nodes`` tells the verdict
+at every smaller budget too (``budget_curve``). The summary gives the winnable share as a
+95% Wilson interval from proven wins only to wins + unknowns, which ordeal the beams could
+not get past on the deals not proven winnable, and the solver's nodes per second.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from .common import writable_file
+from .stats import wilson_interval
+
+LEVELS = ("school", "academy", "menace")
+
+
+def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int) -> dict:
+    from castle_envs.castellion.solver import WINNABLE, deal, replay_wins
+
+    state = deal(seed, level, **rules)
+    result = solver.solve(state)
+    record = {"seed": seed, "level": level, **result.to_dict()}
+    record["seconds"] = round(result.seconds, 4)
+    if result.verdict == WINNABLE and not replay_wins(seed, level, result.line, **rules):
+        raise RuntimeError(f"{level} deal {seed}: the winning line does not replay to a win "
+                           "in the Gymnasium env")
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for _ in range(random_games):
+        s = deal(seed, level, **rules)
+        while not s.outcome:
+            legal = np.flatnonzero(s.legal_action_mask())
+            s.apply_action(int(legal[rng.integers(len(legal))]))
+        wins += s.won
+    record["random_wins"], record["random_games"] = wins, random_games
+    return record
+
+
+def budget_curve(records: list[dict], budgets) -> list[dict]:
+    """The verdicts each smaller node budget would have given (the schedule is the same at
+    every budget: a deal is decided within B nodes exactly when its ``nodes`` <= B)."""
+    n = len(records)
+    out = []
+    for b in budgets:
+        won = sum(r["verdict"] == "winnable" and r["nodes"] <= b for r in records)
+        lost = sum(r["verdict"] == "unwinnable" and r["nodes"] <= b for r in records)
+        out.append({"budget_nodes": int(b), "winnable": won, "unwinnable": lost,
+                    "unknown": n - won - lost,
+                    "winnable_interval_95": [wilson_interval(won, n)[0],
+                                             wilson_interval(n - lost, n)[1]]})
+    return out
+
+
+def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dict:
+    n = len(records)
+    won = sum(r["verdict"] == "winnable" for r in records)
+    lost = sum(r["verdict"] == "unwinnable" for r in records)
+    unknown = n - won - lost
+    nodes = sum(r["nodes"] for r in records)
+    seconds = sum(r["seconds"] for r in records)
+    stuck = [0, 0, 0]
+    for r in records:
+        if r["verdict"] != "winnable":
+            stuck[min(r["reached"], 2)] += 1
+    rand_games = sum(r["random_games"] for r in records)
+    rand_wins = sum(r["random_wins"] for r in records)
+    summary = {
+        "game": "castellion", "level": level, "budget": budget, "deals": n,
+        "seeds": [records[0]["seed"], records[-1]["seed"]] if records else [],
+        "winnable": won, "unwinnable": lost, "unknown": unknown,
+        "winnable_fraction": won / n if n else None,
+        "winnable_interval_95": [wilson_interval(won, n)[0],
+                                 wilson_interval(won + unknown, n)[1]],
+        "not_proven_winnable_stuck_at_ordeal": {"I": stuck[0], "II": stuck[1], "III": stuck[2]},
+        "found_by": {k: sum(r["found_by"] == k for r in records)
+                     for k in sorted({r["found_by"] for r in records if r["found_by"]})},
+        "nodes_total": nodes, "solver_seconds_total": seconds,
+        "nodes_per_second": nodes / seconds if seconds else None,
+        "random": {"games": rand_games, "wins": rand_wins,
+                   "win_rate": rand_wins / rand_games if rand_games else None,
+                   "interval_95": list(wilson_interval(rand_wins, rand_games))},
+    }
+    if nodes_budget:
+        steps = sorted({max(1, nodes_budget // 10), max(1, nodes_budget // 4),
+                        max(1, nodes_budget // 2), nodes_budget})
+        summary["budget_curve"] = budget_curve(records, steps)
+    return summary
+
+
+def _read_done(path: str) -> dict:
+    done = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                record = json.loads(line)
+                done[(record["level"], record["seed"])] = record
+    return done
+
+
+def run(args) -> int:
+    from castle_envs.castellion.solver import Solver
+
+    from .solve import parse_budget
+
+    if args.deals < 1:
+        raise ValueError(f"--deals must be >= 1, got {args.deals}")
+    if args.random_games < 0:
+        raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
+    nodes, seconds = parse_budget(args.budget)
+    if args.resume and not args.out:
+        raise ValueError("--resume needs --out FILE (the deals solved so far)")
+    if args.out:
+        writable_file(args.out, "--out")
+    rules = {"early_encounter": args.early_encounter,
+             "foundation_exemption": args.foundation_exemption}
+    levels = LEVELS if args.level == "all" else (args.level,)
+    done = _read_done(args.out) if args.resume and args.out and os.path.exists(args.out) else {}
+    out = None
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        out = open(args.out, "a" if args.resume else "w")
+    solver = Solver(max_nodes=nodes, max_seconds=seconds)
+    summaries = []
+    start = time.perf_counter()
+    try:
+        for level in levels:
+            records = []
+            for i in range(args.deals):
+                seed = args.seed + i
+                record = done.get((level, seed))
+                if record is None:
+                    record = solve_deal(solver, seed, level, rules, args.random_games)
+                    if out:
+                        out.write(json.dumps(record) + "\n")
+                        out.flush()
+                records.append(record)
+                if not args.json and (i + 1) % max(1, args.deals // 10) == 0:
+                    print(f"  {level}: {i + 1}/{args.deals} deals, "
+                          f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+            summary = summarize(records, level, args.budget, nodes if seconds is None else None)
+            summary["rules"] = rules
+            summaries.append(summary)
+    finally:
+        if out:
+            out.close()
+    if args.json:
+        print(json.dumps(summaries if len(summaries) > 1 else summaries[0], indent=2))
+        return 0
+    for s in summaries:
+        lo, hi = s["winnable_interval_95"]
+        print(f"Castellion {s['level']}, {s['deals']} deals (seeds {s['seeds'][0]}.."
+              f"{s['seeds'][1]}), budget {s['budget']}/deal")
+        print(f"  winnable {s['winnable']}, unwinnable {s['unwinnable']}, unknown "
+              f"{s['unknown']}")
+        print(f"  winnable share 95% interval [{lo:.3f}, {hi:.3f}] (lower: proven wins only; "
+              "upper: unknowns counted as wins)")
+        stuck = s["not_proven_winnable_stuck_at_ordeal"]
+        print(f"  deals not proven winnable: the beams got no further than ordeal I on "
+              f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}")
+        if s["nodes_per_second"]:
+            print(f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "
+                  f"{s['nodes_per_second']:,.0f} nodes/s")
+        for row in s.get("budget_curve", []):
+            a, b = row["winnable_interval_95"]
+            print(f"  budget {row['budget_nodes']:>10,} nodes: winnable {row['winnable']}, "
+                  f"unwinnable {row['unwinnable']}, unknown {row['unknown']} [{a:.3f}, {b:.3f}]")
+        if s["random"]["games"]:
+            print(f"  random play: {s['random']['wins']}/{s['random']['games']} wins")
+    return 0
