@@ -22,7 +22,7 @@ from castle_envs.registry import get_game
 from .base import Agent, PolicyAgent, RandomAgent
 
 AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
-               "search")
+               "search", "planner")
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
@@ -181,6 +181,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         policy = make_search_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
+    if name == "planner":
+        if get_game(game).slug != "castellion":
+            raise ValueError(f"the planner agent plays castellion only, not {game!r}")
+        from .castellion_planner import OPTION_TYPES, make_planner_policy
+        policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
+        return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)
     if name == "model":
         from .saved import load_agent
         if not rest.strip():
@@ -198,7 +204,8 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search")):
+            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search",
+                                                      "planner")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

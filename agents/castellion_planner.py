@@ -1,0 +1,328 @@
+"""Castellion planner agent: each decision's outcome scored by a formation planner.
+
+At every decision with a choice the agent plays each candidate move on a copy of the
+position that holds only what the player sees (both piles sorted, so their order is gone; a
+face-down ordeal replaced by each card its slot may hold in turn, the results averaged),
+finishes what the move forces (a Traitor's or a penalty's destructions, a power's steps:
+the best choice at each), and scores the result:
+
+    value = 1000 x ordeals passed - sum over the unresolved ordeals of weight x cost - pressure
+
+``cost`` is ``castellion_plan.castle_cost``: the tiles the castle still needs for that
+ordeal (its formations on usable sites, the complete foundation or the rows a row-removal
+card takes, or for an Assault the cheaper of its formations and a castle big enough to
+survive the penalty); later ordeals are scored on the castle as the row-removal cards before
+them will leave it. ``weights`` (default 1, 0.3, 0.1) weigh the current ordeal and the next
+two. ``pressure`` costs the current ordeal's missing tiles beyond what the draws left
+before its trigger can bring (Traitors still to come before it x the pile's Defenders per
+Traitor x ``useful``), so placing a Traitor that brings the encounter closer, or discarding
+one (4 tiles destroyed), are weighed against each other.
+
+Turn start: encounter the lowest ordeal early when it is face up (or every card its slot
+may hold) and the castle passes it without penalty; play the revealed tile that scores best;
+draw from the safe pile (no Traitors) while the next Traitor would trigger an ordeal the
+castle does not meet yet, else from the regular pile. The Seer reveals from the regular pile
+and a tower's reveal turns up the lowest face-down ordeal.
+
+It reads only what a player sees: the castle, hand, revealed tiles, discard pile, the piles'
+contents by kind (public by counting), the face-up ordeals and the Traitors beside them. It
+never draws in its copies, so the piles' order never enters a decision, and a face-down card
+is only ever replaced by the cards its slot may hold (``tests/agents/test_castellion_planner.py``
+re-deals both and checks every decision is unchanged). It uses no randomness.
+
+Agent spec: ``planner[:w1=0.3,w2=0.1,useful=0.4,pressure=0.5,pyro=1]``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR,
+                                            DRAW, ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
+                                            PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL,
+                                            SWAP, TAKE_REVEALED)
+from castle_envs.castellion.data import (ASSAULT, CHAMELEON, JUGGLER, NUM_DEFENDER_KINDS,
+                                         ORDEALS, ORDEALS_BY_SLOT, PYRO, ROWS, SEER, TRAITOR,
+                                         BLACK_TRAITOR)
+from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
+                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, OVER,
+                                          PENALTY, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
+                                          REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
+
+from .castellion_plan import BIG, castle_cost, orders_for
+
+DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1}
+OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int}
+WIN, LOSS = 1e6, -1e6
+_ORDERS = [orders_for(c.towers, c.bastions, c.lines) for c in ORDEALS]
+_NO_ORDER = orders_for(0, 0, 0)
+
+
+def _cells(state: State) -> np.ndarray:
+    return np.array(state.cells, np.int8)
+
+
+def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
+    """The castle after a row-removal card: rows slide down, empty columns close up."""
+    grid = cells.reshape(SIZE, SIZE)[rows:]
+    out = np.full((SIZE, SIZE), -1, np.int8)
+    cols = [c for c in range(SIZE) if grid[0, c] >= 0] if len(grid) else []
+    for i, c in enumerate(cols):
+        out[:len(grid), i] = grid[:, c]
+    return out.reshape(-1)
+
+
+class PlannerPolicy:
+    """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
+
+    def __init__(self, w1: float = 0.3, w2: float = 0.1, useful: float = 0.4,
+                 pressure: float = 0.5, pyro: int = 1):
+        for name, value in (("w1", w1), ("w2", w2), ("useful", useful),
+                            ("pressure", pressure)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not 0 <= value <= 10:
+                raise ValueError(f"planner option {name} must be a number in 0-10, got {value!r}")
+        if pyro not in (0, 1) or isinstance(pyro, bool):
+            raise ValueError(f"planner option pyro must be 0 or 1, got {pyro!r}")
+        self.weights = (1.0, float(w1), float(w2))
+        self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
+
+    # --- the player's view ---------------------------------------------------------------
+    @staticmethod
+    def _visible(state: State) -> State:
+        """A copy holding nothing hidden: piles sorted, face-down cards set to their slot's
+        first card (only read where ``_cards`` enumerates them)."""
+        other = state.clone()
+        other.regular = sorted(state.regular)
+        other.safe = sorted(state.safe)
+        for slot in range(3):
+            if state.face_down[slot]:
+                other.ordeals[slot] = ORDEALS_BY_SLOT[state.level][slot][0]
+        return other
+
+    @staticmethod
+    def _cards(state: State, slot: int):
+        """The cards ``slot`` may hold as the player knows it."""
+        if slot < 3 and state.face_down[slot]:
+            return ORDEALS_BY_SLOT[state.level][slot]
+        return (state.ordeals[slot],)
+
+    # --- scoring ---------------------------------------------------------------------------
+    def _avail(self, state: State) -> np.ndarray:
+        avail = np.zeros(4, np.int64)
+        for pile in (state.regular, state.safe, state.revealed):
+            for k in pile:
+                if k < NUM_DEFENDER_KINDS:
+                    avail[k // 3] += 1
+        for k in (state.hand, state.lifted):
+            if 0 <= k < NUM_DEFENDER_KINDS:
+                avail[k // 3] += 1
+        return avail
+
+    def _card_cost(self, cells, card_id: int, avail, size: int) -> float:
+        card = ORDEALS[card_id]
+        if card.kind == ROWS:
+            return castle_cost(cells, _NO_ORDER, avail, card.rows + 1)
+        plan = castle_cost(cells, _ORDERS[card_id], avail, 1)
+        if card.kind == ASSAULT and plan > 0:
+            # or a castle big enough that the penalty leaves a complete foundation
+            from castle_envs.castellion.rules import formations_of_boards
+            bastions = _bastions(cells)
+            left = max(0, card.penalty - 4 * bastions)
+            if left + SIZE <= CELLS:
+                found = sum(1 for c in range(SIZE) if cells[c] < 0)
+                plan = min(plan, max(0, left + SIZE - size, found))
+        return float(plan)
+
+    def value(self, state: State) -> float:
+        """The score of a position (module docstring); face-down cards averaged over their
+        slot's cards."""
+        if state.outcome:
+            return WIN if state.outcome > 0 else LOSS
+        cells = _cells(state)
+        avail = self._avail(state)
+        size = state.castle_size
+        total = 1000.0 * state.current
+        cost0 = 0.0
+        for slot in range(state.current, 3):
+            weight = self.weights[slot - state.current]
+            cards = self._cards(state, slot)
+            cost = sum(self._card_cost(cells, c, avail, size) for c in cards) / len(cards)
+            if slot == state.current:
+                cost0 = cost
+            total -= weight * cost
+            card = ORDEALS[state.ordeals[slot]]
+            if not state.face_down[slot] and card.kind == ROWS:
+                cells = _drop_rows(cells, card.rows)
+                size = int((cells >= 0).sum())
+        return total - self.pressure * max(0.0, cost0 - self._slack(state))
+
+    def _slack(self, state: State) -> float:
+        """Useful tiles the draws before the current ordeal's trigger may still bring."""
+        slot = state.current
+        need = 2 if state.face_down[slot] else ORDEALS[state.ordeals[slot]].traitors
+        left = need - sum(state.beside[slot])
+        traitors = sum(1 for k in state.regular if k >= TRAITOR)
+        gap = (len(state.regular) - traitors) / (traitors + 1)
+        return self.useful * ((left - 1 + 0.5) * gap + len(state.safe))
+
+    # --- playing a move on copies ------------------------------------------------------------
+    def _outcomes(self, view: State, action: int):
+        """The positions ``action`` leads to, one per card a face-down current ordeal may be
+        when the move may resolve it; forced destructions finished."""
+        slot = view.current
+        out = []
+        for card in self._cards(view, slot):
+            other = view.clone()
+            other.ordeals[slot] = card
+            other._mask = None
+            other._apply(action)
+            self._settle(other)
+            out.append(other)
+            if not view.face_down[slot]:
+                break
+        return out
+
+    def _after(self, view: State, action: int) -> float:
+        outs = self._outcomes(view, action)
+        return sum(self._best_value(o) for o in outs) / len(outs)
+
+    def _best_value(self, state: State) -> float:
+        """The value of a position, taking the best choice of any power or move it waits on."""
+        phase = state.phase
+        if phase in (JUGGLE_PHASE, RECOVER_PHASE, MOVE_PHASE, LIFT_PHASE) or \
+                (phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY):
+            return max(self._after(state, a) for a in self._choices(state))
+        if phase == DEFENDER_PHASE:   # a recovered tile: place it or discard it
+            return max(self._after(state, a) for a in self._choices(state)
+                       if a != DISCARD_POWER)
+        return self.value(state)
+
+    def _choices(self, state: State):
+        legal = np.flatnonzero(state.legal_action_mask()).tolist()
+        if state.phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY:
+            tops = {(state.heights[c] - 1) * SIZE + c for c in range(SIZE) if state.heights[c]}
+            legal = [a for a in legal if a - DESTROY in tops] or legal
+        return legal
+
+    def _settle(self, state: State) -> None:
+        """Finish the destructions a move forces (a Traitor's cost, a penalty): the tile
+        whose loss costs least each time; long penalties take from the tallest column."""
+        while state.phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
+            legal = np.flatnonzero(state.legal_action_mask()).tolist()
+            if state.destroy_left > 4:
+                action = _tallest_top(state, legal)
+            else:
+                action = max(legal, key=lambda a: (self._one_step(state, a), -a))
+            state._apply(action)
+
+    # --- the policy ----------------------------------------------------------------------------
+    def __call__(self, state: State, rng=None) -> int:
+        mask = state.legal_action_mask()
+        legal = np.flatnonzero(mask).tolist()
+        if len(legal) == 1:
+            return legal[0]
+        view = self._visible(state)
+        phase = state.phase
+        if phase == DRAW_PHASE:
+            return self._turn_start(view, mask, legal)
+        if phase == REVEAL_PHASE:
+            return REVEAL if mask[REVEAL] else REVEAL + 1
+        if phase == REVEAL_ORDEAL_PHASE:
+            return min(legal)
+        if phase == DEFENDER_PHASE:
+            options = [a for a in legal if a != DISCARD_POWER or self._power_worth(view)]
+        elif phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
+            if state.destroy_left > 4:
+                return _tallest_top(state, legal)
+            return max(legal, key=lambda a: (self._one_step(view, a), -a))
+        else:
+            options = self._choices(view)
+        bonus = {}
+        if phase == DEFENDER_PHASE and DISCARD_POWER in options and state.hand // 3 == SEER:
+            bonus[DISCARD_POWER] = 0.5     # seeing the next tiles: choices later
+        return max(options, key=lambda a: (self._after(view, a) + bonus.get(a, 0.0), -a))
+
+    def _one_step(self, view: State, action: int) -> float:
+        other = view.clone()
+        other._apply(action)
+        return self.value(other)
+
+    def _power_worth(self, view: State) -> bool:
+        return self.pyro or view.hand // 3 != PYRO
+
+    def _turn_start(self, view: State, mask, legal) -> int:
+        if mask[ENCOUNTER_NOW] and self._passes_now(view):
+            return ENCOUNTER_NOW
+        taken = [a for a in legal if TAKE_REVEALED <= a < ENCOUNTER_NOW]
+        if taken:
+            defenders = [a for a in taken
+                         if view.revealed[a - TAKE_REVEALED] < NUM_DEFENDER_KINDS]
+            if not defenders:
+                return taken[0]
+            return max(defenders, key=lambda a: (self._take_value(view, a), -a))
+        if mask[DRAW + 1] and (not mask[DRAW] or self._next_traitor_triggers(view)):
+            return DRAW + 1
+        return DRAW if mask[DRAW] else legal[0]
+
+    def _take_value(self, view: State, action: int) -> float:
+        other = view.clone()
+        other._apply(action)
+        return max(self._after(other, a) for a in np.flatnonzero(
+            other.legal_action_mask()).tolist() if a != DISCARD_POWER)
+
+    def _passes_now(self, view: State) -> bool:
+        """Every card the lowest ordeal may be is passed now, without penalty."""
+        before = view.current
+        for other in self._outcomes(view, ENCOUNTER_NOW):
+            if other.outcome < 0 or other.current == before or \
+                    other.castle_size < view.castle_size and \
+                    ORDEALS[other.ordeals[before]].kind == ASSAULT:
+                return False
+        return True
+
+    def _next_traitor_triggers(self, view: State) -> bool:
+        slot = view.current
+        need = 2 if view.face_down[slot] else ORDEALS[view.ordeals[slot]].traitors
+        if sum(view.beside[slot]) + 1 < need:
+            return False
+        return not self._passes_if_triggered(view)
+
+    def _passes_if_triggered(self, view: State) -> bool:
+        slot = view.current
+        for card in self._cards(view, slot):
+            other = view.clone()
+            other.ordeals[slot] = card
+            other._mask = None
+            if not other._encounter():
+                return False        # a penalty to pay
+            if other.outcome < 0:
+                return False
+        return True
+
+
+def _bastions(cells) -> int:
+    from castle_envs.castellion.rules import formations_of_boards
+    boards = [0, 0, 0, 0]
+    for i, k in enumerate(cells):
+        if k >= 0:
+            boards[k // 3] |= 1 << i
+    return formations_of_boards(boards)[1]
+
+
+def _tallest_top(state: State, legal) -> int:
+    """The top tile of the tallest column that may lose one (a penalty keeps the foundation
+    as long as it can)."""
+    best, key = legal[0], None
+    for a in legal:
+        cell = a - DESTROY
+        r, c = divmod(cell, SIZE)
+        if r != state.heights[c] - 1:
+            continue
+        k = (state.heights[c], c)
+        if key is None or k > key:
+            best, key = a, k
+    return best
+
+
+def make_planner_policy(options: dict) -> PlannerPolicy:
+    return PlannerPolicy(**options)
