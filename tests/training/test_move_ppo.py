@@ -49,6 +49,11 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     part = run_training(config, run_dir=tmp_path / "part", stop_after=128)
     assert part["stopped"] and part["num_timesteps"] == 128
     assert json.loads((tmp_path / "part" / "progress.json").read_text())["num_timesteps"] == 128
+    from castle_envs.experiments.train_moves import export_model
+    exported = export_model(tmp_path / "part", tmp_path / "exported")   # a stopped run ships
+    assert read_card(exported)["trained"]["env_steps"] == 128
+    assert torch.equal(load_tensors(exported / "weights.pt")["linear.weight"],
+                       _weights(tmp_path / "part")["linear.weight"])
     resumed = run_training(resume=tmp_path / "part")
     assert resumed["num_timesteps"] == 256
     whole, split = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
