@@ -67,6 +67,8 @@ def init_linear(net, policy_json, temperature: float = 1.0) -> None:
     from castle_envs.moves import linear_scale
 
     from .castle_siege_linear import LinearPolicy
+    from .registry import locate_shipped, shipped_models_dir
+    policy_json = locate_shipped(str(policy_json), shipped_models_dir(), "models")
     weights = LinearPolicy.load(policy_json).vector() * linear_scale() / temperature
     with torch.no_grad():
         net.linear.weight.copy_(torch.as_tensor(weights, dtype=torch.float32)[None, :])

@@ -2,7 +2,8 @@
 
 ``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
 also ``time``, ``c``, ``max_rollout_steps``), ``model:DIR`` (any saved model directory,
-``castle_envs.agents.saved``: its ``model.json`` says what it is), ``ppo:DIR`` (a MaskablePPO
+``castle_envs.agents.saved``: its ``model.json`` says what it is, e.g. a MaskablePPO policy,
+the linear scorer, the search agent or a move-feature network ``move_policy``), ``ppo:DIR`` (a MaskablePPO
 model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of your own),
 ``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``),
 ``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,

@@ -61,6 +61,12 @@ def add_parser(sub):
                    help="Castle Siege: deals on which both solvers are timed (0: skip)")
     p.add_argument("--solver-nodes", type=positive_int, default=20_000,
                    help="Castle Siege: node budget per deal for the solver comparison")
+    p.add_argument("--learners", action="store_true",
+                   help="Castle Siege: training steps per second of the move-feature PPO "
+                        "(algo: move_ppo) beside MaskablePPO's (algo: maskable_ppo), same "
+                        "machine, same run (needs the train extra)")
+    p.add_argument("--learner-steps", type=positive_int, default=16_384,
+                   help="env steps each learner trains for in --learners")
     p.set_defaults(run=run)
 
 
@@ -269,6 +275,13 @@ def run(args) -> int:
         if spec.slug == "castle-siege" and args.solver_deals > 0:
             r["solvers"] = bench_solvers(variant["difficulty"], args.seed, args.solver_deals,
                                          args.solver_nodes, quiet=args.json)
+    if args.learners:
+        if args.game is not None and jobs[0][0].slug != "castle-siege":
+            raise ValueError("--learners measures the Castle Siege learners; give castle-siege "
+                             "or no game")
+        difficulty = jobs[0][1]["difficulty"] if args.game else "very_hard"
+        learners = bench_learners(difficulty, args.learner_steps, quiet=args.json)
+        results.append({"game": "castle-siege", "learners": learners})
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})
@@ -291,6 +304,52 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
+
+
+#: the learners --learners trains, each with its shipped config's network and PPO settings
+LEARNER_CONFIGS = {"move_ppo": "configs/castle_siege/hard_move_ppo.yaml",
+                   "maskable_ppo": "configs/castle_siege/very_hard.yaml"}
+
+
+def bench_learners(difficulty: str, steps: int, quiet: bool = False) -> dict:
+    """Env steps per second while training (rollouts and updates together), each learner
+    for about ``steps`` env steps on Castle Siege ``difficulty``, one after the other in this
+    process, evaluation and checkpoints off; run folders in a temporary directory."""
+    import os
+    import tempfile
+
+    from .config import load_config
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for algo, path in LEARNER_CONFIGS.items():
+            config = load_config(path, [f"variant.difficulty={difficulty}",
+                                        f"total_timesteps={steps}", "eval.every_steps=1000000000",
+                                        "checkpoint.every_steps=1000000000",
+                                        "eval.episodes=1", "torch_threads=1"])
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            if algo == "move_ppo":
+                from .train_moves import run_training
+                summary = run_training(config, run_dir=os.path.join(tmp, algo))
+                detail = {"n_envs": config["n_envs"], "env": "batched move view"}
+            else:
+                from .train import train
+                summary = train(config, run_dir=os.path.join(tmp, algo), progress_bar=False)
+                detail = {"n_envs": config["n_envs"], "env": f"{config['vec_env']} vec env "
+                                                            "of Python envs"}
+            wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+            n = int(summary["num_timesteps"])
+            out[algo] = {"steps": n, "seconds": wall, "steps_per_s": n / wall,
+                         "steps_per_cpu_s": n / max(cpu, 1e-9), "load_average": load,
+                         "config": path, **detail}
+            if not quiet:
+                r = out[algo]
+                print(f"learner {algo:<13} {r['steps_per_s']:>10,.0f} env steps/s while "
+                      f"training ({r['steps_per_cpu_s']:,.0f} per CPU-second; {n} steps, "
+                      f"{r['n_envs']} envs, {r['env']}, {path}, load average "
+                      f"{load if load is None else round(load, 2)})")
+    return out
 
 
 def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: bool) -> dict:

@@ -342,3 +342,31 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     summary["final_eval"] = progress.get("last_eval")
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def export_model(run_dir, target) -> Path:
+    """A run's ``final_model/`` (else its latest checkpoint's network) as a model directory
+    at ``target``: how a run stopped by its time limit is shipped."""
+    import torch
+
+    from castle_envs.agents.saved import load_tensors
+
+    run_dir = Path(run_dir)
+    config = load_config(run_dir / "config.yaml")
+    final = run_dir / "final_model" / "weights.pt"
+    source = final if final.is_file() else run_dir / "checkpoints" / "latest" / "policy.pt"
+    if not source.is_file():
+        raise FileNotFoundError(f"{run_dir} holds no final_model/ or checkpoint to export")
+    envs = make_envs(config, 1)
+    arch = arch_of(config, envs)
+    envs.close()
+    net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
+                                arch["linear_offset"])
+    net.load_state_dict(load_tensors(source))
+    progress = json.loads((run_dir / "progress.json").read_text())
+    with torch.no_grad():
+        return move_policy.save(net, target, arch, config["game"], config["variant"],
+                                config["env_kwargs"],
+                                {"trained": {"algo": "move_ppo", "config": "config.yaml",
+                                             "env_steps": progress["num_timesteps"],
+                                             "wall_seconds": round(progress["wall_seconds"], 1)}})

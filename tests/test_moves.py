@@ -1,5 +1,6 @@
 """The move-feature view (castle_envs.moves): spaces, the three envs agreeing, the layout."""
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ from castle_envs.moves import (SIEGE_FEATURES, MoveFeatureObservation, SiegeMove
                                feature_names, linear_scale, make_move_env, make_move_vec)
 from castle_envs.vector import siege_moves as M
 
-LINEAR_FILE = "models/castle_siege_very_hard_linear/policy.json"
+LINEAR_FILE = (Path(__file__).resolve().parents[1] / "models" / "castle_siege_very_hard_linear"
+               / "policy.json")
 
 
 @pytest.mark.parametrize("compiled", [False, True])

@@ -1,10 +1,10 @@
 """algo: move_ppo (experiments/train_moves.py): a short run proves the path, checkpoints and
 resume; its model loads as --agent model:DIR."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from castle_envs.agents.registry import make_agent
 from castle_envs.agents.saved import load_tensors, read_card
@@ -14,7 +14,12 @@ from castle_envs.experiments.cli import main
 from castle_envs.experiments.config import load_config, resolve
 from castle_envs.experiments.train_moves import run_training
 
-TINY = "configs/tiny/castle_siege_move_ppo.yaml"
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.train
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "configs" / "tiny" / "castle_siege_move_ppo.yaml"
+LINEAR_FILE = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"
 
 
 def _weights(run_dir):
@@ -44,6 +49,11 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     part = run_training(config, run_dir=tmp_path / "part", stop_after=128)
     assert part["stopped"] and part["num_timesteps"] == 128
     assert json.loads((tmp_path / "part" / "progress.json").read_text())["num_timesteps"] == 128
+    from castle_envs.experiments.train_moves import export_model
+    exported = export_model(tmp_path / "part", tmp_path / "exported")   # a stopped run ships
+    assert read_card(exported)["trained"]["env_steps"] == 128
+    assert torch.equal(load_tensors(exported / "weights.pt")["linear.weight"],
+                       _weights(tmp_path / "part")["linear.weight"])
     resumed = run_training(resume=tmp_path / "part")
     assert resumed["num_timesteps"] == 256
     whole, split = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
@@ -57,7 +67,7 @@ def test_the_linear_start_plays_the_cem_scorer():
     from castle_envs.agents import move_policy
     from castle_envs.agents.castle_siege_linear import LinearPolicy
     from castle_envs.moves import SiegeMoves
-    path = "models/castle_siege_very_hard_linear/policy.json"
+    path = LINEAR_FILE
     net = move_policy.build_net(882, 75, 16)
     move_policy.init_linear(net, path)
     agent = move_policy.MovePolicyAgent(net, {"capacity": 256})
@@ -71,7 +81,7 @@ def test_the_linear_start_plays_the_cem_scorer():
 
 def test_cli_trains_and_resumes(tmp_path, capsys):
     run = tmp_path / "cli"
-    assert main(["train", "--config", TINY, "--run-dir", str(run), "--set",
+    assert main(["train", "--config", str(TINY), "--run-dir", str(run), "--set",
                  "total_timesteps=128"]) == 0
     assert json.loads(capsys.readouterr().out)["num_timesteps"] == 128
     assert main(["train", "--resume", str(run)]) == 0   # already done: nothing to add
@@ -88,6 +98,16 @@ def test_cli_trains_and_resumes(tmp_path, capsys):
 def test_bad_configs_name_the_key(raw, message):
     with pytest.raises(ValueError, match=message):
         resolve(raw)
+
+
+def test_bench_learners_reports_both_learners(capsys):
+    pytest.importorskip("sb3_contrib")
+    assert main(["bench", "castle-siege", "--difficulty", "easy", "--seconds", "0.05",
+                 "--batch-sizes", "", "--solver-deals", "0", "--no-peer", "--learners",
+                 "--learner-steps", "64", "--json"]) == 0
+    learners = json.loads(capsys.readouterr().out)[-1]["learners"]
+    for algo in ("move_ppo", "maskable_ppo"):
+        assert learners[algo]["steps"] >= 64 and learners[algo]["steps_per_s"] > 0
 
 
 def test_a_damaged_model_directory_is_refused(tmp_path):
