@@ -119,6 +119,24 @@ def run(args) -> int:
 
     from .solve import parse_budget
 
+    if args.plot:
+        writable_file(args.plot, "--plot")
+        from .common import read_json
+        summaries = []
+        for path in args.summaries:
+            data = read_json(path, "--summaries")
+            for s in data if isinstance(data, list) else [data]:
+                if not isinstance(s, dict) or s.get("game") != "castellion" or \
+                        s.get("level") not in LEVELS:
+                    raise ValueError(f"--summaries {path!r}: not a summary written by "
+                                     "castle-envs solve --game castellion --json")
+                summaries.append(s)
+        if not summaries:
+            raise ValueError("--plot needs --summaries FILE ...")
+        with open(args.plot, "w") as f:
+            f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
+        return 0
+
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.random_games < 0:
@@ -184,3 +202,103 @@ def run(args) -> int:
         if s["random"]["games"]:
             print(f"  random play: {s['random']['wins']}/{s['random']['games']} wins")
     return 0
+
+
+LEVEL_COLOURS = {"school": "#3182bd", "academy": "#31a354", "menace": "#d6616b"}
+AGENT_COLOURS = {"random": "#e6550d", "heuristic": "#756bb1"}
+
+
+def read_agent_csv(paths: list[str]) -> dict:
+    """``castle-envs evaluate --game castellion`` CSVs -> {level: {agent: (rate, lo, hi, n)}}."""
+    import csv
+
+    out: dict = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            try:
+                for row in csv.DictReader(f):
+                    out.setdefault(row["level"], {})[row["agent"].split(":")[0]] = (
+                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
+                        int(row["episodes"]))
+            except (KeyError, TypeError, ValueError, csv.Error) as err:
+                raise ValueError(f"--agents-csv {path!r}: not a CSV written by castle-envs "
+                                 f"evaluate --game castellion ({err!r})") from None
+    return out
+
+
+def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
+    """Two panels, dependency-free SVG. Left: per level, the winnable share's 95% interval
+    (proven wins only .. wins + unknowns) as a bar, the proven share as a dark line, and the
+    agents' win rates with intervals. Right: the proven winnable share against the node
+    budget (the budget curve), one line per level."""
+    agents = agents or {}
+    rows = [s for lv in LEVELS for s in summaries if s["level"] == lv]
+    w, h, top, plot_h = 760, 320, 40, 200
+    y = lambda v: top + plot_h * (1 - v)   # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           'font-family="sans-serif" font-size="11">',
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{w / 2}" y="18" text-anchor="middle" font-size="13">Castellion: deals '
+           'winnable with perfect information (solver) vs agents</text>']
+    left, right = 50, 380
+    for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
+        for t in (0, 0.25, 0.5, 0.75, 1.0):
+            out.append(f'<line x1="{x0}" x2="{x1}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+                       'stroke="#ddd"/>')
+            out.append(f'<text x="{x0 - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
+    gap = (right - 20 - left) / max(1, len(rows))
+    for i, s in enumerate(rows):
+        x = left + gap * (i + 0.5)
+        lo, hi = s["winnable_interval_95"]
+        won = s["winnable_fraction"]
+        colour = LEVEL_COLOURS[s["level"]]
+        out.append(f'<rect x="{x - 16:.1f}" y="{y(hi):.1f}" width="32" '
+                   f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="{colour}" fill-opacity="0.3" '
+                   f'stroke="{colour}"/>')
+        out.append(f'<line x1="{x - 16:.1f}" x2="{x + 16:.1f}" y1="{y(won):.1f}" '
+                   f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2.5"/>')
+        out.append(f'<text x="{x - 20:.1f}" y="{y(won) + 4:.1f}" text-anchor="end" '
+                   f'fill="#08306b">{won:.1%}</text>')
+        for k, (name, (rate, low, high, _)) in enumerate(sorted(agents.get(s["level"],
+                                                                           {}).items())):
+            cx, c = x + 24 + 9 * k, AGENT_COLOURS.get(name, "#636363")
+            out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
+                       f'y2="{y(low):.1f}" stroke="{c}"/>')
+            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{c}"/>')
+        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                   f'{s["level"]}</text>')
+        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
+                   f'fill="#555">n={s["deals"]}</text>')
+    # the budget curves
+    curves = [s for s in rows if s.get("budget_curve")]
+    budgets = sorted({r["budget_nodes"] for s in curves for r in s["budget_curve"]})
+    if budgets:
+        import math
+        lo_b, hi_b = math.log10(budgets[0]), math.log10(budgets[-1])
+        x0, x1 = right + 60, w - 30
+        bx = lambda b: x0 + (x1 - x0) * ((math.log10(b) - lo_b) / max(hi_b - lo_b, 1e-9))  # noqa: E731
+        for b in budgets:
+            out.append(f'<text x="{bx(b):.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                       f'{b / 1000:g}k</text>')
+        out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{top + plot_h + 30}" '
+                   'text-anchor="middle" fill="#555">node budget per deal (proven winnable '
+                   'share)</text>')
+        for s in curves:
+            colour = LEVEL_COLOURS[s["level"]]
+            pts = [(bx(r["budget_nodes"]), y(r["winnable"] / s["deals"]))
+                   for r in s["budget_curve"]]
+            out.append('<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>'.format(
+                colour, " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)))
+            for a, b in pts:
+                out.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{colour}"/>')
+            a, b = pts[-1]
+            out.append(f'<text x="{a + 4:.1f}" y="{b - 4:.1f}" fill="{colour}">'
+                       f'{s["level"]}</text>')
+    out.append(f'<text x="{left}" y="{h - 24}" fill="#555">bar: 95% interval from proven wins '
+               'only to wins + unknowns; dark line: proven share</text>')
+    for k, name in enumerate(sorted({n for d in agents.values() for n in d})):
+        c = AGENT_COLOURS.get(name, "#636363")
+        out.append(f'<circle cx="{left + 4 + 90 * k}" cy="{h - 9}" r="3.5" fill="{c}"/>')
+        out.append(f'<text x="{left + 12 + 90 * k}" y="{h - 5}">{name}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -470,9 +470,14 @@ def _insert_hash(hset, h1, h2):
 @njit(cache=True)
 def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
     """Beam search over turns from ``root`` (module docstring). Returns the length of a
-    winning line written to ``line`` (0: none found; ``stats[0]`` counts the nodes, and the
-    search stops once it exceeds ``max_nodes``)."""
-    cap = width * 48                     # turn ends kept per layer before selection
+    winning line written to ``line`` (0: none found). ``stats[0]`` counts the nodes; the
+    search stops before a move once ``max_nodes`` are spent, so a win found within a budget
+    is found the same way with any larger one. ``stats[1]``: the most ordeals passed at a
+    kept turn end; ``stats[2]``: the last layer."""
+    # turn ends kept per layer before selection; each costs a node, so no more than the
+    # budget (the arrays stay small for small budgets, with the same search)
+    cap = min(width * 48, max_nodes + 1)
+    width = min(width, cap)
     layers = 100
     cur = np.zeros((width, WORDS), np.int8)
     ncur = 1
@@ -507,7 +512,7 @@ def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
             tn[0] = _turn_moves(T[0], level, rules, tm[0], m, keys, child, inner, stats)
             ti[0] = 0
             while d >= 0:
-                if stats[0] > max_nodes:
+                if stats[0] >= max_nodes:
                     return 0
                 if ti[d] >= tn[d]:
                     d -= 1
