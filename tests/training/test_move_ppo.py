@@ -52,7 +52,7 @@ def test_batched_held_out_evaluation_agrees_with_the_agent(tmp_path, capsys):
                             str(LINEAR_FILE), "--out", str(tmp_path / "out")]) == 0
     summary = json.loads((tmp_path / "out" / "eval_seed0_n12.json").read_text())
     row = summary["results"][0]
-    assert row["model"]["wins"] + 0 <= 12 and row["paired_model_minus_linear"]["n"] == 12
+    assert row["paired_model_minus_linear"]["n"] == 12
     per_deal = np.loadtxt(tmp_path / "out" / "per_deal_easy_seed0_n12.csv", delimiter=",",
                           skiprows=1)
     assert per_deal.shape == (12, 3) and per_deal[:, 1].sum() == row["model"]["wins"]
