@@ -43,6 +43,21 @@ def test_a_run_writes_curve_checkpoint_tensorboard_and_a_loadable_model(tmp_path
         state.apply_action(action)
 
 
+def test_batched_held_out_evaluation_agrees_with_the_agent(tmp_path, capsys):
+    from castle_envs.experiments import eval_moves
+    run_training(load_config(TINY), run_dir=tmp_path / "run")
+    # --check replays every deal with the model: spec's agent and stops on any difference
+    assert eval_moves.main(["--model", str(tmp_path / "run" / "final_model"), "--difficulty",
+                            "easy", "--episodes", "12", "--check", "12", "--baseline",
+                            str(LINEAR_FILE), "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "eval_seed0_n12.json").read_text())
+    row = summary["results"][0]
+    assert row["paired_model_minus_linear"]["n"] == 12
+    per_deal = np.loadtxt(tmp_path / "out" / "per_deal_easy_seed0_n12.csv", delimiter=",",
+                          skiprows=1)
+    assert per_deal.shape == (12, 3) and per_deal[:, 1].sum() == row["model"]["wins"]
+
+
 def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     config = load_config(TINY)
     run_training(config, run_dir=tmp_path / "whole")
