@@ -34,6 +34,7 @@ _ROW0 = (1 << SIZE) - 1
 _COL0 = sum(1 << (r * SIZE) for r in range(SIZE))
 _NOT_COL0 = ((1 << 36) - 1) & ~_COL0
 _NOT_COL5 = ((1 << 36) - 1) & ~(_COL0 << (SIZE - 1))
+_BASTION = 1 | 2 | 1 << SIZE | 1 << (SIZE + 1)
 
 
 def _sites():
@@ -203,3 +204,31 @@ def castle_cost(cells, orders, avail, rows):
         if width == 0:
             break
     return best
+
+
+@njit(cache=True)
+def bastions(cells):
+    """The bastions now in the castle ``cells`` (36 kinds, -1 empty): groups of exactly four
+    tiles of one faction in a 2 x 2 square (``State.formations()[1]``, compiled)."""
+    count = 0
+    for f in range(4):
+        board = np.int64(0)
+        for i in range(SIZE * SIZE):
+            k = cells[i]
+            if k >= 0 and k // 3 == f:
+                board |= np.int64(1) << np.int64(i)
+        while board:
+            comp = board & -board
+            while True:
+                grown = (comp | ((comp << np.int64(1)) & _NOT_COL0)
+                         | ((comp >> np.int64(1)) & _NOT_COL5)
+                         | (comp << np.int64(SIZE)) | (comp >> np.int64(SIZE))) & board
+                if grown == comp:
+                    break
+                comp = grown
+            board &= ~comp
+            if _popcount(comp) == 4:
+                low = comp & -comp
+                if comp == low * np.int64(_BASTION):
+                    count += 1
+    return count

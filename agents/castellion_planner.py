@@ -48,7 +48,7 @@ from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, 
                                           PENALTY, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
                                           REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
 
-from .castellion_plan import BIG, castle_cost, orders_for
+from .castellion_plan import BIG, bastions, castle_cost, orders_for
 
 DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1}
 OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int}
@@ -85,6 +85,7 @@ class PlannerPolicy:
             raise ValueError(f"planner option pyro must be 0 or 1, got {pyro!r}")
         self.weights = (1.0, float(w1), float(w2))
         self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
+        self._memo: dict = {}
 
     # --- the player's view ---------------------------------------------------------------
     @staticmethod
@@ -108,26 +109,21 @@ class PlannerPolicy:
 
     # --- scoring ---------------------------------------------------------------------------
     def _avail(self, state: State) -> np.ndarray:
-        avail = np.zeros(4, np.int64)
-        for pile in (state.regular, state.safe, state.revealed):
+        avail = [0, 0, 0, 0]
+        for pile in (state.regular, state.safe, state.revealed, (state.hand, state.lifted)):
             for k in pile:
-                if k < NUM_DEFENDER_KINDS:
+                if 0 <= k < NUM_DEFENDER_KINDS:
                     avail[k // 3] += 1
-        for k in (state.hand, state.lifted):
-            if 0 <= k < NUM_DEFENDER_KINDS:
-                avail[k // 3] += 1
-        return avail
+        return np.array(avail, np.int64)
 
-    def _card_cost(self, cells, card_id: int, avail, size: int) -> float:
+    def _card_cost(self, cells, card_id: int, avail, size: int, bast: int) -> float:
         card = ORDEALS[card_id]
         if card.kind == ROWS:
             return castle_cost(cells, _NO_ORDER, avail, card.rows + 1)
         plan = castle_cost(cells, _ORDERS[card_id], avail, 1)
         if card.kind == ASSAULT and plan > 0:
             # or a castle big enough that the penalty leaves a complete foundation
-            from castle_envs.castellion.rules import formations_of_boards
-            bastions = _bastions(cells)
-            left = max(0, card.penalty - 4 * bastions)
+            left = max(0, card.penalty - 4 * bast)
             if left + SIZE <= CELLS:
                 found = sum(1 for c in range(SIZE) if cells[c] < 0)
                 plan = min(plan, max(0, left + SIZE - size, found))
@@ -140,13 +136,21 @@ class PlannerPolicy:
             return WIN if state.outcome > 0 else LOSS
         cells = _cells(state)
         avail = self._avail(state)
+        # a power's choices lead to many copies of a few positions: score each once
+        key = (state.level, cells.tobytes(), avail.tobytes(), state.current,
+               tuple(-1 if down else card for card, down in zip(state.ordeals, state.face_down)), tuple(map(tuple, state.beside)), len(state.regular),
+               sum(1 for k in state.regular if k >= TRAITOR), len(state.safe))
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
         size = state.castle_size
         total = 1000.0 * state.current
         cost0 = 0.0
+        bast = bastions(cells)
         for slot in range(state.current, 3):
             weight = self.weights[slot - state.current]
             cards = self._cards(state, slot)
-            cost = sum(self._card_cost(cells, c, avail, size) for c in cards) / len(cards)
+            cost = sum(self._card_cost(cells, c, avail, size, bast) for c in cards) / len(cards)
             if slot == state.current:
                 cost0 = cost
             total -= weight * cost
@@ -154,7 +158,12 @@ class PlannerPolicy:
             if not state.face_down[slot] and card.kind == ROWS:
                 cells = _drop_rows(cells, card.rows)
                 size = int((cells >= 0).sum())
-        return total - self.pressure * max(0.0, cost0 - self._slack(state))
+                bast = bastions(cells)
+        total -= self.pressure * max(0.0, cost0 - self._slack(state))
+        if len(self._memo) > 200_000:
+            self._memo.clear()
+        self._memo[key] = total
+        return total
 
     def _slack(self, state: State) -> float:
         """Useful tiles the draws before the current ordeal's trigger may still bring."""
@@ -180,6 +189,8 @@ class PlannerPolicy:
             out.append(other)
             if not view.face_down[slot]:
                 break
+            if other.face_down[slot] and view.phase != TRAITOR_PHASE:
+                break       # the move did not turn the card up: no card could change it
         return out
 
     def _after(self, view: State, action: int) -> float:
@@ -298,15 +309,6 @@ class PlannerPolicy:
             if other.outcome < 0:
                 return False
         return True
-
-
-def _bastions(cells) -> int:
-    from castle_envs.castellion.rules import formations_of_boards
-    boards = [0, 0, 0, 0]
-    for i, k in enumerate(cells):
-        if k >= 0:
-            boards[k // 3] |= 1 << i
-    return formations_of_boards(boards)[1]
 
 
 def _tallest_top(state: State, legal) -> int:

@@ -1,0 +1,96 @@
+"""Castellion planner agent: legal, deterministic, blind to what the player cannot see, and its
+compiled bastion count agrees with the rules."""
+import numpy as np
+import pytest
+
+from castle_envs.agents.castellion_plan import bastions
+from castle_envs.agents.castellion_planner import PlannerPolicy
+from castle_envs.agents.registry import make_agent
+from castle_envs.castellion.data import ORDEALS_BY_SLOT
+from castle_envs.castellion.rules import State, formations_of_boards
+
+
+def _play(level, seed, policy, limit=400):
+    s = State.new_game(np.random.default_rng(seed), level)
+    seq = []
+    while not s.is_terminal() and len(seq) < limit:
+        a = policy(s, None)
+        assert s.legal_action_mask()[a], s.describe_action(a)
+        seq.append(a)
+        s.apply_action(a)
+    return s, seq
+
+
+def test_plays_legal_moves_to_the_end_at_every_level():
+    for level in ("school", "academy", "menace"):
+        for seed in range(3):
+            s, _ = _play(level, seed, PlannerPolicy())
+            assert s.is_terminal()
+
+
+def test_deterministic_and_independent_of_its_cache():
+    # the position memo is shared across decisions and games: a fresh policy must agree
+    warm = PlannerPolicy()
+    _play("menace", 7, warm)
+    for seed in (3, 4):
+        assert _play("menace", seed, warm)[1] == _play("menace", seed, PlannerPolicy())[1]
+
+
+def test_never_reads_the_piles_order_or_a_face_down_ordeal():
+    """Every decision is unchanged when the piles are re-dealt in another order and each
+    face-down ordeal is replaced by another card its slot may hold."""
+    rng = np.random.default_rng(0)
+    policy, blind = PlannerPolicy(), PlannerPolicy()
+    checked = with_face_down = 0
+    for seed in range(4):
+        s = State.new_game(np.random.default_rng(seed), "menace")
+        while not s.is_terminal() and checked < 400:
+            o = s.clone()
+            o.regular = [o.regular[i] for i in rng.permutation(len(o.regular))]
+            o.safe = [o.safe[i] for i in rng.permutation(len(o.safe))]
+            for i in range(3):
+                if s.face_down[i]:
+                    ids = ORDEALS_BY_SLOT[s.level][i]
+                    o.ordeals[i] = ids[(ids.index(s.ordeals[i]) + 1 + rng.integers(
+                        len(ids) - 1)) % len(ids)] if len(ids) > 1 else ids[0]
+                    with_face_down += o.ordeals[i] != s.ordeals[i]
+            a = policy(s, None)
+            assert blind(o, None) == a, (seed, checked, s.describe_action(a))
+            s.apply_action(a)
+            checked += 1
+    assert checked > 200 and with_face_down > 100
+
+
+def test_compiled_bastions_match_the_rules():
+    rng = np.random.default_rng(1)
+    seen = set()
+    for level in ("school", "menace"):
+        for seed in range(6):
+            s = State.new_game(np.random.default_rng(seed), level)
+            while not s.is_terminal():
+                got = bastions(np.array(s.cells, np.int8))
+                assert got == s.formations()[1]
+                seen.add(got)
+                legal = np.flatnonzero(s.legal_action_mask())
+                s.apply_action(int(legal[rng.integers(len(legal))]))
+    # random boards of two factions make bastions often enough to test both sides
+    for _ in range(300):
+        cells = np.full(36, -1, np.int8)
+        filled = rng.random(36) < 0.6
+        cells[filled] = 3 * rng.integers(0, 2, filled.sum())
+        boards = [sum(1 << i for i in range(36) if cells[i] >= 0 and cells[i] // 3 == f)
+                  for f in range(4)]
+        assert bastions(cells) == formations_of_boards(boards)[1]
+        seen.add(int(bastions(cells)))
+    assert len(seen) >= 3
+
+
+def test_spec_and_bad_options():
+    agent = make_agent("planner:w1=0.5,pyro=0", "castellion", seed=0)
+    assert agent.name == "planner:w1=0.5,pyro=0"
+    with pytest.raises(ValueError, match="castellion only"):
+        make_agent("planner", "castle-siege")
+    with pytest.raises(ValueError, match="pyro"):
+        PlannerPolicy(pyro=2)
+    with pytest.raises(ValueError, match="w1"):
+        PlannerPolicy(w1=-1)
