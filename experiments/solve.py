@@ -63,10 +63,12 @@ def add_parser(sub):
     p.add_argument("--solver", choices=("compiled", "python"), default=None,
                    help="compiled (numba, the default when installed) or python (the "
                         "readable reference); both give the same verdicts")
-    p.add_argument("--probe-policy", default="linear",
-                   help="policy the solver's probes follow on every other playout: linear "
-                        "(the shipped trained move scorer, default), linear:PATH, heuristic "
-                        "(castle_envs.agents.castle_siege), none (the search's own order)")
+    p.add_argument("--probe-policy", default=None,
+                   help="Castle Siege: policy the solver's probes follow on every other "
+                        "playout: linear (the shipped trained move scorer, default), "
+                        "linear:PATH, heuristic (castle_envs.agents.castle_siege), none (the "
+                        "search's own order). Castellion: planner (default: the planner "
+                        "agent plays the deal first; a won game is the verdict) or none")
     p.add_argument("--compare", action="store_true",
                    help="instead of a study: solve the deals with both solvers (depth-first "
                         "search only, the same node budget) and report nodes per second, "
@@ -473,6 +475,7 @@ def run(args) -> int:
     if args.game == "castellion":
         from .solve_castellion import run as run_castellion
         return run_castellion(args)
+    args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty)))
         return 0

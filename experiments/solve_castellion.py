@@ -31,13 +31,62 @@ from .stats import wilson_interval
 LEVELS = ("school", "academy", "menace")
 
 
-def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int) -> dict:
-    from castle_envs.castellion.solver import WINNABLE, deal, replay_wins
+PROBES = ("planner", "none")
+
+
+def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, list]:
+    """The probe policy's game on the deal: (won, its moves). The planner plays as a player
+    does (it never reads the piles' order or a face-down card), so a won game is a winning
+    line found without perfect information: the cheapest proof a deal is winnable."""
+    from castle_envs.agents.castellion_planner import PlannerPolicy
+    from castle_envs.castellion.solver import deal
+
+    policy = {"planner": PlannerPolicy}[probe]()
+    state = deal(seed, level, **rules)
+    line = []
+    while not state.outcome:
+        action = int(policy(state, None))
+        line.append(action)
+        state.apply_action(action)
+    return bool(state.won), line
+
+
+def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int,
+               probe: str = "none") -> dict:
+    """One deal's record. With a probe, the probe's game comes first: a win is the verdict
+    (``found_by`` "probe:NAME", its moves counted as nodes); otherwise the solver runs with
+    what is left of the budget, so a record's ``nodes`` still tells the verdict at every
+    smaller budget."""
+    from castle_envs.castellion.solver import WINNABLE, Result, deal, replay_wins
 
     state = deal(seed, level, **rules)
-    result = solver.solve(state)
+    start = time.perf_counter()
+    won, line = probe_game(seed, level, rules, probe) if probe != "none" else (False, [])
+    probe_seconds = time.perf_counter() - start
+    budget = (solver.max_nodes, solver.max_seconds)
+    solver_nodes = solver_seconds = 0
+    if won and (budget[0] is None or len(line) <= budget[0]):
+        result = Result(WINNABLE, line, len(line), probe_seconds, found_by=f"probe:{probe}",
+                        reached=3)
+    else:
+        spent = len(line) if budget[0] is None or len(line) < budget[0] else 0
+        if budget[0] is not None:
+            solver.max_nodes = budget[0] - spent
+        if budget[1] is not None:
+            solver.max_seconds = max(1e-3, budget[1] - probe_seconds)
+        try:
+            result = solver.solve(state)
+        finally:
+            solver.max_nodes, solver.max_seconds = budget
+        solver_nodes, solver_seconds = result.nodes, result.seconds
+        result.nodes += spent
+        result.seconds += probe_seconds
     record = {"seed": seed, "level": level, **result.to_dict()}
     record["seconds"] = round(result.seconds, 4)
+    if probe != "none":
+        record["probe"] = {"policy": probe, "won": won, "moves": len(line),
+                           "seconds": round(probe_seconds, 4)}
+        record["solver_nodes"], record["solver_seconds"] = solver_nodes, solver_seconds
     if result.verdict == WINNABLE and not replay_wins(seed, level, result.line, **rules):
         raise RuntimeError(f"{level} deal {seed}: the winning line does not replay to a win "
                            "in the Gymnasium env")
@@ -75,6 +124,9 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
     unknown = n - won - lost
     nodes = sum(r["nodes"] for r in records)
     seconds = sum(r["seconds"] for r in records)
+    # the solver's own speed: the probes' moves and time left out
+    solver_nodes = sum(r.get("solver_nodes", r["nodes"]) for r in records)
+    solver_seconds = sum(r.get("solver_seconds", r["seconds"]) for r in records)
     stuck = [0, 0, 0]
     for r in records:
         if r["verdict"] != "winnable":
@@ -92,7 +144,7 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
         "found_by": {k: sum(r["found_by"] == k for r in records)
                      for k in sorted({r["found_by"] for r in records if r["found_by"]})},
         "nodes_total": nodes, "solver_seconds_total": seconds,
-        "nodes_per_second": nodes / seconds if seconds else None,
+        "nodes_per_second": solver_nodes / solver_seconds if solver_seconds else None,
         "random": {"games": rand_games, "wins": rand_wins,
                    "win_rate": rand_wins / rand_games if rand_games else None,
                    "interval_95": list(wilson_interval(rand_wins, rand_games))},
@@ -155,6 +207,9 @@ def run(args) -> int:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         out = open(args.out, "a" if args.resume else "w")
     solver = Solver(max_nodes=nodes, max_seconds=seconds)
+    probe = args.probe_policy or "planner"
+    if probe not in PROBES:
+        raise ValueError(f"--probe-policy {probe!r}: Castellion takes {' or '.join(PROBES)}")
     summaries = []
     start = time.perf_counter()
     try:
@@ -164,7 +219,8 @@ def run(args) -> int:
                 seed = args.seed + i
                 record = done.get((level, seed))
                 if record is None:
-                    record = solve_deal(solver, seed, level, rules, args.random_games)
+                    record = solve_deal(solver, seed, level, rules, args.random_games,
+                                        probe)
                     if out:
                         out.write(json.dumps(record) + "\n")
                         out.flush()
@@ -174,6 +230,7 @@ def run(args) -> int:
                           f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
             summary = summarize(records, level, args.budget, nodes if seconds is None else None)
             summary["rules"] = rules
+            summary["probe_policy"] = probe
             summaries.append(summary)
     finally:
         if out:

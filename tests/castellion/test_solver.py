@@ -179,3 +179,34 @@ def test_solve_cli(tmp_path, capsys):
     assert cli.main(["solve", "--game", "castellion", "--budget", "soon"]) == 2
     assert cli.main(["solve", "--game", "castellion", "--deals", "0"]) == 2
     assert cli.main(["solve", "--game", "chess"]) == 2
+
+
+def test_planner_probe_proves_deals_the_planner_wins_and_leaves_the_rest_to_the_solver():
+    """The probe's won game is the verdict (its moves counted as nodes, the line replayed);
+    a lost probe game leaves the solver the rest of the budget."""
+    from castle_envs.castellion.solver import replay_wins
+    from castle_envs.experiments.solve_castellion import probe_game, solve_deal
+    rules = {"early_encounter": "any_time", "foundation_exemption": "placed"}
+    seeds = {}
+    for seed in range(30):
+        won, line = probe_game(seed, "academy", rules, "planner")
+        seeds.setdefault(won, (seed, line))
+        if len(seeds) == 2:
+            break
+    assert set(seeds) == {True, False}
+    seed, line = seeds[True]
+    assert replay_wins(seed, "academy", line, **rules)
+    solver = Solver(max_nodes=5000)
+    r = solve_deal(solver, seed, "academy", rules, 0, "planner")
+    assert r["verdict"] == WINNABLE and r["found_by"] == "probe:planner"
+    assert r["line"] == line and r["nodes"] == len(line) and r["solver_nodes"] == 0
+    # a budget below the probe's length: the probe does not count, the solver has it all
+    r = solve_deal(Solver(max_nodes=len(line) - 1), seed, "academy", rules, 0, "planner")
+    assert r["found_by"] != "probe:planner" and r["nodes"] <= len(line) - 1
+    seed, line = seeds[False]
+    r = solve_deal(solver, seed, "academy", rules, 0, "planner")
+    plain = solve_deal(Solver(max_nodes=5000 - len(line)), seed, "academy", rules, 0, "none")
+    assert r["nodes"] == plain["nodes"] + len(line) and r["verdict"] == plain["verdict"]
+    assert r["probe"] == {"policy": "planner", "won": False, "moves": len(line),
+                          "seconds": r["probe"]["seconds"]}
+    assert solver.max_nodes == 5000      # the budget is restored for the next deal

@@ -1,0 +1,48 @@
+"""Every agent's result on each study deal, for the per-deal comparison with the solver.
+
+    python docs/data/castellion_winnability/agents_per_deal.py --agents random,heuristic,planner \
+        --deals 500 --seed 0 --out docs/data/castellion_winnability/agents_0_499.jsonl
+
+Deal ``seed + i`` is the one ``castle-envs evaluate --seed`` and ``castle-envs solve`` play
+(``env.reset(seed=seed + i)``). One JSON line per (level, agent, seed): won, ordeals passed.
+"""
+import argparse
+import json
+import time
+
+import gymnasium as gym
+
+import castle_envs  # noqa: F401  (registers the envs)
+from castle_envs.agents.registry import make_agent
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--agents", default="random,heuristic,planner")
+    p.add_argument("--levels", default="school,academy,menace")
+    p.add_argument("--deals", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    with open(a.out, "w") as f:
+        for level in a.levels.split(","):
+            env = gym.make("castle_envs/Castellion-v0", level=level)
+            for spec in a.agents.split(","):
+                agent = make_agent(spec, "castellion", seed=a.seed)
+                start = time.perf_counter()
+                for i in range(a.deals):
+                    obs, info = env.reset(seed=a.seed + i)
+                    done = False
+                    while not done:
+                        action = agent.act(obs, info["action_mask"], env.unwrapped.state)
+                        obs, _, term, trunc, info = env.step(action)
+                        done = term or trunc
+                    f.write(json.dumps({"level": level, "agent": spec, "seed": a.seed + i,
+                                        "won": bool(info["won"]),
+                                        "ordeals_passed": int(info["ordeals_passed"])}) + "\n")
+                f.flush()
+                print(level, spec, f"{time.perf_counter() - start:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
