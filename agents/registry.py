@@ -32,7 +32,7 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 BEST_AGENTS = {
     "castle-siege": [("model:{models}/castle_siege_very_hard_search", "numba"),
                      ("model:{models}/castle_siege_very_hard_linear", None)],
-    "castellion": [("heuristic", None)],
+    "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
 }

@@ -59,11 +59,13 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
     from castle_envs.agents.registry import resolve_spec
     from castle_envs.experiments.evaluate import resolve_best
     assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_search")
+    assert resolve_spec("best", "castellion") == "planner"
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "numba" else real(name, *a))
     with caplog.at_level(logging.INFO, logger="castle_envs"):
         assert resolve_best("best", "castle-siege").endswith("castle_siege_very_hard_linear")
+        assert resolve_best("best", "castellion") == "heuristic"
     assert 'needs numba: pip install "castle-envs[fast]"' in caplog.text
 
 
