@@ -94,3 +94,7 @@ def test_spec_and_bad_options():
         PlannerPolicy(pyro=2)
     with pytest.raises(ValueError, match="w1"):
         PlannerPolicy(w1=-1)
+    with pytest.raises(ValueError, match="grow"):
+        PlannerPolicy(grow=-1)
+    with pytest.raises(ValueError, match="grow"):
+        make_agent("planner:grow=1000", "castellion")
