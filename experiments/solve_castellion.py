@@ -262,7 +262,7 @@ def run(args) -> int:
 
 
 LEVEL_COLOURS = {"school": "#3182bd", "academy": "#31a354", "menace": "#d6616b"}
-AGENT_COLOURS = {"random": "#e6550d", "heuristic": "#756bb1"}
+AGENT_COLOURS = {"random": "#e6550d", "heuristic": "#756bb1", "planner": "#000000"}
 
 
 def read_agent_csv(paths: list[str]) -> dict:
