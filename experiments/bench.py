@@ -292,6 +292,8 @@ def run(args) -> int:
                 print(f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
                       f" steps/s   ({peer['games']} games)")
                 for r in results[:-1]:
+                    if "env" not in r:
+                        continue        # a row of learners: no env to compare
                     compiled = r.get("env_compiled")
                     print(f"  {r['game']}: env / connect_four = "
                           f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"

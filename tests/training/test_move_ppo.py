@@ -123,6 +123,12 @@ def test_bench_learners_reports_both_learners(capsys):
     learners = json.loads(capsys.readouterr().out)[-1]["learners"]
     for algo in ("move_ppo", "maskable_ppo"):
         assert learners[algo]["steps"] >= 64 and learners[algo]["steps_per_s"] > 0
+    # printed, beside the PettingZoo reference (the learners' row has no env to compare)
+    assert main(["bench", "castle-siege", "--difficulty", "easy", "--seconds", "0.05",
+                 "--batch-sizes", "", "--solver-deals", "0", "--learners",
+                 "--learner-steps", "64"]) == 0
+    out = capsys.readouterr().out
+    assert "learner move_ppo" in out and "connect_four_v3" in out
 
 
 def test_a_damaged_model_directory_is_refused(tmp_path):
