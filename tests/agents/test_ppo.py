@@ -156,7 +156,8 @@ def test_missing_model_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize("directory,game", [
     ("castle_siege_very_hard", "castle-siege"), ("castellion_academy", "castellion"),
     ("castle_siege_very_hard_linear", "castle-siege"),
-    ("castle_siege_very_hard_search", "castle-siege")])
+    ("castle_siege_very_hard_search", "castle-siege"),
+    ("castle_siege_hard_move_ppo", "castle-siege")])
 def test_every_shipped_model_loads_safely(directory, game):
     from castle_envs.agents import make_agent
     root = os.path.join(os.path.dirname(__file__), "..", "..", "models", directory)
@@ -166,3 +167,14 @@ def test_every_shipped_model_loads_safely(directory, game):
     variant = json.load(open(os.path.join(root, "model.json")))["variant"]
     r = evaluate(game, [next(iter(variant.values()))], [agent.name], 1, seed=0, workers=1)
     assert r["results"][0]["truncated"] == 0
+
+
+def test_every_shipped_model_is_tested_above_and_has_a_model_card():
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "models")
+    tested = {"castle_siege_very_hard", "castellion_academy", "castle_siege_very_hard_linear",
+              "castle_siege_very_hard_search", "castle_siege_hard_move_ppo"}
+    shipped = {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))}
+    assert shipped == tested
+    for d in shipped:
+        assert os.path.isfile(os.path.join(root, d, "README.md")), d
+        assert os.path.isfile(os.path.join(root, d, "model.json")), d
