@@ -27,6 +27,7 @@ import itertools
 import numpy as np
 
 from castle_envs.vector._jit import njit
+from castle_envs.vector.castellion_kernel import _component, _shape_of_group
 
 SIZE = 6
 BIG = 60
@@ -34,7 +35,6 @@ _ROW0 = (1 << SIZE) - 1
 _COL0 = sum(1 << (r * SIZE) for r in range(SIZE))
 _NOT_COL0 = ((1 << 36) - 1) & ~_COL0
 _NOT_COL5 = ((1 << 36) - 1) & ~(_COL0 << (SIZE - 1))
-_BASTION = 1 | 2 | 1 << SIZE | 1 << (SIZE + 1)
 
 
 def _sites():
@@ -218,17 +218,8 @@ def bastions(cells):
             if k >= 0 and k // 3 == f:
                 board |= np.int64(1) << np.int64(i)
         while board:
-            comp = board & -board
-            while True:
-                grown = (comp | ((comp << np.int64(1)) & _NOT_COL0)
-                         | ((comp >> np.int64(1)) & _NOT_COL5)
-                         | (comp << np.int64(SIZE)) | (comp >> np.int64(SIZE))) & board
-                if grown == comp:
-                    break
-                comp = grown
+            comp = _component(board, board & -board)
             board &= ~comp
-            if _popcount(comp) == 4:
-                low = comp & -comp
-                if comp == low * np.int64(_BASTION):
-                    count += 1
+            if _shape_of_group(comp) == 1:
+                count += 1
     return count

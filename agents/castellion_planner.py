@@ -47,8 +47,8 @@ from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_POWER, DIS
                                             DRAW, ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
                                             PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL,
                                             SWAP, TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, CHAMELEON, JUGGLER, MENACE, NUM_DEFENDER_KINDS,
-                                         ORDEALS, ORDEALS_BY_SLOT, PYRO, ROWS, SEER, TRAITOR,
+from castle_envs.castellion.data import (ASSAULT, CHAMELEON, JUGGLER, MENACE,
+                                         NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO, ROWS, SEER, TRAITOR,
                                          BLACK_TRAITOR)
 from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, OVER,
@@ -146,8 +146,9 @@ class PlannerPolicy:
         cells = _cells(state)
         avail = self._avail(state)
         # a power's choices lead to many copies of a few positions: score each once
-        key = (state.level, cells.tobytes(), avail.tobytes(), state.current,
-               tuple(-1 if down else card for card, down in zip(state.ordeals, state.face_down)), tuple(map(tuple, state.beside)), len(state.regular),
+        seen = tuple(-1 if down else card for card, down in zip(state.ordeals, state.face_down))
+        key = (state.level, cells.tobytes(), avail.tobytes(), state.current, seen,
+               tuple(map(tuple, state.beside)), len(state.regular),
                sum(1 for k in state.regular if k >= TRAITOR), len(state.safe))
         cached = self._memo.get(key)
         if cached is not None:
