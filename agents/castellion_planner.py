@@ -47,9 +47,9 @@ from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_POWER, DIS
                                             DRAW, ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
                                             PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL,
                                             SWAP, TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, CHAMELEON, JUGGLER, MENACE,
-                                         NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO, ROWS, SEER, TRAITOR,
-                                         BLACK_TRAITOR)
+from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, JUGGLER, MENACE,
+                                         NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
+                                         ROWS, SEER, TRAITOR)
 from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, OVER,
                                           PENALTY, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,

@@ -6,7 +6,6 @@ import pytest
 from castle_envs.agents.castellion_plan import bastions
 from castle_envs.agents.castellion_planner import PlannerPolicy
 from castle_envs.agents.registry import make_agent
-from castle_envs.castellion.data import ORDEALS_BY_SLOT
 from castle_envs.castellion.rules import State, formations_of_boards
 
 
@@ -45,15 +44,9 @@ def test_never_reads_the_piles_order_or_a_face_down_ordeal():
     for seed in range(4):
         s = State.new_game(np.random.default_rng(seed), "menace")
         while not s.is_terminal() and checked < 400:
-            o = s.clone()
-            o.regular = [o.regular[i] for i in rng.permutation(len(o.regular))]
-            o.safe = [o.safe[i] for i in rng.permutation(len(o.safe))]
-            for i in range(3):
-                if s.face_down[i]:
-                    ids = ORDEALS_BY_SLOT[s.level][i]
-                    o.ordeals[i] = ids[(ids.index(s.ordeals[i]) + 1 + rng.integers(
-                        len(ids) - 1)) % len(ids)] if len(ids) > 1 else ids[0]
-                    with_face_down += o.ordeals[i] != s.ordeals[i]
+            o = s.determinize(0, rng)     # piles re-dealt, face-down cards drawn again
+            with_face_down += sum(o.ordeals[i] != s.ordeals[i] for i in range(3)
+                                  if s.face_down[i])
             a = policy(s, None)
             assert blind(o, None) == a, (seed, checked, s.describe_action(a))
             s.apply_action(a)
