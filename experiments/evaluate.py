@@ -12,8 +12,10 @@ Reported per agent and variant: win rate with its 95% Wilson interval, mean retu
 length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Castellion's
 ordeals passed); and for every pair of agents the paired difference on the common deals
 (win rate, return and each event count: mean with its 95% interval). Written to ``--out`` (default ``results/``) as
-``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), and ``<name>.png`` when
-matplotlib is installed (the ``notebooks`` extra). ``--record N`` also writes each agent's
+``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), ``<name>-deals.csv`` (every
+deal's seed and each agent's return on it: which deals an agent won, for pooling runs or
+setting them beside the solver's verdicts), and ``<name>.png`` when matplotlib is installed
+(the ``notebooks`` extra). ``--record N`` also writes each agent's
 and variant's first N games as game records in ``<name>-records/`` (``castle-envs replay``).
 """
 from __future__ import annotations
@@ -219,6 +221,9 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 "events_mean": events, "seconds": seconds})
         for agent in agents:
             per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
+        results.setdefault("deals", []).extend(
+            {spec.variant_arg: value, "seed": seed + i,
+             "returns": {a: float(per_agent[a][i]) for a in agents}} for i in range(episodes))
         for i, base in enumerate(agents):   # every pair, the later agent against the earlier
             for agent in agents[i + 1:]:
                 a, b = per_agent[agent], per_agent[base]
@@ -324,8 +329,8 @@ def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list
     os.makedirs(out, exist_ok=True)
     key = summary["variant_arg"]
     stem = os.path.join(out, name)
-    with open(stem + ".json", "w") as f:
-        json.dump(summary, f, indent=2)
+    with open(stem + ".json", "w") as f:   # the per-deal returns go to the -deals.csv
+        json.dump({k: v for k, v in summary.items() if k != "deals"}, f, indent=2)
     event_names = sorted({k for r in summary["results"] for k in r["events_mean"]})
     columns = ["agent", key, "episodes", "wins", "win_rate", "win_low", "win_high",
                "mean_return", "return_low", "return_high", "mean_length", "truncated", "seconds"]
@@ -345,6 +350,14 @@ def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list
                 w.writerow([p["agent"], p["baseline"], p[key], d["mean"], d["low"], d["high"],
                             e["mean"], e["low"], e["high"], d["n"]])
         paths.append(stem + "-paired.csv")
+    if summary.get("deals"):
+        agents = summary["agents"]
+        with open(stem + "-deals.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow([key, "seed"] + agents)
+            for d in summary["deals"]:
+                w.writerow([d[key], d["seed"]] + [d["returns"][a] for a in agents])
+        paths.append(stem + "-deals.csv")
     if plot:
         png = plot_win_rates(summary, stem + ".png")
         if png:

@@ -50,6 +50,14 @@ def test_cli_writes_json_and_csv(tmp_path, capsys):
     lines = open(tmp_path / "run.csv").read().splitlines()
     assert lines[0].startswith("agent,difficulty,episodes,wins,win_rate") and len(lines) == 5
     assert os.path.exists(tmp_path / "run-paired.csv")
+    assert "deals" not in data
+    import csv
+    deals = list(csv.DictReader(open(tmp_path / "run-deals.csv")))
+    assert [(d["difficulty"], int(d["seed"])) for d in deals] == \
+        [(v, s) for v in ("easy", "medium") for s in range(10)]
+    for r in data["results"]:    # the per-deal returns add up to each agent's wins
+        won = sum(float(d[r["agent"]]) > 0 for d in deals if d["difficulty"] == r["difficulty"])
+        assert won == r["wins"]
     try:
         import matplotlib  # noqa: F401
         assert os.path.exists(tmp_path / "run.png")
