@@ -69,6 +69,15 @@ def add_parser(sub):
                         "linear:PATH, heuristic (castle_envs.agents.castle_siege), none (the "
                         "search's own order). Castellion: planner (default: the planner "
                         "agent plays the deal first; a won game is the verdict) or none")
+    p.add_argument("--nested", type=int, default=0, metavar="LEVEL",
+                   help="Castle Siege: before the solver, nested Monte Carlo search of this "
+                        "level (1 or 2; 0: off) looks for a winning line "
+                        "(castle_envs.castle_siege.nested; needs numba); a deal it fails gets "
+                        "the solver's whole budget")
+    p.add_argument("--nested-width", type=int, default=5,
+                   help="moves the nested search tries at each step (default 5)")
+    p.add_argument("--nested-runs", type=int, default=4,
+                   help="nested searches per deal, each with its own noise seed (default 4)")
     p.add_argument("--compare", action="store_true",
                    help="instead of a study: solve the deals with both solvers (depth-first "
                         "search only, the same node budget) and report nodes per second, "
@@ -128,6 +137,7 @@ def probe_policy(spec: str):
 
 
 _SOLVERS: dict = {}   # per process: a compiled solver's tables are large, so it is reused
+_NESTED: dict = {}
 
 
 def make_solver(kind: str, nodes, seconds, probe: str, **settings):
@@ -144,6 +154,18 @@ def make_solver(kind: str, nodes, seconds, probe: str, **settings):
     return _SOLVERS[key]
 
 
+def make_nested(settings: dict, probe: str):
+    """The nested search of ``settings`` (level, width, runs), guided by the probes' scorer
+    (the shipped one when the probes follow none or the heuristic's weights)."""
+    key = (tuple(sorted(settings.items())), probe)
+    if key not in _NESTED:
+        from castle_envs.castle_siege.nested import NestedSearch
+        weights = probe_policy(probe)[1] if probe.startswith("linear") else None
+        _NESTED.clear()
+        _NESTED[key] = NestedSearch(weights=weights, **settings)
+    return _NESTED[key]
+
+
 def default_solver() -> str:
     from castle_envs.vector._jit import HAVE_NUMBA
     return "compiled" if HAVE_NUMBA else "python"
@@ -157,12 +179,21 @@ def solve_one(job: dict) -> dict:
     seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
     deck = deal_deck(seed)
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
-    solver = make_solver(job.get("solver", "python"), job["nodes"], job["seconds"],
-                         job.get("probe_policy", "none"))
-    result = solver.solve(state)
+    probe = job.get("probe_policy", "none")
+    solver = make_solver(job.get("solver", "python"), job["nodes"], job["seconds"], probe)
+    nested = None
+    if job.get("nested"):
+        nested = make_nested(job["nested"], probe).solve(state)
+    result = nested if nested and nested.verdict == WINNABLE else solver.solve(state)
+    seconds = result.seconds + (nested.seconds if nested and result is not nested else 0.0)
     record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
-              "seconds": round(result.seconds, 4), "pruned": result.pruned,
+              "seconds": round(seconds, 4), "pruned": result.pruned,
               "line": result.line}
+    if nested:
+        record["found_by"] = ("nested" if result is nested else
+                              "solver" if result.verdict == WINNABLE else None)
+        record["nested"] = {**job["nested"], "nodes": nested.nodes,
+                            "seconds": round(nested.seconds, 4)}
     if result.verdict == WINNABLE:
         if not replay_wins(deck, difficulty, result.line, **rules):
             raise RuntimeError(f"deal {seed}: the winning line does not replay to a win")
@@ -502,6 +533,10 @@ def run(args) -> int:
     rules = {"attack": args.attack, "defeated": args.defeated}
     solver = args.solver or default_solver()
     probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
+    nested = None
+    if args.nested:
+        nested = {"level": args.nested, "width": args.nested_width, "runs": args.nested_runs}
+        make_nested(nested, args.probe_policy)   # likewise a bad setting or no numba
     if args.compare:
         report = compare_solvers(args.difficulty, args.seed, args.deals, nodes or 20_000,
                                  rules, sys.stdout if not args.json else None)
@@ -510,7 +545,7 @@ def run(args) -> int:
         return 1 if report["disagreements"] else 0
     jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
              "nodes": nodes, "seconds": seconds, "random_games": args.random_games,
-             "probe_policy": args.probe_policy, "solver": solver}
+             "probe_policy": args.probe_policy, "solver": solver, "nested": nested}
             for i in range(args.deals)]
     out = None
     records = []
@@ -546,6 +581,9 @@ def run(args) -> int:
     summary["rules"] = rules
     summary["probe_policy"] = args.probe_policy
     summary["solver"] = solver
+    if nested:
+        summary["nested"] = {**nested, "found": sum(r.get("found_by") == "nested"
+                                                    for r in records)}
     summary["wall_seconds"] = time.perf_counter() - start
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -556,6 +594,9 @@ def run(args) -> int:
           f"{args.seed + args.deals - 1}), budget {args.budget}/deal")
     print(f"  winnable {summary['winnable']}, unwinnable {summary['unwinnable']}, "
           f"unknown {summary['unknown']}")
+    if nested:
+        print(f"  nested search (level {nested['level']}, width {nested['width']}, "
+              f"{nested['runs']} runs) found {summary['nested']['found']} of the winning lines")
     print(f"  winnable fraction 95% interval [{lo:.3f}, {hi:.3f}] "
           "(lower: proven wins only; upper: unknowns counted as wins)")
     print(f"  nodes/deal mean {summary['nodes']['mean']:.0f}, time/deal mean "
