@@ -84,6 +84,10 @@ def add_parser(sub):
                         "time to the same verdicts, and any disagreement")
     p.add_argument("--resume", action="store_true",
                    help="with --out: keep the deals already in that file, solve the rest")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="with --resume: solve again the deals recorded as unknown (with this "
+                        "run's settings, e.g. a larger budget or --nested-width), appending "
+                        "their new records; the last record of a deal counts")
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
@@ -551,6 +555,8 @@ def run(args) -> int:
     records = []
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
+    if args.retry_unknown and not args.resume:
+        raise ValueError("--retry-unknown needs --resume --out FILE")
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         if args.resume and os.path.exists(args.out):
@@ -560,6 +566,8 @@ def run(args) -> int:
                     if line.strip():
                         record = json.loads(line)
                         done[record["seed"]] = record
+            if args.retry_unknown:
+                done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
             records = [done[j["seed"]] for j in jobs if j["seed"] in done]
             jobs = [j for j in jobs if j["seed"] not in done]
         out = open(args.out, "a" if args.resume else "w")

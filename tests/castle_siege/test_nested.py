@@ -114,3 +114,23 @@ def test_solve_command_with_nested_search(tmp_path, capsys):
         assert (r["verdict"] == WINNABLE) == (r["found_by"] is not None)
     assert cli.main(["solve", "--deals", "1", "--nested", "2", "--nested-width", "1"]) == 2
     assert "width" in capsys.readouterr().err
+
+
+def test_retry_unknown_solves_the_unknown_deals_again(tmp_path, capsys):
+    out = str(tmp_path / "r.jsonl")
+    base = ["solve", "--difficulty", "very_hard", "--deals", "4", "--seed", "4",
+            "--random-games", "0", "--out", out, "--json"]
+    assert cli.main(base + ["--budget", "100"]) == 0      # the solver alone: all unknown
+    first = json.loads(capsys.readouterr().out)
+    assert first["unknown"] == 4
+    assert cli.main(base + ["--budget", "100", "--nested", "2", "--nested-runs", "1",
+                            "--resume", "--retry-unknown"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["deals"] == 4 and second["winnable"] == second["nested"]["found"] >= 2
+    lines = [json.loads(line) for line in open(out)]
+    assert len(lines) == 8 and [r["seed"] for r in lines[4:]] == [4, 5, 6, 7]
+    # a plain resume keeps every recorded deal, unknown or not
+    assert cli.main(base + ["--budget", "100", "--resume"]) == 0
+    assert json.loads(capsys.readouterr().out)["deals"] == 4
+    assert len(open(out).readlines()) == 8
+    assert cli.main(base + ["--retry-unknown"]) == 2
