@@ -25,8 +25,17 @@ The determinized copies are the only states it searches, and the scorer ranks th
 the first of them, so the real deck order never enters a decision (a test deals two decks
 that differ only in unseen cards and checks the decisions are identical).
 
-Agent spec: ``search[:samples=16,candidates=6,nodes=2000,endgame=20000,policy=PATH]``;
-``policy`` is a ``LinearPolicy`` weights file (default: the shipped Very Hard scorer).
+**Nested search inside the worlds** (``inner=nested``). The solver's 2,000 nodes rarely
+prove a world won early in a Very Hard game, so early decisions fall to the scorer's order.
+With ``inner=nested`` each world is instead finished by the nested Monte Carlo search of
+``vector.siege_nested`` (``level`` 0: ``playouts`` noisy games of the scorer; 1 or 2: nested
+search with ``width`` candidates per step), which wins most worlds outright; the agent plays
+the candidate that wins the most finished games, then the one with the best mean score
+(castles captured, fewer defenders standing). ``nodes`` is then unused.
+
+Agent spec: ``search[:samples=16,candidates=6,nodes=2000,endgame=20000,policy=PATH,
+inner=solver|nested,level=1,width=3,playouts=1]``; ``policy`` is a ``LinearPolicy`` weights
+file (default: the shipped Very Hard scorer).
 """
 from __future__ import annotations
 
@@ -37,16 +46,19 @@ from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
 
 from .castle_siege_linear import LinearPolicy
 
-DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000}
-#: the settings a spec or a model directory may give
-SEARCH_OPTIONS = tuple(DEFAULTS)
+DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000,
+            "inner": "solver", "level": 1, "width": 3, "playouts": 1}
+#: the settings a spec or a model directory may give, with their types
+SEARCH_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
+INNER = ("solver", "nested")
 
 
 class SearchPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
     def __init__(self, weights: LinearPolicy, samples: int = 16, candidates: int = 6,
-                 nodes: int = 2000, endgame: int = 20000, probe_share: float = 0.5,
+                 nodes: int = 2000, endgame: int = 20000, inner: str = "solver",
+                 level: int = 1, width: int = 3, playouts: int = 1, probe_share: float = 0.5,
                  noise: float = 0.15, min_samples: int | None = None):
         from castle_envs.castle_siege.fast_solver import _memo
         from castle_envs.vector import _jit
@@ -54,10 +66,24 @@ class SearchPolicy:
         if not _jit.HAVE_NUMBA:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.castle_siege.fast_solver import CompiledSolver
-        for name, value, low in (("samples", samples, 1), ("candidates", candidates, 2),
-                                 ("nodes", nodes, 1), ("endgame", endgame, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"search option {name} must be an int >= {low}, got {value!r}")
+        from castle_envs.vector import siege_nested
+        for name, value, low, high in (("samples", samples, 1, None),
+                                       ("candidates", candidates, 2, None),
+                                       ("nodes", nodes, 1, None), ("endgame", endgame, 1, None),
+                                       ("level", level, 0, 2),
+                                       ("width", width, 2, siege_nested.MAX_WIDTH),
+                                       ("playouts", playouts, 1, None)):
+            if (isinstance(value, bool) or not isinstance(value, int) or value < low
+                    or (high is not None and value > high)):
+                raise ValueError(f"search option {name} must be an int >= {low}"
+                                 + (f" and <= {high}" if high is not None else "")
+                                 + f", got {value!r}")
+        if inner not in INNER:
+            raise ValueError(f"search option inner must be one of {', '.join(INNER)}, "
+                             f"got {inner!r}")
+        self.inner, self.level, self.width, self.playouts = inner, level, width, playouts
+        self._N = siege_nested
+        self._x = siege_nested.new_scratch()
         self.scorer = weights
         self.weights = weights.vector()
         self.samples, self.candidates, self.nodes = samples, candidates, nodes
@@ -94,10 +120,22 @@ class SearchPolicy:
         for i, world in enumerate(worlds):
             write_state(rows_b[i], rows_v[i], world, world.rows, rules)
         wins = np.zeros(len(candidates), np.int64)
+        recent, leave = state.attack == "most_recent", state.defeated == "leave_game"
+        if self.inner == "nested":
+            totals = np.zeros(len(candidates), np.int64)
+            # the noise streams come from the agent's generator: what the agent has seen
+            # (its draws so far), never the real deck
+            self._N.evaluate_moves(self._x, self._w, self._memo, rows_b, rows_v,
+                                   np.array(candidates, np.int64), recent, leave, self.weights,
+                                   self.level, self.width, self.noise, self.playouts,
+                                   int(rng.integers(1 << 30)), wins, totals)
+            # most wins, then the best mean score; ties: the scorer's order
+            return candidates[max(range(len(candidates)),
+                                  key=lambda j: (wins[j], totals[j], -j))]
         S.evaluate_moves(self._w, S._Z, self._memo, rows_b, rows_v,
-                         np.array(candidates, np.int64), state.attack == "most_recent",
-                         state.defeated == "leave_game", self.nodes, self.probe_share,
-                         self.noise, self.weights, True, True, wins, self.min_samples)
+                         np.array(candidates, np.int64), recent, leave, self.nodes,
+                         self.probe_share, self.noise, self.weights, True, True, wins,
+                         self.min_samples)
         return candidates[int(np.argmax(wins))]   # ties: the scorer's order
 
     def _endgame_move(self, state: State) -> int | None:

@@ -177,7 +177,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
         from .castle_siege_search import make_search_policy
         from .castle_siege_search import SEARCH_OPTIONS
-        options = parse_options(rest, {**{k: int for k in SEARCH_OPTIONS}, "policy": str},
+        options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str},
                                 "search")
         policy = make_search_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")

@@ -272,3 +272,44 @@ def search(x: Scratch, w, memo, b0, v0, top, recent, leave, weights, width, nois
     else:
         s, n = nested(x, w, memo, top, recent, leave, weights, width, noise, check, out)
     return int(s), [int(a) for a in out[:n]]
+
+
+@njit(cache=True)
+def evaluate_moves(x, w, memo, samples_b, samples_v, cands, recent, leave, weights, depth,
+                   width, noise, playouts, seed, wins, totals):
+    """Perfect-information Monte Carlo with nested search inside each world (the search
+    agent's ``inner="nested"``): for each sampled world (``samples_b[i]``, ``samples_v[i]``)
+    and each candidate move, play the move, then finish the game ``playouts`` times with
+    the nested search of level ``depth`` (0: playouts of the scorer). ``wins[j]`` counts the
+    finished games candidate ``j`` won, ``totals[j]`` sums their scores. Within a world every
+    candidate's games use the same noise (common random numbers), so the candidates differ
+    by their move, not by luck. A won game scores 4,000 in ``totals`` (four castles, no
+    defender standing), so that sums stay on the scale of ``score``'s lost games."""
+    for j in range(len(cands)):
+        wins[j] = 0
+        totals[j] = 0
+    out = x.lines[2] if depth == 0 else x.lines[3]
+    for i in range(samples_b.shape[0]):
+        for p in range(playouts):
+            stream = np.uint64((seed * 7919 + i * 104729 + p * 1299709) * 2654435761
+                               + 88172645463325252) | np.uint64(1)
+            for j in range(len(cands)):
+                for k in range(NEED):
+                    x.B[0, k] = samples_b[i, k]
+                for k in range(INT_WORDS):
+                    x.V[0, k] = samples_v[i, k]
+                apply(x.B[0], x.V[0], cands[j], leave)
+                x.stats[0] += 1
+                w.rng[0] = stream
+                if x.V[0, OUTCOME] != 0:
+                    s = score(x.B[0], x.V[0])
+                elif depth == 0:
+                    s, _ = playout(x, w, memo, 0, recent, leave, weights, width, noise, out, 0)
+                else:
+                    s, _ = nested(x, w, memo, depth, recent, leave, weights, width, noise, 0,
+                                  out)
+                if s == WIN_SCORE:
+                    wins[j] += 1
+                    totals[j] += 4000
+                else:
+                    totals[j] += s

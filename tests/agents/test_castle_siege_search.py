@@ -18,15 +18,17 @@ from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 SCORER = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"
 SMALL = dict(samples=3, candidates=3, nodes=300, endgame=2000)
+NESTED = dict(inner="nested", level=1, width=2, playouts=1)   # worlds finished by nested search
 
 
 def _policy(**options):
     return SearchPolicy(LinearPolicy.load(SCORER), **{**SMALL, **options})
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "very_hard"])
-def test_plays_legal_moves_to_the_end(difficulty):
-    policy = _policy()
+@pytest.mark.parametrize("difficulty,inner", [("easy", {}), ("very_hard", {}),
+                                              ("very_hard", NESTED)])
+def test_plays_legal_moves_to_the_end(difficulty, inner):
+    policy = _policy(**inner)
     s = State.new_game(difficulty=difficulty, deck=deal_deck(4))
     rng = np.random.default_rng(0)
     moves = 0
@@ -51,10 +53,11 @@ def _reshuffle_unseen(state: State, rng) -> State:
     return other
 
 
-def test_decisions_depend_only_on_what_the_player_sees():
+@pytest.mark.parametrize("inner", [{}, NESTED], ids=["solver", "nested"])
+def test_decisions_depend_only_on_what_the_player_sees(inner):
     """Two deals that differ only in the order of cards the player has not seen get the same
     decision at every position of a game: the agent reads no hidden card."""
-    policy_a, policy_b = _policy(), _policy()
+    policy_a, policy_b = _policy(**inner), _policy(**inner)
     s = State.new_game(difficulty="hard", deck=deal_deck(21))
     shuffler = np.random.default_rng(1)
     checked = 0
@@ -98,3 +101,25 @@ def test_agent_spec_and_bad_options():
         make_agent("search:samples=0", "castle-siege")
     with pytest.raises(ValueError, match="plays castle-siege only"):
         make_agent("search", "castellion")
+    nested = make_agent("search:inner=nested,level=0,playouts=3,width=4", "castle-siege")
+    assert (nested.policy.inner, nested.policy.level, nested.policy.playouts,
+            nested.policy.width) == ("nested", 0, 3, 4)
+    with pytest.raises(ValueError, match="inner must be one of solver, nested"):
+        make_agent("search:inner=mcts", "castle-siege")
+    with pytest.raises(ValueError, match="level must be an int >= 0 and <= 2"):
+        make_agent("search:inner=nested,level=3", "castle-siege")
+    with pytest.raises(ValueError, match="width must be an int >= 2"):
+        make_agent("search:inner=nested,width=1", "castle-siege")
+
+
+def test_nested_worlds_win_a_known_deck_endgame_without_the_endgame_solver():
+    """The known-deck position of data/known_deck_endgame.json (the scorer alone loses it):
+    with the endgame solve starved (1 node), the worlds finished by nested search carry the
+    agent to the win."""
+    data = json.loads((Path(__file__).parent / "data" / "known_deck_endgame.json").read_text())
+    s = State.from_dict(data)
+    policy = _policy(samples=2, candidates=4, endgame=1, **{**NESTED, "level": 2})
+    rng = np.random.default_rng(0)
+    while not s.outcome:
+        s.apply_action(policy(s, rng))
+    assert s.outcome == 1
