@@ -78,6 +78,8 @@ def add_parser(sub):
                    help="moves the nested search tries at each step (default 5)")
     p.add_argument("--nested-runs", type=int, default=4,
                    help="nested searches per deal, each with its own noise seed (default 4)")
+    p.add_argument("--nested-seed", type=int, default=0,
+                   help="run r of the nested search uses noise seed NESTED_SEED + r (default 0)")
     p.add_argument("--compare", action="store_true",
                    help="instead of a study: solve the deals with both solvers (depth-first "
                         "search only, the same node budget) and report nodes per second, "
@@ -539,7 +541,8 @@ def run(args) -> int:
     probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
-        nested = {"level": args.nested, "width": args.nested_width, "runs": args.nested_runs}
+        nested = {"level": args.nested, "width": args.nested_width, "runs": args.nested_runs,
+                  "seed": args.nested_seed}
         make_nested(nested, args.probe_policy)   # likewise a bad setting or no numba
     if args.compare:
         report = compare_solvers(args.difficulty, args.seed, args.deals, nodes or 20_000,

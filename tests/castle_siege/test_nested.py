@@ -112,6 +112,16 @@ def test_solve_command_with_nested_search(tmp_path, capsys):
     for r in records:
         assert r["nested"]["nodes"] > 0
         assert (r["verdict"] == WINNABLE) == (r["found_by"] is not None)
+    for r in records:   # the same settings give the same lines; another noise seed may not
+        assert r["nested"]["seed"] == 0
+    again = tmp_path / "again.jsonl"
+    cli.main(["solve", "--difficulty", "very_hard", "--deals", "3", "--seed", "4", "--budget",
+              "2000", "--nested", "2", "--nested-runs", "1", "--random-games", "0", "--out",
+              str(again), "--json", "--nested-seed", "7"])
+    capsys.readouterr()
+    other = [json.loads(line) for line in open(again)]
+    assert [r["nested"]["seed"] for r in other] == [7, 7, 7]
+    assert [r["line"] for r in other] != [r["line"] for r in records]
     assert cli.main(["solve", "--deals", "1", "--nested", "2", "--nested-width", "1"]) == 2
     assert "width" in capsys.readouterr().err
 
