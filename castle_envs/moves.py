@@ -32,15 +32,23 @@ are the end of the battle phase, Regroup, captures, Royal Assaults, Precision St
 Flush Sieges, then the plays with the fewest cards and least overkill
 (``info["legal_moves"]`` gives the full count). Raise ``capacity`` to keep all.
 
-Only Castle Siege has a move view so far (``MOVE_GAMES``); other games raise a clear error.
+**Castle Rooms** (PettingZoo AEC) has a view too, computed in Python from the rules state
+(``castle_rooms/moves.py``: the game has no compiled kernel): ``make_move_env("castle-rooms",
+num_players=2)`` is the AEC env whose ``observe(agent)`` adds the same three keys beside
+``observation`` and ``action_mask`` (all zero for a seat not to act). Its capacity is the
+whole action space, so every legal move has a row.
+
+``move_view(game, capacity)`` gives a game's view object (``from_state(state)``: the rows of
+the player to act); games without one (``MOVE_GAMES``) raise a clear error.
 """
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
+from pettingzoo.utils import BaseWrapper
 
-MOVE_GAMES = ("castle-siege",)
-DEFAULT_CAPACITY = {"castle-siege": 256}
+MOVE_GAMES = ("castle-siege", "castle-rooms")
+DEFAULT_CAPACITY = {"castle-siege": 256, "castle-rooms": 109}
 
 SIEGE_FEATURES = (
     # move kind, one-hot
@@ -87,8 +95,21 @@ def _check_capacity(capacity) -> int:
 
 
 def feature_names(game: str) -> tuple[str, ...]:
-    _check_game(game)
+    if _check_game(game) == "castle-rooms":
+        from .castle_rooms.moves import FEATURES
+        return FEATURES
     return SIEGE_FEATURES
+
+
+def move_view(game: str, capacity: int | None = None):
+    """The game's view object: ``from_state(state) -> (view dict, legal move count)`` for the
+    player to act, ``observation(state)`` that player's observation vector, ``empty()``."""
+    game = _check_game(game)
+    capacity = DEFAULT_CAPACITY[game] if capacity is None else capacity
+    if game == "castle-rooms":
+        from .castle_rooms.moves import RoomsMoves
+        return RoomsMoves(capacity)
+    return SiegeMoves(capacity)
 
 
 def linear_scale(game: str = "castle-siege") -> np.ndarray:
@@ -112,6 +133,8 @@ def move_spaces(game: str, obs_space: gym.spaces.Box, num_actions: int,
 class SiegeMoves:
     """Castle Siege move views from a rules ``State`` or from kernel rows."""
 
+    game = "castle-siege"
+
     def __init__(self, capacity: int = 256):
         from .vector import siege_kernel as K
         from .vector import siege_moves as M
@@ -130,6 +153,10 @@ class SiegeMoves:
         return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
                 "move_ids": np.zeros(lead + (self.capacity,), np.int64),
                 "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+    def observation(self, state) -> np.ndarray:
+        from .castle_siege.observation import encode
+        return encode(state)
 
     def from_rows(self, b, v, recent: bool, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
@@ -261,10 +288,51 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         return self._view(obs, info), rewards, terminated, truncated, info
 
 
+class MoveFeatureAECWrapper(BaseWrapper):
+    """A PettingZoo AEC env (Castle Rooms) whose ``observe(agent)`` adds the move view of
+    that seat beside ``observation`` and ``action_mask``: the legal moves' rows for the seat
+    to act, all zero for the others and once the game is over. Actions stay the env's ids."""
+
+    def __init__(self, env, capacity: int | None = None):
+        super().__init__(env)
+        from .castle_rooms.env import raw_env
+
+        raw = env.unwrapped
+        if not isinstance(raw, raw_env):
+            raise ValueError(f"MoveFeatureAECWrapper needs a Castle Rooms env, got "
+                             f"{type(raw).__name__}; games with a move view: {list(MOVE_GAMES)}")
+        self.moves = move_view("castle-rooms", capacity)
+        agent = raw.possible_agents[0]
+        base = raw.observation_space(agent)
+        space = move_spaces("castle-rooms", base["observation"],
+                            int(raw.action_space(agent).n), self.moves.capacity)
+        space = gym.spaces.Dict({"observation": base["observation"],
+                                 "action_mask": base["action_mask"],
+                                 **{k: v for k, v in space.items() if k != "observation"}})
+        self.observation_spaces = {a: space for a in raw.possible_agents}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        out = self.moves.empty()
+        if obs["action_mask"].any():     # the seat to act
+            self.moves.from_state(self.env.unwrapped.game_state, out)
+        return {**obs, **out}
+
+
 def make_move_env(game: str = "castle-siege", compiled: bool = False,
-                  capacity: int | None = None, **kwargs) -> MoveFeatureObservation:
-    """The single env (``compiled=True``: on the kernels) with the move view."""
+                  capacity: int | None = None, **kwargs):
+    """The env with the move view: a Gymnasium single env (``compiled=True``: on the
+    kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
+    its order checks) wrapped in ``MoveFeatureAECWrapper``."""
     game = _check_game(game)
+    if game == "castle-rooms":
+        if compiled:
+            raise ValueError("castle-rooms has no compiled env; drop compiled=True")
+        from .castle_rooms_v0 import env as make_aec
+        return MoveFeatureAECWrapper(make_aec(**kwargs), capacity)
     if compiled:
         from .vector import make_single
         env = make_single(game, **kwargs)

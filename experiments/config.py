@@ -71,6 +71,7 @@ SCHEMA: dict[str, Any] = {
         "every_steps": _spec(int, 20_000),
         "episodes": _spec(int, 200),
         "seed": _spec(int, 1_000_000),     # held-out deals: seeds from here on
+        "opponent": _spec(str, "heuristic"),  # multi-player move_ppo: the agent it is rated against
     },
     "checkpoint": {
         "every_steps": _spec(int, 50_000),
@@ -222,7 +223,8 @@ def _check_values(config: dict) -> None:
         raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
                          f"[256, 256], got {arch!r}")
     ppo = config["ppo"]
-    if (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
+    whole_games = config["algo"] == "move_ppo" and spec.api == "pettingzoo"
+    if not whole_games and (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
     for i, stage in enumerate(config["curriculum"]):
         if not isinstance(stage, dict) or set(stage) - {"variant", "until_steps"}:
@@ -267,6 +269,13 @@ def _check_move_ppo(config: dict, spec) -> None:
         raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m['temperature']!r}")
     if config["curriculum"] or config["pretrain"]["agent"] or config["shaping"]:
         raise ValueError("algo: move_ppo does not take curriculum, pretrain or shaping")
+    if spec.api == "pettingzoo":
+        # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
+        from castle_envs.agents.registry import parse_spec
+        for spec_text in [*config["opponents"], config["eval"]["opponent"]]:
+            parse_spec(spec_text)
+        if not config["opponents"] and not config["self_play"]["enabled"]:
+            raise ValueError("opponents: give fixed opponents or enable self_play")
     if config["seed"] < 20_000_000:
         raise ValueError(f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
                          f"more (the study and evaluation deals are below), got {config['seed']}")

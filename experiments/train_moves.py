@@ -143,6 +143,52 @@ def _eval_row(run_dir: Path, row: dict) -> None:
         writer.writerow(row)
 
 
+def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
+               ret_f) -> list:
+    """PPO's epochs over minibatches of positions. Position ``i`` has the state ``obs_f[i]``
+    and its legal moves' rows packed in ``rows_all`` (``mask_f[i]``: which of the padded
+    columns they fill, legal rows first); ``act_f[i]`` is the column played. Returns
+    (policy loss, value loss, entropy, approx KL) per minibatch."""
+    import torch
+
+    batch, width = mask_f.shape
+    counts = mask_f.sum(1)
+    offsets = torch.cumsum(counts, 0) - counts
+    stats = []
+    for _ in range(ppo["n_epochs"]):
+        perm = torch.randperm(batch)
+        for start in range(0, batch, ppo["batch_size"]):
+            idx = perm[start:start + ppo["batch_size"]]
+            cnt = counts[idx]
+            owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
+            first = torch.repeat_interleave(offsets[idx], cnt)
+            within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
+                torch.cumsum(cnt, 0) - cnt, cnt)
+            rows = rows_all[first + within]
+            h = net.embed(obs_f[idx])
+            logits = torch.full((len(idx), width), float("-inf"))
+            logits[mask_f[idx]] = net.move_logits(h, owner, rows)
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(act_f[idx])
+            ratio = torch.exp(logp - logp_f[idx])
+            a_mb = adv_f[idx]
+            a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
+            pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
+                ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
+            v = net.value(h).squeeze(1)
+            v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
+            ent = dist.entropy().mean()
+            loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
+            optimizer.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - torch.log(ratio)).mean()
+            stats.append((pg.item(), v_loss.item(), ent.item(), kl.item()))
+    return stats
+
+
 # --- the run -----------------------------------------------------------------------------------
 def run_training(config: dict | None = None, run_dir=None, resume=None,
                  progress_bar: bool = False, stop_after: int | None = None) -> dict:
@@ -267,42 +313,10 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
                 # --- PPO epochs over minibatches of positions --------------------------------
                 obs_f, mask_f = b_obs.reshape(batch, -1), b_mask.reshape(batch, -1)
                 act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
-                adv_f, ret_f, val_f = adv.reshape(batch), ret.reshape(batch), b_val[:n_steps].reshape(batch)
+                adv_f, ret_f = adv.reshape(batch), ret.reshape(batch)
                 rows_all = torch.cat(b_rows)
-                counts = mask_f.sum(1)
-                offsets = torch.cumsum(counts, 0) - counts
-                stats = []
-                for _ in range(ppo["n_epochs"]):
-                    perm = torch.randperm(batch)
-                    for start in range(0, batch, ppo["batch_size"]):
-                        idx = perm[start:start + ppo["batch_size"]]
-                        cnt = counts[idx]
-                        owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
-                        first = torch.repeat_interleave(offsets[idx], cnt)
-                        within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
-                            torch.cumsum(cnt, 0) - cnt, cnt)
-                        rows = rows_all[first + within]
-                        h = net.embed(obs_f[idx])
-                        logits = torch.full((len(idx), arch["capacity"]), float("-inf"))
-                        logits[mask_f[idx]] = net.move_logits(h, owner, rows)
-                        dist = torch.distributions.Categorical(logits=logits)
-                        logp = dist.log_prob(act_f[idx])
-                        ratio = torch.exp(logp - logp_f[idx])
-                        a_mb = adv_f[idx]
-                        a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
-                        pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
-                            ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
-                        v = net.value(h).squeeze(1)
-                        v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
-                        ent = dist.entropy().mean()
-                        loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
-                        optimizer.zero_grad()
-                        loss.backward()
-                        torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
-                        optimizer.step()
-                        with torch.no_grad():
-                            kl = ((ratio - 1) - torch.log(ratio)).mean()
-                        stats.append((pg.item(), v_loss.item(), ent.item(), kl.item()))
+                stats = ppo_epochs(net, optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
+                                   adv_f, ret_f)
                 progress["num_timesteps"] += batch
                 progress["updates"] += 1
                 session_steps += batch

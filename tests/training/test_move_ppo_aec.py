@@ -1,0 +1,127 @@
+"""algo: move_ppo on a multi-player game (experiments/train_moves_aec.py): a short self-play
+run writes its curve, TensorBoard and a model that plays as --agent model:DIR in a
+tournament and in castle-envs play; --resume reproduces an uninterrupted run exactly."""
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from castle_envs.agents.registry import make_agent
+from castle_envs.agents.saved import load_tensors, read_card
+from castle_envs.castle_rooms.observation import encode
+from castle_envs.castle_rooms.rules import CastleRoomsState
+from castle_envs.experiments.cli import build_parser, main
+from castle_envs.experiments.config import load_config, resolve
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.train
+
+from castle_envs.experiments import train_moves_aec  # noqa: E402  (needs torch)
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "configs" / "tiny" / "castle_rooms_move_ppo.yaml"
+
+
+def _weights(run_dir):
+    return load_tensors(run_dir / "checkpoints" / "latest" / "policy.pt")
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("rooms") / "run"
+    summary = train_moves_aec.run_training(load_config(TINY), run_dir=run)
+    return run, summary
+
+
+def test_a_run_writes_its_curve_tensorboard_and_a_model_that_plays(tiny_run):
+    run, summary = tiny_run
+    assert summary["num_timesteps"] >= 400
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("steps,wall_seconds") and len(rows) >= 3
+    assert list((run / "tb").iterdir())
+    progress = json.loads((run / "progress.json").read_text())
+    assert progress["games"] == 4 * progress["updates"] and progress["snapshots"] >= 2
+    card = read_card(run / "final_model")
+    assert card["kind"] == "move_policy" and card["game"] == "castle-rooms"
+    assert card["variant"] == {"num_players": 2}
+    agent = make_agent(f"model:{run / 'final_model'}", "castle-rooms", seed=0)
+    state = CastleRoomsState.deal(2, np.random.default_rng(20_000_123))
+    while not state.is_terminal():
+        # the same move from the encoded observation, the env's dict, or the state alone
+        a = agent.act(encode(state, state.player), state.legal_action_mask(), state.clone())
+        assert a == agent.act(None, None, state.clone()) == agent.act(
+            {"observation": encode(state, state.player)}, None, state.clone())
+        assert state.legal_action_mask()[a]
+        state.apply_action(a)
+
+
+def test_the_model_plays_in_a_tournament_and_in_play(tiny_run, tmp_path, capsys):
+    run, _ = tiny_run
+    model = f"model:{run / 'final_model'}"
+    assert main(["tournament", "--game", "castle-rooms", "--players", "2", "--agents",
+                 f"{model},heuristic,random", "--games", "6", "--workers", "1",
+                 "--out", str(tmp_path), "--no-progress", "--no-plot"]) == 0
+    assert "heuristic" in capsys.readouterr().out
+    from castle_envs.experiments.play import run as play
+    args = build_parser().parse_args(["play", "castle-rooms", "--players", "2", "--seed", "3",
+                                      "--human", "--opponent", model])
+    out = io.StringIO()
+    assert play(args, stdin=io.StringIO(""), stdout=out) == 0
+    assert "game over" in out.getvalue()
+
+
+def test_evaluation_plays_the_tournaments_games(tiny_run):
+    from castle_envs.experiments.tournament import tournament
+    run, _ = tiny_run
+    config = load_config(run / "config.yaml")
+    agent = make_agent(f"model:{run / 'final_model'}", "castle-rooms")
+    result = train_moves_aec.evaluate(agent.net, config, 12, 1_000_000)
+    assert result == train_moves_aec.evaluate(agent.net, config, 12, 1_000_000)
+    # the batched greedy games are the ones castle-envs tournament plays, game by game
+    spec = f"model:{run / 'final_model'}"
+    games = tournament("castle-rooms", 2, [spec, "heuristic"], 12, seed=1_000_000, workers=1)
+    row = next(r for r in games["results"] if r["agent"] == spec)
+    assert (row["seats_played"], row["wins"]) == (12, result["wins"])
+    assert row["mean_return"] == pytest.approx(result["mean_return"])
+
+
+def test_resume_reproduces_an_uninterrupted_run(tmp_path):
+    config = load_config(TINY)
+    whole = train_moves_aec.run_training(config, run_dir=tmp_path / "whole")
+    part = train_moves_aec.run_training(config, run_dir=tmp_path / "part", stop_after=200)
+    assert part["stopped"] and 200 <= part["num_timesteps"] < whole["num_timesteps"]
+    resumed = train_moves_aec.run_training(resume=tmp_path / "part")
+    assert resumed["num_timesteps"] == whole["num_timesteps"]
+    a, b = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    pool_a = load_tensors(tmp_path / "whole" / "checkpoints" / "latest" / "pool.pt")
+    pool_b = load_tensors(tmp_path / "part" / "checkpoints" / "latest" / "pool.pt")
+    assert pool_a.keys() == pool_b.keys() and pool_a
+    assert all(torch.equal(pool_a[k], pool_b[k]) for k in pool_a)
+
+
+def test_cli_trains_and_resumes(tmp_path, capsys):
+    run = tmp_path / "cli"
+    assert main(["train", "--config", str(TINY), "--run-dir", str(run), "--set",
+                 "total_timesteps=100", "--set", "eval.episodes=2"]) == 0
+    done = json.loads(capsys.readouterr().out)["num_timesteps"]
+    assert done >= 100
+    assert main(["train", "--resume", str(run)]) == 0   # already done: nothing to add
+    assert json.loads(capsys.readouterr().out)["num_timesteps"] == done
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
+    ({"eval": {"opponent": "nobody"}}, "unknown agent 'nobody'"),
+    ({"opponents": [], "self_play": {"enabled": False}}, "self_play"),
+    ({"game": "castell"}, "move-feature view"),
+])
+def test_bad_configs_name_the_key(change, message):
+    raw = {"algo": "move_ppo", "game": "castle-rooms", "variant": {"num_players": 2},
+           "seed": 20_000_000, **change}
+    with pytest.raises(ValueError, match=message):
+        resolve(raw)
