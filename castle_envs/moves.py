@@ -47,8 +47,8 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo.utils import BaseWrapper
 
-MOVE_GAMES = ("castle-siege", "castle-rooms")
-DEFAULT_CAPACITY = {"castle-siege": 256, "castle-rooms": 109}
+MOVE_GAMES = ("castle-siege", "castellion", "castle-rooms")
+DEFAULT_CAPACITY = {"castle-siege": 256, "castellion": 137, "castle-rooms": 109}
 
 SIEGE_FEATURES = (
     # move kind, one-hot
@@ -95,8 +95,12 @@ def _check_capacity(capacity) -> int:
 
 
 def feature_names(game: str) -> tuple[str, ...]:
-    if _check_game(game) == "castle-rooms":
+    game = _check_game(game)
+    if game == "castle-rooms":
         from .castle_rooms.moves import FEATURES
+        return FEATURES
+    if game == "castellion":
+        from .vector.castellion_moves import FEATURES
         return FEATURES
     return SIEGE_FEATURES
 
@@ -109,6 +113,8 @@ def move_view(game: str, capacity: int | None = None):
     if game == "castle-rooms":
         from .castle_rooms.moves import RoomsMoves
         return RoomsMoves(capacity)
+    if game == "castellion":
+        return CastellionMoves(capacity)
     return SiegeMoves(capacity)
 
 
@@ -184,25 +190,87 @@ class SiegeMoves:
                                 valid, legal, *self.scratch.args())
 
 
+class CastellionMoves:
+    """Castellion move views from a rules ``State`` or from kernel rows (one compiled
+    kernel, ``vector.castellion_moves``, for the Python, compiled and batched envs)."""
+
+    game = "castellion"
+
+    def __init__(self, capacity: int = 137):
+        from .vector import castellion_kernel as K
+        from .vector import castellion_moves as M
+        from .vector._base import state_dtype
+
+        self.capacity = _check_capacity(capacity)
+        self.num_features = M.NUM_FEATURES
+        self._M, self._K = M, K
+        self.scratch = M.Scratch()
+        self._s = np.zeros(K.WORDS, state_dtype())
+
+    def empty(self, batch: int | None = None) -> dict:
+        lead = () if batch is None else (batch,)
+        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+    def observation(self, state) -> np.ndarray:
+        from .castellion.observation import encode
+        return encode(state)
+
+    def from_rows(self, s, level: int, rules: int, out: dict) -> int:
+        """Fill ``out`` (``empty()``) from one env's kernel row; returns the legal moves."""
+        valid = out["move_mask"].view(np.bool_)
+        return int(self._M.move_rows(s, level, rules, out["move_features"], out["move_ids"],
+                                     valid, *self.scratch.args()))
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of a ``castellion.rules.State`` (and its legal move count)."""
+        from .vector.castellion import write_state
+
+        out = self.empty() if out is None else out
+        rules = {"foundation_exemption": state.foundation_exemption,
+                 "early_encounter": state.early_encounter}
+        write_state(self._s, state, state.level, rules)
+        return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
+
+    def batch(self, st, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
+        valid = out["move_mask"].view(np.bool_)
+        self._M.move_rows_batch(st, level, rules, out["move_features"], out["move_ids"],
+                                valid, legal, *self.scratch.args())
+
+
+def _solitaire_game(base) -> str:
+    """The move-view game of a Gymnasium env (Python or compiled), or a clear error."""
+    from .castellion.env import CastellionEnv
+    from .castle_siege.env import CastleSiegeEnv
+    from .vector.castellion import CompiledCastellionEnv
+    from .vector.single import CompiledCastleSiegeEnv
+
+    if isinstance(base, (CastleSiegeEnv, CompiledCastleSiegeEnv)):
+        return "castle-siege"
+    if isinstance(base, (CastellionEnv, CompiledCastellionEnv)):
+        return "castellion"
+    raise ValueError(f"MoveFeatureObservation needs a Castle Siege or Castellion env, got "
+                     f"{type(base).__name__}; games with a move view: {list(MOVE_GAMES)}")
+
+
 class MoveFeatureObservation(gym.Wrapper):
-    """A Castle Siege env (``CastleSiegeEnv`` or the compiled ``CompiledCastleSiegeEnv``)
-    whose observation is a dict: the env's vector plus the move view. Actions, rewards and
-    the rest of ``info`` are the env's; ``info["legal_moves"]`` counts the legal moves
-    (more than ``move_mask.sum()`` only when the capacity cut some)."""
+    """A Castle Siege or Castellion env (the Python env or its compiled drop-in,
+    ``make_single``) whose observation is a dict: the env's vector plus the move view.
+    Actions, rewards and the rest of ``info`` are the env's; ``info["legal_moves"]`` counts
+    the legal moves (more than ``move_mask.sum()`` only when the capacity cut some)."""
 
     def __init__(self, env: gym.Env, capacity: int | None = None):
-        super().__init__(env)
-        from .castle_siege.env import CastleSiegeEnv
+        from .vector.castellion import CompiledCastellionEnv
         from .vector.single import CompiledCastleSiegeEnv
 
-        base = env.unwrapped
-        if not isinstance(base, (CastleSiegeEnv, CompiledCastleSiegeEnv)):
-            raise ValueError(f"MoveFeatureObservation needs a Castle Siege env, got "
-                             f"{type(base).__name__}; games with a move view: {list(MOVE_GAMES)}")
-        self._compiled = isinstance(base, CompiledCastleSiegeEnv)
-        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
-        self.moves = SiegeMoves(capacity)
-        self.observation_space = move_spaces("castle-siege", env.observation_space,
+        base = getattr(env, "unwrapped", env)
+        game = _solitaire_game(base)
+        super().__init__(env)
+        self.game = game
+        self._compiled = isinstance(base, (CompiledCastleSiegeEnv, CompiledCastellionEnv))
+        self.moves = move_view(self.game, capacity)
+        self.observation_space = move_spaces(self.game, env.observation_space,
                                              int(env.action_space.n), self.moves.capacity)
 
     def _view(self, obs, info: dict, done: bool) -> dict:
@@ -210,6 +278,8 @@ class MoveFeatureObservation(gym.Wrapper):
         base = self.env.unwrapped
         if done:
             n = 0
+        elif self._compiled and self.game == "castellion":
+            n = self.moves.from_rows(base._s, base._level, base._rules, out)
         elif self._compiled:
             n = self.moves.from_rows(base._b, base._v, base._recent, out)
         else:
@@ -227,24 +297,28 @@ class MoveFeatureObservation(gym.Wrapper):
 
 
 class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
-    """The batched Castle Siege env (``make_vec("castle-siege", ...)``) with the move view:
-    observations are dicts of (num_envs, ...) arrays, filled by one compiled call per step
-    straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
+    """The batched Castle Siege or Castellion env (``make_vec(game, ...)``) with the move
+    view: observations are dicts of (num_envs, ...) arrays, filled by one compiled call per
+    step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
     ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
 
     def __init__(self, env, capacity: int | None = None):
         super().__init__(env)
+        from .vector.castellion import CastellionVectorEnv
         from .vector.castle_siege import CastleSiegeVectorEnv
 
         base = env.unwrapped if hasattr(env, "unwrapped") else env
-        if not isinstance(base, CastleSiegeVectorEnv):
-            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege env, got "
-                             f"{type(base).__name__}")
+        if isinstance(base, CastleSiegeVectorEnv):
+            self.game = "castle-siege"
+        elif isinstance(base, CastellionVectorEnv):
+            self.game = "castellion"
+        else:
+            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege or "
+                             f"Castellion env, got {type(base).__name__}")
         self._base = base
-        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
-        self.moves = SiegeMoves(capacity)
+        self.moves = move_view(self.game, capacity)
         self.single_observation_space = move_spaces(
-            "castle-siege", base.single_observation_space, int(base.single_action_space.n),
+            self.game, base.single_observation_space, int(base.single_action_space.n),
             self.moves.capacity)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               self.num_envs)
@@ -253,7 +327,10 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
 
     def _view(self, obs, info: dict) -> dict:
         base = self._base
-        self.moves.batch(base._cards, base._ints, base.recent, self._out, self._legal)
+        if self.game == "castellion":
+            self.moves.batch(base._st, base._level, base._rules, self._out, self._legal)
+        else:
+            self.moves.batch(base._cards, base._ints, base.recent, self._out, self._legal)
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
 
@@ -261,19 +338,22 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 
+    def _row_arrays(self) -> dict:
+        base = self._base
+        if self.game == "castellion":
+            return {"st": base._st, "steps": base._steps, "rng": base._rng.view(np.int64)}
+        return {"cards": base._cards, "ints": base._ints, "rng": base._rng.view(np.int64)}
+
     def rows(self) -> dict:
         """The batch's whole position and generators as plain integer arrays (what a
         training checkpoint keeps; ``load_rows`` puts them back)."""
-        base = self._base
-        return {"cards": base._cards.copy(), "ints": base._ints.copy(),
-                "rng": base._rng.view(np.int64).copy()}
+        return {k: a.copy() for k, a in self._row_arrays().items()}
 
     def load_rows(self, rows: dict) -> dict:
-        """Restore ``rows()`` (same batch size, difficulty and rules); returns the current
+        """Restore ``rows()`` (same batch size, variant and rules); returns the current
         observation dict, as ``reset`` would."""
         base = self._base
-        for name, target in (("cards", base._cards), ("ints", base._ints),
-                             ("rng", base._rng.view(np.int64))):
+        for name, target in self._row_arrays().items():
             value = np.asarray(rows[name])
             if value.shape != target.shape:
                 raise ValueError(f"saved {name} rows have shape {value.shape}, this batch "

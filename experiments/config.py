@@ -66,6 +66,7 @@ SCHEMA: dict[str, Any] = {
         "batch_size": _spec(int, 512),
         "learning_rate": _spec(float, 1e-3),
         "seed": _spec(int, 2_000_000),   # its deals, disjoint from the eval seeds
+        "dagger": _spec(int, 0),         # move_ppo: rounds of the network's games, teacher-labelled
     },
     "eval": {
         "every_steps": _spec(int, 20_000),
@@ -81,6 +82,7 @@ SCHEMA: dict[str, Any] = {
         "hidden": _spec(int, 128),        # width of the state and move MLPs
         "init_linear": _spec(str, ""),    # a CEM policy.json: the linear term starts there
         "temperature": _spec(float, 1.0),  # ... divided by this (higher: more exploration)
+        "levels": _spec(list, []),          # variants played side by side (n_envs split evenly)
     },
     "cem": {                               # algo: cem (experiments/train_cem.py)
         "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
@@ -267,8 +269,26 @@ def _check_move_ppo(config: dict, spec) -> None:
             raise ValueError(f"move_ppo.{name}: must be at least 1, got {m[name]}")
     if not math.isfinite(m["temperature"]) or m["temperature"] <= 0:
         raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m['temperature']!r}")
-    if config["curriculum"] or config["pretrain"]["agent"] or config["shaping"]:
-        raise ValueError("algo: move_ppo does not take curriculum, pretrain or shaping")
+    if config["curriculum"] or config["shaping"]:
+        raise ValueError("algo: move_ppo does not take curriculum or shaping")
+    pre = config["pretrain"]
+    if pre["agent"]:
+        from castle_envs.agents.registry import parse_spec
+        parse_spec(pre["agent"])
+        if pre["seed"] < 20_000_000:
+            raise ValueError(f"pretrain.seed: the teacher's deals must be training deals, "
+                             f"20,000,000 or more, got {pre['seed']}")
+    if pre["dagger"] < 0 or (pre["dagger"] and not pre["agent"]):
+        raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
+    levels = m["levels"]
+    if levels:
+        if spec.api != "gymnasium":
+            raise ValueError("move_ppo.levels: mixes the variants of a solitaire game")
+        for value in levels:
+            if value not in spec.variants:
+                raise ValueError(f"move_ppo.levels: {value!r} is not one of {list(spec.variants)}")
+        if len(set(levels)) != len(levels) or config["n_envs"] % len(levels):
+            raise ValueError("move_ppo.levels: distinct variants whose count divides n_envs")
     if spec.api == "pettingzoo":
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec

@@ -39,17 +39,80 @@ def _env_kwargs(config: dict) -> dict:
     return {**config["env_kwargs"], **config["variant"]}
 
 
+def levels_of(config: dict) -> list[dict]:
+    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
+    from castle_envs.registry import get_game
+    arg = get_game(config["game"]).variant_arg
+    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]
+
+
 def make_envs(config: dict, num_envs: int):
+    """The batched env with the move view; with ``move_ppo.levels`` the batch is split
+    evenly among them (``MixedMoveVec``)."""
+    if len(levels_of(config)) > 1:
+        return MixedMoveVec([make_move_vec(config["game"], num_envs // len(levels_of(config)),
+                                           capacity=config["move_ppo"]["capacity"],
+                                           **{**config["env_kwargs"], **v})
+                             for v in levels_of(config)])
     return make_move_vec(config["game"], num_envs, capacity=config["move_ppo"]["capacity"],
                          **_env_kwargs(config))
 
 
+class MixedMoveVec:
+    """Several batched move envs of one game (different variants, the same spaces) stepped
+    as one batch: their rows concatenated in order. Part ``j`` deals from ``seed`` plus the
+    sizes of the parts before it, so every env of the batch has its own deal seed."""
+
+    def __init__(self, parts: list):
+        self.parts = parts
+        self.sizes = [p.num_envs for p in parts]
+        self.num_envs = sum(self.sizes)
+        self.single_observation_space = parts[0].single_observation_space
+
+    @staticmethod
+    def _join(outs: list) -> dict:
+        return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+    def reset(self, seed: int):
+        obs, offset = [], 0
+        for part, n in zip(self.parts, self.sizes):
+            obs.append(part.reset(seed=seed + offset)[0])
+            offset += n
+        return self._join(obs), {}
+
+    def step(self, actions):
+        outs, offset = [], 0
+        for part, n in zip(self.parts, self.sizes):
+            outs.append(part.step(actions[offset:offset + n]))
+            offset += n
+        info = {"won": np.concatenate([o[4].get("won", np.zeros(n, bool))
+                                       for o, n in zip(outs, self.sizes)])}
+        return (self._join([o[0] for o in outs]), np.concatenate([o[1] for o in outs]),
+                np.concatenate([o[2] for o in outs]), np.concatenate([o[3] for o in outs]),
+                info)
+
+    def rows(self) -> dict:
+        return {f"{j}/{k}": v for j, part in enumerate(self.parts) for k, v in part.rows().items()}
+
+    def load_rows(self, rows: dict) -> dict:
+        obs = []
+        for j, part in enumerate(self.parts):
+            mine = {k.partition("/")[2]: v for k, v in rows.items() if k.startswith(f"{j}/")}
+            obs.append(part.load_rows(mine))
+        return self._join(obs)
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
+
+
 def arch_of(config: dict, envs) -> dict:
     space = envs.single_observation_space
-    return {"obs_size": int(space["observation"].shape[0]),
-            "num_features": int(space["move_features"].shape[1]),
-            "hidden": config["move_ppo"]["hidden"],
-            "linear_offset": int(space["move_features"].shape[1]) - len(linear_scale()),
+    n_feat = int(space["move_features"].shape[1])
+    # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
+    offset = n_feat - len(linear_scale()) if config["game"] == "castle-siege" else 0
+    return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
+            "hidden": config["move_ppo"]["hidden"], "linear_offset": offset,
             "capacity": config["move_ppo"]["capacity"]}
 
 
@@ -58,7 +121,8 @@ def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None =
     game is exactly ``env.reset(seed=seed + i)``'s)."""
     import torch
 
-    cfg = dict(config, variant=variant or config["variant"])
+    cfg = dict(config, variant=variant or config["variant"],
+               move_ppo={**config["move_ppo"], "levels": []})
     envs = make_envs(cfg, episodes)
     obs, _ = envs.reset(seed=seed)
     done = np.zeros(episodes, bool)
@@ -226,6 +290,14 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     else:
         if mp["init_linear"]:
             move_policy.init_linear(net, mp["init_linear"], mp["temperature"])
+        if config["pretrain"]["agent"]:
+            from . import bc_moves
+            progress["pretrain"] = bc_moves.pretrain(net, config, log=lambda r: None)
+            # the warm start's time is part of the run's (the curve's wall time includes it)
+            progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
+            move_policy.save(net, run_dir / "pretrain_model", arch, config["game"],
+                             config["variant"], config["env_kwargs"],
+                             {"trained": {"algo": "behaviour cloning", "config": "config.yaml"}})
         obs, _ = envs.reset(seed=config["seed"])
     writer = SummaryWriter(str(run_dir / "tb"))
     card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
@@ -241,14 +313,25 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
             return
         progress["last_eval_steps"] = progress["num_timesteps"]
         progress["evals_done"] = progress["num_timesteps"] // every
-        result = evaluate(net.eval(), config, config["eval"]["episodes"], config["eval"]["seed"])
+        mixed = len(levels_of(config)) > 1
+        rates = []
+        for variant in levels_of(config):
+            result = evaluate(net.eval(), config, config["eval"]["episodes"],
+                              config["eval"]["seed"], variant if mixed else None)
+            wall = progress["wall_seconds"] + time.perf_counter() - session_start
+            _eval_row(run_dir, {"steps": progress["num_timesteps"],
+                                "wall_seconds": round(wall, 1),
+                                **({"level": next(iter(variant.values()))} if mixed else {}),
+                                "episodes": result["episodes"], "wins": result["wins"],
+                                "win_rate": result["win_rate"], "low": result["interval95"][0],
+                                "high": result["interval95"][1]})
+            name = f"eval/win_rate_{next(iter(variant.values()))}" if mixed else "eval/win_rate"
+            writer.add_scalar(name, result["win_rate"], progress["num_timesteps"])
+            rates.append(result["win_rate"])
         net.train()
-        wall = progress["wall_seconds"] + time.perf_counter() - session_start
-        _eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
-                            "episodes": result["episodes"], "wins": result["wins"],
-                            "win_rate": result["win_rate"], "low": result["interval95"][0],
-                            "high": result["interval95"][1]})
-        writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
+        if mixed:       # the levels' mean decides the best model
+            result = {"win_rate": float(np.mean(rates)),
+                      "by_level": dict(zip(config["move_ppo"]["levels"], rates))}
         if result["win_rate"] > progress["best_win_rate"]:
             progress["best_win_rate"] = result["win_rate"]
             save_model("best_model")
