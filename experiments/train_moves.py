@@ -218,11 +218,17 @@ def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f
     batch, width = mask_f.shape
     counts = mask_f.sum(1)
     offsets = torch.cumsum(counts, 0) - counts
+    # a batch of whole games (multi-player) need not divide into minibatches: a remainder
+    # under a quarter minibatch is left out of that epoch (one position would have no
+    # advantage spread to normalise by); the solitaires' batches always divide
+    smallest = max(2, ppo["batch_size"] // 4)
     stats = []
     for _ in range(ppo["n_epochs"]):
         perm = torch.randperm(batch)
         for start in range(0, batch, ppo["batch_size"]):
             idx = perm[start:start + ppo["batch_size"]]
+            if len(idx) < smallest:
+                continue
             cnt = counts[idx]
             owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
             first = torch.repeat_interleave(offsets[idx], cnt)

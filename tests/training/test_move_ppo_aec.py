@@ -125,3 +125,35 @@ def test_bad_configs_name_the_key(change, message):
            "seed": 20_000_000, **change}
     with pytest.raises(ValueError, match=message):
         resolve(raw)
+
+
+def test_bench_learners_reports_both_castle_rooms_learners(capsys):
+    pytest.importorskip("sb3_contrib")
+    assert main(["bench", "castle-rooms", "--seconds", "0.05", "--batch-sizes", "",
+                 "--no-peer", "--learners", "--learner-steps", "64", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    learners = next(r for r in rows if "learners" in r)
+    assert learners["game"] == "castle-rooms"
+    for algo in ("move_ppo", "maskable_ppo"):
+        assert learners["learners"][algo]["steps"] >= 64
+        assert learners["learners"][algo]["steps_per_s"] > 0
+
+
+def test_a_minibatch_remainder_of_one_position_is_left_out_not_turned_into_nan():
+    # whole-game batches need not divide by batch_size; one position alone would normalise
+    # its advantage by a standard deviation of nothing (NaN), which once broke a long run
+    from castle_envs.agents import move_policy
+    from castle_envs.experiments.train_moves import ppo_epochs
+    torch.manual_seed(0)
+    net = move_policy.build_net(4, 3, 8, 0)
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+    counts = torch.tensor([2, 3, 1, 2, 2])
+    mask = torch.arange(3)[None, :] < counts[:, None]
+    rows = torch.rand(int(counts.sum()), 3)
+    ppo = {"n_epochs": 3, "batch_size": 4, "clip_range": 0.2, "vf_coef": 0.5,
+           "ent_coef": 0.0, "max_grad_norm": 0.5}
+    stats = ppo_epochs(net, optimizer, ppo, torch.rand(5, 4), mask, rows,
+                       torch.zeros(5, dtype=torch.long), torch.full((5,), -1.0),
+                       torch.randn(5), torch.randn(5))
+    assert len(stats) == 3 and np.isfinite(stats).all()
+    assert all(torch.isfinite(p).all() for p in net.parameters())
