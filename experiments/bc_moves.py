@@ -28,11 +28,8 @@ from castle_envs.registry import get_game
 
 
 def _variants(config: dict) -> list[dict]:
-    spec = get_game(config["game"])
-    levels = config["move_ppo"]["levels"]
-    if levels:
-        return [{spec.variant_arg: v} for v in levels]
-    return [dict(config["variant"])]
+    from .train_moves import levels_of
+    return levels_of(config)
 
 
 class Data:

@@ -82,7 +82,8 @@ SCHEMA: dict[str, Any] = {
         "hidden": _spec(int, 128),        # width of the state and move MLPs
         "init_linear": _spec(str, ""),    # a CEM policy.json: the linear term starts there
         "temperature": _spec(float, 1.0),  # ... divided by this (higher: more exploration)
-        "levels": _spec(list, []),          # variants played side by side (n_envs split evenly)
+        "levels": _spec(list, []),          # variants side by side (n_envs split evenly; one
+                                            # named twice gets twice the envs)
     },
     "cem": {                               # algo: cem (experiments/train_cem.py)
         "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
@@ -287,8 +288,9 @@ def _check_move_ppo(config: dict, spec) -> None:
         for value in levels:
             if value not in spec.variants:
                 raise ValueError(f"move_ppo.levels: {value!r} is not one of {list(spec.variants)}")
-        if len(set(levels)) != len(levels) or config["n_envs"] % len(levels):
-            raise ValueError("move_ppo.levels: distinct variants whose count divides n_envs")
+        if config["n_envs"] % len(levels):
+            raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
+                             "twice gets twice the envs)")
     if spec.api == "pettingzoo":
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec

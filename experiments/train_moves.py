@@ -321,7 +321,8 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         progress["evals_done"] = progress["num_timesteps"] // every
         mixed = len(levels_of(config)) > 1
         rates = []
-        for variant in levels_of(config):
+        distinct = [dict(t) for t in dict.fromkeys(tuple(v.items()) for v in levels_of(config))]
+        for variant in distinct:
             result = evaluate(net.eval(), config, config["eval"]["episodes"],
                               config["eval"]["seed"], variant if mixed else None)
             wall = progress["wall_seconds"] + time.perf_counter() - session_start
@@ -337,7 +338,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         net.train()
         if mixed:       # the levels' mean decides the best model
             result = {"win_rate": float(np.mean(rates)),
-                      "by_level": dict(zip(config["move_ppo"]["levels"], rates))}
+                      "by_level": {next(iter(v.values())): r for v, r in zip(distinct, rates)}}
         if result["win_rate"] > progress["best_win_rate"]:
             progress["best_win_rate"] = result["win_rate"]
             save_model("best_model")

@@ -11,7 +11,7 @@ recovers), where (row, column, a new column), and what it triggers: the castle i
 (formations, foundation, size, dead cells), each formation it completes or cancels, the
 Traitors beside the lowest ordeal and whether the move brings its encounter and would pass
 it, a Traitor discard's cost, and the *plan cost* of the position after the move: the
-tiles the castle still needs for the lowest ordeal and the next one
+tiles the castle still needs for the lowest ordeal and the two after it
 (``agents.castellion_plan.castle_cost``, the Castellion planner's estimate, with its Assault
 and row-removal rules), averaged over the cards a face-down ordeal may be.
 
@@ -49,8 +49,8 @@ FEATURES = (
     "castle_size/36", "width/6", "foundation_complete", "foundation/6", "towers/9",
     "bastions/9", "lines/9", "completes_tower", "completes_bastion", "completes_line",
     "cancels_formation", "group/8", "group_can_form", "dead_cells/30", "completes_castle",
-    # plan cost (tiles still needed) of the lowest unresolved ordeal and the next, after it
-    "cost_current/60", "cost_next/60", "cost_falls/10", "cost_rises/10",
+    # plan cost (tiles still needed) of the lowest unresolved ordeal and the two after it
+    "cost_current/60", "cost_next/60", "cost_third/60", "cost_falls/10", "cost_rises/10",
     # the lowest ordeal's Traitors and encounter
     "traitors_beside/5", "traitors_to_trigger/5", "triggers_encounter", "encounter_passes",
     "encounter_unknown", "penalty/42", "traitor_discard_cost/4",
@@ -136,18 +136,39 @@ def _slot_cost(t, level, slot, avail):
 
 @njit(cache=True)
 def _costs(t, u, level, avail):
-    """(current, next) plan costs of the castle in ``t``; the next ordeal is scored on the
-    castle a face-up row-removal current card will leave (``u`` scratch)."""
+    """(lowest, next, third) ordeals' plan costs for the castle in ``t`` (0 past the last);
+    each later ordeal is scored on the castle the face-up row-removal cards before it will
+    leave, as the planner scores them (``u`` scratch)."""
     slot = t[K.CURRENT]
-    now = _slot_cost(t, level, slot, avail)
-    if slot + 1 >= 3:
-        return now, 0.0
-    card = t[K.ORD + slot]
-    if not t[K.FACE + slot] and _KIND[card] == 2:
-        u[:] = t
-        K._remove_rows(u, _ROWS[card])
-        return now, _slot_cost(u, level, slot + 1, avail)
-    return now, _slot_cost(t, level, slot + 1, avail)
+    out = np.zeros(3)
+    u[:] = t
+    for k in range(3):
+        if slot + k >= 3:
+            break
+        out[k] = _slot_cost(u, level, slot + k, avail)
+        card = u[K.ORD + slot + k]
+        if not u[K.FACE + slot + k] and _KIND[card] == 2:
+            K._remove_rows(u, _ROWS[card])
+            _close_up(u)
+    return out[0], out[1], out[2]
+
+
+@njit(cache=True)
+def _close_up(u):
+    """Empty columns closed up, as the planner scores a castle after a row removal (one
+    that leaves a gap has lost anyway: its foundation is incomplete)."""
+    w = 0
+    for c in range(SIZE):
+        h = u[K.HEIGHT + c]
+        if h == 0:
+            continue
+        if w != c:
+            for r in range(SIZE):
+                u[K.CELL + r * SIZE + w] = u[K.CELL + r * SIZE + c]
+                u[K.CELL + r * SIZE + c] = -1
+            u[K.HEIGHT + w] = h
+            u[K.HEIGHT + c] = 0
+        w += 1
 
 
 @njit(cache=True)
@@ -287,11 +308,12 @@ def _castle(f, t, s, level, avail, u, before, cost_before):
     f[AFTER + 9] = lines > before[2]
     f[AFTER + 10] = towers < before[0] or bastions < before[1] or lines < before[2]
     f[DEAD] = min(_dead_cells(t), 30) / 30.0
-    now, nxt = _costs(t, u, level, avail)
+    now, nxt, third = _costs(t, u, level, avail)
     f[COST] = min(now, BIG) / BIG
     f[COST + 1] = min(nxt, BIG) / BIG
-    f[COST + 2] = min(max(cost_before - now, 0.0), 10.0) / 10.0
-    f[COST + 3] = min(max(now - cost_before, 0.0), 10.0) / 10.0
+    f[COST + 2] = min(third, BIG) / BIG
+    f[COST + 3] = min(max(cost_before - now, 0.0), 10.0) / 10.0
+    f[COST + 4] = min(max(now - cost_before, 0.0), 10.0) / 10.0
 
 
 @njit(cache=True)
@@ -444,7 +466,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     f[kind_col] = 1.0
     if not (K.DESTROY <= a < K.REVEAL or K.LIFT <= a < K.REVEAL_ORDEAL
             or K.PLACE <= a <= K.PLACE_LEFT):
-        f[AFTER:COST + 4] = base[AFTER:COST + 4]      # the castle stays as it is
+        f[AFTER:COST + 5] = base[AFTER:COST + 5]      # the castle stays as it is
 
 
 @njit(cache=True)

@@ -140,29 +140,46 @@ def test_encounter_rows_match_what_the_rules_then_do():
     assert checked[0.0] > 20 and checked[1.0] > 0
 
 
-def test_the_plan_cost_is_the_planners():
+def _planner_costs(planner, state):
+    """The planner's costs of the unresolved ordeals (``PlannerPolicy.value``'s loop):
+    each later one on the castle the face-up row-removal cards before it leave."""
+    from castle_envs.agents.castellion_plan import bastions
+    from castle_envs.agents.castellion_planner import _cells, _drop_rows
+    from castle_envs.castellion.data import ORDEALS, ROWS
+    cells, avail = _cells(state), planner._avail(state)
+    size, bast = state.castle_size, state.formations()[1]
+    costs = []
+    for slot in range(state.current, 3):
+        cards = planner._cards(state, slot)
+        costs.append(sum(planner._card_cost(cells, c, avail, size, bast) for c in cards)
+                     / len(cards))
+        card = ORDEALS[state.ordeals[slot]]
+        if not state.face_down[slot] and card.kind == ROWS:
+            cells = _drop_rows(cells, card.rows)
+            size, bast = int((cells >= 0).sum()), bastions(cells)
+    return costs + [0.0] * (3 - len(costs))
+
+
+def test_the_plan_costs_are_the_planners():
     planner = PlannerPolicy()
     rng = np.random.default_rng(20_000_003)
     seen = 0
-    for level in ("school", "academy"):
-        for _ in range(4):
+    for level in LEVELS:
+        for _ in range(3):
             state = State.new_game(rng, level)
             while not state.is_terminal():
                 if state.hand >= 0 and state.hand < 12 and state.phase == 1:
-                    rows = _rows(state)
-                    for a, row in rows.items():
-                        if PLACE <= a <= PLACE_LEFT:
-                            after = state.clone()
-                            after.apply_action(a)
-                            if after.current != state.current or after.outcome:
-                                continue
-                            from castle_envs.agents.castellion_planner import _cells
-                            cost = planner._card_cost(
-                                _cells(after), after.ordeals[after.current],
-                                planner._avail(after), after.castle_size,
-                                after.formations()[1])
-                            assert row["cost_current/60"] == pytest.approx(min(cost, 60) / 60)
-                            seen += 1
+                    for a, row in _rows(state).items():
+                        if not PLACE <= a <= PLACE_LEFT:
+                            continue
+                        after = state.clone()
+                        after.apply_action(a)
+                        if after.current != state.current or after.outcome:
+                            continue
+                        expect = _planner_costs(planner, after)
+                        got = [row[f"cost_{k}/60"] for k in ("current", "next", "third")]
+                        assert got == pytest.approx([min(c, 60) / 60 for c in expect])
+                        seen += 1
                 state.apply_action(heuristic_policy(state, rng))
     assert seen > 100
 
