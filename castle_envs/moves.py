@@ -32,10 +32,12 @@ are the end of the battle phase, Regroup, captures, Royal Assaults, Precision St
 Flush Sieges, then the plays with the fewest cards and least overkill
 (``info["legal_moves"]`` gives the full count). Raise ``capacity`` to keep all.
 
-**Castle Rooms** (PettingZoo AEC) has a view too, computed in Python from the rules state
-(``castle_rooms/moves.py``: the game has no compiled kernel): ``make_move_env("castle-rooms",
+**Castellion** has one too, computed by one compiled kernel (``vector.castellion_moves``) for
+its Python, compiled and batched envs. **Castle Rooms** and **Castell** (PettingZoo AEC) have
+views computed in Python from the rules state (``castle_rooms/moves.py``,
+``castell/moves.py``: the games have no compiled kernel): ``make_move_env("castle-rooms",
 num_players=2)`` is the AEC env whose ``observe(agent)`` adds the same three keys beside
-``observation`` and ``action_mask`` (all zero for a seat not to act). Its capacity is the
+``observation`` and ``action_mask`` (all zero for a seat not to act). Their capacity is the
 whole action space, so every legal move has a row.
 
 ``move_view(game, capacity)`` gives a game's view object (``from_state(state)``: the rows of
@@ -47,8 +49,9 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo.utils import BaseWrapper
 
-MOVE_GAMES = ("castle-siege", "castellion", "castle-rooms")
-DEFAULT_CAPACITY = {"castle-siege": 256, "castellion": 137, "castle-rooms": 109}
+MOVE_GAMES = ("castle-siege", "castellion", "castle-rooms", "castell")
+DEFAULT_CAPACITY = {"castle-siege": 256, "castellion": 137, "castle-rooms": 109, "castell": 395}
+AEC_MOVE_GAMES = ("castle-rooms", "castell")
 
 SIEGE_FEATURES = (
     # move kind, one-hot
@@ -102,6 +105,9 @@ def feature_names(game: str) -> tuple[str, ...]:
     if game == "castellion":
         from .vector.castellion_moves import FEATURES
         return FEATURES
+    if game == "castell":
+        from .castell.moves import FEATURES
+        return FEATURES
     return SIEGE_FEATURES
 
 
@@ -115,6 +121,9 @@ def move_view(game: str, capacity: int | None = None):
         return RoomsMoves(capacity)
     if game == "castellion":
         return CastellionMoves(capacity)
+    if game == "castell":
+        from .castell.moves import CastellMoves
+        return CastellMoves(capacity)
     return SiegeMoves(capacity)
 
 
@@ -369,23 +378,26 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
 
 
 class MoveFeatureAECWrapper(BaseWrapper):
-    """A PettingZoo AEC env (Castle Rooms) whose ``observe(agent)`` adds the move view of
-    that seat beside ``observation`` and ``action_mask``: the legal moves' rows for the seat
-    to act, all zero for the others and once the game is over. Actions stay the env's ids."""
+    """A PettingZoo AEC env (Castle Rooms, Castell) whose ``observe(agent)`` adds the move
+    view of that seat beside ``observation`` and ``action_mask``: the legal moves' rows for
+    the seat to act, all zero for the others and once the game is over. Actions stay the
+    env's ids."""
 
     def __init__(self, env, capacity: int | None = None):
-        super().__init__(env)
-        from .castle_rooms.env import raw_env
+        from .castell.env import raw_env as castell_env
+        from .castle_rooms.env import raw_env as rooms_env
 
         raw = env.unwrapped
-        if not isinstance(raw, raw_env):
-            raise ValueError(f"MoveFeatureAECWrapper needs a Castle Rooms env, got "
+        if not isinstance(raw, (rooms_env, castell_env)):
+            raise ValueError(f"MoveFeatureAECWrapper needs a Castle Rooms or Castell env, got "
                              f"{type(raw).__name__}; games with a move view: {list(MOVE_GAMES)}")
-        self.moves = move_view("castle-rooms", capacity)
+        super().__init__(env)
+        self.game = "castle-rooms" if isinstance(raw, rooms_env) else "castell"
+        self.moves = move_view(self.game, capacity)
         agent = raw.possible_agents[0]
         base = raw.observation_space(agent)
-        space = move_spaces("castle-rooms", base["observation"],
-                            int(raw.action_space(agent).n), self.moves.capacity)
+        space = move_spaces(self.game, base["observation"], int(raw.action_space(agent).n),
+                            self.moves.capacity)
         space = gym.spaces.Dict({"observation": base["observation"],
                                  "action_mask": base["action_mask"],
                                  **{k: v for k, v in space.items() if k != "observation"}})
@@ -408,11 +420,12 @@ def make_move_env(game: str = "castle-siege", compiled: bool = False,
     kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
     its order checks) wrapped in ``MoveFeatureAECWrapper``."""
     game = _check_game(game)
-    if game == "castle-rooms":
+    if game in AEC_MOVE_GAMES:
         if compiled:
-            raise ValueError("castle-rooms has no compiled env; drop compiled=True")
-        from .castle_rooms_v0 import env as make_aec
-        return MoveFeatureAECWrapper(make_aec(**kwargs), capacity)
+            raise ValueError(f"{game} has no compiled env; drop compiled=True")
+        from .registry import get_game
+        from .core.aec_env import wrap
+        return MoveFeatureAECWrapper(wrap(get_game(game).make(**kwargs)), capacity)
     if compiled:
         from .vector import make_single
         env = make_single(game, **kwargs)

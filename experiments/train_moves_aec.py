@@ -89,11 +89,11 @@ class Fixed:
 
     def act(self, state, env, game: int) -> int:
         agent = self.agent
-        key = (game, state.player)
+        key = (game, state.current_player)
         if key not in self.rngs:
-            self.rngs[key] = np.random.default_rng([*self.prefix, game, state.player])
+            self.rngs[key] = np.random.default_rng([*self.prefix, game, state.current_player])
         agent.rng = self.rngs[key]
-        obs = env._observe(state, state.player) if agent.needs_observation else None
+        obs = env._observe(state, state.current_player) if agent.needs_observation else None
         view = None
         if agent.needs_state:
             view = state if getattr(agent, "state_readonly", False) else state.clone()
@@ -116,7 +116,7 @@ def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, recor
     while live and steps < MAX_GAME_STEPS:
         groups: dict = {}
         for g in live:
-            groups.setdefault(seats[g][states[g].player], []).append(g)
+            groups.setdefault(seats[g][states[g].current_player], []).append(g)
         for who, games in groups.items():
             if who in fixed:
                 for g in games:
@@ -150,7 +150,7 @@ def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, recor
             for i, g in enumerate(games):
                 c = int(choice[i])
                 if who == record_net:
-                    traj.setdefault((g, states[g].player), []).append(
+                    traj.setdefault((g, states[g].current_player), []).append(
                         (o[i], r[ends[i] - counts[i]:ends[i]], c, float(logp[i]),
                          float(value[i])))
                 states[g].apply_action(int(ids[i][c]))

@@ -169,8 +169,8 @@ def test_bad_requests_are_named():
         make_move_env("castle-rooms", compiled=True)
     with pytest.raises(ValueError, match="batched"):
         make_move_vec("castle-rooms", 2)
-    with pytest.raises(ValueError, match="no move-feature view"):
-        move_view("castell")
+    with pytest.raises(ValueError, match="unknown game"):
+        move_view("castles")
     with pytest.raises(ValueError, match="capacity"):
         RoomsMoves(0)
     state = CastleRoomsState.deal(2, np.random.default_rng(0))

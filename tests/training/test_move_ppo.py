@@ -104,7 +104,8 @@ def test_cli_trains_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("raw, message", [
-    ({"algo": "move_ppo", "game": "castell", "seed": 20_000_000}, "move-feature view"),
+    ({"algo": "move_ppo", "game": "castell", "seed": 20_000_000, "move_ppo": {"levels": [2, 3]}},
+     "solitaire"),
     ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,
       "pretrain": {"agent": "planner", "episodes": 2}}, "pretrain.seed"),
     ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,

@@ -118,7 +118,7 @@ def test_cli_trains_and_resumes(tmp_path, capsys):
     ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
     ({"eval": {"opponent": "nobody"}}, "unknown agent 'nobody'"),
     ({"opponents": [], "self_play": {"enabled": False}}, "self_play"),
-    ({"game": "castell"}, "move-feature view"),
+    ({"pretrain": {"agent": "heuristic", "episodes": 1}}, "solitaire"),
 ])
 def test_bad_configs_name_the_key(change, message):
     raw = {"algo": "move_ppo", "game": "castle-rooms", "variant": {"num_players": 2},
@@ -157,3 +157,19 @@ def test_a_minibatch_remainder_of_one_position_is_left_out_not_turned_into_nan()
                        torch.randn(5), torch.randn(5))
     assert len(stats) == 3 and np.isfinite(stats).all()
     assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
+def test_castell_trains_through_the_same_self_play_path(tmp_path):
+    config = load_config(TINY, ["game=castell", "n_envs=2", "total_timesteps=1",
+                                "eval.episodes=2", "self_play.fixed_opponent_share=1.0"])
+    summary = train_moves_aec.run_training(config, run_dir=tmp_path / "castell")
+    assert summary["num_timesteps"] > 100          # two whole games of decisions
+    card = read_card(tmp_path / "castell" / "final_model")
+    assert card["game"] == "castell" and card["policy"]["num_features"] == 61
+    agent = make_agent(f"model:{tmp_path / 'castell' / 'final_model'}", "castell")
+    from castle_envs.castell.rules import State
+    state = State.deal(np.random.default_rng(20_000_009), 2)
+    for _ in range(40):
+        action = agent.act(None, state.legal_action_mask(), state.clone())
+        assert state.legal_action_mask()[action]
+        state.apply_action(action)
