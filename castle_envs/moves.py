@@ -145,7 +145,49 @@ def move_spaces(game: str, obs_space: gym.spaces.Box, num_actions: int,
     })
 
 
-class SiegeMoves:
+class MoveView:
+    """What every game's view object shares: ``capacity`` rows of ``num_features``, and the
+    zeroed arrays one view fills (``empty()``; ``batch``: a leading batch dimension)."""
+
+    game = ""
+
+    def __init__(self, capacity: int, num_features: int):
+        self.capacity = _check_capacity(capacity)
+        self.num_features = num_features
+
+    def empty(self, batch: int | None = None) -> dict:
+        lead = () if batch is None else (batch,)
+        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+
+class StateMoves(MoveView):
+    """A view computed in Python from the rules state (the games without a kernel): the
+    subclass gives ``rows(state, actions)`` (one row per legal action of the player to act)
+    and ``observation(state)``."""
+
+    def rows(self, state, actions) -> np.ndarray:
+        raise NotImplementedError
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of the player to act (all zero once the game is over) and its count of
+        legal moves; past the capacity the lowest action ids are kept."""
+        out = self.empty() if out is None else out
+        for a in out.values():
+            a[:] = 0
+        if state.is_terminal():
+            return out, 0
+        legal = np.flatnonzero(state.legal_action_mask())
+        rows = self.rows(state, legal[:self.capacity])
+        k = len(rows)
+        out["move_features"][:k] = rows
+        out["move_ids"][:k] = legal[:k]
+        out["move_mask"][:k] = 1
+        return out, len(legal)
+
+
+class SiegeMoves(MoveView):
     """Castle Siege move views from a rules ``State`` or from kernel rows."""
 
     game = "castle-siege"
@@ -156,18 +198,11 @@ class SiegeMoves:
         from .vector._base import state_dtype
         from .vector._jit import HAVE_NUMBA
 
-        self.capacity = _check_capacity(capacity)
-        self.num_features = M.NUM_FEATURES
+        super().__init__(capacity, M.NUM_FEATURES)
         self._M = M
         self.scratch = M.Scratch()
         self._b = np.zeros(K.CARD_WORDS, state_dtype())
         self._v = np.zeros(K.INT_WORDS, np.int32 if HAVE_NUMBA else np.int64)
-
-    def empty(self, batch: int | None = None) -> dict:
-        lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
 
     def observation(self, state) -> np.ndarray:
         from .castle_siege.observation import encode
@@ -199,7 +234,7 @@ class SiegeMoves:
                                 valid, legal, *self.scratch.args())
 
 
-class CastellionMoves:
+class CastellionMoves(MoveView):
     """Castellion move views from a rules ``State`` or from kernel rows (one compiled
     kernel, ``vector.castellion_moves``, for the Python, compiled and batched envs)."""
 
@@ -210,17 +245,10 @@ class CastellionMoves:
         from .vector import castellion_moves as M
         from .vector._base import state_dtype
 
-        self.capacity = _check_capacity(capacity)
-        self.num_features = M.NUM_FEATURES
+        super().__init__(capacity, M.NUM_FEATURES)
         self._M, self._K = M, K
         self.scratch = M.Scratch()
         self._s = np.zeros(K.WORDS, state_dtype())
-
-    def empty(self, batch: int | None = None) -> dict:
-        lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
 
     def observation(self, state) -> np.ndarray:
         from .castellion.observation import encode

@@ -259,6 +259,19 @@ def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f
     return stats
 
 
+def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
+               t_roll: float) -> None:
+    """An update's losses and speeds, to TensorBoard and ``progress``."""
+    n = progress["num_timesteps"]
+    for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"),
+                           np.mean(stats, axis=0)):
+        writer.add_scalar(f"losses/{name}", value, n)
+    writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
+    writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
+    progress["steps_per_second"] = round(batch / elapsed, 1)
+    progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
+
+
 # --- the run -----------------------------------------------------------------------------------
 def run_training(config: dict | None = None, run_dir=None, resume=None,
                  progress_bar: bool = False, stop_after: int | None = None) -> dict:
@@ -410,15 +423,8 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
                 progress["num_timesteps"] += batch
                 progress["updates"] += 1
                 session_steps += batch
-                elapsed = time.perf_counter() - t0
-                s = np.mean(stats, axis=0)
                 n = progress["num_timesteps"]
-                for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"), s):
-                    writer.add_scalar(f"losses/{name}", value, n)
-                writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
-                writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
-                progress["steps_per_second"] = round(batch / elapsed, 1)
-                progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
+                log_update(writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
                 maybe_eval()
                 every = config["checkpoint"]["every_steps"]
                 if n // every > progress["checkpoints"]:

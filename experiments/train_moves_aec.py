@@ -40,7 +40,7 @@ from castle_envs.registry import get_game
 
 from .config import load_config, new_run_dir
 from .stats import wilson_interval
-from .train_moves import _eval_row, ppo_epochs, write_progress
+from .train_moves import _eval_row, log_update, ppo_epochs, write_progress
 
 #: a game longer than this (every game here ends far sooner) counts as a draw
 MAX_GAME_STEPS = 5000
@@ -373,17 +373,10 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
                 progress["updates"] += 1
                 session_steps += batch
                 n = progress["num_timesteps"]
-                elapsed = time.perf_counter() - t0
-                for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"),
-                                       np.mean(stats, axis=0)):
-                    writer.add_scalar(f"losses/{name}", value, n)
+                log_update(writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
                 if learner_returns:
                     writer.add_scalar("charts/win_rate_vs_others",
                                       float(np.mean(np.array(learner_returns) > 0)), n)
-                writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
-                writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
-                progress["steps_per_second"] = round(batch / elapsed, 1)
-                progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
                 if sp["enabled"] and n // sp["snapshot_every"] > progress["snapshots"]:
                     progress["snapshots"] = n // sp["snapshot_every"]
                     pool.append({k: v.detach().clone() for k, v in net.state_dict().items()})

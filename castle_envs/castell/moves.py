@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.moves import StateMoves
+
 from . import data as D
-from .actions import (DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, LEVEL_TUPLES, MOVE0,
+from .actions import (DISMANTLE_ALL, DISMANTLE_TOP, LEVEL0, LEVEL_TUPLES, MOVE0,
                       NUM_ACTIONS, RECRUIT0, SP_MOVE, SP_PERFORM, SP_RECRUIT, TOKEN0, TRAIN0,
                       WHEEL0)
 from .rules import State, tower_meets
@@ -80,41 +82,20 @@ def next_festival(state: State) -> int:
     return -1
 
 
-class CastellMoves:
-    """Castell move views of a ``State`` (the player to act's)."""
+class CastellMoves(StateMoves):
+    """Castell move views of a rules state (the player to act's)."""
 
     game = "castell"
 
     def __init__(self, capacity: int = CAPACITY):
-        from castle_envs.moves import _check_capacity
-        self.capacity = _check_capacity(capacity)
-        self.num_features = NUM_FEATURES
+        super().__init__(capacity, NUM_FEATURES)
 
-    def empty(self, batch: int | None = None) -> dict:
-        lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, NUM_FEATURES), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+    def rows(self, state, actions) -> np.ndarray:
+        return move_rows(state, actions)
 
-    def observation(self, state: State) -> np.ndarray:
+    def observation(self, state) -> np.ndarray:
         from .observation import observe
         return observe(state, state.current_player)
-
-    def from_state(self, state: State, out: dict | None = None) -> tuple[dict, int]:
-        """The view of the player to act (all zero once the game is over) and its count of
-        legal moves; past the capacity the lowest action ids are kept."""
-        out = self.empty() if out is None else out
-        for a in out.values():
-            a[:] = 0
-        if state.is_terminal():
-            return out, 0
-        legal = np.flatnonzero(state.legal_action_mask())
-        rows = move_rows(state, legal[:self.capacity])
-        k = len(rows)
-        out["move_features"][:k] = rows
-        out["move_ids"][:k] = legal[:k]
-        out["move_mask"][:k] = 1
-        return out, len(legal)
 
 
 def move_rows(state: State, actions) -> np.ndarray:

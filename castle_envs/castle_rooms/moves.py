@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.moves import StateMoves
+
 from . import actions as A
 from .data import (DRAGON, ENTRY, EXIT, FIRST_DRAGON, KIND, KNIGHT, NUM_CARDS, NUM_SIDES, ROOM,
                    SIDE_SHORT, cards_in_play)
@@ -79,41 +81,20 @@ def _standing(lengths: list[int]) -> tuple[int, ...]:
     return tuple(sorted(lengths, reverse=True)) + (0,) * (A.MAX_ROWS - len(lengths))
 
 
-class RoomsMoves:
-    """Castle Rooms move views of a ``CastleRoomsState`` (the player to act's)."""
+class RoomsMoves(StateMoves):
+    """Castle Rooms move views of a rules state (the player to act's)."""
 
     game = "castle-rooms"
 
     def __init__(self, capacity: int = CAPACITY):
-        from castle_envs.moves import _check_capacity
-        self.capacity = _check_capacity(capacity)
-        self.num_features = NUM_FEATURES
+        super().__init__(capacity, NUM_FEATURES)
 
-    def empty(self, batch: int | None = None) -> dict:
-        lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, NUM_FEATURES), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+    def rows(self, state, actions) -> np.ndarray:
+        return move_rows(state, actions)
 
-    def observation(self, state: CastleRoomsState) -> np.ndarray:
+    def observation(self, state) -> np.ndarray:
         from .observation import encode
         return encode(state, state.player)
-
-    def from_state(self, state: CastleRoomsState, out: dict | None = None) -> tuple[dict, int]:
-        """The view of the player to act (all zero once the game is over) and its count of
-        legal moves; past the capacity the lowest action ids are kept."""
-        out = self.empty() if out is None else out
-        for a in out.values():
-            a[:] = 0
-        if state.is_terminal():
-            return out, 0
-        legal = np.flatnonzero(state.legal_action_mask())
-        rows = move_rows(state, legal[:self.capacity])
-        k = len(rows)
-        out["move_features"][:k] = rows
-        out["move_ids"][:k] = legal[:k]
-        out["move_mask"][:k] = 1
-        return out, len(legal)
 
 
 def move_rows(state: CastleRoomsState, actions) -> np.ndarray:

@@ -276,6 +276,20 @@ def _trigger(s, slot):
 
 
 @njit(cache=True)
+def _pile(f, s, regular):
+    """A draw's or a reveal's pile: its size and its share of Traitors (by counting)."""
+    if regular:
+        n = s[K.REG_N]
+        traitors = 0
+        for i in range(n):
+            traitors += s[K.REG + i] >= TRAITOR
+        f[PILE] = n / 72.0
+        f[PILE + 1] = traitors / max(n, 1)
+    else:
+        f[PILE] = s[K.SAFE_N] / 72.0
+
+
+@njit(cache=True)
 def _tile(f, kind):
     if kind < 0:
         return
@@ -349,15 +363,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     kind_col = -1
     if a < K.TAKE_REVEALED:                                  # draw
         kind_col = a - K.DRAW
-        if a == K.DRAW:
-            n = s[K.REG_N]
-            traitors = 0
-            for i in range(n):
-                traitors += s[K.REG + i] >= TRAITOR
-            f[PILE] = n / 72.0
-            f[PILE + 1] = traitors / max(n, 1)
-        else:
-            f[PILE] = s[K.SAFE_N] / 72.0
+        _pile(f, s, a == K.DRAW)
         if slot < 3 and s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1] + 1 >= _trigger(s, slot):
             f[PILE + 2] = 1.0
     elif a < K.ENCOUNTER_NOW:                                # take a revealed tile
@@ -432,15 +438,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         _castle(f, t, s, level, avail, u, before, cost_before)
     elif a < K.RECOVER:                                      # Seer reveal
         kind_col = 12 + a - K.REVEAL
-        if a == K.REVEAL:
-            n = s[K.REG_N]
-            traitors = 0
-            for i in range(n):
-                traitors += s[K.REG + i] >= TRAITOR
-            f[PILE] = n / 72.0
-            f[PILE + 1] = traitors / max(n, 1)
-        else:
-            f[PILE] = s[K.SAFE_N] / 72.0
+        _pile(f, s, a == K.REVEAL)
     elif a < K.LIFT:                                         # Chameleon recover
         kind_col = 14
         kind = a - K.RECOVER
