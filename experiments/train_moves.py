@@ -320,6 +320,8 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         obs, _ = envs.reset(seed=config["seed"])
     writer = SummaryWriter(str(run_dir / "tb"))
     card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
+    if len(levels_of(config)) > 1:     # one network for these variants (``variant``: the first)
+        card_extra["trained"]["levels"] = list(dict.fromkeys(config["move_ppo"]["levels"]))
 
     def save_model(target: str) -> None:
         move_policy.save(net, run_dir / target, arch, config["game"], config["variant"],

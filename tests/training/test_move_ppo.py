@@ -166,6 +166,7 @@ def test_castellion_warm_start_levels_and_resume(tmp_path):
     assert rows[0].split(",")[:3] == ["steps", "wall_seconds", "level"]
     assert {r.split(",")[2] for r in rows[1:]} == {"school", "academy", "menace"}
     assert read_card(run / "pretrain_model")["trained"]["algo"] == "behaviour cloning"
+    assert read_card(run / "final_model")["trained"]["levels"] == ["school", "academy", "menace"]
     spec = f"model:{run / 'final_model'}"
     result = evaluate("castellion", ["school", "academy", "menace"], [spec], 2, seed=1_000_000,
                       workers=1)
