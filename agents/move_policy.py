@@ -3,11 +3,13 @@
 ``MovePolicyNet`` reads the env's observation vector through a small MLP (the state
 embedding, also the value head's input) and scores every legal move's feature row
 (``castle_envs.moves``) with a second MLP over [state embedding, move features], plus a
-linear term over the CEM scorer's 30 columns of the view (so the CEM linear policy is one
-setting of the weights, and training can start from it: ``init_linear``). The policy is the
+linear term over the view's columns from ``linear_offset`` on (Castle Siege: the CEM
+scorer's 30 columns, so the CEM linear policy is one setting of the weights and training
+can start from it, ``init_linear``; Castle Rooms: every column). The policy is the
 softmax of these logits over the legal moves; the agent plays the most likely move.
 
-Trained by ``experiments/train_moves.py`` (``castle-envs train`` with ``algo: move_ppo``);
+Trained by ``experiments/train_moves.py`` (``castle-envs train`` with ``algo: move_ppo``;
+multi-player games: ``experiments/train_moves_aec.py``, self-play);
 saved as a model directory of kind ``move_policy`` (``model.json`` + ``weights.pt`` of plain
 tensors), loaded by ``--agent model:DIR`` (``agents/saved.py``).
 """
@@ -85,13 +87,13 @@ class MovePolicyAgent(Agent):
         super().__init__(seed)
         import torch
 
-        from castle_envs.moves import SiegeMoves
+        from castle_envs.moves import move_view
         # one position at a time through a small network: one thread is fastest (two
         # threads measured ~3x slower per move on the 2-core machine)
         torch.set_num_threads(1)
         self.net = net.eval()
         self.greedy = greedy
-        self.moves = SiegeMoves(arch["capacity"])
+        self.moves = move_view(game, arch["capacity"])
         self._torch = torch
         if name:
             self.name = name
@@ -103,9 +105,10 @@ class MovePolicyAgent(Agent):
         view, n = self.moves.from_state(state)
         if n == 0:
             raise ValueError("no legal move in this position")
+        if isinstance(observation, dict):      # a PettingZoo observation
+            observation = observation["observation"]
         if observation is None:
-            from castle_envs.castle_siege.observation import encode
-            observation = encode(state)
+            observation = self.moves.observation(state)
         rows = view["move_mask"].astype(bool)
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observation, np.float32))[None]

@@ -32,15 +32,26 @@ are the end of the battle phase, Regroup, captures, Royal Assaults, Precision St
 Flush Sieges, then the plays with the fewest cards and least overkill
 (``info["legal_moves"]`` gives the full count). Raise ``capacity`` to keep all.
 
-Only Castle Siege has a move view so far (``MOVE_GAMES``); other games raise a clear error.
+**Castellion** has one too, computed by one compiled kernel (``vector.castellion_moves``) for
+its Python, compiled and batched envs. **Castle Rooms** and **Castell** (PettingZoo AEC) have
+views computed in Python from the rules state (``castle_rooms/moves.py``,
+``castell/moves.py``: the games have no compiled kernel): ``make_move_env("castle-rooms",
+num_players=2)`` is the AEC env whose ``observe(agent)`` adds the same three keys beside
+``observation`` and ``action_mask`` (all zero for a seat not to act). Their capacity is the
+whole action space, so every legal move has a row.
+
+``move_view(game, capacity)`` gives a game's view object (``from_state(state)``: the rows of
+the player to act); games without one (``MOVE_GAMES``) raise a clear error.
 """
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
+from pettingzoo.utils import BaseWrapper
 
-MOVE_GAMES = ("castle-siege",)
-DEFAULT_CAPACITY = {"castle-siege": 256}
+MOVE_GAMES = ("castle-siege", "castellion", "castle-rooms", "castell")
+DEFAULT_CAPACITY = {"castle-siege": 256, "castellion": 137, "castle-rooms": 109, "castell": 395}
+AEC_MOVE_GAMES = ("castle-rooms", "castell")
 
 SIEGE_FEATURES = (
     # move kind, one-hot
@@ -87,8 +98,33 @@ def _check_capacity(capacity) -> int:
 
 
 def feature_names(game: str) -> tuple[str, ...]:
-    _check_game(game)
+    game = _check_game(game)
+    if game == "castle-rooms":
+        from .castle_rooms.moves import FEATURES
+        return FEATURES
+    if game == "castellion":
+        from .vector.castellion_moves import FEATURES
+        return FEATURES
+    if game == "castell":
+        from .castell.moves import FEATURES
+        return FEATURES
     return SIEGE_FEATURES
+
+
+def move_view(game: str, capacity: int | None = None):
+    """The game's view object: ``from_state(state) -> (view dict, legal move count)`` for the
+    player to act, ``observation(state)`` that player's observation vector, ``empty()``."""
+    game = _check_game(game)
+    capacity = DEFAULT_CAPACITY[game] if capacity is None else capacity
+    if game == "castle-rooms":
+        from .castle_rooms.moves import RoomsMoves
+        return RoomsMoves(capacity)
+    if game == "castellion":
+        return CastellionMoves(capacity)
+    if game == "castell":
+        from .castell.moves import CastellMoves
+        return CastellMoves(capacity)
+    return SiegeMoves(capacity)
 
 
 def linear_scale(game: str = "castle-siege") -> np.ndarray:
@@ -109,8 +145,52 @@ def move_spaces(game: str, obs_space: gym.spaces.Box, num_actions: int,
     })
 
 
-class SiegeMoves:
+class MoveView:
+    """What every game's view object shares: ``capacity`` rows of ``num_features``, and the
+    zeroed arrays one view fills (``empty()``; ``batch``: a leading batch dimension)."""
+
+    game = ""
+
+    def __init__(self, capacity: int, num_features: int):
+        self.capacity = _check_capacity(capacity)
+        self.num_features = num_features
+
+    def empty(self, batch: int | None = None) -> dict:
+        lead = () if batch is None else (batch,)
+        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+
+class StateMoves(MoveView):
+    """A view computed in Python from the rules state (the games without a kernel): the
+    subclass gives ``rows(state, actions)`` (one row per legal action of the player to act)
+    and ``observation(state)``."""
+
+    def rows(self, state, actions) -> np.ndarray:
+        raise NotImplementedError
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of the player to act (all zero once the game is over) and its count of
+        legal moves; past the capacity the lowest action ids are kept."""
+        out = self.empty() if out is None else out
+        for a in out.values():
+            a[:] = 0
+        if state.is_terminal():
+            return out, 0
+        legal = np.flatnonzero(state.legal_action_mask())
+        rows = self.rows(state, legal[:self.capacity])
+        k = len(rows)
+        out["move_features"][:k] = rows
+        out["move_ids"][:k] = legal[:k]
+        out["move_mask"][:k] = 1
+        return out, len(legal)
+
+
+class SiegeMoves(MoveView):
     """Castle Siege move views from a rules ``State`` or from kernel rows."""
+
+    game = "castle-siege"
 
     def __init__(self, capacity: int = 256):
         from .vector import siege_kernel as K
@@ -118,18 +198,15 @@ class SiegeMoves:
         from .vector._base import state_dtype
         from .vector._jit import HAVE_NUMBA
 
-        self.capacity = _check_capacity(capacity)
-        self.num_features = M.NUM_FEATURES
+        super().__init__(capacity, M.NUM_FEATURES)
         self._M = M
         self.scratch = M.Scratch()
         self._b = np.zeros(K.CARD_WORDS, state_dtype())
         self._v = np.zeros(K.INT_WORDS, np.int32 if HAVE_NUMBA else np.int64)
 
-    def empty(self, batch: int | None = None) -> dict:
-        lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+    def observation(self, state) -> np.ndarray:
+        from .castle_siege.observation import encode
+        return encode(state)
 
     def from_rows(self, b, v, recent: bool, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
@@ -157,25 +234,80 @@ class SiegeMoves:
                                 valid, legal, *self.scratch.args())
 
 
+class CastellionMoves(MoveView):
+    """Castellion move views from a rules ``State`` or from kernel rows (one compiled
+    kernel, ``vector.castellion_moves``, for the Python, compiled and batched envs)."""
+
+    game = "castellion"
+
+    def __init__(self, capacity: int = 137):
+        from .vector import castellion_kernel as K
+        from .vector import castellion_moves as M
+        from .vector._base import state_dtype
+
+        super().__init__(capacity, M.NUM_FEATURES)
+        self._M, self._K = M, K
+        self.scratch = M.Scratch()
+        self._s = np.zeros(K.WORDS, state_dtype())
+
+    def observation(self, state) -> np.ndarray:
+        from .castellion.observation import encode
+        return encode(state)
+
+    def from_rows(self, s, level: int, rules: int, out: dict) -> int:
+        """Fill ``out`` (``empty()``) from one env's kernel row; returns the legal moves."""
+        valid = out["move_mask"].view(np.bool_)
+        return int(self._M.move_rows(s, level, rules, out["move_features"], out["move_ids"],
+                                     valid, *self.scratch.args()))
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of a ``castellion.rules.State`` (and its legal move count)."""
+        from .vector.castellion import write_state
+
+        out = self.empty() if out is None else out
+        rules = {"foundation_exemption": state.foundation_exemption,
+                 "early_encounter": state.early_encounter}
+        write_state(self._s, state, state.level, rules)
+        return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
+
+    def batch(self, st, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
+        valid = out["move_mask"].view(np.bool_)
+        self._M.move_rows_batch(st, level, rules, out["move_features"], out["move_ids"],
+                                valid, legal, *self.scratch.args())
+
+
+def _solitaire_game(base) -> str:
+    """The move-view game of a Gymnasium env (Python or compiled), or a clear error."""
+    from .castellion.env import CastellionEnv
+    from .castle_siege.env import CastleSiegeEnv
+    from .vector.castellion import CompiledCastellionEnv
+    from .vector.single import CompiledCastleSiegeEnv
+
+    if isinstance(base, (CastleSiegeEnv, CompiledCastleSiegeEnv)):
+        return "castle-siege"
+    if isinstance(base, (CastellionEnv, CompiledCastellionEnv)):
+        return "castellion"
+    raise ValueError(f"MoveFeatureObservation needs a Castle Siege or Castellion env, got "
+                     f"{type(base).__name__}; games with a move view: {list(MOVE_GAMES)}")
+
+
 class MoveFeatureObservation(gym.Wrapper):
-    """A Castle Siege env (``CastleSiegeEnv`` or the compiled ``CompiledCastleSiegeEnv``)
-    whose observation is a dict: the env's vector plus the move view. Actions, rewards and
-    the rest of ``info`` are the env's; ``info["legal_moves"]`` counts the legal moves
-    (more than ``move_mask.sum()`` only when the capacity cut some)."""
+    """A Castle Siege or Castellion env (the Python env or its compiled drop-in,
+    ``make_single``) whose observation is a dict: the env's vector plus the move view.
+    Actions, rewards and the rest of ``info`` are the env's; ``info["legal_moves"]`` counts
+    the legal moves (more than ``move_mask.sum()`` only when the capacity cut some)."""
 
     def __init__(self, env: gym.Env, capacity: int | None = None):
-        super().__init__(env)
-        from .castle_siege.env import CastleSiegeEnv
+        from .vector.castellion import CompiledCastellionEnv
         from .vector.single import CompiledCastleSiegeEnv
 
-        base = env.unwrapped
-        if not isinstance(base, (CastleSiegeEnv, CompiledCastleSiegeEnv)):
-            raise ValueError(f"MoveFeatureObservation needs a Castle Siege env, got "
-                             f"{type(base).__name__}; games with a move view: {list(MOVE_GAMES)}")
-        self._compiled = isinstance(base, CompiledCastleSiegeEnv)
-        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
-        self.moves = SiegeMoves(capacity)
-        self.observation_space = move_spaces("castle-siege", env.observation_space,
+        base = getattr(env, "unwrapped", env)
+        game = _solitaire_game(base)
+        super().__init__(env)
+        self.game = game
+        self._compiled = isinstance(base, (CompiledCastleSiegeEnv, CompiledCastellionEnv))
+        self.moves = move_view(self.game, capacity)
+        self.observation_space = move_spaces(self.game, env.observation_space,
                                              int(env.action_space.n), self.moves.capacity)
 
     def _view(self, obs, info: dict, done: bool) -> dict:
@@ -183,6 +315,8 @@ class MoveFeatureObservation(gym.Wrapper):
         base = self.env.unwrapped
         if done:
             n = 0
+        elif self._compiled and self.game == "castellion":
+            n = self.moves.from_rows(base._s, base._level, base._rules, out)
         elif self._compiled:
             n = self.moves.from_rows(base._b, base._v, base._recent, out)
         else:
@@ -200,24 +334,28 @@ class MoveFeatureObservation(gym.Wrapper):
 
 
 class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
-    """The batched Castle Siege env (``make_vec("castle-siege", ...)``) with the move view:
-    observations are dicts of (num_envs, ...) arrays, filled by one compiled call per step
-    straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
+    """The batched Castle Siege or Castellion env (``make_vec(game, ...)``) with the move
+    view: observations are dicts of (num_envs, ...) arrays, filled by one compiled call per
+    step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
     ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
 
     def __init__(self, env, capacity: int | None = None):
         super().__init__(env)
+        from .vector.castellion import CastellionVectorEnv
         from .vector.castle_siege import CastleSiegeVectorEnv
 
         base = env.unwrapped if hasattr(env, "unwrapped") else env
-        if not isinstance(base, CastleSiegeVectorEnv):
-            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege env, got "
-                             f"{type(base).__name__}")
+        if isinstance(base, CastleSiegeVectorEnv):
+            self.game = "castle-siege"
+        elif isinstance(base, CastellionVectorEnv):
+            self.game = "castellion"
+        else:
+            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege or "
+                             f"Castellion env, got {type(base).__name__}")
         self._base = base
-        capacity = DEFAULT_CAPACITY["castle-siege"] if capacity is None else capacity
-        self.moves = SiegeMoves(capacity)
+        self.moves = move_view(self.game, capacity)
         self.single_observation_space = move_spaces(
-            "castle-siege", base.single_observation_space, int(base.single_action_space.n),
+            self.game, base.single_observation_space, int(base.single_action_space.n),
             self.moves.capacity)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               self.num_envs)
@@ -226,7 +364,10 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
 
     def _view(self, obs, info: dict) -> dict:
         base = self._base
-        self.moves.batch(base._cards, base._ints, base.recent, self._out, self._legal)
+        if self.game == "castellion":
+            self.moves.batch(base._st, base._level, base._rules, self._out, self._legal)
+        else:
+            self.moves.batch(base._cards, base._ints, base.recent, self._out, self._legal)
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
 
@@ -234,19 +375,22 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 
+    def _row_arrays(self) -> dict:
+        base = self._base
+        if self.game == "castellion":
+            return {"st": base._st, "steps": base._steps, "rng": base._rng.view(np.int64)}
+        return {"cards": base._cards, "ints": base._ints, "rng": base._rng.view(np.int64)}
+
     def rows(self) -> dict:
         """The batch's whole position and generators as plain integer arrays (what a
         training checkpoint keeps; ``load_rows`` puts them back)."""
-        base = self._base
-        return {"cards": base._cards.copy(), "ints": base._ints.copy(),
-                "rng": base._rng.view(np.int64).copy()}
+        return {k: a.copy() for k, a in self._row_arrays().items()}
 
     def load_rows(self, rows: dict) -> dict:
-        """Restore ``rows()`` (same batch size, difficulty and rules); returns the current
+        """Restore ``rows()`` (same batch size, variant and rules); returns the current
         observation dict, as ``reset`` would."""
         base = self._base
-        for name, target in (("cards", base._cards), ("ints", base._ints),
-                             ("rng", base._rng.view(np.int64))):
+        for name, target in self._row_arrays().items():
             value = np.asarray(rows[name])
             if value.shape != target.shape:
                 raise ValueError(f"saved {name} rows have shape {value.shape}, this batch "
@@ -261,10 +405,55 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         return self._view(obs, info), rewards, terminated, truncated, info
 
 
+class MoveFeatureAECWrapper(BaseWrapper):
+    """A PettingZoo AEC env (Castle Rooms, Castell) whose ``observe(agent)`` adds the move
+    view of that seat beside ``observation`` and ``action_mask``: the legal moves' rows for
+    the seat to act, all zero for the others and once the game is over. Actions stay the
+    env's ids."""
+
+    def __init__(self, env, capacity: int | None = None):
+        from .castell.env import raw_env as castell_env
+        from .castle_rooms.env import raw_env as rooms_env
+
+        raw = env.unwrapped
+        if not isinstance(raw, (rooms_env, castell_env)):
+            raise ValueError(f"MoveFeatureAECWrapper needs a Castle Rooms or Castell env, got "
+                             f"{type(raw).__name__}; games with a move view: {list(MOVE_GAMES)}")
+        super().__init__(env)
+        self.game = "castle-rooms" if isinstance(raw, rooms_env) else "castell"
+        self.moves = move_view(self.game, capacity)
+        agent = raw.possible_agents[0]
+        base = raw.observation_space(agent)
+        space = move_spaces(self.game, base["observation"], int(raw.action_space(agent).n),
+                            self.moves.capacity)
+        space = gym.spaces.Dict({"observation": base["observation"],
+                                 "action_mask": base["action_mask"],
+                                 **{k: v for k, v in space.items() if k != "observation"}})
+        self.observation_spaces = {a: space for a in raw.possible_agents}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        out = self.moves.empty()
+        if obs["action_mask"].any():     # the seat to act
+            self.moves.from_state(self.env.unwrapped.game_state, out)
+        return {**obs, **out}
+
+
 def make_move_env(game: str = "castle-siege", compiled: bool = False,
-                  capacity: int | None = None, **kwargs) -> MoveFeatureObservation:
-    """The single env (``compiled=True``: on the kernels) with the move view."""
+                  capacity: int | None = None, **kwargs):
+    """The env with the move view: a Gymnasium single env (``compiled=True``: on the
+    kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
+    its order checks) wrapped in ``MoveFeatureAECWrapper``."""
     game = _check_game(game)
+    if game in AEC_MOVE_GAMES:
+        if compiled:
+            raise ValueError(f"{game} has no compiled env; drop compiled=True")
+        from .registry import get_game
+        from .core.aec_env import wrap
+        return MoveFeatureAECWrapper(wrap(get_game(game).make(**kwargs)), capacity)
     if compiled:
         from .vector import make_single
         env = make_single(game, **kwargs)

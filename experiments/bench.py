@@ -62,9 +62,9 @@ def add_parser(sub):
     p.add_argument("--solver-nodes", type=positive_int, default=20_000,
                    help="Castle Siege: node budget per deal for the solver comparison")
     p.add_argument("--learners", action="store_true",
-                   help="Castle Siege: training steps per second of the move-feature PPO "
-                        "(algo: move_ppo) beside MaskablePPO's (algo: maskable_ppo), same "
-                        "machine, same run (needs the train extra)")
+                   help="training steps per second of the move-feature PPO (algo: move_ppo) "
+                        "beside MaskablePPO's (algo: maskable_ppo), same machine, same run: "
+                        "Castle Siege, Castellion or Castle Rooms (needs the train extra)")
     p.add_argument("--learner-steps", type=positive_int, default=16_384,
                    help="env steps each learner trains for in --learners")
     p.set_defaults(run=run)
@@ -276,12 +276,13 @@ def run(args) -> int:
             r["solvers"] = bench_solvers(variant["difficulty"], args.seed, args.solver_deals,
                                          args.solver_nodes, quiet=args.json)
     if args.learners:
-        if args.game is not None and jobs[0][0].slug != "castle-siege":
-            raise ValueError("--learners measures the Castle Siege learners; give castle-siege "
-                             "or no game")
-        difficulty = jobs[0][1]["difficulty"] if args.game else "very_hard"
-        learners = bench_learners(difficulty, args.learner_steps, quiet=args.json)
-        results.append({"game": "castle-siege", "learners": learners})
+        game = jobs[0][0].slug if args.game is not None else "castle-siege"
+        if game not in LEARNER_CONFIGS:
+            raise ValueError(f"--learners measures the learners of {', '.join(LEARNER_CONFIGS)}; "
+                             f"not {game}")
+        difficulty = jobs[0][1].get("difficulty", "very_hard") if args.game else "very_hard"
+        learners = bench_learners(difficulty, args.learner_steps, quiet=args.json, game=game)
+        results.append({"game": game, "learners": learners})
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})
@@ -309,14 +310,22 @@ def run(args) -> int:
 
 
 #: the learners --learners trains, each with its shipped config's network and PPO settings
-LEARNER_CONFIGS = {"move_ppo": "configs/castle_siege/hard_move_ppo.yaml",
-                   "maskable_ppo": "configs/castle_siege/very_hard.yaml"}
+LEARNER_CONFIGS = {
+    "castle-siege": {"move_ppo": "configs/castle_siege/hard_move_ppo.yaml",
+                     "maskable_ppo": "configs/castle_siege/very_hard.yaml"},
+    "castellion": {"move_ppo": "configs/castellion/move_ppo.yaml",
+                   "maskable_ppo": "configs/castellion/academy.yaml"},
+    "castle-rooms": {"move_ppo": "configs/castle_rooms/2p_move_ppo.yaml",
+                     "maskable_ppo": "configs/castle_rooms/2p.yaml"},
+}
 
 
-def bench_learners(difficulty: str, steps: int, quiet: bool = False) -> dict:
+def bench_learners(difficulty: str, steps: int, quiet: bool = False,
+                   game: str = "castle-siege") -> dict:
     """Env steps per second while training (rollouts and updates together), each learner
-    for about ``steps`` env steps on Castle Siege ``difficulty``, one after the other in this
-    process, evaluation and checkpoints off; run folders in a temporary directory."""
+    of ``game`` for about ``steps`` env steps (Castle Siege on ``difficulty``), one after the
+    other in this process, evaluation, checkpoints and warm starts off; run folders in a
+    temporary directory. A multi-player move_ppo update is whole games: at least one."""
     import os
     import tempfile
 
@@ -324,14 +333,24 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False) -> dict:
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for algo, path in LEARNER_CONFIGS.items():
-            config = load_config(path, [f"variant.difficulty={difficulty}",
-                                        f"total_timesteps={steps}", "eval.every_steps=1000000000",
-                                        "checkpoint.every_steps=1000000000",
-                                        "eval.episodes=1", "torch_threads=1"])
+        for algo, path in LEARNER_CONFIGS[game].items():
+            overrides = [f"total_timesteps={steps}", "eval.every_steps=1000000000",
+                         "checkpoint.every_steps=1000000000", "eval.episodes=1",
+                         "torch_threads=1"]
+            if game == "castle-siege":
+                overrides.append(f"variant.difficulty={difficulty}")
+            if algo == "move_ppo":
+                overrides.append("pretrain.agent=''")
+                overrides.append("pretrain.dagger=0")
+            config = load_config(path, overrides)
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            if algo == "move_ppo":
+            if algo == "move_ppo" and game == "castle-rooms":
+                from .train_moves_aec import run_training as run_aec
+                summary = run_aec(config, run_dir=os.path.join(tmp, algo))
+                detail = {"n_envs": config["n_envs"], "env": "whole self-play games, Python "
+                                                            "move view"}
+            elif algo == "move_ppo":
                 from .train_moves import run_training
                 summary = run_training(config, run_dir=os.path.join(tmp, algo))
                 detail = {"n_envs": config["n_envs"], "env": "batched move view"}

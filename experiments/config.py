@@ -66,11 +66,13 @@ SCHEMA: dict[str, Any] = {
         "batch_size": _spec(int, 512),
         "learning_rate": _spec(float, 1e-3),
         "seed": _spec(int, 2_000_000),   # its deals, disjoint from the eval seeds
+        "dagger": _spec(int, 0),         # move_ppo: rounds of the network's games, teacher-labelled
     },
     "eval": {
         "every_steps": _spec(int, 20_000),
         "episodes": _spec(int, 200),
         "seed": _spec(int, 1_000_000),     # held-out deals: seeds from here on
+        "opponent": _spec(str, "heuristic"),  # multi-player move_ppo: the agent it is rated against
     },
     "checkpoint": {
         "every_steps": _spec(int, 50_000),
@@ -80,6 +82,8 @@ SCHEMA: dict[str, Any] = {
         "hidden": _spec(int, 128),        # width of the state and move MLPs
         "init_linear": _spec(str, ""),    # a CEM policy.json: the linear term starts there
         "temperature": _spec(float, 1.0),  # ... divided by this (higher: more exploration)
+        "levels": _spec(list, []),          # variants side by side (n_envs split evenly; one
+                                            # named twice gets twice the envs)
     },
     "cem": {                               # algo: cem (experiments/train_cem.py)
         "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
@@ -222,7 +226,8 @@ def _check_values(config: dict) -> None:
         raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
                          f"[256, 256], got {arch!r}")
     ppo = config["ppo"]
-    if (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
+    whole_games = config["algo"] == "move_ppo" and spec.api == "pettingzoo"
+    if not whole_games and (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
     for i, stage in enumerate(config["curriculum"]):
         if not isinstance(stage, dict) or set(stage) - {"variant", "until_steps"}:
@@ -265,8 +270,34 @@ def _check_move_ppo(config: dict, spec) -> None:
             raise ValueError(f"move_ppo.{name}: must be at least 1, got {m[name]}")
     if not math.isfinite(m["temperature"]) or m["temperature"] <= 0:
         raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m['temperature']!r}")
-    if config["curriculum"] or config["pretrain"]["agent"] or config["shaping"]:
-        raise ValueError("algo: move_ppo does not take curriculum, pretrain or shaping")
+    if config["curriculum"] or config["shaping"]:
+        raise ValueError("algo: move_ppo does not take curriculum or shaping")
+    pre = config["pretrain"]
+    if pre["agent"]:
+        from castle_envs.agents.registry import parse_spec
+        parse_spec(pre["agent"])
+        if pre["seed"] < 20_000_000:
+            raise ValueError(f"pretrain.seed: the teacher's deals must be training deals, "
+                             f"20,000,000 or more, got {pre['seed']}")
+    if pre["dagger"] < 0 or (pre["dagger"] and not pre["agent"]):
+        raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
+    levels = m["levels"]
+    if levels:
+        if spec.api != "gymnasium":
+            raise ValueError("move_ppo.levels: mixes the variants of a solitaire game")
+        for value in levels:
+            if value not in spec.variants:
+                raise ValueError(f"move_ppo.levels: {value!r} is not one of {list(spec.variants)}")
+        if config["n_envs"] % len(levels):
+            raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
+                             "twice gets twice the envs)")
+    if spec.api == "pettingzoo":
+        # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
+        from castle_envs.agents.registry import parse_spec
+        for spec_text in [*config["opponents"], config["eval"]["opponent"]]:
+            parse_spec(spec_text)
+        if not config["opponents"] and not config["self_play"]["enabled"]:
+            raise ValueError("opponents: give fixed opponents or enable self_play")
     if config["seed"] < 20_000_000:
         raise ValueError(f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
                          f"more (the study and evaluation deals are below), got {config['seed']}")

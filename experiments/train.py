@@ -70,8 +70,9 @@ def run(args) -> int:
                                                    "wall_seconds", "final_eval")}, indent=2))
         return 0
     if config["algo"] == "move_ppo":
-        from . import train_moves
-        summary = train_moves.run_training(None if args.resume else config,
+        from . import train_moves, train_moves_aec
+        module = train_moves if get_game(config["game"]).api == "gymnasium" else train_moves_aec
+        summary = module.run_training(None if args.resume else config,
                                            run_dir=args.run_dir, resume=args.resume)
         if summary.get("interrupted"):
             print(f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "

@@ -39,17 +39,80 @@ def _env_kwargs(config: dict) -> dict:
     return {**config["env_kwargs"], **config["variant"]}
 
 
+def levels_of(config: dict) -> list[dict]:
+    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
+    from castle_envs.registry import get_game
+    arg = get_game(config["game"]).variant_arg
+    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]
+
+
 def make_envs(config: dict, num_envs: int):
+    """The batched env with the move view; with ``move_ppo.levels`` the batch is split
+    evenly among them (``MixedMoveVec``)."""
+    if len(levels_of(config)) > 1:
+        return MixedMoveVec([make_move_vec(config["game"], num_envs // len(levels_of(config)),
+                                           capacity=config["move_ppo"]["capacity"],
+                                           **{**config["env_kwargs"], **v})
+                             for v in levels_of(config)])
     return make_move_vec(config["game"], num_envs, capacity=config["move_ppo"]["capacity"],
                          **_env_kwargs(config))
 
 
+class MixedMoveVec:
+    """Several batched move envs of one game (different variants, the same spaces) stepped
+    as one batch: their rows concatenated in order. Part ``j`` deals from ``seed`` plus the
+    sizes of the parts before it, so every env of the batch has its own deal seed."""
+
+    def __init__(self, parts: list):
+        self.parts = parts
+        self.sizes = [p.num_envs for p in parts]
+        self.num_envs = sum(self.sizes)
+        self.single_observation_space = parts[0].single_observation_space
+
+    @staticmethod
+    def _join(outs: list) -> dict:
+        return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+    def reset(self, seed: int):
+        obs, offset = [], 0
+        for part, n in zip(self.parts, self.sizes):
+            obs.append(part.reset(seed=seed + offset)[0])
+            offset += n
+        return self._join(obs), {}
+
+    def step(self, actions):
+        outs, offset = [], 0
+        for part, n in zip(self.parts, self.sizes):
+            outs.append(part.step(actions[offset:offset + n]))
+            offset += n
+        info = {"won": np.concatenate([o[4].get("won", np.zeros(n, bool))
+                                       for o, n in zip(outs, self.sizes)])}
+        return (self._join([o[0] for o in outs]), np.concatenate([o[1] for o in outs]),
+                np.concatenate([o[2] for o in outs]), np.concatenate([o[3] for o in outs]),
+                info)
+
+    def rows(self) -> dict:
+        return {f"{j}/{k}": v for j, part in enumerate(self.parts) for k, v in part.rows().items()}
+
+    def load_rows(self, rows: dict) -> dict:
+        obs = []
+        for j, part in enumerate(self.parts):
+            mine = {k.partition("/")[2]: v for k, v in rows.items() if k.startswith(f"{j}/")}
+            obs.append(part.load_rows(mine))
+        return self._join(obs)
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
+
+
 def arch_of(config: dict, envs) -> dict:
     space = envs.single_observation_space
-    return {"obs_size": int(space["observation"].shape[0]),
-            "num_features": int(space["move_features"].shape[1]),
-            "hidden": config["move_ppo"]["hidden"],
-            "linear_offset": int(space["move_features"].shape[1]) - len(linear_scale()),
+    n_feat = int(space["move_features"].shape[1])
+    # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
+    offset = n_feat - len(linear_scale()) if config["game"] == "castle-siege" else 0
+    return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
+            "hidden": config["move_ppo"]["hidden"], "linear_offset": offset,
             "capacity": config["move_ppo"]["capacity"]}
 
 
@@ -58,7 +121,8 @@ def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None =
     game is exactly ``env.reset(seed=seed + i)``'s)."""
     import torch
 
-    cfg = dict(config, variant=variant or config["variant"])
+    cfg = dict(config, variant=variant or config["variant"],
+               move_ppo={**config["move_ppo"], "levels": []})
     envs = make_envs(cfg, episodes)
     obs, _ = envs.reset(seed=seed)
     done = np.zeros(episodes, bool)
@@ -143,6 +207,71 @@ def _eval_row(run_dir: Path, row: dict) -> None:
         writer.writerow(row)
 
 
+def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
+               ret_f) -> list:
+    """PPO's epochs over minibatches of positions. Position ``i`` has the state ``obs_f[i]``
+    and its legal moves' rows packed in ``rows_all`` (``mask_f[i]``: which of the padded
+    columns they fill, legal rows first); ``act_f[i]`` is the column played. Returns
+    (policy loss, value loss, entropy, approx KL) per minibatch."""
+    import torch
+
+    batch, width = mask_f.shape
+    counts = mask_f.sum(1)
+    offsets = torch.cumsum(counts, 0) - counts
+    # a batch of whole games (multi-player) need not divide into minibatches: a remainder
+    # under a quarter minibatch is left out of that epoch (one position would have no
+    # advantage spread to normalise by); the solitaires' batches always divide
+    smallest = max(2, ppo["batch_size"] // 4)
+    stats = []
+    for _ in range(ppo["n_epochs"]):
+        perm = torch.randperm(batch)
+        for start in range(0, batch, ppo["batch_size"]):
+            idx = perm[start:start + ppo["batch_size"]]
+            if len(idx) < smallest:
+                continue
+            cnt = counts[idx]
+            owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
+            first = torch.repeat_interleave(offsets[idx], cnt)
+            within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
+                torch.cumsum(cnt, 0) - cnt, cnt)
+            rows = rows_all[first + within]
+            h = net.embed(obs_f[idx])
+            logits = torch.full((len(idx), width), float("-inf"))
+            logits[mask_f[idx]] = net.move_logits(h, owner, rows)
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(act_f[idx])
+            ratio = torch.exp(logp - logp_f[idx])
+            a_mb = adv_f[idx]
+            a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
+            pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
+                ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
+            v = net.value(h).squeeze(1)
+            v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
+            ent = dist.entropy().mean()
+            loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
+            optimizer.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - torch.log(ratio)).mean()
+            stats.append((pg.item(), v_loss.item(), ent.item(), kl.item()))
+    return stats
+
+
+def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
+               t_roll: float) -> None:
+    """An update's losses and speeds, to TensorBoard and ``progress``."""
+    n = progress["num_timesteps"]
+    for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"),
+                           np.mean(stats, axis=0)):
+        writer.add_scalar(f"losses/{name}", value, n)
+    writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
+    writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
+    progress["steps_per_second"] = round(batch / elapsed, 1)
+    progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
+
+
 # --- the run -----------------------------------------------------------------------------------
 def run_training(config: dict | None = None, run_dir=None, resume=None,
                  progress_bar: bool = False, stop_after: int | None = None) -> dict:
@@ -180,9 +309,19 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     else:
         if mp["init_linear"]:
             move_policy.init_linear(net, mp["init_linear"], mp["temperature"])
+        if config["pretrain"]["agent"]:
+            from . import bc_moves
+            progress["pretrain"] = bc_moves.pretrain(net, config, log=lambda r: None)
+            # the warm start's time is part of the run's (the curve's wall time includes it)
+            progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
+            move_policy.save(net, run_dir / "pretrain_model", arch, config["game"],
+                             config["variant"], config["env_kwargs"],
+                             {"trained": {"algo": "behaviour cloning", "config": "config.yaml"}})
         obs, _ = envs.reset(seed=config["seed"])
     writer = SummaryWriter(str(run_dir / "tb"))
     card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
+    if len(levels_of(config)) > 1:     # one network for these variants (``variant``: the first)
+        card_extra["trained"]["levels"] = list(dict.fromkeys(config["move_ppo"]["levels"]))
 
     def save_model(target: str) -> None:
         move_policy.save(net, run_dir / target, arch, config["game"], config["variant"],
@@ -195,14 +334,26 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
             return
         progress["last_eval_steps"] = progress["num_timesteps"]
         progress["evals_done"] = progress["num_timesteps"] // every
-        result = evaluate(net.eval(), config, config["eval"]["episodes"], config["eval"]["seed"])
+        mixed = len(levels_of(config)) > 1
+        rates = []
+        distinct = [dict(t) for t in dict.fromkeys(tuple(v.items()) for v in levels_of(config))]
+        for variant in distinct:
+            result = evaluate(net.eval(), config, config["eval"]["episodes"],
+                              config["eval"]["seed"], variant if mixed else None)
+            wall = progress["wall_seconds"] + time.perf_counter() - session_start
+            _eval_row(run_dir, {"steps": progress["num_timesteps"],
+                                "wall_seconds": round(wall, 1),
+                                **({"level": next(iter(variant.values()))} if mixed else {}),
+                                "episodes": result["episodes"], "wins": result["wins"],
+                                "win_rate": result["win_rate"], "low": result["interval95"][0],
+                                "high": result["interval95"][1]})
+            name = f"eval/win_rate_{next(iter(variant.values()))}" if mixed else "eval/win_rate"
+            writer.add_scalar(name, result["win_rate"], progress["num_timesteps"])
+            rates.append(result["win_rate"])
         net.train()
-        wall = progress["wall_seconds"] + time.perf_counter() - session_start
-        _eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
-                            "episodes": result["episodes"], "wins": result["wins"],
-                            "win_rate": result["win_rate"], "low": result["interval95"][0],
-                            "high": result["interval95"][1]})
-        writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
+        if mixed:       # the levels' mean decides the best model
+            result = {"win_rate": float(np.mean(rates)),
+                      "by_level": {next(iter(v.values())): r for v, r in zip(distinct, rates)}}
         if result["win_rate"] > progress["best_win_rate"]:
             progress["best_win_rate"] = result["win_rate"]
             save_model("best_model")
@@ -267,54 +418,15 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
                 # --- PPO epochs over minibatches of positions --------------------------------
                 obs_f, mask_f = b_obs.reshape(batch, -1), b_mask.reshape(batch, -1)
                 act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
-                adv_f, ret_f, val_f = adv.reshape(batch), ret.reshape(batch), b_val[:n_steps].reshape(batch)
+                adv_f, ret_f = adv.reshape(batch), ret.reshape(batch)
                 rows_all = torch.cat(b_rows)
-                counts = mask_f.sum(1)
-                offsets = torch.cumsum(counts, 0) - counts
-                stats = []
-                for _ in range(ppo["n_epochs"]):
-                    perm = torch.randperm(batch)
-                    for start in range(0, batch, ppo["batch_size"]):
-                        idx = perm[start:start + ppo["batch_size"]]
-                        cnt = counts[idx]
-                        owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
-                        first = torch.repeat_interleave(offsets[idx], cnt)
-                        within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
-                            torch.cumsum(cnt, 0) - cnt, cnt)
-                        rows = rows_all[first + within]
-                        h = net.embed(obs_f[idx])
-                        logits = torch.full((len(idx), arch["capacity"]), float("-inf"))
-                        logits[mask_f[idx]] = net.move_logits(h, owner, rows)
-                        dist = torch.distributions.Categorical(logits=logits)
-                        logp = dist.log_prob(act_f[idx])
-                        ratio = torch.exp(logp - logp_f[idx])
-                        a_mb = adv_f[idx]
-                        a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
-                        pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
-                            ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
-                        v = net.value(h).squeeze(1)
-                        v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
-                        ent = dist.entropy().mean()
-                        loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
-                        optimizer.zero_grad()
-                        loss.backward()
-                        torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
-                        optimizer.step()
-                        with torch.no_grad():
-                            kl = ((ratio - 1) - torch.log(ratio)).mean()
-                        stats.append((pg.item(), v_loss.item(), ent.item(), kl.item()))
+                stats = ppo_epochs(net, optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
+                                   adv_f, ret_f)
                 progress["num_timesteps"] += batch
                 progress["updates"] += 1
                 session_steps += batch
-                elapsed = time.perf_counter() - t0
-                s = np.mean(stats, axis=0)
                 n = progress["num_timesteps"]
-                for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"), s):
-                    writer.add_scalar(f"losses/{name}", value, n)
-                writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
-                writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
-                progress["steps_per_second"] = round(batch / elapsed, 1)
-                progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
+                log_update(writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
                 maybe_eval()
                 every = config["checkpoint"]["every_steps"]
                 if n // every > progress["checkpoints"]:

@@ -118,8 +118,8 @@ def test_precision_strike_rows_are_the_discard_pile():
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="capacity"):
         SiegeMoves(0)
-    with pytest.raises(ValueError, match="no move-feature view for 'castellion'"):
-        feature_names("castellion")
+    with pytest.raises(ValueError, match="unknown game"):
+        feature_names("castles")
     from castle_envs.registry import get_game
-    with pytest.raises(ValueError, match="needs a Castle Siege env"):
-        MoveFeatureObservation(get_game("castellion").make())
+    with pytest.raises(ValueError, match="needs a Castle Siege or Castellion env"):
+        MoveFeatureObservation(get_game("castell").make())

@@ -157,14 +157,20 @@ def test_missing_model_is_a_clear_error(tmp_path):
     ("castle_siege_very_hard", "castle-siege"), ("castellion_academy", "castellion"),
     ("castle_siege_very_hard_linear", "castle-siege"),
     ("castle_siege_very_hard_search", "castle-siege"),
-    ("castle_siege_hard_move_ppo", "castle-siege")])
+    ("castle_siege_hard_move_ppo", "castle-siege"),
+    ("castle_rooms_2p_move_ppo", "castle-rooms"), ("castellion_move_ppo", "castellion")])
 def test_every_shipped_model_loads_safely(directory, game):
     from castle_envs.agents import make_agent
     root = os.path.join(os.path.dirname(__file__), "..", "..", "models", directory)
     assert not any(name.endswith((".zip", ".pkl", ".pickle")) for name in os.listdir(root))
     agent = make_agent(f"model:{root}", game, seed=0)
-    from castle_envs.experiments.evaluate import evaluate
     variant = json.load(open(os.path.join(root, "model.json")))["variant"]
+    if game == "castle-rooms":      # a multi-player model plays a tournament game
+        from castle_envs.experiments.tournament import tournament
+        r = tournament(game, variant["num_players"], [agent.name, "heuristic"], 1, workers=1)
+        assert r["truncated"] == 0
+        return
+    from castle_envs.experiments.evaluate import evaluate
     r = evaluate(game, [next(iter(variant.values()))], [agent.name], 1, seed=0, workers=1)
     assert r["results"][0]["truncated"] == 0
 
@@ -172,7 +178,8 @@ def test_every_shipped_model_loads_safely(directory, game):
 def test_every_shipped_model_is_tested_above_and_has_a_model_card():
     root = os.path.join(os.path.dirname(__file__), "..", "..", "models")
     tested = {"castle_siege_very_hard", "castellion_academy", "castle_siege_very_hard_linear",
-              "castle_siege_very_hard_search", "castle_siege_hard_move_ppo"}
+              "castle_siege_very_hard_search", "castle_siege_hard_move_ppo",
+              "castle_rooms_2p_move_ppo", "castellion_move_ppo"}
     shipped = {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))}
     assert shipped == tested
     for d in shipped:

@@ -104,7 +104,12 @@ def test_cli_trains_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("raw, message", [
-    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000}, "move-feature view"),
+    ({"algo": "move_ppo", "game": "castell", "seed": 20_000_000, "move_ppo": {"levels": [2, 3]}},
+     "solitaire"),
+    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,
+      "pretrain": {"agent": "planner", "episodes": 2}}, "pretrain.seed"),
+    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,
+      "move_ppo": {"levels": ["school", "hard"]}}, "move_ppo.levels"),
     ({"algo": "move_ppo", "seed": 5}, "20,000,000"),
     ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"capacity": 0}}, "move_ppo.capacity"),
     ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"temperature": 0}},
@@ -139,3 +144,36 @@ def test_a_damaged_model_directory_is_refused(tmp_path):
     (model / "model.json").write_text(json.dumps(card))
     with pytest.raises(ValueError, match="weights do not fit"):
         make_agent(f"model:{model}", "castle-siege")
+
+
+TINY_CASTELLION = ROOT / "configs" / "tiny" / "castellion_move_ppo.yaml"
+
+
+def test_castellion_warm_start_levels_and_resume(tmp_path):
+    """Behaviour cloning of the planner with a DAgger round, then PPO on the three levels
+    side by side: one curve row per level, the warm start saved, a model every level's
+    evaluate plays, and --resume equal to the uninterrupted run."""
+    from castle_envs.experiments.evaluate import evaluate
+    config = load_config(TINY_CASTELLION)
+    whole = run_training(config, run_dir=tmp_path / "whole")
+    assert whole["num_timesteps"] == 288
+    run = tmp_path / "whole"
+    progress = json.loads((run / "progress.json").read_text())
+    rounds = progress["pretrain"]["rounds"]
+    assert [r["player"] for r in rounds] == ["teacher", "network"]
+    assert rounds[1]["positions"] > rounds[0]["positions"] > 0
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0].split(",")[:3] == ["steps", "wall_seconds", "level"]
+    assert {r.split(",")[2] for r in rows[1:]} == {"school", "academy", "menace"}
+    assert read_card(run / "pretrain_model")["trained"]["algo"] == "behaviour cloning"
+    assert read_card(run / "final_model")["trained"]["levels"] == ["school", "academy", "menace"]
+    spec = f"model:{run / 'final_model'}"
+    result = evaluate("castellion", ["school", "academy", "menace"], [spec], 2, seed=1_000_000,
+                      workers=1)
+    assert len(result["results"]) == 3
+    part = run_training(config, run_dir=tmp_path / "part", stop_after=96)
+    assert part["stopped"] and part["num_timesteps"] == 96
+    run_training(resume=tmp_path / "part")
+    a, b = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
