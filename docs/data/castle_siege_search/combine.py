@@ -1,4 +1,4 @@
-"""Pool the search agent's Very Hard runs on consecutive deal ranges into one paired result.
+"""Pool the search agent's runs (Very Hard or Hard) on consecutive deal ranges into one paired result.
 
     python docs/data/castle_siege_search/combine.py docs/data/castle_siege_search/evaluate-castle-siege-very_hard-seed1000000-n1000.json docs/data/castle_siege_search/evaluate-castle-siege-very_hard-seed1001000-n1000.json
 
