@@ -510,14 +510,26 @@ def build_model(config: dict, env, run_dir: Path):
 
 
 def _close_quietly(env, interrupted: bool) -> None:
-    """Close the envs; after an interrupt, first take the step results subprocess workers
-    were still sending, so that ``close`` neither hangs nor fails on a broken pipe."""
-    if interrupted and hasattr(env, "remotes"):
+    """Close the envs; after an interrupt, subprocess workers may still owe a step result,
+    and a result larger than the pipe's buffer blocks its worker until it is read: so the
+    workers are told to close and their pipes drained until they exit (at most a minute,
+    then they are terminated), so that closing neither hangs nor fails on a broken pipe."""
+    if interrupted and hasattr(env, "remotes") and not getattr(env, "closed", False):
         for remote in env.remotes:
-            with contextlib.suppress(EOFError, OSError):
-                while remote.poll(0.5):
-                    remote.recv()
-        env.waiting = False
+            with contextlib.suppress(OSError):
+                remote.send(("close", None))
+        deadline = time.monotonic() + 60
+        for remote, process in zip(env.remotes, env.processes):
+            while process.is_alive() and time.monotonic() < deadline:
+                with contextlib.suppress(EOFError, OSError):
+                    while remote.poll(0.05):
+                        remote.recv()
+                process.join(0.05)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        env.closed = True
+        return
     with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
         env.close()
 

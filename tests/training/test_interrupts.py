@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -121,3 +122,38 @@ def test_resume_does_not_reseed_the_training_envs(tmp_path):
 def test_training_deals_are_far_from_the_evaluation_deals():
     from castle_envs.experiments.train import TRAIN_SEED_BASE
     assert TRAIN_SEED_BASE >= 20_000_000
+
+
+class _SlowBigStep(gym.Env):
+    """An env whose step takes a while and returns more than a pipe's buffer holds."""
+    observation_space = gym.spaces.Box(0, 1, (4,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        return np.zeros(4, np.float32), {}
+
+    def step(self, action):
+        time.sleep(1.0)
+        return np.zeros(4, np.float32), 0.0, False, False, {"big": np.zeros(200_000)}
+
+def _slow_big_env():
+    return _SlowBigStep()
+
+
+def test_closing_after_an_interrupt_takes_a_step_result_larger_than_the_pipe():
+    """An interrupt can leave a worker in the middle of a step whose result is larger than
+    the pipe's buffer: its send blocks until the result is read, so a close that only joins
+    the worker would hang."""
+    import threading
+
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from castle_envs.experiments.train import _close_quietly
+    env = SubprocVecEnv([_slow_big_env])
+    env.reset()
+    env.step_async(np.array([0]))      # the worker is now stepping; the interrupt comes here
+    closer = threading.Thread(target=_close_quietly, args=(env, True), daemon=True)
+    closer.start()
+    closer.join(timeout=30)
+    assert not closer.is_alive(), "closing hung on the worker's unread step result"
+    assert env.closed and not any(p.is_alive() for p in env.processes)
