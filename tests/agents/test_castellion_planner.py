@@ -91,3 +91,33 @@ def test_spec_and_bad_options():
         PlannerPolicy(grow=-1)
     with pytest.raises(ValueError, match="grow"):
         make_agent("planner:grow=1000", "castellion")
+
+
+def test_info_charges_each_face_down_card_and_a_tower_about_to_reveal_one():
+    s = State.new_game(np.random.default_rng(5), "menace")
+    plain, curious = PlannerPolicy(info=0), PlannerPolicy(info=30)
+    assert curious.value(s) == pytest.approx(plain.value(s) - 90)
+    s.face_down[2] = False
+    assert curious.value(s) == pytest.approx(plain.value(s) - 60)
+    # a completed tower waits for the player to turn up a card: that card counts as known
+    from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE
+    s.phase, s._mask = REVEAL_ORDEAL_PHASE, None
+    assert curious.value(s) == pytest.approx(plain.value(s) - 30)
+    with pytest.raises(ValueError, match="info"):
+        make_agent("planner:info=-1", "castellion")
+
+
+def test_reveal_option_turns_up_the_card_after_the_current_one():
+    from castle_envs.castellion.actions import REVEAL_ORDEAL
+    from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE
+    s = State.new_game(np.random.default_rng(2), "menace")
+    s.phase, s._mask = REVEAL_ORDEAL_PHASE, None
+    legal = np.flatnonzero(s.legal_action_mask()).tolist()
+    assert legal == [REVEAL_ORDEAL, REVEAL_ORDEAL + 1, REVEAL_ORDEAL + 2]
+    assert PlannerPolicy()(s) == REVEAL_ORDEAL
+    assert PlannerPolicy(reveal=1)(s) == REVEAL_ORDEAL + 1
+    s.face_down[1] = s.face_down[2] = False
+    s._mask = None
+    assert PlannerPolicy(reveal=1)(s) == REVEAL_ORDEAL      # nothing later left to turn up
+    with pytest.raises(ValueError, match="reveal"):
+        PlannerPolicy(reveal=2)
