@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import castle_envs
 from castle_envs.castell.rules import State as CastellState
-from castle_envs.castellion.rules import State as CastellionState
+from castle_envs.castellion.rules import LEGACY_EARLY_ENCOUNTER, State as CastellionState
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.castle_siege.rules import EVENTS, State as SiegeState
 from castle_envs.core.errors import InvalidStateError
@@ -132,6 +132,12 @@ def as_saved(game: str, edited: dict) -> dict:
             edited[name] = sorted(edited[name])
     if game == "castle-rooms":
         edited = {**edited, "hands": [sorted(hand) for hand in edited["hands"]]}
+    if game == "castellion" and isinstance(edited.get("rules"), dict) \
+            and edited["rules"].keys() == {"foundation_exemption"}:
+        # a state saved before the early_encounter option is read under the reading it was
+        # played by, and saved again with that reading named
+        edited = {**edited, "rules": {**edited["rules"],
+                                      "early_encounter": LEGACY_EARLY_ENCOUNTER}}
     return edited
 
 

@@ -153,9 +153,16 @@ def test_same_budget_same_verdict_and_line():
 
 
 def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
+    from castle_envs.castle_siege.fast_solver import _CHUNK
     state = State.new_game(difficulty="very_hard", deck=deal_deck(3))
+    # the clock is read between chunks of nodes: the search may overrun its budget by about
+    # one chunk, whose time depends on the machine and its load, so measure one here; a first
+    # timed run compiles the kernels, so that their compile time is not in the measured one
+    CompiledSolver(max_nodes=None, max_seconds=0.01, probe_share=0).solve(state)
+    one_chunk = CompiledSolver(max_nodes=_CHUNK, probe_share=0).solve(state).seconds
     timed = CompiledSolver(max_nodes=None, max_seconds=0.3, probe_share=0).solve(state)
-    assert timed.verdict == UNKNOWN and timed.seconds < 2.0 and timed.nodes > 10_000
+    assert timed.verdict == UNKNOWN and timed.nodes > 10_000
+    assert timed.seconds < 0.3 + 2 * one_chunk + 0.5, (timed.seconds, one_chunk)
     # the search runs in chunks under a time budget; chunks resume exactly where they stopped
     whole = CompiledSolver(max_nodes=200_000, probe_share=0).solve(state)
     chunked = CompiledSolver(max_nodes=200_000, max_seconds=60, probe_share=0).solve(state)
