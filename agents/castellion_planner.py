@@ -57,7 +57,7 @@ import numpy as np
 from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR,
                                             DRAW, ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
                                             PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL,
-                                            SWAP, TAKE_REVEALED, REVEAL_ORDEAL)
+                                            SWAP, TAKE_REVEALED)
 from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, JUGGLER, MENACE,
                                          NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
                                          ROWS, SEER, TRAITOR)
