@@ -102,14 +102,12 @@ class PlannerPolicy:
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not 0 <= value <= 100:
                 raise ValueError(f"planner option {name} must be a number in 0-100, got {value!r}")
-        if pyro not in (0, 1) or isinstance(pyro, bool):
-            raise ValueError(f"planner option pyro must be 0 or 1, got {pyro!r}")
-        if reveal not in (0, 1) or isinstance(reveal, bool):
-            raise ValueError(f"planner option reveal must be 0 or 1, got {reveal!r}")
-        self.reveal = int(reveal)
+        for name, value in (("pyro", pyro), ("reveal", reveal)):
+            if value not in (0, 1) or isinstance(value, bool):
+                raise ValueError(f"planner option {name} must be 0 or 1, got {value!r}")
         self.weights = (1.0, float(w1), float(w2))
         self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
-        self.grow, self.info = float(grow), float(info)
+        self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
         self._memo: dict = {}
 
     # --- the player's view ---------------------------------------------------------------
