@@ -113,14 +113,11 @@ class PlannerPolicy:
     # --- the player's view ---------------------------------------------------------------
     @staticmethod
     def _visible(state: State) -> State:
-        """A copy holding nothing hidden: piles sorted, face-down cards set to their slot's
-        first card (only read where ``_cards`` enumerates them)."""
-        other = state.clone()
-        other.regular = sorted(state.regular)
-        other.safe = sorted(state.safe)
-        for slot in range(3):
-            if state.face_down[slot]:
-                other.ordeals[slot] = ORDEALS_BY_SLOT[state.level][slot][0]
+        """The player's view (piles sorted, face-down cards set to their slot's first card),
+        as the planner's own model: the guard is lifted because ``_outcomes`` deals every card
+        a face-down ordeal may be itself, and no move it simulates draws from a pile."""
+        other = state.player_view()
+        other.hidden = False
         return other
 
     @staticmethod

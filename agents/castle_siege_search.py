@@ -58,6 +58,37 @@ SEARCH_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 INNER = ("solver", "nested")
 
 
+class EndgamePlanner:
+    """Once every card left in the deck is known (all recycled by the player), the game is a
+    puzzle: ``move(state)`` solves it and, when the solver proves a win, plays that line to
+    its end (``None``: no win proven, the caller decides)."""
+
+    def __init__(self, solver):
+        self.solver = solver
+        self._plan: list = []       # (position key, action) of a proven line, last move first
+        self._tried = None          # the position whose endgame solve failed
+
+    def move(self, state: State) -> int | None:
+        """The next move of a proven winning line, solving when there is none yet."""
+        from castle_envs.castle_siege.solver import WINNABLE, state_key
+        key = state_key(state)
+        if self._plan and self._plan[-1][0] == key:
+            return self._plan.pop()[1]
+        self._plan = []
+        if key == self._tried:
+            return None
+        result = self.solver.solve(state)
+        if result.verdict != WINNABLE:
+            self._tried = key
+            return None
+        replay, plan = state.clone(), []
+        for action in result.line:
+            plan.append((state_key(replay), int(action)))
+            replay.apply_action(int(action))
+        self._plan = plan[::-1]
+        return self._plan.pop()[1]
+
+
 class SearchPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
@@ -97,9 +128,8 @@ class SearchPolicy:
         # this kept the Very Hard win rate and cut the time by a quarter; stopping after a
         # quarter of them halved the wins)
         self.min_samples = max(1, samples // 2) if min_samples is None else min_samples
-        self.endgame = CompiledSolver(max_nodes=endgame, probe_weights=self.weights)
-        self._plan: list = []       # (position key, action) of a proven line, last move first
-        self._tried = None          # the position whose endgame solve failed
+        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
+                                                     probe_weights=self.weights))
         self._S = S
         self._memo = _memo()
         self._w = S.new_work(max(10, min(22, (2 * nodes * candidates).bit_length())))
@@ -110,7 +140,7 @@ class SearchPolicy:
             return int(legal[0])
         known = state.deck_size == int(state.recycled.sum())   # no unseen card left
         if known:
-            action = self._endgame_move(state)
+            action = self.endgame.move(state)
             if action is not None:
                 return action
         worlds = [state.determinize(0, rng) for _ in range(1 if known else self.samples)]
@@ -137,31 +167,14 @@ class SearchPolicy:
             # most wins, then the best mean score; ties: the scorer's order
             return candidates[max(range(len(candidates)),
                                   key=lambda j: (wins[j], totals[j], -j))]
+        # the probes' noise comes from the agent's generator, so a decision depends only on
+        # the deal and the agent's seed, never on the games this agent played before
+        self._w.rng[0] = np.uint64(int(rng.integers(1, 1 << 63)))
         S.evaluate_moves(self._w, S._Z, self._memo, rows_b, rows_v,
                          np.array(candidates, np.int64), recent, leave, self.nodes,
                          self.probe_share, self.noise, self.weights, True, True, wins,
                          self.min_samples)
         return candidates[int(np.argmax(wins))]   # ties: the scorer's order
-
-    def _endgame_move(self, state: State) -> int | None:
-        """The next move of a proven winning line, solving when there is none yet."""
-        from castle_envs.castle_siege.solver import WINNABLE, state_key
-        key = state_key(state)
-        if self._plan and self._plan[-1][0] == key:
-            return self._plan.pop()[1]
-        self._plan = []
-        if key == self._tried:
-            return None
-        result = self.endgame.solve(state)
-        if result.verdict != WINNABLE:
-            self._tried = key
-            return None
-        replay, plan = state.clone(), []
-        for action in result.line:
-            plan.append((state_key(replay), int(action)))
-            replay.apply_action(int(action))
-        self._plan = plan[::-1]
-        return self._plan.pop()[1]
 
     def _candidates(self, world: State, legal) -> list[int]:
         """The scorer's best moves, best first (end battle phase always among them)."""

@@ -23,7 +23,7 @@ from castle_envs.registry import get_game
 from .base import Agent, PolicyAgent, RandomAgent
 
 AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
-               "search", "planner")
+               "search", "ismcts", "planner")
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
@@ -99,7 +99,7 @@ def heuristic_policy(game: str, name: str = "heuristic"):
 
 def available_agents(game: str) -> list[str]:
     names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (
-        ["linear:PATH", "search"] if game == "castle-siege" else [])
+        ["linear:PATH", "search", "ismcts"] if game == "castle-siege" else [])
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -182,6 +182,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         policy = make_search_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
+    if name == "ismcts":
+        if get_game(game).slug != "castle-siege":
+            raise ValueError(f"the ismcts agent plays castle-siege only, not {game!r}")
+        from .castle_siege_ismcts import ISMCTS_OPTIONS, make_ismcts_policy
+        options = parse_options(rest, {**ISMCTS_OPTIONS, "policy": str}, "ismcts")
+        policy = make_ismcts_policy(options, shipped_models_dir()
+                                    / "castle_siege_very_hard_linear" / "policy.json")
+        return PolicyAgent(policy, "ismcts" + (":" + rest if rest else ""), seed)
     if name == "planner":
         if get_game(game).slug != "castellion":
             raise ValueError(f"the planner agent plays castellion only, not {game!r}")
@@ -206,7 +214,7 @@ def split_agent_list(text: str) -> list[str]:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
             if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search",
-                                                      "planner")):
+                                                      "ismcts", "planner")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

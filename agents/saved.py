@@ -12,7 +12,8 @@ weights beside it in formats whose loaders cannot execute anything:
 rebuilt from ``policy.net_arch`` / ``policy.activation`` and the game's own spaces, then
 given the tensors), ``linear`` (the Castle Siege linear move scorer, a JSON weights
 file; ``options.endgame`` sets its endgame search), ``search`` (the Castle Siege search
-agent over that scorer, ``castle_siege_search``; ``options`` are its settings) or
+agent over that scorer, ``castle_siege_search``; ``options`` are its settings), ``ismcts``
+(the information-set MCTS agent over that scorer, ``castle_siege_ismcts``) or
 ``move_policy`` (a network scoring each legal move's features, ``agents/move_policy.py``:
 ``policy`` gives its sizes, ``weights.pt`` its tensors). Other learners add their kinds here.
 
@@ -32,7 +33,7 @@ FORMAT = "castle-envs-model"
 VERSION = 1
 MODEL_FILE = "model.json"
 WEIGHTS_FILE = "weights.pt"
-KINDS = ("maskable_ppo", "linear", "search", "move_policy")
+KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
 
 
@@ -188,6 +189,13 @@ def load_agent(path, game: str, seed: int | None = None):
         if unknown:
             raise _bad(path, f"unknown search options {unknown}; known: {list(SEARCH_OPTIONS)}")
         return PolicyAgent(SearchPolicy(LinearPolicy.load(directory / card["weights"]),
+                                        **card["options"]), name, seed)
+    if card["kind"] == "ismcts":
+        from .castle_siege_ismcts import ISMCTS_OPTIONS, ISMCTSPolicy
+        unknown = sorted(set(card["options"]) - set(ISMCTS_OPTIONS))
+        if unknown:
+            raise _bad(path, f"unknown ismcts options {unknown}; known: {list(ISMCTS_OPTIONS)}")
+        return PolicyAgent(ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]),
                                         **card["options"]), name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"],

@@ -81,7 +81,7 @@ def collect(config: dict, teacher, episodes: int, seed: int, data: Data, net=Non
             ids = view_out["move_ids"][:k]
             label_action = None
             if n > 1 or net is None:
-                label_action = teacher.act(None, mask, state.clone())
+                label_action = teacher.act(None, mask, state.player_view())
             if n > 1:
                 obs = view.observation(state)
                 where = np.flatnonzero(ids == label_action)

@@ -82,7 +82,7 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
             obs = env._observe(state) if solitaire else env._observe(state, seat)
         view = None
         if agent.needs_state:
-            view = state if getattr(agent, "state_readonly", False) else state.clone()
+            view = state.player_view(seat)
         action = agent.act(obs, mask, view)
         state.apply_action(action)
         steps += 1

@@ -80,7 +80,7 @@ def check_against_agent(agent, difficulty: str, seeds: range, won: np.ndarray) -
         obs, info = env.reset(seed=seed)
         done = False
         while not done:
-            action = agent.act(obs, info["action_mask"], env.unwrapped.state.clone())
+            action = agent.act(obs, info["action_mask"], env.unwrapped.state.player_view())
             obs, _, term, trunc, info = env.step(action)
             done = term or trunc
         if bool(info["won"]) != bool(won[i]):

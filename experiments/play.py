@@ -351,7 +351,7 @@ def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> in
             if action is None:
                 return _finish(game, env, session, abandoned=True)
         else:
-            state = _rules(env).clone() if opponent.needs_state else None
+            state = _rules(env).player_view(seat) if opponent.needs_state else None
             action = opponent.act(obs, mask, state)
         session.say(f"{agent}: {session.describe(_rules(env), action)}")
         env.step(action)

@@ -277,7 +277,7 @@ def pretrain(model, config: dict) -> dict:
         obs, info = env.reset(seed=pre["seed"] + episode)
         done = False
         while not done:
-            state = env.unwrapped.state.clone() if agent.needs_state else None
+            state = env.unwrapped.state.player_view() if agent.needs_state else None
             action = agent.act(obs, info["action_mask"], state)
             observations.append(obs)
             masks.append(info["action_mask"])

@@ -96,7 +96,7 @@ class Fixed:
         obs = env._observe(state, state.current_player) if agent.needs_observation else None
         view = None
         if agent.needs_state:
-            view = state if getattr(agent, "state_readonly", False) else state.clone()
+            view = state.player_view(state.current_player)
         return int(agent.act(obs, state.legal_action_mask(), view))
 
 

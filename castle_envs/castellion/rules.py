@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import InvalidStateError
+from ..core.errors import HiddenInformationError, InvalidStateError
 from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
                       ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
@@ -137,6 +137,7 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
 
 class State(SolitaireState):
     actions = ACTIONS
+    hidden = False   # a player's view (player_view): pile order and face-down cards unknown
 
     def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
                  early_encounter: str = "any_time"):
@@ -457,6 +458,7 @@ class State(SolitaireState):
                     self._end_turn()
                 return
             if action < TAKE_REVEALED:
+                self._unseen("the next tile of a pile")
                 self.hand = (self.regular if action == DRAW else self.safe).pop()
             else:
                 self.hand = self.revealed.pop(action - TAKE_REVEALED)
@@ -528,6 +530,7 @@ class State(SolitaireState):
             self._formations = None
             self._end_turn()
         elif phase == REVEAL_PHASE:
+            self._unseen("the next tile of a pile")
             self.revealed.append((self.regular if action == REVEAL else self.safe).pop())
             self.reveal_left -= 1
             if not self.reveal_left:
@@ -552,6 +555,7 @@ class State(SolitaireState):
             kind, self.lifted, self.lift_origin = self.lifted, NO_TILE, 0
             self._after_place(self._put(kind, action - PLACE if action < PLACE_LEFT else -1))
         elif phase == REVEAL_ORDEAL_PHASE:
+            self._unseen("a face-down ordeal")
             self.face_down[action - REVEAL_ORDEAL] = False
             self._end_turn()
 
@@ -587,6 +591,8 @@ class State(SolitaireState):
     def _encounter(self) -> bool:
         """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
         slot = self.current
+        if self.face_down[slot]:
+            self._unseen("a face-down ordeal")
         card = ORDEALS[self.ordeals[slot]]
         self.face_down[slot] = False
         if card.kind == ROWS:
@@ -777,6 +783,24 @@ class State(SolitaireState):
         return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
+    def player_view(self, player: int = 0) -> "State":
+        """What the player knows: a copy whose piles are in tile-kind order (their contents,
+        not their order) and whose face-down ordeals read as the first card of their level
+        and slot, marked ``hidden``: drawing or revealing from it raises
+        ``HiddenInformationError``. Agents get this; ``determinize`` of it deals a world."""
+        view = self.clone()
+        view.regular, view.safe = sorted(self.regular), sorted(self.safe)
+        for slot in range(3):
+            if self.face_down[slot]:
+                view.ordeals[slot] = int(ORDEALS_BY_SLOT[self.level][slot][0])
+        view.hidden = True
+        return view
+
+    def _unseen(self, what: str) -> None:
+        if self.hidden:
+            raise HiddenInformationError(f"this is the player's view: {what} is hidden; "
+                                         "search determinize(0, rng) of it instead")
+
     def determinize(self, player: int, rng: np.random.Generator) -> "State":
         """The order of each pile and the face-down ordeal cards are hidden. A player who
         remembers what came from each pile knows its contents, so each pile is shuffled
@@ -789,6 +813,7 @@ class State(SolitaireState):
             if self.face_down[slot]:
                 ids = ORDEALS_BY_SLOT[self.level][slot]
                 other.ordeals[slot] = int(ids[rng.integers(len(ids))])
+        other.hidden = False
         other._mask = None
         return other
 

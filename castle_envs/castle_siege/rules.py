@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.errors import HiddenInformationError
 from ..core.saved import StateReader
 from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
@@ -99,6 +100,7 @@ class State(SolitaireState):
         self.turn = 0
         self.outcome = 0  # 1 won, -1 lost, 0 playing
         self.events = np.zeros(len(EVENTS), dtype=np.int32)
+        self.hidden = False  # a player's view: the unseen deck cards are a set, not an order
         self._mask = None
 
     # --- setup ------------------------------------------------------------------------------
@@ -250,6 +252,10 @@ class State(SolitaireState):
 
     # --- card movements -----------------------------------------------------------------
     def _pop_deck(self) -> int:
+        if self.hidden and not self.recycled[int(self.deck[self.deck_head])]:
+            raise HiddenInformationError(
+                "this is the player's view: the next card of the deck is unseen; "
+                "search determinize(0, rng) of it instead")
         card = int(self.deck[self.deck_head])
         self.deck[self.deck_head] = NO_CARD
         self.deck_head = (self.deck_head + 1) % NUM_CARDS
@@ -376,6 +382,19 @@ class State(SolitaireState):
             return "Regroup is only for a stalemate: some cards capture a castle exactly"
         return f"not legal in phase {phase}"
 
+    def player_view(self, player: int = 0) -> "State":
+        """What the player knows: a copy whose unseen deck cards are in card-id order (the
+        unseen cards as a set; the recycled cards below them keep their known order), marked
+        ``hidden`` so that drawing an unseen card raises ``HiddenInformationError``. Agents
+        get this; ``determinize`` of it deals a world to search."""
+        view = self.clone()
+        deck = self.deck_cards()
+        unseen = sorted(c for c in deck if not self.recycled[c])
+        idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
+        view.deck[idx] = unseen + deck[len(unseen):]
+        view.hidden = True
+        return view
+
     def determinize(self, player: int = 0, rng: np.random.Generator | None = None) -> "State":
         """A clone with the unseen part of the deck shuffled; the recycled cards at the
         bottom keep their known order (the player put them there)."""
@@ -389,6 +408,7 @@ class State(SolitaireState):
         shuffled = [unseen[i] for i in rng.permutation(len(unseen))] + known
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
         other.deck[idx] = shuffled
+        other.hidden = False
         return other
 
     # --- copies and serialization ------------------------------------------------------------

@@ -22,3 +22,8 @@ class InvalidStateError(ValueError):
 
 class EpisodeOverError(RuntimeError):
     """``step`` called after the episode ended; call ``reset()`` first."""
+
+
+class HiddenInformationError(RuntimeError):
+    """A player's view (``GameState.player_view``) was asked for something the player does not
+    know (the next unseen card, the order of a hidden pile): determinize it first."""

@@ -71,6 +71,14 @@ class GameState(ABC):
         an agent may search the result without cheating)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement determinize")
 
+    def player_view(self, player: int = 0) -> "GameState":
+        """What ``player`` knows, as a state an agent may read without cheating (OpenSpiel's
+        information state): a copy whose hidden information is replaced by what the player
+        can tell of it. Games with hidden information override this; a view refuses with
+        ``HiddenInformationError`` to reveal what it hides (apply ``determinize(player, rng)``
+        to it to search). The default is a plain clone (no hidden information)."""
+        return self.clone()
+
     # --- naming moves ------------------------------------------------------------------------
     def decode_action(self, action) -> Any:
         return self.actions.decode(action)

@@ -1,0 +1,111 @@
+"""Castle Siege information-set MCTS agent: a tree over what the player sees.
+
+``vector.siege_ismcts`` holds the search and why it is exact here (the player's view is a
+sufficient statistic of the belief, so a tree of views with a fresh world dealt per
+iteration averages over the worlds instead of solving each as if its cards were known, as
+the ``search`` agent's perfect-information Monte Carlo does). At each decision with a
+choice the agent determinizes the state once (``State.determinize``: the unseen cards
+shuffled, the recycled ones kept in their known order), hands that view to the compiled
+search, and plays the root's most visited move. Once no unseen card is left the game is a
+puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
+
+Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
+endgame=20000,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the
+priors and plays the playouts (default: the shipped Very Hard scorer).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from castle_envs.castle_siege.rules import State
+
+from .castle_siege_linear import LinearPolicy
+from .castle_siege_search import EndgamePlanner
+
+DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
+            "shaped": 0.1, "endgame": 20000}
+#: the settings a spec or a model directory may give, with their types
+ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
+
+
+class ISMCTSPolicy:
+    """``policy(state, rng) -> action`` (module docstring)."""
+
+    def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
+                 temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
+                 endgame: int = 20000):
+        from castle_envs.vector import _jit
+        if not _jit.HAVE_NUMBA:
+            raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
+        from castle_envs.castle_siege.fast_solver import CompiledSolver, _memo
+        from castle_envs.vector import siege_ismcts as M
+        from castle_envs.vector import siege_nested, siege_solver
+        for name, value, low, high in (("iterations", iterations, 1, None),
+                                       ("width", width, 2, M.MAX_WIDTH),
+                                       ("endgame", endgame, 1, None)):
+            if (isinstance(value, bool) or not isinstance(value, int) or value < low
+                    or (high is not None and value > high)):
+                raise ValueError(f"ismcts option {name} must be an int >= {low}"
+                                 + (f" and <= {high}" if high is not None else "")
+                                 + f", got {value!r}")
+        for name, value, low, high, open_low in (("temp", temp, 0.0, None, True),
+                                                 ("c", c, 0.0, None, False),
+                                                 ("noise", noise, 0.0, 1.0, False),
+                                                 ("shaped", shaped, 0.0, 1.0, False)):
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and np.isfinite(value) and (value > low if open_low else value >= low)
+                  and (high is None or value <= high))
+            if not ok:
+                raise ValueError(f"ismcts option {name} must be a number "
+                                 f"{'>' if open_low else '>='} {low}"
+                                 + (f" and <= {high}" if high is not None else "")
+                                 + f", got {value!r}")
+        self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
+        self.noise, self.shaped = float(noise), float(shaped)
+        self.scorer = weights
+        self.weights = weights.vector()
+        self._M = M
+        self._tree = M.new_tree(max(10, min(20, (4 * iterations).bit_length())))
+        self._x = siege_nested.new_scratch()
+        self._w = siege_solver.new_work(10)
+        self._memo = _memo()
+        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
+                                                     probe_weights=self.weights))
+
+    def __call__(self, state: State, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(state.legal_action_mask())
+        if len(legal) == 1:
+            return int(legal[0])
+        if state.deck_size == int(state.recycled.sum()):   # no unseen card left
+            action = self.endgame.move(state)
+            if action is not None:
+                return action
+        b, v = self._rows(state.determinize(0, rng))
+        best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
+                              state.attack == "most_recent", state.defeated == "leave_game",
+                              self.weights, self.iterations, self.width, self.temp, self.c,
+                              self.noise, self.shaped, int(rng.integers(1 << 62)))
+        return int(self._tree.act[0, best])
+
+    def root_stats(self) -> list[tuple[int, int, float, float]]:
+        """The last decision's root: (action, visits, mean value, prior) per child."""
+        t = self._tree
+        return [(int(t.act[0, i]), int(t.n[0, i]),
+                 float(t.w[0, i] / t.n[0, i]) if t.n[0, i] else 0.0, float(t.prior[0, i]))
+                for i in range(int(t.width[0]))]
+
+    @staticmethod
+    def _rows(world: State):
+        from castle_envs.vector import siege_kernel as K
+        from castle_envs.vector.castle_siege import write_state
+        b = np.zeros(K.CARD_WORDS, np.int8)
+        v = np.zeros(K.INT_WORDS, np.int32)
+        write_state(b, v, world, world.rows, {"attack": world.attack,
+                                              "defeated": world.defeated})
+        return b, v
+
+
+def make_ismcts_policy(options: dict, default_weights) -> ISMCTSPolicy:
+    path = options.pop("policy", None)
+    weights = LinearPolicy.load(path) if path else LinearPolicy.load(default_weights)
+    return ISMCTSPolicy(weights, **options)

@@ -1,0 +1,364 @@
+"""Information-set Monte Carlo tree search for Castle Siege, compiled.
+
+Why a tree over *what the player sees* is exact here: the only hidden information is the
+order of the unseen cards in the reinforcement deck, and every order of them is equally
+likely given what the player has seen (the recycled cards sit at the deck's bottom in the
+order the player put them there). So the player's view of a position is a sufficient
+statistic of the belief, and the game seen from the player's seat is a Markov decision
+process over views whose chance events are the draws. A tree whose nodes are views (found
+by a hash of the view, ``view_hash``: hand, columns, discard pile, cards out of the game,
+captured castles, the recycled cards' places, deck size, phase, Regroup used) and whose
+iterations each deal a fresh world at the root (``shuffle_unseen``) is then single-observer
+information-set MCTS (Cowling, Powley and Whitehouse 2012) with exact chance sampling: a
+node's statistics average over the worlds consistent with its view, so, unlike sampling
+worlds and solving each as if its cards were known (PIMC, the ``search`` agent), it never
+credits a move with a line that needs to know the next card (strategy fusion). Nodes that
+differ only by the order of moves inside a turn share statistics (transpositions).
+
+Per iteration:
+
+1. deal a world: the root view with its unseen cards shuffled;
+2. descend: at each expanded node pick the child by PUCT, ``Q + c * P * sqrt(N) / (1 + n)``
+   (``Q`` the mean value of the child, unvisited children valued at the node's mean),
+   where ``P`` is a softmax of the trained linear move scorer's scores (``siege_linear``)
+   over the node's ``width`` best moves (end battle phase always among them);
+3. expand the first node not yet in the tree and finish the world with a playout of the
+   scorer (``siege_nested.playout``, ``noise`` the chance of one of its next moves);
+   playouts stop where the solver's sound bounds call the world lost
+   (``siege_solver.hopeless``);
+4. back up the value: 1 for a win, else ``shaped`` times the share of castles captured.
+
+The root's child with the most visits is played. Everything the search reads is the
+player's view: the root is handed in already determinized, and the worlds are reshuffles of
+it, so the true deck order cannot reach a decision.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL_BASE
+from ..castle_siege.cards import NUM_CARDS
+from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
+from ._jit import njit
+from .siege_kernel import (CAPTURED, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD, HSIZE,
+                           INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED, apply)
+from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
+from .siege_nested import playout
+from .siege_solver import MAX_DEPTH, _rand, hopeless
+
+MAX_WIDTH = 16
+
+# Zobrist keys of a view: hand card, column x place x card, discard card, out-of-game card,
+# captured castle, phase, Regroup used, deck size, deck place x recycled card
+V_HAND = 0
+V_COL = V_HAND + 52
+V_DISC = V_COL + 4 * 52 * 52
+V_OUT = V_DISC + 52
+V_CAPT = V_OUT + 52
+V_PHASE = V_CAPT + 4
+V_REG = V_PHASE + 8
+V_DSIZE = V_REG + 1
+V_RECYC = V_DSIZE + 64
+V_SIZE = V_RECYC + 64 * 52
+_ZV = np.random.default_rng(20261203).integers(0, 2**63 - 1, size=(2, V_SIZE),
+                                               dtype=np.int64).astype(np.uint64)
+
+
+class Tree(NamedTuple):
+    """One search's arrays (``new_tree``: allocated once per agent, cleared per decision)."""
+    keys: np.ndarray     # (S, 2) uint64: the hash table's view hashes (0/0: empty slot)
+    slot: np.ndarray     # (S,) int64: the node of each slot
+    visits: np.ndarray   # (C,) int64: per node its visits
+    value: np.ndarray    # (C,) float64: per node the sum of the values backed up through it
+    width: np.ndarray    # (C,) int64: per node its children (-1: not expanded)
+    act: np.ndarray      # (C, MAX_WIDTH) int64: per node its moves, the scorer's best first
+    prior: np.ndarray    # (C, MAX_WIDTH) float64
+    n: np.ndarray        # (C, MAX_WIDTH) int64: per edge its visits
+    w: np.ndarray        # (C, MAX_WIDTH) float64: per edge the sum of its values
+    path: np.ndarray     # (MAX_DEPTH, 2) int64: an iteration's (node, edge) pairs
+    used: np.ndarray     # (1,) int64: nodes in use
+    rng: np.ndarray      # (1,) uint64: xorshift state (the shuffles)
+    stats: np.ndarray    # (4,) int64: iterations, playouts, nodes created, table full
+
+
+def new_tree(node_bits: int = 16) -> Tree:
+    s, c = 1 << (node_bits + 1), 1 << node_bits
+    return Tree(keys=np.zeros((s, 2), np.uint64), slot=np.zeros(s, np.int64),
+                visits=np.zeros(c, np.int64), value=np.zeros(c, np.float64),
+                width=np.zeros(c, np.int64), act=np.zeros((c, MAX_WIDTH), np.int64),
+                prior=np.zeros((c, MAX_WIDTH), np.float64),
+                n=np.zeros((c, MAX_WIDTH), np.int64), w=np.zeros((c, MAX_WIDTH), np.float64),
+                path=np.zeros((MAX_DEPTH, 2), np.int64), used=np.zeros(1, np.int64),
+                rng=np.ones(1, np.uint64), stats=np.zeros(4, np.int64))
+
+
+@njit(cache=True)
+def view_hash(b, v, z):
+    """Two 64-bit hashes of what the player sees of the position (module docstring)."""
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for i in range(v[HSIZE]):
+        card = b[HAND + i]
+        h1 ^= z[0, V_HAND + card]
+        h2 ^= z[1, V_HAND + card]
+    for c in range(4):
+        base = COLS + c * NUM_CARDS
+        for p in range(v[CLEN + c]):
+            k = V_COL + (c * 52 + p) * 52 + b[base + p]
+            h1 ^= z[0, k]
+            h2 ^= z[1, k]
+        if b[CAPTURED + c]:
+            h1 ^= z[0, V_CAPT + c]
+            h2 ^= z[1, V_CAPT + c]
+    for card in range(NUM_CARDS):
+        if b[DISCARDED + card]:
+            h1 ^= z[0, V_DISC + card]
+            h2 ^= z[1, V_DISC + card]
+        if b[OUT + card]:
+            h1 ^= z[0, V_OUT + card]
+            h2 ^= z[1, V_OUT + card]
+    head = v[HEAD]
+    for k in range(v[DSIZE]):   # only the recycled cards' places: the rest is unseen
+        card = b[DECK + (head + k) % NUM_CARDS]
+        if b[RECYCLED + card]:
+            h1 ^= z[0, V_RECYC + k * 52 + card]
+            h2 ^= z[1, V_RECYC + k * 52 + card]
+    h1 ^= z[0, V_PHASE + v[PHASE]]
+    h2 ^= z[1, V_PHASE + v[PHASE]]
+    h1 ^= z[0, V_DSIZE + v[DSIZE]]
+    h2 ^= z[1, V_DSIZE + v[DSIZE]]
+    if v[REGROUPED]:
+        h1 ^= z[0, V_REG]
+        h2 ^= z[1, V_REG]
+    if h1 == 0 and h2 == 0:
+        h1 = np.uint64(1)
+    return h1, h2
+
+
+@njit(cache=True)
+def shuffle_unseen(b, v, rng):
+    """Shuffle the deck's unseen cards (its top part, above the recycled ones) in place."""
+    head = v[HEAD]
+    n = 0
+    while n < v[DSIZE] and not b[RECYCLED + b[DECK + (head + n) % NUM_CARDS]]:
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = min(int(_rand(rng) * (i + 1)), i)
+        a, c = DECK + (head + i) % NUM_CARDS, DECK + (head + j) % NUM_CARDS
+        t = b[a]
+        b[a] = b[c]
+        b[c] = t
+    return n
+
+
+@njit(cache=True)
+def _find(t, h1, h2):
+    """The node of a view, or -1 after reserving its slot (``t.slot`` holds -1 - slot)."""
+    mask = len(t.slot) - 1
+    s = np.int64(h1 >> np.uint64(1)) & mask
+    while True:
+        if t.keys[s, 0] == 0 and t.keys[s, 1] == 0:
+            return -1 - s
+        if t.keys[s, 0] == h1 and t.keys[s, 1] == h2:
+            return t.slot[s]
+        s = (s + 1) & mask
+
+
+@njit(cache=True)
+def clear(t):
+    t.keys[:] = 0
+    t.used[0] = 0
+    t.stats[:] = 0
+
+
+@njit(cache=True)
+def _expand(t, node, b, v, recent, weights, width, temp, x):
+    """The node's children: the scorer's ``width`` best moves (end battle phase among them
+    in the battle phase), priors a softmax of their scores over ``temp``."""
+    phase = v[PHASE]
+    actions, scores = x.actions, x.scores
+    if phase == ROYAL:
+        first = royal_action(b, v, weights[N_BATTLE + N_RECYCLE:])
+        m = 0
+        actions[m] = first
+        scores[m] = 1.0
+        m += 1
+        for c in range(4):
+            if not b[CAPTURED + c] and ROYAL_BASE + c != first:
+                actions[m] = ROYAL_BASE + c
+                scores[m] = 0.0
+                m += 1
+    elif phase == DISCARD:
+        m = v[HSIZE]
+        for i in range(m):
+            actions[i] = DISCARD_BASE + i
+            scores[i] = 0.0
+    elif phase == PRECISION:
+        m = recycle_scores(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE], actions[:NUM_CARDS],
+                           scores)
+        for i in range(m):
+            actions[i] += RECYCLE_BASE
+    else:
+        m = battle_scores(b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal,
+                          x.tmp, actions, scores)
+    k = min(width, m)
+    for i in range(k):   # selection of the k best, the earlier first among equals
+        best = i
+        for j in range(i + 1, m):
+            if scores[j] > scores[best]:
+                best = j
+        a, s = actions[best], scores[best]
+        for j in range(best, i, -1):
+            actions[j] = actions[j - 1]
+            scores[j] = scores[j - 1]
+        actions[i], scores[i] = a, s
+    if phase == BATTLE:
+        has_end = False
+        for i in range(k):
+            if actions[i] == END_BATTLE:
+                has_end = True
+        if not has_end:
+            for j in range(k, m):
+                if actions[j] == END_BATTLE:
+                    actions[k - 1], scores[k - 1] = actions[j], scores[j]
+                    break
+    top = scores[0]
+    for i in range(k):
+        if scores[i] > top:
+            top = scores[i]
+    total = 0.0
+    for i in range(k):
+        p = np.exp((scores[i] - top) / temp)
+        t.prior[node, i] = p
+        total += p
+    for i in range(k):
+        t.act[node, i] = actions[i]
+        t.prior[node, i] /= total
+        t.n[node, i] = 0
+        t.w[node, i] = 0.0
+    t.width[node] = k
+
+
+@njit(cache=True)
+def _value(b, v, shaped):
+    if v[OUTCOME] == 1:
+        return 1.0
+    captured = 0
+    for c in range(4):
+        captured += b[CAPTURED + c]
+    return shaped * captured / 4.0
+
+
+@njit(cache=True)
+def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
+           noise, shaped, seed):
+    """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
+    root's statistics stay in node 0 of ``t``. Returns the index of the root's most visited
+    child (ties: the scorer's order)."""
+    clear(t)
+    t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
+    w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
+    h1, h2 = view_hash(b0, v0, _ZV)
+    s = -1 - _find(t, h1, h2)
+    t.keys[s, 0], t.keys[s, 1] = h1, h2
+    t.slot[s] = 0
+    t.used[0] = 1
+    t.visits[0] = 0
+    t.value[0] = 0.0
+    t.width[0] = -1
+    B, V = x.B, x.V
+    for k in range(NEED):
+        B[0, k] = b0[k]
+    for k in range(INT_WORDS):
+        V[0, k] = v0[k]
+    # the root is expanded even where every world is lost: its first child is then the
+    # scorer's move
+    _expand(t, 0, B[0], V[0], recent, weights, width, temp, x)
+    line = x.lines[0]
+    cap = len(t.visits)
+    for it in range(iterations):
+        for k in range(NEED):
+            B[0, k] = b0[k]
+        for k in range(INT_WORDS):
+            V[0, k] = v0[k]
+        shuffle_unseen(B[0], V[0], t.rng)
+        b, v = B[0], V[0]
+        node = 0
+        depth = 0
+        value = -1.0
+        while True:
+            if v[OUTCOME] != 0:
+                value = _value(b, v, shaped)
+                break
+            if v[PHASE] == BATTLE and hopeless(b, v, w, memo):
+                value = _value(b, v, shaped)
+                break
+            if t.width[node] < 0:
+                _expand(t, node, b, v, recent, weights, width, temp, x)
+                break
+            # PUCT over the node's children, their values scaled to [0, 1] between the
+            # node's worst and best child (values are small: wins are rare early on)
+            k = t.width[node]
+            sq = np.sqrt(t.visits[node] + 1.0)
+            fpu = t.value[node] / t.visits[node] if t.visits[node] > 0 else 0.0
+            lo, hi = fpu, fpu
+            for i in range(k):
+                if t.n[node, i] > 0:
+                    q = t.w[node, i] / t.n[node, i]
+                    lo = min(lo, q)
+                    hi = max(hi, q)
+            scale = 1.0 / (hi - lo) if hi > lo else 0.0
+            best, best_u = 0, -1e300
+            for i in range(k):
+                q = t.w[node, i] / t.n[node, i] if t.n[node, i] > 0 else fpu
+                u = (q - lo) * scale + c_puct * t.prior[node, i] * sq / (1.0 + t.n[node, i])
+                if u > best_u:
+                    best, best_u = i, u
+            t.path[depth, 0] = node
+            t.path[depth, 1] = best
+            depth += 1
+            apply(b, v, t.act[node, best], leave)
+            h1, h2 = view_hash(b, v, _ZV)
+            found = _find(t, h1, h2)
+            if found >= 0:
+                node = found
+                continue
+            if t.used[0] >= cap:    # the tree is full: finish this world from here
+                t.stats[3] += 1
+                node = -1
+                break
+            s = -1 - found
+            node = t.used[0]
+            t.used[0] += 1
+            t.keys[s, 0], t.keys[s, 1] = h1, h2
+            t.slot[s] = node
+            t.visits[node] = 0
+            t.value[node] = 0.0
+            t.width[node] = -1
+            t.stats[2] += 1
+            if v[OUTCOME] != 0:
+                value = _value(b, v, shaped)
+                break
+            _expand(t, node, b, v, recent, weights, width, temp, x)
+            break
+        if value < 0.0:
+            playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
+            t.stats[1] += 1
+            value = _value(b, v, shaped)
+        if node >= 0:
+            t.visits[node] += 1
+            t.value[node] += value
+        for d in range(depth):
+            p, e = t.path[d, 0], t.path[d, 1]
+            t.visits[p] += 1
+            t.value[p] += value
+            t.n[p, e] += 1
+            t.w[p, e] += value
+        t.stats[0] += 1
+    best = 0
+    for i in range(t.width[0]):
+        if t.n[0, i] > t.n[0, best]:
+            best = i
+    return best
