@@ -23,7 +23,7 @@ from .castle_siege_linear import LinearPolicy
 from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
-            "shaped": 0.1, "endgame": 20000}
+            "shaped": 0.1, "leaf": 0, "endgame": 20000}
 #: the settings a spec or a model directory may give, with their types
 ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
@@ -33,7 +33,7 @@ class ISMCTSPolicy:
 
     def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
-                 endgame: int = 20000):
+                 leaf: int = 0, endgame: int = 20000):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -42,6 +42,7 @@ class ISMCTSPolicy:
         from castle_envs.vector import siege_nested, siege_solver
         for name, value, low, high in (("iterations", iterations, 1, None),
                                        ("width", width, 2, M.MAX_WIDTH),
+                                       ("leaf", leaf, 0, None),
                                        ("endgame", endgame, 1, None)):
             if (isinstance(value, bool) or not isinstance(value, int) or value < low
                     or (high is not None and value > high)):
@@ -61,18 +62,20 @@ class ISMCTSPolicy:
                                  + (f" and <= {high}" if high is not None else "")
                                  + f", got {value!r}")
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
-        self.noise, self.shaped = float(noise), float(shaped)
+        self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
         self._tree = M.new_tree(max(10, min(20, (4 * iterations).bit_length())))
         self._x = siege_nested.new_scratch()
-        self._w = siege_solver.new_work(10)
+        self._w = siege_solver.new_work(max(10, min(22, (2 * max(leaf, 1)).bit_length())))
         self._memo = _memo()
+        self.searched = False
         self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
                                                      probe_weights=self.weights))
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:
+        self.searched = False
         legal = np.flatnonzero(state.legal_action_mask())
         if len(legal) == 1:
             return int(legal[0])
@@ -80,11 +83,12 @@ class ISMCTSPolicy:
             action = self.endgame.move(state)
             if action is not None:
                 return action
+        self.searched = True   # root_stats() describes this decision
         b, v = self._rows(state.determinize(0, rng))
         best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
                               state.attack == "most_recent", state.defeated == "leave_game",
                               self.weights, self.iterations, self.width, self.temp, self.c,
-                              self.noise, self.shaped, int(rng.integers(1 << 62)))
+                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)))
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:

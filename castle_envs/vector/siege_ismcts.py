@@ -19,14 +19,19 @@ Per iteration:
 
 1. deal a world: the root view with its unseen cards shuffled;
 2. descend: at each expanded node pick the child by PUCT, ``Q + c * P * sqrt(N) / (1 + n)``
-   (``Q`` the mean value of the child, unvisited children valued at the node's mean),
-   where ``P`` is a softmax of the trained linear move scorer's scores (``siege_linear``)
-   over the node's ``width`` best moves (end battle phase always among them);
+   (``Q`` the mean value of the child, unvisited children valued at the node's mean, scaled
+   to [0, 1] between the node's worst and best child as MuZero scales its values: early in
+   a Very Hard game every value is small), where ``P`` is a softmax of the trained linear
+   move scorer's scores over ``temp`` (``siege_linear``) for the node's ``width`` best moves
+   (end battle phase always among them);
 3. expand the first node not yet in the tree and finish the world with a playout of the
    scorer (``siege_nested.playout``, ``noise`` the chance of one of its next moves);
    playouts stop where the solver's sound bounds call the world lost
    (``siege_solver.hopeless``);
 4. back up the value: 1 for a win, else ``shaped`` times the share of castles captured.
+   With ``leaf`` > 0 the compiled solver first tries, with that many nodes, to prove the
+   leaf's world won (a win counts 1; this reads the world's deal, so it brings back some of
+   the clairvoyance the tree avoids, at the leaves only).
 
 The root's child with the most visits is played. Everything the search reads is the
 player's view: the root is handed in already determinized, and the worlds are reshuffles of
@@ -46,7 +51,7 @@ from .siege_kernel import (CAPTURED, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, H
                            INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED, apply)
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_nested import playout
-from .siege_solver import MAX_DEPTH, _rand, hopeless
+from .siege_solver import MAX_DEPTH, WIN, _rand, _Z, dfs, hopeless, probe, tt_clear
 
 MAX_WIDTH = 16
 
@@ -252,8 +257,24 @@ def _value(b, v, shaped):
 
 
 @njit(cache=True)
+def _solved(w, memo, b, v, recent, leave, nodes, weights):
+    """Whether the compiled solver proves this world won within ``nodes`` (half of them on
+    the scorer's probes, then depth-first search)."""
+    for k in range(NEED):
+        w.B[0, k] = b[k]
+    for k in range(INT_WORDS):
+        w.V[0, k] = v[k]
+    tt_clear(w.table, w.used)
+    w.stats[:] = 0
+    if probe(w, memo, recent, leave, nodes // 2, 0.15, weights, True, True) > 0:
+        return True
+    w.stats[1:] = 0
+    return dfs(w, _Z, memo, recent, leave, nodes, True, True, True) == WIN
+
+
+@njit(cache=True)
 def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, seed):
+           noise, shaped, leaf, seed):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
     root's statistics stay in node 0 of ``t``. Returns the index of the root's most visited
     child (ties: the scorer's order)."""
@@ -343,6 +364,8 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
                 break
             _expand(t, node, b, v, recent, weights, width, temp, x)
             break
+        if value < 0.0 and leaf > 0 and _solved(w, memo, b, v, recent, leave, leaf, weights):
+            value = 1.0
         if value < 0.0:
             playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
             t.stats[1] += 1
