@@ -62,15 +62,20 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.aec_env import MaskedAECEnv, wrap
 from ..core.saved import StateReader
-from ..core.state import check_options, choice_error
+from ..core.options import check_bool, check_choice, check_keywords
+from ..core.state import check_options
 from . import observation
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import CATEGORIES, RULE_DEFAULTS, State
 
 REWARDS = ("win_loss", "score_diff")
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("num_players", "advanced", "render_mode", "reward", "illegal_action",
+            "illegal_action_penalty", "max_episode_steps", "observation")
 _SCORE_KEYS = CATEGORIES + ("total",)
 
 
@@ -80,14 +85,13 @@ class raw_env(MaskedAECEnv):
 
     def __init__(self, num_players: int = 2, advanced: bool = False,
                  render_mode: str | None = None, reward: str = "win_loss",
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 5000, **rules):
-        if num_players not in (2, 3, 4):
-            raise choice_error("num_players", num_players, (2, 3, 4))
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
-        self.rules = check_options({**rules, "advanced": advanced}, RULE_DEFAULTS,
-                                   "rules option")
+        num_players = check_choice("num_players", num_players, (2, 3, 4))
+        check_choice("reward", reward, REWARDS)
+        check_bool("advanced", advanced)
+        self.rules = check_keywords(type(self).__name__, {**rules, "advanced": advanced},
+                                    RULE_DEFAULTS, KEYWORDS)
         State(num_players, **self.rules)    # validates option values now, not at reset
         self.reward_mode = reward
         super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,

@@ -50,9 +50,11 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.state import check_options, choice_error
+from ..core.options import check_choice, check_keywords
+from ..core.state import check_options
 from . import observation
 from .actions import NUM_ACTIONS
 from .data import LEVELS
@@ -60,6 +62,9 @@ from .render import render_ansi, render_rgb
 from .rules import PHASE_NAMES, RULE_DEFAULTS, State
 
 REWARDS = ("win", "ordeals")
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("level", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
                  "safe_top": None, "ordeals": None, "state": None}
 
@@ -69,16 +74,14 @@ class CastellionEnv(MaskedSolitaireEnv):
     reset_option_keys = tuple(RESET_OPTIONS)
 
     def __init__(self, level: str = "school", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
                  **rules):
         super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
-        if level not in LEVELS:
-            raise choice_error("level", level, LEVELS)
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
+        check_choice("level", level, LEVELS)
+        check_choice("reward", reward, REWARDS)
         self.level = level
-        self.rules = check_options(rules, RULE_DEFAULTS, "Castellion rules option")
+        self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
         State(0, **self.rules)   # validates the option values now, not at reset
         self.reward_mode = reward
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)

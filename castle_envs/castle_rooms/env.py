@@ -64,12 +64,17 @@ import numpy as np
 
 from castle_envs.core import check_options
 from castle_envs.core.aec_env import MaskedAECEnv, wrap
+from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION
+from castle_envs.core.options import check_choice, unexpected_keyword
 
 from . import observation
 from .render import render_ansi, render_rgb
 from .rules import DEFAULT_RULES, CastleRoomsState, parse_rules
 
 RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
+#: the constructor's keyword arguments beside the rules options
+KEYWORDS = ("num_players", "render_mode", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 
 
 class raw_env(MaskedAECEnv):
@@ -78,11 +83,16 @@ class raw_env(MaskedAECEnv):
 
     def __init__(self, num_players: int = 2, render_mode: str | None = None,
                  later_rows: str = DEFAULT_RULES["later_rows"],
-                 new_row: str = DEFAULT_RULES["new_row"], **kwargs):
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+                 new_row: str = DEFAULT_RULES["new_row"],
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 5000,
+                 **unknown):
+        if unknown:
+            raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
+        num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = parse_rules({"later_rows": later_rows, "new_row": new_row})
-        super().__init__(num_players, render_mode=render_mode, **kwargs)
+        super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
+                         max_episode_steps)
 
     @classmethod
     def state_type(cls):

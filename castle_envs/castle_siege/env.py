@@ -39,15 +39,20 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.state import check_options, choice_error
+from ..core.options import check_choice, check_keywords
+from ..core.state import check_options
 from . import observation
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows
 
 REWARDS = ("win", "shaped")
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("difficulty", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 _DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
 
 
@@ -55,15 +60,14 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
                  **rules):
         super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         difficulty_rows(difficulty)
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
+        check_choice("reward", reward, REWARDS)
         self.difficulty = difficulty
-        self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
+        self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
         State(1, **self.rules)   # validates the option values now, not at reset
         self.reward_mode = reward
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)

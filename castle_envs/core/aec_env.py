@@ -29,7 +29,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .env_common import GameEnvMixin
+from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import GameState
 
@@ -66,7 +66,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     reset_option_keys: tuple[str, ...] = ("state",)
 
     def __init__(self, num_players: int, render_mode: str | None = None,
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 5000):
         super().__init__()
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import gymnasium
 
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
-from .state import choice_error
+from .options import check_choice, check_int, check_real
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
+#: every env's default: an illegal action ends the episode with ``illegal_action_penalty``
+#: (PettingZoo classic's convention, and what Gymnasium's and PettingZoo's checkers need,
+#: as they step unmasked random actions); ``illegal_action="raise"`` raises instead
+DEFAULT_ILLEGAL_ACTION = "penalty"
 
 
 def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
@@ -35,16 +39,14 @@ class GameEnvMixin:
 
     def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
                     max_episode_steps) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if int(max_episode_steps) < 1:
-            raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}")
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_episode_steps = int(max_episode_steps)
+        # every check names the argument, the value and what is accepted (core.options)
+        self.render_mode = check_choice("render_mode", render_mode,
+                                        [None, *self.metadata["render_modes"]])
+        self.illegal_action = check_choice("illegal_action", illegal_action,
+                                           ILLEGAL_ACTION_MODES)
+        self.illegal_action_penalty = check_real("illegal_action_penalty",
+                                                 illegal_action_penalty)
+        self.max_episode_steps = check_int("max_episode_steps", max_episode_steps, 1)
 
     def decode_action(self, action):
         return self.state_type().actions.decode(action)

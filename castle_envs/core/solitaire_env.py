@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .env_common import GameEnvMixin, screen_action
+from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, screen_action
 from .errors import EpisodeOverError
 from .state import GameState
 
@@ -25,7 +25,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     #: option keys ``reset(options=...)`` accepts, beyond those the game parses itself
     reset_option_keys: tuple[str, ...] = ()
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000):
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.state: GameState | None = None

@@ -23,6 +23,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..core.env_common import screen_action
 from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from ..core.options import check_bool, check_int
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
@@ -82,9 +83,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     @staticmethod
     def _check_num_envs(num_envs) -> int:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        return int(num_envs)
+        return check_int("num_envs", num_envs, 1)
 
     def _setup(self, single, num_envs: int, render_mode, copy, parallel, threads) -> None:
         """The common attributes, from the single env (which validated every option and owns
@@ -96,7 +95,8 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             KernelVectorEnv._warned_games.add(self.game_title)
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
-        self.copy = bool(copy)
+        self.copy = check_bool("copy", copy)
+        parallel = check_bool("parallel", parallel)
         self._split = RowThreads(self.num_envs,
                                  resolve_threads(parallel, threads, self.num_envs))
         #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)

@@ -16,6 +16,7 @@ from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check_deck
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.errors import EpisodeOverError
 from ..core.state import check_options
 from . import pcg64
@@ -32,7 +33,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
     _view_names = ("_b", "_v")
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
         reference = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
                                    illegal_action_penalty, max_episode_steps, **rules)
