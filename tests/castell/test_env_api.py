@@ -94,7 +94,7 @@ def test_decode_encode_action():
 
 
 def test_illegal_action_raises_naming_the_move_and_why():
-    e = castell_v0.env(num_players=2)
+    e = castell_v0.env(num_players=2, illegal_action="raise")
     e.reset(seed=0)
     with pytest.raises(IllegalActionError, match="recruit a 3.*pawn is not on the board"):
         e.step(ACTIONS.encode("recruit a 3"))

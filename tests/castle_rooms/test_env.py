@@ -134,7 +134,7 @@ def test_state_of_another_player_count_is_refused():
 
 
 def test_illegal_and_out_of_range_actions_raise_naming_the_move():
-    env = castle_rooms_v0.env(num_players=2)
+    env = castle_rooms_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 108 \(end turn\)"):
         env.step(A.END_TURN)        # 4 cards in hand
