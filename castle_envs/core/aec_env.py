@@ -122,8 +122,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     def global_state(self) -> np.ndarray:
         """PettingZoo's ``state()``: every seat's observation, in seat order."""
-        if self.game_state is None:
-            raise EpisodeOverError("state() called before reset()")
+        self._need_position("state()")
         return np.concatenate([self._observe(self.game_state, seat)
                                for seat in range(self.num_players)]).astype(
             self.state_space.dtype, copy=False)
@@ -165,7 +164,18 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return -1
         return state.current_player
 
+    def _need_position(self, what: str) -> None:
+        """``what`` needs a game: before the first ``reset`` there is none (the project's
+        error, as the solitaires answer, rather than an ``AttributeError`` on ``None``)."""
+        if self.game_state is None:
+            raise EpisodeOverError(f"{what} called before reset(): call reset() first")
+
+    def last(self, observe: bool = True):
+        self._need_position("last()")
+        return super().last(observe)
+
     def observe(self, agent):
+        self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(len(self.game_state.actions), dtype=np.int8)
         if self._acting_seat() == seat:
@@ -175,15 +185,13 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def action_masks(self) -> np.ndarray:
         """Mask of the agent to act (for sb3-contrib style single-agent views); all False
         once the game ended or was truncated."""
-        if self.game_state is None:
-            raise EpisodeOverError("action_masks() called before reset()")
+        self._need_position("action_masks()")
         if self._acting_seat() < 0:
             return np.zeros(len(self.game_state.actions), dtype=bool)
         return self.game_state.legal_action_mask().copy()
 
     def step(self, action):
-        if self.game_state is None:
-            raise EpisodeOverError("step() called before reset()")
+        self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         agent = self.agent_selection
@@ -226,7 +234,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def render(self):
         if self.render_mode == "human":
             if self.game_state is None:
-                raise EpisodeOverError("render() called before reset()")
+                raise EpisodeOverError("render() called before reset(): call reset() first")
             print(self._render_ansi(self.game_state), flush=True)
             return None
         return super().render()

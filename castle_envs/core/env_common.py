@@ -65,7 +65,7 @@ class GameEnvMixin:
                                   "when making the env")
             return None
         if self.game_state is None:
-            raise EpisodeOverError("render() called before reset()")
+            raise EpisodeOverError("render() called before reset(): call reset() first")
         if self.render_mode == "ansi":
             return self._render_ansi(self.game_state)
         return self._render_rgb(self.game_state)

@@ -68,7 +68,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
 
     def step(self, action):
         if self.state is None:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         action, legal = screen_action(action, self.state.actions, self.state.legal_action_mask(),
@@ -96,7 +96,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def action_masks(self) -> np.ndarray:
         """The legal-action mask (``sb3_contrib.MaskablePPO`` calls this)."""
         if self.state is None:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self.state.legal_action_mask().copy()
 
     @classmethod

@@ -157,7 +157,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def step(self, actions):
         if not self._started:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         self._read_actions(actions)
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
@@ -185,7 +185,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         if not self._started:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._mask.copy()
 
     def sample_actions(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -197,7 +197,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         for masks that may not (Gymnasium's next-step autoreset), see
         ``castle_envs.sample_masked``. ``out``: an int64 array to fill instead."""
         if not self._started:
-            raise EpisodeOverError("sample_actions() called before reset()")
+            raise EpisodeOverError("sample_actions() called before reset(): call reset() first")
         if out is None:
             out = np.empty(self.num_envs, np.int64)
         elif out.shape != (self.num_envs,) or out.dtype != np.int64:
@@ -305,7 +305,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
 
     def step(self, action):
         if not self._started:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         action, legal = screen_action(action, self._state_type.actions, self._mask[0],
@@ -323,7 +323,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
 
     def action_masks(self) -> np.ndarray:
         if not self._started:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._mask[0, :self._num_actions].copy()
 
     @property

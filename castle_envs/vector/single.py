@@ -94,7 +94,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
             gym.logger.warn("render() called without render_mode; pass render_mode to make()")
             return None
         if not self._started:
-            raise EpisodeOverError("render() called before reset()")
+            raise EpisodeOverError("render() called before reset(): call reset() first")
         return (render_ansi if self.render_mode == "ansi" else render_rgb)(self.state)
 
     def _info(self) -> dict:
