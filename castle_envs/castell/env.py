@@ -45,9 +45,13 @@ most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"`
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
 are ignored with a warning: PettingZoo's ``api_test`` sends one).
 
-**Info.** The same keys and shapes at every step: ``action_mask``; ``scores`` (the five
-categories and ``total`` for that agent: the final scores, all 0 until the game is over); in
-penalty mode ``illegal_action``. The festivals' results of the last round are
+**Info.** The same keys and shapes at every step, every value a number or a NumPy array
+(TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``action_mask``; ``scores``
+(int64, one per seat: every player's final total, indexed by seat, all 0 until the game is
+over); ``category_scores`` (int64, 6: that agent's final ``best_tower``, ``variety``,
+``prizes``, ``size_tokens``, ``local_performances`` and ``total``, the order of
+``castle_envs.castell.env.SCORE_KEYS``; 0 until the end); in penalty mode
+``illegal_action``. The festivals' results of the last round are
 ``env.game_state.last_festivals``.
 
 **Hidden information.** Only the bag's order; its counts per number are public by counting
@@ -76,7 +80,8 @@ REWARDS = ("win_loss", "score_diff")
 #: the constructor's named keyword arguments (beside the rules options)
 KEYWORDS = ("num_players", "advanced", "render_mode", "reward", "illegal_action",
             "illegal_action_penalty", "max_episode_steps", "observation")
-_SCORE_KEYS = CATEGORIES + ("total",)
+#: what ``info["category_scores"]`` holds, in this order
+SCORE_KEYS = CATEGORIES + ("total",)
 
 
 class raw_env(MaskedAECEnv):
@@ -134,12 +139,14 @@ class raw_env(MaskedAECEnv):
     def _game_infos(self, state, seat):
         # the same keys and shapes at every step (replay buffers stack them): the final
         # scores, zero until the game is over
+        scores = np.zeros(self.num_players, dtype=np.int64)
+        categories = np.zeros(len(SCORE_KEYS), dtype=np.int64)
         if state.is_terminal():
-            scores = state.category_scores(seat)
-            scores["total"] = sum(scores.values())
-        else:
-            scores = dict.fromkeys(_SCORE_KEYS, 0)
-        return {"scores": scores}
+            scores[:] = state.scores()
+            own = state.category_scores(seat)
+            categories[:-1] = [own[c] for c in CATEGORIES]
+            categories[-1] = scores[seat]
+        return {"scores": scores, "category_scores": categories}
 
 
 def env(**kwargs):

@@ -30,8 +30,10 @@ Rewards
 Infos
     The same keys and shapes at every step: ``"action_mask"``; ``"scores"`` (that player's
     row lengths, longest first, zero-padded to 4: int64); ``"winners"`` (bool per seat, all
-    False until the game is over); ``"end_reason"`` ("" until the end, then "row" or
-    "deck"); in penalty mode ``"illegal_action"``.
+    False until the game is over); ``"end_reason"`` (an int, ``END_REASONS[code]`` names it:
+    0 while the game is on, 1 a row of 10 Rooms won, 2 the deck ran out); in penalty mode
+    ``"illegal_action"``. Every value is a number or a NumPy array (TorchRL's
+    ``PettingZooWrapper`` and replay buffers stack them).
 Options (keywords of ``env`` / ``raw_env``)
     ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array" | "human"; ``later_rows``
     "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
@@ -72,6 +74,8 @@ from .render import render_ansi, render_rgb
 from .rules import DEFAULT_RULES, CastleRoomsState, parse_rules
 
 RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
+#: ``info["end_reason"]`` codes: the index of the reason here (0: the game is still on)
+END_REASONS = ("", "row", "deck")
 #: the constructor's keyword arguments beside the rules options
 KEYWORDS = ("num_players", "render_mode", "illegal_action", "illegal_action_penalty",
             "max_episode_steps", "observation")
@@ -140,7 +144,7 @@ class raw_env(MaskedAECEnv):
         if over:
             winners[list(state.winners)] = True
         return {"scores": np.array(state.score(seat), dtype=np.int64), "winners": winners,
-                "end_reason": state.end_reason if over else ""}
+                "end_reason": END_REASONS.index(state.end_reason) if over else 0}
 
 
 def env(**kwargs):
