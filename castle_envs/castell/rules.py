@@ -476,6 +476,14 @@ class State(GameState):
         out[winners] = 1.0 if winners.sum() == 1 else 0.0
         return out
 
+    def winning_seats(self) -> list[int]:
+        """Every player with the top total once the game is over (players tied on top all
+        count; their ``win_loss`` reward is 0), ``[]`` before."""
+        if not self.is_terminal():
+            return []
+        scores = self.scores()
+        return [int(s) for s in np.flatnonzero(scores == scores.max())]
+
     # --- explanations -------------------------------------------------------------------------
     def illegal_reason(self, a: int) -> str:
         if self.is_terminal():

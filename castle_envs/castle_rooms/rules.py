@@ -297,6 +297,10 @@ class CastleRoomsState(GameState):
             out[list(self.winners)] = 1.0
         return out
 
+    def winning_seats(self) -> list[int]:
+        """``winners`` as a list (a shared win lists every sharer), ``[]`` while the game is on."""
+        return [] if self.winners is None else sorted(self.winners)
+
     @property
     def current_player(self) -> int:
         return -1 if self.winners is not None else self.player

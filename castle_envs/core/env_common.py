@@ -54,6 +54,15 @@ class GameEnvMixin:
     def encode_action(self, move) -> int:
         return self.state_type().actions.encode(move)
 
+    def winners(self) -> list[int]:
+        """Who won, the same question for every game: the winning seats (``player_k`` is
+        seat ``k``), ``[]`` while the game is on. Solitaires: ``[0]`` on a win, ``[]``
+        otherwise (playing, lost, truncated); Castle Rooms: the winners (a shared win lists
+        every sharer); Castell: every player with the top total once the game is over."""
+        if self.game_state is None:
+            raise EpisodeOverError("winners() called before reset(): call reset() first")
+        return self.game_state.winning_seats()
+
     def describe_action(self, action) -> str:
         if self.game_state is None:
             raise EpisodeOverError("describe_action() needs a position: call reset() first")

@@ -326,6 +326,12 @@ class KernelSingleEnv(OwnViews, gym.Env):
             raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._mask[0, :self._num_actions].copy()
 
+    def winners(self) -> list[int]:
+        """``[0]`` once the game is won, ``[]`` otherwise (as the Python envs answer)."""
+        if not self._started:
+            raise EpisodeOverError("winners() called before reset(): call reset() first")
+        return [0] if self._info()["won"] else []
+
     @property
     def game_state(self):
         """The position as a rules state (a copy; ``state``: the name every env kind shares)."""
