@@ -71,7 +71,7 @@ from ..core.aec_env import MaskedAECEnv, wrap
 from ..core.saved import StateReader
 from ..core.options import check_bool, check_choice, check_keywords
 from ..core.state import check_options
-from . import observation
+from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import CATEGORIES, RULE_DEFAULTS, State
@@ -91,7 +91,7 @@ class raw_env(MaskedAECEnv):
     def __init__(self, num_players: int = 2, advanced: bool = False,
                  render_mode: str | None = None, reward: str = "win_loss",
                  illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 5000, **rules):
+                 max_episode_steps: int = 5000, observation: str = "dict", **rules):
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         check_choice("reward", reward, REWARDS)
         check_bool("advanced", advanced)
@@ -100,14 +100,14 @@ class raw_env(MaskedAECEnv):
         State(num_players, **self.rules)    # validates option values now, not at reset
         self.reward_mode = reward
         super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
-                         max_episode_steps)
+                         max_episode_steps, observation)
 
     @classmethod
     def state_type(cls):
         return State
 
     def _observation_space(self):
-        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+        return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32)
 
     def _new_state(self, rng, options):
         options = check_options(options, {"state": None}, "reset option")
@@ -120,7 +120,7 @@ class raw_env(MaskedAECEnv):
         return State.deal(rng, self.num_players, **self.rules)
 
     def _observe(self, state, seat):
-        return observation.observe(state, seat)
+        return _layout.observe(state, seat)
 
     def _render_ansi(self, state):
         return render_ansi(state)

@@ -55,7 +55,7 @@ from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.options import check_choice, check_keywords
 from ..core.state import check_options
-from . import observation
+from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .data import LEVELS
 from .render import render_ansi, render_rgb
@@ -76,16 +76,17 @@ class CastellionEnv(MaskedSolitaireEnv):
     def __init__(self, level: str = "school", render_mode: str | None = None,
                  reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 **rules):
-        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+                 observation: str = "vector", **rules):
+        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps,
+                         observation)
         check_choice("level", level, LEVELS)
         check_choice("reward", reward, REWARDS)
         self.level = level
         self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
         State(0, **self.rules)   # validates the option values now, not at reset
         self.reward_mode = reward
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32),
+                         NUM_ACTIONS)
 
     @classmethod
     def state_type(cls):
@@ -105,7 +106,7 @@ class CastellionEnv(MaskedSolitaireEnv):
         return State.new_game(rng, self.level, options, **self.rules)
 
     def _observe(self, state):
-        return observation.encode(state)
+        return _layout.encode(state)
 
     def _reward_snapshot(self, state):
         return state.current

@@ -69,7 +69,7 @@ from castle_envs.core.aec_env import MaskedAECEnv, wrap
 from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION
 from castle_envs.core.options import check_choice, unexpected_keyword
 
-from . import observation
+from . import observation as _layout
 from .render import render_ansi, render_rgb
 from .rules import DEFAULT_RULES, CastleRoomsState, parse_rules
 
@@ -90,20 +90,20 @@ class raw_env(MaskedAECEnv):
                  new_row: str = DEFAULT_RULES["new_row"],
                  illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 5000,
-                 **unknown):
+                 observation: str = "dict", **unknown):
         if unknown:
             raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = parse_rules({"later_rows": later_rows, "new_row": new_row})
         super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
-                         max_episode_steps)
+                         max_episode_steps, observation)
 
     @classmethod
     def state_type(cls):
         return CastleRoomsState
 
     def _observation_space(self):
-        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), dtype=np.float32)
+        return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), dtype=np.float32)
 
     def _new_state(self, rng, options):
         options = check_options(options, RESET_OPTIONS, "reset options")
@@ -129,7 +129,7 @@ class raw_env(MaskedAECEnv):
         return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
 
     def _observe(self, state, seat):
-        return observation.encode(state, seat)
+        return _layout.encode(state, seat)
 
     def _render_ansi(self, state):
         return render_ansi(state)

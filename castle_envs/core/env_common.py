@@ -3,6 +3,7 @@ naming moves, and rendering through the game's two renderers."""
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
 
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .options import check_choice, check_int, check_real
@@ -31,6 +32,20 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
     if not legal and illegal_action == "raise":
         position().apply_action(action)   # raises, naming the move and why
     return action, legal
+
+
+def flat_space(observation: gymnasium.spaces.Box, num_actions: int) -> gymnasium.spaces.Box:
+    """The ``observation="flat"`` space: the observation vector, then the action mask as
+    0/1 floats, in one float32 ``Box`` (what SuperSuit-style observation wrappers take)."""
+    return gymnasium.spaces.Box(
+        np.concatenate([observation.low, np.zeros(num_actions)]).astype(np.float32),
+        np.concatenate([observation.high, np.ones(num_actions)]).astype(np.float32),
+        dtype=np.float32)
+
+
+def flatten(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """An ``observation="flat"`` observation: ``observation`` then ``mask`` as float32."""
+    return np.concatenate([observation, mask]).astype(np.float32, copy=False)
 
 
 class GameEnvMixin:

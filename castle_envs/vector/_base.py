@@ -22,7 +22,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.env_common import screen_action
-from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from ..core.env_common import flatten
+from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError, InvalidOptionError
 from ..core.options import check_bool, check_int
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
@@ -93,6 +94,12 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             warnings.warn(f"numba is not installed: the batched {self.game_title} kernels run "
                           f"as plain Python (correct but slow); {INSTALL_HINT}", stacklevel=4)
             KernelVectorEnv._warned_games.add(self.game_title)
+        if single.observation_mode != "vector":
+            raise InvalidOptionError(
+                f"observation {single.observation_mode!r}: the batched envs give the "
+                "observation vector only, with the masks in info['action_mask'] and "
+                "action_masks(); for flat observations with the mask use "
+                "gymnasium.make_vec(id, n, vectorization_mode='sync', observation='flat')")
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = check_bool("copy", copy)
@@ -293,7 +300,13 @@ class KernelSingleEnv(OwnViews, gym.Env):
         check_options_type(options)
         self._load(options)
         self._started, self._done = True, False
-        return self._obs[0].copy(), self._info()
+        return self._present(), self._info()
+
+    def _present(self) -> np.ndarray:
+        """The observation in the ``observation`` form the env was made with."""
+        if getattr(self, "observation_mode", "vector") == "flat":
+            return flatten(self._obs[0], self._mask[0, :self._num_actions])
+        return self._obs[0].copy()
 
     def _deal_from_np_random(self, deal) -> None:
         """``deal(words)`` from the env's np_random, exactly as the Python env draws it; the
@@ -314,12 +327,12 @@ class KernelSingleEnv(OwnViews, gym.Env):
             self._done = True
             info = self._info()
             info["illegal_action"] = True
-            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
+            return self._present(), self.illegal_action_penalty, True, False, info
         out = self._out
         self._step_kernel(action, out)
         terminated, truncated = bool(out[1]), bool(out[2])
         self._done = terminated or truncated
-        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
+        return self._present(), float(out[0]), terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         if not self._started:

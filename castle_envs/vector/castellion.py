@@ -202,6 +202,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.level, self.rules = level, dict(reference.rules)
         self.reward_mode = reference.reward_mode
+        self.observation_mode = reference.observation_mode
         self.action_space = reference.action_space
         self.observation_space = reference.observation_space
         self._level = LEVELS.index(level)

@@ -40,6 +40,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         self.render_mode = render_mode
         self.difficulty, self.rules = difficulty, dict(reference.rules)
         self.reward_mode = reference.reward_mode
+        self.observation_mode = reference.observation_mode
         self.illegal_action = reference.illegal_action
         self.illegal_action_penalty = reference.illegal_action_penalty
         self.max_episode_steps = reference.max_episode_steps
