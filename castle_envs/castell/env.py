@@ -37,10 +37,18 @@ the player board), ``size_token_ties``
 nobody; ``"none"``: any tie, nobody), ``festival_size_tokens`` (``"by_phase"``: one size
 token under each I festival, two under each II; ``"one"``: one under each), ``first_player``
 (seat, default 0); ``reward``;
-``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),
+``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention: the
+offender gets ``illegal_action_penalty`` and the game ends; or ``"raise"``:
+``IllegalActionError`` naming the move and why), ``illegal_action_penalty`` (-1),
 ``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``, ``"human"``,
-``"rgb_array"``).
+``"rgb_array"``); ``observation`` (``"dict"``, the default, or ``"flat"``: one float32 ``Box``,
+the 1183 observation values then the 395 mask values as 0/1, for SuperSuit-style observation
+wrappers; the mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad
+value raises an error naming the argument, the value and what is accepted; an unknown
+keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
+``env.unwrapped.winners()``: every player with the top total once the game is over (tied
+players all listed), ``[]`` before.
 
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
 are ignored with a warning: PettingZoo's ``api_test`` sends one).

@@ -29,10 +29,17 @@ tiles placed in the foundation row ignore the same-shape rule; ``"neighbors"``: 
 foundation tiles do not count as neighbours for a tile placed on row 1); rules option
 ``early_encounter`` (``"any_time"``, default: an early encounter also with a tile in hand;
 ``"turn_start"``: only at the start of a turn; RULES.md I7); ``reward``
-(``"win"`` or ``"ordeals"``); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal
-action ends the episode with ``illegal_action_penalty``, default -1, and
-``info["illegal_action"] = True``); ``max_episode_steps`` (default 1000; random games take
-under 400 steps); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+(``"win"`` or ``"ordeals"``); ``illegal_action`` (``"penalty"``, the default, PettingZoo
+classic's convention and what Gymnasium's ``check_env`` needs: an illegal action ends the
+episode with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``;
+or ``"raise"``: ``IllegalActionError`` naming the move and why); ``max_episode_steps``
+(default 1000; random games take under 400 steps); ``render_mode`` (``"ansi"`` or
+``"rgb_array"``); ``observation`` (``"vector"``, the default, or ``"flat"``: one
+``Box(0, 1, (449 + 137,), float32)``, the vector then the action mask as 0/1, for
+SuperSuit-style observation wrappers; the mask stays in ``info["action_mask"]`` and
+``action_masks()``). A bad argument raises an error naming it, its value and what is
+accepted; an unknown keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as
+Python's ``"CastellionEnv.__init__() got an unexpected keyword argument ..."``.
 
 **Reset options.** ``regular_order`` (all 72 regular-pile tiles, top first) or
 ``regular_top`` (the top tiles only; the rest shuffled), likewise ``safe_order`` /
@@ -44,6 +51,7 @@ start from (excludes the others).
 
 **Info.** ``action_mask`` (bool, 137), ``phase`` (the pending decision's name),
 ``ordeals_passed``, ``formations`` ((towers, bastions, lines)), ``won``.
+``env.unwrapped.winners()``: ``[0]`` on a win, ``[]`` otherwise.
 """
 from __future__ import annotations
 

@@ -37,17 +37,27 @@ Infos
 Options (keywords of ``env`` / ``raw_env``)
     ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array" | "human"; ``later_rows``
     "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
-    "forced" | "any_time" (see RULES.md); ``illegal_action`` "raise" (default: an
-    ``IllegalActionError`` naming the move and why) | "penalty" (the offender gets
-    ``illegal_action_penalty``, the game ends); ``max_episode_steps`` (truncation).
+    "forced" | "any_time" (see RULES.md); ``illegal_action`` "penalty" (default, PettingZoo
+    classic's convention and what ``api_test``/``seed_test``/``parallel_seed_test`` need:
+    the offender gets ``illegal_action_penalty``, -1, and the game ends) | "raise" (an
+    ``IllegalActionError`` naming the move and why); ``max_episode_steps`` (truncation);
+    ``observation`` "dict" (default) | "flat" (one float32 ``Box``: the 980 observation
+    values then the 109 mask values as 0/1, for SuperSuit-style observation wrappers; the
+    mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad value raises
+    an error naming the argument, the value and what is accepted; an unknown keyword raises
+    ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
+Winners
+    ``env.unwrapped.winners()``: the winning seats once the game is over (a shared win lists
+    every sharer), ``[]`` before.
 Reset options (unknown keys are ignored with a warning: PettingZoo's api_test sends one)
     ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
     front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
 Wrappers
     ``env()`` is ``raw_env`` in ``StrictOrderEnforcingWrapper`` (``OrderEnforcingWrapper``
     whose step after the end raises). The raw env already raises clear errors for
-    out-of-range and illegal actions (``IllegalActionError``) and for stepping a finished
-    game (``EpisodeOverError``); ``illegal_action="penalty"`` gives PettingZoo's
+    out-of-range and illegal actions (``IllegalActionError``, with ``illegal_action="raise"``)
+    and for stepping a finished game or asking for observations before ``reset``
+    (``EpisodeOverError``); the default ``illegal_action="penalty"`` gives PettingZoo's
     TerminateIllegal behaviour.
 Render
     ``"ansi"``: every row with its cards (entry>exit as laid), Dragons, hand sizes, deck and

@@ -19,10 +19,18 @@ mask = info["action_mask"]            # or env.unwrapped.action_masks()
 defender rows); rules options ``attack`` (``"any"`` defender in a column, or
 ``"most_recent"``) and ``defeated`` (``"discard"``, or ``"leave_game"``); ``reward``
 (``"win"`` or ``"shaped"``: +0.01 per defender defeated, +0.1 per castle captured, +1 on
-victory); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal action ends the episode
-with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``);
-``max_episode_steps`` (default 1000; the game provably ends within 45 turns, so this only
-guards against runaway agents); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+victory); ``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention
+and what Gymnasium's ``check_env`` needs: an illegal action ends the episode with
+``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``; or
+``"raise"``: ``IllegalActionError`` naming the move and why, for masked training that wants
+to hear of a bug); ``max_episode_steps`` (default 1000; the game provably ends within 45
+turns, so this only guards against runaway agents); ``render_mode`` (``"ansi"`` or
+``"rgb_array"``); ``observation`` (``"vector"``, the default: the Box below; ``"flat"``: one
+``Box(0, 1, (882 + 1676,), float32)``, the vector then the action mask as 0/1, for
+SuperSuit-style observation wrappers; the mask stays in ``info["action_mask"]`` and
+``action_masks()``). A bad argument raises an error naming it, its value and what is
+accepted; an unknown keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as
+Python's ``"CastleSiegeEnv.__init__() got an unexpected keyword argument ..."``.
 
 **Reset options.** ``{"deck": [52 card ids, top first]}`` deals exactly that deck;
 ``{"state": State.to_dict()}`` starts from a saved position. Card id = suit·13 + rank − 1
@@ -30,6 +38,8 @@ with suits ♠ ♣ ♥ ♦ (``castle_envs.castle_siege.cards``).
 
 **Info.** ``action_mask`` (bool, 1676), ``events`` (precision strikes, flush sieges,
 royal assaults, regroups, castles captured, defenders defeated, turns), ``won``.
+``env.unwrapped.winners()`` asks who won as every env answers it: ``[0]`` on a win, ``[]``
+otherwise.
 
 **Vector envs.** ``gymnasium.make_vec(..., vectorization_mode="sync")`` stacks
 ``info["action_mask"]`` to ``(num_envs, 1676)``; ``envs.call("action_masks")`` also works.
