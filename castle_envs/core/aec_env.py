@@ -7,9 +7,10 @@ an observation encoder per seat, and renderers. Agents are ``player_0`` … ``pl
 ``Box``, for SuperSuit-style observation wrappers); the mask is also in
 ``infos[agent]["action_mask"]`` and ``action_masks()``, and it is all zero for every
 agent but the one to act, and for everyone once the game ended or was truncated. Rewards are
-the game's returns, paid when the game ends. An illegal action raises ``IllegalActionError``
-naming the move, unless ``illegal_action="penalty"``: then the offender gets the penalty and
-the game ends for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention).
+the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
+illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
+``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
+``IllegalActionError`` naming the move. ``winners()`` gives the winning seats.
 
 The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
 state for centralized critics (MAPPO and the like): every seat's observation, concatenated
