@@ -21,9 +21,10 @@ Turn-taking (RLlib's convention for turn-based games)
     every agent's final observation and reward (the game's +1 per winner, -1 otherwise) with
     ``terminateds["__all__"] = True`` (or ``truncateds`` at ``max_episode_steps``).
 Illegal actions
-    Raise ``IllegalActionError`` (the env's default ``illegal_action="raise"``), so a
-    training run that finishes proves the masked policy never picked one. Pass
-    ``illegal_action="penalty"`` in the env config to end the game with a penalty instead.
+    Raise ``IllegalActionError``: the adapter asks the env for ``illegal_action="raise"``
+    (the envs' own default is ``"penalty"``), so a training run that finishes proves the
+    masked policy never picked one. Pass ``illegal_action="penalty"`` in the env config to
+    end the game with a penalty instead.
 env_config
     ``game``: a multi-player slug of ``castle_envs.registry`` ("castle-rooms" by default,
     "castell"); every other key goes to that game's ``raw_env`` (``num_players``,
@@ -47,6 +48,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
             raise ValueError(f"{spec.slug} is a single-agent Gymnasium game; the RLlib adapter "
                              "is for the multi-player (PettingZoo) games")
         self.game = spec.slug
+        config.setdefault("illegal_action", "raise")   # a masked policy never picks one
         self.aec = spec.make(**config)
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         inner = self.aec.observation_space(self.agents[0])

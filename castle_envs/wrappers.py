@@ -110,7 +110,7 @@ class SingleAgentEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         if self._last_mask is None:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._last_mask.copy()
 
     def render(self):

@@ -114,7 +114,7 @@ class Curve:
 # --- PPO on the batched env ---------------------------------------------------------------------
 def train_ppo_vec(args, writer, curve):
     envs = castle_envs.make_vec("castle-siege", args.num_envs, difficulty=args.difficulty,
-                                reward=args.reward, copy=False)
+                                reward=args.reward, copy=False, illegal_action="raise")
     n, t_len = args.num_envs, args.num_steps
     obs_size, n_actions = envs.single_observation_space.shape[0], envs.single_action_space.n
     agent = Agent(obs_size, n_actions, args.hidden)
@@ -227,7 +227,8 @@ def train_sb3(args, writer, curve):
         def _on_rollout_end(self):
             curve.point(self.num_timesteps, self.num_timesteps / (time.perf_counter() - self.start))
 
-    venv = DummyVecEnv([lambda: CastleSiegeEnv(args.difficulty, reward=args.reward)
+    venv = DummyVecEnv([lambda: CastleSiegeEnv(args.difficulty, reward=args.reward,
+                                               illegal_action="raise")
                         for _ in range(args.num_envs)])
     venv.seed(args.seed)
     model = MaskablePPO("MlpPolicy", venv, n_steps=args.num_steps,

@@ -30,8 +30,9 @@ What to expect
     player in the same seats on the same deals won 53.0% (48.6-57.3%). Episodes shorten as it
     learns (about 70 steps at first, 50-55 by iteration 20): both seats build rows faster.
 
-The env keeps its default ``illegal_action="raise"``: an illegal move would stop training
-with ``IllegalActionError``, so every finished iteration shows the mask was respected.
+The env plays with ``illegal_action="raise"`` (``RLlibTurnBasedEnv`` asks for it; the
+envs' own default is ``"penalty"``): an illegal move would stop training with
+``IllegalActionError``, so every finished iteration shows the mask was respected.
 
 Options
     ``--iterations N`` (0: only evaluate ``--checkpoint``), ``--num-players`` 2..4,

@@ -210,7 +210,9 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     from stable_baselines3.common.monitor import Monitor
 
     spec = get_game(config["game"])
-    kwargs = {**config["env_kwargs"], **(variant or config["variant"])}
+    # masked training: an illegal action would be a bug, so it raises unless the config says
+    # otherwise (the envs' own default, "penalty", is for pipelines without masks)
+    kwargs = {"illegal_action": "raise", **config["env_kwargs"], **(variant or config["variant"])}
     if spec.api == "gymnasium":
         import castle_envs  # noqa: F401  (registers ids)
         env = gym.make(spec.gym_id, **kwargs)

@@ -102,7 +102,7 @@ def test_single_envs_refuse_floats_and_play_integers(kind, mode, value, legal_in
 @settings(max_examples=10, deadline=None)
 @given(value=st.one_of(st.integers(max_value=-1), st.integers(min_value=1700)))
 def test_out_of_range_integers_are_illegal_whatever_their_size(kind, value):
-    raising = SINGLE[kind]()
+    raising = SINGLE[kind](illegal_action="raise")
     raising.reset(seed=0)
     with pytest.raises(IllegalActionError, match=f"action {value} is out of range"):
         raising.step(value)
@@ -156,7 +156,7 @@ def test_aec_action_masks_before_reset_is_a_clear_error(kind):
 @settings(max_examples=10, deadline=None)
 @given(huge=st.integers(2**63, 2**64 - 1), row=st.integers(0, 2))
 def test_batched_envs_report_huge_unsigned_actions_as_given(kind, huge, row):
-    envs = BATCHED[kind]()
+    envs = BATCHED[kind](illegal_action="raise")
     envs.reset(seed=0)
     actions = np.array([np.flatnonzero(m)[0] for m in envs.action_masks()], dtype=np.uint64)
     actions[row] = huge

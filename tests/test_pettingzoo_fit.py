@@ -78,7 +78,7 @@ def test_a_step_after_the_end_raises(game, wrapped):
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_castell_and_castle_rooms_give_clear_errors_for_bad_actions(game):
-    env = GAMES[game].env(num_players=2)
+    env = GAMES[game].env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     n = env.action_space(env.agent_selection).n
     with pytest.raises(IllegalActionError, match="out of range"):

@@ -37,17 +37,29 @@ the player board), ``size_token_ties``
 nobody; ``"none"``: any tie, nobody), ``festival_size_tokens`` (``"by_phase"``: one size
 token under each I festival, two under each II; ``"one"``: one under each), ``first_player``
 (seat, default 0); ``reward``;
-``illegal_action`` (``"raise"`` or ``"penalty"``), ``illegal_action_penalty`` (-1),
+``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention: the
+offender gets ``illegal_action_penalty`` and the game ends; or ``"raise"``:
+``IllegalActionError`` naming the move and why), ``illegal_action_penalty`` (-1),
 ``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``, ``"human"``,
-``"rgb_array"``).
+``"rgb_array"``); ``observation`` (``"dict"``, the default, or ``"flat"``: one float32 ``Box``,
+the 1183 observation values then the 395 mask values as 0/1, for SuperSuit-style observation
+wrappers; the mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad
+value raises an error naming the argument, the value and what is accepted; an unknown
+keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
+``env.unwrapped.winners()``: every player with the top total once the game is over (tied
+players all listed), ``[]`` before.
 
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
 are ignored with a warning: PettingZoo's ``api_test`` sends one).
 
-**Info.** The same keys and shapes at every step: ``action_mask``; ``scores`` (the five
-categories and ``total`` for that agent: the final scores, all 0 until the game is over); in
-penalty mode ``illegal_action``. The festivals' results of the last round are
+**Info.** The same keys and shapes at every step, every value a number or a NumPy array
+(TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``action_mask``; ``scores``
+(int64, one per seat: every player's final total, indexed by seat, all 0 until the game is
+over); ``category_scores`` (int64, 6: that agent's final ``best_tower``, ``variety``,
+``prizes``, ``size_tokens``, ``local_performances`` and ``total``, the order of
+``castle_envs.castell.env.SCORE_KEYS``; 0 until the end); in penalty mode
+``illegal_action``. The festivals' results of the last round are
 ``env.game_state.last_festivals``.
 
 **Hidden information.** Only the bag's order; its counts per number are public by counting
@@ -62,16 +74,22 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.aec_env import MaskedAECEnv, wrap
 from ..core.saved import StateReader
-from ..core.state import check_options, choice_error
-from . import observation
+from ..core.options import check_bool, check_choice, check_keywords
+from ..core.state import check_options
+from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import CATEGORIES, RULE_DEFAULTS, State
 
 REWARDS = ("win_loss", "score_diff")
-_SCORE_KEYS = CATEGORIES + ("total",)
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("num_players", "advanced", "render_mode", "reward", "illegal_action",
+            "illegal_action_penalty", "max_episode_steps", "observation")
+#: what ``info["category_scores"]`` holds, in this order
+SCORE_KEYS = CATEGORIES + ("total",)
 
 
 class raw_env(MaskedAECEnv):
@@ -80,25 +98,24 @@ class raw_env(MaskedAECEnv):
 
     def __init__(self, num_players: int = 2, advanced: bool = False,
                  render_mode: str | None = None, reward: str = "win_loss",
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 5000, **rules):
-        if num_players not in (2, 3, 4):
-            raise choice_error("num_players", num_players, (2, 3, 4))
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
-        self.rules = check_options({**rules, "advanced": advanced}, RULE_DEFAULTS,
-                                   "rules option")
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
+                 max_episode_steps: int = 5000, observation: str = "dict", **rules):
+        num_players = check_choice("num_players", num_players, (2, 3, 4))
+        check_choice("reward", reward, REWARDS)
+        check_bool("advanced", advanced)
+        self.rules = check_keywords(type(self).__name__, {**rules, "advanced": advanced},
+                                    RULE_DEFAULTS, KEYWORDS)
         State(num_players, **self.rules)    # validates option values now, not at reset
         self.reward_mode = reward
         super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
-                         max_episode_steps)
+                         max_episode_steps, observation)
 
     @classmethod
     def state_type(cls):
         return State
 
     def _observation_space(self):
-        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+        return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32)
 
     def _new_state(self, rng, options):
         options = check_options(options, {"state": None}, "reset option")
@@ -111,7 +128,7 @@ class raw_env(MaskedAECEnv):
         return State.deal(rng, self.num_players, **self.rules)
 
     def _observe(self, state, seat):
-        return observation.observe(state, seat)
+        return _layout.observe(state, seat)
 
     def _render_ansi(self, state):
         return render_ansi(state)
@@ -130,12 +147,14 @@ class raw_env(MaskedAECEnv):
     def _game_infos(self, state, seat):
         # the same keys and shapes at every step (replay buffers stack them): the final
         # scores, zero until the game is over
+        scores = np.zeros(self.num_players, dtype=np.int64)
+        categories = np.zeros(len(SCORE_KEYS), dtype=np.int64)
         if state.is_terminal():
-            scores = state.category_scores(seat)
-            scores["total"] = sum(scores.values())
-        else:
-            scores = dict.fromkeys(_SCORE_KEYS, 0)
-        return {"scores": scores}
+            scores[:] = state.scores()
+            own = state.category_scores(seat)
+            categories[:-1] = [own[c] for c in CATEGORIES]
+            categories[-1] = scores[seat]
+        return {"scores": scores, "category_scores": categories}
 
 
 def env(**kwargs):

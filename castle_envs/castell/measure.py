@@ -17,7 +17,7 @@ import numpy as np
 from . import data as D
 from .actions import (DISMANTLE_ALL, END_TURN, LEVEL0, LEVEL_TUPLES, MOVE0, RECRUIT0, TOKEN0,
                       TRAIN0, WHEEL0, SP_PERFORM)
-from .env import env as make_env
+from .env import SCORE_KEYS, env as make_env
 from .rules import CATEGORIES, State
 
 _TRAIN_ORDER = (D.BALANCE, D.WIDTH, D.STRENGTH, D.BASE, D.MIX)
@@ -86,8 +86,8 @@ def random_games(num_players: int, games: int, seed: int, advanced: bool = False
         for _ in e.agent_iter():
             obs, _, term, trunc, info = e.last()
             if term or trunc:
-                if term and "scores" in info:
-                    for c, v in info["scores"].items():
+                if term and "category_scores" in info:
+                    for c, v in zip(SCORE_KEYS, info["category_scores"].tolist()):
                         totals[c].append(v)
                 e.step(None)
                 continue

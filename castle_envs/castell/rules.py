@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.errors import InvalidStateError
 from ..core.saved import StateReader
+from ..core.options import check_bool, check_choice, check_int
 from ..core.state import GameState, check_options, choice_error
 from . import data as D
 from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, LEVEL_HI,
@@ -127,31 +128,19 @@ class State(GameState):
     actions = ACTIONS
 
     def __init__(self, num_players: int = 2, **rules):
-        if num_players not in (2, 3, 4):
-            raise choice_error("num_players", num_players, (2, 3, 4))
-        self.num_players = int(num_players)
+        self.num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
         r = self.rules
-        if not isinstance(r["max_skill"], (int, np.integer)) or not 1 <= r["max_skill"] <= 9:
-            raise ValueError(f"max_skill must be an int 1-9, got {r['max_skill']!r}")
-        if (not isinstance(r["tower_edits_per_turn"], (int, np.integer))
-                or not 1 <= r["tower_edits_per_turn"] <= 100):
-            raise ValueError("tower_edits_per_turn must be an int 1-100, "
-                             f"got {r['tower_edits_per_turn']!r}")
-        if r["variety_counts"] not in VARIETY_MODES:
-            raise choice_error("variety_counts", r["variety_counts"], VARIETY_MODES)
-        if r["festival_size_tokens"] not in D.SIZE_TOKENS_PER_SPACE_OPTIONS:
-            raise choice_error("festival_size_tokens", r["festival_size_tokens"],
-                               D.SIZE_TOKENS_PER_SPACE_OPTIONS)
-        self.tokens_per_space = D.SIZE_TOKENS_PER_SPACE_OPTIONS[r["festival_size_tokens"]]
-        if r["size_token_ties"] not in TIE_MODES:
-            raise choice_error("size_token_ties", r["size_token_ties"], TIE_MODES)
-        if r["first_player"] not in range(self.num_players):
-            raise ValueError(f"first_player must be a seat 0-{self.num_players - 1}, "
-                             f"got {r['first_player']!r}")
+        check_int("max_skill", r["max_skill"], 1, 9)
+        check_int("tower_edits_per_turn", r["tower_edits_per_turn"], 1, 100)
+        check_choice("variety_counts", r["variety_counts"], VARIETY_MODES)
+        festival = check_choice("festival_size_tokens", r["festival_size_tokens"],
+                                D.SIZE_TOKENS_PER_SPACE_OPTIONS)
+        self.tokens_per_space = D.SIZE_TOKENS_PER_SPACE_OPTIONS[festival]
+        check_choice("size_token_ties", r["size_token_ties"], TIE_MODES)
+        check_int("first_player", r["first_player"], 0, self.num_players - 1)
         for key in ("advanced", "collect_own_token"):
-            if not isinstance(r[key], (bool, np.bool_)):
-                raise ValueError(f"{key} must be True or False, got {r[key]!r}")
+            check_bool(key, r[key])
         self.advanced = bool(r["advanced"])
         self.max_skill = int(r["max_skill"])
         self.edit_limit = int(r["tower_edits_per_turn"])
@@ -486,6 +475,14 @@ class State(GameState):
         out[:] = -1.0
         out[winners] = 1.0 if winners.sum() == 1 else 0.0
         return out
+
+    def winning_seats(self) -> list[int]:
+        """Every player with the top total once the game is over (players tied on top all
+        count; their ``win_loss`` reward is 0), ``[]`` before."""
+        if not self.is_terminal():
+            return []
+        scores = self.scores()
+        return [int(s) for s in np.flatnonzero(scores == scores.max())]
 
     # --- explanations -------------------------------------------------------------------------
     def illegal_reason(self, a: int) -> str:

@@ -29,10 +29,17 @@ tiles placed in the foundation row ignore the same-shape rule; ``"neighbors"``: 
 foundation tiles do not count as neighbours for a tile placed on row 1); rules option
 ``early_encounter`` (``"any_time"``, default: an early encounter also with a tile in hand;
 ``"turn_start"``: only at the start of a turn; RULES.md I7); ``reward``
-(``"win"`` or ``"ordeals"``); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal
-action ends the episode with ``illegal_action_penalty``, default -1, and
-``info["illegal_action"] = True``); ``max_episode_steps`` (default 1000; random games take
-under 400 steps); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+(``"win"`` or ``"ordeals"``); ``illegal_action`` (``"penalty"``, the default, PettingZoo
+classic's convention and what Gymnasium's ``check_env`` needs: an illegal action ends the
+episode with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``;
+or ``"raise"``: ``IllegalActionError`` naming the move and why); ``max_episode_steps``
+(default 1000; random games take under 400 steps); ``render_mode`` (``"ansi"`` or
+``"rgb_array"``); ``observation`` (``"vector"``, the default, or ``"flat"``: one
+``Box(0, 1, (449 + 137,), float32)``, the vector then the action mask as 0/1, for
+SuperSuit-style observation wrappers; the mask stays in ``info["action_mask"]`` and
+``action_masks()``). A bad argument raises an error naming it, its value and what is
+accepted; an unknown keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as
+Python's ``"CastellionEnv.__init__() got an unexpected keyword argument ..."``.
 
 **Reset options.** ``regular_order`` (all 72 regular-pile tiles, top first) or
 ``regular_top`` (the top tiles only; the rest shuffled), likewise ``safe_order`` /
@@ -44,22 +51,28 @@ start from (excludes the others).
 
 **Info.** ``action_mask`` (bool, 137), ``phase`` (the pending decision's name),
 ``ordeals_passed``, ``formations`` ((towers, bastions, lines)), ``won``.
+``env.unwrapped.winners()``: ``[0]`` on a win, ``[]`` otherwise.
 """
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.state import check_options, choice_error
-from . import observation
+from ..core.options import check_choice, check_keywords
+from ..core.state import check_options
+from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .data import LEVELS
 from .render import render_ansi, render_rgb
 from .rules import PHASE_NAMES, RULE_DEFAULTS, State
 
 REWARDS = ("win", "ordeals")
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("level", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
                  "safe_top": None, "ordeals": None, "state": None}
 
@@ -69,20 +82,19 @@ class CastellionEnv(MaskedSolitaireEnv):
     reset_option_keys = tuple(RESET_OPTIONS)
 
     def __init__(self, level: str = "school", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 **rules):
-        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
-        if level not in LEVELS:
-            raise choice_error("level", level, LEVELS)
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
+                 observation: str = "vector", **rules):
+        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps,
+                         observation)
+        check_choice("level", level, LEVELS)
+        check_choice("reward", reward, REWARDS)
         self.level = level
-        self.rules = check_options(rules, RULE_DEFAULTS, "Castellion rules option")
+        self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
         State(0, **self.rules)   # validates the option values now, not at reset
         self.reward_mode = reward
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32),
+                         NUM_ACTIONS)
 
     @classmethod
     def state_type(cls):
@@ -102,7 +114,7 @@ class CastellionEnv(MaskedSolitaireEnv):
         return State.new_game(rng, self.level, options, **self.rules)
 
     def _observe(self, state):
-        return observation.encode(state)
+        return _layout.encode(state)
 
     def _reward_snapshot(self, state):
         return state.current

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import HiddenInformationError, InvalidStateError
+from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
                       ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
@@ -141,11 +142,8 @@ class State(SolitaireState):
 
     def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
                  early_encounter: str = "any_time"):
-        if foundation_exemption not in FOUNDATION_EXEMPTIONS:
-            raise choice_error("foundation_exemption", foundation_exemption,
-                               FOUNDATION_EXEMPTIONS)
-        if early_encounter not in EARLY_ENCOUNTERS:
-            raise choice_error("early_encounter", early_encounter, EARLY_ENCOUNTERS)
+        check_choice("foundation_exemption", foundation_exemption, FOUNDATION_EXEMPTIONS)
+        check_choice("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
         self.foundation_exemption = foundation_exemption
         self._neighbors_exempt = foundation_exemption == "neighbors"
@@ -182,8 +180,7 @@ class State(SolitaireState):
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
         shuffled) and the ``ordeals`` (three card names, slots I, II, III)."""
-        if level not in LEVELS:
-            raise choice_error("level", level, LEVELS)
+        check_choice("level", level, LEVELS)
         rules = check_options(rules, RULE_DEFAULTS, "Castellion rules options")
         options = check_options(options, {"regular_order": None, "safe_order": None,
                                           "regular_top": None, "safe_top": None,

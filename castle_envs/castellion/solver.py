@@ -61,7 +61,7 @@ def replay_wins(seed: int, level: str, line, **rules) -> bool:
     """Play ``line`` in the Gymnasium env from ``reset(seed=seed)``: does it end in a win?"""
     import gymnasium
     env = gymnasium.make("castle_envs/Castellion-v0", level=level, max_episode_steps=10_000,
-                         **rules)
+                         illegal_action="raise", **rules)   # an illegal move: a bug, raised
     _, info = env.reset(seed=seed)
     for action in line:
         if not info["action_mask"][action]:

@@ -30,22 +30,34 @@ Rewards
 Infos
     The same keys and shapes at every step: ``"action_mask"``; ``"scores"`` (that player's
     row lengths, longest first, zero-padded to 4: int64); ``"winners"`` (bool per seat, all
-    False until the game is over); ``"end_reason"`` ("" until the end, then "row" or
-    "deck"); in penalty mode ``"illegal_action"``.
+    False until the game is over); ``"end_reason"`` (an int, ``END_REASONS[code]`` names it:
+    0 while the game is on, 1 a row of 10 Rooms won, 2 the deck ran out); in penalty mode
+    ``"illegal_action"``. Every value is a number or a NumPy array (TorchRL's
+    ``PettingZooWrapper`` and replay buffers stack them).
 Options (keywords of ``env`` / ``raw_env``)
     ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array" | "human"; ``later_rows``
     "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
-    "forced" | "any_time" (see RULES.md); ``illegal_action`` "raise" (default: an
-    ``IllegalActionError`` naming the move and why) | "penalty" (the offender gets
-    ``illegal_action_penalty``, the game ends); ``max_episode_steps`` (truncation).
+    "forced" | "any_time" (see RULES.md); ``illegal_action`` "penalty" (default, PettingZoo
+    classic's convention and what ``api_test``/``seed_test``/``parallel_seed_test`` need:
+    the offender gets ``illegal_action_penalty``, -1, and the game ends) | "raise" (an
+    ``IllegalActionError`` naming the move and why); ``max_episode_steps`` (truncation);
+    ``observation`` "dict" (default) | "flat" (one float32 ``Box``: the 980 observation
+    values then the 109 mask values as 0/1, for SuperSuit-style observation wrappers; the
+    mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad value raises
+    an error naming the argument, the value and what is accepted; an unknown keyword raises
+    ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
+Winners
+    ``env.unwrapped.winners()``: the winning seats once the game is over (a shared win lists
+    every sharer), ``[]`` before.
 Reset options (unknown keys are ignored with a warning: PettingZoo's api_test sends one)
     ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
     front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
 Wrappers
     ``env()`` is ``raw_env`` in ``StrictOrderEnforcingWrapper`` (``OrderEnforcingWrapper``
     whose step after the end raises). The raw env already raises clear errors for
-    out-of-range and illegal actions (``IllegalActionError``) and for stepping a finished
-    game (``EpisodeOverError``); ``illegal_action="penalty"`` gives PettingZoo's
+    out-of-range and illegal actions (``IllegalActionError``, with ``illegal_action="raise"``)
+    and for stepping a finished game or asking for observations before ``reset``
+    (``EpisodeOverError``); the default ``illegal_action="penalty"`` gives PettingZoo's
     TerminateIllegal behaviour.
 Render
     ``"ansi"``: every row with its cards (entry>exit as laid), Dragons, hand sizes, deck and
@@ -64,12 +76,19 @@ import numpy as np
 
 from castle_envs.core import check_options
 from castle_envs.core.aec_env import MaskedAECEnv, wrap
+from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION
+from castle_envs.core.options import check_choice, unexpected_keyword
 
-from . import observation
+from . import observation as _layout
 from .render import render_ansi, render_rgb
 from .rules import DEFAULT_RULES, CastleRoomsState, parse_rules
 
 RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
+#: ``info["end_reason"]`` codes: the index of the reason here (0: the game is still on)
+END_REASONS = ("", "row", "deck")
+#: the constructor's keyword arguments beside the rules options
+KEYWORDS = ("num_players", "render_mode", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 
 
 class raw_env(MaskedAECEnv):
@@ -78,18 +97,23 @@ class raw_env(MaskedAECEnv):
 
     def __init__(self, num_players: int = 2, render_mode: str | None = None,
                  later_rows: str = DEFAULT_RULES["later_rows"],
-                 new_row: str = DEFAULT_RULES["new_row"], **kwargs):
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+                 new_row: str = DEFAULT_RULES["new_row"],
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 5000,
+                 observation: str = "dict", **unknown):
+        if unknown:
+            raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
+        num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = parse_rules({"later_rows": later_rows, "new_row": new_row})
-        super().__init__(num_players, render_mode=render_mode, **kwargs)
+        super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
+                         max_episode_steps, observation)
 
     @classmethod
     def state_type(cls):
         return CastleRoomsState
 
     def _observation_space(self):
-        return gymnasium.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), dtype=np.float32)
+        return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), dtype=np.float32)
 
     def _new_state(self, rng, options):
         options = check_options(options, RESET_OPTIONS, "reset options")
@@ -115,7 +139,7 @@ class raw_env(MaskedAECEnv):
         return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
 
     def _observe(self, state, seat):
-        return observation.encode(state, seat)
+        return _layout.encode(state, seat)
 
     def _render_ansi(self, state):
         return render_ansi(state)
@@ -130,7 +154,7 @@ class raw_env(MaskedAECEnv):
         if over:
             winners[list(state.winners)] = True
         return {"scores": np.array(state.score(seat), dtype=np.int64), "winners": winners,
-                "end_reason": state.end_reason if over else ""}
+                "end_reason": END_REASONS.index(state.end_reason) if over else 0}
 
 
 def env(**kwargs):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.core import GameState, InvalidStateError, check_options, choice_error
+from castle_envs.core.options import check_choice
 from castle_envs.core.saved import StateReader
 
 from . import actions as A
@@ -36,8 +37,7 @@ _SAVED_KEYS = ("game", "num_players", "rules", "deck", "hands", "rows", "discard
 def parse_rules(given: dict | None) -> dict:
     rules = check_options(given, DEFAULT_RULES, "Castle Rooms rules options")
     for key, choices in RULE_OPTIONS.items():
-        if rules[key] not in choices:
-            raise choice_error(key, rules[key], choices)
+        check_choice(key, rules[key], choices)
     return rules
 
 
@@ -296,6 +296,10 @@ class CastleRoomsState(GameState):
             out[:] = -1.0
             out[list(self.winners)] = 1.0
         return out
+
+    def winning_seats(self) -> list[int]:
+        """``winners`` as a list (a shared win lists every sharer), ``[]`` while the game is on."""
+        return [] if self.winners is None else sorted(self.winners)
 
     @property
     def current_player(self) -> int:

@@ -19,10 +19,18 @@ mask = info["action_mask"]            # or env.unwrapped.action_masks()
 defender rows); rules options ``attack`` (``"any"`` defender in a column, or
 ``"most_recent"``) and ``defeated`` (``"discard"``, or ``"leave_game"``); ``reward``
 (``"win"`` or ``"shaped"``: +0.01 per defender defeated, +0.1 per castle captured, +1 on
-victory); ``illegal_action`` (``"raise"``, or ``"penalty"``: an illegal action ends the episode
-with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``);
-``max_episode_steps`` (default 1000; the game provably ends within 45 turns, so this only
-guards against runaway agents); ``render_mode`` (``"ansi"`` or ``"rgb_array"``).
+victory); ``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention
+and what Gymnasium's ``check_env`` needs: an illegal action ends the episode with
+``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``; or
+``"raise"``: ``IllegalActionError`` naming the move and why, for masked training that wants
+to hear of a bug); ``max_episode_steps`` (default 1000; the game provably ends within 45
+turns, so this only guards against runaway agents); ``render_mode`` (``"ansi"`` or
+``"rgb_array"``); ``observation`` (``"vector"``, the default: the Box below; ``"flat"``: one
+``Box(0, 1, (882 + 1676,), float32)``, the vector then the action mask as 0/1, for
+SuperSuit-style observation wrappers; the mask stays in ``info["action_mask"]`` and
+``action_masks()``). A bad argument raises an error naming it, its value and what is
+accepted; an unknown keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as
+Python's ``"CastleSiegeEnv.__init__() got an unexpected keyword argument ..."``.
 
 **Reset options.** ``{"deck": [52 card ids, top first]}`` deals exactly that deck;
 ``{"state": State.to_dict()}`` starts from a saved position. Card id = suit·13 + rank − 1
@@ -30,6 +38,8 @@ with suits ♠ ♣ ♥ ♦ (``castle_envs.castle_siege.cards``).
 
 **Info.** ``action_mask`` (bool, 1676), ``events`` (precision strikes, flush sieges,
 royal assaults, regroups, castles captured, defenders defeated, turns), ``won``.
+``env.unwrapped.winners()`` asks who won as every env answers it: ``[0]`` on a win, ``[]``
+otherwise.
 
 **Vector envs.** ``gymnasium.make_vec(..., vectorization_mode="sync")`` stacks
 ``info["action_mask"]`` to ``(num_envs, 1676)``; ``envs.call("action_masks")`` also works.
@@ -39,15 +49,20 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.state import check_options, choice_error
-from . import observation
+from ..core.options import check_choice, check_keywords
+from ..core.state import check_options
+from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows
 
 REWARDS = ("win", "shaped")
+#: the constructor's named keyword arguments (beside the rules options)
+KEYWORDS = ("difficulty", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
+            "max_episode_steps", "observation")
 _DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
 
 
@@ -55,19 +70,19 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 **rules):
-        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+                 observation: str = "vector", **rules):
+        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps,
+                         observation)
         difficulty_rows(difficulty)
-        if reward not in REWARDS:
-            raise choice_error("reward", reward, REWARDS)
+        check_choice("reward", reward, REWARDS)
         self.difficulty = difficulty
-        self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
+        self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
         State(1, **self.rules)   # validates the option values now, not at reset
         self.reward_mode = reward
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation.OBS_SIZE,), np.float32)
+        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32),
+                         NUM_ACTIONS)
 
     @classmethod
     def state_type(cls):
@@ -87,7 +102,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 
     def _observe(self, state):
-        return observation.encode(state)
+        return _layout.encode(state)
 
     def _reward_snapshot(self, state):
         return (int(state.events[_DEFEATED]), int(state.captured.sum()))

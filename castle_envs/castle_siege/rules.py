@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.errors import HiddenInformationError
 from ..core.saved import StateReader
+from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options, choice_error
 from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
                       NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
@@ -48,9 +49,7 @@ _SAVED_KEYS = ("game", "difficulty", "rules", "deck", "hand", "columns", "castle
 
 
 def difficulty_rows(difficulty) -> int:
-    if difficulty not in DIFFICULTIES:
-        raise choice_error("difficulty", difficulty, DIFFICULTIES)
-    return DIFFICULTIES[difficulty]
+    return DIFFICULTIES[check_choice("difficulty", difficulty, DIFFICULTIES)]
 
 
 def check_deck(deck) -> np.ndarray:
@@ -76,10 +75,8 @@ class State(SolitaireState):
     actions = ACTIONS
 
     def __init__(self, rows: int, attack: str = "any", defeated: str = "discard"):
-        if attack not in ATTACK_RULES:
-            raise choice_error("attack rule", attack, ATTACK_RULES)
-        if defeated not in DEFEATED_RULES:
-            raise choice_error("defeated rule", defeated, DEFEATED_RULES)
+        check_choice("attack rule", attack, ATTACK_RULES)
+        check_choice("defeated rule", defeated, DEFEATED_RULES)
         self.rows = rows
         self.attack = attack
         self.defeated = defeated

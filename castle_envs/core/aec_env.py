@@ -2,12 +2,15 @@
 
 A game supplies its ``GameState`` factory (with ``current_player`` naming the seat to act),
 an observation encoder per seat, and renderers. Agents are ``player_0`` … ``player_{n-1}``;
-``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}``; the mask is
-also in ``infos[agent]["action_mask"]`` and ``action_masks()``, and it is all zero for every
+``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}`` (with
+``observation="flat"``: one float32 vector, the observation then the mask as 0/1, in a
+``Box``, for SuperSuit-style observation wrappers); the mask is also in
+``infos[agent]["action_mask"]`` and ``action_masks()``, and it is all zero for every
 agent but the one to act, and for everyone once the game ended or was truncated. Rewards are
-the game's returns, paid when the game ends. An illegal action raises ``IllegalActionError``
-naming the move, unless ``illegal_action="penalty"``: then the offender gets the penalty and
-the game ends for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention).
+the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
+illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
+``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
+``IllegalActionError`` naming the move. ``winners()`` gives the winning seats.
 
 The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
 state for centralized critics (MAPPO and the like): every seat's observation, concatenated
@@ -29,7 +32,8 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .env_common import GameEnvMixin
+from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten
+from .options import check_choice
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .state import GameState
 
@@ -64,23 +68,28 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     #: the keys ``reset(options=...)`` understands; others are dropped with a warning
     #: (PettingZoo's ``api_test`` resets with an arbitrary key), known values are checked
     reset_option_keys: tuple[str, ...] = ("state",)
+    #: ``observation=``: ``"dict"`` (``{"observation": vector, "action_mask": int8 mask}``) or
+    #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
+    #: ``infos[agent]["action_mask"]`` and ``action_masks()``), for SuperSuit-style wrappers
+    observation_modes = ("dict", "flat")
 
     def __init__(self, num_players: int, render_mode: str | None = None,
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 5000):
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
+                 max_episode_steps: int = 5000, observation: str = "dict"):
         super().__init__()
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+        self.observation_mode = check_choice("observation", observation, self.observation_modes)
         self.num_players = int(num_players)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = len(self.state_type().actions)
+        seat_space = self._observation_space()
         obs_space = gymnasium.spaces.Dict({
-            "observation": self._observation_space(),
+            "observation": seat_space,
             "action_mask": gymnasium.spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-        })
+        }) if self.observation_mode == "dict" else flat_space(seat_space, n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
-        seat_space = obs_space["observation"]
         self.state_space = gymnasium.spaces.Box(
             np.tile(seat_space.low, self.num_players), np.tile(seat_space.high, self.num_players),
             dtype=seat_space.dtype)
@@ -122,8 +131,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     def global_state(self) -> np.ndarray:
         """PettingZoo's ``state()``: every seat's observation, in seat order."""
-        if self.game_state is None:
-            raise EpisodeOverError("state() called before reset()")
+        self._need_position("state()")
         return np.concatenate([self._observe(self.game_state, seat)
                                for seat in range(self.num_players)]).astype(
             self.state_space.dtype, copy=False)
@@ -165,25 +173,37 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return -1
         return state.current_player
 
+    def _need_position(self, what: str) -> None:
+        """``what`` needs a game: before the first ``reset`` there is none (the project's
+        error, as the solitaires answer, rather than an ``AttributeError`` on ``None``)."""
+        if self.game_state is None:
+            raise EpisodeOverError(f"{what} called before reset(): call reset() first")
+
+    def last(self, observe: bool = True):
+        self._need_position("last()")
+        return super().last(observe)
+
     def observe(self, agent):
+        self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(len(self.game_state.actions), dtype=np.int8)
         if self._acting_seat() == seat:
             mask[self.game_state.legal_action_mask()] = 1
-        return {"observation": self._observe(self.game_state, seat), "action_mask": mask}
+        vector = self._observe(self.game_state, seat)
+        if self.observation_mode == "flat":
+            return flatten(vector, mask)
+        return {"observation": vector, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
         """Mask of the agent to act (for sb3-contrib style single-agent views); all False
         once the game ended or was truncated."""
-        if self.game_state is None:
-            raise EpisodeOverError("action_masks() called before reset()")
+        self._need_position("action_masks()")
         if self._acting_seat() < 0:
             return np.zeros(len(self.game_state.actions), dtype=bool)
         return self.game_state.legal_action_mask().copy()
 
     def step(self, action):
-        if self.game_state is None:
-            raise EpisodeOverError("step() called before reset()")
+        self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         agent = self.agent_selection
@@ -226,7 +246,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def render(self):
         if self.render_mode == "human":
             if self.game_state is None:
-                raise EpisodeOverError("render() called before reset()")
+                raise EpisodeOverError("render() called before reset(): call reset() first")
             print(self._render_ansi(self.game_state), flush=True)
             return None
         return super().render()

@@ -3,11 +3,16 @@ naming moves, and rendering through the game's two renderers."""
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
 
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
-from .state import choice_error
+from .options import check_choice, check_int, check_real
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
+#: every env's default: an illegal action ends the episode with ``illegal_action_penalty``
+#: (PettingZoo classic's convention, and what Gymnasium's and PettingZoo's checkers need,
+#: as they step unmasked random actions); ``illegal_action="raise"`` raises instead
+DEFAULT_ILLEGAL_ACTION = "penalty"
 
 
 def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
@@ -29,28 +34,49 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
     return action, legal
 
 
+def flat_space(observation: gymnasium.spaces.Box, num_actions: int) -> gymnasium.spaces.Box:
+    """The ``observation="flat"`` space: the observation vector, then the action mask as
+    0/1 floats, in one float32 ``Box`` (what SuperSuit-style observation wrappers take)."""
+    return gymnasium.spaces.Box(
+        np.concatenate([observation.low, np.zeros(num_actions)]).astype(np.float32),
+        np.concatenate([observation.high, np.ones(num_actions)]).astype(np.float32),
+        dtype=np.float32)
+
+
+def flatten(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """An ``observation="flat"`` observation: ``observation`` then ``mask`` as float32."""
+    return np.concatenate([observation, mask]).astype(np.float32, copy=False)
+
+
 class GameEnvMixin:
     """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.game_state``
     (the rules state; the Gymnasium envs also call it ``state``)."""
 
     def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
                     max_episode_steps) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise choice_error("render_mode", render_mode, self.metadata["render_modes"])
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise choice_error("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if int(max_episode_steps) < 1:
-            raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}")
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_episode_steps = int(max_episode_steps)
+        # every check names the argument, the value and what is accepted (core.options)
+        self.render_mode = check_choice("render_mode", render_mode,
+                                        [None, *self.metadata["render_modes"]])
+        self.illegal_action = check_choice("illegal_action", illegal_action,
+                                           ILLEGAL_ACTION_MODES)
+        self.illegal_action_penalty = check_real("illegal_action_penalty",
+                                                 illegal_action_penalty)
+        self.max_episode_steps = check_int("max_episode_steps", max_episode_steps, 1)
 
     def decode_action(self, action):
         return self.state_type().actions.decode(action)
 
     def encode_action(self, move) -> int:
         return self.state_type().actions.encode(move)
+
+    def winners(self) -> list[int]:
+        """Who won, the same question for every game: the winning seats (``player_k`` is
+        seat ``k``), ``[]`` while the game is on. Solitaires: ``[0]`` on a win, ``[]``
+        otherwise (playing, lost, truncated); Castle Rooms: the winners (a shared win lists
+        every sharer); Castell: every player with the top total once the game is over."""
+        if self.game_state is None:
+            raise EpisodeOverError("winners() called before reset(): call reset() first")
+        return self.game_state.winning_seats()
 
     def describe_action(self, action) -> str:
         if self.game_state is None:
@@ -63,7 +89,7 @@ class GameEnvMixin:
                                   "when making the env")
             return None
         if self.game_state is None:
-            raise EpisodeOverError("render() called before reset()")
+            raise EpisodeOverError("render() called before reset(): call reset() first")
         if self.render_mode == "ansi":
             return self._render_ansi(self.game_state)
         return self._render_rgb(self.game_state)

@@ -13,7 +13,20 @@ class ActionTypeError(IllegalActionError, TypeError):
 class UnknownOptionError(TypeError, ValueError):
     """An unknown keyword argument or option name. A ``TypeError`` as Python's own answer to
     an unexpected keyword argument (pipelines such as TorchRL's ``GymEnv`` retry without a
-    keyword on ``TypeError``), and a ``ValueError`` as every other bad option here."""
+    keyword on ``TypeError`` when its message reads as Python's: constructors word it so,
+    ``"CastleSiegeEnv.__init__() got an unexpected keyword argument 'frameskip'"``), and a
+    ``ValueError`` as every other bad option here."""
+
+
+class InvalidOptionError(ValueError):
+    """A constructor argument or rules option of the right kind with a value that is not
+    accepted (a difficulty no game has, ``max_episode_steps=0``); the message names the
+    argument, the value and what is accepted."""
+
+
+class OptionTypeError(InvalidOptionError, TypeError):
+    """A constructor argument or rules option of the wrong kind (``difficulty=["easy"]``,
+    ``max_episode_steps="x"``): a ``TypeError`` as Python's, and an ``InvalidOptionError``."""
 
 
 class InvalidStateError(ValueError):

@@ -14,7 +14,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .env_common import GameEnvMixin, screen_action
+from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten, screen_action
+from .options import check_choice
 from .errors import EpisodeOverError
 from .state import GameState
 
@@ -25,12 +26,30 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     #: option keys ``reset(options=...)`` accepts, beyond those the game parses itself
     reset_option_keys: tuple[str, ...] = ()
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000):
+    #: ``observation=``: ``"vector"`` (the game's Box; the mask in ``info["action_mask"]``
+    #: and ``action_masks()``), or ``"flat"`` (that vector followed by the mask, one Box)
+    observation_modes = ("vector", "flat")
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
+                 observation: str = "vector"):
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
+        self.observation_mode = check_choice("observation", observation, self.observation_modes)
         self.state: GameState | None = None
         self._steps = 0
         self._done = False
+
+    def _set_spaces(self, vector: gym.spaces.Box, num_actions: int) -> None:
+        """The action space and the observation space of the chosen ``observation`` form."""
+        self.action_space = gym.spaces.Discrete(num_actions)
+        self.observation_space = (flat_space(vector, num_actions)
+                                  if self.observation_mode == "flat" else vector)
+
+    def _present(self, state: GameState) -> np.ndarray:
+        obs = self._observe(state)
+        if self.observation_mode == "flat":
+            return flatten(obs, state.legal_action_mask())
+        return obs
 
     # --- what each game provides -----------------------------------------------------------
     @abstractmethod
@@ -64,11 +83,11 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         self.state = self._new_state(self.np_random, dict(options or {}))
         self._steps = 0
         self._done = False
-        return self._observe(self.state), self._full_info()
+        return self._present(self.state), self._full_info()
 
     def step(self, action):
         if self.state is None:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         action, legal = screen_action(action, self.state.actions, self.state.legal_action_mask(),
@@ -78,7 +97,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             self._done = True
             info = self._full_info()
             info["illegal_action"] = True
-            return (self._observe(self.state), self.illegal_action_penalty, True, False, info)
+            return (self._present(self.state), self.illegal_action_penalty, True, False, info)
         before = self._reward_snapshot(self.state)
         self.state._apply(action)   # checked above
         self._steps += 1
@@ -86,7 +105,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         truncated = not terminated and self._steps >= self.max_episode_steps
         self._done = terminated or truncated
         reward = self._reward(before, self.state)
-        return self._observe(self.state), reward, terminated, truncated, self._full_info()
+        return self._present(self.state), reward, terminated, truncated, self._full_info()
 
     @property
     def game_state(self) -> GameState | None:
@@ -96,7 +115,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def action_masks(self) -> np.ndarray:
         """The legal-action mask (``sb3_contrib.MaskablePPO`` calls this)."""
         if self.state is None:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self.state.legal_action_mask().copy()
 
     @classmethod

@@ -62,6 +62,13 @@ class GameState(ABC):
                 f"{self.illegal_reason(action)}")
         self._apply(action)
 
+    def winning_seats(self) -> list[int]:
+        """The seats that won, in seat order: ``[]`` while the game is on (and for a lost
+        solitaire). Default: the seats with a positive return once the game is over."""
+        if not self.is_terminal():
+            return []
+        return [int(s) for s in np.flatnonzero(self.returns() > 0)]
+
     def legal_actions(self) -> np.ndarray:
         return np.flatnonzero(self.legal_action_mask())
 
@@ -131,6 +138,9 @@ class SolitaireState(GameState):
     @property
     def won(self) -> bool:
         return self.outcome == 1
+
+    def winning_seats(self) -> list[int]:
+        return [0] if self.outcome == 1 else []
 
 
 def check_options(given: dict | None, allowed: dict[str, Any], what: str) -> dict:

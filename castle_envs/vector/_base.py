@@ -22,7 +22,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.env_common import screen_action
-from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from ..core.env_common import flatten
+from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError, InvalidOptionError
+from ..core.options import check_bool, check_int
 from . import pcg64
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
@@ -82,9 +84,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     @staticmethod
     def _check_num_envs(num_envs) -> int:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        return int(num_envs)
+        return check_int("num_envs", num_envs, 1)
 
     def _setup(self, single, num_envs: int, render_mode, copy, parallel, threads) -> None:
         """The common attributes, from the single env (which validated every option and owns
@@ -94,9 +94,16 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             warnings.warn(f"numba is not installed: the batched {self.game_title} kernels run "
                           f"as plain Python (correct but slow); {INSTALL_HINT}", stacklevel=4)
             KernelVectorEnv._warned_games.add(self.game_title)
+        if single.observation_mode != "vector":
+            raise InvalidOptionError(
+                f"observation {single.observation_mode!r}: the batched envs give the "
+                "observation vector only, with the masks in info['action_mask'] and "
+                "action_masks(); for flat observations with the mask use "
+                "gymnasium.make_vec(id, n, vectorization_mode='sync', observation='flat')")
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
-        self.copy = bool(copy)
+        self.copy = check_bool("copy", copy)
+        parallel = check_bool("parallel", parallel)
         self._split = RowThreads(self.num_envs,
                                  resolve_threads(parallel, threads, self.num_envs))
         #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
@@ -157,7 +164,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def step(self, actions):
         if not self._started:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         self._read_actions(actions)
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
@@ -185,7 +192,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         if not self._started:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._mask.copy()
 
     def sample_actions(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -197,7 +204,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         for masks that may not (Gymnasium's next-step autoreset), see
         ``castle_envs.sample_masked``. ``out``: an int64 array to fill instead."""
         if not self._started:
-            raise EpisodeOverError("sample_actions() called before reset()")
+            raise EpisodeOverError("sample_actions() called before reset(): call reset() first")
         if out is None:
             out = np.empty(self.num_envs, np.int64)
         elif out.shape != (self.num_envs,) or out.dtype != np.int64:
@@ -293,7 +300,13 @@ class KernelSingleEnv(OwnViews, gym.Env):
         check_options_type(options)
         self._load(options)
         self._started, self._done = True, False
-        return self._obs[0].copy(), self._info()
+        return self._present(), self._info()
+
+    def _present(self) -> np.ndarray:
+        """The observation in the ``observation`` form the env was made with."""
+        if getattr(self, "observation_mode", "vector") == "flat":
+            return flatten(self._obs[0], self._mask[0, :self._num_actions])
+        return self._obs[0].copy()
 
     def _deal_from_np_random(self, deal) -> None:
         """``deal(words)`` from the env's np_random, exactly as the Python env draws it; the
@@ -305,7 +318,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
 
     def step(self, action):
         if not self._started:
-            raise EpisodeOverError("step() called before reset()")
+            raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         action, legal = screen_action(action, self._state_type.actions, self._mask[0],
@@ -314,17 +327,23 @@ class KernelSingleEnv(OwnViews, gym.Env):
             self._done = True
             info = self._info()
             info["illegal_action"] = True
-            return self._obs[0].copy(), self.illegal_action_penalty, True, False, info
+            return self._present(), self.illegal_action_penalty, True, False, info
         out = self._out
         self._step_kernel(action, out)
         terminated, truncated = bool(out[1]), bool(out[2])
         self._done = terminated or truncated
-        return self._obs[0].copy(), float(out[0]), terminated, truncated, self._info()
+        return self._present(), float(out[0]), terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         if not self._started:
-            raise EpisodeOverError("action_masks() called before reset()")
+            raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._mask[0, :self._num_actions].copy()
+
+    def winners(self) -> list[int]:
+        """``[0]`` once the game is won, ``[]`` otherwise (as the Python envs answer)."""
+        if not self._started:
+            raise EpisodeOverError("winners() called before reset(): call reset() first")
+        return [0] if self._info()["won"] else []
 
     @property
     def game_state(self):

@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..core.options import check_int
+
 
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS reports it)."""
@@ -40,9 +42,7 @@ def resolve_threads(parallel, threads, num_rows) -> int:
         if not parallel:
             return 1
         return max(1, min(available_cores(), num_rows // MIN_ROWS_PER_THREAD))
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"threads must be a positive int, got {threads!r}")
-    return int(threads)
+    return check_int("threads", threads, 1)
 
 
 def _call_wrapping(kernel, lo, hi, args):

@@ -44,7 +44,7 @@ from ..castellion.env import CastellionEnv
 from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
 from ..castellion.rules import PHASE_NAMES, State
-from ..core.env_common import GameEnvMixin
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
 from . import castellion_kernel as K
 from . import pcg64
 from ._base import KernelSingleEnv, KernelVectorEnv, check_options_type
@@ -57,7 +57,7 @@ class CastellionVectorEnv(KernelVectorEnv):
     _draw_rgb = staticmethod(render_rgb)
 
     def __init__(self, num_envs: int, level: str = "school", reward: str = "win",
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 1000, render_mode: str | None = None,
                  copy: bool = True, parallel: bool = False, threads: int | None = None,
                  **rules):
@@ -194,7 +194,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
     _view_names = ("_s",)
 
     def __init__(self, level: str = "school", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
         reference = CastellionEnv(level, render_mode, reward, illegal_action,
                                   illegal_action_penalty, max_episode_steps, **rules)
@@ -202,6 +202,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.level, self.rules = level, dict(reference.rules)
         self.reward_mode = reference.reward_mode
+        self.observation_mode = reference.observation_mode
         self.action_space = reference.action_space
         self.observation_space = reference.observation_space
         self._level = LEVELS.index(level)

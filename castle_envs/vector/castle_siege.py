@@ -46,6 +46,7 @@ from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, State
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from . import siege_kernel as K
 from ._base import KernelVectorEnv, state_dtype
 from ._jit import HAVE_NUMBA
@@ -59,7 +60,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
     _draw_rgb = staticmethod(render_rgb)
 
     def __init__(self, num_envs: int, difficulty: str = "very_hard", reward: str = "win",
-                 illegal_action: str = "raise", illegal_action_penalty: float = -1.0,
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
                  max_episode_steps: int = 1000, render_mode: str | None = None,
                  copy: bool = True, parallel: bool = False, threads: int | None = None,
                  **rules):

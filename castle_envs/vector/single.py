@@ -16,6 +16,7 @@ from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check_deck
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.errors import EpisodeOverError
 from ..core.state import check_options
 from . import pcg64
@@ -32,13 +33,14 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
     _view_names = ("_b", "_v")
 
     def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = "raise",
+                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
         reference = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
                                    illegal_action_penalty, max_episode_steps, **rules)
         self.render_mode = render_mode
         self.difficulty, self.rules = difficulty, dict(reference.rules)
         self.reward_mode = reference.reward_mode
+        self.observation_mode = reference.observation_mode
         self.illegal_action = reference.illegal_action
         self.illegal_action_penalty = reference.illegal_action_penalty
         self.max_episode_steps = reference.max_episode_steps
@@ -93,7 +95,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
             gym.logger.warn("render() called without render_mode; pass render_mode to make()")
             return None
         if not self._started:
-            raise EpisodeOverError("render() called before reset()")
+            raise EpisodeOverError("render() called before reset(): call reset() first")
         return (render_ansi if self.render_mode == "ansi" else render_rgb)(self.state)
 
     def _info(self) -> dict:

@@ -7,6 +7,7 @@ from pettingzoo.test import api_test, seed_test
 
 from castle_envs import castell_v0
 from castle_envs.castell.actions import ACTIONS, END_TURN, EndTurn, Move
+from castle_envs.castell.env import SCORE_KEYS
 from castle_envs.castell.rules import State
 from castle_envs.core.errors import EpisodeOverError, IllegalActionError, InvalidStateError
 
@@ -42,8 +43,12 @@ def test_rewards_and_final_scores_in_infos():
         obs, reward, term, trunc, info = e.last()
         totals[agent] += reward
         if term or trunc:
-            assert set(info["scores"]) == {"best_tower", "variety", "prizes", "size_tokens",
-                                           "local_performances", "total"}
+            seat = e.unwrapped.agent_name_mapping[agent]
+            state = e.unwrapped.game_state
+            assert info["scores"].tolist() == state.scores().tolist()
+            own = state.category_scores(seat)
+            assert info["category_scores"].tolist() == [own[c] for c in SCORE_KEYS[:-1]] + [
+                state.scores()[seat]]
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -94,7 +99,7 @@ def test_decode_encode_action():
 
 
 def test_illegal_action_raises_naming_the_move_and_why():
-    e = castell_v0.env(num_players=2)
+    e = castell_v0.env(num_players=2, illegal_action="raise")
     e.reset(seed=0)
     with pytest.raises(IllegalActionError, match="recruit a 3.*pawn is not on the board"):
         e.step(ACTIONS.encode("recruit a 3"))

@@ -6,6 +6,7 @@ from pettingzoo.test import api_test, seed_test
 import castle_envs
 from castle_envs import castle_rooms_v0
 from castle_envs.castle_rooms import actions as A
+from castle_envs.castle_rooms.env import END_REASONS
 from castle_envs.castle_rooms.observation import OBS_SIZE, encode
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.core import EpisodeOverError, IllegalActionError, InvalidStateError
@@ -56,7 +57,7 @@ def test_rewards_winners_plus_one_others_minus_one_and_scores_in_infos(n):
         assert totals == {a: (1.0 if a in winners else -1.0) for a in env.possible_agents}
         for i, agent in enumerate(env.possible_agents):
             assert infos[agent]["scores"].tolist() == list(env.game_state.score(i))
-            assert infos[agent]["end_reason"] == env.game_state.end_reason
+            assert END_REASONS[infos[agent]["end_reason"]] == env.game_state.end_reason
 
 
 def test_observation_hides_opponent_hands_and_deck_order():
@@ -134,7 +135,7 @@ def test_state_of_another_player_count_is_refused():
 
 
 def test_illegal_and_out_of_range_actions_raise_naming_the_move():
-    env = castle_rooms_v0.env(num_players=2)
+    env = castle_rooms_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 108 \(end turn\)"):
         env.step(A.END_TURN)        # 4 cards in hand

@@ -95,7 +95,7 @@ def test_malformed_deck_option_is_rejected(deck, why):
 def test_bad_constructor_and_reset_arguments():
     with pytest.raises(ValueError, match="unknown difficulty 'impossible'"):
         gymnasium.make(ENV_ID, difficulty="impossible")
-    with pytest.raises(ValueError, match=r"unknown rules option \['speed'\]"):
+    with pytest.raises(ValueError, match=r"unexpected keyword argument 'speed'; .*rules options: \['attack', 'defeated'\]"):
         gymnasium.make(ENV_ID, speed=3)
     with pytest.raises(ValueError, match="unknown attack rule 'all'"):
         gymnasium.make(ENV_ID, attack="all")
@@ -111,7 +111,7 @@ def test_bad_constructor_and_reset_arguments():
 
 
 def test_illegal_action_raises_naming_move_and_reason():
-    env = gymnasium.make(ENV_ID, difficulty="easy")
+    env = gymnasium.make(ENV_ID, difficulty="easy", illegal_action="raise")
     order = deck_order(C("QS", "JC", "9H", "8D"), [C("KS", "KC", "KH", "KD")],
                        then=C("2S", "3S", "4S", "5S", "6S"))
     env.reset(options={"deck": order})

@@ -86,7 +86,7 @@ def test_parallel_kernel_gives_the_same_trajectories():
 
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
-    envs = CastleSiegeVectorEnv(3)
+    envs = CastleSiegeVectorEnv(3, illegal_action="raise")
     info = envs.reset(seed=0)[1]
     assert_illegal_action_raises(envs, int(np.flatnonzero(~info["action_mask"][1])[0]),
                                  r"env 1: illegal action \d+ \(", NUM_ACTIONS)

@@ -127,7 +127,7 @@ def test_parallel_kernel_gives_the_same_trajectories():
 
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
-    envs = CastellionVectorEnv(3)
+    envs = CastellionVectorEnv(3, illegal_action="raise")
     # 16: place a Traitor (no Traitor in hand at the start)
     assert_illegal_action_raises(envs, 16, r"env 1: illegal action 16 \(", NUM_ACTIONS)
 

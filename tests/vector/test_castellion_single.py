@@ -71,7 +71,8 @@ def test_reset_options_and_state():
 
 
 def test_errors_match():
-    fast, slow = CompiledCastellionEnv(max_episode_steps=1), CastellionEnv(max_episode_steps=1)
+    fast = CompiledCastellionEnv(max_episode_steps=1, illegal_action="raise")
+    slow = CastellionEnv(max_episode_steps=1, illegal_action="raise")
     with pytest.raises(EpisodeOverError):
         fast.step(0)
     with pytest.raises(EpisodeOverError):

@@ -53,7 +53,8 @@ def test_reset_options_and_state():
 
 
 def test_errors_match():
-    fast, slow = CompiledCastleSiegeEnv(max_episode_steps=1), CastleSiegeEnv(max_episode_steps=1)
+    fast = CompiledCastleSiegeEnv(max_episode_steps=1, illegal_action="raise")
+    slow = CastleSiegeEnv(max_episode_steps=1, illegal_action="raise")
     with pytest.raises(EpisodeOverError):
         fast.step(0)
     assert_single_errors_match(fast, slow, out_of_range=5000)

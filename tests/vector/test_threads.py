@@ -120,7 +120,7 @@ def test_parallel_keyword_means_every_available_core_with_enough_envs_each():
     assert castle_envs.make_vec("castellion", 4).threads == 1
     assert not castle_envs.make_vec("castellion", 4).parallel
     for bad in (0, -1, 1.5, True, "2"):
-        with pytest.raises(ValueError, match="threads must be a positive int"):
+        with pytest.raises(ValueError, match="threads must be an int >= 1"):
             CastleSiegeVectorEnv(4, threads=bad)
 
 

@@ -1,0 +1,126 @@
+"""Checking constructor arguments and rules options: the one place every env's keywords are
+read (the Gymnasium and PettingZoo envs, ``make_vec``, ``make_single``).
+
+Each check names the argument, the value given and what is accepted, and never trips over
+the value itself (an unhashable list, a NumPy array, a string where a number belongs):
+
+    >>> check_choice("difficulty", ["easy"], ("easy", "hard"))
+    Traceback (most recent call last):
+    ...
+    castle_envs.core.errors.OptionTypeError: unknown difficulty ['easy'] (a list); choose one of ['easy', 'hard']
+
+A wrong kind of value raises ``OptionTypeError`` (a ``TypeError`` and a ``ValueError``), a
+value of the right kind outside what is accepted raises ``InvalidOptionError`` (a
+``ValueError``). Unknown keyword arguments raise ``UnknownOptionError`` worded as Python's
+own ``"X.__init__() got an unexpected keyword argument 'k'"`` (pipelines such as TorchRL's
+``GymEnv`` match that text to retry without the keyword).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Iterable
+
+import numpy as np
+
+from .errors import InvalidOptionError, OptionTypeError, UnknownOptionError
+
+
+def _kind(value) -> str:
+    """``'a list'``, ``'an int'``: the value's type, for messages."""
+    name = type(value).__name__
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _same(value, choice) -> bool:
+    """``value`` is ``choice`` (never hashes ``value``, never compares arrays element-wise)."""
+    if choice is None:
+        return value is None
+    if isinstance(choice, (bool, np.bool_)):
+        return isinstance(value, (bool, np.bool_)) and bool(value) == bool(choice)
+    if isinstance(choice, str):
+        return isinstance(value, str) and value == choice
+    if _is_int(choice):
+        return _is_int(value) and int(value) == int(choice)
+    return type(value) is type(choice) and value == choice
+
+
+def _choice_kind_ok(value, choices) -> bool:
+    """Whether ``value`` is of a kind some choice has (else a ``TypeError``)."""
+    return any(_same(value, c) or (isinstance(c, str) and isinstance(value, str))
+               or (_is_int(c) and _is_int(value)) or (c is None and value is None)
+               for c in choices)
+
+
+def check_choice(name: str, value, choices: Iterable) -> Any:
+    """``value`` if it is one of ``choices`` (the choice itself: ``np.int64(2)`` gives 2)."""
+    choices = list(choices)
+    for choice in choices:
+        if _same(value, choice):
+            return choice
+    cls = InvalidOptionError if _choice_kind_ok(value, choices) else OptionTypeError
+    shown = f"{value!r}" if cls is InvalidOptionError else f"{value!r} ({_kind(value)})"
+    raise cls(f"unknown {name} {shown}; choose one of {choices}")
+
+
+def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` if it is an integer (not a bool, not a float, not a string)
+    within ``low``..``high`` (each bound optional, both included)."""
+    bounds = (f" >= {low}" if high is None else f" in {low}..{high}") if low is not None \
+        else (f" <= {high}" if high is not None else "")
+    if not _is_int(value):
+        raise OptionTypeError(f"{name} must be an int{bounds}, got {value!r} ({_kind(value)})")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidOptionError(f"{name} must be an int{bounds}, got {value!r}")
+    return int(value)
+
+
+def check_real(name: str, value) -> float:
+    """``value`` as a ``float`` if it is a finite real number (not a bool, not a string)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise OptionTypeError(f"{name} must be a finite number, got {value!r} ({_kind(value)})")
+    if not math.isfinite(float(value)):
+        raise InvalidOptionError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` if it is ``True`` or ``False`` (a NumPy bool too; not 0, 1 or a string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionTypeError(f"{name} must be True or False, got {value!r} ({_kind(value)})")
+    return bool(value)
+
+
+def check_optional_int(name: str, value, low: int | None = None) -> int | None:
+    return None if value is None else check_int(name, value, low)
+
+
+def unexpected_keyword(owner: str, unknown: Iterable[str], keywords: Iterable[str],
+                       rules: Iterable[str] = ()) -> UnknownOptionError:
+    """The error for keyword arguments ``owner`` does not take, worded as Python's own
+    (``"CastleSiegeEnv.__init__() got an unexpected keyword argument 'frameskip'"``), then
+    what is accepted: ``keywords`` (the named arguments) and ``rules`` (the rules options).
+    TorchRL's ``GymEnv`` retries without ``frameskip`` on that text."""
+    unknown = sorted(unknown)
+    also = f" (and {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
+    rules = sorted(rules)
+    return UnknownOptionError(
+        f"{owner}.__init__() got an unexpected keyword argument {unknown[0]!r}{also}; "
+        f"keyword arguments: {sorted(keywords)}" + (f"; rules options: {rules}" if rules else ""))
+
+
+def check_keywords(owner: str, given: dict | None, defaults: dict,
+                   keywords: Iterable[str] = ()) -> dict:
+    """``given`` (a constructor's ``**rules``) merged over ``defaults`` (its rules options);
+    a key that is not a rules option raises ``unexpected_keyword`` (``keywords``: the
+    constructor's named arguments, for the message)."""
+    given = dict(given or {})
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise unexpected_keyword(owner, unknown, keywords, defaults)
+    return {**defaults, **given}
+
