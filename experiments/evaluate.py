@@ -5,7 +5,9 @@
 
 Several agents (``--agent random,heuristic`` or ``--agent`` repeated) and several variants
 (``--difficulty easy,medium`` or ``all``) in one run. Episode ``i`` deals from seed
-``seed + i`` for every agent (paired evaluation on common deals). Multi-player games seat
+``seed + i`` for every agent (paired evaluation on common deals); on deal ``D`` the agent in
+seat ``s`` is reset with ``[agent_seed, D, s]`` (``--agent-seed``, default 0), so a deal plays
+the same alone, anywhere in a longer run, and with any number of workers. Multi-player games seat
 the agent in seat ``i mod players`` with ``--opponent`` (default random) in the others.
 
 Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
@@ -17,6 +19,12 @@ deal's seed and each agent's return on it: which deals an agent won, for pooling
 setting them beside the solver's verdicts), and ``<name>.png`` when matplotlib is installed
 (the ``notebooks`` extra). ``--record N`` also writes each agent's
 and variant's first N games as game records in ``<name>-records/`` (``castle-envs replay``).
+
+The JSON also says what was run (``"provenance"``, ``provenance.py``): the castle-envs
+version, the git revision of the checkout (``null`` outside one) and whether it had
+uncommitted changes, Python and NumPy versions, the command line and its arguments, the
+workers and backend, and for each agent the resolved spec and the files it reads with their
+sha256; beside ``seed``, ``agent_seed``, ``episodes``, ``variants`` and ``env_options``.
 """
 from __future__ import annotations
 
@@ -58,7 +66,11 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     p.add_argument(agent_flag, dest="agents", action="append",
                    help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
                         f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="the first deal: episode i plays deal SEED + i (default 0)")
+    p.add_argument("--agent-seed", type=int, default=0,
+                   help="the agents' own randomness: on deal D the agent in seat s is reset "
+                        "with [AGENT_SEED, D, s], so a deal plays the same in any run (default 0)")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="local processes (default: all cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
@@ -159,7 +171,7 @@ def progress_bar(total: int, enabled: bool, desc: str):
 def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: int = 0,
              env_options: dict | None = None, opponent: str = "random", workers=None,
              backend: str = "local", address=None, progress: bool = False,
-             record: int = 0) -> dict:
+             record: int = 0, agent_seed: int = 0) -> dict:
     """Play every agent on ``episodes`` common deals per variant; the summary dict. With
     ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
     variant's first ``record`` games."""
@@ -170,10 +182,16 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
         raise ValueError(f"an agent is listed twice: {agents}")
     check_record_count(record)
     env_options = dict(env_options or {})
+    from .provenance import provenance
     results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
-               "seed": seed, "env_options": env_options, "agents": agents,
+               "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
+               "env_options": env_options, "agents": agents,
                "opponent": opponent if spec.api != "gymnasium" else None,
-               "results": [], "paired": [], "aggregate": []}
+               "results": [], "paired": [], "aggregate": [],
+               "provenance": provenance(agents + ([opponent] if spec.api != "gymnasium"
+                                                   else []), game)}
+    results["provenance"]["workers"] = workers
+    results["provenance"]["backend"] = backend
     per_variant_returns: dict = {}
     for value in variants:
         variant = {spec.variant_arg: value}
@@ -187,7 +205,7 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
                              for k in range(n_seats))
             chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
-                       seed, idx, record) for idx in split(episodes, workers or 8)]
+                       seed, idx, record, agent_seed) for idx in split(episodes, workers or 8)]
             bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
             start = time.perf_counter()
             try:
@@ -269,7 +287,10 @@ def run(args) -> int:
                        parse_env_options(args.option), resolve_best(args.opponent, spec.slug),
                        args.workers,
                        args.backend, args.address, progress=not args.no_progress,
-                       record=args.record)
+                       record=args.record, agent_seed=args.agent_seed)
+    summary["provenance"]["arguments"] = {k: v for k, v in vars(args).items()
+                                          if isinstance(v, (str, int, float, bool, list,
+                                                            type(None)))}
     print_summary(summary)
     name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
                          + f"-seed{args.seed}-n{args.episodes}")
