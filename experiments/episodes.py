@@ -1,11 +1,14 @@
 """Playing seeded episodes with agents: the one loop evaluate, tournament and the parallel
 backends share.
 
-An episode is a pure function of (game, variant, env options, agent specs, seed, index):
-the deal comes from ``default_rng(seed + index)`` (the same deal ``env.reset(seed=seed +
-index)`` gives), and the agent in seat ``s`` is reset with seed ``[seed, index, s]``. So every
-agent sees the same deals (common random numbers), and the numbers do not depend on how
-episodes are split among workers.
+An episode is a pure function of (game, variant, env options, agent specs, deal seed, agent
+seed): the deal comes from ``default_rng(deal)`` with ``deal = seed + index`` (the same deal
+``env.reset(seed=deal)`` gives), and the agent in seat ``s`` is reset with seed
+``[agent_seed, deal, s]`` before it. So every agent sees the same deals (common random
+numbers), and a deal plays the same whether it is run alone, first or last in a batch,
+whatever the run's first seed, and however episodes are split among workers (an agent is
+built once per worker and reused: ``reset`` must clear everything it carries between
+games).
 
 The loop drives the rules core directly (what the env does, without building observations
 nobody reads): agents with ``needs_observation`` get the env's encoding for their seat.
@@ -52,7 +55,7 @@ def _numeric_info(info: dict) -> dict:
 
 
 def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, seed: int,
-                 index: int, record: bool = False) -> dict:
+                 index: int, record: bool = False, agent_seed: int = 0) -> dict:
     """One game with ``seats[s]`` (agent specs) in seat ``s``; returns a small summary, and
     with ``record`` the game record as well (``records.py``: the deal, every action)."""
     spec = get_game(game)
@@ -62,14 +65,15 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
         raise ValueError(f"{game} with {dict(variant)} has {state.num_players} seats, "
                          f"got {len(seats)} agents")
     agents = [_agent(s, game, i) for i, s in enumerate(seats)]
+    deal = seed + index
     for seat, agent in enumerate(agents):
-        agent.reset([seed, index, seat])
+        agent.reset([agent_seed, deal, seat])
     recorder = None
     if record:
         from .records import Recorder
         recorder = Recorder(game, dict(variant), dict(env_options), seed + index, state,
                             list(seats), "castle-envs episodes",
-                            [[seed, index, s] for s in range(len(seats))])
+                            [[agent_seed, deal, s] for s in range(len(seats))])
     solitaire = spec.api == "gymnasium"
     limit = env.max_episode_steps
     steps = 0
@@ -102,10 +106,10 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
 
 
 def play_chunk(game: str, variant: tuple, env_options: tuple, seat_plan: tuple, seed: int,
-               indices: tuple, record_below: int = 0) -> list:
+               indices: tuple, record_below: int = 0, agent_seed: int = 0) -> list:
     """Episodes ``indices``; ``seat_plan`` is a list of seat tuples, episode ``i`` uses
     ``seat_plan[i % len(seat_plan)]`` (one entry for evaluation; rotations for tournaments).
     Episodes with ``index < record_below`` carry their game record."""
     return [play_episode(game, variant, env_options, seat_plan[i % len(seat_plan)], seed, i,
-                         record=i < record_below)
+                         record=i < record_below, agent_seed=agent_seed)
             for i in indices]

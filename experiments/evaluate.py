@@ -5,7 +5,9 @@
 
 Several agents (``--agent random,heuristic`` or ``--agent`` repeated) and several variants
 (``--difficulty easy,medium`` or ``all``) in one run. Episode ``i`` deals from seed
-``seed + i`` for every agent (paired evaluation on common deals). Multi-player games seat
+``seed + i`` for every agent (paired evaluation on common deals); on deal ``D`` the agent in
+seat ``s`` is reset with ``[agent_seed, D, s]`` (``--agent-seed``, default 0), so a deal plays
+the same alone, anywhere in a longer run, and with any number of workers. Multi-player games seat
 the agent in seat ``i mod players`` with ``--opponent`` (default random) in the others.
 
 Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
@@ -17,6 +19,17 @@ deal's seed and each agent's return on it: which deals an agent won, for pooling
 setting them beside the solver's verdicts), and ``<name>.png`` when matplotlib is installed
 (the ``notebooks`` extra). ``--record N`` also writes each agent's
 and variant's first N games as game records in ``<name>-records/`` (``castle-envs replay``).
+
+Every finished episode is also appended to ``<name>-episodes.jsonl`` as it comes in (the
+first line holds the run's settings): a run killed at any moment continues with the same
+command plus ``--resume``, playing only the episodes missing there, and ends with the files
+an unbroken run writes (a last line cut by the kill is dropped with a warning and replayed).
+
+The JSON also says what was run (``"provenance"``, ``provenance.py``): the castle-envs
+version, the git revision of the checkout (``null`` outside one) and whether it had
+uncommitted changes, Python and NumPy versions, the command line and its arguments, the
+workers and backend, and for each agent the resolved spec and the files it reads with their
+sha256; beside ``seed``, ``agent_seed``, ``episodes``, ``variants`` and ``env_options``.
 """
 from __future__ import annotations
 
@@ -51,14 +64,24 @@ def add_parser(sub):
                    help="multi-player games: the agent in the other seats (default random)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="env keyword, e.g. --option attack=most_recent (repeatable)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a killed run: play only the episodes missing from "
+                        "<out>/<name>-episodes.jsonl (same settings and --name)")
     p.set_defaults(run=run)
 
 
 def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
-    p.add_argument(agent_flag, dest="agents", action="append",
+    # tournament's --agents also answers to --agent (which argparse would otherwise find
+    # ambiguous beside --agent-seed)
+    flags = [agent_flag] + (["--agent"] if agent_flag == "--agents" else [])
+    p.add_argument(*flags, dest="agents", action="append",
                    help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
                         f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="the first deal: episode i plays deal SEED + i (default 0)")
+    p.add_argument("--agent-seed", type=int, default=0,
+                   help="the agents' own randomness: on deal D the agent in seat s is reset "
+                        "with [AGENT_SEED, D, s], so a deal plays the same in any run (default 0)")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="local processes (default: all cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
@@ -159,10 +182,12 @@ def progress_bar(total: int, enabled: bool, desc: str):
 def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: int = 0,
              env_options: dict | None = None, opponent: str = "random", workers=None,
              backend: str = "local", address=None, progress: bool = False,
-             record: int = 0) -> dict:
+             record: int = 0, agent_seed: int = 0, log_path: str | None = None,
+             resume: bool = False) -> dict:
     """Play every agent on ``episodes`` common deals per variant; the summary dict. With
     ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
-    variant's first ``record`` games."""
+    variant's first ``record`` games. With ``log_path`` every finished episode is appended
+    there as it comes in (JSON Lines); ``resume`` plays only the episodes it lacks."""
     spec = get_game(game)
     if episodes < 1:
         raise ValueError("--episodes must be at least 1")
@@ -170,11 +195,64 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
         raise ValueError(f"an agent is listed twice: {agents}")
     check_record_count(record)
     env_options = dict(env_options or {})
+    from .provenance import provenance
     results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
-               "seed": seed, "env_options": env_options, "agents": agents,
+               "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
+               "env_options": env_options, "agents": agents,
                "opponent": opponent if spec.api != "gymnasium" else None,
-               "results": [], "paired": [], "aggregate": []}
+               "results": [], "paired": [], "aggregate": [],
+               "provenance": provenance(agents + ([opponent] if spec.api != "gymnasium"
+                                                   else []), game)}
+    results["provenance"]["workers"] = workers
+    results["provenance"]["backend"] = backend
     per_variant_returns: dict = {}
+    done, log_file = {}, None
+    if log_path:
+        done, log_file = open_episode_log(log_path, resume, {
+            "game": game, "variant_arg": spec.variant_arg, "episodes": episodes, "seed": seed,
+            "agent_seed": agent_seed, "env_options": env_options,
+            "opponent": results["opponent"], "record": record})
+    try:
+        _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options, opponent,
+                           workers, backend, address, progress, record, agent_seed, results,
+                           per_variant_returns, done, log_file)
+    finally:
+        if log_file is not None:
+            log_file.close()
+    if len(variants) > 1:
+        results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
+    return results
+
+
+def open_episode_log(path: str, resume: bool, settings: dict):
+    """The episodes a killed run finished (``resume``: read back from ``path``, keyed by
+    (variant, agent) then episode index) and the log opened to append the rest to."""
+    from . import journal
+    done: dict = {}
+    if resume and os.path.exists(path):
+        lines = journal.read(path)
+        if not lines or lines[0].get("settings") is None:
+            raise ValueError(f"{path} is not an evaluate episode log (rerun without --resume)")
+        if lines[0]["settings"] != json.loads(json.dumps(settings)):
+            theirs = lines[0]["settings"]
+            differ = [k for k in settings if theirs.get(k) != json.loads(json.dumps(settings[k]))]
+            raise ValueError(f"--resume: {path} was written with other settings "
+                             f"({', '.join(differ)}); rerun without --resume, or give --name")
+        for line in lines[1:]:
+            ep = line["episode"]
+            done.setdefault((line["variant"], line["agent"]), {})[ep["index"]] = ep
+        f = open(path, "a")
+    else:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        f = open(path, "w")
+        journal.append(f, {"settings": settings})
+    return done, f
+
+
+def _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options, opponent,
+                       workers, backend, address, progress, record, agent_seed, results,
+                       per_variant_returns, done, log_file):
+    from . import journal
     for value in variants:
         variant = {spec.variant_arg: value}
         check_setup(spec, variant, env_options, agents + ([opponent] if spec.api != "gymnasium" else []))
@@ -186,17 +264,31 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
             else:   # the agent rotates through the seats
                 plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
                              for k in range(n_seats))
+            have = done.get((value, agent), {})
+            missing = [i for i in range(episodes) if i not in have]
             chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
-                       seed, idx, record) for idx in split(episodes, workers or 8)]
+                       seed, tuple(missing[k] for k in idx), record, agent_seed)
+                      for idx in split(len(missing), workers or 8)] if missing else []
             bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
+            if bar is not None and have:
+                bar.update(len(have))
+
+            def save(i, chunk, value=value, agent=agent):
+                if log_file is not None:
+                    journal.append(log_file, *({"variant": value, "agent": agent,
+                                                "episode": r} for r in chunk))
+
             start = time.perf_counter()
             try:
-                records = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
-                                                     address, tick, [len(c[5]) for c in chunks])
-                           for r in chunk]
+                new = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
+                                                 address, tick, [len(c[5]) for c in chunks],
+                                                 on_result=save)
+                       for r in chunk] if chunks else []
             finally:
                 if bar is not None:
                     bar.close()
+            by_index = {**have, **{r["index"]: r for r in new}}
+            records = [by_index[i] for i in range(episodes)]
             seconds = time.perf_counter() - start
             seat_of = [i % n_seats for i in range(episodes)]
             ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
@@ -233,9 +325,6 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                     "return_diff": paired_difference(a, b),
                     "events_diff": _event_differences(per_agent_events[agent],
                                                       per_agent_events[base])})
-    if len(variants) > 1:
-        results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
-    return results
 
 
 def aggregate_over_variants(returns: dict, seed: int = 0) -> list[dict]:
@@ -265,16 +354,22 @@ def run(args) -> int:
     writable_dir(args.out, "--out")        # now, not after the evaluation
     agents = parse_agents(args.agents, "random", spec.slug)
     variants = parse_variants(spec, args)
+    name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
+                         + f"-seed{args.seed}-n{args.episodes}")
     summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
                        parse_env_options(args.option), resolve_best(args.opponent, spec.slug),
                        args.workers,
                        args.backend, args.address, progress=not args.no_progress,
-                       record=args.record)
+                       record=args.record, agent_seed=args.agent_seed,
+                       log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
+                       resume=getattr(args, "resume", False))
+    summary["provenance"]["arguments"] = {k: v for k, v in vars(args).items()
+                                          if isinstance(v, (str, int, float, bool, list,
+                                                            type(None)))}
     print_summary(summary)
-    name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
-                         + f"-seed{args.seed}-n{args.episodes}")
     games = summary.pop("records", [])
     paths = write_results(summary, args.out, name, plot=not args.no_plot)
+    paths.append(os.path.join(args.out, f"{name}-episodes.jsonl"))
     print("wrote " + ", ".join(paths))
     if games:
         folder = write_records(games, os.path.join(args.out, f"{name}-records"))
@@ -329,8 +424,9 @@ def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list
     os.makedirs(out, exist_ok=True)
     key = summary["variant_arg"]
     stem = os.path.join(out, name)
-    with open(stem + ".json", "w") as f:   # the per-deal returns go to the -deals.csv
-        json.dump({k: v for k, v in summary.items() if k != "deals"}, f, indent=2)
+    from .journal import write_atomic   # the per-deal returns go to the -deals.csv
+    write_atomic(stem + ".json", json.dumps({k: v for k, v in summary.items() if k != "deals"},
+                                            indent=2))
     event_names = sorted({k for r in summary["results"] for k in r["events_mean"]})
     columns = ["agent", key, "episodes", "wins", "win_rate", "win_low", "win_high",
                "mean_return", "return_low", "return_high", "mean_length", "truncated", "seconds"]

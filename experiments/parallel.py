@@ -31,24 +31,28 @@ def split(n: int, workers: int, max_chunk: int = 50) -> list[tuple]:
 
 
 def run_chunks(fn, chunks: list, workers: int | None = None, backend: str = "local",
-               address: str | None = None, progress=None, weights=None) -> list:
+               address: str | None = None, progress=None, weights=None,
+               on_result=None) -> list:
     """``[fn(*c) for c in chunks]``, in parallel. ``progress(k)`` is called as chunks finish,
-    with the chunk's weight (``weights[i]``, default 1)."""
+    with the chunk's weight (``weights[i]``, default 1); ``on_result(i, result)`` with each
+    chunk's result as it comes in (to save finished work before the whole run ends)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {list(BACKENDS)}")
     if address is not None and backend != "ray":
         raise ValueError("--address is for --backend ray")
     weights = weights or [1] * len(chunks)
     tick = progress or (lambda k: None)
+    done = on_result or (lambda i, result: None)
     if backend == "ray":
-        return _run_ray(fn, chunks, address, tick, weights, workers)
+        return _run_ray(fn, chunks, address, tick, weights, workers, done)
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if workers == 1 or len(chunks) <= 1:
         results = []
-        for c, w in zip(chunks, weights):
+        for i, (c, w) in enumerate(zip(chunks, weights)):
             results.append(fn(*c))
+            done(i, results[-1])
             tick(w)
         return results
     results = [None] * len(chunks)
@@ -58,11 +62,12 @@ def run_chunks(fn, chunks: list, workers: int | None = None, backend: str = "loc
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()
+            done(i, results[i])
             tick(weights[i])
     return results
 
 
-def _run_ray(fn, chunks, address, tick, weights, workers):
+def _run_ray(fn, chunks, address, tick, weights, workers, on_result):
     try:
         import ray
     except ImportError:
@@ -82,6 +87,7 @@ def _run_ray(fn, chunks, address, tick, weights, workers):
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
+                on_result(index[ref], ray.get(ref))
                 tick(weights[index[ref]])
         return ray.get(refs)
     finally:

@@ -132,6 +132,17 @@ def frames(record: dict, steps: list) -> tuple[list[str], list[list[int]]]:
     return list(table), coded
 
 
+def script_json(data) -> str:
+    """``data`` as JSON safe to put inside a ``<script>`` element: ``<``, ``>`` and ``&`` are
+    written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (JSON reads them back the same), so no
+    string in it (an agent name holding ``</script>`` or ``<!--``) can end the element early
+    or switch the HTML parser into a comment-like script state. U+2028/U+2029 are escaped
+    too, for old JavaScript parsers."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
 def html_page(record: dict, steps: list) -> str:
     from castle_envs.core.svg import font_face_css
     render = _render(record["game"])
@@ -139,13 +150,30 @@ def html_page(record: dict, steps: list) -> str:
     moves = [{"text": f"{_who(record, s.before)}{s.move}",
               "events": render.events(s.before, s.after)} for s in steps]
     final = steps[-1].after if steps else _start(record)
-    data = {"lines": lines, "frames": coded, "moves": moves}
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    data = {"record": record, "lines": lines, "frames": coded, "moves": moves}
+    payload = script_json(data)
     title = f"{get_game(record['game']).title} replay"
     return _TEMPLATE.format(
         title=html.escape(title), font_css=font_face_css(),
         summary=html.escape(describe(record)),
-        outcome=html.escape(outcome_text(record, final)), payload=payload)
+        outcome=html.escape(outcome_text(record, final)), payload=payload,
+        icons_json=script_json(ICONS), **{f"icon_{k}": v for k, v in ICONS.items()})
+
+
+def _icon(path: str) -> str:
+    return f'<svg viewBox="0 0 16 16" aria-hidden="true"><path d="{path}"/></svg>'
+
+
+#: the control buttons' pictures, inline SVG: symbols such as U+23EE/U+23ED (skip to start
+#: / end) are missing from many fonts and showed as empty boxes
+ICONS = {
+    "first": _icon("M2 2h2v12H2zM14 2v12L5 8z"),
+    "prev": _icon("M8 2v12L1 8zM15 2v12L8 8z"),
+    "play": _icon("M4 2v12l10-6z"),
+    "pause": _icon("M3 2h4v12H3zM9 2h4v12H9z"),
+    "next": _icon("M1 2v12l7-6zM8 2v12l7-6z"),
+    "last": _icon("M2 2v12l9-6zM12 2h2v12h-2z"),
+}
 
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -163,7 +191,9 @@ main {{ display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
 #view {{ flex: 1 1 auto; min-width: 0; }}
 #frame svg {{ width: 100%; height: auto; display: block; border-radius: 6px; }}
 #controls {{ display: flex; gap: 8px; align-items: center; margin: 10px 0 6px; }}
-#controls button {{ font-size: 16px; min-width: 40px; padding: 4px 8px; cursor: pointer; }}
+#controls button {{ font-size: 16px; min-width: 40px; padding: 4px 8px; cursor: pointer;
+                    line-height: 0; }}
+#controls button svg {{ width: 18px; height: 18px; fill: currentColor; }}
 #slider {{ flex: 1 1 auto; }}
 #where {{ font-variant-numeric: tabular-nums; min-width: 120px; text-align: right; }}
 #current {{ min-height: 44px; font-size: 15px; }}
@@ -187,11 +217,11 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
 <div id="view">
   <div id="frame"></div>
   <div id="controls">
-    <button id="first" title="start (Home)">&#x23EE;</button>
-    <button id="prev" title="previous move (left arrow)">&#x25C0;</button>
-    <button id="play" title="play / pause (space)">&#x25B6;</button>
-    <button id="next" title="next move (right arrow)">&#x25B6;&#x25B6;</button>
-    <button id="last" title="end (End)">&#x23ED;</button>
+    <button id="first" title="start (Home)" aria-label="start">{icon_first}</button>
+    <button id="prev" title="previous move (left arrow)" aria-label="back">{icon_prev}</button>
+    <button id="play" title="play / pause (space)" aria-label="play">{icon_play}</button>
+    <button id="next" title="next move (right arrow)" aria-label="next">{icon_next}</button>
+    <button id="last" title="end (End)" aria-label="end">{icon_last}</button>
     <input id="slider" type="range" min="0" value="0" step="1">
     <span id="where"></span>
   </div>
@@ -203,6 +233,7 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
 <script>
 (function () {{
   var data = JSON.parse(document.getElementById("data").textContent);
+  var ICONS = {icons_json};
   var n = data.frames.length - 1, at = 0, timer = null;
   var frame = document.getElementById("frame"), slider = document.getElementById("slider");
   var where = document.getElementById("where"), current = document.getElementById("current");
@@ -237,11 +268,11 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
   function play() {{
     if (timer) {{
       clearInterval(timer); timer = null;
-      document.getElementById("play").innerHTML = "&#x25B6;";
+      document.getElementById("play").innerHTML = ICONS.play;
       return;
     }}
     if (at >= n) show(0);
-    document.getElementById("play").innerHTML = "&#x23F8;";
+    document.getElementById("play").innerHTML = ICONS.pause;
     timer = setInterval(function () {{ if (at >= n) play(); else show(at + 1); }}, 700);
   }}
   document.getElementById("first").onclick = function () {{ show(0); }};

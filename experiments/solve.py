@@ -85,7 +85,8 @@ def add_parser(sub):
                         "search only, the same node budget) and report nodes per second, "
                         "time to the same verdicts, and any disagreement")
     p.add_argument("--resume", action="store_true",
-                   help="with --out: keep the deals already in that file, solve the rest")
+                   help="with --out: keep the deals already in that file, solve the rest (a "
+                        "last line cut by a crash is dropped with a warning and redone)")
     p.add_argument("--retry-unknown", action="store_true",
                    help="with --resume: solve again the deals recorded as unknown (with this "
                         "run's settings, e.g. a larger budget or --nested-width), appending "
@@ -563,24 +564,22 @@ def run(args) -> int:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         if args.resume and os.path.exists(args.out):
-            with open(args.out) as f:
-                done = {}
-                for line in f:
-                    if line.strip():
-                        record = json.loads(line)
-                        done[record["seed"]] = record
+            from .journal import read
+            done = {}
+            for record in read(args.out):      # a line cut by a crash: dropped, redone
+                done[record["seed"]] = record      # a deal solved again: the later line
             if args.retry_unknown:
                 done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
             records = [done[j["seed"]] for j in jobs if j["seed"] in done]
             jobs = [j for j in jobs if j["seed"] not in done]
         out = open(args.out, "a" if args.resume else "w")
+    from . import journal
     start = time.perf_counter()
     try:
         for record in _run_jobs(jobs, args.workers, args.backend, args.address):
             records.append(record)
             if out:
-                out.write(json.dumps(record) + "\n")
-                out.flush()
+                journal.append(out, record)
             if not args.json and len(records) % max(1, args.deals // 20) == 0:
                 print(f"  {len(records)}/{args.deals} deals, "
                       f"{time.perf_counter() - start:.0f}s", file=sys.stderr)

@@ -159,13 +159,9 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
 
 
 def _read_done(path: str) -> dict:
-    done = {}
-    with open(path) as f:
-        for line in f:
-            if line.strip():
-                record = json.loads(line)
-                done[(record["level"], record["seed"])] = record
-    return done
+    """The deals solved so far (a last line cut by a crash is dropped, and redone)."""
+    from .journal import read
+    return {(r["level"], r["seed"]): r for r in read(path)}
 
 
 def run(args) -> int:
@@ -224,8 +220,8 @@ def run(args) -> int:
                     record = solve_deal(solver, seed, level, rules, args.random_games,
                                         probe)
                     if out:
-                        out.write(json.dumps(record) + "\n")
-                        out.flush()
+                        from .journal import append
+                        append(out, record)
                 records.append(record)
                 if not args.json and (i + 1) % max(1, args.deals // 10) == 0:
                     print(f"  {level}: {i + 1}/{args.deals} deals, "

@@ -50,7 +50,7 @@ def seat_plan(agents: list[str], players: int) -> tuple:
 
 def tournament(game: str, players: int, agents: list[str], games: int, seed: int = 0,
                workers=None, backend: str = "local", address=None, bootstrap: int = 200,
-               progress: bool = False, record: int = 0) -> dict:
+               progress: bool = False, record: int = 0, agent_seed: int = 0) -> dict:
     spec = get_game(game)
     if spec.api != "pettingzoo":
         raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
@@ -66,7 +66,7 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
     variant = {"num_players": players}
     check_setup(spec, variant, {}, agents)
     plan = seat_plan(agents, players)
-    chunks = [(game, tuple(variant.items()), (), plan, seed, idx, record)
+    chunks = [(game, tuple(variant.items()), (), plan, seed, idx, record, agent_seed)
               for idx in split(games, workers or 8)]
     bar, tick = progress_bar(games, progress, f"{game} {players}p")
     start = time.perf_counter()
@@ -95,7 +95,8 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
                      "mean_return": float(np.mean(mine)) if mine else float("nan"),
                      "rating": ratings["rating"][i], "rating_low": ratings["low"][i],
                      "rating_high": ratings["high"][i]})
-    return {"game": game, "players": players, "games": games, "seed": seed, "agents": agents,
+    return {"game": game, "players": players, "games": games, "seed": seed,
+            "agent_seed": agent_seed, "agents": agents,
             "seat_plan": [list(p) for p in plan], "results": rows,
             "pairwise_wins": ratings["wins"],
             "mean_length": float(np.mean([r["length"] for r in records])),
@@ -111,7 +112,8 @@ def run(args) -> int:
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
     summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
                          args.backend, args.address, args.bootstrap,
-                         progress=not args.no_progress, record=args.record)
+                         progress=not args.no_progress, record=args.record,
+                         agent_seed=args.agent_seed)
     game_records = summary.pop("records", [])
     print(f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."
           f"{args.seed + args.games - 1}), seats rotated; mean length "

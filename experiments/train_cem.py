@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import numpy as np
 from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 from castle_envs.castle_siege.rules import State
 
+from .journal import write_atomic
 from .parallel import run_chunks
 
 #: the initial spread of a weight: 10% of its starting value, at least this much. Features
@@ -93,9 +95,11 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
 
     if resume:
         run_dir = Path(resume)
-        if not (run_dir / "checkpoint.json").is_file():
-            raise FileNotFoundError(f"{run_dir} has no checkpoint.json: not a CEM run folder")
+        if not (run_dir / "config.yaml").is_file():
+            raise FileNotFoundError(f"{run_dir} has no config.yaml: not a CEM run folder")
         config = load_config(run_dir / "config.yaml")   # the run's own config, as saved
+        # killed before its first checkpoint: the run starts again, in its own folder
+        resume = resume if (run_dir / "checkpoint.json").is_file() else None
     else:
         config, run_dir = new_run_dir(config, run_dir)
     summary = _generations(config, run_dir, bool(resume), progress_bar, stop_after)
@@ -108,6 +112,25 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
     else:
         summary["final_eval"] = None
     return summary
+
+
+def trim_history(path: Path, generations: int) -> None:
+    """Keep ``history.csv``'s header and its rows of generations 1..``generations`` (those
+    the checkpoint holds): a row written before a kill that came ahead of the checkpoint, or
+    a row cut mid-line, is dropped, and written again when its generation is redone."""
+    if not path.is_file():
+        return
+    lines = path.read_text().splitlines(keepends=True)
+    keep = lines[:1]
+    for line in lines[1:]:
+        if not line.endswith("\n"):
+            logging.getLogger(__name__).warning("%s: a row cut mid-line dropped (redone)", path)
+            break
+        first = line.split(",", 1)[0]
+        if first.isdigit() and int(first) <= generations:
+            keep.append(line)
+    if keep != lines:
+        write_atomic(str(path), "".join(keep))
 
 
 def _workers(cem: dict) -> int | None:
@@ -128,6 +151,7 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         sigma0 = np.array(saved["sigma0"])
         start = saved["generation"]
         rng.bit_generator.state = saved["rng"]
+        trim_history(run_dir / "history.csv", start)
     else:
         mean, sigma = initial_search(cem["init"])
         sigma0 = sigma.copy()
@@ -162,14 +186,21 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
             row += ev.tolist()
         else:
             row += [""] * len(held_out)
+        # a kill may come between any two of these: the history row first (a resume drops
+        # the rows of generations the checkpoint does not hold, so none is counted twice),
+        # then the policy and the checkpoint, each replaced whole (never half written)
         with open(run_dir / "history.csv", "a", newline="") as f:
             csv.writer(f).writerow(row)
-        LinearPolicy.from_vector(mean).save(run_dir / "policy.json")
-        ckpt.write_text(json.dumps({"generation": gen + 1, "mean": mean.tolist(),
-                                    "sigma": sigma.tolist(), "sigma0": sigma0.tolist(),
-                                    "names": names,
-                                    "wall_seconds": time.time() - t0, "steps": total_steps,
-                                    "rng": rng.bit_generator.state}, indent=1))
+            f.flush()
+        policy_path = run_dir / "policy.json"
+        LinearPolicy.from_vector(mean).save(policy_path.with_suffix(".json.tmp"))
+        os.replace(policy_path.with_suffix(".json.tmp"), policy_path)
+        write_atomic(str(ckpt), json.dumps({"generation": gen + 1, "mean": mean.tolist(),
+                                            "sigma": sigma.tolist(), "sigma0": sigma0.tolist(),
+                                            "names": names,
+                                            "wall_seconds": time.time() - t0,
+                                            "steps": total_steps,
+                                            "rng": rng.bit_generator.state}, indent=1))
         if progress_bar:
             logging.getLogger(__name__).info(
                 f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "

@@ -173,3 +173,24 @@ def test_the_wheel_installs_bare_and_runs(tmp_path):
         assert done.returncode == 2 and f"castle-envs[{extra}]" in done.stderr, \
             (argv, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_every_data_folder_is_listed_so_the_install_is_quiet():
+    """setuptools warns "Package would be ignored" (some 40 lines each) for every folder of
+    package data that Python could import but ``packages`` does not list: each folder under
+    models/ and configs/ holding files the package data installs must be listed."""
+    import fnmatch
+    listed = set(SETUPTOOLS["packages"])
+    data = SETUPTOOLS["package-data"]
+    missing = []
+    for name, folder in SETUPTOOLS["package-dir"].items():
+        patterns = [p.split("/")[-1] for p in data.get(name, [])] + data.get("*", [])
+        for sub in sorted(p for p in (ROOT / folder).rglob("*") if p.is_dir()):
+            rel = sub.relative_to(ROOT / folder).parts
+            if not all(part.isidentifier() for part in rel):
+                continue                      # not importable: setuptools says nothing
+            if any(f.is_file() and any(fnmatch.fnmatch(f.name, p) for p in patterns)
+                   for f in sub.iterdir()):
+                if ".".join([name, *rel]) not in listed:
+                    missing.append(".".join([name, *rel]))
+    assert not missing, f"add to pyproject.toml's packages: {missing}"

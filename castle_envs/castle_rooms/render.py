@@ -8,6 +8,8 @@ first, corridor second), so a row that fits lines up; each row's label shows its
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Scene
@@ -51,14 +53,18 @@ def render_ansi(state: CastleRoomsState) -> str:
 
 
 # --- the picture ----------------------------------------------------------------------------
-CARD_W, CARD_H = 40, 26
-PITCH = CARD_W + 2
-ROW_PITCH = 30
+# The canvas has one size per player count (frames make a video); within it the table's rows
+# are laid out afresh for each position (``table_layout``): one or two columns of rows, the
+# Rooms as large as the busiest seat's rows and the longest row allow (a few short rows get
+# big cards; twelve rows of ten shrink them to fit), the same size for every seat.
+CARD_W, CARD_H = 40, 26          # the legend's sample Room
+CARD_ASPECT = CARD_W / CARD_H
+MAX_CARD_W = 96                  # no bigger than this, however few the cards
 ROWS_PER_COLUMN = MAX_ROWS // 2
 LABEL_W = 50
-COLUMN_W = LABEL_W + (WIN_LENGTH + 1) * PITCH + 10
-WIDTH = -(-(16 + 2 * COLUMN_W + 16) // 16) * 16     # video encoders like multiples of 16
-BAND_H = 24 + ROWS_PER_COLUMN * ROW_PITCH + 8
+WIDTH = 1088                     # video encoders like multiples of 16
+BAND_H = 212
+BAND_HEAD = 24                   # the seat's title line
 TOP = 40
 BOTTOM_H = 112
 STONE = (232, 220, 192)
@@ -74,11 +80,11 @@ def height_for(players: int) -> int:
     return -(-(TOP + players * BAND_H + BOTTOM_H) // 16) * 16
 
 
-def _side(scene: Scene, x, y, h, side: int, left_edge: bool):
+def _side(scene: Scene, x, y, w, h, side: int, left_edge: bool):
     """One side's marks: stairs in the lane at the card's edge, the corridor inside it;
-    each sits high or low."""
+    each sits high or low (sized to the card)."""
     code = SIDE_SHORT[side]
-    mark = min(9.0, h / 2 - 3)
+    mark = max(2.0, min(h / 2 - 3, (w - 6) / 4, 0.35 * h))
     lanes = (x + 1.5, x + 2.5 + mark) if left_edge else (x - 1.5 - mark, x - 2.5 - 2 * mark)
     for lane, kind, level in ((lanes[0], "stairs", code[0]), (lanes[1], "corridor", code[1])):
         top = y + 2 if level == "H" else y + h - 2 - mark
@@ -100,8 +106,8 @@ def _side(scene: Scene, x, y, h, side: int, left_edge: bool):
 def room(scene: Scene, x, y, card: int, helmet: int, w=CARD_W, h=CARD_H):
     """A Room lying in a row of the given helmet orientation."""
     scene.rect(x, y, w, h, fill=STONE, outline=STONE_EDGE, radius=3)
-    _side(scene, x, y, h, ENTRY[helmet][card], True)
-    _side(scene, x + w, y, h, EXIT[helmet][card], False)
+    _side(scene, x, y, w, h, ENTRY[helmet][card], True)
+    _side(scene, x + w, y, w, h, EXIT[helmet][card], False)
 
 
 def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
@@ -116,7 +122,8 @@ def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
 
 def dragon_card(scene: Scene, x, y, w=CARD_W, h=CARD_H):
     scene.rect(x, y, w, h, fill=DRAGON_RED, outline=BLACK, radius=3)
-    scene.text(x + 2, y + 2, w - 4, h - 4, "Dragon", WHITE, 10, "center", bold=True)
+    scene.text(x + 2, y + 2, w - 4, h - 4, "Dragon", WHITE, max(9, min(16, h * 0.38)),
+               "center", bold=True)
 
 
 def knight_card(scene: Scene, x, y, w, h):
@@ -126,7 +133,45 @@ def knight_card(scene: Scene, x, y, w, h):
                    (cx - 10, top + 12)], (220, 220, 230))          # a shield
 
 
-def _band(scene: Scene, state: CastleRoomsState, seat: int):
+@dataclass(frozen=True)
+class TableLayout:
+    """Where a position's rows go: ``columns`` of ``rows_per_column`` rows in each seat's
+    band, ``slots`` card places per row, cards ``card_w`` x ``card_h`` at ``pitch`` across
+    and ``row_pitch`` down."""
+    columns: int
+    rows_per_column: int
+    slots: int
+    card_w: float
+    card_h: float
+    pitch: float
+    row_pitch: float
+    column_w: float
+
+
+def table_layout(state: CastleRoomsState) -> TableLayout:
+    """The largest cards that fit every seat's rows in its band: tried with the rows in one
+    column and in two, the better kept. Room is left for one more card per row (the next
+    Room, a Dragon) and at least five, so cards do not shrink at every move."""
+    rows = max([len(r) for r in state.rows] + [2])
+    slots = max([len(row.cards) + (row.dragon >= 0) for seat in state.rows for row in seat]
+                + [4]) + 1
+    slots = min(slots, WIN_LENGTH + 1)
+    inner_w = WIDTH - 32
+    inner_h = BAND_H - 6 - BAND_HEAD - 6
+    best = None
+    for columns in (1, 2):
+        per_column = -(-rows // columns)
+        column_w = inner_w / columns
+        w_room = (column_w - LABEL_W - (10 if columns > 1 else 0)) / slots
+        h_room = inner_h / per_column
+        card_w = min(w_room - 2, (h_room - 4) * CARD_ASPECT, MAX_CARD_W)
+        if best is None or card_w > best.card_w:
+            best = TableLayout(columns, per_column, slots, card_w, card_w / CARD_ASPECT,
+                               card_w + 2, h_room, column_w)
+    return best
+
+
+def _band(scene: Scene, state: CastleRoomsState, seat: int, layout: TableLayout):
     top = TOP + seat * BAND_H
     acting = seat == state.current_player
     won = state.winners is not None and seat in state.winners
@@ -139,19 +184,20 @@ def _band(scene: Scene, state: CastleRoomsState, seat: int):
     longest = [x for x in state.score(seat) if x][:4]
     scene.text(300, top + 3, 420, 20, f"{len(state.hands[seat])} cards in hand · longest rows "
                + (", ".join(map(str, longest)) if longest else "none"), PALE, 12)
+    w, h, pitch = layout.card_w, layout.card_h, layout.pitch
     for r, row in enumerate(state.rows[seat]):
-        col, line = divmod(r, ROWS_PER_COLUMN)
-        x = 16 + col * COLUMN_W
-        y = top + 24 + line * ROW_PITCH
-        scene.text(x, y, 22, CARD_H, str(r), PALE, 13, "right")
-        helmet_icon(scene, x + 36, y + CARD_H / 2, 14, row.helmet)
+        col, line = divmod(r, layout.rows_per_column)
+        x = 16 + col * layout.column_w
+        y = top + BAND_HEAD + line * layout.row_pitch + (layout.row_pitch - h) / 2
+        scene.text(x, y + h / 2 - 10, 22, 20, str(r), PALE, 13, "right")
+        helmet_icon(scene, x + 36, y + h / 2, max(10, min(20, h * 0.5)), row.helmet)
         for i, card in enumerate(row.cards):
-            room(scene, x + LABEL_W + i * PITCH, y, card, row.helmet)
+            room(scene, x + LABEL_W + i * pitch, y, card, row.helmet, w, h)
         if len(row.cards) == WIN_LENGTH:
-            scene.rect(x + LABEL_W - 3, y - 2, WIN_LENGTH * PITCH + 4, CARD_H + 4,
+            scene.rect(x + LABEL_W - 3, y - 2, WIN_LENGTH * pitch + 4, h + 4,
                        outline=GOLD, line=2, radius=4)
         if row.dragon >= 0:
-            dragon_card(scene, x + LABEL_W + len(row.cards) * PITCH, y)
+            dragon_card(scene, x + LABEL_W + len(row.cards) * pitch, y, w, h)
 
 
 def _bottom(scene: Scene, state: CastleRoomsState, top: float):
@@ -204,8 +250,9 @@ def build_scene(state: CastleRoomsState) -> Scene:
         status = f"player_{state.player} to act: play cards, then end the turn"
     scene.header("Castle Rooms", f"{state.num_players} players · turn {state.turn}", status,
                  1 if state.is_terminal() else 0, title_w=150)
+    layout = table_layout(state)
     for seat in range(state.num_players):
-        _band(scene, state, seat)
+        _band(scene, state, seat, layout)
     _bottom(scene, state, TOP + state.num_players * BAND_H)
     return scene
 

@@ -15,7 +15,7 @@ def test_same_episode_as_through_gymnasium(spec):
     env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="medium")
     obs, info = env.reset(seed=seed + index)
     agent = make_agent(spec, "castle-siege")
-    agent.reset([seed, index, 0])
+    agent.reset([0, seed + index, 0])      # [agent seed, deal seed, seat]
     total, steps, done = 0.0, 0, False
     while not done:
         state = env.unwrapped.state

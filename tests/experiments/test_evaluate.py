@@ -28,6 +28,7 @@ def test_same_numbers_whatever_the_worker_count():
     two = evaluate(*args, seed=5, workers=2)
     for r in one["results"] + two["results"]:
         r.pop("seconds")
+    assert one.pop("provenance")["workers"] == 1 and two.pop("provenance")["workers"] == 2
     assert one == two
 
 

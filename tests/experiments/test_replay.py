@@ -216,3 +216,97 @@ def test_every_game_has_a_replay_picture_and_events():
         render = __import__(f"castle_envs.{slug.replace('-', '_')}.render",
                             fromlist=["events"])
         assert callable(render.events) and callable(render.build_scene)
+
+
+# --- the page's data block holds any text safely (issue 29 A) -----------------------------
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from castle_envs.experiments.replay import html_page, script_json  # noqa: E402
+
+_MARKUP = st.lists(st.sampled_from(["<", ">", "&", "</script>", "</SCRIPT ", "<!--", "-->",
+                                    "<script>", "x", " ", "\u2028", "é", '"', "\\"]),
+                   min_size=1, max_size=8).map("".join)
+_DATA_BLOCK = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.S)
+_PLAYED = {}
+
+
+def _played_record():
+    if "r" not in _PLAYED:
+        _PLAYED["r"] = play_recorded("castle-siege", "easy", seed=3, agent="heuristic")[0]
+    return copy.deepcopy(_PLAYED["r"])
+
+
+def _string_paths(value, path=()):
+    """Every string leaf of a record, by its path of keys and indices."""
+    if isinstance(value, str):
+        yield path
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _string_paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _string_paths(v, path + (i,))
+
+
+def _check_data_block(page: str, record: dict):
+    blocks = _DATA_BLOCK.findall(page)
+    assert len(blocks) == 1, "the page's data block ends where it should, once"
+    block = blocks[0]
+    assert "</script" not in block.lower() and "<!--" not in block
+    assert "<" not in block and ">" not in block and "&" not in block
+    data = json.loads(block)
+    assert data["record"] == record
+    return data
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_MARKUP, which=st.data())
+def test_markup_in_any_string_field_of_a_record_stays_inside_the_data_block(text, which):
+    record = _played_record()
+    steps = list(replay(record))
+    # the fields a person can write freely: agent names, the source, the version, and a
+    # string in every other place the record holds one (the digests are not checked here)
+    record["agents"] = [text + "x<!--<script>"]
+    record["source"] = text
+    record["castle_envs_version"] = text
+    record["note"] = {"text": text, "list": [text, "</script><script>alert(1)</script>"]}
+    paths = [p for p in _string_paths(record) if p[0] not in ("game", "format")]
+    assert len(paths) > 5
+    path = which.draw(st.sampled_from(paths))
+    target = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = target[path[-1]] + text       # one more field, chosen at random
+    page = html_page(record, steps)
+    _check_data_block(page, record)
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | _MARKUP | st.text(max_size=5),
+                    lambda c: st.lists(c, max_size=3) | st.dictionaries(_MARKUP, c, max_size=3),
+                    max_leaves=12))
+def test_script_json_reads_back_the_same_and_holds_no_markup(value):
+    text = script_json(value)
+    assert json.loads(text) == value
+    assert not set(text) & set("<>&\u2028\u2029")
+
+
+def test_the_record_from_the_issue_replays_to_a_page_that_parses(tmp_path, capsys):
+    record = _played_record()
+    record["agents"] = ["x<!--<script>"]
+    path = save(record, str(tmp_path / "evil.json"))
+    assert main(["replay", path, "--quiet"]) == 0
+    page = (tmp_path / "evil.html").read_text(encoding="utf-8")
+    _check_data_block(page, record)
+    # the header's summary is escaped HTML text
+    assert "x&lt;!--&lt;script&gt;" in page and "x<!--<script>" not in page
+
+
+def test_the_control_buttons_use_no_glyph_fonts_lack(tmp_path):
+    page = html_page(_played_record(), list(replay(_played_record())))
+    controls = page[page.index('<div id="controls">'):page.index('<input id="slider"')]
+    for button in re.findall(r"<button[^>]*>(.*?)</button>", controls, re.S):
+        # each button is a picture (inline SVG), or plain ASCII text
+        assert button.startswith("<svg") or button.isascii(), button
+    # nor does the script put one in (play/pause swaps its picture)
+    script = page[page.rindex("<script>"):]
+    assert not re.search(r"&#x2[3-5][0-9A-F]{2};|[\u2300-\u25ff]", script)
