@@ -37,7 +37,7 @@ class ISMCTSPolicy:
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
-        from castle_envs.castle_siege.fast_solver import CompiledSolver, _memo
+        from castle_envs.castle_siege.fast_solver import CompiledSolver, shared_memo
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
         for name, value, low, high in (("iterations", iterations, 1, None),
@@ -61,6 +61,10 @@ class ISMCTSPolicy:
                                  f"{'>' if open_low else '>='} {low}"
                                  + (f" and <= {high}" if high is not None else "")
                                  + f", got {value!r}")
+        #: the settings, as a spec or ``model.json`` gives them
+        self.options = {"iterations": iterations, "width": width, "temp": float(temp),
+                        "c": float(c), "noise": float(noise), "shaped": float(shaped),
+                        "leaf": leaf, "endgame": endgame}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.scorer = weights
@@ -69,7 +73,7 @@ class ISMCTSPolicy:
         self._tree = M.new_tree(max(10, min(20, (4 * iterations).bit_length())))
         self._x = siege_nested.new_scratch()
         self._w = siege_solver.new_work(max(10, min(22, (2 * max(leaf, 1)).bit_length())))
-        self._memo = _memo()
+        self._memo = shared_memo()
         self.searched = False
         self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
                                                      probe_weights=self.weights))

@@ -41,6 +41,10 @@ def _memo():
     return _MEMO
 
 
+#: the process-wide memo of the relaxed bound, for the search agents' kernels
+shared_memo = _memo
+
+
 class CompiledSolver:
     """Depth-first search for a winning line in compiled kernels (module docstring)."""
 

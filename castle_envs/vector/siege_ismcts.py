@@ -51,7 +51,7 @@ from .siege_kernel import (CAPTURED, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, H
                            INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED, apply)
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_nested import playout
-from .siege_solver import MAX_DEPTH, WIN, _rand, _Z, dfs, hopeless, probe, tt_clear
+from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, tt_clear
 
 MAX_WIDTH = 16
 
@@ -150,7 +150,7 @@ def shuffle_unseen(b, v, rng):
     while n < v[DSIZE] and not b[RECYCLED + b[DECK + (head + n) % NUM_CARDS]]:
         n += 1
     for i in range(n - 1, 0, -1):
-        j = min(int(_rand(rng) * (i + 1)), i)
+        j = min(int(rand(rng) * (i + 1)), i)
         a, c = DECK + (head + i) % NUM_CARDS, DECK + (head + j) % NUM_CARDS
         t = b[a]
         b[a] = b[c]
@@ -269,7 +269,7 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
     if probe(w, memo, recent, leave, nodes // 2, 0.15, weights, True, True) > 0:
         return True
     w.stats[1:] = 0
-    return dfs(w, _Z, memo, recent, leave, nodes, True, True, True) == WIN
+    return dfs(w, ZOBRIST, memo, recent, leave, nodes, True, True, True) == WIN
 
 
 @njit(cache=True)

@@ -503,6 +503,11 @@ def _rand(rng):
     return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) / 9007199254740992.0
 
 
+#: public names for the other kernels (the search agents' trees and nested search)
+ZOBRIST = _Z
+rand = _rand
+
+
 @njit(cache=True, inline="always")
 def _copy_row(B, V, src, dst):
     """The position part of the rows (the card row's tail is the env's scratch, which the
