@@ -247,3 +247,21 @@ def test_check_env(victory):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_solve_command_takes_the_option(capsys):
+    import json
+
+    from castle_envs.experiments.cli import main
+    base = ["solve", "--difficulty", "easy", "--deals", "3", "--budget", "3000",
+            "--random-games", "1", "--solver", "python", "--probe-policy", "none", "--json"]
+    summaries = {}
+    for victory in ("any_time", "deck_left"):
+        assert main(base + ["--victory", victory]) == 0
+        summaries[victory] = json.loads(capsys.readouterr().out)
+        assert summaries[victory]["rules"]["victory"] == victory
+    assert summaries["deck_left"]["wins_with_empty_deck"] == 0
+    assert summaries["deck_left"]["winnable"] <= summaries["any_time"]["winnable"] \
+        + summaries["any_time"]["unknown"]
+    assert main(base + ["--victory", "sudden"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
