@@ -22,10 +22,10 @@ whether it was won.
 **Keyword arguments**: those of ``CastleSiegeEnv`` (``difficulty``, ``reward``,
 ``illegal_action``, ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``,
 rules options ``attack``/``defeated``/``victory``), plus ``copy`` (default True: returned
-arrays are fresh copies, yours to change; False returns the env's own buffers, overwritten by the next
-step, which is faster: treat them as read-only, because each step updates the observation
-rows in place, writing only the entries that change, so an entry changed by the caller
-would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
+arrays are fresh copies, yours to change; False returns the env's own buffers, overwritten
+by the next step, which is faster: treat them as read-only, because each step updates the
+observation rows in place, writing only the entries that change, so an entry changed by the
+caller would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
 or ``parallel`` (default False; True means one thread per available core, as long as each
 gets 256 envs or more; ``threads``, when given, is used exactly, at most one per env): the
 batch is split into that many contiguous row ranges, stepped concurrently
