@@ -60,6 +60,10 @@ def add_parser(sub):
                    help="uniform random games per deal (0: skip)")
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
+    p.add_argument("--victory", default="any_time", choices=("any_time", "deck_left"),
+                   help="Castle Siege rules option: any_time (default: the fourth capture "
+                        "wins even with an empty deck) or deck_left (it must come while the "
+                        "deck holds a card; an empty deck with a castle standing loses)")
     p.add_argument("--solver", choices=("compiled", "python"), default=None,
                    help="compiled (numba, the default when installed) or python (the "
                         "readable reference); both give the same verdicts")
@@ -329,18 +333,20 @@ def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: d
     return report
 
 
-def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000) -> dict:
+def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000,
+                    rules: dict | None = None) -> dict:
     """Endgames (deck of 0-3 cards, battle phase) reached by random attacking play and by
     the solver's own winning lines, each solved with all reductions and by plain exhaustive
     search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
     from castle_envs.castle_siege.rules import BATTLE, State
     from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, Solver, deal_deck, solve_deck
 
+    rules = rules or {}
     rng = np.random.default_rng(seed)
     positions = []
     for g in range(games):
         left = int(rng.integers(0, 4))
-        s = State.new_game(np.random.default_rng(seed + g), difficulty)
+        s = State.new_game(np.random.default_rng(seed + g), difficulty, **rules)
         while not s.outcome and not (s.deck_size <= left and s.phase == BATTLE):
             legal = np.flatnonzero(s.legal_action_mask())
             plays = legal[legal < 1612]
@@ -349,9 +355,9 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
         if not s.outcome:
             positions.append(s)
         deck = deal_deck(seed + g)
-        result = solve_deck(deck, difficulty, max_nodes=budget)
+        result = solve_deck(deck, difficulty, max_nodes=budget, **rules)
         if result.verdict == WINNABLE:
-            s = State.new_game(difficulty=difficulty, deck=deck)
+            s = State.new_game(difficulty=difficulty, deck=deck, **rules)
             for action in result.line:
                 if s.deck_size <= left and s.phase == BATTLE:
                     positions.append(s.clone())
@@ -476,7 +482,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def check_lines(paths: list[str], difficulty: str) -> dict:
+def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) -> dict:
     """Every position on a winning line is winnable, so a sound bound must never call one
     hopeless: count the positions checked and any that a bound would have pruned."""
     from castle_envs.castle_siege.rules import State
@@ -494,7 +500,8 @@ def check_lines(paths: list[str], difficulty: str) -> dict:
                     or not isinstance(record["line"], list):
                 raise ValueError(f"--check-lines {path!r}: seed {record['seed']!r}: "
                                  f"expected an integer seed and a list of actions")
-            s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]))
+            s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]),
+                               **(rules or {}))
             counts["lines"] += 1
             for action in record["line"]:
                 counts["positions"] += 1
@@ -509,13 +516,18 @@ def check_lines(paths: list[str], difficulty: str) -> dict:
     return counts
 
 
+def castle_siege_rules(args) -> dict:
+    return {"attack": args.attack, "defeated": args.defeated, "victory": args.victory}
+
+
 def run(args) -> int:
     if args.game == "castellion":
         from .solve_castellion import run as run_castellion
         return run_castellion(args)
     args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
-        print(json.dumps(check_lines(args.check_lines, args.difficulty)))
+        print(json.dumps(check_lines(args.check_lines, args.difficulty,
+                                     castle_siege_rules(args))))
         return 0
     if args.plot:
         writable_file(args.plot, "--plot")
@@ -526,7 +538,8 @@ def run(args) -> int:
             f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
         return 0
     if args.soundness_check:
-        print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed)))
+        print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed,
+                                         rules=castle_siege_rules(args))))
         return 0
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
@@ -537,7 +550,7 @@ def run(args) -> int:
     nodes, seconds = parse_budget(args.budget)
     if args.out:
         writable_file(args.out, "--out")   # now, not after the solving
-    rules = {"attack": args.attack, "defeated": args.defeated}
+    rules = castle_siege_rules(args)
     solver = args.solver or default_solver()
     probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
     nested = None
@@ -589,6 +602,10 @@ def run(args) -> int:
     records.sort(key=lambda r: r["seed"])
     summary = summarize(records, args.difficulty, args.budget)
     summary["rules"] = rules
+    # winning lines whose fourth capture comes with an empty deck (only victory="any_time"
+    # allows them; records written before deck_at_end existed are not counted)
+    summary["wins_with_empty_deck"] = sum(r.get("events", {}).get("deck_at_end") == 0
+                                          for r in records if r["verdict"] == "winnable")
     summary["probe_policy"] = args.probe_policy
     summary["solver"] = solver
     if nested:

@@ -27,7 +27,8 @@ from castle_envs.vector import make_single
 DEAL = {
     "castle-siege": lambda rng: SiegeState.new_game(
         rng, ("easy", "medium", "hard", "very_hard")[rng.integers(4)],
-        defeated=("discard", "leave_game")[rng.integers(2)]),
+        defeated=("discard", "leave_game")[rng.integers(2)],
+        victory=("any_time", "deck_left")[rng.integers(2)]),
     "castellion": lambda rng: CastellionState.new_game(
         rng, ("school", "academy", "menace")[rng.integers(3)]),
     "castle-rooms": lambda rng: CastleRoomsState.deal(int(rng.integers(2, 5)), rng),
@@ -130,6 +131,9 @@ def as_saved(game: str, edited: dict) -> dict:
                                        for name in EVENTS}}
         for name in ("hand", "discard", "out_of_game"):
             edited[name] = sorted(edited[name])
+        if isinstance(edited.get("rules"), dict) and "victory" not in edited["rules"]:
+            # a state saved before the victory option is read (and saved again) as any_time
+            edited["rules"] = {**edited["rules"], "victory": "any_time"}
     if game == "castle-rooms":
         edited = {**edited, "hands": [sorted(hand) for hand in edited["hands"]]}
     if game == "castellion" and isinstance(edited.get("rules"), dict) \

@@ -17,7 +17,10 @@ mask = info["action_mask"]            # or env.unwrapped.action_masks()
 
 **Keyword arguments.** ``difficulty`` (``easy``/``medium``/``hard``/``very_hard`` = 1-4
 defender rows); rules options ``attack`` (``"any"`` defender in a column, or
-``"most_recent"``) and ``defeated`` (``"discard"``, or ``"leave_game"``); ``reward``
+``"most_recent"``), ``defeated`` (``"discard"``, or ``"leave_game"``) and ``victory``
+(``"any_time"``: the fourth capture wins even with an empty deck; or ``"deck_left"``: it
+must come while the deck holds a card, and the game is lost as soon as the deck is empty
+while a castle stands); ``reward``
 (``"win"`` or ``"shaped"``: +0.01 per defender defeated, +0.1 per castle captured, +1 on
 victory); ``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention
 and what Gymnasium's ``check_env`` needs: an illegal action ends the episode with
@@ -96,7 +99,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
             state = State.from_dict(options["state"])
             StateReader("Castle Siege").same_game(
                 {"difficulty": state.to_dict()["difficulty"],
-                 "rules": {"attack": state.attack, "defeated": state.defeated}},
+                 "rules": state.rule_options()},
                 {"difficulty": self.difficulty, "rules": self.rules})
             return state
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)

@@ -24,7 +24,12 @@ from .cards import (CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUI
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
 ATTACK_RULES = ("any", "most_recent")        # interpretation 3
 DEFEATED_RULES = ("discard", "leave_game")   # interpretation 4
-RULE_DEFAULTS = {"attack": "any", "defeated": "discard"}
+#: interpretation 9: "any_time" (the fourth capture wins even with an empty deck; the game is
+#: lost when a turn ends with an empty deck) or "deck_left" (the victory sentence read
+#: strictly: the fourth castle must fall while the deck still holds a card, and the game is
+#: lost as soon as the deck is empty while a castle stands)
+VICTORY_RULES = ("any_time", "deck_left")
+RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
 
 # phases: what the player is deciding now
 BATTLE, PRECISION, ROYAL, DISCARD = 0, 1, 2, 3
@@ -74,12 +79,15 @@ def check_deck(deck) -> np.ndarray:
 class State(SolitaireState):
     actions = ACTIONS
 
-    def __init__(self, rows: int, attack: str = "any", defeated: str = "discard"):
+    def __init__(self, rows: int, attack: str = "any", defeated: str = "discard",
+                 victory: str = "any_time"):
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
+        check_choice("victory rule", victory, VICTORY_RULES)
         self.rows = rows
         self.attack = attack
         self.defeated = defeated
+        self.victory = victory
         self.deck = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)   # ring buffer
         self.deck_head = 0
         self.deck_size = 0
@@ -195,6 +203,10 @@ class State(SolitaireState):
             if self.hand_size <= HAND_SLOTS:
                 self.phase = BATTLE
                 self._end_turn()
+        if self.victory == "deck_left" and not self.outcome and not self.deck_size:
+            # the deck ran out (a draw, Flush Siege, Regroup or the end-of-turn deal) while a
+            # castle stands: lost at once, even with a Precision Strike choice pending
+            self.outcome = -1
 
     def _play(self, slots: tuple, target: int) -> None:
         held = self.hand.tolist()
@@ -418,11 +430,15 @@ class State(SolitaireState):
         other._mask = None
         return other
 
+    def rule_options(self) -> dict:
+        """The rules options of this game, as ``new_game`` and the env take them."""
+        return {"attack": self.attack, "defeated": self.defeated, "victory": self.victory}
+
     def to_dict(self) -> dict:
         rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]
         return {
             "game": "castle_siege", "difficulty": rows,
-            "rules": {"attack": self.attack, "defeated": self.defeated},
+            "rules": self.rule_options(),
             "deck": self.deck_cards(), "hand": self.hand_cards(),
             "columns": [self.column(c) for c in range(4)],
             "castles": [int(c) for c in self.castles],
@@ -446,10 +462,14 @@ class State(SolitaireState):
         if d["game"] != "castle_siege":
             r.bad(f"game is {d['game']!r}, not 'castle_siege'")
         difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
-        rules = r.dict(d["rules"], "rules", required=RULE_DEFAULTS)
+        # "victory" may be left out (states saved before the option existed: "any_time")
+        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"),
+                       optional=("victory",))
         state = cls(DIFFICULTIES[difficulty],
                     attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
-                    defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES))
+                    defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
+                    victory=r.choice(rules.get("victory", "any_time"), "rules.victory",
+                                     VICTORY_RULES))
         places = {"deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
                   "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
                   "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
@@ -500,6 +520,9 @@ class State(SolitaireState):
             r.bad("outcome does not match the captured castles")
         if state.outcome == -1 and state.deck_size:
             r.bad("a lost game has an empty deck (interpretation 9)")
+        if state.victory == "deck_left" and state.outcome != -1 and not state.deck_size:
+            r.bad("under victory='deck_left' the deck is never empty unless the game is lost "
+                  "(the fourth castle must fall while the deck holds a card)")
         if state.phase == PRECISION and not state.discard.any():
             r.bad("a Precision Strike choice is pending but the discard pile is empty")
         if state.phase == ROYAL and state.captured.all():

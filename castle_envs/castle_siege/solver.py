@@ -57,6 +57,17 @@ lost:
    Strike could refill it); later turns may always have one. No rank or suit condition is
    kept, so the relaxation can only under-prune.
 
+**The rules option ``victory``.** The search plays the state's own rules, so under
+``victory="deck_left"`` (the fourth castle must fall while the deck holds a card; an empty
+deck with a castle standing loses at once) it finds only lines that win under that rule, and
+the table stores positions lost under it. Bounds 2-4 are argued for the default rules
+(``"any_time"``) and stay sound under the strict rule, which only makes winning harder: a line
+that wins under ``"deck_left"`` never has an empty deck while a castle stands, and on such a
+line the two rules agree move for move, so it wins under ``"any_time"`` too. Hence a position
+with no winning line under the default has none under the strict rule. (The bounds could be
+tightened for the strict rule, e.g. Φ ≥ standing + 1 in bound 2; they are not: sound is
+enough, and one set of bounds serves both.)
+
 No dominance or symmetry reduction between *different* moves is made: we found none that
 is sound in this game. Over-playing cards at a defender changes how many cards the next
 turn draws and so which deck cards become defenders; the four castles differ by rank and
@@ -384,12 +395,15 @@ def replay_wins(deck, difficulty: str, line, **rules) -> bool:
 
 def line_events(deck, difficulty: str, line, **rules) -> dict:
     """Event counts of a line replayed on the rules core (Royal Assaults, Precision Strikes,
-    Flush Sieges, ...)."""
+    Flush Sieges, ...), its number of actions and ``deck_at_end``, the cards left in the
+    deck when it ends (0 for a win that makes the fourth capture with an empty deck, which
+    only ``victory="any_time"`` allows)."""
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
     for action in line:
         state.apply_action(int(action))
     counts = state.event_counts()
     counts["actions"] = len(line)
+    counts["deck_at_end"] = int(state.deck_size)
     return counts
 
 

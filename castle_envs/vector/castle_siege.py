@@ -21,11 +21,11 @@ whether it was won.
 
 **Keyword arguments**: those of ``CastleSiegeEnv`` (``difficulty``, ``reward``,
 ``illegal_action``, ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``,
-rules options ``attack``/``defeated``), plus ``copy`` (default True: returned arrays are
-fresh copies, yours to change; False returns the env's own buffers, overwritten by the next
-step, which is faster: treat them as read-only, because each step updates the observation
-rows in place, writing only the entries that change, so an entry changed by the caller
-would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
+rules options ``attack``/``defeated``/``victory``), plus ``copy`` (default True: returned
+arrays are fresh copies, yours to change; False returns the env's own buffers, overwritten
+by the next step, which is faster: treat them as read-only, because each step updates the
+observation rows in place, writing only the entries that change, so an entry changed by the
+caller would stay wrong, and checks actions against the mask rows), and ``threads`` (default 1)
 or ``parallel`` (default False; True means one thread per available core, as long as each
 gets 256 envs or more; ``threads``, when given, is used exactly, at most one per env): the
 batch is split into that many contiguous row ranges, stepped concurrently
@@ -45,7 +45,7 @@ from ..castle_siege.actions import NUM_ACTIONS
 from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
-from ..castle_siege.rules import DIFFICULTIES, EVENTS, State
+from ..castle_siege.rules import DIFFICULTIES, EVENTS, VICTORY_RULES, State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from . import siege_kernel as K
 from ._base import KernelVectorEnv, state_dtype
@@ -79,6 +79,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
         # not, so without numba the state lives in int64
         self._cards = np.zeros((n, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((n, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
+        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
         self._allocate(OBS_SIZE, NUM_ACTIONS)
 
     @property
@@ -144,7 +145,9 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
 
 def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
     """The position in kernel rows ``b``/``v`` as a ``castle_siege.rules.State``."""
-    s = State(rows, **rules)
+    # the victory option is read from the row (write_state and the envs set it there)
+    s = State(rows, attack=rules["attack"], defeated=rules["defeated"],
+              victory=VICTORY_RULES[int(v[K.STRICT])])
     s.deck[:] = b[K.DECK:K.DECK + 52]
     s.deck_head, s.deck_size = int(v[K.HEAD]), int(v[K.DSIZE])
     s.hand[:] = b[K.HAND:K.HAND + 7]
@@ -163,8 +166,12 @@ def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
 
 
 def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: dict) -> None:
-    """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0)."""
-    if state.rows != rows or (state.attack, state.defeated) != (rules["attack"], rules["defeated"]):
+    """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0). The rules option
+    ``victory`` comes from the state (word ``STRICT``), so callers that pass only
+    ``attack``/``defeated`` carry it too; when ``rules`` names it, it must match."""
+    if (state.rows != rows
+            or (state.attack, state.defeated) != (rules["attack"], rules["defeated"])
+            or rules.get("victory", state.victory) != state.victory):
         raise ValueError("the state's difficulty and rules must match the env's")
     b[:] = 0
     v[:] = 0
@@ -181,3 +188,4 @@ def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: di
     v[K.PHASE], v[K.REGROUPED] = state.phase, state.regroup_used
     v[K.TURN], v[K.OUTCOME] = state.turn, state.outcome
     v[K.EVENTS:K.EVENTS + len(EVENTS)] = state.events
+    v[K.STRICT] = state.victory == "deck_left"

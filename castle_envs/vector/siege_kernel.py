@@ -8,7 +8,9 @@ blocks that a kernel walks without allocating:
   discard pile, out of the game, recycled to the deck's bottom), and 84 bytes of scratch for
   the mask. Empty places hold ``NO_CARD``.
 - ``ints`` (N, ``INT_WORDS``) int32: deck head and size, hand size, column lengths, phase,
-  Regroup used, turn, outcome, steps this episode, event counters.
+  Regroup used, turn, outcome, steps this episode, event counters, and the rules option
+  ``victory`` (``STRICT``: the ``attack``/``defeated`` options are kernel arguments, this
+  one lives in the row so that ``apply``'s callers need not pass it).
 - ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
 
 Every function mirrors the method of ``castle_siege.rules.State`` with the same name, line
@@ -56,8 +58,10 @@ EV_PRECISION, EV_FLUSH, EV_FLUSH_DRAW, EV_ROYAL, EV_REGROUP, EV_CAPTURED, EV_DEF
 DIRTY = EVENTS + 8                 # bit c: column c changed since the observation was written
 SHOWN_RECYCLED = DIRTY + 1         # recycled cards whose depth the observation shows
 NMOVED = SHOWN_RECYCLED + 1        # entries of MOVED (past MOVED_CAP: compare every card)
-COUNTS = NMOVED + 1                # legal actions per row of the mask (one row per hand
-INT_WORDS = COUNTS + NUM_SUBSETS + 1  # subset, 52 targets; then the rest): 55 words
+STRICT = NMOVED + 1                # rules option victory: 1 "deck_left", 0 "any_time" (set
+                                   # by the writer: write_state, the envs; kept by the deal)
+COUNTS = STRICT + 1                # legal actions per row of the mask (one row per hand
+INT_WORDS = COUNTS + NUM_SUBSETS + 1  # subset, 52 targets; then the rest): 56 words
 MASK_WIDTH = NUM_ACTIONS + 4       # rows padded to whole uint64 words (for fast sampling)
 HAND_SLOTS = 5
 
@@ -287,6 +291,8 @@ def apply(b, v, action, leave):
         if v[HSIZE] <= HAND_SLOTS:
             v[PHASE] = BATTLE
             _end_turn(b, v)
+    if v[STRICT] and v[OUTCOME] == 0 and v[DSIZE] == 0:
+        v[OUTCOME] = -1   # victory="deck_left": the deck ran out while a castle stands
 
 
 # --- the deal -----------------------------------------------------------------------------
@@ -312,8 +318,10 @@ def _deal_from_deck(b, v, rows):
         b[k] = _NC
     for k in range(CAPTURED, NEED):   # the rest is scratch, or encode's to set
         b[k] = 0
+    strict = v[STRICT]   # a rules option, not part of the position: kept
     for k in range(INT_WORDS):
         v[k] = 0
+    v[STRICT] = strict
     for c in range(4):
         b[CASTLES + c] = b[DECK + c]
     dealt = 4

@@ -52,6 +52,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         self._shaped = self.reward_mode == "shaped"
         self._cards = np.zeros((1, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((1, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
+        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
         self._rng = np.zeros((1, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)
         self._mask = np.zeros((1, K.MASK_WIDTH), bool)

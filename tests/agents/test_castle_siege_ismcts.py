@@ -89,6 +89,20 @@ def test_plays_legal_moves_to_the_end(difficulty):
     assert moves > 5
 
 
+def test_plays_legal_moves_to_the_end_under_victory_deck_left():
+    # the option travels in the kernel rows the search builds from the player's view
+    policy = _policy()
+    s = State.new_game(difficulty="easy", deck=deal_deck(4), victory="deck_left")
+    rng = np.random.default_rng(0)
+    b, v = _rows(s.player_view().determinize(0, rng))
+    assert v[K.STRICT] == 1
+    while not s.outcome:
+        action = policy(s.player_view(), rng)
+        assert s.legal_action_mask()[action]
+        s.apply_action(action)
+    assert s.won == (s.deck_size > 0)
+
+
 def test_decisions_depend_only_on_what_the_player_sees():
     """Two deals that differ only in the order of unseen cards get the same decision at
     every position of a game (the agent is handed the full state here on purpose)."""

@@ -144,6 +144,71 @@ def test_reductions_agree_with_exhaustive_search_on_endgames():
     assert decided[WINNABLE] >= 5 and decided[UNWINNABLE] >= 5, decided
 
 
+def _strict(s: State) -> State:
+    data = s.to_dict()
+    data["rules"]["victory"] = "deck_left"
+    return State.from_dict(data)
+
+
+def test_deck_left_verdicts_agree_with_exhaustive_search_and_any_time():
+    """victory="deck_left": both solvers (with their bounds, which are argued for the default
+    rule) agree with plain exhaustive search; a strict win is a default win, never the
+    reverse; strict winning lines replay under the strict rule and end with a card left."""
+    decided = {WINNABLE: 0, UNWINNABLE: 0}
+    for s in _endgames(n_random=25, n_winning=25, deck_left=3):
+        if s.deck_size == 0:
+            continue   # not a position of the strict game (already lost)
+        strict = _strict(s)
+        results = [CompiledSolver(max_nodes=20_000).solve(strict),
+                   CompiledSolver(max_nodes=20_000, **PLAIN).solve(strict),
+                   Solver(max_nodes=20_000).solve(strict),
+                   Solver(max_nodes=20_000, **PLAIN).solve(strict)]
+        verdicts = {r.verdict for r in results} - {UNKNOWN}
+        assert len(verdicts) <= 1, strict.to_json()
+        if not verdicts:
+            continue
+        verdict = verdicts.pop()
+        decided[verdict] += 1
+        default = CompiledSolver(max_nodes=20_000).solve(s).verdict
+        if verdict == WINNABLE:
+            assert default == WINNABLE
+            for r in results:
+                if r.verdict == WINNABLE:
+                    assert replay_state_wins(strict, r.line)
+                    end = strict.clone()
+                    for action in r.line:
+                        end.apply_action(action)
+                    assert end.won and end.deck_size > 0
+    assert decided[WINNABLE] >= 5 and decided[UNWINNABLE] >= 5, decided
+    # a default win the strict rule loses: the only line draws the deck's last cards
+    rules = {"attack": "any", "defeated": "discard"}
+    for victory, want in (("any_time", WINNABLE), ("deck_left", UNWINNABLE)):
+        s = position(hand=C("2S"), castles=C("KS", "KC", "KH", "KD"),
+                     captured=(False, True, True, True), deck=C("AH", "6S", "7S"),
+                     rules={**rules, "victory": victory})
+        for solver in (CompiledSolver(max_nodes=1000), CompiledSolver(max_nodes=1000, **PLAIN),
+                       Solver(max_nodes=1000), Solver(max_nodes=1000, **PLAIN)):
+            assert solver.solve(s).verdict == want, (victory, solver)
+
+
+def test_deck_left_verdicts_agree_on_easy_deals():
+    compiled = CompiledSolver(max_nodes=20_000)
+    decided = 0
+    for seed in range(30):
+        deck = deal_deck(seed)
+        state = State.new_game(difficulty="easy", deck=deck, victory="deck_left")
+        fast = compiled.solve(state)
+        slow = Solver(max_nodes=20_000).solve(state)
+        if UNKNOWN in (fast.verdict, slow.verdict):
+            continue
+        assert fast.verdict == slow.verdict, seed
+        decided += 1
+        if fast.verdict == WINNABLE:
+            assert replay_wins(deck, "easy", fast.line, victory="deck_left")
+            assert replay_wins(deck, "easy", slow.line, victory="deck_left")
+    assert decided >= 20
+
+
 def test_same_budget_same_verdict_and_line():
     deck = deal_deck(11)
     state = State.new_game(difficulty="hard", deck=deck)

@@ -74,6 +74,27 @@ def test_never_claims_a_win_on_a_lost_position():
     assert lost >= 5 and decided >= 3, (lost, decided)
 
 
+def test_victory_deck_left_is_carried_into_the_search():
+    # the option travels in the kernel row (write_state), not as an argument: a line that
+    # must draw the deck's last cards wins only under the default rule
+    from .helpers import C, position
+    rules = {"attack": "any", "defeated": "discard"}
+    for victory, want in (("any_time", WINNABLE), ("deck_left", UNKNOWN)):
+        s = position(hand=C("2S"), castles=C("KS", "KC", "KH", "KD"),
+                     captured=(False, True, True, True), deck=C("AH", "6S", "7S"),
+                     rules={**rules, "victory": victory})
+        result = NestedSearch(level=2, width=4, runs=1).solve(s)
+        assert result.verdict == want, victory
+        if want == WINNABLE:
+            assert replay_state_wins(s, result.line)
+    search = NestedSearch(level=2, width=5, runs=2)
+    for seed in range(4):
+        deck = deal_deck(seed)
+        result = search.solve(State.new_game(difficulty="hard", deck=deck, victory="deck_left"))
+        if result.verdict == WINNABLE:
+            assert replay_wins(deck, "hard", result.line, victory="deck_left")
+
+
 def test_same_position_and_settings_give_the_same_line():
     s = State.new_game(difficulty="very_hard", deck=deal_deck(4))
     a = NestedSearch(level=2, width=4, runs=1, seed=3).solve(s)

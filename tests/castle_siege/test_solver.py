@@ -21,7 +21,9 @@ PLAIN = dict(prune=False, table=False, order=False)   # exhaustive search, no re
 
 
 def replay_state_wins(state: State, line) -> bool:
-    env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="easy")
+    difficulty = state.to_dict()["difficulty"]
+    env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty=difficulty,
+                         **state.rule_options())
     env.reset(options={"state": state.to_dict()})
     for action in line:
         _, _, terminated, truncated, info = env.step(int(action))

@@ -29,11 +29,23 @@ def test_easy_games_include_victories():
     assert stats["won"] > 0 or games(1200) < 1200
 
 
+@pytest.mark.parametrize("victory", ["any_time", "deck_left"])
 @pytest.mark.parametrize("rules", [{"attack": "most_recent"}, {"defeated": "leave_game"},
                                    {"attack": "most_recent", "defeated": "leave_game"}])
-def test_rules_options(rules):
-    stats = lockstep(n_envs=16, n_games=games(400), seed=11, difficulty="medium", **rules)
+def test_rules_options(rules, victory):
+    stats = lockstep(n_envs=16, n_games=games(400), seed=11, difficulty="medium",
+                     victory=victory, **rules)
     assert stats["games"] >= games(400)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "very_hard"])
+def test_victory_deck_left(difficulty):
+    # the strict reading of the victory sentence: an empty deck while a castle stands ends
+    # the game at once (after a draw, Flush Siege, Regroup or the deal); Easy wins a few
+    stats = lockstep(n_envs=16, n_games=games(600), seed=13, difficulty=difficulty,
+                     victory="deck_left", compare_states=True)
+    assert stats["games"] >= games(600)
+    assert stats["reward"] == stats["won"]
 
 
 def test_shaped_reward():

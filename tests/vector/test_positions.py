@@ -16,9 +16,11 @@ def C(*names):
 
 
 def position(hand, columns, castles, phase="battle", discard=(), captured=(False,) * 4,
-             rules=None, difficulty="very_hard", regroup_used=False):
+             rules=None, difficulty="very_hard", regroup_used=False, deck=None):
+    """Cards not placed go to the deck, or, when ``deck`` is given, to the discard pile."""
     placed = list(hand) + [c for col in columns for c in col] + list(castles) + list(discard)
-    deck = [c for c in range(52) if c not in placed]
+    rest = [c for c in range(52) if c not in placed and c not in (deck or ())]
+    deck, discard = (rest, list(discard)) if deck is None else (list(deck), list(discard) + rest)
     return State.from_dict({
         "game": "castle_siege", "difficulty": difficulty,
         "rules": rules or {"attack": "any", "defeated": "discard"},
@@ -49,6 +51,16 @@ POSITIONS = {
                                          C("10S", "10C", "10H", "10D"), phase="precision_strike",
                                          discard=C("5H", "4H", "9H")),
 }
+# the last card of the deck: a Flush Siege (some with a Precision Strike), a Regroup or the
+# end-of-turn deal takes it; under victory="deck_left" that loses at once
+for _victory in ("any_time", "deck_left"):
+    _rules = {"attack": "any", "defeated": "discard", "victory": _victory}
+    POSITIONS[f"last deck card, {_victory}"] = position(
+        C("3H", "4H", "5H", "9S", "KC"), [C("7D"), C("QD"), [], []],
+        C("10S", "10C", "10H", "10D"), rules=_rules, deck=C("KS"))
+    POSITIONS[f"last castle, last deck cards, {_victory}"] = position(
+        C("2S", "3S"), [[], [], [], []], C("KS", "KC", "KH", "KD"),
+        captured=(False, True, True, True), rules=_rules, deck=C("AH", "6S"))
 
 
 @pytest.mark.parametrize("name", sorted(POSITIONS))
@@ -57,8 +69,7 @@ def test_every_legal_action_matches(name):
     legal = np.flatnonzero(start.legal_action_mask())
     assert len(legal) > 0
     envs = CastleSiegeVectorEnv(len(legal), difficulty=start_difficulty(start),
-                                **{"attack": start.attack, "defeated": start.defeated},
-                                reward="shaped")
+                                **start.rule_options(), reward="shaped")
     envs.reset(seed=0)
     for i in range(len(legal)):
         envs.set_state(i, start)

@@ -21,6 +21,7 @@ def lockstep(n_games, seed, illegal_every=0, **kwargs):
     {}, {"difficulty": "easy", "reward": "shaped"},
     {"difficulty": "medium", "attack": "most_recent", "defeated": "leave_game"},
     {"difficulty": "hard", "max_episode_steps": 7},
+    {"difficulty": "easy", "victory": "deck_left"},
 ])
 def test_same_games_as_the_python_env(kwargs):
     lockstep(300, seed=len(kwargs), **kwargs)
@@ -30,10 +31,12 @@ def test_same_penalties():
     assert lockstep(200, seed=1, illegal_every=6, illegal_action="penalty") > 0
 
 
-def test_gymnasium_checker():
+@pytest.mark.parametrize("victory", ["any_time", "deck_left"])
+def test_gymnasium_checker(victory):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(CompiledCastleSiegeEnv(illegal_action="penalty"), skip_render_check=True)
+        check_env(CompiledCastleSiegeEnv(illegal_action="penalty", victory=victory),
+                  skip_render_check=True)
 
 
 def test_reset_options_and_state():
