@@ -10,7 +10,8 @@ Nothing here is a copy kept by hand: every run reads the sources again.
 - ``batched.md``: ``castle_envs/vector/README.md``;
 - ``models/<name>/README.md`` (each model card, at the path its relative links expect) and
   ``models/index.md`` (the list of cards);
-- ``changelog.md``: ``CHANGELOG.md``.
+- ``changelog.md``: ``CHANGELOG.md``;
+- ``source/<script>.md``: the example training scripts of ``experiments/``, whole.
 
 The build needs the ``docs`` extra (it imports castle_envs to make the envs).
 """
@@ -30,6 +31,7 @@ import numpy as np
 from castle_envs.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ("ppo_vec", "rllib_castle_rooms")   # example scripts shown whole (source/<name>.md)
 FRAME_MOVES = 12          # random legal moves played (seeded) before the frame is drawn
 
 
@@ -260,8 +262,9 @@ def env_page(spec) -> tuple[str, bytes]:
         f"| Version | {code(version)} |",
         f"| Rules | [{spec.title}: the rules as implemented](../rules/{module_name}.md) |",
         "",
-        "The sections below are the env module's docstring "
-        f"({code(spec.env_class.split(':')[0])}), read when this page was built.", "",
+        "## Description", "",
+        "This section and the ones after it up to *Action space* are the env module's "
+        f"docstring ({code(spec.env_class.split(':')[0])}), read when this page was built.", "",
         body, "",
         "## Action space", "",
         f"{code(action_space)}, masked: only the moves legal in the position are allowed. "
@@ -312,6 +315,13 @@ def main() -> None:
     write("batched.md", vector.read_text(encoding="utf-8"), vector)
     changelog = ROOT / "CHANGELOG.md"
     write("changelog.md", changelog.read_text(encoding="utf-8"), changelog)
+
+    for script in SCRIPTS:
+        path = ROOT / "experiments" / f"{script}.py"
+        write(f"source/{script}.md",
+              f"# experiments/{script}.py\n\nThe script as it is in the repository (installed "
+              f"as `castle_envs.experiments.{script}`), shown when this site was built.\n\n"
+              f"````python\n{path.read_text(encoding='utf-8').rstrip()}\n````\n", path)
 
     index = ["# Shipped models", "",
              "Each model directory under `models/` has a card (its README), shown here. Load "
