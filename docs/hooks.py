@@ -6,8 +6,10 @@ made of symbolic links (every entry of ``castle_envs/``, plus ``agents/``, ``exp
 mkdocstrings reads the sources statically from there, so ``castle_envs.agents.registry``
 is found although its folder is ``agents/`` at the top of the repository.
 
-``on_page_markdown`` puts a blank line between a paragraph and a list that follows it at
-once: GitHub renders such a list, Python-Markdown would run it into the paragraph.
+``on_page_markdown`` reads lists as GitHub does, where Python-Markdown would not: it puts a
+blank line between a paragraph and a list that follows it at once (else the list runs into
+the paragraph), and indents a nested list item by a multiple of 4 spaces (``   - x`` under
+``2. y`` would otherwise become an item of the outer list).
 """
 from __future__ import annotations
 
@@ -62,6 +64,10 @@ def on_page_markdown(markdown: str, **kwargs) -> str:
     for line in markdown.splitlines():
         if FENCE.match(line):
             fenced = not fenced
+        elif not fenced and (item := LIST_ITEM.match(line)) and len(item.group(1)) % 4 \
+                and out and out[-1].strip() and (LIST_ITEM.match(out[-1]) or out[-1][0] == " "):
+            depth = -(-len(item.group(1)) // 4)          # 1-3 spaces: 4; 5-7: 8
+            line = " " * (4 * depth) + line.lstrip()
         elif not fenced and out and LIST_ITEM.match(line) and out[-1].strip() \
                 and not LIST_ITEM.match(out[-1]) and not out[-1].startswith(("#", "|", " ")) \
                 and not LIST_ITEM.match(line).group(1):
