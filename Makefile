@@ -1,12 +1,16 @@
 # Two entry points a newcomer needs: `make demo` and `make test`. Each creates .venv when
 # missing and installs what it needs (the stamp files make repeat runs fast). The test
 # environment holds every extra, so that no test is skipped for a missing package.
+# `make docs` builds the documentation site into site/ (open site/index.html).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
+# mkdocs-material prints a banner about a future MkDocs 2 on every build; it is no warning
+# about this site (strict mode still fails on any real one)
+DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +21,11 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks,pictures]"
+	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks,pictures,docs]"
+	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[docs]"
 	touch $@
 
 demo: $(VENV)/.installed-train
@@ -26,8 +34,12 @@ demo: $(VENV)/.installed-train
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
+docs: $(VENV)/.installed-docs
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict --site-dir site
+	@echo "open site/index.html (or run: $(BIN)/mkdocs serve)"
+
 bench: $(VENV)/.installed-test
 	$(BIN)/castle-envs bench castle-siege
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis site build/docs-api

@@ -1,0 +1,76 @@
+"""MkDocs hooks of the documentation site (``hooks:`` in mkdocs.yml).
+
+Loading this module lays out ``build/docs-api/castle_envs``: the package as the wheel installs it,
+made of symbolic links (every entry of ``castle_envs/``, plus ``agents/``, ``experiments/``,
+``models/`` and ``configs/`` under the names pyproject.toml's ``package-dir`` gives them).
+mkdocstrings reads the sources statically from there, so ``castle_envs.agents.registry``
+is found although its folder is ``agents/`` at the top of the repository.
+
+``on_page_markdown`` reads lists as GitHub does, where Python-Markdown would not: it puts a
+blank line between a paragraph and a list that follows it at once (else the list runs into
+the paragraph), and indents a nested list item by a multiple of 4 spaces (``   - x`` under
+``2. y`` would otherwise become an item of the outer list).
+"""
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VIEW = ROOT / "build" / "docs-api"
+LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+\S")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _link(link: Path, target: Path) -> None:
+    if link.is_symlink() and Path(os.readlink(link)) == target:
+        return
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    try:
+        link.symlink_to(target, target_is_directory=target.is_dir())
+    except FileExistsError:       # another build made the same link at the same time
+        pass
+
+
+def package_view() -> Path:
+    """``build/docs-api``: ``castle_envs`` as installed, as symbolic links into the checkout."""
+    package = VIEW / "castle_envs"
+    package.mkdir(parents=True, exist_ok=True)
+    mapped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-dir"]
+    wanted = {entry.name: entry for entry in (ROOT / "castle_envs").iterdir()
+              if entry.name != "__pycache__"}
+    for name, folder in mapped.items():
+        wanted[name.removeprefix("castle_envs.")] = ROOT / folder
+    for stale in package.iterdir():
+        if stale.name not in wanted:
+            stale.unlink()
+    for name, target in wanted.items():
+        _link(package / name, target)
+    return VIEW
+
+
+# made as the hook loads, while MkDocs reads mkdocs.yml: the Python handler drops search
+# paths that do not exist when it reads its options, which is before any on_config event
+package_view()
+
+
+def on_page_markdown(markdown: str, **kwargs) -> str:
+    out: list[str] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (item := LIST_ITEM.match(line)) and len(item.group(1)) % 4 \
+                and out and out[-1].strip() and (LIST_ITEM.match(out[-1]) or out[-1][0] == " "):
+            depth = -(-len(item.group(1)) // 4)          # 1-3 spaces: 4; 5-7: 8
+            line = " " * (4 * depth) + line.lstrip()
+        elif not fenced and out and LIST_ITEM.match(line) and out[-1].strip() \
+                and not LIST_ITEM.match(out[-1]) and not out[-1].startswith(("#", "|", " ")) \
+                and not LIST_ITEM.match(line).group(1):
+            out.append("")
+        out.append(line)
+    return "\n".join(out) + "\n"
