@@ -66,7 +66,7 @@ from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, 
                                           PENALTY, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
                                           REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
 
-from .castellion_plan import BIG, bastions, castle_cost, orders_for
+from castle_envs.vector.castellion_plan import BIG, bastions, castle_cost, orders_for
 
 DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
             "info": 30.0, "reveal": 0}

@@ -887,3 +887,8 @@ def first_illegal(mask, actions):
         if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
             return i
     return -1
+
+
+#: public names for the planner's kernels (``castellion_plan``)
+component = _component
+shape_of_group = _shape_of_group

@@ -12,7 +12,7 @@ recovers), where (row, column, a new column), and what it triggers: the castle i
 Traitors beside the lowest ordeal and whether the move brings its encounter and would pass
 it, a Traitor discard's cost, and the *plan cost* of the position after the move: the
 tiles the castle still needs for the lowest ordeal and the two after it
-(``agents.castellion_plan.castle_cost``, the Castellion planner's estimate, with its Assault
+(``vector.castellion_plan.castle_cost``, the Castellion planner's estimate, with its Assault
 and row-removal rules), averaged over the cards a face-down ordeal may be.
 
 It reads only what the player sees: the castle, hand, revealed tiles, the piles' contents by
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..agents.castellion_plan import BIG, _dead, _frame, castle_cost, orders_for
+from .castellion_plan import BIG, castle_cost, dead_cells, frame, orders_for
 from ..castellion.data import (ASSAULT, BLACK_TRAITOR, LEVELS, MENACE, NUM_DEFENDER_KINDS,
                                ORDEALS, ROWS, TRAITOR)
 from . import castellion_kernel as K
@@ -217,8 +217,8 @@ def _group(t, cell):
 def _dead_cells(t):
     fb = np.zeros(4, np.int64)
     sb = np.zeros(3, np.int64)
-    occ = _frame(t[K.CELL:K.CELL + CELLS], 0, fb, sb)
-    d = _dead(occ, sb)
+    occ = frame(t[K.CELL:K.CELL + CELLS], 0, fb, sb)
+    d = dead_cells(occ, sb)
     n = 0
     while d:
         d &= d - np.int64(1)

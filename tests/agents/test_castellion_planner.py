@@ -3,7 +3,7 @@ compiled bastion count agrees with the rules."""
 import numpy as np
 import pytest
 
-from castle_envs.agents.castellion_plan import bastions
+from castle_envs.vector.castellion_plan import bastions
 from castle_envs.agents.castellion_planner import PlannerPolicy
 from castle_envs.agents.registry import make_agent
 from castle_envs.castellion.rules import State, formations_of_boards

@@ -143,7 +143,7 @@ def test_encounter_rows_match_what_the_rules_then_do():
 def _planner_costs(planner, state):
     """The planner's costs of the unresolved ordeals (``PlannerPolicy.value``'s loop):
     each later one on the castle the face-up row-removal cards before it leave."""
-    from castle_envs.agents.castellion_plan import bastions
+    from castle_envs.vector.castellion_plan import bastions
     from castle_envs.agents.castellion_planner import _cells, _drop_rows
     from castle_envs.castellion.data import ORDEALS, ROWS
     cells, avail = _cells(state), planner._avail(state)

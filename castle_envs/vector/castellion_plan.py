@@ -26,8 +26,8 @@ import itertools
 
 import numpy as np
 
-from castle_envs.vector._jit import njit
-from castle_envs.vector.castellion_kernel import _component, _shape_of_group
+from ._jit import njit
+from .castellion_kernel import component, shape_of_group
 
 SIZE = 6
 BIG = 60
@@ -90,7 +90,7 @@ def _popcount(x):
 
 
 @njit(cache=True)
-def _frame(cells, off, fb, sb):
+def frame(cells, off, fb, sb):
     """The castle's boards shifted ``off`` columns right in the frame; returns occupied."""
     occ = 0
     for f in range(4):
@@ -109,7 +109,7 @@ def _frame(cells, off, fb, sb):
 
 
 @njit(cache=True)
-def _dead(occ, sb):
+def dead_cells(occ, sb):
     """Empty cells above the foundation that no shape may fill (rule 3)."""
     dead = ~occ & ~np.int64(_ROW0) & np.int64((1 << 36) - 1)
     for s in range(3):
@@ -194,8 +194,8 @@ def castle_cost(cells, orders, avail, rows):
     chosen_f = np.zeros(max(n, 1), np.int64)
     best = BIG
     for off in range(SIZE - width + 1):
-        occ = _frame(cells, off, fb, sb)
-        dead = _dead(occ, sb)
+        occ = frame(cells, off, fb, sb)
+        dead = dead_cells(occ, sb)
         for o in range(orders.shape[0]):
             c = _plan(occ, fb, dead, orders[o], avail, need_rows, SITE_P, SITE_N, SITE_U,
                       SITE_START, chosen_p, chosen_f)
@@ -218,8 +218,8 @@ def bastions(cells):
             if k >= 0 and k // 3 == f:
                 board |= np.int64(1) << np.int64(i)
         while board:
-            comp = _component(board, board & -board)
+            comp = component(board, board & -board)
             board &= ~comp
-            if _shape_of_group(comp) == 1:
+            if shape_of_group(comp) == 1:
                 count += 1
     return count
