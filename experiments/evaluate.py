@@ -11,7 +11,7 @@ the same alone, anywhere in a longer run, and with any number of workers. Multi-
 the agent in seat ``i mod players`` with ``--opponent`` (default random) in the others.
 
 Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
-length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Castellion's
+length, mean per-episode rule-event counts (Castle Siege's ``info["events_<name>"]``, Castellion's
 ordeals passed); and for every pair of agents the paired difference on the common deals
 (win rate, return and each event count: mean with its 95% interval). Written to ``--out`` (default ``results/``) as
 ``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), ``<name>-deals.csv`` (every
