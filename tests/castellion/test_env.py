@@ -168,7 +168,7 @@ def test_render_modes(level):
     env = CastellionEnv(level, render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
-    assert isinstance(text, str) and "Castellion" in text and "decision: draw" in text
+    assert isinstance(text, str) and "Castellion" in text and "decision: Draw a tile" in text
     env = CastellionEnv(level, render_mode="rgb_array")
     env.reset(seed=1)
     for _ in range(30):
