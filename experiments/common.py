@@ -163,3 +163,31 @@ def read_json_lines(path, flag: str, keys=()):
 
 def _no_json_constant(name):
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+# --- the studies' dependency-free SVG plots -------------------------------------------------
+#: the advance of one character, in em, that the SVG plots lay text out with: DejaVu Sans'
+#: widest common glyphs (the usual sans-serif on Linux; Helvetica and Arial are narrower), so
+#: a label placed with it stays inside the picture whatever the viewer's font
+SVG_ADVANCE = 0.64
+
+
+def svg_text_width(text: str, size: float = 11) -> float:
+    """The width a plot reserves for ``text`` at ``size`` px."""
+    return len(text) * size * SVG_ADVANCE
+
+
+def svg_legend(names: list[str], colours: dict, x: float, y: float, size: float = 11) -> list[str]:
+    """A row of dot + name legend entries from ``x`` at baseline ``y``, each spaced by its
+    name's width; returns the SVG elements."""
+    out = []
+    for name in names:
+        colour = colours.get(name, "#636363")
+        out.append(f'<circle cx="{x + 4:.1f}" cy="{y - 4:.1f}" r="3.5" fill="{colour}"/>')
+        out.append(f'<text x="{x + 12:.1f}" y="{y:.1f}">{name}</text>')
+        x += 12 + svg_text_width(name, size) + 18
+    return out
+
+
+def svg_legend_width(names: list[str], size: float = 11) -> float:
+    return sum(12 + svg_text_width(n, size) + 18 for n in names)

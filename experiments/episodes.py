@@ -38,19 +38,31 @@ def _agent(spec: str, game: str, seat: int):
     return _AGENTS[key]
 
 
+#: info entries that are codes or flags, not counters (Castellion's ``phase`` is an index
+#: into ``PHASE_NAMES``)
+_NOT_COUNTERS = ("action_mask", "won", "illegal_action", "phase")
+
+
 def _numeric_info(info: dict) -> dict:
-    """The per-episode counters an env reports: ``info["events"]`` and other numeric
-    entries (e.g. Castellion's ordeals passed)."""
+    """The per-episode counters an env reports, by name: Castle Siege's ``events_<name>``
+    info entries as ``<name>`` (evaluate writes them as the ``events_<name>`` columns), a
+    multi-player game's ``{"events": state.event_counts()}`` likewise, and the other scalar
+    numbers (e.g. Castellion's ``ordeals_passed``); arrays, bools and codes are left out."""
     out = {}
+
+    def number(v):
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+            v, (bool, np.bool_))
+
     for key, value in info.items():
-        if key in ("action_mask", "won"):
+        if key in _NOT_COUNTERS:
             continue
         if isinstance(value, dict):
             for k, v in value.items():
-                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+                if number(v):
                     out[k] = float(v)
-        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-            out[key] = float(value)
+        elif number(value):
+            out[key.removeprefix("events_")] = float(value)
     return out
 
 

@@ -11,7 +11,7 @@ the same alone, anywhere in a longer run, and with any number of workers. Multi-
 the agent in seat ``i mod players`` with ``--opponent`` (default random) in the others.
 
 Reported per agent and variant: win rate with its 95% Wilson interval, mean return, mean
-length, mean per-episode rule-event counts (Castle Siege ``info["events"]``, Castellion's
+length, mean per-episode rule-event counts (Castle Siege's ``info["events_<name>"]``, Castellion's
 ordeals passed); and for every pair of agents the paired difference on the common deals
 (win rate, return and each event count: mean with its 95% interval). Written to ``--out`` (default ``results/``) as
 ``<name>.json`` and ``<name>.csv`` (+ ``<name>-paired.csv``), ``<name>-deals.csv`` (every
@@ -467,6 +467,11 @@ def win_axis_top(highs) -> float:
     return min(1.0, max(0.05, 1.2 * max(highs, default=0.0)))
 
 
+#: the smallest figure a plot is drawn in (inches at 100 dpi): room for the title, the axis
+#: labels and the legend however few variants and agents there are
+MIN_FIGURE = (6.4, 4.0)
+
+
 def plot_win_rates(summary: dict, path: str) -> str | None:
     """Win rate with its interval per agent × variant; None (and a message) without matplotlib."""
     try:
@@ -476,11 +481,27 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
     except ImportError:
         log.warning("(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
         return None
+    fig = win_rate_figure(summary)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def win_rate_figure(summary: dict):
+    """The figure ``plot_win_rates`` saves: at least ``MIN_FIGURE``, wider when the variants,
+    the title or the legend need it, laid out by matplotlib's layout engine
+    (``layout="constrained"``, tight_layout's successor, which also places legends outside
+    the axes) so that the title, the tick labels and the legend (below the axes, as many
+    columns as fit) lie inside it."""
+    import matplotlib.pyplot as plt
+
     key = summary["variant_arg"]
     variants = list(dict.fromkeys(r[key] for r in summary["results"]))
     agents = summary["agents"]
-    fig, ax = plt.subplots(figsize=(1.5 + 1.6 * len(variants), 3.5))
+    fig, ax = plt.subplots(figsize=(max(MIN_FIGURE[0], 1.5 + 1.6 * len(variants)),
+                                    MIN_FIGURE[1]), dpi=100, layout="constrained")
     width = 0.8 / len(agents)
+    handles = []
     for k, agent in enumerate(agents):
         rows = [next(r for r in summary["results"] if r["agent"] == agent and r[key] == v)
                 for v in variants]
@@ -488,14 +509,35 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
         y = np.array([r["win_rate"] for r in rows])
         err = np.array([[r["win_rate"] - r["win_low"] for r in rows],
                         [r["win_high"] - r["win_rate"] for r in rows]])
-        bars = ax.bar(x, y, width, yerr=err, capsize=3, label=agent)
+        bars = ax.bar(x, y, width, yerr=err, capsize=3)
+        handles.append(bars)
         ax.bar_label(bars, [f"{v:.1%}" for v in y], padding=2, fontsize=7)
     ax.set_xticks(np.arange(len(variants)), [str(v) for v in variants])
     ax.set_ylabel("win rate (95% Wilson)")
     ax.set_ylim(0, win_axis_top([r["win_high"] for r in summary["results"]]))
-    ax.set_title(f"{summary['game']}, {summary['episodes']} episodes each")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    title = ax.set_title(f"{summary['game']}, {summary['episodes']} episodes each")
+    # handles and labels given: matplotlib would drop a label starting with "_"
+    _fit_figure(fig, title, handles, [str(a) for a in agents])
+    return fig
+
+
+def _fit_figure(fig, title, handles, labels) -> None:
+    """The legend below the axes in rows of as many entries as the figure's width holds; the
+    figure widened until the title and the legend's widest entry fit."""
+    renderer = fig.canvas.get_renderer()
+    legend = None
+    for _ in range(4):
+        if legend is not None:
+            legend.remove()
+        probe = fig.legend(handles, labels, fontsize=8, ncols=1, loc="outside lower center")
+        entry_w = probe.get_window_extent(renderer).width
+        probe.remove()
+        ncols = max(1, min(len(labels), int((fig.bbox.width - 20) // max(entry_w, 1.0))))
+        legend = fig.legend(handles, labels, fontsize=8, ncols=ncols,
+                            loc="outside lower center", frameon=False)
+        fig.canvas.draw()
+        need = max(title.get_window_extent(renderer).width,
+                   legend.get_window_extent(renderer).width) + 20
+        if need <= fig.bbox.width:
+            return
+        fig.set_figwidth(need / fig.dpi)

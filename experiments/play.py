@@ -7,14 +7,20 @@ move contains) plays it; a text that several moves contain lists just those (``J
 ``JD`` shows every move with the Jack of diamonds). ``?`` prints the notation's legend and
 the commands, ``save [FILE]`` writes the game record (``castle-envs replay FILE`` shows it;
 ``--save FILE`` writes it when the game ends), ``q`` quits. Bad input gets a message and a new
-prompt, never a crash. In the multi-player games the person holds the seats in ``--human``
+prompt, never a crash. Castle Siege's moves are listed by usefulness (captures, Royal
+Assaults and exact hits first, then the other moves, then over-kill attacks by the rank they
+waste, fewest cards first); what a move set off (a Precision Strike, a Flush Siege's draw, a
+capture, the next turn's defenders...) is announced after it; text is wrapped to the
+terminal's width, between words. In the multi-player games the person holds the seats in ``--human``
 (default 0; ``--hotseat`` for all) and the ``--opponent`` agent (default the game's
 heuristic) plays the others.
 """
 from __future__ import annotations
 
 import re
+import shutil
 import sys
+import textwrap
 import unicodedata
 
 import numpy as np
@@ -42,6 +48,9 @@ def add_parser(sub):
                    help="write the game record to FILE when the game ends or you quit")
     p.add_argument("--page", type=int, default=PAGE, metavar="N",
                    help=f"moves listed at a time (default {PAGE})")
+    p.add_argument("--width", type=int, default=None, metavar="N",
+                   help="wrap text to N columns, between words (default: the terminal's "
+                        "width, 80 when unknown; 0: no wrapping)")
     p.set_defaults(run=run)
 
 
@@ -50,12 +59,15 @@ def run(args, stdin=None, stdout=None) -> int:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.page < 1:
         raise ValueError(f"--page must be at least 1, got {args.page}")
+    if args.width is not None and args.width < 0:
+        raise ValueError(f"--width must be 0 (no wrapping) or more, got {args.width}")
     spec, variant = game_and_variant(args)
     env = spec.make(render_mode="ansi", **variant)
     render = __import__(f"castle_envs.{spec.slug.replace('-', '_')}.render",
                         fromlist=["LEGEND"])
     session = Session(stdin or sys.stdin, stdout or sys.stdout, spec.slug,
-                      getattr(render, "LEGEND", ""), args.page)
+                      getattr(render, "LEGEND", ""), args.page, width=args.width,
+                      events=getattr(render, "events", None))
     game = _Game(spec, variant, args.seed, args.save)
     try:
         return _play(spec, env, game, session, args)
@@ -106,16 +118,36 @@ class Session:
     """The terminal: paged move lists, filters, commands; ``choose`` returns an action id,
     ``None`` to quit, or ``"save"`` with ``self.save_path`` set."""
 
-    def __init__(self, stdin, stdout, game: str = "", legend: str = "", page: int = PAGE):
+    def __init__(self, stdin, stdout, game: str = "", legend: str = "", page: int = PAGE,
+                 width: int | None = None, events=None):
         self.stdin, self.stdout = stdin, stdout
         self.cards = game == "castle-siege"
         self.describe = describer(game) if game else (lambda s, a: s.describe_action(a))
+        self.order_key = _siege_usefulness if game == "castle-siege" else None
         self.legend = legend
         self.page_size = page
         self.legend_shown = False
+        #: the columns text is wrapped to (None: the terminal's, 80 when unknown; 0: none)
+        self.width = width
+        #: ``events(before, after)``: what a move set off, in words (the render module's)
+        self.events = events
+
+    def columns(self) -> int:
+        """The width text is wrapped to (at least 20), 0 for none."""
+        if self.width is not None:
+            return self.width and max(20, self.width)
+        return max(20, shutil.get_terminal_size((80, 24)).columns)
 
     def say(self, text=""):
-        print(text, file=self.stdout, flush=True)
+        width = self.columns()
+        print(wrap(str(text), width) if width else text, file=self.stdout, flush=True)
+
+    def announce(self, before, after) -> None:
+        """Each event the move from ``before`` to ``after`` set off, on its own line."""
+        if self.events is None:
+            return
+        for note in self.events(before, after):
+            self.say(f"  * {note}")
 
     def _read(self):
         self.stdout.write("move> ")
@@ -126,7 +158,7 @@ class Session:
             return f"\0unreadable input ({type(err).__name__})\n"
 
     def choose(self, state, mask, board=None):
-        legal, texts = _ordered(state, mask, self.describe)
+        legal, texts = _ordered(state, mask, self.describe, self.order_key)
         keys = [normalize(t, self.cards) for t in texts]
         codes = [normalize(str(state.actions.decode(a)), self.cards) for a in legal]
         if not self.legend_shown and self.legend:
@@ -229,17 +261,62 @@ def _head(text: str) -> str:
     return text.partition(" with ")[0]
 
 
-def _ordered(state, mask, describe) -> tuple[list[int], list[str]]:
-    """The legal actions and their words, moves with one head together (all attacks on one
-    defender), fewest cards first; numbers in the list index this order."""
+def _ordered(state, mask, describe, key=None) -> tuple[list[int], list[str]]:
+    """The legal actions and their words; numbers in the list index this order. With
+    ``key`` (``key(state, action)``, e.g. ``_siege_usefulness``) sorted by it; else moves
+    with one head together (all attacks on one defender), fewest cards first."""
     legal = [int(a) for a in np.flatnonzero(mask)]
     texts = [describe(state, a) for a in legal]
+    if key is not None:
+        order = sorted(range(len(legal)), key=lambda i: (key(state, legal[i]), i))
+        return [legal[i] for i in order], [texts[i] for i in order]
     rank: dict[str, int] = {}
     for t in texts:
         rank.setdefault(_head(t), len(rank))
     order = sorted(range(len(legal)),
                    key=lambda i: (rank[_head(texts[i])], texts[i].count(" + "), i))
     return [legal[i] for i in order], [texts[i] for i in order]
+
+
+#: Castle Siege's move classes, most useful first (``_siege_usefulness``)
+CAPTURE, ROYAL, EXACT, OTHER, OVERKILL = range(5)
+
+
+def _siege_usefulness(state, action: int) -> tuple[int, int, int]:
+    """Castle Siege: (class, rank wasted, cards) — captures, Royal Assault's castle choices,
+    exact hits (a Precision Strike), then the other moves (regroup, end the battle, a
+    recycle, a discard), then over-kill attacks by how far their sum exceeds the defender's
+    rank, fewest cards first."""
+    from castle_envs.castle_siege.actions import Play, RoyalCapture
+    from castle_envs.castle_siege.cards import RANKS
+    move = state.actions.decode(action)
+    if isinstance(move, RoyalCapture):
+        return (ROYAL, 0, 0)
+    if not isinstance(move, Play):
+        return (OTHER, 0, 0)
+    cards = len(move.slots)
+    if state._castle_index(move.target) >= 0:
+        return (CAPTURE, 0, cards)
+    waste = sum(RANKS[int(state.hand[i])] for i in move.slots) - RANKS[move.target]
+    return (EXACT, 0, cards) if waste == 0 else (OVERKILL, waste, cards)
+
+
+_NUMBERED = re.compile(r"^(\s*\d+\s+|\s*[-*]\s+|\s*)")
+
+
+def wrap(text: str, width: int) -> str:
+    """Each line of ``text`` wrapped to ``width`` columns between words (never inside one),
+    continuation lines indented under the line's text (after a move number or a bullet)."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * len(_NUMBERED.match(line).group(1))
+        out.extend(textwrap.wrap(line, width, subsequent_indent=indent,
+                                 break_long_words=False, break_on_hyphens=False)
+                   or [line])
+    return "\n".join(out)
 
 
 def _groups(texts: list[str], limit: int = 16) -> list[str]:
@@ -322,8 +399,10 @@ def _play_solitaire(env, game, session) -> int:
         if action is None:
             return _finish(game, env, session, abandoned=True)
         session.say(f"> {session.describe(_rules(env), action)}")
+        before = _rules(env).clone()
         obs, reward, terminated, truncated, info = env.step(action)
         game.step(action, _rules(env))
+        session.announce(before, _rules(env))
         total += reward
         if terminated or truncated:
             session.say(env.render())
@@ -354,8 +433,10 @@ def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> in
             state = _rules(env).player_view(seat) if opponent.needs_state else None
             action = opponent.act(obs, mask, state)
         session.say(f"{agent}: {session.describe(_rules(env), action)}")
+        before = _rules(env).clone()
         env.step(action)
         game.step(action, _rules(env))
+        session.announce(before, _rules(env))
     session.say(env.render())
     session.say("game over: " + ", ".join(f"{a} {r:+g}" for a, r in totals.items()))
     return _finish(game, env, session, abandoned=False)

@@ -430,7 +430,12 @@ def read_summary(path: str) -> dict:
 def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     """A dependency-free SVG: per difficulty, the solver's winnable interval (proven wins to
     wins + unknowns, 95%) as a bar, random play's win rate as a dot, and the win rates of
-    the agents in ``agents`` ({difficulty: {name: (rate, low, high, n)}}) with intervals."""
+    the agents in ``agents`` ({difficulty: {name: (rate, low, high, n)}}) with intervals.
+    A series with no games (a summary whose random play was skipped, an agent with no
+    episodes) is not drawn, nor named in the legend; every text lies inside the picture
+    (``viewBox``), its width reserved with ``common.svg_text_width``."""
+    from .common import svg_legend, svg_legend_width, svg_text_width
+
     agents = agents or {}
     order = {d: i for i, d in enumerate(DIFFICULTIES)}
     rows = sorted(summaries, key=lambda s: (order[s["difficulty"]], -s["deals"]))
@@ -439,18 +444,38 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
         if s["difficulty"] not in seen:
             seen.add(s["difficulty"])
             picked.append(s)
-    w, h, left, top, plot_h = 600, 310, 60, 30, 200
+    title = "Castle Siege: share of deals winnable (solver) vs random play and agents"
+    note = ("bar: solver, 95% interval from proven wins only to wins + unknowns; "
+            "dark line: proven share")
+    series = []                         # per difficulty: {name: (rate, low, high)}
+    for s in picked:
+        marks = {}
+        random_play = s["random"]
+        if int(random_play.get("games", 0) or 0) > 0 and random_play["win_rate"] is not None:
+            marks["random"] = (random_play["win_rate"], *random_play["interval_95"])
+        for name, (rate, low, high, n) in agents.get(s["difficulty"], {}).items():
+            if n > 0 and name not in marks:     # the summary's own random play comes first
+                marks[name] = (rate, low, high)
+        series.append(marks)
+    drawn = {n for marks in series for n in marks}
+    names = [n for n in ["random"] + sorted(drawn - {"random"}) if n in drawn]
+    left, top, plot_h = 60, 30, 200
+    most = max([len(m) for m in series] + [0])
+    slot = max(80.0, 36 + 2 * (8 + 9 * most))    # each difficulty's width: bar and marks
+    w = max(600.0, left + 20 + slot * len(picked), left + svg_text_width(note) + 20,
+            svg_text_width(title, 13) + 20, left + svg_legend_width(names) + 20)
+    h = top + plot_h + 80
     gap = (w - left - 20) / max(1, len(picked))
     y = lambda v: top + plot_h * (1 - v)   # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="11">',
-           f'<text x="{w / 2}" y="16" text-anchor="middle" font-size="13">Castle Siege: '
-           'share of deals winnable (solver) vs random play</text>']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
+           f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{w / 2:.1f}" y="16" text-anchor="middle" font-size="13">{title}</text>']
     for t in (0, 0.25, 0.5, 0.75, 1.0):
-        out.append(f'<line x1="{left}" x2="{w - 20}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+        out.append(f'<line x1="{left}" x2="{w - 20:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
                    'stroke="#ddd"/>')
         out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
-    for i, s in enumerate(picked):
+    for i, (s, marks) in enumerate(zip(picked, series)):
         x = left + gap * (i + 0.5)
         lo, hi = s["winnable_interval_95"]
         won = s["winnable_fraction"]
@@ -458,26 +483,18 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
                    f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="#9ecae1" stroke="#3182bd"/>')
         out.append(f'<line x1="{x - 18:.1f}" x2="{x + 18:.1f}" y1="{y(won):.1f}" '
                    f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2"/>')
-        marks = {"random": (s["random"]["win_rate"] or 0.0, *s["random"]["interval_95"])}
-        for name, (rate, low, high, _) in agents.get(s["difficulty"], {}).items():
-            if name != "random":
-                marks[name] = (rate, low, high)
         for k, (name, (rate, low, high)) in enumerate(marks.items()):
             cx, colour = x + 26 + 9 * k, AGENT_COLOURS.get(name, "#636363")
             out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
-                       f'y2="{y(low):.1f}" stroke="{colour}"/>')
-            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}"/>')
+                       f'y2="{y(low):.1f}" stroke="{colour}" data-series="{name}"/>')
+            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}" '
+                       f'data-series="{name}"/>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
                    f'{s["difficulty"]}</text>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
                    f'fill="#555">n={s["deals"]}, {s["budget"]}</text>')
-    out.append(f'<text x="{left}" y="{h - 22}" fill="#555">bar: solver, 95% interval from '
-               'proven wins only to wins + unknowns; dark line: proven share</text>')
-    names = ["random"] + sorted({n for d in agents.values() for n in d} - {"random"})
-    for k, name in enumerate(names):
-        colour = AGENT_COLOURS.get(name, "#636363")
-        out.append(f'<circle cx="{left + 4 + 90 * k}" cy="{h - 11}" r="3.5" fill="{colour}"/>')
-        out.append(f'<text x="{left + 12 + 90 * k}" y="{h - 7}">{name}</text>')
+    out.append(f'<text x="{left}" y="{h - 26}" fill="#555">{note}</text>')
+    out += svg_legend(names, AGENT_COLOURS, left, h - 8)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

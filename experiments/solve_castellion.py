@@ -284,21 +284,33 @@ def read_agent_csv(paths: list[str]) -> dict:
 def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     """Two panels, dependency-free SVG. Left: per level, the winnable share's 95% interval
     (proven wins only .. wins + unknowns) as a bar, the proven share as a dark line, and the
-    agents' win rates with intervals. Right: the proven winnable share against the node
-    budget (the budget curve), one line per level."""
+    agents' win rates with intervals (an agent with no episodes at a level is not drawn).
+    Right: the proven winnable share against the node budget (the budget curve), one line per
+    level, labelled at its end. Every text lies inside the picture (``viewBox``): the curves
+    stop short of the right edge by their labels' width (``common.svg_text_width``)."""
+    from .common import svg_legend, svg_legend_width, svg_text_width
+
     agents = agents or {}
     rows = [s for lv in LEVELS for s in summaries if s["level"] == lv]
-    w, h, top, plot_h = 760, 320, 40, 200
+    title = "Castellion: deals winnable with perfect information (solver) vs agents"
+    note = "bar: 95% interval from proven wins only to wins + unknowns; dark line: proven share"
+    drawn = {lv: {n: v for n, v in sorted(agents.get(lv, {}).items()) if v[3] > 0}
+             for lv in LEVELS}
+    names = sorted({n for lv in drawn.values() for n in lv})
+    curves = [s for s in rows if s.get("budget_curve")]
+    label_w = max([svg_text_width(s["level"]) for s in curves] + [0.0])
+    w = max(760.0, svg_text_width(title, 13) + 20, 50 + svg_text_width(note) + 20,
+            50 + svg_legend_width(names) + 20)
+    h, top, plot_h = 320, 40, 200
     y = lambda v: top + plot_h * (1 - v)   # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="11">',
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
+           f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
            '<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{w / 2}" y="18" text-anchor="middle" font-size="13">Castellion: deals '
-           'winnable with perfect information (solver) vs agents</text>']
+           f'<text x="{w / 2:.1f}" y="18" text-anchor="middle" font-size="13">{title}</text>']
     left, right = 50, 380
     for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
         for t in (0, 0.25, 0.5, 0.75, 1.0):
-            out.append(f'<line x1="{x0}" x2="{x1}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+            out.append(f'<line x1="{x0}" x2="{x1:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
                        'stroke="#ddd"/>')
             out.append(f'<text x="{x0 - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
     gap = (right - 20 - left) / max(1, len(rows))
@@ -314,23 +326,22 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
                    f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2.5"/>')
         out.append(f'<text x="{x - 20:.1f}" y="{y(won) + 4:.1f}" text-anchor="end" '
                    f'fill="#08306b">{won:.1%}</text>')
-        for k, (name, (rate, low, high, _)) in enumerate(sorted(agents.get(s["level"],
-                                                                           {}).items())):
+        for k, (name, (rate, low, high, _)) in enumerate(drawn.get(s["level"], {}).items()):
             cx, c = x + 24 + 9 * k, AGENT_COLOURS.get(name, "#636363")
             out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
-                       f'y2="{y(low):.1f}" stroke="{c}"/>')
-            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{c}"/>')
+                       f'y2="{y(low):.1f}" stroke="{c}" data-series="{name}"/>')
+            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{c}" '
+                       f'data-series="{name}"/>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
                    f'{s["level"]}</text>')
         out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
                    f'fill="#555">n={s["deals"]}</text>')
-    # the budget curves
-    curves = [s for s in rows if s.get("budget_curve")]
+    # the budget curves, ending a label's width (and a gap) short of the right edge
     budgets = sorted({r["budget_nodes"] for s in curves for r in s["budget_curve"]})
     if budgets:
         import math
         lo_b, hi_b = math.log10(budgets[0]), math.log10(budgets[-1])
-        x0, x1 = right + 60, w - 30
+        x0, x1 = right + 60, w - 14 - label_w - 6
         bx = lambda b: x0 + (x1 - x0) * ((math.log10(b) - lo_b) / max(hi_b - lo_b, 1e-9))  # noqa: E731
         for b in budgets:
             out.append(f'<text x="{bx(b):.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
@@ -338,6 +349,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
         out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{top + plot_h + 30}" '
                    'text-anchor="middle" fill="#555">node budget per deal (proven winnable '
                    'share)</text>')
+        ends = []
         for s in curves:
             colour = LEVEL_COLOURS[s["level"]]
             pts = [(bx(r["budget_nodes"]), y(r["winnable"] / s["deals"]))
@@ -346,14 +358,16 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
                 colour, " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)))
             for a, b in pts:
                 out.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{colour}"/>')
-            a, b = pts[-1]
-            out.append(f'<text x="{a + 4:.1f}" y="{b - 4:.1f}" fill="{colour}">'
-                       f'{s["level"]}</text>')
-    out.append(f'<text x="{left}" y="{h - 24}" fill="#555">bar: 95% interval from proven wins '
-               'only to wins + unknowns; dark line: proven share</text>')
-    for k, name in enumerate(sorted({n for d in agents.values() for n in d})):
-        c = AGENT_COLOURS.get(name, "#636363")
-        out.append(f'<circle cx="{left + 4 + 90 * k}" cy="{h - 9}" r="3.5" fill="{c}"/>')
-        out.append(f'<text x="{left + 12 + 90 * k}" y="{h - 5}">{name}</text>')
+            ends.append([pts[-1][1] + 4, pts[-1][0], s["level"], colour])
+        # the end labels, right of each curve's last point, moved apart to be readable
+        ends.sort()
+        for k in range(1, len(ends)):
+            ends[k][0] = max(ends[k][0], ends[k - 1][0] + 12)
+        for k in range(len(ends) - 1, -1, -1):
+            ends[k][0] = min(ends[k][0], top + plot_h + 4 - 12 * (len(ends) - 1 - k))
+        for by, a, level, colour in ends:
+            out.append(f'<text x="{a + 6:.1f}" y="{by:.1f}" fill="{colour}">{level}</text>')
+    out.append(f'<text x="{left}" y="{h - 24}" fill="#555">{note}</text>')
+    out += svg_legend(names, AGENT_COLOURS, left, h - 5)
     out.append("</svg>")
     return "\n".join(out) + "\n"

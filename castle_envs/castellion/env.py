@@ -49,8 +49,15 @@ Python's ``"CastellionEnv.__init__() got an unexpected keyword argument ..."``.
 "exam-3b"]``; ``castle_envs.castellion.data.ORDEALS``). ``state``: a ``State.to_dict()`` to
 start from (excludes the others).
 
-**Info.** ``action_mask`` (bool, 137), ``phase`` (the pending decision's name),
-``ordeals_passed``, ``formations`` ((towers, bastions, lines)), ``won``.
+**Info.** The same keys, of the same types and shapes, at every step (numbers, bools and
+arrays only, so replay buffers and vector envs stack them): ``action_mask`` (bool array,
+137); ``phase`` (int: the pending decision, an index into
+``castle_envs.castellion.rules.PHASE_NAMES``: 0 draw, 1 defender, 2 traitor, 3 destroy,
+4 juggle, 5 reveal, 6 recover, 7 pyro_lift, 8 pyro_move, 9 reveal_ordeal, 10 over);
+``ordeals_passed`` (int, 0-3); ``formations`` (int64 array of shape (3,): the towers,
+bastions and lines of defense now in the castle); ``won`` (bool); with
+``illegal_action="penalty"`` also ``illegal_action`` (bool: True on the step that ended the
+episode with the penalty, False otherwise).
 ``env.unwrapped.winners()``: ``[0]`` on a win, ``[]`` otherwise.
 """
 from __future__ import annotations
@@ -75,6 +82,13 @@ KEYWORDS = ("level", "render_mode", "reward", "illegal_action", "illegal_action_
             "max_episode_steps", "observation")
 RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
                  "safe_top": None, "ordeals": None, "state": None}
+
+
+def game_info(phase, ordeals_passed, formations, won) -> dict:
+    """The game's info entries: ``phase`` (the int code, ``PHASE_NAMES[phase]`` its name),
+    ``ordeals_passed``, ``formations`` (int64 array: towers, bastions, lines), ``won``."""
+    return {"phase": int(phase), "ordeals_passed": int(ordeals_passed),
+            "formations": np.array(formations, dtype=np.int64), "won": bool(won)}
 
 
 class CastellionEnv(MaskedSolitaireEnv):
@@ -125,8 +139,7 @@ class CastellionEnv(MaskedSolitaireEnv):
         return (after.current - before) / 3.0
 
     def _info(self, state):
-        return {"phase": PHASE_NAMES[state.phase], "ordeals_passed": state.current,
-                "formations": state.formations(), "won": bool(state.won)}
+        return game_info(state.phase, state.current, state.formations(), state.won)
 
     def _render_ansi(self, state):
         return render_ansi(state)

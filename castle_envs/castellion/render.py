@@ -60,9 +60,7 @@ def render_ansi(state: State) -> str:
         lines_out.append("VICTORY" if state.won else
                          f"DEFEAT at ordeal {state.current + 1}")
     else:
-        why = ("", "Traitor discarded", "Pyro", "Assault penalty")[state.destroy_reason]
-        extra = f" ({state.destroy_left} to destroy: {why})" if state.destroy_left else ""
-        lines_out.append(f"decision: {PHASE_NAMES[state.phase]}{extra}")
+        lines_out.append(f"decision: {prompt(state)}")
     return "\n".join(lines_out) + "\n"
 
 

@@ -39,8 +39,15 @@ Python's ``"CastleSiegeEnv.__init__() got an unexpected keyword argument ..."``.
 ``{"state": State.to_dict()}`` starts from a saved position. Card id = suit·13 + rank − 1
 with suits ♠ ♣ ♥ ♦ (``castle_envs.castle_siege.cards``).
 
-**Info.** ``action_mask`` (bool, 1676), ``events`` (precision strikes, flush sieges,
-royal assaults, regroups, castles captured, defenders defeated, turns), ``won``.
+**Info.** The same keys, of the same types, at every step (numbers, bools and arrays
+only, so replay buffers and vector envs stack them): ``action_mask`` (bool array, 1676);
+``won`` (bool); the rule-event counters so far in the game, one int each, named
+``events_<name>`` for every name of ``castle_envs.castle_siege.rules.EVENTS``
+(``INFO_EVENT_KEYS``): ``events_precision_strikes``, ``events_flush_sieges``,
+``events_flush_draws`` (cards drawn by Flush Sieges), ``events_royal_assaults``,
+``events_regroups``, ``events_castles_captured``, ``events_defenders_defeated``,
+``events_turns``; with ``illegal_action="penalty"`` also ``illegal_action`` (bool: True on
+the step that ended the episode with the penalty, False otherwise).
 ``env.unwrapped.winners()`` asks who won as every env answers it: ``[0]`` on a win, ``[]``
 otherwise.
 
@@ -67,6 +74,14 @@ REWARDS = ("win", "shaped")
 KEYWORDS = ("difficulty", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
             "max_episode_steps", "observation")
 _DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
+#: the info keys of the event counters, in ``EVENTS`` order
+INFO_EVENT_KEYS = tuple(f"events_{name}" for name in EVENTS)
+
+
+def event_info(counts) -> dict:
+    """The ``events_<name>`` info entries (Python ints) of the counters ``counts``, in
+    ``EVENTS`` order."""
+    return dict(zip(INFO_EVENT_KEYS, (int(c) for c in counts)))
 
 
 class CastleSiegeEnv(MaskedSolitaireEnv):
@@ -119,7 +134,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         return won + 0.01 * defeated + 0.1 * captured
 
     def _info(self, state):
-        return {"events": state.event_counts(), "won": bool(state.won)}
+        return {**event_info(state.events), "won": bool(state.won)}
 
     def _render_ansi(self, state):
         return render_ansi(state)

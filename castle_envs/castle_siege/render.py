@@ -12,11 +12,12 @@ import numpy as np
 from ..core.scene import (BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
                           Scene)
 from .cards import CASTLE_NAMES, RANK_NAMES, card_name
-from .rules import (BATTLE, DIFFICULTIES, DISCARD, PHASE_NAMES, PRECISION, ROYAL, State)
+from .rules import (BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State)
 
 #: what the notation means (``castle-envs play`` prints it)
 LEGEND = ("Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H D also work). "
-          "Hand slots count from 0, lowest card first. Attack a defender with cards summing to "
+          "Hand slots count from 0 in the order the hand is shown: by suit (♠ ♣ ♥ ♦), then by "
+          "rank within a suit. Attack a defender with cards summing to "
           "at least its rank (exactly: Precision Strike, recycle a discard); capture a castle "
           "with no defenders left by summing exactly to its rank; J+Q+K of three suits: Royal "
           "Assault.")
@@ -24,7 +25,7 @@ LEGEND = ("Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H
 
 def render_ansi(state: State) -> str:
     lines = [f"Castle Siege  turn {state.turn}  deck {state.deck_size}  "
-             f"discard {int(state.discard.sum())}  phase {PHASE_NAMES[state.phase]}"
+             f"discard {int(state.discard.sum())}"
              + ("  [regroup used]" if state.regroup_used else "")]
     depth = max([len(state.column(c)) for c in range(4)] + [0])
     header = []
@@ -46,6 +47,8 @@ def render_ansi(state: State) -> str:
     if state.is_terminal():
         lines.append("VICTORY: all four castles captured" if state.won else
                      "DEFEAT: the reinforcement deck ran out")
+    else:
+        lines.append(f"now: {PROMPTS[state.phase]}")
     return "\n".join(lines)
 
 

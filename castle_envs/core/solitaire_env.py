@@ -123,6 +123,10 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def state_type(cls) -> type[GameState]: ...
 
     def _full_info(self) -> dict[str, Any]:
+        # the same keys and types at every step (numbers, bools, arrays): replay buffers and
+        # vector envs stack them
         info = self._info(self.state)
         info["action_mask"] = self.state.legal_action_mask().copy()
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = False
         return info

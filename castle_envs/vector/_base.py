@@ -300,7 +300,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
         check_options_type(options)
         self._load(options)
         self._started, self._done = True, False
-        return self._present(), self._info()
+        return self._present(), self._full_info()
 
     def _present(self) -> np.ndarray:
         """The observation in the ``observation`` form the env was made with."""
@@ -325,14 +325,22 @@ class KernelSingleEnv(OwnViews, gym.Env):
                                       self.illegal_action, lambda: self.state)
         if not legal:
             self._done = True
-            info = self._info()
+            info = self._full_info()
             info["illegal_action"] = True
             return self._present(), self.illegal_action_penalty, True, False, info
         out = self._out
         self._step_kernel(action, out)
         terminated, truncated = bool(out[1]), bool(out[2])
         self._done = terminated or truncated
-        return self._present(), float(out[0]), terminated, truncated, self._info()
+        return self._present(), float(out[0]), terminated, truncated, self._full_info()
+
+    def _full_info(self) -> dict:
+        """``_info()`` with ``illegal_action`` (False) in penalty mode: the same keys at
+        every step, as the Python envs give them."""
+        info = self._info()
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = False
+        return info
 
     def action_masks(self) -> np.ndarray:
         if not self._started:

@@ -40,10 +40,10 @@ import numpy as np
 
 from ..castellion.actions import NUM_ACTIONS
 from ..castellion.data import LEVELS, NUM_KINDS
-from ..castellion.env import CastellionEnv
+from ..castellion.env import CastellionEnv, game_info
 from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
-from ..castellion.rules import PHASE_NAMES, State
+from ..castellion.rules import State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
 from . import castellion_kernel as K
 from . import pcg64
@@ -253,7 +253,5 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
 
     def _info(self) -> dict:
         s = self._s
-        return {"phase": PHASE_NAMES[int(s[K.PHASE])], "ordeals_passed": int(s[K.CURRENT]),
-                "formations": tuple(int(x) for x in K.formations(s)),
-                "won": bool(s[K.OUTCOME] == 1),
+        return {**game_info(s[K.PHASE], s[K.CURRENT], K.formations(s), s[K.OUTCOME] == 1),
                 "action_mask": self._mask[0, :NUM_ACTIONS].copy()}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..castle_siege.env import CastleSiegeEnv
+from ..castle_siege.env import CastleSiegeEnv, event_info
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check_deck
@@ -101,6 +101,6 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
 
     def _info(self) -> dict:
         v = self._v
-        return {"events": dict(zip(EVENTS, v[K.EVENTS:K.EVENTS + len(EVENTS)].tolist())),
+        return {**event_info(v[K.EVENTS:K.EVENTS + len(EVENTS)].tolist()),
                 "won": bool(v[K.OUTCOME] == 1),
                 "action_mask": self._mask[0, :NUM_ACTIONS].copy()}

@@ -8,7 +8,7 @@ import castle_envs  # noqa: F401  (registers the ids)
 from castle_envs.castellion import CastellionEnv, observation
 from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.data import KIND_BY_NAME, KIND_NAMES, REGULAR_COUNTS
-from castle_envs.castellion.rules import State
+from castle_envs.castellion.rules import PHASE_NAMES, State
 from castle_envs.core.errors import EpisodeOverError, IllegalActionError, InvalidStateError
 
 from .helpers import position
@@ -52,7 +52,8 @@ def test_mask_three_ways_and_info():
     obs, info = env.reset(seed=0)
     assert info["action_mask"].dtype == bool and info["action_mask"].shape == (NUM_ACTIONS,)
     assert np.array_equal(env.action_masks(), info["action_mask"])
-    assert info["phase"] == "draw" and info["ordeals_passed"] == 0 and info["won"] is False
+    assert info["phase"] == PHASE_NAMES.index("draw") == 0 and info["ordeals_passed"] == 0
+    assert info["won"] is False and info["formations"].shape == (3,)
 
 
 def test_reset_options_fix_piles_and_ordeals():
@@ -167,7 +168,7 @@ def test_render_modes(level):
     env = CastellionEnv(level, render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
-    assert isinstance(text, str) and "Castellion" in text and "decision: draw" in text
+    assert isinstance(text, str) and "Castellion" in text and "decision: Draw a tile" in text
     env = CastellionEnv(level, render_mode="rgb_array")
     env.reset(seed=1)
     for _ in range(30):

@@ -157,8 +157,10 @@ def test_reward_is_paid_once_at_the_end_and_info_has_events():
         trajectory, info = run_random(env, seed)
         rewards = [r for _, r in trajectory[1:]]
         assert sum(rewards) == rewards[-1] == (1.0 if info["won"] else 0.0)
-        assert set(info["events"]) >= {"precision_strikes", "flush_sieges", "royal_assaults",
-                                        "regroups", "castles_captured", "turns"}
+        assert set(info) >= {f"events_{name}" for name in (
+            "precision_strikes", "flush_sieges", "royal_assaults", "regroups",
+            "castles_captured", "turns")}
+        assert info["events_turns"] >= 1 and type(info["events_turns"]) is int
 
 
 def test_victory_pays_one():

@@ -5,6 +5,7 @@ import pytest
 
 import castle_envs  # noqa: F401
 from castle_envs.agents import make_agent
+from castle_envs.castle_siege.rules import EVENTS
 from castle_envs.experiments.episodes import play_episode
 
 
@@ -25,7 +26,9 @@ def test_same_episode_as_through_gymnasium(spec):
         steps += 1
         done = terminated or truncated
     assert record["returns"] == [total] and record["length"] == steps
-    assert record["events"] == {k: float(v) for k, v in info["events"].items()}
+    assert record["events"] == {k.removeprefix("events_"): float(v) for k, v in info.items()
+                                if k.startswith("events_")}
+    assert set(record["events"]) == set(EVENTS)
 
 
 def test_multiplayer_records_every_seat():
