@@ -79,7 +79,7 @@ def test_multiplayer_game_seats_the_agent_in_turn():
     (["--game", "castle-siege", "--difficulty", "brutal"], "unknown difficulty 'brutal'"),
     (["--game", "castle-siege", "--level", "school"], "--level does not apply"),
     (["--game", "castle-siege", "--option", "attack=sideways"], "unknown attack rule"),
-    (["--game", "castle-siege", "--option", "colour=red"], "unknown rules option"),
+    (["--game", "castle-siege", "--option", "colour=red"], "unexpected keyword argument 'colour'"),
     (["--game", "castle-siege", "--option", "noequals"], "malformed --option"),
     (["--game", "castle-siege", "--episodes", "0"], "at least 1"),
     (["--game", "castle-siege", "--agent", "random,random"], "listed twice"),
