@@ -171,7 +171,8 @@ def make_nested(settings: dict, probe: str):
     key = (tuple(sorted(settings.items())), probe)
     if key not in _NESTED:
         from castle_envs.castle_siege.nested import NestedSearch
-        weights = probe_policy(probe)[1] if probe.startswith("linear") else None
+        # the probes' scorer, else the shipped one
+        weights = probe_policy(probe if probe.startswith("linear") else "linear")[1]
         _NESTED.clear()
         _NESTED[key] = NestedSearch(weights=weights, **settings)
     return _NESTED[key]

@@ -8,7 +8,8 @@ with a search one level down, and finds a win on most Very Hard deals in a fract
 second. It proves only wins: a deal it fails is left to the solver.
 
     from castle_envs.castle_siege.nested import NestedSearch
-    result = NestedSearch(level=2, width=5, runs=4).solve(state)   # a solver.Result
+    weights = LinearPolicy.load("models/castle_siege_very_hard_linear/policy.json").vector()
+    result = NestedSearch(level=2, width=5, runs=4, weights=weights).solve(state)  # a Result
 
 Each run is the whole nested search with its own noise seed (``seed + run``), so the result
 depends only on the position and the settings. ``Result.nodes`` counts the moves played
@@ -44,10 +45,9 @@ class NestedSearch:
         if not 0.0 <= float(noise) <= 1.0:
             raise ValueError(f"nested search noise must be in [0, 1], got {noise!r}")
         if weights is None:
-            from ..agents.castle_siege_linear import LinearPolicy
-            from ..agents.registry import shipped_models_dir
-            weights = LinearPolicy.load(shipped_models_dir() / "castle_siege_very_hard_linear"
-                                        / "policy.json").vector()
+            raise ValueError("the nested search needs the scorer's 30 weights "
+                             "(LinearPolicy.vector(), e.g. of models/castle_siege_very_hard_"
+                             "linear/policy.json)")
         self.weights = np.asarray(weights, dtype=np.float64)
         if self.weights.shape != (30,):
             raise ValueError("weights must be the 30 of LinearPolicy.vector(), got shape "
@@ -55,8 +55,8 @@ class NestedSearch:
         self.level, self.width, self.runs = level, width, runs
         self.noise, self.check, self.seed = float(noise), check, seed
         from ..vector import siege_solver as S
-        from .fast_solver import _memo
-        self._N, self._memo = N, _memo()
+        from .fast_solver import shared_memo
+        self._N, self._memo = N, shared_memo()
         self._x = N.new_scratch()
         self._w = S.new_work(max(10, min(22, (2 * max(check, 1)).bit_length())))
 

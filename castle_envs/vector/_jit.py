@@ -29,10 +29,43 @@ def _compile_notice() -> bool:
     return True
 
 
+def source_cache_dir() -> str | None:
+    """Where compiled kernels are cached: a folder named by a hash of every castle-envs source
+    file. numba checks only a kernel's own file before reusing its cached machine code, but a
+    kernel bakes in the constants and the functions it imports from other files (a row
+    layout grew a word once, and kernels of an unchanged file kept copying the old number of
+    words), so any change to the package's sources gets a fresh cache. ``NUMBA_CACHE_DIR``, if
+    set, is left to numba; so is a cache folder that cannot be written (numba's default,
+    beside the sources, is used then)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    import hashlib
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "castle-envs", "numba-" + digest.hexdigest()[:16])
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe = os.path.join(folder, f".write-test-{os.getpid()}")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError:
+        return None
+    return folder
+
+
 try:
     import numba
     from numba import prange
     HAVE_NUMBA = True
+    _folder = source_cache_dir()
+    if _folder is not None:   # before any kernel is decorated: numba reads it then
+        numba.config.CACHE_DIR = _folder
 except ImportError:   # the core package must work without the ``fast`` extra
     numba = None
     HAVE_NUMBA = False

@@ -7,7 +7,11 @@ import pytest
 
 pytest.importorskip("numba")
 
-from castle_envs.castle_siege.nested import NestedSearch  # noqa: E402
+import functools  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.castle_siege import nested  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                              deal_deck, replay_wins)
@@ -17,6 +21,15 @@ from castle_envs.vector import siege_solver as S  # noqa: E402
 
 from .test_fast_solver import _rows  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
+
+SCORER = Path(__file__).resolve().parents[2] / "models" / "castle_siege_very_hard_linear" \
+    / "policy.json"
+NestedSearch = functools.partial(nested.NestedSearch, weights=LinearPolicy.load(SCORER).vector())
+
+
+def test_the_weights_are_required():
+    with pytest.raises(ValueError, match="needs the scorer's 30 weights"):
+        nested.NestedSearch(level=1)
 
 
 def _score(s: State) -> int:
