@@ -14,7 +14,7 @@ from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_TRAITOR, D
 from castle_envs.castellion.data import ASSAULT, FORMATIONS, ORDEALS, ORDEALS_BY_SLOT, ROWS
 from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_PHASE,
-                                          SIZE, TRAITOR_PHASE, _component)
+                                          SIZE, TRAITOR_PHASE, component)
 
 # unknown (face-down) ordeal: plan for two of each formation
 _UNKNOWN_NEED = (2, 2, 2)
@@ -64,7 +64,7 @@ def castle_score(state) -> float:
     score += 8.0 * (SIZE - heights.count(0)) + (30.0 if 0 not in heights else 0.0)
     for board in state.faction_boards():
         while board:
-            comp = _component(board, board & -board)
+            comp = component(board, board & -board)
             board &= ~comp
             k = comp.bit_count()
             if k >= 4:

@@ -96,7 +96,7 @@ class SearchPolicy:
                  nodes: int = 2000, endgame: int = 20000, inner: str = "solver",
                  level: int = 1, width: int = 3, playouts: int = 1, probe_share: float = 0.5,
                  noise: float = 0.15, min_samples: int | None = None):
-        from castle_envs.castle_siege.fast_solver import _memo
+        from castle_envs.castle_siege.fast_solver import shared_memo
         from castle_envs.vector import _jit
         from castle_envs.vector import siege_solver as S
         if not _jit.HAVE_NUMBA:
@@ -131,7 +131,7 @@ class SearchPolicy:
         self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
                                                      probe_weights=self.weights))
         self._S = S
-        self._memo = _memo()
+        self._memo = shared_memo()
         self._w = S.new_work(max(10, min(22, (2 * nodes * candidates).bit_length())))
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:

@@ -197,7 +197,7 @@ def write_progress(run_dir: Path, progress: dict) -> None:
     os.replace(tmp, run_dir / "progress.json")
 
 
-def _eval_row(run_dir: Path, row: dict) -> None:
+def eval_row(run_dir: Path, row: dict) -> None:
     path = run_dir / "eval.csv"
     new = not path.exists()
     with open(path, "a", newline="") as f:
@@ -341,7 +341,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
             result = evaluate(net.eval(), config, config["eval"]["episodes"],
                               config["eval"]["seed"], variant if mixed else None)
             wall = progress["wall_seconds"] + time.perf_counter() - session_start
-            _eval_row(run_dir, {"steps": progress["num_timesteps"],
+            eval_row(run_dir, {"steps": progress["num_timesteps"],
                                 "wall_seconds": round(wall, 1),
                                 **({"level": next(iter(variant.values()))} if mixed else {}),
                                 "episodes": result["episodes"], "wins": result["wins"],

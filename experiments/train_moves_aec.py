@@ -40,7 +40,7 @@ from castle_envs.registry import get_game
 
 from .config import load_config, new_run_dir
 from .stats import wilson_interval
-from .train_moves import _eval_row, log_update, ppo_epochs, write_progress
+from .train_moves import eval_row, log_update, ppo_epochs, write_progress
 
 #: a game longer than this (every game here ends far sooner) counts as a draw
 MAX_GAME_STEPS = 5000
@@ -316,7 +316,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         result = evaluate(net.eval(), config, config["eval"]["episodes"], config["eval"]["seed"])
         net.train()
         wall = progress["wall_seconds"] + time.perf_counter() - session_start
-        _eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
+        eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
                             "episodes": result["episodes"], "wins": result["wins"],
                             "win_rate": result["win_rate"], "low": result["interval95"][0],
                             "high": result["interval95"][1],

@@ -16,7 +16,7 @@ from .data import (ASSAULT, FACTIONS, KIND_NAMES, LEVELS, ORDEALS, ROWS, SHAPES,
                    ordeal_requirement, short_name)
 from .rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE, JUGGLE_PHASE, LIFT_PHASE,
                     MOVE_PHASE, OVER, PHASE_NAMES, RECOVER_PHASE, REVEAL_ORDEAL_PHASE,
-                    REVEAL_PHASE, TRAITOR_PHASE, State, _component, _shape_of_group)
+                    REVEAL_PHASE, TRAITOR_PHASE, State, component, shape_of_group)
 
 #: what the notation means (``castle-envs play`` prints it)
 LEGEND = ("Tiles are faction-shape: seer (S), chameleon (C), juggler (J), pyro (P) x "
@@ -108,9 +108,9 @@ def _formation_cells(state: State) -> list[tuple[int, int]]:
     out = []
     for board in state.faction_boards():
         while board:
-            comp = _component(board, board & -board)
+            comp = component(board, board & -board)
             board &= ~comp
-            kind = _shape_of_group(comp)
+            kind = shape_of_group(comp)
             if kind >= 0:
                 out += [(i, kind) for i in range(SIZE * SIZE) if comp >> i & 1]
     return out

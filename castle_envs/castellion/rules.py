@@ -1038,3 +1038,8 @@ class State(SolitaireState):
             bad(f"the {PHASE_NAMES[phase]} phase does not exist at the school level")
         if not self.legal_action_mask().any() and phase != OVER:
             bad("no legal move in a position that is not over")
+
+
+#: public names for the renderer and the agents (a group of cells, and its shape)
+component = _component
+shape_of_group = _shape_of_group

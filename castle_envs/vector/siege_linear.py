@@ -310,3 +310,7 @@ def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal, tmp):
                 best = i
         return DISCARD_BASE + best
     return battle_action(b, v, recent, weights[:N_BATTLE], sums, sizes, one_suit, royal, tmp)
+
+
+#: public name for the move view's kernel (``siege_moves``)
+royal_target = _royal_target

@@ -30,7 +30,7 @@ from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
 from ._jit import njit
 from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
                            PHASE, REGROUPED)
-from .siege_linear import _royal_target, subset_tables
+from .siege_linear import royal_target, subset_tables
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
@@ -214,7 +214,7 @@ def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
             if focus < 0 or (m, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
                                                           _RANK[b[CASTLES + focus]]):
                 focus = c
-    target_col = _royal_target(b, v)
+    target_col = royal_target(b, v)
     late = 1.0 - min(v[DSIZE], 32) / 32.0
     n = 0
     can_capture = False

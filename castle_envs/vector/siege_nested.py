@@ -36,7 +36,7 @@ from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ._jit import njit
 from .siege_kernel import CAPTURED, CARD_WORDS, CLEN, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, apply
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
-from .siege_solver import _Z, MAX_DEPTH, WIN, _rand, dfs, hopeless, tt_clear
+from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, rand, tt_clear
 
 WIN_SCORE = 1 << 20
 MAX_WIDTH = 16
@@ -148,8 +148,8 @@ def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start):
             break
         k = candidates(b, v, recent, weights, width, x.cand[0], x)
         i = 0
-        if k > 1 and _rand(w.rng) < noise:
-            i = 1 + min(int(_rand(w.rng) * (k - 1)), k - 2)
+        if k > 1 and rand(w.rng) < noise:
+            i = 1 + min(int(rand(w.rng) * (k - 1)), k - 2)
         line[n] = x.cand[0, i]
         n += 1
         apply(b, v, x.cand[0, i], leave)
@@ -168,7 +168,7 @@ def _check(x, w, memo, row, recent, leave, nodes, line, n):
         w.V[0, k] = x.V[row, k]
     tt_clear(w.table, w.used)
     w.stats[:] = 0
-    result = dfs(w, _Z, memo, recent, leave, nodes, True, True, True)
+    result = dfs(w, ZOBRIST, memo, recent, leave, nodes, True, True, True)
     x.stats[1] += w.stats[0]
     if result != WIN:
         return -1
