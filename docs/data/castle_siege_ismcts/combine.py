@@ -5,8 +5,9 @@
 Each ``*-deals.csv`` holds one row per deal (difficulty, seed, then each agent's return: 1 a
 win). Rows are pooled by (difficulty, seed), a deal counted once; each agent's win rate gets
 its Wilson interval, and every agent after the first is compared with the first on the deals
-both played (Newcombe's paired interval, ``castle-envs evaluate``'s own). ``--json PATH``
-also writes the figures.
+both played (Newcombe's paired interval, ``castle-envs evaluate``'s own); ``--common`` keeps
+only the deals every agent played (runs recorded at different times on overlapping ranges).
+``--json PATH`` also writes the figures.
 """
 import argparse
 import csv
@@ -22,6 +23,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("files", nargs="+")
     p.add_argument("--json")
+    p.add_argument("--common", action="store_true",
+                   help="every agent on the deals all of them played only")
     args = p.parse_args(argv)
     results = defaultdict(dict)        # agent -> {(difficulty, seed): return}
     order: list[str] = []
@@ -35,6 +38,10 @@ def main(argv=None):
                     if agent not in order:
                         order.append(agent)
                     results[agent][deal] = float(value)
+    if args.common:
+        shared = set.intersection(*(set(results[a]) for a in order))
+        for agent in order:
+            results[agent] = {d: r for d, r in results[agent].items() if d in shared}
     out = {"files": args.files, "agents": {}, "paired": []}
     base = order[0]
     for agent in order:
