@@ -10,7 +10,7 @@ PIP := $(BIN)/python -m pip
 # about this site (strict mode still fails on any real one)
 DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,11 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-train
 	$(BIN)/castle-envs demo
 
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
 docs: $(VENV)/.installed-docs

@@ -108,8 +108,8 @@ def _encounter_ready(state) -> bool:
     card = ORDEALS[state.ordeals[slot]]
     if card.kind == ROWS:
         return min(state.heights) > card.rows
-    t, b, l = state.formations()
-    return t >= card.towers and b >= card.bastions and l >= card.lines
+    towers, bastions, lines = state.formations()
+    return towers >= card.towers and bastions >= card.bastions and lines >= card.lines
 
 
 def heuristic_policy(state, rng: np.random.Generator) -> int:

@@ -54,19 +54,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR,
-                                            DRAW, ENCOUNTER_NOW, LIFT, PLACE, PLACE_LEFT,
-                                            PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL,
-                                            SWAP, TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, JUGGLER, MENACE,
+from castle_envs.castellion.actions import (DESTROY, DISCARD_POWER, DRAW, ENCOUNTER_NOW, REVEAL, REVEAL_ORDEAL,
+                                            TAKE_REVEALED)
+from castle_envs.castellion.data import (ASSAULT, MENACE,
                                          NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
                                          ROWS, SEER, TRAITOR)
 from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
-                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, OVER,
-                                          PENALTY, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
+                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
                                           REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
 
-from castle_envs.vector.castellion_plan import BIG, bastions, castle_cost, orders_for
+from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
 
 DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
             "info": 30.0, "reveal": 0}

@@ -331,7 +331,8 @@ def main() -> None:
     for card in sorted((ROOT / "models").glob("*/README.md")):
         name = card.parent.name
         text = card.read_text(encoding="utf-8")
-        title = next((l[2:].strip() for l in text.splitlines() if l.startswith("# ")), name)
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")),
+                     name)
         write(f"models/{name}/README.md", text, card)
         index.append(f"| [`{name}`]({name}/README.md) | {title} |")
     write("models/index.md", "\n".join(index) + "\n")

@@ -176,7 +176,7 @@ def train_ppo_vec(args, writer, curve):
         # 3. PPO epochs over shuffled minibatches
         b_obs, b_mask = obs_buf.reshape(batch, -1), mask_buf.reshape(batch, -1)
         b_act, b_logp = act_buf.reshape(-1), logp_buf.reshape(-1)
-        b_adv, b_ret, b_val = adv.reshape(-1), returns.reshape(-1), val_buf.reshape(-1)
+        b_adv, b_ret = adv.reshape(-1), returns.reshape(-1)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(batch).split(minibatch):
                 _, logp, entropy, value = agent.act(b_obs[idx], b_mask[idx], b_act[idx])

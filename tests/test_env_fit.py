@@ -19,7 +19,6 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import castle_envs
 from castle_envs import castell_v0, castle_rooms_v0
-from castle_envs.castell.env import SCORE_KEYS
 from castle_envs.castle_rooms.env import END_REASONS
 from castle_envs.core.errors import (EpisodeOverError, InvalidOptionError, OptionTypeError,
                                      UnknownOptionError)

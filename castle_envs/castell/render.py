@@ -228,7 +228,7 @@ def _player(scene: Scene, state: State, p: int):
     acting = p == state.current_player
     scores = state.category_scores(p)
     total = sum(scores.values())
-    winner = state.is_terminal() and total == max(state.scores()) 
+    winner = state.is_terminal() and total == max(state.scores())
     marked = acting or winner
     scene.rect(x, y, w, h, fill=(246, 244, 236), outline=GOLD if marked else SEAT_COLORS[p],
                line=3 if marked else 2, radius=8)

@@ -12,7 +12,7 @@ import numpy as np
 from ..core.errors import InvalidStateError
 from ..core.saved import StateReader
 from ..core.options import check_bool, check_choice, check_int
-from ..core.state import GameState, check_options, choice_error
+from ..core.state import GameState, check_options
 from . import data as D
 from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, LEVEL_HI,
                       LEVEL_LO, LEVEL_MIXED, LEVEL_NEED_HI, LEVEL_NEED_LO, LEVEL_TUPLES,
@@ -571,7 +571,6 @@ class State(GameState):
         pawn = int(self.pawn[p])
         kind = type(move).__name__
         if kind == "Move" or (kind == "Special" and move.kind == "move"):
-            region = move.region if kind == "Move" else move.arg
             origin = "from off the board" if pawn < 0 else f"from {D.REGIONS[pawn]}"
             return f"{move} ({origin})"
         if pawn >= 0 and (kind == "Recruit" or (kind == "Special" and move.kind == "recruit")):

@@ -74,7 +74,7 @@ from . import observation as _layout
 from .actions import NUM_ACTIONS
 from .data import LEVELS
 from .render import render_ansi, render_rgb
-from .rules import PHASE_NAMES, RULE_DEFAULTS, State
+from .rules import RULE_DEFAULTS, State
 
 REWARDS = ("win", "ordeals")
 #: the constructor's named keyword arguments (beside the rules options)

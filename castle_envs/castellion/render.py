@@ -297,9 +297,9 @@ def events(before: State, after: State) -> list[str]:
     if lost > 0 and after.lifted < 0 and before.lifted < 0:
         out.append(f"{lost} tile{'s' * (lost != 1)} destroyed")
     if after.formations() != before.formations():
-        t, b, l = after.formations()
+        t, b, n = after.formations()
         out.append(f"formations now {t} tower{'s' * (t != 1)}, {b} bastion{'s' * (b != 1)}, "
-                   f"{l} line{'s' * (l != 1)}")
+                   f"{n} line{'s' * (n != 1)}")
     if len(after.revealed) > len(before.revealed):
         out.append(f"revealed {KIND_NAMES[after.revealed[-1]]}")
     if after.phase == OVER:

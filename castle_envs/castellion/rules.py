@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.errors import HiddenInformationError, InvalidStateError
 from ..core.options import check_choice
-from ..core.state import SolitaireState, check_options, choice_error
+from ..core.state import SolitaireState, check_options
 from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
                       ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
                       PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL, SIZE, SWAP, SWAP_PAIRS,

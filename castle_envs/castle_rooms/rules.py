@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.core import GameState, InvalidStateError, check_options, choice_error
+from castle_envs.core import GameState, InvalidStateError, check_options
 from castle_envs.core.options import check_choice
 from castle_envs.core.saved import StateReader
 

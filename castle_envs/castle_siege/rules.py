@@ -14,7 +14,7 @@ import numpy as np
 from ..core.errors import HiddenInformationError
 from ..core.saved import StateReader
 from ..core.options import check_choice
-from ..core.state import SolitaireState, check_options, choice_error
+from ..core.state import SolitaireState, check_options
 from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
                       NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
                       Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)

@@ -91,13 +91,13 @@ def _target(f, b, v, card, col, depth):
 
 
 @njit(cache=True)
-def candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
-    """Every legal move of the position: features in ``F`` (rows), action id in ``I``,
+def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+    """Every legal move of the position: features in ``F`` (rows), action id in ``IDS``,
     keep-priority in ``K`` (lower is kept first); returns their number."""
     phase = v[PHASE]
     n = 0
     if phase == PRECISION:
-        return _recycles(b, v, F, I, K)
+        return _recycles(b, v, F, IDS, K)
     if phase == ROYAL:
         for c in range(4):
             if b[CAPTURED + c]:
@@ -112,7 +112,7 @@ def candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
             f[LINEAR + 27] = v[CLEN + c] * _INV[27]
             f[LINEAR + 28] = ranks * _INV[28]
             f[LINEAR + 29] = _RANK[b[CASTLES + c]] * _INV[29]
-            I[n] = ROYAL_BASE + c
+            IDS[n] = ROYAL_BASE + c
             K[n] = 0
             n += 1
         return n
@@ -123,15 +123,15 @@ def candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
             f[:] = 0.0
             f[KIND + 7] = 1.0
             _spend(f, b, 1 << i, held)
-            I[n] = DISCARD_BASE + i
+            IDS[n] = DISCARD_BASE + i
             K[n] = 0
             n += 1
         return n
-    return _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp)
+    return _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp)
 
 
 @njit(cache=True)
-def _recycles(b, v, F, I, K):
+def _recycles(b, v, F, IDS, K):
     has = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
         has[_RANK[b[HAND + i]]] = True
@@ -167,14 +167,14 @@ def _recycles(b, v, F, I, K):
         f[L + 6] = soon
         f[L + 7] = soon if dist == 0 else 0.0
         f[L + 8] = soon if missing else 0.0
-        I[n] = RECYCLE_BASE + card
+        IDS[n] = RECYCLE_BASE + card
         K[n] = 0
         n += 1
     return n
 
 
 @njit(cache=True)
-def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
+def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
     held = subset_tables(b, v, sums, sizes, one_suit, royal)
     top = 1 << held
     royals_in = tmp[0:32]
@@ -281,7 +281,7 @@ def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
             f[L + 13] = spent * _INV[13]
             f[L + 14] = spent * late * _INV[14]
             f[L + 15] = size * late * _INV[15]
-            I[n] = (bits - 1) * NUM_CARDS + t
+            IDS[n] = (bits - 1) * NUM_CARDS + t
             special = capture or royal_move or exact or lin_flush
             K[n] = 0 if special else 1 + size * 100 + (total - rank)
             n += 1
@@ -296,7 +296,7 @@ def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
                 hand_royals += 1
         f[LINEAR + 16] = 1.0
         f[LINEAR + 17] = hand_royals * _INV[17]
-        I[n] = REGROUP
+        IDS[n] = REGROUP
         K[n] = -1
         n += 1
     f = F[n]
@@ -304,7 +304,7 @@ def _battle(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp):
     f[KIND] = 1.0
     f[TRIGGER + 3] = held / 5.0
     f[TRIGGER + 4] = hand_total / 65.0
-    I[n] = END_BATTLE
+    IDS[n] = END_BATTLE
     K[n] = -1
     return n + 1
 
@@ -314,7 +314,7 @@ class Scratch:
 
     def __init__(self):
         self.F = np.zeros((MAX_CANDIDATES, NUM_FEATURES), np.float32)
-        self.I = np.zeros(MAX_CANDIDATES, np.int64)
+        self.IDS = np.zeros(MAX_CANDIDATES, np.int64)
         self.K = np.zeros(MAX_CANDIDATES, np.int64)
         self.sums = np.zeros(64, np.int64)
         self.sizes = np.zeros(64, np.int64)
@@ -323,22 +323,22 @@ class Scratch:
         self.tmp = np.zeros(256, np.int64)
 
     def args(self):
-        return (self.F, self.I, self.K, self.sums, self.sizes, self.one_suit, self.royal,
+        return (self.F, self.IDS, self.K, self.sums, self.sizes, self.one_suit, self.royal,
                 self.tmp)
 
 
 @njit(cache=True)
-def move_rows(b, v, recent, feats, ids, valid, F, I, K, sums, sizes, one_suit, royal, tmp):
+def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit, royal, tmp):
     """Fill one env's move view; returns (legal moves, moves kept)."""
     capacity = feats.shape[0]
-    n = candidates(b, v, recent, F, I, K, sums, sizes, one_suit, royal, tmp)
+    n = candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp)
     feats[:] = 0.0
     ids[:] = 0
     valid[:] = False
     if n <= capacity:
         for j in range(n):
             feats[j] = F[j]
-            ids[j] = I[j]
+            ids[j] = IDS[j]
             valid[j] = True
         return n, n
     # too many: keep the lowest priorities, ties by candidate order, in candidate order
@@ -346,18 +346,18 @@ def move_rows(b, v, recent, feats, ids, valid, F, I, K, sums, sizes, one_suit, r
     keep = np.sort(order[:capacity])
     for j in range(capacity):
         feats[j] = F[keep[j]]
-        ids[j] = I[keep[j]]
+        ids[j] = IDS[keep[j]]
         valid[j] = True
     return n, capacity
 
 
 @njit(cache=True)
-def move_rows_batch(cards, ints, recent, feats, ids, valid, legal, F, I, K, sums, sizes,
+def move_rows_batch(cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes,
                     one_suit, royal, tmp):
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     kept = 0
     for i in range(cards.shape[0]):
-        n, k = move_rows(cards[i], ints[i], recent, feats[i], ids[i], valid[i], F, I, K,
+        n, k = move_rows(cards[i], ints[i], recent, feats[i], ids[i], valid[i], F, IDS, K,
                          sums, sizes, one_suit, royal, tmp)
         legal[i] = n
         kept += k

@@ -197,7 +197,8 @@ def test_illegal_tower_in_a_saved_state_is_rejected():
     hand = d["hand"][0]
     for size, n in enumerate(hand):
         bag += [size] * n
-    bag.remove(2); bag.remove(2); bag.remove(2)
+    for _ in range(3):
+        bag.remove(2)
     for _ in range(3):
         bag.remove(9)
     edit(d)

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from castle_envs.castle_siege.rules import BATTLE, State  # noqa: E402
+from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                              deal_deck, relaxed_winnable, replay_wins)
 from castle_envs.castle_siege.fast_solver import CompiledSolver, _memo  # noqa: E402

@@ -8,7 +8,7 @@ from castle_envs.castle_siege.cards import RANK, card_id, card_name, parse_card
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, State
 from castle_envs.core.errors import IllegalActionError
 
-from .helpers import C, conserved, deck_order, position, slots
+from .helpers import C, conserved, position, slots
 
 
 def play(state, names, target):

@@ -6,7 +6,6 @@ import io
 import re
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from castle_envs.castle_siege import render as siege_render

@@ -8,7 +8,6 @@ read ``CASTLE_ENVS_NB_SIZE=small`` in their first cell. Needs the ``notebooks`` 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 

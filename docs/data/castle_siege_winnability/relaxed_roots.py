@@ -3,7 +3,6 @@ And in a variant of it with no Royal Assault at all? Run from the repo root:
     python docs/data/castle_siege_winnability/relaxed_roots.py
 Output (2026-12-01): relaxed_roots.txt."""
 from functools import lru_cache
-import numpy as np
 from castle_envs.castle_siege import solver as S
 from castle_envs.castle_siege.rules import State
 HAND_SLOTS = 5
