@@ -3,7 +3,7 @@
     python docs/data/castle_siege_ismcts/combine.py docs/data/castle_siege_ismcts/vh-*-deals.csv
 
 Each ``*-deals.csv`` holds one row per deal (difficulty, seed, then each agent's return: 1 a
-win). Rows are pooled by (difficulty, seed), a deal counted once; each agent's win rate gets
+win); a run's ``*-episodes.jsonl`` journal may stand in for it (a run stopped before its end). Rows are pooled by (difficulty, seed), a deal counted once; each agent's win rate gets
 its Wilson interval, and every agent after the first is compared with the first on the deals
 both played (Newcombe's paired interval, ``castle-envs evaluate``'s own); ``--common`` keeps
 only the deals every agent played (runs recorded at different times on overlapping ranges).
@@ -29,6 +29,21 @@ def main(argv=None):
     results = defaultdict(dict)        # agent -> {(difficulty, seed): return}
     order: list[str] = []
     for path in args.files:
+        if path.endswith(".jsonl"):     # an evaluate journal (a run that did not finish)
+            with open(path) as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+            seed = lines[0]["settings"]["seed"]
+            # a run under other rules options is another agent (victory=deck_left, ...)
+            options = lines[0]["settings"].get("env_options") or {}
+            tag = " [" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + "]" \
+                if options else ""
+            for line in lines[1:]:
+                agent, episode = line["agent"] + tag, line["episode"]
+                if agent not in order:
+                    order.append(agent)
+                deal = (line["variant"], seed + episode["index"])
+                results[agent][deal] = float(episode["returns"][0])
+            continue
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 deal = (row["difficulty"], int(row["seed"]))
