@@ -8,7 +8,10 @@ model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of 
 ``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``),
 ``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,
 ``castle_envs.agents.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
-``endgame``, ``policy=PATH``). ``make_agent(spec, game)``
+``endgame``, ``policy=PATH``), ``ismcts`` (Castle Siege: information-set MCTS over the
+player's views, ``castle_envs.agents.castle_siege_ismcts``; options ``iterations``,
+``width``, ``temp``, ``c``, ``noise``, ``shaped``, ``leaf``, ``endgame``, ``policy=PATH``).
+``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
@@ -30,7 +33,7 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
 #: models folder.
 BEST_AGENTS = {
-    "castle-siege": [("model:{models}/castle_siege_very_hard_search", "numba"),
+    "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts", "numba"),
                      ("model:{models}/castle_siege_very_hard_linear", None)],
     "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],

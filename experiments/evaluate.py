@@ -112,7 +112,7 @@ def resolve_best(spec: str, game: str) -> str:
         strongest, needs = BEST_AGENTS[game][0]
         note = "" if resolved.endswith(strongest.split("}")[-1]) else (
             f" (the strongest, {strongest.split('/')[-1]}, needs {needs}: "
-            'pip install "castle-envs[fast]")')
+            'pip install numba, a dependency of castle-envs that did not install here)')
         log.info("agent %r for %s is %s%s", spec, game, resolved, note)
     return resolved
 

@@ -66,7 +66,7 @@ try:
     _folder = source_cache_dir()
     if _folder is not None:   # before any kernel is decorated: numba reads it then
         numba.config.CACHE_DIR = _folder
-except ImportError:   # the core package must work without the ``fast`` extra
+except ImportError:   # numba is a dependency, but the envs must work where it cannot install
     numba = None
     HAVE_NUMBA = False
     prange = range
@@ -76,7 +76,7 @@ except ImportError:   # the core package must work without the ``fast`` extra
             return args[0]
         return lambda func: func
 
-INSTALL_HINT = "pip install 'castle-envs[fast]' (or: pip install numba)"
+INSTALL_HINT = "pip install numba (a dependency of castle-envs that did not install here)"
 
 
 if HAVE_NUMBA:
