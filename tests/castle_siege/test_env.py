@@ -95,7 +95,7 @@ def test_malformed_deck_option_is_rejected(deck, why):
 def test_bad_constructor_and_reset_arguments():
     with pytest.raises(ValueError, match="unknown difficulty 'impossible'"):
         gymnasium.make(ENV_ID, difficulty="impossible")
-    with pytest.raises(ValueError, match=r"unexpected keyword argument 'speed'; .*rules options: \['attack', 'defeated'\]"):
+    with pytest.raises(ValueError, match=r"unexpected keyword argument 'speed'; .*rules options: \['attack', 'defeated', 'victory'\]"):
         gymnasium.make(ENV_ID, speed=3)
     with pytest.raises(ValueError, match="unknown attack rule 'all'"):
         gymnasium.make(ENV_ID, attack="all")

@@ -5,13 +5,14 @@ from castle_envs.experiments.cli import main
 
 
 def test_demo_prints_a_win_rate_for_every_agent(capsys):
-    assert main(["demo", "--episodes", "3", "--seed", "5"]) == 0
+    assert main(["demo", "--episodes", "3", "--seed", "5", "--best-episodes", "1"]) == 0
     captured = capsys.readouterr()
     out = captured.out
     assert "seeds 5..7" in out
     for name in ("random", "heuristic", "trained"):
         assert re.search(rf"{name}\s+win rate\s+\d+\.\d%\s+95% CI \[", out), out
-    assert "castle-envs demo --agent best" in out
+    # then the strongest shipped agent on the first deals, named
+    assert re.search(r"best\s+win rate\s+\d+\.\d%.*first 1 deals; model:.*ismcts", out), out
 
 
 def test_demo_plays_best_when_asked(capsys):
@@ -30,3 +31,5 @@ def test_demo_takes_other_agents(capsys):
 def test_demo_rejects_no_episodes(capsys):
     assert main(["demo", "--episodes", "0"]) == 2
     assert "--episodes must be at least 1" in capsys.readouterr().err
+    assert main(["demo", "--best-episodes", "-1"]) == 2
+    assert "--best-episodes must be 0 or more" in capsys.readouterr().err
