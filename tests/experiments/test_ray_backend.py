@@ -12,4 +12,7 @@ def test_ray_matches_local():
                       backend="ray")
     for r in local["results"] + remote["results"]:
         r.pop("seconds")
+    # the provenance names the backend and the workers: everything else must be equal
+    assert local.pop("provenance")["backend"] == "local"
+    assert remote.pop("provenance")["backend"] == "ray"
     assert local == remote
