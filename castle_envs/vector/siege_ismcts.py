@@ -43,14 +43,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL_BASE
+from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
-from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
+from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
 from ._jit import njit
 from .siege_kernel import (CAPTURED, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD, HSIZE,
                            INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED, apply)
-from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
-from .siege_nested import playout
+from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
+from .siege_nested import playout, scored_moves, select_top
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, tt_clear
 
 MAX_WIDTH = 16
@@ -200,25 +200,9 @@ def _expand(t, node, b, v, recent, weights, width, temp, x):
         for i in range(m):
             actions[i] = DISCARD_BASE + i
             scores[i] = 0.0
-    elif phase == PRECISION:
-        m = recycle_scores(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE], actions[:NUM_CARDS],
-                           scores)
-        for i in range(m):
-            actions[i] += RECYCLE_BASE
     else:
-        m = battle_scores(b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal,
-                          x.tmp, actions, scores)
-    k = min(width, m)
-    for i in range(k):   # selection of the k best, the earlier first among equals
-        best = i
-        for j in range(i + 1, m):
-            if scores[j] > scores[best]:
-                best = j
-        a, s = actions[best], scores[best]
-        for j in range(best, i, -1):
-            actions[j] = actions[j - 1]
-            scores[j] = scores[j - 1]
-        actions[i], scores[i] = a, s
+        m = scored_moves(b, v, recent, weights, x)
+    k = select_top(actions, scores, m, width)
     if phase == BATTLE:
         has_end = False
         for i in range(k):

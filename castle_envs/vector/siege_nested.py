@@ -92,6 +92,39 @@ def score(b, v):
 
 
 @njit(cache=True)
+def scored_moves(b, v, recent, weights, x):
+    """The scorer's candidates of a Precision Strike's choice or of the battle phase, with
+    their scores, into ``x.actions`` / ``x.scores``; returns their number."""
+    actions, scores = x.actions, x.scores
+    if v[PHASE] == PRECISION:
+        m = recycle_scores(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE], actions[:NUM_CARDS],
+                           scores)
+        for i in range(m):
+            actions[i] += RECYCLE_BASE
+        return m
+    return battle_scores(b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal,
+                         x.tmp, actions, scores)
+
+
+@njit(cache=True)
+def select_top(actions, scores, m, k):
+    """Move the ``k`` best of the first ``m`` (action, score) pairs to the front, best first;
+    of equal scores the earlier first (the scorer's choice). Returns min(k, m)."""
+    n = min(k, m)
+    for i in range(n):
+        best = i
+        for j in range(i + 1, m):
+            if scores[j] > scores[best]:
+                best = j
+        a, sc = actions[best], scores[best]
+        for j in range(best, i, -1):
+            actions[j] = actions[j - 1]
+            scores[j] = scores[j - 1]
+        actions[i], scores[i] = a, sc
+    return n
+
+
+@njit(cache=True)
 def candidates(b, v, recent, weights, width, out, x):
     """The scorer's ``width`` best moves, best first, into ``out``; returns their number."""
     phase = v[PHASE]
@@ -108,27 +141,10 @@ def candidates(b, v, recent, weights, width, out, x):
         for i in range(v[HSIZE]):
             out[i] = DISCARD_BASE + i
         return min(v[HSIZE], width)
-    actions, scores = x.actions, x.scores
-    if phase == PRECISION:
-        m = recycle_scores(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE], actions[:NUM_CARDS],
-                           scores)
-        for i in range(m):
-            actions[i] += RECYCLE_BASE
-    else:
-        m = battle_scores(b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal,
-                          x.tmp, actions, scores)
-    n = min(width, m)
-    for i in range(n):   # selection: of equal scores the earlier first (the scorer's choice)
-        best = i
-        for j in range(i + 1, m):
-            if scores[j] > scores[best]:
-                best = j
-        a, s = actions[best], scores[best]
-        for j in range(best, i, -1):
-            actions[j] = actions[j - 1]
-            scores[j] = scores[j - 1]
-        actions[i], scores[i] = a, s
-        out[i] = a
+    m = scored_moves(b, v, recent, weights, x)
+    n = select_top(x.actions, x.scores, m, width)
+    for i in range(n):
+        out[i] = x.actions[i]
     if phase == BATTLE:
         for i in range(n):
             if out[i] == END_BATTLE:
