@@ -32,13 +32,23 @@ def _config(tmp_path, **extra) -> Path:
     return path
 
 
+def _as_from_a_terminal():
+    """The child starts with default signal handling, as a command typed in a shell does: a
+    pytest worker may have inherited or set an ignored or blocked SIGINT from earlier tests
+    (threads of libraries loaded before), and a child inherits both, so Ctrl-C would never
+    reach the run (the test then timed out in the full suite only)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def _interrupt(tmp_path, sig, **extra):
     """Start ``castle-envs train`` on a long run, wait for a few checkpoints, send ``sig``."""
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "-m", "castle_envs.experiments.cli", "train", "--config",
            str(_config(tmp_path, **extra)), "--run-dir", str(run_dir), "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
     deadline = time.time() + 120
     progress = run_dir / "progress.json"
     while time.time() < deadline:
