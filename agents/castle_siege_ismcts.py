@@ -23,7 +23,7 @@ from .castle_siege_linear import LinearPolicy
 from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
-            "shaped": 0.1, "leaf": 0, "endgame": 20000}
+            "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0}
 #: the settings a spec or a model directory may give, with their types
 ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
@@ -33,7 +33,7 @@ class ISMCTSPolicy:
 
     def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
-                 leaf: int = 0, endgame: int = 20000):
+                 leaf: int = 0, endgame: int = 20000, standing: float = 0.0):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -52,7 +52,8 @@ class ISMCTSPolicy:
         for name, value, low, high, open_low in (("temp", temp, 0.0, None, True),
                                                  ("c", c, 0.0, None, False),
                                                  ("noise", noise, 0.0, 1.0, False),
-                                                 ("shaped", shaped, 0.0, 1.0, False)):
+                                                 ("shaped", shaped, 0.0, 1.0, False),
+                                                 ("standing", standing, 0.0, 1.0, False)):
             ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
                   and np.isfinite(value) and (value > low if open_low else value >= low)
                   and (high is None or value <= high))
@@ -64,9 +65,10 @@ class ISMCTSPolicy:
         #: the settings, as a spec or ``model.json`` gives them
         self.options = {"iterations": iterations, "width": width, "temp": float(temp),
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
-                        "leaf": leaf, "endgame": endgame}
+                        "leaf": leaf, "endgame": endgame, "standing": float(standing)}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
+        self.standing = float(standing)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -92,7 +94,8 @@ class ISMCTSPolicy:
         best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
                               state.attack == "most_recent", state.defeated == "leave_game",
                               self.weights, self.iterations, self.width, self.temp, self.c,
-                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)))
+                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
+                              self.standing)
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:

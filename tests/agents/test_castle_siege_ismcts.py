@@ -164,7 +164,8 @@ def test_root_statistics_count_the_iterations():
                                           ({"width": 1}, "width"),
                                           ({"temp": 0.0}, "temp"),
                                           ({"noise": 1.5}, "noise"),
-                                          ({"c": "x"}, "c")])
+                                          ({"c": "x"}, "c"),
+                                          ({"standing": -0.1}, "standing")])
 def test_bad_options_are_named(options, word):
     with pytest.raises(ValueError, match=f"ismcts option {word}"):
         _policy(**options)
