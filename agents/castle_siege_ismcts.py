@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castle_siege.rules import State
+from castle_envs.core.options import check_int, check_real
 
 from .castle_siege_linear import LinearPolicy
 from .castle_siege_search import EndgamePlanner
@@ -40,28 +41,15 @@ class ISMCTSPolicy:
         from castle_envs.castle_siege.fast_solver import CompiledSolver, shared_memo
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
-        for name, value, low, high in (("iterations", iterations, 1, None),
-                                       ("width", width, 2, M.MAX_WIDTH),
-                                       ("leaf", leaf, 0, None),
-                                       ("endgame", endgame, 1, None)):
-            if (isinstance(value, bool) or not isinstance(value, int) or value < low
-                    or (high is not None and value > high)):
-                raise ValueError(f"ismcts option {name} must be an int >= {low}"
-                                 + (f" and <= {high}" if high is not None else "")
-                                 + f", got {value!r}")
-        for name, value, low, high, open_low in (("temp", temp, 0.0, None, True),
-                                                 ("c", c, 0.0, None, False),
-                                                 ("noise", noise, 0.0, 1.0, False),
-                                                 ("shaped", shaped, 0.0, 1.0, False),
-                                                 ("standing", standing, 0.0, 1.0, False)):
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                  and np.isfinite(value) and (value > low if open_low else value >= low)
-                  and (high is None or value <= high))
-            if not ok:
-                raise ValueError(f"ismcts option {name} must be a number "
-                                 f"{'>' if open_low else '>='} {low}"
-                                 + (f" and <= {high}" if high is not None else "")
-                                 + f", got {value!r}")
+        iterations = check_int("ismcts option iterations", iterations, 1)
+        width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
+        leaf = check_int("ismcts option leaf", leaf, 0)
+        endgame = check_int("ismcts option endgame", endgame, 1)
+        temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
+        c = check_real("ismcts option c", c, 0.0)
+        noise = check_real("ismcts option noise", noise, 0.0, 1.0)
+        shaped = check_real("ismcts option shaped", shaped, 0.0, 1.0)
+        standing = check_real("ismcts option standing", standing, 0.0, 1.0)
         #: the settings, as a spec or ``model.json`` gives them
         self.options = {"iterations": iterations, "width": width, "temp": float(temp),
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
