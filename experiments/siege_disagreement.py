@@ -127,6 +127,16 @@ def summary(paths: list[str]) -> dict:
             if f["informative"]:
                 row["informative"] += 1
                 row["disagree"] += f["disagree"]
+    # per lost game, the last turn at which some move still won some sampled world: after
+    # it, no line the solver finds wins in any world the player could be in
+    last = {}
+    for g in games:
+        if g["won"]:
+            continue
+        turns = [d["turn"] for d in g["decisions"] if np.array(d["worlds"]).any()]
+        key = str(max(turns)) if turns else "none"
+        last[key] = last.get(key, 0) + 1
+    out["lost_games_last_winnable_turn"] = dict(sorted(last.items()))
     # games the agent lost although, at some decision, a move won every world sampled
     out["lost_with_a_sure_move"] = sum(
         1 for g in games if not g["won"] and any(
