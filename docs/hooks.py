@@ -1,6 +1,7 @@
 """MkDocs hooks of the documentation site (``hooks:`` in mkdocs.yml).
 
-Loading this module lays out ``build/docs-api/castle_envs``: the package as the wheel installs it,
+Loading this module (as MkDocs does, or ``python docs/hooks.py``, which ``make lint`` runs for
+mypy) lays out ``build/docs-api/castle_envs``: the package as the wheel installs it,
 made of symbolic links (every entry of ``castle_envs/``, plus ``agents/``, ``experiments/``,
 ``models/`` and ``configs/`` under the names pyproject.toml's ``package-dir`` gives them).
 mkdocstrings reads the sources statically from there, so ``castle_envs.agents.registry``
