@@ -18,12 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castle_siege.rules import State
+from castle_envs.core.options import check_int, check_real
 
 from .castle_siege_linear import LinearPolicy
 from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
-            "shaped": 0.1, "leaf": 0, "endgame": 20000}
+            "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0}
 #: the settings a spec or a model directory may give, with their types
 ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
@@ -33,40 +34,29 @@ class ISMCTSPolicy:
 
     def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
-                 leaf: int = 0, endgame: int = 20000):
+                 leaf: int = 0, endgame: int = 20000, standing: float = 0.0):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.castle_siege.fast_solver import CompiledSolver, shared_memo
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
-        for name, value, low, high in (("iterations", iterations, 1, None),
-                                       ("width", width, 2, M.MAX_WIDTH),
-                                       ("leaf", leaf, 0, None),
-                                       ("endgame", endgame, 1, None)):
-            if (isinstance(value, bool) or not isinstance(value, int) or value < low
-                    or (high is not None and value > high)):
-                raise ValueError(f"ismcts option {name} must be an int >= {low}"
-                                 + (f" and <= {high}" if high is not None else "")
-                                 + f", got {value!r}")
-        for name, value, low, high, open_low in (("temp", temp, 0.0, None, True),
-                                                 ("c", c, 0.0, None, False),
-                                                 ("noise", noise, 0.0, 1.0, False),
-                                                 ("shaped", shaped, 0.0, 1.0, False)):
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                  and np.isfinite(value) and (value > low if open_low else value >= low)
-                  and (high is None or value <= high))
-            if not ok:
-                raise ValueError(f"ismcts option {name} must be a number "
-                                 f"{'>' if open_low else '>='} {low}"
-                                 + (f" and <= {high}" if high is not None else "")
-                                 + f", got {value!r}")
+        iterations = check_int("ismcts option iterations", iterations, 1)
+        width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
+        leaf = check_int("ismcts option leaf", leaf, 0)
+        endgame = check_int("ismcts option endgame", endgame, 1)
+        temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
+        c = check_real("ismcts option c", c, 0.0)
+        noise = check_real("ismcts option noise", noise, 0.0, 1.0)
+        shaped = check_real("ismcts option shaped", shaped, 0.0, 1.0)
+        standing = check_real("ismcts option standing", standing, 0.0, 1.0)
         #: the settings, as a spec or ``model.json`` gives them
         self.options = {"iterations": iterations, "width": width, "temp": float(temp),
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
-                        "leaf": leaf, "endgame": endgame}
+                        "leaf": leaf, "endgame": endgame, "standing": float(standing)}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
+        self.standing = float(standing)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -92,7 +82,8 @@ class ISMCTSPolicy:
         best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
                               state.attack == "most_recent", state.defeated == "leave_game",
                               self.weights, self.iterations, self.width, self.temp, self.c,
-                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)))
+                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
+                              self.standing)
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:

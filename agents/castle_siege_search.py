@@ -48,6 +48,7 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
+from castle_envs.core.options import check_int
 
 from .castle_siege_linear import LinearPolicy
 
@@ -103,17 +104,13 @@ class SearchPolicy:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.castle_siege.fast_solver import CompiledSolver
         from castle_envs.vector import siege_nested
-        for name, value, low, high in (("samples", samples, 1, None),
-                                       ("candidates", candidates, 2, None),
-                                       ("nodes", nodes, 1, None), ("endgame", endgame, 1, None),
-                                       ("level", level, 0, 2),
-                                       ("width", width, 2, siege_nested.MAX_WIDTH),
-                                       ("playouts", playouts, 1, None)):
-            if (isinstance(value, bool) or not isinstance(value, int) or value < low
-                    or (high is not None and value > high)):
-                raise ValueError(f"search option {name} must be an int >= {low}"
-                                 + (f" and <= {high}" if high is not None else "")
-                                 + f", got {value!r}")
+        samples = check_int("search option samples", samples, 1)
+        candidates = check_int("search option candidates", candidates, 2)
+        nodes = check_int("search option nodes", nodes, 1)
+        endgame = check_int("search option endgame", endgame, 1)
+        level = check_int("search option level", level, 0, 2)
+        width = check_int("search option width", width, 2, siege_nested.MAX_WIDTH)
+        playouts = check_int("search option playouts", playouts, 1)
         if inner not in INNER:
             raise ValueError(f"search option inner must be one of {', '.join(INNER)}, "
                              f"got {inner!r}")

@@ -79,13 +79,21 @@ def check_int(name: str, value, low: int | None = None, high: int | None = None)
     return int(value)
 
 
-def check_real(name: str, value) -> float:
-    """``value`` as a ``float`` if it is a finite real number (not a bool, not a string)."""
+def check_real(name: str, value, low: float | None = None, high: float | None = None,
+               low_open: bool = False) -> float:
+    """``value`` as a ``float`` if it is a finite real number (not a bool, not a string)
+    within ``low``..``high`` (each bound optional and included; ``low_open``: above ``low``)."""
+    bounds = "" if low is None else (f" > {low}" if low_open else f" >= {low}")
+    if high is not None:
+        bounds += (" and" if bounds else "") + f" <= {high}"
     if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-        raise OptionTypeError(f"{name} must be a finite number, got {value!r} ({_kind(value)})")
-    if not math.isfinite(float(value)):
-        raise InvalidOptionError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
+        raise OptionTypeError(f"{name} must be a finite number{bounds}, got {value!r} "
+                              f"({_kind(value)})")
+    v = float(value)
+    if (not math.isfinite(v) or (low is not None and (v <= low if low_open else v < low))
+            or (high is not None and v > high)):
+        raise InvalidOptionError(f"{name} must be a finite number{bounds}, got {value!r}")
+    return v
 
 
 def check_bool(name: str, value) -> bool:

@@ -28,7 +28,8 @@ Per iteration:
    scorer (``siege_nested.playout``, ``noise`` the chance of one of its next moves);
    playouts stop where the solver's sound bounds call the world lost
    (``siege_solver.hopeless``);
-4. back up the value: 1 for a win, else ``shaped`` times the share of castles captured.
+4. back up the value: 1 for a win, else ``shaped`` times the share of castles captured,
+   less ``standing`` times the defenders still standing before uncaptured castles / 52.
    With ``leaf`` > 0 the compiled solver first tries, with that many nodes, to prove the
    leaf's world won (a win counts 1; this reads the world's deal, so it brings back some of
    the clairvoyance the tree avoids, at the leaves only).
@@ -231,13 +232,17 @@ def _expand(t, node, b, v, recent, weights, width, temp, x):
 
 
 @njit(cache=True)
-def _value(b, v, shaped):
+def _value(b, v, shaped, standing):
     if v[OUTCOME] == 1:
         return 1.0
     captured = 0
+    left = 0
     for c in range(4):
-        captured += b[CAPTURED + c]
-    return shaped * captured / 4.0
+        if b[CAPTURED + c]:
+            captured += 1
+        else:
+            left += v[CLEN + c]
+    return shaped * captured / 4.0 - standing * left / 52.0
 
 
 @njit(cache=True)
@@ -258,7 +263,7 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
 
 @njit(cache=True)
 def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, leaf, seed):
+           noise, shaped, leaf, seed, standing=0.0):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
     root's statistics stay in node 0 of ``t``. Returns the index of the root's most visited
     child (ties: the scorer's order)."""
@@ -295,10 +300,10 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
         value = -1.0
         while True:
             if v[OUTCOME] != 0:
-                value = _value(b, v, shaped)
+                value = _value(b, v, shaped, standing)
                 break
             if v[PHASE] == BATTLE and hopeless(b, v, w, memo):
-                value = _value(b, v, shaped)
+                value = _value(b, v, shaped, standing)
                 break
             if t.width[node] < 0:
                 _expand(t, node, b, v, recent, weights, width, temp, x)
@@ -344,7 +349,7 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
             t.width[node] = -1
             t.stats[2] += 1
             if v[OUTCOME] != 0:
-                value = _value(b, v, shaped)
+                value = _value(b, v, shaped, standing)
                 break
             _expand(t, node, b, v, recent, weights, width, temp, x)
             break
@@ -353,7 +358,7 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
         if value < 0.0:
             playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
             t.stats[1] += 1
-            value = _value(b, v, shaped)
+            value = _value(b, v, shaped, standing)
         if node >= 0:
             t.visits[node] += 1
             t.value[node] += value

@@ -164,7 +164,8 @@ def test_root_statistics_count_the_iterations():
                                           ({"width": 1}, "width"),
                                           ({"temp": 0.0}, "temp"),
                                           ({"noise": 1.5}, "noise"),
-                                          ({"c": "x"}, "c")])
+                                          ({"c": "x"}, "c"),
+                                          ({"standing": -0.1}, "standing")])
 def test_bad_options_are_named(options, word):
     with pytest.raises(ValueError, match=f"ismcts option {word}"):
         _policy(**options)
@@ -198,3 +199,15 @@ def test_search_agent_noise_does_not_outlive_a_decision():
         used = SearchPolicy(LinearPolicy.load(SCORER))
         used._w.rng[0] = np.uint64(12345 + seed)   # left over from other games
         assert fresh(s, np.random.default_rng(seed)) == used(s, np.random.default_rng(seed))
+
+
+def test_standing_defenders_lower_a_lost_worlds_value():
+    s = State.new_game(difficulty="very_hard", deck=deal_deck(9))
+    while len(np.flatnonzero(s.legal_action_mask())) == 1:
+        s.apply_action(int(np.flatnonzero(s.legal_action_mask())[0]))
+    plain, weighted = _policy(iterations=60), _policy(iterations=60, standing=0.5)
+    plain(s, np.random.default_rng(0))
+    weighted(s, np.random.default_rng(0))
+    # a lost world is worth shaped * castles captured / 4 >= 0, less 0.5 * standing / 52
+    assert min(q for _, n, q, _ in plain.root_stats() if n) >= 0.0
+    assert min(q for _, n, q, _ in weighted.root_stats() if n) < 0.0

@@ -106,9 +106,9 @@ def test_agent_spec_and_bad_options():
             nested.policy.width) == ("nested", 0, 3, 4)
     with pytest.raises(ValueError, match="inner must be one of solver, nested"):
         make_agent("search:inner=mcts", "castle-siege")
-    with pytest.raises(ValueError, match="level must be an int >= 0 and <= 2"):
+    with pytest.raises(ValueError, match="level must be an int in 0..2"):
         make_agent("search:inner=nested,level=3", "castle-siege")
-    with pytest.raises(ValueError, match="width must be an int >= 2"):
+    with pytest.raises(ValueError, match="width must be an int in 2..16"):
         make_agent("search:inner=nested,width=1", "castle-siege")
 
 
