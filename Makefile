@@ -2,6 +2,7 @@
 # missing and installs what it needs (the stamp files make repeat runs fast). The test
 # environment holds every extra, so that no test is skipped for a missing package.
 # `make docs` builds the documentation site into site/ (open site/index.html).
+# `make lint` runs ruff and mypy; `make test` runs them, then the tests.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -31,11 +32,15 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-train
 	$(BIN)/castle-envs demo
 
+# mypy ([tool.mypy] in pyproject.toml) reads the package as installed, agents/ and
+# experiments/ inside castle_envs: build/docs-api/castle_envs, symbolic links into the
+# checkout that docs/hooks.py lays out (as for the API reference)
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/python docs/hooks.py
+	$(BIN)/mypy
 
-test: $(VENV)/.installed-test
-	$(BIN)/ruff check .
+test: lint
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
 docs: $(VENV)/.installed-docs
@@ -46,4 +51,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/castle-envs bench castle-siege
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis site build/docs-api
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build/docs-api

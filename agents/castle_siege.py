@@ -12,7 +12,7 @@ from castle_envs.castle_siege.actions import (END_BATTLE, NUM_SUBSETS, RECYCLE_B
 from castle_envs.castle_siege.cards import NUM_CARDS, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
 
-_SLOTS = (None,) + tuple(slots_of(s) for s in range(1, NUM_SUBSETS + 1))
+_SLOTS: tuple = (None,) + tuple(slots_of(s) for s in range(1, NUM_SUBSETS + 1))  # 1-based
 
 
 def greedy_policy(state, rng: np.random.Generator) -> int:

@@ -115,7 +115,7 @@ class LinearPolicy:
             raise ValueError(f"endgame_nodes must be a non-negative int, got {endgame_nodes!r}")
         self.endgame_nodes = endgame_nodes
         self._plan: list = []      # (state key, action) of a proven winning line, last move first
-        self._tried = None         # the turn whose solve failed: not retried until the next
+        self._tried: tuple | None = None   # the turn whose solve failed: not retried until the next
         weights = weights or HEURISTIC_WEIGHTS
         if not isinstance(weights, dict):
             raise ValueError(f"weights must map blocks (battle, recycle, royal) to feature "
@@ -147,7 +147,7 @@ class LinearPolicy:
         names = cls.names()
         if theta.shape != (len(names),):
             raise ValueError(f"need {len(names)} weights, got shape {theta.shape}")
-        blocks = {"battle": {}, "recycle": {}, "royal": {}}
+        blocks: dict[str, dict] = {"battle": {}, "recycle": {}, "royal": {}}
         for name, value in zip(names, theta.tolist()):
             block, _, feature = name.partition(".")
             blocks[block][feature] = value

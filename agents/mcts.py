@@ -132,7 +132,7 @@ class MCTSAgent(Agent):
                 s._apply(a)   # legal in this determinization
                 path.append(child)
                 break
-            node = children[best]
+            node = children[best]  # type: ignore[index]  # a tried move when none is untried
             s._apply(best)
             path.append(node)
         returns = self._rollout(s, rng).tolist()

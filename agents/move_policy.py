@@ -39,8 +39,9 @@ def build_net(obs_size: int, num_features: int, hidden: int = 128, linear_offset
             self.linear = nn.Linear(num_features - linear_offset, 1, bias=False)
             self.value = nn.Linear(hidden, 1)
             # the MLP starts silent: the first policy is the linear term's (CEM when given)
-            nn.init.zeros_(self.move[2].weight)
-            nn.init.zeros_(self.move[2].bias)
+            # (a Sequential's items are typed Module: this one is the Linear made above)
+            nn.init.zeros_(self.move[2].weight)  # type: ignore[arg-type]
+            nn.init.zeros_(self.move[2].bias)  # type: ignore[arg-type]
             nn.init.zeros_(self.linear.weight)
 
         def embed(self, obs):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from castle_envs.registry import get_game
 
@@ -32,7 +33,7 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
 #: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
 #: models folder.
-BEST_AGENTS = {
+BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
     "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts", "numba"),
                      ("model:{models}/castle_siege_very_hard_linear", None)],
     "castellion": [("planner", "numba"), ("heuristic", None)],
@@ -91,7 +92,7 @@ def heuristic_policy(game: str, name: str = "heuristic"):
             from castle_envs.castell.measure import heuristic_action
             return lambda state, rng: heuristic_action(state)
         if game == "castellion":
-            from .castellion import heuristic_policy as h
+            from .castellion import heuristic_policy as h  # type: ignore[assignment]  # its own
             return h
         if game == "castle-rooms":
             from castle_envs.castle_rooms.balance import greedy_policy
@@ -172,8 +173,9 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .castle_siege_linear import LinearPolicy
         path, _, opts = rest.strip().partition(",")
         options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
-        policy = LinearPolicy.load(locate_shipped(path.strip(), shipped_models_dir(), "models"),
-                                   endgame_nodes=options.get("endgame", 0))
+        policy: Callable = LinearPolicy.load(  # each kind of agent has its own policy class
+            locate_shipped(path.strip(), shipped_models_dir(), "models"),
+            endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     if name == "search":
         if get_game(game).slug != "castle-siege":

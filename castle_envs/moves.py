@@ -45,6 +45,8 @@ the player to act); games without one (``MOVE_GAMES``) raise a clear error.
 """
 from __future__ import annotations
 
+from typing import Any, cast
+
 import gymnasium as gym
 import numpy as np
 from pettingzoo.utils import BaseWrapper
@@ -307,12 +309,13 @@ class MoveFeatureObservation(gym.Wrapper):
         self.game = game
         self._compiled = isinstance(base, (CompiledCastleSiegeEnv, CompiledCastellionEnv))
         self.moves = move_view(self.game, capacity)
-        self.observation_space = move_spaces(self.game, env.observation_space,
-                                             int(env.action_space.n), self.moves.capacity)
+        self.observation_space = move_spaces(
+            self.game, cast(gym.spaces.Box, env.observation_space),
+            int(cast(gym.spaces.Discrete, env.action_space).n), self.moves.capacity)
 
     def _view(self, obs, info: dict, done: bool) -> dict:
         out = self.moves.empty()
-        base = self.env.unwrapped
+        base: Any = self.env.unwrapped       # the game env: its rows or its state
         if done:
             n = 0
         elif self._compiled and self.game == "castellion":

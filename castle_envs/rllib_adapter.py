@@ -59,8 +59,9 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         })
         self.observation_spaces = {a: space for a in self.agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.agents}
-        self.observation_space = gymnasium.spaces.Dict(self.observation_spaces)
-        self.action_space = gymnasium.spaces.Dict(self.action_spaces)
+        # (RLlib types agent ids as any hashable; these are the AEC env's str names)
+        self.observation_space = gymnasium.spaces.Dict(self.observation_spaces)  # type: ignore[arg-type]
+        self.action_space = gymnasium.spaces.Dict(self.action_spaces)  # type: ignore[arg-type]
 
     def _obs(self, agent: str) -> dict:
         raw = self.aec.observe(agent)

@@ -34,11 +34,11 @@ class SingleAgentEnv(gym.Env):
         self._opponent_source = opponents
         agent0 = aec_env.possible_agents[0]
         self.observation_space = aec_env.observation_space(agent0)["observation"]
-        self.action_space = aec_env.action_space(agent0)
+        self.action_space: gym.spaces.Discrete = aec_env.action_space(agent0)
         self.render_mode = getattr(aec_env, "render_mode", None)
         self.metadata = dict(getattr(aec_env, "metadata", {}))
         self._done = True
-        self._last_mask = None
+        self._last_mask: np.ndarray | None = None
 
     def _draw_opponents(self) -> list:
         source = self._opponent_source
@@ -91,9 +91,9 @@ class SingleAgentEnv(gym.Env):
 
     def _info(self, obs, info) -> dict:
         self._final_obs = obs["observation"]
-        self._last_mask = obs["action_mask"].astype(bool)
+        mask = self._last_mask = obs["action_mask"].astype(bool)
         out = {k: v for k, v in info.items() if k != "action_mask"}
-        out["action_mask"] = self._last_mask.copy()
+        out["action_mask"] = mask.copy()
         out["seat"] = self.seat
         return out
 

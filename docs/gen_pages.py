@@ -11,6 +11,7 @@ Nothing here is a copy kept by hand: every run reads the sources again.
 - ``models/<name>/README.md`` (each model card, at the path its relative links expect) and
   ``models/index.md`` (the list of cards);
 - ``changelog.md``: ``CHANGELOG.md``;
+- ``architecture.md``: ``ARCHITECTURE.md`` (layers, where code lives, adding a game);
 - ``source/<script>.md``: the example training scripts of ``experiments/``, whole.
 
 The build needs the ``docs`` extra (it imports castle_envs to make the envs).
@@ -315,6 +316,8 @@ def main() -> None:
     write("batched.md", vector.read_text(encoding="utf-8"), vector)
     changelog = ROOT / "CHANGELOG.md"
     write("changelog.md", changelog.read_text(encoding="utf-8"), changelog)
+    architecture = ROOT / "ARCHITECTURE.md"
+    write("architecture.md", architecture.read_text(encoding="utf-8"), architecture)
 
     for script in SCRIPTS:
         path = ROOT / "experiments" / f"{script}.py"

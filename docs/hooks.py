@@ -1,6 +1,7 @@
 """MkDocs hooks of the documentation site (``hooks:`` in mkdocs.yml).
 
-Loading this module lays out ``build/docs-api/castle_envs``: the package as the wheel installs it,
+Loading this module (as MkDocs does, or ``python docs/hooks.py``, which ``make lint`` runs for
+mypy) lays out ``build/docs-api/castle_envs``: the package as the wheel installs it,
 made of symbolic links (every entry of ``castle_envs/``, plus ``agents/``, ``experiments/``,
 ``models/`` and ``configs/`` under the names pyproject.toml's ``package-dir`` gives them).
 mkdocstrings reads the sources statically from there, so ``castle_envs.agents.registry``
@@ -15,8 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:       # Python 3.10 (make lint runs this file there too)
+    tomllib = None                # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEW = ROOT / "build" / "docs-api"
@@ -35,12 +40,20 @@ def _link(link: Path, target: Path) -> None:
         pass
 
 
+def _package_dirs(pyproject: str) -> dict:
+    """``[tool.setuptools.package-dir]`` of pyproject.toml (read by hand without tomllib:
+    its lines are ``"castle_envs.agents" = "agents"``)."""
+    if tomllib is not None:
+        return tomllib.loads(pyproject)["tool"]["setuptools"]["package-dir"]
+    table = pyproject.split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
+    return dict(re.findall(r'^"([^"]+)"\s*=\s*"([^"]+)"', table, re.MULTILINE))
+
+
 def package_view() -> Path:
     """``build/docs-api``: ``castle_envs`` as installed, as symbolic links into the checkout."""
     package = VIEW / "castle_envs"
     package.mkdir(parents=True, exist_ok=True)
-    mapped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "package-dir"]
+    mapped = _package_dirs((ROOT / "pyproject.toml").read_text())
     wanted = {entry.name: entry for entry in (ROOT / "castle_envs").iterdir()
               if entry.name != "__pycache__"}
     for name, folder in mapped.items():

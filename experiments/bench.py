@@ -191,8 +191,9 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
             "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
 
 
-def bench_peer(seconds: float, seed: int) -> dict | None:
-    """PettingZoo's connect_four_v3 through the same AEC loop; None if it cannot import."""
+def bench_peer(seconds: float, seed: int) -> dict:
+    """PettingZoo's connect_four_v3 through the same AEC loop; ``{"error": ...}`` if it
+    cannot import."""
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError as err:

@@ -31,7 +31,7 @@ EXTRAS = {"yaml": "train", "torch": "train", "stable_baselines3": "train",
           "ray": "distributed", "numba": "fast", "matplotlib": "notebooks", "pygame": "dev"}
 
 
-def missing_extra_message(command: str, err: ImportError) -> str:
+def missing_extra_message(command: str | None, err: ImportError) -> str:
     module = (err.name or "").split(".")[0]
     extra = EXTRAS.get(module)
     if extra is None:

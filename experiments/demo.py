@@ -64,7 +64,8 @@ def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:
         obs, info = env.reset(seed=seed + episode)   # same deals for every agent
         done = False
         while not done:
-            state = env.unwrapped.state.player_view() if agent.needs_state else None
+            state = (env.unwrapped.state.player_view()  # type: ignore[attr-defined]  # the game's
+                     if agent.needs_state else None)
             action = agent.act(obs, info["action_mask"], state)
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated

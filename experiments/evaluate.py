@@ -38,6 +38,7 @@ import json
 import logging
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -196,7 +197,7 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     check_record_count(record)
     env_options = dict(env_options or {})
     from .provenance import provenance
-    results = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
+    results: dict[str, Any] = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
                "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
                "env_options": env_options, "agents": agents,
                "opponent": opponent if spec.api != "gymnasium" else None,
@@ -260,7 +261,7 @@ def _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options
         for agent in agents:
             n_seats = int(value) if spec.variant_arg == "num_players" else 1
             if n_seats == 1:
-                plan = ((agent,),)
+                plan: tuple = ((agent,),)
             else:   # the agent rotates through the seats
                 plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
                              for k in range(n_seats))

@@ -22,6 +22,7 @@ import shutil
 import sys
 import textwrap
 import unicodedata
+from typing import Any
 
 import numpy as np
 
@@ -312,7 +313,7 @@ def wrap(text: str, width: int) -> str:
         if len(line) <= width:
             out.append(line)
             continue
-        indent = " " * len(_NUMBERED.match(line).group(1))
+        indent = " " * len(_NUMBERED.match(line).group(1))  # type: ignore[union-attr]  # any line
         out.extend(textwrap.wrap(line, width, subsequent_indent=indent,
                                  break_long_words=False, break_on_hyphens=False)
                    or [line])
@@ -345,7 +346,7 @@ class _Game:
 
     def __init__(self, spec, variant, seed, save_path):
         self.spec, self.variant, self.seed, self.save_path = spec, variant, seed, save_path
-        self.recorder = None
+        self.recorder: Any = None           # a records.Recorder once started
 
     def start(self, state, agents):
         from .records import Recorder

@@ -15,6 +15,7 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def git_revision(where: str | Path | None = None) -> dict:
     """``{"revision": sha or None, "dirty": bool or None}`` for the checkout holding the
     package (``where``: another folder); ``None`` values outside a checkout or without git."""
     folder = Path(where) if where else Path(castle_envs.__file__).resolve().parents[1]
-    out = {"revision": None, "dirty": None}
+    out: dict[str, Any] = {"revision": None, "dirty": None}
     try:
         rev = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"],
                              capture_output=True, text=True, timeout=10)

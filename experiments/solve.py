@@ -24,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -286,7 +287,7 @@ def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: d
     from castle_envs.castle_siege.rules import State
     from castle_envs.castle_siege.solver import UNKNOWN, Solver, deal_deck
 
-    solvers = {"python": Solver(max_nodes=nodes, probe_share=0),
+    solvers: dict[str, Any] = {"python": Solver(max_nodes=nodes, probe_share=0),
                "compiled": CompiledSolver(max_nodes=nodes, probe_share=0)}
     warm = State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules)
     totals = {name: {"nodes": 0, "seconds": 0.0, "decided_seconds": 0.0} for name in solvers}

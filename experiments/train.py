@@ -138,7 +138,7 @@ def _agent_policy(spec: str, config: dict):
     try:
         from castle_envs.agents import make_agent
     except ImportError:
-        make_agent = None
+        make_agent = None  # type: ignore[assignment]  # the agents do not import here
     if make_agent is None:
         if spec != "random":
             raise ValueError(f"opponent {spec!r} needs castle_envs.agents.make_agent, which is not available")
@@ -186,12 +186,14 @@ class PotentialShaping(gym.Wrapper):
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
-        self._phi = self.potential(self.env.unwrapped.state)
+        self._phi = self.potential(self.env.unwrapped.state)  # type: ignore[attr-defined]
         return obs, info
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        phi = 0.0 if terminated else self.potential(self.env.unwrapped.state)
+        # (the game env's rules state: gymnasium's Env type does not name it)
+        phi = 0.0 if terminated else self.potential(
+            self.env.unwrapped.state)  # type: ignore[attr-defined]
         reward = float(reward) + self.gamma * phi - self._phi
         self._phi = phi
         return obs, reward, terminated, truncated, info
@@ -215,7 +217,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     kwargs = {"illegal_action": "raise", **config["env_kwargs"], **(variant or config["variant"])}
     if spec.api == "gymnasium":
         import castle_envs  # noqa: F401  (registers ids)
-        env = gym.make(spec.gym_id, **kwargs)
+        env = gym.make(spec.gym_id, **kwargs)  # type: ignore[arg-type]  # set for gymnasium
     else:
         from castle_envs.wrappers import SingleAgentEnv
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
@@ -233,7 +235,7 @@ def make_vec_env(config: dict, pool: list | None = None):
            for rank in range(config["n_envs"])]
     if config["vec_env"] == "subproc" and not config["self_play"]["enabled"]:
         return SubprocVecEnv([_IgnoreInterrupts(fn) for fn in fns])
-    return DummyVecEnv(fns)
+    return DummyVecEnv(fns)  # type: ignore[arg-type]  # each fn's rank is a default argument
 
 
 # --- evaluation ----------------------------------------------------------------------------------
@@ -569,7 +571,7 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
     else:
-        config, run_dir = new_run_dir(config, run_dir)
+        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
         progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
                     "best_win_rate": -1.0, "wall_before": 0.0, "wall_seconds": 0.0,
                     "variant": None}

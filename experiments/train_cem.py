@@ -61,7 +61,7 @@ def _chunk(theta, difficulty, first, count):
     return play_games(theta, difficulty, range(first, first + count))
 
 
-def evaluate(thetas: list, games: dict, first_seed: int, workers: int, backend: str,
+def evaluate(thetas: list, games: dict, first_seed: int, workers: int | None, backend: str,
              chunk: int = 100) -> tuple[np.ndarray, int]:
     """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty,
     and the number of moves (environment steps) played."""

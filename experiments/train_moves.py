@@ -291,7 +291,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
     else:
-        config, run_dir = new_run_dir(config, run_dir)
+        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
         progress = {"num_timesteps": 0, "updates": 0, "episodes": 0, "wins": 0,
                     "wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0,
                     "best_win_rate": -1.0}
@@ -319,7 +319,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
                              {"trained": {"algo": "behaviour cloning", "config": "config.yaml"}})
         obs, _ = envs.reset(seed=config["seed"])
     writer = SummaryWriter(str(run_dir / "tb"))
-    card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
+    card_extra: dict[str, dict] = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
     if len(levels_of(config)) > 1:     # one network for these variants (``variant``: the first)
         card_extra["trained"]["levels"] = list(dict.fromkeys(config["move_ppo"]["levels"]))
 

@@ -85,7 +85,8 @@ class Fixed:
         self.start([0])
 
     def start(self, prefix) -> None:
-        self.prefix, self.rngs = [int(x) for x in prefix], {}
+        self.prefix = [int(x) for x in prefix]
+        self.rngs: dict[tuple, np.random.Generator] = {}
 
     def act(self, state, env, game: int) -> int:
         agent = self.agent
@@ -101,7 +102,7 @@ class Fixed:
 
 
 def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, record_net=None,
-         greedy: bool = False) -> list:
+         greedy: bool = False) -> dict:
     """Play ``states`` to the end side by side. ``seats[g][s]`` names who holds seat ``s``
     of game ``g``: a key of ``nets`` (move networks, sampled, or their argmax when
     ``greedy``) or of ``fixed`` (agents). Decisions of ``record_net`` are returned per
@@ -110,7 +111,7 @@ def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, recor
 
     env = _env(config)
     view = move_view(config["game"], config["move_ppo"]["capacity"])
-    traj = {}
+    traj: dict[tuple, list] = {}
     steps = 0
     live = [g for g, s in enumerate(states) if not s.is_terminal()]
     while live and steps < MAX_GAME_STEPS:
@@ -215,7 +216,7 @@ def load_checkpoint(run_dir: Path, net, optimizer, pool_size: int) -> list:
         optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
         torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
         flat = load_tensors(ckpt / "pool.pt")
-        pool = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
+        pool: list[dict] = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
         for key, value in flat.items():
             i, _, name = key.partition("/")
             pool[int(i)][name] = value
@@ -284,7 +285,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
     else:
-        config, run_dir = new_run_dir(config, run_dir)
+        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
         progress = {"num_timesteps": 0, "updates": 0, "games": 0, "wall_seconds": 0.0,
                     "evals_done": 0, "checkpoints": 0, "snapshots": 0,
                     "best_win_rate": -1.0}

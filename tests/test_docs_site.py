@@ -53,7 +53,7 @@ def test_the_site_builds_strictly_with_every_page(tmp_path):
         assert f"Discrete({len(actions)})" in html, f"{spec.title}: not the live action space"
         assert (site / "rules" / f"{folder}.html").is_file(), f"no rules page for {spec.title}"
 
-    for name in ("index", "batched", "changelog", "models/index", "api/index", "api/envs",
+    for name in ("index", "batched", "changelog", "architecture", "models/index", "api/index", "api/envs",
                  "api/vector", "api/agents", "api/core", "castle_siege_winnability",
                  "castellion_winnability", "move_features", "pictures", "howto/train_sb3",
                  "howto/train_rllib", "howto/train_torchrl", "howto/train_cleanrl",

@@ -22,7 +22,7 @@ not one of the four actions, limited per turn by the ``tower_edits_per_turn`` op
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class EndTurn(NamedTuple):
 
 
 def _all_moves():
-    moves = [Move(r) for r in range(NUM_REGIONS)]
+    moves: list[Any] = [Move(r) for r in range(NUM_REGIONS)]
     moves += [Recruit(s) for s in range(1, SIZES + 1)]
     moves += [Train(k) for k in range(len(SKILLS))]
     for source in SPECIAL_SOURCES:

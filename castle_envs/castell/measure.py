@@ -79,7 +79,7 @@ def random_games(num_players: int, games: int, seed: int, advanced: bool = False
     e = make_env(num_players=num_players, advanced=advanced)
     rng = np.random.default_rng(seed)
     steps = 0
-    totals = {c: [] for c in CATEGORIES + ("total",)}
+    totals: dict[str, list] = {c: [] for c in CATEGORIES + ("total",)}
     start = time.perf_counter()
     for g in range(games):
         e.reset(seed=seed + g)

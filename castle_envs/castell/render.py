@@ -310,9 +310,9 @@ def events(before: State, after: State) -> list[str]:
             out.append(f"festival at {D.REGIONS[f['region']]}: {scores}"
                        + (f"; prizes: {prizes}" if prizes else ""))
         if after.is_terminal():
-            scores = after.scores()
+            finals = after.scores()
             out.append("game over: " + ", ".join(f"player_{p} {int(s)} points"
-                                                 for p, s in enumerate(scores)))
+                                                 for p, s in enumerate(finals)))
         else:
             out.append(f"round {after.round} begins")
     elif after.current_player != before.current_player:

@@ -7,6 +7,8 @@ list of levels ``(width, lo, mixed)``: ``width - mixed`` castellers of index ``l
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.errors import InvalidStateError
@@ -126,6 +128,7 @@ def level_text(level) -> str:
 
 class State(GameState):
     actions = ACTIONS
+    _obs_cache: dict      # observation.py's per-position cache, made on first use
 
     def __init__(self, num_players: int = 2, **rules):
         self.num_players = check_choice("num_players", num_players, (2, 3, 4))
@@ -179,7 +182,7 @@ class State(GameState):
         self.last_festivals: list[dict] = []
         self.player_version = [0] * P   # bumped when a player's state changes (caches)
         self.board_version = 0          # bumped when the board's castellers/tiles/tokens change
-        self._mask = None
+        self._mask: np.ndarray | None = None
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
@@ -415,8 +418,9 @@ class State(GameState):
         region = int(self.fest_region[i])
         entries = {p: e for p in range(self.num_players)
                    if (e := self.festival_entry(p, i)) is not None}
-        result = {"space": i, "region": region, "scores": {p: e[0] for p, e in entries.items()},
-                  "prizes": {}, "size_tokens": {}}
+        result: dict[str, Any] = {
+            "space": i, "region": region, "scores": {p: e[0] for p, e in entries.items()},
+            "prizes": {}, "size_tokens": {}}
         for p, (score, _) in entries.items():
             self.best[p] = max(self.best[p], score)
         # standard competition ranking: tied towers share a place (and its prize)
@@ -638,7 +642,8 @@ class State(GameState):
     _BOOLS = ("moved", "trained", "specialed", "recruit_open")
 
     def to_dict(self) -> dict:
-        d = {"game": "castell", "num_players": self.num_players, "rules": dict(self.rules)}
+        d: dict[str, Any] = {"game": "castell", "num_players": self.num_players,
+                             "rules": dict(self.rules)}
         for name in self._ARRAYS:
             d[name] = getattr(self, name).tolist()
         for name in self._INTS:
@@ -696,12 +701,13 @@ class State(GameState):
         s.fest_sizes = [tuple(r.ints(sizes, f"fest_sizes[{i}]", 0, NS - 1, max_length=2))
                         for i, sizes in enumerate(r.list(d["fest_sizes"], "fest_sizes",
                                                          length=len(D.CALENDAR)))]
-        s.towers = [[tuple(r.ints(lv, f"towers[{p}][{k}]", 0, _MAX_SAVED, length=3))
+        # (the tuples' lengths are checked by r.ints: the checker cannot see them)
+        s.towers = [[tuple(r.ints(lv, f"towers[{p}][{k}]", 0, _MAX_SAVED, length=3))  # type: ignore[misc]
                      for k, lv in enumerate(r.list(t, f"towers[{p}]",
                                                    max_length=sum(D.CASTELLERS_PER_SIZE)))]
                     for p, t in enumerate(r.list(d["towers"], "towers", length=P))]
         tiles = len(D.LOCAL_PERFORMANCES)
-        s.performed = [[tuple(r.ints(x, f"performed[{p}][{k}]", 0, _MAX_SAVED, length=2))
+        s.performed = [[tuple(r.ints(x, f"performed[{p}][{k}]", 0, _MAX_SAVED, length=2))  # type: ignore[misc]
                         for k, x in enumerate(r.list(perf, f"performed[{p}]", max_length=tiles))]
                        for p, perf in enumerate(r.list(d["performed"], "performed", length=P))]
         return s
@@ -715,7 +721,7 @@ class State(GameState):
                        if ph == phase]
             if sorted(regions) != sorted(dealt):
                 bad(f"the festival tiles of phase {phase} are not one per region")
-        dealt = np.bincount(np.array(D.SIZE_TOKENS, dtype=np.int64), minlength=NS)
+        dealt_sizes = np.bincount(np.array(D.SIZE_TOKENS, dtype=np.int64), minlength=NS)
         laid = np.zeros(NS, dtype=np.int64)
         won = np.zeros((NR, NS), dtype=np.int64)     # size tokens festivals held have offered
         held = np.zeros(NR, dtype=np.int64)          # festivals held per region
@@ -727,7 +733,7 @@ class State(GameState):
                 held[region] += 1
                 for size in self.fest_sizes[i]:
                     won[region, size] += 1
-        if (laid > dealt).any():
+        if (laid > dealt_sizes).any():
             bad("the calendar holds more size tokens of a number than the game has")
         if (self.size_tokens.sum(axis=0) > won).any():
             bad("players hold size tokens that no festival held so far offered")

@@ -27,7 +27,7 @@ column puts the tile on top of it, on column = width it starts a new column at t
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..core.actions import ActionTable
 from .data import KIND_NAMES, NUM_DEFENDER_KINDS
@@ -153,7 +153,7 @@ SWAP_PAIRS = tuple(
 
 
 def _moves():
-    moves = [Draw(0), Draw(1)] + [TakeRevealed(i) for i in range(4)] + [EncounterNow()]
+    moves: list[Any] = [Draw(0), Draw(1)] + [TakeRevealed(i) for i in range(4)] + [EncounterNow()]
     moves += [Place(c) for c in range(SIZE)] + [Place(-1)]
     moves += [Discard(), DiscardPower(), PlaceTraitor(), DiscardTraitor()]
     moves += [Destroy(r, c) for r in range(SIZE) for c in range(SIZE)]

@@ -170,8 +170,9 @@ class State(SolitaireState):
         self.lifted = NO_TILE
         self.lift_origin = 0              # Place column that would put the lifted tile back
         self.outcome = 0                  # 1 won, -1 lost
-        self._mask = None
-        self._formations = None           # cache; every change of the castle clears it
+        self._mask: np.ndarray | None = None
+        # cache; every change of the castle clears it
+        self._formations: tuple[int, int, int] | None = None
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
@@ -667,16 +668,16 @@ class State(SolitaireState):
                 return f"move {self._cell_name((self.heights[c] - 1) * SIZE + c)}"
             if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 \
                     and self.current < 3:
-                kind = KIND_NAMES[self.hand]
+                traitor = KIND_NAMES[self.hand]
                 if action == DISCARD_TRAITOR:
                     cost = 4 - (self.formations()[2] if self.level == MENACE else 0)
                     cost = min(max(cost, 0), self.castle_size)
-                    return f"discard the {kind} (destroy {cost} tile{'s' * (cost != 1)})"
+                    return f"discard the {traitor} (destroy {cost} tile{'s' * (cost != 1)})"
                 slot = self.current
                 card = "a face-down ordeal" if self.face_down[slot] else \
                     ORDEALS[self.ordeals[slot]].title
                 need = 2 if self.face_down[slot] else ORDEALS[self.ordeals[slot]].traitors
-                return (f"place the {kind} beside {card} "
+                return (f"place the {traitor} beside {card} "
                         f"({sum(self.beside[slot]) + 1}/{need})")
             if action == ENCOUNTER_NOW:
                 slot = min(self.current, 2)
@@ -985,9 +986,10 @@ class State(SolitaireState):
         if self.revealed and self.level == SCHOOL:
             bad("no tile is revealed at the school level")
         for slot in range(3):
-            if slot < self.current and sum(self.beside[slot]):
+            # (mypy types the right of "and" from its left: sum() over ints, read as bools)
+            if slot < self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
                 bad(f"resolved ordeal {slot + 1} still has Traitors beside it")
-            if slot > self.current and sum(self.beside[slot]):
+            if slot > self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
                 bad(f"Traitors beside ordeal {slot + 1}, which is not the lowest")
             if slot < self.current and self.face_down[slot]:
                 bad(f"resolved ordeal {slot + 1} is face down")

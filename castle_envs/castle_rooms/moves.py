@@ -180,11 +180,11 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
     # the rows the actor could still extend, as (helmet, exit) ends, after the move
     ends = [(rw.helmet, rw.exit) for j, rw in enumerate(rows) if my_open[j]]
     if kind == 1:
-        ends.append(exit_after)
+        ends.append(exit_after)  # type: ignore[arg-type]  # a play sets it
     elif kind == 0:
         r = (action - A.PLAY_BASE) % A.MAX_ROWS
         ends = [(rw.helmet, rw.exit) for j, rw in enumerate(rows) if my_open[j] and j != r]
-        ends.append(exit_after)
+        ends.append(exit_after)  # type: ignore[arg-type]
     if exit_after is not None:
         h, e = exit_after
         in_hand = sum(1 for x in left if KIND[x] == ROOM and ENTRY[h][x] == e)

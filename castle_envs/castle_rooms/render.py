@@ -45,7 +45,8 @@ def render_ansi(state: CastleRoomsState) -> str:
                          f"{cards}{blocker}")
     if state.is_terminal():
         how = "a row of 10 Rooms" if state.end_reason == "row" else "longest rows at deck-out"
-        lines.append(f"game over ({how}): winners {['player_%d' % w for w in state.winners]}")
+        lines.append(f"game over ({how}): winners "
+                     f"{['player_%d' % w for w in state.winners]}")  # type: ignore[union-attr]
     else:
         hand = ", ".join(f"{i}:{card_name(c)}" for i, c in enumerate(state.hands[state.player]))
         lines.append(f"player_{state.player} to act, hand: {hand}")
@@ -168,6 +169,7 @@ def table_layout(state: CastleRoomsState) -> TableLayout:
         if best is None or card_w > best.card_w:
             best = TableLayout(columns, per_column, slots, card_w, card_w / CARD_ASPECT,
                                card_w + 2, h_room, column_w)
+    assert best is not None
     return best
 
 
@@ -244,8 +246,10 @@ def build_scene(state: CastleRoomsState) -> Scene:
     """A fixed-size picture per player count (so frames make a video)."""
     scene = Scene(WIDTH, height_for(state.num_players))
     if state.is_terminal():
-        names = " and ".join(f"player_{w}" for w in state.winners)
-        status = f"{names} win{'s' * (len(state.winners) == 1)}"
+        winners = state.winners
+        assert winners is not None          # the game is over
+        names = " and ".join(f"player_{w}" for w in winners)
+        status = f"{names} win{'s' * (len(winners) == 1)}"
     else:
         status = f"player_{state.player} to act: play cards, then end the turn"
     scene.header("Castle Rooms", f"{state.num_players} players · turn {state.turn}", status,

@@ -6,6 +6,8 @@ draws 2 cards when the turn starts. See RULES.md for every interpretation taken 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from castle_envs.core import GameState, InvalidStateError, check_options
@@ -83,7 +85,7 @@ class CastleRoomsState(GameState):
         self.turn = 0
         self.winners: tuple[int, ...] | None = None
         self.end_reason: str | None = None
-        self._mask = None
+        self._mask: np.ndarray | None = None
         # per seat, the observation encoder's block for that seat's rows (rebuilt on change)
         self.row_blocks: list = [None] * num_players
         self._draw()
@@ -143,7 +145,7 @@ class CastleRoomsState(GameState):
         hand = self.hands[seat]
         rows = self.rows[seat]
         may_start = None
-        usable = []
+        usable: list = []
         has_dragon = has_knight = False
         for slot, card in enumerate(hand):
             kind = KIND[card]
@@ -193,7 +195,7 @@ class CastleRoomsState(GameState):
         move = self.actions.decode(action)
         hand = self.hands[self.player]
         rows = self.rows[self.player]
-        slot = getattr(move, "slot", None)
+        slot: Any = getattr(move, "slot", None)     # (every move read below has a slot)
         if slot is not None and slot >= len(hand):
             return f"hand slot {slot} is empty (the hand holds {len(hand)} cards)"
         if isinstance(move, A.EndTurn):

@@ -17,7 +17,7 @@ canonical layout. Targets are card ids, so a move names the defender it attacks.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..core.actions import ActionTable
 from .cards import NUM_CARDS, card_name
@@ -78,7 +78,7 @@ class Discard(NamedTuple):
 
 
 def _all_moves():
-    moves = [Play(slots_of(mask), target)
+    moves: list[Any] = [Play(slots_of(mask), target)
              for mask in range(1, NUM_SUBSETS + 1) for target in range(NUM_CARDS)]
     moves += [Recycle(c) for c in range(NUM_CARDS)]
     moves += [RoyalCapture(i) for i in range(4)]

@@ -90,7 +90,8 @@ class CompiledSolver:
         line = None
         # probes: randomized greedy playouts (they only ever find wins)
         probe_budget = None if self.max_nodes is None else int(self.max_nodes * self.probe_share)
-        probe_deadline = None if deadline is None else start + self.max_seconds * self.probe_share
+        probe_deadline = None if deadline is None else \
+            start + self.max_seconds * self.probe_share  # type: ignore[operator]  # a deadline: set
         while self.probe_share:
             limit = probe_budget if probe_budget is not None else 1 << 62
             if deadline is not None:

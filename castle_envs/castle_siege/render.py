@@ -167,8 +167,8 @@ def _panel(scene: Scene, state: State):
     discard = np.flatnonzero(state.discard)
     top = 158
     scene.text(x, top, w, 20, f"Discard pile: {len(discard)}", WHITE, 15, bold=True)
-    for i, card in enumerate(discard):
-        chip(scene, x + (i % 8) * 37, top + 24 + (i // 8) * 23, int(card))
+    for i, discarded in enumerate(discard):
+        chip(scene, x + (i % 8) * 37, top + 24 + (i // 8) * 23, int(discarded))
     top = 158 + 24 + 6 * 23 + 10
     scene.text(x, top, w, 20, "So far", WHITE, 15, bold=True)
     counts = state.event_counts()

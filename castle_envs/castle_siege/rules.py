@@ -106,7 +106,7 @@ class State(SolitaireState):
         self.outcome = 0  # 1 won, -1 lost, 0 playing
         self.events = np.zeros(len(EVENTS), dtype=np.int32)
         self.hidden = False  # a player's view: the unseen deck cards are a set, not an order
-        self._mask = None
+        self._mask: np.ndarray | None = None
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod

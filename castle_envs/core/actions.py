@@ -6,7 +6,7 @@ readable move and every readable move (or its string) has an id.
 """
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -37,7 +37,9 @@ def action_int(action) -> int:
 
 
 class ActionTable:
-    def __init__(self, moves: Sequence[Hashable]):
+    # the moves are hashable, each game's of several classes: typed Any so that the rules
+    # read a decoded move's fields without a cast
+    def __init__(self, moves: Sequence[Any]):
         self.moves = tuple(moves)
         # keyed with the type too: NamedTuples of different kinds compare equal as tuples
         self._index = {(type(m), m): i for i, m in enumerate(self.moves)}
@@ -48,7 +50,7 @@ class ActionTable:
     def __len__(self) -> int:
         return len(self.moves)
 
-    def decode(self, action) -> Hashable:
+    def decode(self, action) -> Any:
         return self.moves[self.check(action)]
 
     def encode(self, move) -> int:

@@ -72,6 +72,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
     #: ``infos[agent]["action_mask"]`` and ``action_masks()``), for SuperSuit-style wrappers
     observation_modes = ("dict", "flat")
+    _no_moves: np.ndarray              # the all-zero mask of the seats not to act (infos)
 
     def __init__(self, num_players: int, render_mode: str | None = None,
                  illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
@@ -131,8 +132,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     def global_state(self) -> np.ndarray:
         """PettingZoo's ``state()``: every seat's observation, in seat order."""
-        self._need_position("state()")
-        return np.concatenate([self._observe(self.game_state, seat)
+        state = self._need_position("state()")
+        return np.concatenate([self._observe(state, seat)
                                for seat in range(self.num_players)]).astype(
             self.state_space.dtype, copy=False)
 
@@ -168,28 +169,31 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def _acting_seat(self) -> int:
         """The seat whose moves are legal now; -1 once the game ended or was truncated."""
         state = self.game_state
+        assert state is not None            # called after reset()
         if state.is_terminal() or any(self.truncations.values()) \
                 or any(self.terminations.values()):
             return -1
         return state.current_player
 
-    def _need_position(self, what: str) -> None:
+    def _need_position(self, what: str) -> GameState:
         """``what`` needs a game: before the first ``reset`` there is none (the project's
-        error, as the solitaires answer, rather than an ``AttributeError`` on ``None``)."""
+        error, as the solitaires answer, rather than an ``AttributeError`` on ``None``).
+        Returns the game."""
         if self.game_state is None:
             raise EpisodeOverError(f"{what} called before reset(): call reset() first")
+        return self.game_state
 
     def last(self, observe: bool = True):
         self._need_position("last()")
         return super().last(observe)
 
     def observe(self, agent):
-        self._need_position("observe()")
+        state = self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(len(self.game_state.actions), dtype=np.int8)
+        mask = np.zeros(len(state.actions), dtype=np.int8)
         if self._acting_seat() == seat:
-            mask[self.game_state.legal_action_mask()] = 1
-        vector = self._observe(self.game_state, seat)
+            mask[state.legal_action_mask()] = 1
+        vector = self._observe(state, seat)
         if self.observation_mode == "flat":
             return flatten(vector, mask)
         return {"observation": vector, "action_mask": mask}
@@ -197,13 +201,13 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def action_masks(self) -> np.ndarray:
         """Mask of the agent to act (for sb3-contrib style single-agent views); all False
         once the game ended or was truncated."""
-        self._need_position("action_masks()")
+        state = self._need_position("action_masks()")
         if self._acting_seat() < 0:
-            return np.zeros(len(self.game_state.actions), dtype=bool)
-        return self.game_state.legal_action_mask().copy()
+            return np.zeros(len(state.actions), dtype=bool)
+        return state.legal_action_mask().copy()
 
     def step(self, action):
-        self._need_position("step()")
+        state = self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         agent = self.agent_selection
@@ -217,7 +221,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             raise IllegalActionError(f"{agent} must act: step(None) is only for finished agents")
         self._cumulative_rewards[agent] = 0.0
         try:
-            self.game_state.apply_action(action)
+            state.apply_action(action)
         except IllegalActionError as err:
             if self.illegal_action == "raise" or isinstance(err, ActionTypeError):
                 raise
@@ -230,15 +234,15 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             self._render_human()
             return
         self._steps += 1
-        if self.game_state.is_terminal():
-            returns = self._final_rewards(self.game_state)
+        if state.is_terminal():
+            returns = self._final_rewards(state)
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.agents)}
             self.terminations = {a: True for a in self.agents}
         else:
             self.rewards = {a: 0.0 for a in self.agents}
             if self._steps >= self.max_episode_steps:
                 self.truncations = {a: True for a in self.agents}
-            self.agent_selection = self.possible_agents[self.game_state.current_player]
+            self.agent_selection = self.possible_agents[state.current_player]
         self._accumulate_rewards()
         self._refresh_infos()
         self._render_human()
@@ -260,7 +264,9 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     def _refresh_infos(self):
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step
-        n = len(self.game_state.actions)
+        state = self.game_state
+        assert state is not None            # called after reset()
+        n = len(state.actions)
         if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
             self._no_moves = np.zeros(n, dtype=np.int8)
             self._no_moves.flags.writeable = False
@@ -268,9 +274,9 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         penalty = self.illegal_action == "penalty"
         self.infos = {}
         for i, a in enumerate(self.agents):
-            mask = (self.game_state.legal_action_mask().astype(np.int8) if i == acting
+            mask = (state.legal_action_mask().astype(np.int8) if i == acting
                     else self._no_moves)
-            self.infos[a] = {"action_mask": mask, **self._game_infos(self.game_state, i)}
+            self.infos[a] = {"action_mask": mask, **self._game_infos(state, i)}
             if penalty:
                 self.infos[a]["illegal_action"] = False
 

@@ -2,11 +2,16 @@
 naming moves, and rendering through the game's two renderers."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable
+
 import gymnasium
 import numpy as np
 
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
 from .options import check_choice, check_int, check_real
+
+if TYPE_CHECKING:
+    from .state import GameState
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
 #: every env's default: an illegal action ends the episode with ``illegal_action_penalty``
@@ -51,6 +56,13 @@ def flatten(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class GameEnvMixin:
     """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.game_state``
     (the rules state; the Gymnasium envs also call it ``state``)."""
+
+    # what the env classes provide, declared for the type checker
+    metadata: dict[str, Any]
+    game_state: Any
+    state_type: Callable[[], type[GameState]]
+    _render_ansi: Callable[[GameState], str]
+    _render_rgb: Callable[[GameState], np.ndarray]
 
     def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
                     max_episode_steps) -> None:

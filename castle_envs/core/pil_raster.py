@@ -18,7 +18,7 @@ SCALE = 2
 
 @lru_cache(maxsize=64)
 def font(px: float) -> ImageFont.FreeTypeFont:
-    return ImageFont.load_default(size=px)
+    return ImageFont.load_default(size=px)  # type: ignore[return-value]  # with FreeType
 
 
 def font_bytes() -> bytes:
@@ -75,7 +75,7 @@ def _text_mask(text: str, px: float, anchor: str, bold: bool):
     repeat from frame to frame, so each is rasterized once."""
     stroke = 1 if bold else 0
     left, top, right, bottom = font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
-    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)  # type: ignore[arg-type]  # whole pixels
     ImageDraw.Draw(mask).text((-left, -top), text, fill=255, font=font(px), anchor=anchor,
                               stroke_width=stroke, stroke_fill=255 if stroke else None)
     return mask, left, top

@@ -143,6 +143,7 @@ class _Pixels:
         if not fit.text:
             return
         t, scale = fit.item, int(fit.size)
+        assert fit.ink is not None          # a text has ink
         left, top = int(fit.ink[0]), int(fit.ink[1])
         x = left
         for ch in fit.text.upper():

@@ -10,7 +10,8 @@ walked (a 300,000-entry deck is refused at once, in constant time). Every failur
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+import builtins
+from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
@@ -23,7 +24,7 @@ class StateReader:
     def __init__(self, title: str):
         self.title = title
 
-    def bad(self, why: str):
+    def bad(self, why: str) -> NoReturn:
         raise InvalidStateError(f"invalid {self.title} state: {why}")
 
     # --- containers ------------------------------------------------------------------------
@@ -78,17 +79,21 @@ class StateReader:
         self.bad(f"{what} must be one of {list(choices)}, got {value!r}")
 
     # --- lists of numbers --------------------------------------------------------------------
-    def ints(self, value, what: str, lo: int, hi: int, length: int | None = None,
-             max_length: int | None = None) -> list[int]:
+    # (annotations in this class say builtins.int and so on: int, list, ... name its methods)
+    def ints(self, value, what: str, lo: builtins.int, hi: builtins.int,
+             length: builtins.int | None = None,
+             max_length: builtins.int | None = None) -> builtins.list[builtins.int]:
         """A list of ints, each in ``lo``-``hi``."""
         items = self.list(value, what, length, max_length)
         return [self.int(v, f"{what}[{i}]", lo, hi) for i, v in enumerate(items)]
 
-    def bools(self, value, what: str, length: int | None = None) -> list[bool]:
+    def bools(self, value, what: str,
+              length: builtins.int | None = None) -> builtins.list[builtins.bool]:
         items = self.list(value, what, length)
         return [self.bool(v, f"{what}[{i}]") for i, v in enumerate(items)]
 
-    def int_array(self, value, what: str, shape: tuple[int, ...], lo: int, hi: int,
+    def int_array(self, value, what: str, shape: tuple[builtins.int, ...], lo: builtins.int,
+                  hi: builtins.int,
                   dtype=np.int64) -> np.ndarray:
         """Nested lists of exactly ``shape`` holding ints in ``lo``-``hi``, as an array."""
         def read(node, depth, where):
@@ -98,7 +103,7 @@ class StateReader:
             return [read(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(items)]
         return np.array(read(value, 0, what), dtype=dtype).reshape(shape)
 
-    def bool_array(self, value, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    def bool_array(self, value, what: str, shape: tuple[builtins.int, ...]) -> np.ndarray:
         def read(node, depth, where):
             if depth == len(shape):
                 return self.bool(node, where)
@@ -112,7 +117,7 @@ class StateReader:
         if not state.is_terminal() and not state.legal_action_mask().any():
             self.bad("the game is not over but no move is legal")
 
-    def same_game(self, saved: dict, env: dict) -> None:
+    def same_game(self, saved: builtins.dict, env: builtins.dict) -> None:
         """A state loaded into an env must be of the env's variant and rules: ``saved`` and
         ``env`` map each setting's name to the state's and the env's value."""
         for name, value in saved.items():

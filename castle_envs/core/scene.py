@@ -86,7 +86,7 @@ class Fit:
     item: Text
     text: str
     size: float
-    ink: tuple               # (left, top, right, bottom) in scene pixels; empty text: None
+    ink: tuple | None        # (left, top, right, bottom) in scene pixels; empty text: None
 
     @property
     def truncated(self) -> bool:
@@ -245,6 +245,7 @@ def raster_backend() -> str:
     if _BACKEND is None:
         choice = os.environ.get("CASTLE_ENVS_RASTER", "auto")
         set_raster(choice)
+    assert _BACKEND is not None       # set_raster set it
     return _BACKEND
 
 

@@ -125,8 +125,10 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def _full_info(self) -> dict[str, Any]:
         # the same keys and types at every step (numbers, bools, arrays): replay buffers and
         # vector envs stack them
-        info = self._info(self.state)
-        info["action_mask"] = self.state.legal_action_mask().copy()
+        state = self.state
+        assert state is not None          # called after reset()
+        info = self._info(state)
+        info["action_mask"] = state.legal_action_mask().copy()
         if self.illegal_action == "penalty":
             info["illegal_action"] = False
         return info

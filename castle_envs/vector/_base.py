@@ -14,6 +14,7 @@ game's one-row kernels.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any, Callable
 
 import gymnasium as gym
 import numpy as np
@@ -77,8 +78,19 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
                 "autoreset_mode": AutoresetMode.SAME_STEP}
 
-    kernel = None
+    kernel: Any = None
     game_title = ""
+    # what each game's env defines (see above), declared for the type checker
+    if TYPE_CHECKING:
+        @property
+        def _row_state(self) -> tuple: ...
+
+        @property
+        def _game_args(self) -> tuple: ...
+    _reward_arg: Any
+    _draw_ansi: Callable[[Any], str]
+    _draw_rgb: Callable[[Any], np.ndarray]
+    state: Callable[[int], Any]
     _warned_games: set = set()
     _view_names = ("_mask",)
 
@@ -235,6 +247,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     # --- helpers ---------------------------------------------------------------------------
     def _seed(self, seed) -> None:
+        seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
@@ -294,6 +307,20 @@ class KernelSingleEnv(OwnViews, gym.Env):
     ``_info()`` and the ``state`` property; state rows they keep a view of are named in
     ``_view_names`` and made by ``_bind_views`` (``OwnViews``)."""
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    # what each game's env defines (see above) and sets, declared for the type checker
+    _obs: np.ndarray
+    _mask: np.ndarray
+    _out: np.ndarray
+    _num_actions: int
+    _state_type: Any
+    _load: Callable[[dict | None], None]
+    _step_kernel: Callable[[int, np.ndarray], None]
+    _info: Callable[[], dict]
+    state: Any
+    illegal_action: str
+    illegal_action_penalty: float
+    _started: bool
+    _done: bool
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

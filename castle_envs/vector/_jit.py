@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 COMPILE_NOTICE = "castle-envs: compiling numba kernels (first use only, cached afterwards)..."
 _notice_written = False
@@ -65,11 +66,12 @@ try:
     HAVE_NUMBA = True
     _folder = source_cache_dir()
     if _folder is not None:   # before any kernel is decorated: numba reads it then
-        numba.config.CACHE_DIR = _folder
+        # (numba.config makes its names at import: the checker does not see them)
+        numba.config.CACHE_DIR = _folder  # type: ignore[attr-defined]
 except ImportError:   # numba is a dependency, but the envs must work where it cannot install
-    numba = None
+    numba = None  # type: ignore[assignment]  # HAVE_NUMBA says which
     HAVE_NUMBA = False
-    prange = range
+    prange = range  # type: ignore[misc]  # numba's prange runs as range uncompiled
 
     def njit(*args, **kwargs):
         if len(args) == 1 and callable(args[0]) and not kwargs:
@@ -103,6 +105,10 @@ if HAVE_NUMBA:
 
     _event.register("numba:compile", _CompileListener())
 
+if TYPE_CHECKING:
+    def unowned(arr: Any) -> Any:
+        """As the kernels call it (numba's intrinsic below takes its typing context first)."""
+elif HAVE_NUMBA:
     from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic

@@ -704,7 +704,7 @@ def sample_legal_rows(lo, hi, mask, words, out):
         row = mask[i].view(np.uint64)
         total = 0
         for k in range(row.shape[0]):
-            total += np.int64((row[k] * ones) >> np.uint64(56))
+            total += np.int64((row[k] * ones) >> np.uint64(56))  # type: ignore[assignment, unused-ignore]  # int64 in numba
         if total == 0:
             out[i] = -1
             continue

@@ -85,7 +85,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
     def state(self) -> State:
         """The position as a ``castle_siege.rules.State`` (a copy)."""
         if not self._started:
-            return None
+            return None  # type: ignore[return-value]  # before reset() (as the Python env)
         return read_state(self._b, self._v, self._rows, self.rules)
 
     def describe_action(self, action) -> str:
