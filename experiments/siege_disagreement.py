@@ -75,7 +75,7 @@ def play_and_measure(agent, seed: int, difficulty: str, agent_seed: int, worlds:
     while not state.outcome:
         view = state.player_view()
         action = agent.act(None, None, state=view)
-        if getattr(policy, "searched", False) and view.phase == BATTLE:
+        if policy is not None and getattr(policy, "searched", False) and view.phase == BATTLE:
             moves = [a for a, _, _, _ in policy.root_stats()]
             verdicts = decision_worlds(view, moves, worlds, nodes, probe_rng, solver)
             decisions.append({"step": step, "turn": int(view.turn), "deck": int(view.deck_size),
@@ -100,10 +100,10 @@ def decision_figures(d: dict) -> dict:
 
 
 def summary(paths: list[str]) -> dict:
-    games = []
+    games: list[dict] = []
     for p in paths:
-        with open(p) as f:
-            games += [json.loads(line) for line in f if line.strip()]
+        with open(p) as fh:
+            games += [json.loads(line) for line in fh if line.strip()]
     out = {"files": paths, "games": len(games), "won": sum(g["won"] for g in games),
            "by_outcome": {}, "by_turn": {}}
     for label, chosen in (("won", True), ("lost", False)):
@@ -129,7 +129,7 @@ def summary(paths: list[str]) -> dict:
                 row["disagree"] += f["disagree"]
     # per lost game, the last turn at which some move still won some sampled world: after
     # it, no line the solver finds wins in any world the player could be in
-    last = {}
+    last: dict[str, int] = {}
     for g in games:
         if g["won"]:
             continue
@@ -170,7 +170,7 @@ def main(argv=None) -> None:
     from castle_envs.castle_siege.fast_solver import shared_memo
     from castle_envs.vector import siege_solver as S
     agent = make_agent(args.agent, "castle-siege", seed=args.agent_seed)
-    weights = getattr(agent.policy, "weights", None)
+    weights = getattr(getattr(agent, "policy", None), "weights", None)
     if weights is None:
         raise SystemExit(f"agent {args.agent!r} has no linear scorer to guide the solver")
     solver = (S.new_work(max(10, min(22, (2 * args.nodes * 16).bit_length()))), shared_memo(),
