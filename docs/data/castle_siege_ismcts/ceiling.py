@@ -1,6 +1,7 @@
 """The ISMCTS agent's wins against the proven ceiling on the same deals.
 
     python docs/data/castle_siege_ismcts/ceiling.py very_hard docs/data/castle_siege_ismcts/vh-10*-episodes.jsonl
+    python docs/data/castle_siege_ismcts/ceiling.py very_hard docs/data/castle_siege_ismcts/vhs-10*-episodes.jsonl --agent model:models/castle_siege_very_hard_ismcts_standing
 
 Reads the nested-search verdicts of the agents' deals (``docs/data/castle_siege_search/
 nested_<difficulty>.jsonl.gz``; the last record of a deal counts) and an agent's evaluate
@@ -14,7 +15,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 AGENT = "model:models/castle_siege_very_hard_ismcts"
 
-difficulty, files = sys.argv[1], sys.argv[2:]
+args = sys.argv[1:]
+if "--agent" in args:
+    i = args.index("--agent")
+    AGENT = args[i + 1]
+    del args[i:i + 2]
+difficulty, files = args[0], args[1:]
 verdict = {}
 with gzip.open(HERE.parent / "castle_siege_search" / f"nested_{difficulty}.jsonl.gz", "rt") as f:
     for line in f:
