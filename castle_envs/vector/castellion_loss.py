@@ -87,6 +87,7 @@ REASONS = ("", "the game is lost", "the foundation cannot be completed in time",
            "the encounter is forced now and the castle fails it",
            "too few tiles can reach the castle")
 INF = 1 << 20
+ALL = (1 << 9) - 1     # every bound on (``loss_code``'s ``on``)
 _SEER, _CHAM = 0, 1   # factions (data.SEER, data.CHAMELEON)
 
 # formation patterns: (dr, dc) of their four cells; 0 tower, 1 bastion, 2 line
@@ -339,18 +340,18 @@ def _live_tiles(s, faction, n3):
 
 
 @njit(cache=True)
-def _school_current(s, card, cnt, total, rules, first):
+def _school_current(s, card, cnt, total, rules, first, on):
     """Bounds 1-4 for the School's current ordeal ``card`` with window ``cnt``/``total``.
     Returns (reason, need, have)."""
     width = K._width(s)
-    if 6 - width > total:
+    if on >> FOUNDATION & 1 and 6 - width > total:
         return FOUNDATION, 6 - width, total
     if K._ORD_KIND[card] == K.K_ROWS:
         rows = K._ORD_ROWS[card]
         need = 0
         for c in range(K.SIZE):
             need += max(0, rows + 1 - s[K.HEIGHT + c])
-        if need > total:
+        if on >> ROWS & 1 and need > total:
             return ROWS, need, total
         return NONE, 0, 0
     nt, nb, nl = _req(card)
@@ -376,8 +377,10 @@ def _school_current(s, card, cnt, total, rules, first):
             n3[sh] += cnt[f * 3 + sh]
             sup[f] += cnt[f * 3 + sh]
         got += _max_formations(n3, cap_base, cap_extra, min(m, sup[f]))
-    if got < m:
+    if on >> FACTIONS & 1 and got < m:
         return FACTIONS, m, got
+    if not on >> GEOMETRY & 1:
+        return NONE, 0, 0
     # bound 4: geometry, the missing formations assigned to factions
     cost = np.zeros((3, 4), np.int64)
     tot = np.zeros((3, 4), np.int64)
@@ -423,7 +426,7 @@ def _school_current(s, card, cnt, total, rules, first):
 
 
 @njit(cache=True)
-def _school_exam3_later(s, card, cnt, total, rules):
+def _school_exam3_later(s, card, cnt, total, rules, on):
     """Bound 3 for Exam III seen before Exam II: the tiles in row 0 now and the ``6 - width``
     placed there later are removed first (groups may shrink then: no group rule)."""
     width = K._width(s)
@@ -441,7 +444,7 @@ def _school_exam3_later(s, card, cnt, total, rules):
         n34[kind // 3, kind % 3] += cnt[kind]
         sup[kind // 3] += cnt[kind]
     usable = above + total - (6 - width)
-    if usable < max(4 * k, K.SIZE):
+    if on >> TILES & 1 and usable < max(4 * k, K.SIZE):
         return TILES, max(4 * k, K.SIZE), usable
     neighbors = rules & K.NEIGHBORS_EXEMPT
     cap_base = 3 if neighbors else 2
@@ -449,20 +452,20 @@ def _school_exam3_later(s, card, cnt, total, rules):
     got = 0
     for f in range(4):
         got += _max_formations(n34[f], cap_base, cap_extra, k)
-    if got < k:
+    if on >> FACTIONS & 1 and got < k:
         return FACTIONS, k, got
     return NONE, 0, 0
 
 
 @njit(cache=True)
-def _counts_check(s, card, cnt, total):
+def _counts_check(s, card, cnt, total, on):
     """Academy / Menace: bounds 2, 3 and 5 with the window ``cnt``/``total`` (module
     docstring: castle, window and recoverable discards; no shape or group rule)."""
     n = K._castle_size(s) + total
     kind = K._ORD_KIND[card]
     if kind == K.K_ROWS:
         need = K.SIZE * (K._ORD_ROWS[card] + 1)
-        if n < need:
+        if on >> ROWS & 1 and n < need:
             return ROWS, need, n
         return NONE, 0, 0
     cham = np.zeros(3, np.int64)
@@ -488,9 +491,9 @@ def _counts_check(s, card, cnt, total):
         if can_meet:
             return NONE, 0, 0
         if forms < k:
-            return FACTIONS, k, forms
-        return TILES, max(K.SIZE, 4 * k), n
-    if can_meet:
+            return (FACTIONS, k, forms) if on >> FACTIONS & 1 else (NONE, 0, 0)
+        return (TILES, max(K.SIZE, 4 * k), n) if on >> TILES & 1 else (NONE, 0, 0)
+    if can_meet or not on >> ASSAULT & 1:
         return NONE, 0, 0
     for b in range(0, forms + 1):
         need = K.SIZE + max(0, K._ORD_PENALTY[card] - 4 * b)
@@ -500,9 +503,10 @@ def _counts_check(s, card, cnt, total):
 
 
 @njit(cache=True)
-def loss_code(s, level, rules):
+def loss_code(s, level, rules, on=ALL):
     """(reason, slot, need, have): reason 0 when no bound proves the position lost (module
-    docstring), else the bound that shows ordeal ``slot`` cannot be met."""
+    docstring), else the bound that shows ordeal ``slot`` cannot be met. ``on``: the bounds
+    to use, bit ``1 << reason`` each (the tests check each bound alone)."""
     out = s[K.OUTCOME]
     if out == -1:
         return LOST, s[K.CURRENT], 0, 0
@@ -517,7 +521,8 @@ def loss_code(s, level, rules):
     to_go = K._ORD_TRAITORS[card] - beside
     hand = s[K.HAND]
     # bound 6: a Traitor in hand that completes the count
-    if phase == K.TRAITOR_PHASE and to_go == 1 and (level == SCHOOL or hand == K.BLACK_TRAITOR):
+    if on >> FORCED & 1 and phase == K.TRAITOR_PHASE and to_go == 1 and \
+            (level == SCHOOL or hand == K.BLACK_TRAITOR):
         if not _exact_check(s, card):
             return FORCED, cur, 0, 0
     cnt = np.zeros(K.NUM_DEFENDER_KINDS, np.int64)
@@ -526,11 +531,11 @@ def loss_code(s, level, rules):
             cj = s[K.ORD + j]
             total = _school_window(s, to_go, cnt)
             if j == cur:
-                r, need, have = _school_current(s, cj, cnt, total, rules, cur == 0)
+                r, need, have = _school_current(s, cj, cnt, total, rules, cur == 0, on)
             elif K._ORD_KIND[cj] == K.K_ROWS:
-                r, need, have = _school_current(s, cj, cnt, total, rules, False)
+                r, need, have = _school_current(s, cj, cnt, total, rules, False, on)
             elif j == 2 and K._ORD_KIND[s[K.ORD + 1]] == K.K_ROWS and K._ORD_ROWS[s[K.ORD + 1]] == 1:
-                r, need, have = _school_exam3_later(s, cj, cnt, total, rules)
+                r, need, have = _school_exam3_later(s, cj, cnt, total, rules, on)
             else:
                 r = NONE
             if r != NONE:
@@ -541,7 +546,7 @@ def loss_code(s, level, rules):
     total, deadline = _parked_window(s, to_go, cnt)
     if not deadline:
         return NONE, 0, 0, 0
-    r, need, have = _counts_check(s, card, cnt, total)
+    r, need, have = _counts_check(s, card, cnt, total, on)
     if r != NONE:
         return r, cur, need, have
     return NONE, 0, 0, 0

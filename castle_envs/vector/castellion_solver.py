@@ -39,9 +39,17 @@ Three searches share the budget (``Solver`` runs them in a fixed schedule):
 - the plain exhaustive search is ``dfs`` with both reductions off; the tests compare its
   verdicts with the reduced search's and with ``castellion.solver.exhaustive`` (pure Python
   over ``rules.State``) on small positions.
-
-No symmetry reduction is used: the castle is kept left-aligned and a new left column shifts
-it, so a mirrored castle is not a position of the same game tree in any simple way.
+- the **loss search** (``castellion.solver.Solver.prove_loss``) is ``dfs`` with ``prune=2``
+  (the proofs of loss of ``castellion_loss``, which hold at every level), a ``goal`` (win
+  once ``goal`` ordeals are passed: LOSS then says no line passes that ordeal, so none wins)
+  and ``canon``: its table keys a position and its mirror image alike (``mirror_hash``).
+  The mirror is sound because every rule is left-right symmetric: a placement goes on top of
+  a column or at either end of the foundation, rule 3, the three patterns, the split rule,
+  the Juggler's pairs and Pyro's moves all read the same mirrored, and the castle's place on
+  the table is no part of the game (I2: it is stored left-aligned, which the mirror keeps),
+  so mirror images have the same value; only Pyro's lifted tile's origin names a column, and
+  ``_hash`` mirrors only in the draw, Defender and Traitor phases, where it is unused. The
+  main search keeps the plain table, so its node counts and verdicts are unchanged.
 """
 from __future__ import annotations
 

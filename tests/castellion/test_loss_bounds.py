@@ -32,10 +32,15 @@ def row_of(s: State) -> np.ndarray:
     return row
 
 
-def code(s: State) -> int:
+def code(s: State, on: int = L.ALL) -> int:
     flags = K.rule_flags({"foundation_exemption": s.foundation_exemption,
                           "early_encounter": s.early_encounter})
-    return int(L.loss_code(row_of(s), s.level, flags)[0])
+    return int(L.loss_code(row_of(s), s.level, flags, on)[0])
+
+
+#: each bound alone, and all together
+ALONE = [1 << r for r in (L.FOUNDATION, L.ROWS, L.FACTIONS, L.GEOMETRY, L.ASSAULT, L.FORCED,
+                          L.TILES)]
 
 
 def all_values(start: State, limit: int = 6000):
@@ -89,7 +94,30 @@ def random_positions(level: str, count: int, seed: int, rules=None):
     return out
 
 
-CASES = ([s for _, s in SMALL] + random_positions("school", 40, 1)
+def scenario_positions():
+    """Hand-built School positions near the bounds' edges (row removal, geometry), cut to a
+    few tiles: winnable and lost ones."""
+    five = [" ".join("SCJP"[(r + c) % 4] + "^#o"[(r + 2 * c) % 3] for c in range(6))
+            for r in range(5)]
+    out = []
+    for start in (at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^"], 1, 1, hand=None),
+                  at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ Jo Po"], 1, 1, hand=None),
+                  at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So"], 1, 1, hand=None),
+                  position(castle=five, beside=[[4, 0], [0, 0], [0, 0]]),
+                  position(castle=five[:4], beside=[[4, 0], [0, 0], [0, 0]]),
+                  position(castle=["S^ C# J^ P# S^", "C^ J# P^ S#"],
+                           beside=[[3, 0], [0, 0], [0, 0]])):
+        for n_regular, n_safe in ((1, 1), (2, 0), (3, 1), (4, 0)):
+            try:
+                t = truncated(start, n_regular, n_safe)
+            except ValueError:
+                continue
+            if not t.is_terminal():
+                out.append(t)
+    return out
+
+
+CASES = ([s for _, s in SMALL] + scenario_positions() + random_positions("school", 40, 1)
          + random_positions("school", 15, 2, {"foundation_exemption": "neighbors"})
          + random_positions("academy", 12, 3) + random_positions("menace", 12, 4))
 
@@ -102,16 +130,20 @@ def test_bounds_agree_with_plain_exhaustive_search_on_every_reachable_position()
             continue
         for won, s in values:
             checked += 1
-            c = code(s)
-            if c:
-                fired[L.REASONS[c]] += 1
-                if won:
-                    wrong.append((L.REASONS[c], s.to_json()))
+            for on in [L.ALL] + ALONE:
+                c = code(s, on)
+                if c:
+                    fired[(L.REASONS[c], on == L.ALL)] += 1
+                    if won:
+                        wrong.append((L.REASONS[c], s.to_json()))
     assert not wrong, wrong[:3]
-    assert checked > 2000, checked
-    # the bounds do fire (beyond positions already lost), several of them
-    assert sum(n for r, n in fired.items() if r != L.REASONS[L.LOST]) > 50, fired
-    assert len(fired) >= 4, fired
+    assert checked > 20_000, checked
+    # every bound fires alone (beyond positions already lost), and together they fire often
+    alone = {r for (r, together) in fired if not together}
+    assert alone >= {L.REASONS[r] for r in (L.FOUNDATION, L.ROWS, L.FACTIONS, L.GEOMETRY,
+                                            L.ASSAULT, L.FORCED, L.TILES)}, fired
+    assert sum(n for (r, together), n in fired.items()
+               if together and r != L.REASONS[L.LOST]) > 5000, fired
 
 
 def test_loss_search_agrees_with_plain_exhaustive_search():
