@@ -274,3 +274,21 @@ def test_solver_records_the_proof():
     assert d["proof"] == "" and d["loss_nodes"] == 0
     with pytest.raises(ValueError, match="loss_nodes"):
         Solver(loss_nodes=-1)
+
+
+def test_solve_cli_records_proofs_of_loss(tmp_path, capsys):
+    import json
+
+    from castle_envs.experiments import cli
+    out = tmp_path / "r.jsonl"
+    # School deal 130: six Pyros and nothing else above the fifth Traitor (the study's)
+    assert cli.main(["solve", "--game", "castellion", "--level", "school", "--deals", "1",
+                     "--seed", "130", "--budget", "2000", "--random-games", "0",
+                     "--loss-budget", "0", "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["unwinnable"] == 1 and summary["winnable_interval_95"][1] < 1
+    assert "Exam I" in summary["unwinnable_proofs"]["130"] and summary["loss_budget"] == 0
+    record = json.loads(out.read_text())
+    assert record["verdict"] == UNWINNABLE and record["found_by"] == "bound"
+    assert record["proof"] == summary["unwinnable_proofs"]["130"]
+    assert cli.main(["solve", "--game", "castellion", "--loss-budget", "-1"]) == 2
