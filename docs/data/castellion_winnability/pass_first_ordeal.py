@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from castle_envs.castellion.solver import deal
+from castle_envs.castellion.solver import deal, replay_wins
 from castle_envs.vector import castellion_kernel as K
 from castle_envs.vector import castellion_solver as C
 from castle_envs.vector.castellion import write_state
@@ -32,6 +32,8 @@ p.add_argument("--nodes", type=int, default=1_000_000)
 p.add_argument("--order", action="store_true", help="children ordered by the evaluation")
 p.add_argument("--table-bits", type=int, default=22)
 p.add_argument("--quiet", action="store_true", help="the counts only")
+p.add_argument("--goal", type=int, default=1, help="ordeals to pass (3: win the game; a won "
+                                                   "line is replayed in the Gymnasium env)")
 args = p.parse_args()
 
 if args.seeds:
@@ -50,8 +52,12 @@ for seed in seeds:
     w.table[:] = 0
     w.stats[:] = 0
     w.S[0, :] = root
-    out = C.dfs(w, C._Z, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order, 1, True)
+    out = C.dfs(w, C._Z, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order,
+                args.goal, True)
     verdict = {C.WIN: "PASS", C.LOSS: "LOST"}.get(out, "unk")
+    if out == C.WIN and args.goal == 3:
+        line = [int(w.moves[k, w.idx[k] - 1]) for k in range(int(w.stats[2]))]
+        verdict = "WON, replays" if replay_wins(seed, args.level, line, **rules) else "BAD LINE"
     counts[verdict] += 1
     if not args.quiet:
         print(seed, verdict, int(w.stats[0]), "nodes", flush=True)
