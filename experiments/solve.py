@@ -42,13 +42,17 @@ def add_parser(sub):
     p.add_argument("--game", default="castle-siege", choices=("castle-siege", "castellion"),
                    help="castle-siege (default) or castellion (--level; Castellion takes "
                         "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
-                        "--early-encounter, --foundation-exemption)")
+                        "--early-encounter, --foundation-exemption, --loss-budget)")
     p.add_argument("--level", default="school",
                    choices=("school", "academy", "menace", "all"), help="Castellion level")
     p.add_argument("--early-encounter", default="any_time", choices=("any_time", "turn_start"),
                    help="Castellion rules option")
     p.add_argument("--foundation-exemption", default="placed", choices=("placed", "neighbors"),
                    help="Castellion rules option")
+    p.add_argument("--loss-budget", type=int, default=None, metavar="NODES",
+                   help="Castellion: node budget of the loss search, apart from --budget "
+                        "(default 100000; 0: only the bounds at the root), which proves deals "
+                        "lost (castle_envs.vector.castellion_loss)")
     p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")

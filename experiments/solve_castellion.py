@@ -2,8 +2,9 @@
 
 Each deal is solved with both piles' order and every face-down Ordeal known
 (``castle_envs.castellion.solver``): winnable (with a winning line, replayed in the Gymnasium
-env before it is counted), unwinnable (searched to the end under sound reductions), or
-unknown within the budget. Deal ``i`` is the position ``env.reset(seed=SEED + i)`` deals, so
+env before it is counted), unwinnable (a proof of loss: a bound at the root, the loss search
+with its own budget ``--loss-budget``, or the whole tree searched under sound reductions;
+the record's ``proof`` says which ordeal cannot be met), or unknown within the budget. Deal ``i`` is the position ``env.reset(seed=SEED + i)`` deals, so
 any agent's win rate can be measured on the same deals (``castle-envs evaluate --game
 castellion --level L --seed SEED``).
 
@@ -145,6 +146,9 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
         "not_proven_winnable_stuck_at_ordeal": {"I": stuck[0], "II": stuck[1], "III": stuck[2]},
         "found_by": {k: sum(r["found_by"] == k for r in records)
                      for k in sorted({r["found_by"] for r in records if r["found_by"]})},
+        "unwinnable_proofs": {r["seed"]: r["proof"] for r in records
+                              if r["verdict"] == "unwinnable" and r.get("proof")},
+        "loss_nodes_total": sum(r.get("loss_nodes", 0) for r in records),
         "nodes_total": nodes, "solver_seconds_total": seconds,
         "nodes_per_second": solver_nodes / solver_seconds if solver_seconds else None,
         "random": {"games": rand_games, "wins": rand_wins,
@@ -165,7 +169,7 @@ def _read_done(path: str) -> dict:
 
 
 def run(args) -> int:
-    from castle_envs.castellion.solver import Solver
+    from castle_envs.castellion.solver import LOSS_NODES, Solver
 
     from .solve import parse_budget
 
@@ -204,7 +208,10 @@ def run(args) -> int:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         out = open(args.out, "a" if args.resume else "w")
-    solver = Solver(max_nodes=nodes, max_seconds=seconds)
+    loss_budget = LOSS_NODES if getattr(args, "loss_budget", None) is None else args.loss_budget
+    if loss_budget < 0:
+        raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")
+    solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
     probe = args.probe_policy or "planner"
     if probe not in PROBES:
         raise ValueError(f"--probe-policy {probe!r}: Castellion takes {' or '.join(PROBES)}")
@@ -228,6 +235,7 @@ def run(args) -> int:
                           f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
             summary = summarize(records, level, args.budget, nodes if seconds is None else None)
             summary["rules"] = rules
+            summary["loss_budget"] = loss_budget
             summary["probe_policy"] = probe
             summaries.append(summary)
     finally:

@@ -5,8 +5,16 @@ Ordeal known, can this deal be won?
 
 - ``winnable``, with a winning line of env action ids (``castle-envs solve`` replays it in
   the Gymnasium env and refuses to count it unless it wins);
-- ``unwinnable``: the whole game tree was searched under sound reductions;
+- ``unwinnable``: proven lost, with the proof in ``Result.proof``: a bound of
+  ``castle_envs.vector.castellion_loss`` shows at the root that an ordeal cannot be met
+  (``found_by`` "bound"), or the *loss search* (``found_by`` "loss-search") found no line
+  that passes the current ordeal (then the next one), searched to the end under those
+  bounds, or the whole game tree was searched under sound reductions (``found_by`` "");
 - ``unknown``: the budget ran out first.
+
+The proofs of loss come first and have their own node budget (``loss_nodes``, reported as
+``Result.loss_nodes``), so the schedule that finds wins, its node counts and the verdicts it
+gives are those of a solver without them; a deal they prove lost never reaches it.
 
 It knows what no player knows, so its winnable share is an upper bound for any player.
 The search runs in compiled kernels (``castle_envs.vector.castellion_solver``, which states
@@ -34,6 +42,8 @@ WINNABLE, UNWINNABLE, UNKNOWN = "winnable", "unwinnable", "unknown"
 BEAM_WIDTHS = (1, 4, 16, 64, 256, 1024, 4096, 16384)
 #: the depth-first slice after a beam gets this share of that beam's nodes
 DFS_SHARE = 0.5
+#: the loss search's node budget (``Solver(loss_nodes=...)``), apart from the main budget
+LOSS_NODES = 100_000
 
 
 @dataclass
@@ -43,13 +53,15 @@ class Result:
     nodes: int = 0                 # nodes spent until the verdict (or the whole budget)
     seconds: float = 0.0
     pruned: int = 0                # positions the School supply bound called lost
-    found_by: str = ""             # "beam:W", "dfs" or "" (unknown / unwinnable)
+    found_by: str = ""             # "beam:W", "dfs", "bound", "loss-search" or ""
     reached: int = 0               # ordeals passed on the beams' furthest turn ends
+    proof: str = ""                # unwinnable: why (the ordeal that cannot be met)
+    loss_nodes: int = 0            # nodes the loss search spent (its own budget)
 
     def to_dict(self) -> dict:
         return {"verdict": self.verdict, "line": list(self.line), "nodes": self.nodes,
                 "seconds": self.seconds, "pruned": self.pruned, "found_by": self.found_by,
-                "reached": self.reached}
+                "reached": self.reached, "proof": self.proof, "loss_nodes": self.loss_nodes}
 
 
 def deal(seed: int, level: str, **rules) -> State:
@@ -75,11 +87,13 @@ def replay_wins(seed: int, level: str, line, **rules) -> bool:
 class Solver:
     """The compiled search (module docstring). ``prune``/``table``/``order``/``beam`` switch
     the School supply bound, the table of lost positions, the move ordering and the beam
-    searches off (all off: plain exhaustive depth-first search)."""
+    searches off (all off: plain exhaustive depth-first search). ``loss`` switches the
+    proofs of loss off; ``loss_nodes`` is the loss search's budget (0: the root bounds only)."""
 
     def __init__(self, max_nodes: int | None = 1_000_000, max_seconds: float | None = None,
                  prune: bool = True, table: bool = True, order: bool = True,
-                 beam: bool = True, inner: int = 2, table_bits: int | None = None):
+                 beam: bool = True, inner: int = 2, table_bits: int | None = None,
+                 loss: bool = True, loss_nodes: int = LOSS_NODES):
         from ..vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the Castellion solver needs numba: " + _jit.INSTALL_HINT)
@@ -91,11 +105,70 @@ class Solver:
         self._C = C
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.prune, self.table, self.order, self.beam, self.inner = prune, table, order, beam, inner
+        if loss_nodes < 0:
+            raise ValueError(f"loss_nodes must be >= 0, got {loss_nodes}")
+        self.loss, self.loss_nodes = loss, loss_nodes
         if table_bits is None:
             table_bits = 22 if max_nodes is None else max(10, min(22, (2 * max_nodes).bit_length()))
         self._w = C.new_work(table_bits)
+        self._lw = None
+
+    def prove_loss(self, state: State) -> tuple[str, str, int]:
+        """(proof, found_by, loss nodes): a proof that ``state`` is lost, or ("", "", n).
+        First the bounds at the root (``castellion_loss.loss_code``); then, with
+        ``loss_nodes``, the loss search: depth-first search, every legal move, those bounds
+        pruning and a table of mirror-canonical positions, for a line that passes the current
+        ordeal; if it finds one, the same for the ordeal after it. A search that ends without
+        such a line proves the position lost: every winning line passes that ordeal, and
+        every position it pruned is lost."""
+        from ..vector import castellion_kernel as K
+        from ..vector.castellion import write_state
+        C = self._C
+        rules = {"foundation_exemption": state.foundation_exemption,
+                 "early_encounter": state.early_encounter}
+        flags, level = K.rule_flags(rules), state.level
+        root = np.zeros(K.WORDS, np.int8)
+        write_state(root, state, level, rules)
+        text = C.describe(C.loss_code(root, level, flags), state.ordeals)
+        if text:
+            return text, "bound", 0
+        if not self.loss_nodes or state.outcome:
+            return "", "", 0
+        if self._lw is None:
+            self._lw = C.new_work(max(10, min(22, (2 * self.loss_nodes).bit_length())))
+        w = self._lw
+        w.table[:] = 0
+        w.stats[:] = 0
+        spent = 0
+        for goal in range(state.current + 1, 3):
+            w.S[0, :] = root
+            w.stats[4] = 0
+            r = C.dfs(w, C._Z, level, flags, self.loss_nodes, 2, True, False, goal, True)
+            spent = int(w.stats[0])
+            if r == C.LOSS:
+                from ..castellion.data import ORDEALS
+                title = ORDEALS[state.ordeals[goal - 1]].title
+                return (f"no line passes {title} (ordeal {goal}): the loss search ended after "
+                        f"{spent:,} nodes, {int(w.stats[1]):,} positions cut by the bounds",
+                        "loss-search", spent)
+            if r != C.WIN:
+                break
+        return "", "", spent
 
     def solve(self, state: State) -> Result:
+        start = time.perf_counter()
+        loss_spent = 0
+        if self.loss:
+            proof, how, loss_spent = self.prove_loss(state)
+            if proof:
+                return Result(UNWINNABLE, [], 0, time.perf_counter() - start, 0, how,
+                              state.current, proof, loss_spent)
+        r = self._solve(state)
+        r.loss_nodes = loss_spent
+        r.seconds = time.perf_counter() - start
+        return r
+
+    def _solve(self, state: State) -> Result:
         from ..vector import castellion_kernel as K
         from ..vector.castellion import write_state
         C, w = self._C, self._w
@@ -122,7 +195,7 @@ class Solver:
                           3 if verdict == WINNABLE else reached[0])
 
         def dfs_until(limit):
-            r = C.dfs(w, C._Z, level, flags, limit, self.prune, self.table, self.order)
+            r = C.dfs(w, C._Z, level, flags, limit, int(self.prune), self.table, self.order)
             if r == C.WIN:
                 d = int(w.stats[2])
                 return result(WINNABLE, [w.moves[k, w.idx[k] - 1] for k in range(d)], "dfs")

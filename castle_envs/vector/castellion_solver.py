@@ -39,9 +39,17 @@ Three searches share the budget (``Solver`` runs them in a fixed schedule):
 - the plain exhaustive search is ``dfs`` with both reductions off; the tests compare its
   verdicts with the reduced search's and with ``castellion.solver.exhaustive`` (pure Python
   over ``rules.State``) on small positions.
-
-No symmetry reduction is used: the castle is kept left-aligned and a new left column shifts
-it, so a mirrored castle is not a position of the same game tree in any simple way.
+- the **loss search** (``castellion.solver.Solver.prove_loss``) is ``dfs`` with ``prune=2``
+  (the proofs of loss of ``castellion_loss``, which hold at every level), a ``goal`` (win
+  once ``goal`` ordeals are passed: LOSS then says no line passes that ordeal, so none wins)
+  and ``canon``: its table keys a position and its mirror image alike (``mirror_hash``).
+  The mirror is sound because every rule is left-right symmetric: a placement goes on top of
+  a column or at either end of the foundation, rule 3, the three patterns, the split rule,
+  the Juggler's pairs and Pyro's moves all read the same mirrored, and the castle's place on
+  the table is no part of the game (I2: it is stored left-aligned, which the mirror keeps),
+  so mirror images have the same value; only Pyro's lifted tile's origin names a column, and
+  ``_hash`` mirrors only in the draw, Defender and Traitor phases, where it is unused. The
+  main search keeps the plain table, so its node counts and verdicts are unchanged.
 """
 from __future__ import annotations
 
@@ -52,6 +60,7 @@ import numpy as np
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
 from ._jit import njit, unowned
+from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (castellion.solver uses them)
 
 WORDS = K.WORDS
 POS_WORDS = K.SCRATCH            # the position part of a row (scratch excluded)
@@ -378,22 +387,78 @@ def _gen(s, level, rules, out, m, keys, child, order, stats):
 
 
 @njit(cache=True)
-def dfs(w, z, level, rules, max_nodes, prune, use_table, order):
+def _pruned(s, level, rules, prune):
+    """Does the bound chosen by ``prune`` (0 none, 1 the School supply bound, 2 the proofs
+    of loss of ``castellion_loss``) call ``s`` lost?"""
+    if prune == 1:
+        return hopeless(s, level)
+    if prune == 2:
+        return loss_code(s, level, rules)[0] != 0
+    return False
+
+
+@njit(cache=True)
+def _hash(s, z, canon):
+    """``position_hash``, or with ``canon`` the smaller of it and its mirror image's
+    (``mirror_hash``) in the draw, Defender and Traitor phases."""
+    h1, h2 = position_hash(s, z)
+    if canon:
+        p = s[K.PHASE]
+        if p == K.DRAW_PHASE or p == K.DEFENDER_PHASE or p == K.TRAITOR_PHASE:
+            m1, m2 = mirror_hash(s, z)
+            if m1 < h1 or (m1 == h1 and m2 < h2):
+                return m1, m2
+    return h1, h2
+
+
+@njit(cache=True)
+def mirror_hash(s, z):
+    """``position_hash`` of the castle mirrored left to right (everything else unchanged).
+    Every rule is symmetric under the mirror (placements at the top of a column or at either
+    end, rule 3, the three patterns, splits, swaps, Pyro's moves), so a position and its
+    mirror image have the same value; the scalars that name a column (Pyro's lifted tile's
+    origin) are only used outside the phases where ``_hash`` uses this."""
+    width = K._width(s)
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for i in range(POS_WORDS):
+        v = s[i]
+        if K.CELL <= i < K.CELL + K.CELLS:
+            c = (i - K.CELL) % K.SIZE
+            if c < width:
+                v = s[i - c + width - 1 - c]
+        elif K.HEIGHT <= i < K.HEIGHT + K.SIZE:
+            c = i - K.HEIGHT
+            if c < width:
+                v = s[K.HEIGHT + width - 1 - c]
+        k = i * _NV + v + 1
+        h1 ^= z[0, k]
+        h2 ^= z[1, k]
+    if h1 == 0 and h2 == 0:
+        h1 = np.uint64(1)
+    return h1, h2
+
+
+@njit(cache=True)
+def dfs(w, z, level, rules, max_nodes, prune, use_table, order, goal=3, canon=False):
     """Depth-first search from ``w.S[0]``: WIN (the line is ``w.moves[d, w.idx[d] - 1]`` for
     d < stats[2]), LOSS, or UNKNOWN_RESULT when ``max_nodes`` is spent; called again with a
-    larger ``max_nodes`` it resumes where it stopped."""
+    larger ``max_nodes`` it resumes where it stopped. ``prune``: 0 no bound, 1 the School
+    supply bound, 2 ``castellion_loss``'s proofs of loss. A position wins once ``goal``
+    ordeals are passed (3: the game is won; ``current + 1``: can the current ordeal be
+    passed at all?). ``canon``: the table keys mirror images alike (``_hash``)."""
     S, moves, h = unowned(w.S), unowned(w.moves), unowned(w.h)
     nmoves, idx, stats, table = w.nmoves, w.idx, w.stats, w.table
     if stats[4] == 0:
-        if S[0, K.OUTCOME] != 0:
+        if S[0, K.OUTCOME] != 0 or S[0, K.CURRENT] >= goal:
             stats[2] = 0
-            return WIN if S[0, K.OUTCOME] == 1 else LOSS
+            return LOSS if S[0, K.OUTCOME] == -1 else WIN
         stats[0] += 1
-        if prune and hopeless(S[0], level):
+        if _pruned(S[0], level, rules, prune):
             stats[1] += 1
             return LOSS
         if use_table:
-            h1, h2 = position_hash(S[0], z)
+            h1, h2 = _hash(S[0], z, canon)
             if tt_find(table, h1, h2):
                 return LOSS
             h[0, 0] = h1
@@ -415,17 +480,17 @@ def dfs(w, z, level, rules, max_nodes, prune, use_table, order):
             K.apply(S[c], action, level)
             stats[0] += 1
             out = S[c, K.OUTCOME]
-            if out == 1:
+            if out == 1 or (out == 0 and S[c, K.CURRENT] >= goal):
                 stats[2] = c
                 stats[3] = d
                 return WIN
             if out == -1:
                 continue
-            if prune and hopeless(S[c], level):
+            if _pruned(S[c], level, rules, prune):
                 stats[1] += 1
                 continue
             if use_table:
-                h1, h2 = position_hash(S[c], z)
+                h1, h2 = _hash(S[c], z, canon)
                 if tt_find(table, h1, h2):
                     continue
                 h[c, 0] = h1

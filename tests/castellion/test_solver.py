@@ -50,7 +50,8 @@ SMALL = small_positions()
 
 def test_reduced_search_agrees_with_plain_exhaustive_search():
     reduced = Solver(max_nodes=30_000, beam=False)
-    plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False, order=False)
+    plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False, order=False,
+                   loss=False)
     full = Solver(max_nodes=30_000)
     counts = {WINNABLE: 0, UNWINNABLE: 0}
     checked_in_python = 0
@@ -95,11 +96,11 @@ def test_school_supply_bound_fires_only_on_lost_positions():
     for name, s in SMALL:
         if s.level != 0:
             continue
-        r = Solver(max_nodes=30_000, beam=False, table=False).solve(s)
+        r = Solver(max_nodes=30_000, beam=False, table=False, loss=False).solve(s)
         fired += r.pruned
         if r.verdict != UNKNOWN:
             plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False,
-                           order=False).solve(s)
+                           order=False, loss=False).solve(s)
             assert plain.verdict in (r.verdict, UNKNOWN), name
     assert fired > 0
 
