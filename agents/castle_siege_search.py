@@ -167,7 +167,7 @@ class SearchPolicy:
         # the probes' noise comes from the agent's generator, so a decision depends only on
         # the deal and the agent's seed, never on the games this agent played before
         self._w.rng[0] = np.uint64(int(rng.integers(1, 1 << 63)))
-        S.evaluate_moves(self._w, S._Z, self._memo, rows_b, rows_v,
+        S.evaluate_moves(self._w, S.ZOBRIST, self._memo, rows_b, rows_v,
                          np.array(candidates, np.int64), recent, leave, self.nodes,
                          self.probe_share, self.noise, self.weights, True, True, wins,
                          self.min_samples)

@@ -33,6 +33,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from typing import Any
+
 import numpy as np
 
 from .rules import State
@@ -111,7 +113,7 @@ class Solver:
         if table_bits is None:
             table_bits = 22 if max_nodes is None else max(10, min(22, (2 * max_nodes).bit_length()))
         self._w = C.new_work(table_bits)
-        self._lw = None
+        self._lw: Any = None   # the loss search's work arrays, made at its first use
 
     def prove_loss(self, state: State) -> tuple[str, str, int]:
         """(proof, found_by, loss nodes): a proof that ``state`` is lost, or ("", "", n).
@@ -143,7 +145,7 @@ class Solver:
         for goal in range(state.current + 1, 3):
             w.S[0, :] = root
             w.stats[4] = 0
-            r = C.dfs(w, C._Z, level, flags, self.loss_nodes, 2, True, False, goal, True)
+            r = C.dfs(w, C.ZOBRIST, level, flags, self.loss_nodes, 2, True, False, goal, True)
             spent = int(w.stats[0])
             if r == C.LOSS:
                 from ..castellion.data import ORDEALS
@@ -195,7 +197,7 @@ class Solver:
                           3 if verdict == WINNABLE else reached[0])
 
         def dfs_until(limit):
-            r = C.dfs(w, C._Z, level, flags, limit, int(self.prune), self.table, self.order)
+            r = C.dfs(w, C.ZOBRIST, level, flags, limit, int(self.prune), self.table, self.order)
             if r == C.WIN:
                 d = int(w.stats[2])
                 return result(WINNABLE, [w.moves[k, w.idx[k] - 1] for k in range(d)], "dfs")
@@ -211,7 +213,7 @@ class Solver:
             if deadline is not None:
                 cap = min(cap, self._nodes_left(deadline, used + w.stats[0], start))
             beam_stats[:] = 0
-            n = C.beam(root, C._Z, level, flags, width, self.inner, cap, beam_stats, line)
+            n = C.beam(root, C.ZOBRIST, level, flags, width, self.inner, cap, beam_stats, line)
             reached[0] = max(reached[0], int(beam_stats[1]))
             spent = int(min(beam_stats[0], cap))
             if n > 0:

@@ -111,7 +111,7 @@ class CompiledSolver:
             limit = (1 << 62) if self.max_nodes is None else self.max_nodes
             if deadline is not None:
                 limit = min(limit, w.stats[0] + _CHUNK)
-            result = S.dfs(w, S._Z, memo, recent, leave, limit, self.prune, self.table,
+            result = S.dfs(w, S.ZOBRIST, memo, recent, leave, limit, self.prune, self.table,
                            self.order)
             if result == S.WIN:
                 depth = int(w.stats[2]) + 1

@@ -78,6 +78,8 @@ _INNER = np.zeros(K.OVER + 1, np.bool_)
 for _p in (K.DESTROY_PHASE, K.JUGGLE_PHASE, K.REVEAL_PHASE, K.RECOVER_PHASE, K.LIFT_PHASE,
            K.MOVE_PHASE, K.REVEAL_ORDEAL_PHASE):
     _INNER[_p] = True
+#: the positions' Zobrist keys (public: the solver module's view uses them)
+ZOBRIST = _Z
 
 
 @njit(cache=True)
