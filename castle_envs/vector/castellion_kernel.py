@@ -185,6 +185,16 @@ def _component(board, seed):
 
 
 @njit(cache=True)
+def popcount(x):
+    """The number of set bits of ``x`` (tiles of a board or group bitmask)."""
+    n = 0
+    while x:
+        x &= x - np.int64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def _shape_of_group(comp):
     n = 0
     x = comp

@@ -323,12 +323,7 @@ def _live_tiles(s, faction, n3):
     while board:
         comp = K._component(board, board & -board)
         board &= ~comp
-        x = comp
-        n = 0
-        while x:
-            x &= x - np.int64(1)
-            n += 1
-        if n <= 3:
+        if K.popcount(comp) <= 3:
             x = comp
             while x:
                 low = x & -x

@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from ._jit import njit
-from .castellion_kernel import component, shape_of_group
+from .castellion_kernel import component, popcount, shape_of_group
 
 SIZE = 6
 BIG = 60
@@ -81,15 +81,6 @@ def orders_for(towers: int, bastions: int, lines: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def frame(cells, off, fb, sb):
     """The castle's boards shifted ``off`` columns right in the frame; returns occupied."""
     occ = 0
@@ -137,8 +128,8 @@ def _plan(occ, fb, dead, order, avail, need_rows, sp, sn, su, starts, chosen_p, 
             need = (p | su[i]) & ~occ
             if need & dead:
                 continue
-            empties = _popcount(p & ~occ)
-            extra = _popcount(need & ~union)
+            empties = popcount(p & ~occ)
+            extra = popcount(need & ~union)
             if extra >= best:
                 continue
             for f in range(4):
@@ -167,11 +158,11 @@ def _plan(occ, fb, dead, order, avail, need_rows, sp, sn, su, starts, chosen_p, 
         p = sp[best_i]
         chosen_p[step] = p
         chosen_f[step] = best_f
-        used[best_f] += _popcount(p & ~occ)
+        used[best_f] += popcount(p & ~occ)
         union |= (p | su[best_i]) & ~occ
         total += best
-    total += _popcount(need_rows & ~occ & ~union)
-    total += 3 * _popcount(need_rows & dead)
+    total += popcount(need_rows & ~occ & ~union)
+    total += 3 * popcount(need_rows & dead)
     return total
 
 

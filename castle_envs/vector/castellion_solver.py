@@ -121,15 +121,6 @@ def tt_add(table, h1, h2):
 
 
 # --- the evaluation (guides beam and move order; no soundness needed) -----------------------
-@njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - np.int64(1)
-        n += 1
-    return n
-
-
 _GROUP_VALUE = np.array([0, 0, 300, 1200], np.int64)   # a same-faction group of n < 4 tiles
 
 
@@ -262,7 +253,7 @@ def evaluate(s, level):
         while board:
             comp = K._component(board, board & -board)
             board &= ~comp
-            n = _popcount(comp)
+            n = K.popcount(comp)
             if n == 4:
                 kind = K._shape_of_group(comp)
                 if kind == 0:
