@@ -10,8 +10,10 @@ search, and plays the root's most visited move. Once no unseen card is left the 
 puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
-endgame=20000,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the
-priors and plays the playouts (default: the shipped Very Hard scorer).
+endgame=20000,standing=0.0,value=NPZ,lam=0.0,policy=PATH]``: ``policy`` is the linear scorer
+that ranks the moves, gives the priors and plays the playouts (default: the shipped Very Hard
+scorer); ``value`` a leaf value network (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written
+by ``experiments/exit_siege_net.py export``) mixed into the leaves with weight ``lam``.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from .castle_siege_linear import LinearPolicy
 from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
-            "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0}
+            "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",
+            "lam": 0.0}
 #: the settings a spec or a model directory may give, with their types
 ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
@@ -34,7 +37,8 @@ class ISMCTSPolicy:
 
     def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
-                 leaf: int = 0, endgame: int = 20000, standing: float = 0.0):
+                 leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
+                 lam: float = 0.0):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -50,13 +54,18 @@ class ISMCTSPolicy:
         noise = check_real("ismcts option noise", noise, 0.0, 1.0)
         shaped = check_real("ismcts option shaped", shaped, 0.0, 1.0)
         standing = check_real("ismcts option standing", standing, 0.0, 1.0)
+        lam = check_real("ismcts option lam", lam, 0.0, 1.0)
+        if lam > 0 and not value:
+            raise ValueError("ismcts option lam > 0 needs value=FILE.npz (a leaf value network)")
+        self._net = M.new_value_net(load_value_net(value) if value else None)
         #: the settings, as a spec or ``model.json`` gives them
         self.options = {"iterations": iterations, "width": width, "temp": float(temp),
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
-                        "leaf": leaf, "endgame": endgame, "standing": float(standing)}
+                        "leaf": leaf, "endgame": endgame, "standing": float(standing),
+                        "value": str(value), "lam": float(lam)}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
-        self.standing = float(standing)
+        self.standing, self.lam = float(standing), float(lam)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -83,7 +92,7 @@ class ISMCTSPolicy:
                               state.attack == "most_recent", state.defeated == "leave_game",
                               self.weights, self.iterations, self.width, self.temp, self.c,
                               self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
-                              self.standing)
+                              self.standing, self._net, self.lam, state.rows)
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:
@@ -102,6 +111,22 @@ class ISMCTSPolicy:
         write_state(b, v, world, world.rows, {"attack": world.attack,
                                               "defeated": world.defeated})
         return b, v
+
+
+def load_value_net(path) -> dict:
+    """The arrays of a leaf value network file (``.npz`` of plain arrays; nothing pickled is
+    read), checked by ``siege_ismcts.new_value_net``."""
+    from castle_envs.vector.siege_ismcts import VALUE_ARRAYS
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = sorted(set(VALUE_ARRAYS) - set(f.files))
+            if missing:
+                raise ValueError(f"ismcts option value={path}: the file lacks {missing}")
+            return {k: f[k] for k in VALUE_ARRAYS}
+    except (OSError, ValueError) as err:
+        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
+            raise
+        raise ValueError(f"ismcts option value={path}: not a value network .npz ({err})") from None
 
 
 def make_ismcts_policy(options: dict, default_weights) -> ISMCTSPolicy:

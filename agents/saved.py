@@ -195,8 +195,12 @@ def load_agent(path, game: str, seed: int | None = None):
         unknown = sorted(set(card["options"]) - set(ISMCTS_OPTIONS))
         if unknown:
             raise _bad(path, f"unknown ismcts options {unknown}; known: {list(ISMCTS_OPTIONS)}")
-        return PolicyAgent(ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]),
-                                        **card["options"]), name, seed)
+        options = dict(card["options"])
+        if options.get("value"):    # the value network file sits in the model directory
+            options["value"] = str(directory / Path(str(options["value"])).name)
+        policy = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
+        policy.options["value"] = card["options"].get("value", "")   # as the card says
+        return PolicyAgent(policy, name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"],
                                endgame_nodes=endgame)

@@ -93,6 +93,163 @@ def collect(args) -> None:
                       "cpu_s_per_game": round((time.process_time() - t0) / max(played, 1), 2)}))
 
 
+class Positions:
+    """The searched decisions of journalled games: observation, legal moves' rows (float16
+    to keep tens of thousands of positions in memory), the root's visit share per row and
+    the game's outcome (1 won, 0 lost)."""
+
+    def __init__(self):
+        self.obs, self.rows, self.target, self.won, self.game = [], [], [], [], []
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def add_game(self, game: dict, index: int, view) -> None:
+        from castle_envs.castle_siege.observation import encode
+        state = State.new_game(np.random.default_rng(game["seed"]), difficulty=game["difficulty"])
+        searched = {step: children for step, children in game["searched"]}
+        for step, action in enumerate(game["actions"]):
+            if step in searched:
+                out, n = view.from_state(state)
+                k = min(n, view.capacity)
+                where = {int(a): i for i, a in enumerate(out["move_ids"][:k])}
+                target = np.zeros(k, np.float32)
+                for a, visits, _ in searched[step]:
+                    if a in where:      # a move the capacity cut cannot be learnt
+                        target[where[a]] += visits
+                if target.sum() > 0:
+                    self.obs.append(encode(state).astype(np.float32))
+                    self.rows.append(out["move_features"][:k].astype(np.float16))
+                    self.target.append(target / target.sum())
+                    self.won.append(float(game["outcome"] == 1))
+                    self.game.append(index)
+            state.apply_action(action)
+        if state.outcome != game["outcome"]:
+            raise ValueError(f"deal {game['seed']}: the journalled moves do not replay to the "
+                             "journalled outcome (a rules change since it was played?)")
+
+
+def load_positions(journals: list[str], capacity: int, holdout: float):
+    """(fit positions, held-back positions, games read): the last ``holdout`` share of each
+    journal's games is held back."""
+    from castle_envs.moves import move_view
+    view = move_view("castle-siege", capacity)
+    fit_set, held, games = Positions(), Positions(), 0
+    for path in journals:
+        lines = [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+        cut = len(lines) - int(round(holdout * len(lines)))
+        for i, game in enumerate(lines):
+            (fit_set if i < cut else held).add_game(game, games, view)
+            games += 1
+    return fit_set, held, games
+
+
+def _batches(data: Positions, idx):
+    import torch
+    counts = torch.as_tensor([len(data.rows[i]) for i in idx])
+    width = int(counts.max())
+    mask = torch.arange(width)[None, :] < counts[:, None]
+    obs = torch.as_tensor(np.stack([data.obs[i] for i in idx]))
+    rows = torch.as_tensor(np.concatenate([data.rows[i] for i in idx]).astype(np.float32))
+    target = torch.zeros(len(idx), width)
+    target[mask] = torch.as_tensor(np.concatenate([data.target[i] for i in idx]))
+    won = torch.as_tensor([data.won[i] for i in idx])
+    return obs, rows, mask, target, won
+
+
+def losses(net, batch):
+    """(cross-entropy to the visit shares, value squared error, agreement with the search's
+    most visited move) per position of a batch."""
+    import torch
+    obs, rows, mask, target, won = batch
+    h = net.embed(obs)
+    owner = torch.nonzero(mask, as_tuple=True)[0]
+    logits = torch.full(mask.shape, float("-inf"))
+    logits[mask] = net.move_logits(h, owner, rows)
+    logp = torch.log_softmax(logits, 1).masked_fill(~mask, 0.0)
+    ce = -(target * logp).sum(1)
+    v_err = (net.value(h).squeeze(1) - won) ** 2
+    agree = (logits.argmax(1) == target.argmax(1)).float()
+    return ce, v_err, agree
+
+
+def evaluate_loss(net, data: Positions, batch_size: int = 512) -> dict:
+    import torch
+    total = np.zeros(3)
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            idx = list(range(start, min(start + batch_size, len(data))))
+            total += [float(x.sum()) for x in losses(net, _batches(data, idx))]
+    return dict(zip(("ce", "value_mse", "agreement"), (total / max(len(data), 1)).round(4)))
+
+
+def fit(args) -> None:
+    import torch
+
+    from castle_envs.agents import move_policy
+    from castle_envs.agents.saved import load_agent
+
+    torch.manual_seed(args.torch_seed)
+    torch.set_num_threads(args.threads)
+    init = load_agent(args.init, "castle-siege")
+    card = json.loads((Path(args.init) / "model.json").read_text())
+    arch = move_policy.check_arch(card["policy"])
+    net = init.net.train()
+    t0 = time.time()
+    data, held, games = load_positions(args.journals, arch["capacity"], args.holdout)
+    print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
+                      "load_s": round(time.time() - t0, 1)}), flush=True)
+    history = [{"epoch": 0, "held_back": evaluate_loss(net, held)}]
+    print(json.dumps(history[-1]), flush=True)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
+    gen = np.random.default_rng(args.torch_seed)
+    for epoch in range(1, args.epochs + 1):
+        net.train()
+        order = gen.permutation(len(data))
+        run = np.zeros(3)
+        for start in range(0, len(data), args.batch_size):
+            idx = order[start:start + args.batch_size]
+            ce, v_err, agree = losses(net, _batches(data, idx))
+            loss = ce.mean() + args.vf_coef * v_err.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            run += [float(ce.detach().sum()), float(v_err.detach().sum()), float(agree.sum())]
+        net.eval()
+        history.append({"epoch": epoch, "fit": dict(zip(("ce", "value_mse", "agreement"),
+                                                      (run / len(data)).round(4))),
+                        "held_back": evaluate_loss(net, held),
+                        "wall_s": round(time.time() - t0, 1)})
+        print(json.dumps(history[-1]), flush=True)
+    out = move_policy.save(net, args.out, arch, "castle-siege", {"difficulty": "very_hard"}, {},
+                           extra={"trained": {
+                               "algo": "exit_siege_net", "teacher": TEACHER, "init": args.init,
+                               "journals": [Path(j).name for j in args.journals],
+                               "games": games, "positions": len(data),
+                               "held_back_positions": len(held), "epochs": args.epochs,
+                               "lr": args.lr, "vf_coef": args.vf_coef,
+                               "batch_size": args.batch_size}})
+    (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
+    np.savez(out / "value.npz", **value_arrays(net))
+    print(json.dumps({"saved": str(out)}))
+
+
+def value_arrays(net) -> dict:
+    """The move network's state encoder and value head as ``siege_ismcts.VALUE_ARRAYS``
+    (weights transposed to input x output)."""
+    sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    return {"w1": sd["state.0.weight"].T, "b1": sd["state.0.bias"],
+            "w2": sd["state.2.weight"].T, "b2": sd["state.2.bias"],
+            "wv": sd["value.weight"][0], "bv": sd["value.bias"]}
+
+
+def export(args) -> None:
+    from castle_envs.agents.saved import load_agent
+    net = load_agent(args.model, "castle-siege").net
+    np.savez(args.out, **value_arrays(net))
+    print(json.dumps({"saved": args.out}))
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -102,9 +259,22 @@ def main(argv=None) -> None:
     c.add_argument("--journal", required=True)
     c.add_argument("--difficulty", default="very_hard")
     c.add_argument("--teacher", default=TEACHER)
+    f = sub.add_parser("fit", help="the move network fitted to the journals' searches")
+    f.add_argument("--journals", nargs="+", required=True)
+    f.add_argument("--out", required=True)
+    f.add_argument("--init", default="models/castle_siege_hard_move_ppo")
+    f.add_argument("--epochs", type=int, default=4)
+    f.add_argument("--lr", type=float, default=3e-4)
+    f.add_argument("--batch-size", type=int, default=256)
+    f.add_argument("--vf-coef", type=float, default=0.5)
+    f.add_argument("--holdout", type=float, default=0.1)
+    f.add_argument("--threads", type=int, default=1)
+    f.add_argument("--torch-seed", type=int, default=0)
+    e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value")
+    e.add_argument("--model", required=True)
+    e.add_argument("--out", required=True, help="the .npz file to write")
     args = p.parse_args(argv)
-    if args.cmd == "collect":
-        collect(args)
+    {"collect": collect, "fit": fit, "export": export}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -48,8 +48,10 @@ from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
 from ._jit import njit
-from .siege_kernel import (CAPTURED, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD, HSIZE,
-                           INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED, apply)
+from ..castle_siege.observation import OBS_SIZE
+from .siege_kernel import (CAPTURED, CARD_WORDS, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD,
+                           HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED,
+                           apply, encode)
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
 from .siege_nested import playout, scored_moves, select_top
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, tt_clear
@@ -87,6 +89,75 @@ class Tree(NamedTuple):
     used: np.ndarray     # (1,) int64: nodes in use
     rng: np.ndarray      # (1,) uint64: xorshift state (the shuffles)
     stats: np.ndarray    # (4,) int64: iterations, playouts, nodes created, table full
+
+
+class ValueNet(NamedTuple):
+    """A leaf value network: ``relu(relu(obs @ w1 + b1) @ w2 + b2) @ wv + bv``, clipped to
+    [0, 1] (the move network's state encoder and value head, ``agents/move_policy.py``), and
+    its work arrays."""
+    w1: np.ndarray       # (OBS_SIZE, H) float32
+    b1: np.ndarray       # (H,) float32
+    w2: np.ndarray       # (H, H) float32
+    b2: np.ndarray       # (H,) float32
+    wv: np.ndarray       # (H,) float32
+    bv: np.ndarray       # (1,) float32
+    obs: np.ndarray      # (OBS_SIZE,) float32
+    h1: np.ndarray       # (H,) float64
+    h2: np.ndarray       # (H,) float64
+    b: np.ndarray        # (CARD_WORDS,) int8: the leaf's rows, copied (encode writes into them)
+    v: np.ndarray        # (INT_WORDS,) int32
+
+
+#: the arrays of a ValueNet, with their shapes in terms of its width H
+VALUE_ARRAYS = {"w1": (OBS_SIZE, "H"), "b1": ("H",), "w2": ("H", "H"), "b2": ("H",),
+                "wv": ("H",), "bv": (1,)}
+
+
+def new_value_net(arrays: dict | None = None) -> ValueNet:
+    """A ``ValueNet`` from ``{name: array}`` (``VALUE_ARRAYS``); ``None``: a zero net of width
+    1, for a search that mixes in no value (``lam`` = 0)."""
+    if arrays is None:
+        arrays = {"w1": np.zeros((OBS_SIZE, 1)), "b1": np.zeros(1), "w2": np.zeros((1, 1)),
+                  "b2": np.zeros(1), "wv": np.zeros(1), "bv": np.zeros(1)}
+    h = np.asarray(arrays["b1"]).shape[0]
+    out = {}
+    for name, shape in VALUE_ARRAYS.items():
+        a = np.ascontiguousarray(np.asarray(arrays[name], dtype=np.float32))
+        want = tuple(h if d == "H" else d for d in shape)
+        if a.shape != want or not np.isfinite(a).all():
+            raise ValueError(f"value network array {name}: expected finite values of shape "
+                             f"{want}, got shape {a.shape}")
+        out[name] = a
+    return ValueNet(**out, obs=np.zeros(OBS_SIZE, np.float32), h1=np.zeros(h), h2=np.zeros(h),
+                    b=np.zeros(CARD_WORDS, np.int8), v=np.zeros(INT_WORDS, np.int32))
+
+
+@njit(cache=True)
+def net_value(net, b, v, rows, recent, leave):
+    """The network's estimate, in [0, 1], that the player wins from the position ``b``/``v``
+    (read through its observation only)."""
+    for k in range(NEED):
+        net.b[k] = b[k]
+    for k in range(INT_WORDS):
+        net.v[k] = v[k]
+    encode(net.b, net.v, rows, recent, leave, net.obs)
+    h = len(net.b1)
+    for j in range(h):
+        net.h1[j] = net.b1[j]
+    for k in range(OBS_SIZE):   # the observation is mostly zeros (one-hot blocks)
+        x = net.obs[k]
+        if x != 0.0:
+            for j in range(h):
+                net.h1[j] += x * net.w1[k, j]
+    for j in range(h):
+        net.h1[j] = max(net.h1[j], 0.0)
+    out = float(net.bv[0])
+    for j in range(h):
+        z = float(net.b2[j])
+        for k in range(h):
+            z += net.h1[k] * net.w2[k, j]
+        out += max(z, 0.0) * net.wv[j]
+    return min(max(out, 0.0), 1.0)
 
 
 def new_tree(node_bits: int = 16) -> Tree:
@@ -263,10 +334,11 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
 
 @njit(cache=True)
 def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, leaf, seed, standing=0.0):
+           noise, shaped, leaf, seed, standing, net, lam, rows):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
-    root's statistics stay in node 0 of ``t``. Returns the index of the root's most visited
-    child (ties: the scorer's order)."""
+    root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
+    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows). Returns
+    the index of the root's most visited child (ties: the scorer's order)."""
     clear(t)
     t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
@@ -356,9 +428,13 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
         if value < 0.0 and leaf > 0 and _solved(w, memo, b, v, recent, leave, leaf, weights):
             value = 1.0
         if value < 0.0:
-            playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
-            t.stats[1] += 1
-            value = _value(b, v, shaped, standing)
+            learned = net_value(net, b, v, rows, recent, leave) if lam > 0.0 else 0.0
+            if lam < 1.0:
+                playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
+                t.stats[1] += 1
+                value = (1.0 - lam) * _value(b, v, shaped, standing) + lam * learned
+            else:
+                value = learned
         if node >= 0:
             t.visits[node] += 1
             t.value[node] += value

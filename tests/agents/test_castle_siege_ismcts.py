@@ -211,3 +211,76 @@ def test_standing_defenders_lower_a_lost_worlds_value():
     # a lost world is worth shaped * castles captured / 4 >= 0, less 0.5 * standing / 52
     assert min(q for _, n, q, _ in plain.root_stats() if n) >= 0.0
     assert min(q for _, n, q, _ in weighted.root_stats() if n) < 0.0
+
+
+def _value_net_arrays(seed=0, hidden=16):
+    """A small random value network whose estimates spread over (0, 1)."""
+    rng = np.random.default_rng(seed)
+    return {"w1": rng.normal(0, 0.3, (M.OBS_SIZE, hidden)), "b1": rng.normal(0, 0.1, hidden),
+            "w2": rng.normal(0, 0.3, (hidden, hidden)), "b2": rng.normal(0, 0.1, hidden),
+            "wv": rng.normal(0, 0.2, hidden), "bv": np.array([0.4])}
+
+
+def test_the_compiled_value_network_is_the_move_networks_value_head():
+    torch = pytest.importorskip("torch")
+    from castle_envs.agents.move_policy import build_net
+    from castle_envs.castle_siege.observation import encode
+    from castle_envs.experiments.exit_siege_net import value_arrays
+    torch.manual_seed(0)
+    net = build_net(M.OBS_SIZE, 75, hidden=16)
+    with torch.no_grad():
+        net.value.bias.fill_(0.5)
+        net.value.weight.mul_(3.0)
+    compiled = M.new_value_net(value_arrays(net))
+    seen = []
+    for seed, moves in ((1, 0), (2, 10), (3, 25), (4, 40)):
+        s = _midgame(seed, moves=moves, difficulty="very_hard")
+        with torch.no_grad():
+            ref = float(net.value(net.embed(torch.as_tensor(encode(s))[None]))[0, 0])
+        got = M.net_value(compiled, *_rows(s), s.rows, s.attack == "most_recent",
+                          s.defeated == "leave_game")
+        assert got == pytest.approx(min(max(ref, 0.0), 1.0), abs=1e-5)
+        seen.append(got)
+    assert len(set(np.round(seen, 4))) > 1   # the positions are told apart
+
+
+def test_a_learned_leaf_value_replaces_the_playouts_and_reads_only_the_view(tmp_path):
+    path = tmp_path / "value.npz"
+    np.savez(path, **_value_net_arrays())
+    policy = _policy(value=str(path), lam=1.0, iterations=50)
+    twin_policy = _policy(value=str(path), lam=1.0, iterations=50)
+    s = State.new_game(difficulty="very_hard", deck=deal_deck(12))
+    shuffler = np.random.default_rng(2)
+    checked = 0
+    for step in range(30):
+        if s.outcome:
+            break
+        twin = _reshuffle_unseen(s, shuffler)
+        a = policy(s, np.random.default_rng(step))
+        assert a == twin_policy(twin, np.random.default_rng(step))
+        if policy.searched:
+            assert policy._tree.stats[1] == 0      # no playout: the network valued the leaves
+            checked += 1
+        s.apply_action(a)
+    assert checked > 5
+    mixed = _policy(value=str(path), lam=0.5, iterations=50)
+    s = _midgame(5, moves=3, difficulty="very_hard")
+    mixed(s, np.random.default_rng(0))
+    assert mixed._tree.stats[1] > 0
+
+
+def test_bad_value_networks_are_refused_clearly(tmp_path):
+    with pytest.raises(ValueError, match="lam > 0 needs value"):
+        _policy(lam=0.5)
+    arrays = _value_net_arrays()
+    np.savez(tmp_path / "short.npz", **{k: v for k, v in arrays.items() if k != "wv"})
+    with pytest.raises(ValueError, match=r"lacks \['wv'\]"):
+        _policy(value=str(tmp_path / "short.npz"), lam=0.5)
+    np.savez(tmp_path / "shape.npz", **{**arrays, "w2": np.zeros((3, 3))})
+    with pytest.raises(ValueError, match="array w2: expected"):
+        _policy(value=str(tmp_path / "shape.npz"), lam=0.5)
+    np.savez(tmp_path / "pickled.npz", **{**arrays, "b1": np.array([object()], dtype=object)})
+    with pytest.raises(ValueError, match="not a value network"):
+        _policy(value=str(tmp_path / "pickled.npz"), lam=0.5)
+    with pytest.raises(FileNotFoundError):
+        _policy(value=str(tmp_path / "none.npz"), lam=0.5)

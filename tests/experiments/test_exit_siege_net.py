@@ -1,0 +1,65 @@
+"""Expert iteration of the move network: the teacher's journal replays to the games it
+played, a stopped collection resumes without replaying finished deals, evaluation deals are
+refused, and a fit writes a model that loads as an agent and a leaf value the search reads."""
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("torch")
+
+from castle_envs.agents import make_agent  # noqa: E402
+from castle_envs.castle_siege.rules import State  # noqa: E402
+from castle_envs.experiments import exit_siege_net as E  # noqa: E402
+
+TEACHER = "ismcts:iterations=20,width=3,endgame=500"
+
+
+def _collect(journal, games, seed=20_000_000):
+    E.main(["collect", "--seed", str(seed), "--games", str(games), "--journal", str(journal),
+            "--teacher", TEACHER])
+
+
+def test_the_journal_replays_the_teachers_games_and_resumes(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    _collect(journal, 1)
+    _collect(journal, 2)     # resumes: plays only the second deal
+    games = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [g["seed"] for g in games] == [20_000_000, 20_000_001]
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["played"] == 1
+    agent = make_agent(TEACHER, "castle-siege", seed=0)
+    again = E.play(agent, 20_000_000, "very_hard")
+    assert again == games[0]          # a game depends only on its deal and the agent seed
+    for g in games:
+        state = State.new_game(np.random.default_rng(g["seed"]), difficulty="very_hard")
+        searched = dict((step, kids) for step, kids in g["searched"])
+        for step, action in enumerate(g["actions"]):
+            if searched.get(step):   # empty where every world was already lost at the root
+                assert action == max(searched[step], key=lambda k: k[1])[0]
+            state.apply_action(action)
+        assert state.outcome == g["outcome"]
+    with pytest.raises(SystemExit, match="evaluation deals"):
+        _collect(tmp_path / "bad.jsonl", 1, seed=1_000_000)
+
+
+def test_fit_writes_a_model_and_a_leaf_value(tmp_path):
+    journal = tmp_path / "j.jsonl"
+    _collect(journal, 2)
+    out = tmp_path / "model"
+    E.main(["fit", "--journals", str(journal), "--out", str(out), "--epochs", "1",
+            "--holdout", "0.5"])
+    history = json.loads((out / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [0, 1]
+    assert history[1]["fit"]["ce"] > 0
+    net_agent = make_agent(f"model:{out}", "castle-siege", seed=0)
+    state = State.new_game(np.random.default_rng(20_000_005), difficulty="very_hard")
+    assert state.legal_action_mask()[net_agent.act(None, None, state=state)]
+    search = make_agent(f"{TEACHER},value={out / 'value.npz'},lam=0.5", "castle-siege", seed=0)
+    assert state.legal_action_mask()[search.act(None, None, state=state.player_view())]
+    # a journal whose moves no longer reach its outcome is refused, not silently learnt
+    game = json.loads(journal.read_text().splitlines()[0])
+    game["outcome"] = -game["outcome"]
+    (tmp_path / "bad.jsonl").write_text(json.dumps(game) + "\n")
+    with pytest.raises(ValueError, match="do not replay"):
+        E.load_positions([str(tmp_path / "bad.jsonl")], 256, 0.0)
