@@ -17,7 +17,10 @@ every legal move's 75 features) instead, read top to bottom in three steps:
 2. **fit**: replay every journal's games; at each searched decision the network's move
    distribution is pulled towards the root's visit distribution (cross-entropy, the
    improved policy of Anthony, Tian and Barber 2017) and its value head towards the
-   game's outcome (squared error, ``--vf-coef``), from the weights of ``--init``.
+   game's outcome or (``--value-target search``) the root's value as the search found it
+   (squared error, ``--vf-coef``), from the weights of ``--init``; the
+   leaf value for the search (``value.npz``) is the encoder and value head of the epoch
+   with the lowest held-back value error.
    Positions from ``--holdout`` of the games (the last ones of each journal) are kept out
    of the fit and report the loss and the agreement with the search's move.
 3. the result is a model directory of kind ``move_policy`` (``--out``): ``--agent
@@ -46,7 +49,7 @@ def _finished(journal: Path) -> set[int]:
     if not journal.exists():
         return set()
     done = set()
-    for line in journal.read_text().splitlines():
+    for line in journal.read_text().split("\n")[:-1]:
         if line.strip():
             done.add(int(json.loads(line)["seed"]))
     return done
@@ -75,6 +78,10 @@ def collect(args) -> None:
                          "lower seeds are evaluation deals")
     journal = Path(args.journal)
     journal.parent.mkdir(parents=True, exist_ok=True)
+    if journal.exists() and journal.stat().st_size:
+        text = journal.read_text()
+        if not text.endswith("\n"):        # a game cut off by a kill: drop it, replay it
+            journal.write_text(text[:text.rfind("\n") + 1])
     done = _finished(journal)
     agent = make_agent(args.teacher, "castle-siege", seed=0)
     if not hasattr(agent, "policy") or not hasattr(agent.policy, "root_stats"):
@@ -100,6 +107,7 @@ class Positions:
 
     def __init__(self):
         self.obs, self.rows, self.target, self.won, self.game = [], [], [], [], []
+        self.root: list[float] = []   # the root's value: its children's visit-weighted mean
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -122,6 +130,8 @@ class Positions:
                     self.rows.append(out["move_features"][:k].astype(np.float16))
                     self.target.append(target / target.sum())
                     self.won.append(float(game["outcome"] == 1))
+                    visits = sum(n for _, n, _ in searched[step])
+                    self.root.append(sum(n * q for _, n, q in searched[step]) / visits)
                     self.game.append(index)
             state.apply_action(action)
         if state.outcome != game["outcome"]:
@@ -136,7 +146,8 @@ def load_positions(journals: list[str], capacity: int, holdout: float):
     view = move_view("castle-siege", capacity)
     fit_set, held, games = Positions(), Positions(), 0
     for path in journals:
-        lines = [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+        # a line without its newline is a game still being written by a running collect
+        lines = [json.loads(x) for x in Path(path).read_text().split("\n")[:-1] if x.strip()]
         cut = len(lines) - int(round(holdout * len(lines)))
         for i, game in enumerate(lines):
             (fit_set if i < cut else held).add_game(game, games, view)
@@ -144,7 +155,7 @@ def load_positions(journals: list[str], capacity: int, holdout: float):
     return fit_set, held, games
 
 
-def _batches(data: Positions, idx):
+def _batches(data: Positions, idx, value_target: str = "outcome"):
     import torch
     counts = torch.as_tensor([len(data.rows[i]) for i in idx])
     width = int(counts.max())
@@ -153,7 +164,8 @@ def _batches(data: Positions, idx):
     rows = torch.as_tensor(np.concatenate([data.rows[i] for i in idx]).astype(np.float32))
     target = torch.zeros(len(idx), width)
     target[mask] = torch.as_tensor(np.concatenate([data.target[i] for i in idx]))
-    won = torch.as_tensor([data.won[i] for i in idx])
+    values = data.won if value_target == "outcome" else data.root
+    won = torch.as_tensor([values[i] for i in idx], dtype=torch.float32)
     return obs, rows, mask, target, won
 
 
@@ -173,13 +185,14 @@ def losses(net, batch):
     return ce, v_err, agree
 
 
-def evaluate_loss(net, data: Positions, batch_size: int = 512) -> dict:
+def evaluate_loss(net, data: Positions, value_target: str = "outcome",
+                  batch_size: int = 512) -> dict:
     import torch
     total = np.zeros(3)
     with torch.no_grad():
         for start in range(0, len(data), batch_size):
             idx = list(range(start, min(start + batch_size, len(data))))
-            total += [float(x.sum()) for x in losses(net, _batches(data, idx))]
+            total += [float(x.sum()) for x in losses(net, _batches(data, idx, value_target))]
     return dict(zip(("ce", "value_mse", "agreement"), (total / max(len(data), 1)).round(4)))
 
 
@@ -199,8 +212,12 @@ def fit(args) -> None:
     data, held, games = load_positions(args.journals, arch["capacity"], args.holdout)
     print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
                       "load_s": round(time.time() - t0, 1)}), flush=True)
-    history = [{"epoch": 0, "held_back": evaluate_loss(net, held)}]
+    history = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
     print(json.dumps(history[-1]), flush=True)
+    # the value head overfits the games' outcomes long before the policy stops learning
+    # from the visits (a few thousand outcomes against tens of thousands of visit vectors):
+    # the leaf value is taken from the epoch with the lowest held-back value error
+    best_value = (history[0]["held_back"]["value_mse"], 0, value_arrays(net))
     optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
     gen = np.random.default_rng(args.torch_seed)
     for epoch in range(1, args.epochs + 1):
@@ -209,7 +226,7 @@ def fit(args) -> None:
         run = np.zeros(3)
         for start in range(0, len(data), args.batch_size):
             idx = order[start:start + args.batch_size]
-            ce, v_err, agree = losses(net, _batches(data, idx))
+            ce, v_err, agree = losses(net, _batches(data, idx, args.value_target))
             loss = ce.mean() + args.vf_coef * v_err.mean()
             optimizer.zero_grad()
             loss.backward()
@@ -218,9 +235,11 @@ def fit(args) -> None:
         net.eval()
         history.append({"epoch": epoch, "fit": dict(zip(("ce", "value_mse", "agreement"),
                                                       (run / len(data)).round(4))),
-                        "held_back": evaluate_loss(net, held),
+                        "held_back": evaluate_loss(net, held, args.value_target),
                         "wall_s": round(time.time() - t0, 1)})
         print(json.dumps(history[-1]), flush=True)
+        if len(held) and history[-1]["held_back"]["value_mse"] < best_value[0]:
+            best_value = (history[-1]["held_back"]["value_mse"], epoch, value_arrays(net))
     out = move_policy.save(net, args.out, arch, "castle-siege", {"difficulty": "very_hard"}, {},
                            extra={"trained": {
                                "algo": "exit_siege_net", "teacher": TEACHER, "init": args.init,
@@ -228,10 +247,12 @@ def fit(args) -> None:
                                "games": games, "positions": len(data),
                                "held_back_positions": len(held), "epochs": args.epochs,
                                "lr": args.lr, "vf_coef": args.vf_coef,
-                               "batch_size": args.batch_size}})
+                               "batch_size": args.batch_size,
+                               "value_npz_epoch": best_value[1],
+                               "value_target": args.value_target}})
     (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
-    np.savez(out / "value.npz", **value_arrays(net))
-    print(json.dumps({"saved": str(out)}))
+    np.savez(out / "value.npz", **best_value[2])
+    print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
 
 
 def value_arrays(net) -> dict:
@@ -268,6 +289,9 @@ def main(argv=None) -> None:
     f.add_argument("--batch-size", type=int, default=256)
     f.add_argument("--vf-coef", type=float, default=0.5)
     f.add_argument("--holdout", type=float, default=0.1)
+    f.add_argument("--value-target", choices=("outcome", "search"), default="outcome",
+                   help="the value head learns the game's outcome (1 won, 0 lost) or the "
+                        "search's value of the root (its visit-weighted mean)")
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--torch-seed", type=int, default=0)
     e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value")

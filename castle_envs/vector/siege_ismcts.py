@@ -93,7 +93,7 @@ class Tree(NamedTuple):
 
 class ValueNet(NamedTuple):
     """A leaf value network: ``relu(relu(obs @ w1 + b1) @ w2 + b2) @ wv + bv``, clipped to
-    [0, 1] (the move network's state encoder and value head, ``agents/move_policy.py``), and
+    [-1, 1] (the move network's state encoder and value head, ``agents/move_policy.py``), and
     its work arrays."""
     w1: np.ndarray       # (OBS_SIZE, H) float32
     b1: np.ndarray       # (H,) float32
@@ -134,8 +134,9 @@ def new_value_net(arrays: dict | None = None) -> ValueNet:
 
 @njit(cache=True)
 def net_value(net, b, v, rows, recent, leave):
-    """The network's estimate, in [0, 1], that the player wins from the position ``b``/``v``
-    (read through its observation only)."""
+    """The network's value, in [-1, 1], of the position ``b``/``v`` (the chance of winning,
+    or the search's own value, whichever it was trained on), read through its observation
+    only."""
     for k in range(NEED):
         net.b[k] = b[k]
     for k in range(INT_WORDS):
@@ -157,7 +158,7 @@ def net_value(net, b, v, rows, recent, leave):
         for k in range(h):
             z += net.h1[k] * net.w2[k, j]
         out += max(z, 0.0) * net.wv[j]
-    return min(max(out, 0.0), 1.0)
+    return min(max(out, -1.0), 1.0)
 
 
 def new_tree(node_bits: int = 16) -> Tree:

@@ -239,7 +239,7 @@ def test_the_compiled_value_network_is_the_move_networks_value_head():
             ref = float(net.value(net.embed(torch.as_tensor(encode(s))[None]))[0, 0])
         got = M.net_value(compiled, *_rows(s), s.rows, s.attack == "most_recent",
                           s.defeated == "leave_game")
-        assert got == pytest.approx(min(max(ref, 0.0), 1.0), abs=1e-5)
+        assert got == pytest.approx(min(max(ref, -1.0), 1.0), abs=1e-5)
         seen.append(got)
     assert len(set(np.round(seen, 4))) > 1   # the positions are told apart
 
