@@ -43,8 +43,6 @@ CROSSING_DEBT = {
 }
 #: import circles still present (each as the set of its modules)
 CIRCLE_DEBT = {
-    frozenset({"castle_envs.core.pil_raster", "castle_envs.core.raster",
-               "castle_envs.core.scene", "castle_envs.core.svg"}),
     frozenset({"castle_envs.castell.moves", "castle_envs.castle_rooms.moves",
                "castle_envs.moves"}),
     frozenset({"castle_envs.agents.move_policy", "castle_envs.agents.ppo",
