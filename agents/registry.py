@@ -25,6 +25,7 @@ from typing import Callable
 from castle_envs.registry import get_game
 
 from .base import Agent, PolicyAgent, RandomAgent
+from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
 
 AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
                "search", "ismcts", "planner")
@@ -40,23 +41,6 @@ BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
 }
-
-
-def shipped_models_dir() -> Path:
-    """The shipped ``models/`` folder: beside ``agents/`` in a checkout, and installed as
-    ``castle_envs/models`` beside ``castle_envs/agents`` in a wheel."""
-    return Path(__file__).resolve().parents[1] / "models"
-
-
-def locate_shipped(path: str, shipped: Path, folder: str) -> str:
-    """``path`` itself when it exists; else, when it starts with ``folder/`` (``models/...``,
-    ``configs/...``, as the docs write them), the shipped copy of it (an installed wheel, or
-    a run from another working folder); else ``path`` unchanged, for the caller's error."""
-    given = Path(path)
-    if given.exists() or given.is_absolute() or not given.parts or given.parts[0] != folder:
-        return path
-    candidate = shipped.joinpath(*given.parts[1:])
-    return str(candidate) if candidate.exists() else path
 
 
 def resolve_spec(spec: str, game: str) -> str:
@@ -125,24 +109,6 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return name, rest
 
 
-def parse_options(text: str, types: dict, what: str) -> dict:
-    options = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise ValueError(f"malformed {what} option {item!r}: write key=value "
-                             f"(keys: {', '.join(types)})")
-        if key not in types:
-            raise ValueError(f"unknown {what} option {key!r}; known: {', '.join(types)}")
-        try:
-            options[key] = types[key](value.strip())
-        except ValueError:
-            raise ValueError(f"{what} option {key} needs a {types[key].__name__}, "
-                             f"got {value.strip()!r}") from None
-    return options
-
-
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     name, rest = parse_spec(spec)
     if name == "best":
@@ -207,8 +173,45 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError("model needs a model directory: model:models/DIR")
         return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game,
                           seed)
+    return _ppo_agent(rest, game, seed)
+
+
+def _ppo_agent(rest: str, game: str, seed: int | None = None) -> Agent:
+    """``ppo:DIR`` (a safe model directory) or ``ppo:FILE.zip,trust_pickle=1``."""
     from .ppo import PPOAgent
-    return PPOAgent.from_spec(rest, game, seed)
+    from .saved import load_agent, load_sb3_zip_trusted
+
+    path, _, opts = rest.strip().partition(",")
+    path = path.strip()
+    options = parse_options(opts, {"trust_pickle": _flag}, "ppo") if opts else {}
+    if not path:
+        raise ValueError("ppo agent needs a model path: ppo:models/DIR")
+    if os.path.isdir(path):
+        if options:
+            raise ValueError("trust_pickle applies to .zip files only; a model directory "
+                             "loads safely without it")
+        agent = load_agent(path, game, seed)
+        agent.name = f"ppo:{path}"
+        return agent
+    if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):
+        raise FileNotFoundError(f"no MaskablePPO model at {path!r}")
+    if not options.get("trust_pickle"):
+        raise ValueError(
+            f"refused {path!r}: a Stable-Baselines3 zip holds pickled objects that can run "
+            "code when loaded. Load a safe model directory instead (model:DIR, what "
+            "castle-envs train writes), or, for a file you made yourself, "
+            f"ppo:{path},trust_pickle=1")
+    model = load_sb3_zip_trusted(path)
+    return PPOAgent(model.policy, f"ppo:{rest.strip()}", seed)
+
+
+def _flag(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise ValueError(f"expected 1 or 0, got {text!r}")
 
 
 def split_agent_list(text: str) -> list[str]:
