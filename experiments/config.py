@@ -344,3 +344,10 @@ def new_run_dir(config: dict, run_dir=None) -> tuple[dict, Path]:
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir
+
+
+def levels_of(config: dict) -> list[dict]:
+    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
+    from castle_envs.registry import get_game
+    arg = get_game(config["game"]).variant_arg
+    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]

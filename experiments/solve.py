@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import writable_file
+from .common import parse_budget, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
@@ -114,24 +114,6 @@ def add_parser(sub):
     p.add_argument("--agents-csv", nargs="*", default=[],
                    help="castle-envs evaluate CSVs whose win rates join the plot")
     p.set_defaults(run=run)
-
-
-def parse_budget(text: str) -> tuple[int | None, float | None]:
-    """'20000' / '20000n' -> nodes; '10s' / '0.5s' -> seconds."""
-    text = str(text).strip().lower()
-    try:
-        if text.endswith("s"):
-            seconds = float(text[:-1])
-            if seconds > 0:
-                return None, seconds
-        else:
-            nodes = int(text[:-1] if text.endswith("n") else text)
-            if nodes > 0:
-                return nodes, None
-    except ValueError:
-        pass
-    raise ValueError(f"--budget must be a positive node count (20000) or seconds (10s), "
-                     f"got {text!r}")
 
 
 def probe_policy(spec: str):

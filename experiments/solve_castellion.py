@@ -171,7 +171,7 @@ def _read_done(path: str) -> dict:
 def run(args) -> int:
     from castle_envs.castellion.solver import LOSS_NODES, Solver
 
-    from .solve import parse_budget
+    from .common import parse_budget
 
     if args.plot:
         writable_file(args.plot, "--plot")

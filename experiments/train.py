@@ -37,6 +37,7 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
+from .common import sigterm_as_interrupt
 from .config import load_config, new_run_dir
 from .stats import wilson_interval
 
@@ -536,23 +537,6 @@ def _close_quietly(env, interrupted: bool) -> None:
         return
     with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
         env.close()
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM (``timeout``, Docker, Kubernetes) interrupts like Ctrl-C, so that it too ends
-    in a checkpoint; the previous handler comes back afterwards."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def train(config: dict | None = None, run_dir: str | Path | None = None, resume: str | None = None,

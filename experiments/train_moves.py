@@ -31,19 +31,12 @@ import numpy as np
 from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
 
-from .config import load_config, new_run_dir
+from .config import levels_of, load_config, new_run_dir
 from .stats import wilson_interval
 
 
 def _env_kwargs(config: dict) -> dict:
     return {**config["env_kwargs"], **config["variant"]}
-
-
-def levels_of(config: dict) -> list[dict]:
-    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
-    from castle_envs.registry import get_game
-    arg = get_game(config["game"]).variant_arg
-    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]
 
 
 def make_envs(config: dict, num_envs: int):
@@ -280,7 +273,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import sigterm_as_interrupt
+    from .common import sigterm_as_interrupt
 
     if resume:
         run_dir = Path(resume)

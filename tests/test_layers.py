@@ -45,9 +45,6 @@ CROSSING_DEBT = {
 CIRCLE_DEBT = {
     frozenset({"castle_envs.castell.moves", "castle_envs.castle_rooms.moves",
                "castle_envs.moves"}),
-    frozenset({"castle_envs.experiments.bc_moves", "castle_envs.experiments.train",
-               "castle_envs.experiments.train_moves", "castle_envs.experiments.train_moves_aec"}),
-    frozenset({"castle_envs.experiments.solve", "castle_envs.experiments.solve_castellion"}),
 }
 
 
