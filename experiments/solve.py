@@ -81,7 +81,7 @@ def add_parser(sub):
     p.add_argument("--nested", type=int, default=0, metavar="LEVEL",
                    help="Castle Siege: before the solver, nested Monte Carlo search of this "
                         "level (1 or 2; 0: off) looks for a winning line "
-                        "(castle_envs.castle_siege.nested; needs numba); a deal it fails gets "
+                        "(castle_envs.vector.nested_castle_siege; needs numba); a deal it fails gets "
                         "the solver's whole budget")
     p.add_argument("--nested-width", type=int, default=5,
                    help="moves the nested search tries at each step (default 5)")
@@ -145,7 +145,7 @@ def make_solver(kind: str, nodes, seconds, probe: str, **settings):
         return Solver(max_nodes=nodes, max_seconds=seconds, probe_policy=policy, **settings)
     key = (nodes, seconds, probe, tuple(sorted(settings.items())))
     if key not in _SOLVERS:
-        from castle_envs.castle_siege.fast_solver import CompiledSolver
+        from castle_envs.vector.solve_castle_siege import CompiledSolver
         _SOLVERS.clear()
         _SOLVERS[key] = CompiledSolver(max_nodes=nodes, max_seconds=seconds,
                                        probe_weights=weights, **settings)
@@ -157,7 +157,7 @@ def make_nested(settings: dict, probe: str):
     (the shipped one when the probes follow none or the heuristic's weights)."""
     key = (tuple(sorted(settings.items())), probe)
     if key not in _NESTED:
-        from castle_envs.castle_siege.nested import NestedSearch
+        from castle_envs.vector.nested_castle_siege import NestedSearch
         # the probes' scorer, else the shipped one
         weights = probe_policy(probe if probe.startswith("linear") else "linear")[1]
         _NESTED.clear()
@@ -269,7 +269,7 @@ def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: d
     """Both solvers on the same deals, depth-first search only (no probes) and the same node
     budget, after one warm-up deal each: each one's nodes per second (its own count), the
     time each took on the deals both decided, and every verdict on which they disagree."""
-    from castle_envs.castle_siege.fast_solver import CompiledSolver
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
     from castle_envs.castle_siege.rules import State
     from castle_envs.castle_siege.solver import UNKNOWN, Solver, deal_deck
 

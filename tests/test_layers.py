@@ -19,17 +19,8 @@ GAMES = ("castle_siege", "castellion", "castle_rooms", "castell")
 #: lower layer -> higher layer imports still present (module, imported module)
 CROSSING_DEBT = {
     ("castle_envs", "castle_envs.vector"),
-    ("castle_envs.castellion.solver", "castle_envs.vector._jit"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion_kernel"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion_solver"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector._jit"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.castle_siege"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.siege_solver"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector._jit"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.castle_siege"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.siege_nested"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.siege_solver"),
+    # the old path of vector.solve_castle_siege, re-exported for agents/castle_siege_ismcts.py
+    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.solve_castle_siege"),
     ("castle_envs.moves", "castle_envs.vector"),
     ("castle_envs.moves", "castle_envs.vector._base"),
     ("castle_envs.moves", "castle_envs.vector._jit"),

@@ -1,4 +1,4 @@
-"""Castellion's perfect-information solver as compiled kernels (``castellion.solver`` wraps
+"""Castellion's perfect-information solver as compiled kernels (``solve_castellion`` wraps
 them in ``Solver``).
 
 A position is a row of the batched env (``castellion_kernel``: both piles' order, every
@@ -37,9 +37,9 @@ Three searches share the budget (``Solver`` runs them in a fixed schedule):
      row) needs every column two high, at least ``sum(max(0, 2 - height))`` placements.
      Failing an Exam loses, so a position whose need exceeds its supply is lost.
 - the plain exhaustive search is ``dfs`` with both reductions off; the tests compare its
-  verdicts with the reduced search's and with ``castellion.solver.exhaustive`` (pure Python
+  verdicts with the reduced search's and with ``solve_castellion.exhaustive`` (pure Python
   over ``rules.State``) on small positions.
-- the **loss search** (``castellion.solver.Solver.prove_loss``) is ``dfs`` with ``prune=2``
+- the **loss search** (``solve_castellion.Solver.prove_loss``) is ``dfs`` with ``prune=2``
   (the proofs of loss of ``castellion_loss``, which hold at every level), a ``goal`` (win
   once ``goal`` ordeals are passed: LOSS then says no line passes that ordeal, so none wins)
   and ``canon``: its table keys a position and its mirror image alike (``mirror_hash``).
@@ -60,7 +60,7 @@ import numpy as np
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
 from ._jit import njit, unowned
-from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (castellion.solver uses them)
+from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
 POS_WORDS = K.SCRATCH            # the position part of a row (scratch excluded)
