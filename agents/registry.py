@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from castle_envs.registry import get_game
+from castle_envs.registry import GAMES, get_game, load
 
 from .base import Agent, PolicyAgent, RandomAgent
 from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
@@ -65,29 +65,22 @@ _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
 
 
 def heuristic_policy(game: str, name: str = "heuristic"):
-    """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``),
-    or ValueError when the game has none."""
-    get_game(game)
-    if game == "castle-siege":
-        from .castle_siege import greedy_policy, heuristic_policy as h
-        return {"heuristic": h, "greedy": greedy_policy}[name]
-    if name == "heuristic":
-        if game == "castell":
-            from castle_envs.castell.measure import heuristic_action
-            return lambda state, rng: heuristic_action(state)
-        if game == "castellion":
-            from .castellion import heuristic_policy as h  # type: ignore[assignment]  # its own
-            return h
-        if game == "castle-rooms":
-            from castle_envs.castle_rooms.balance import greedy_policy
-            return greedy_policy
+    """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``,
+    the game spec's ``heuristics``), or ValueError when the game has none."""
+    spec = get_game(game)
+    if name in spec.heuristics:
+        return load(spec.heuristics[name])
     raise ValueError(f"no {name} agent for {game} yet; agents for it: "
                      f"{', '.join(available_agents(game))}")
 
 
+#: how ``available_agents`` writes the game-only agents that take an argument
+_SHOWN = {"linear": "linear:PATH"}
+
+
 def available_agents(game: str) -> list[str]:
-    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (
-        ["linear:PATH", "search", "ismcts"] if game == "castle-siege" else [])
+    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + [
+        _SHOWN.get(name, name) for name in get_game(game).agents]
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -95,6 +88,13 @@ def available_agents(game: str) -> list[str]:
             continue
         names.insert(1, name)
     return names
+
+
+def _only_for(name: str, game: str) -> None:
+    """ValueError unless ``name`` is one of the agents made for ``game`` alone."""
+    if name not in get_game(game).agents:
+        games = ", ".join(slug for slug, spec in GAMES.items() if name in spec.agents)
+        raise ValueError(f"the {name} agent plays {games} only, not {game!r}")
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -132,8 +132,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         agent.name = "mcts" + (":" + rest if rest else "")
         return agent
     if name == "linear":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the linear agent plays castle-siege only, not {game!r}")
+        _only_for("linear", game)
         if not rest.strip():
             raise ValueError("linear needs a weights file: linear:models/castle_siege_linear/policy.json")
         from .castle_siege_linear import LinearPolicy
@@ -144,8 +143,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     if name == "search":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
+        _only_for("search", game)
         from .castle_siege_search import make_search_policy
         from .castle_siege_search import SEARCH_OPTIONS
         options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str},
@@ -154,16 +152,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
     if name == "ismcts":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the ismcts agent plays castle-siege only, not {game!r}")
+        _only_for("ismcts", game)
         from .castle_siege_ismcts import ISMCTS_OPTIONS, make_ismcts_policy
         options = parse_options(rest, {**ISMCTS_OPTIONS, "policy": str}, "ismcts")
         policy = make_ismcts_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "ismcts" + (":" + rest if rest else ""), seed)
     if name == "planner":
-        if get_game(game).slug != "castellion":
-            raise ValueError(f"the planner agent plays castellion only, not {game!r}")
+        _only_for("planner", game)
         from .castellion_planner import OPTION_TYPES, make_planner_policy
         policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
         return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)

@@ -40,8 +40,7 @@ def describer(game: str):
     """``(state, action) -> words`` as the player may read them: the game's render module's
     ``describe`` where it hides something (Castellion's face-down Ordeals), else the state's
     own ``describe_action``."""
-    render = __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
-                        fromlist=["render_ansi"])
+    render = get_game(game).load_renderer()
     return getattr(render, "describe", lambda state, action: state.describe_action(action))
 
 

@@ -194,7 +194,7 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
 
 
 def _check_values(config: dict) -> None:
-    from castle_envs.registry import get_game
+    from castle_envs.registry import GAMES, get_game
 
     spec = get_game(config["game"])
     for key in config["variant"]:
@@ -248,8 +248,9 @@ def _check_values(config: dict) -> None:
         _check_cem(config, spec)
     if config["algo"] == "move_ppo":
         _check_move_ppo(config, spec)
-    if config["shaping"] == "heuristic_potential" and spec.slug != "castellion":
-        raise ValueError("shaping: heuristic_potential is defined for castellion only")
+    if config["shaping"] == "heuristic_potential" and spec.potential is None:
+        games = ", ".join(slug for slug, g in GAMES.items() if g.potential)
+        raise ValueError(f"shaping: heuristic_potential is defined for {games} only")
 
 
 def _get(config: dict, dotted: str):
@@ -304,7 +305,7 @@ def _check_move_ppo(config: dict, spec) -> None:
 
 
 def _check_cem(config: dict, spec) -> None:
-    if spec.slug != "castle-siege":
+    if not spec.linear_scorer:
         raise ValueError("algo: cem trains the Castle Siege linear scorer; game must be castle-siege")
     cem = config["cem"]
     for block in ("games", "fitness_weights", "eval_games"):

@@ -28,10 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from castle_envs.registry import GAMES
+
 from .common import parse_budget, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
+#: the games with a solve command (``GameSpec.solver``)
+SOLVED_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.solver)
 EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
               "castles_captured", "turns", "actions")
 
@@ -39,7 +43,7 @@ EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
 def add_parser(sub):
     p = sub.add_parser("solve", help="solve deals with everything hidden known (Castle Siege, "
                                      "Castellion)")
-    p.add_argument("--game", default="castle-siege", choices=("castle-siege", "castellion"),
+    p.add_argument("--game", default="castle-siege", choices=SOLVED_GAMES,
                    help="castle-siege (default) or castellion (--level; Castellion takes "
                         "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
                         "--early-encounter, --foundation-exemption, --loss-budget)")
@@ -526,9 +530,13 @@ def castle_siege_rules(args) -> dict:
 
 
 def run(args) -> int:
-    if args.game == "castellion":
-        from .solve_castellion import run as run_castellion
-        return run_castellion(args)
+    """``castle-envs solve``: the solve command of the game's spec (``GameSpec.solver``)."""
+    from castle_envs.registry import get_game, load
+
+    return load(get_game(args.game).solver)(args)
+
+
+def run_castle_siege(args) -> int:
     args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty,

@@ -201,11 +201,14 @@ class PotentialShaping(gym.Wrapper):
 
 
 def heuristic_potential(game: str):
-    """The game's heuristic position value, scaled so one ordeal is worth about 1."""
-    if game == "castellion":
-        from castle_envs.agents.castellion import castle_score
-        return lambda state: castle_score(state) / 400.0
-    raise ValueError(f"no heuristic potential for {game!r}")
+    """The game's heuristic position value (its spec's ``potential``), scaled so one ordeal
+    (the game's unit of progress) is worth about 1."""
+    from castle_envs.registry import load
+
+    spec = get_game(game)
+    if spec.potential is None:
+        raise ValueError(f"no heuristic potential for {game!r}")
+    return load(spec.potential)
 
 
 def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | None = None,

@@ -30,6 +30,7 @@ import numpy as np
 
 from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
+from castle_envs.registry import get_game
 
 from .config import levels_of, load_config, new_run_dir
 from .stats import wilson_interval
@@ -103,7 +104,8 @@ def arch_of(config: dict, envs) -> dict:
     space = envs.single_observation_space
     n_feat = int(space["move_features"].shape[1])
     # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
-    offset = n_feat - len(linear_scale()) if config["game"] == "castle-siege" else 0
+    linear = get_game(config["game"]).linear_scorer
+    offset = n_feat - len(linear_scale()) if linear else 0
     return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
             "hidden": config["move_ppo"]["hidden"], "linear_offset": offset,
             "capacity": config["move_ppo"]["capacity"]}
