@@ -21,22 +21,11 @@ CROSSING_DEBT = {
     ("castle_envs", "castle_envs.vector"),
     # the old path of vector.solve_castle_siege, re-exported for agents/castle_siege_ismcts.py
     ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.solve_castle_siege"),
-    ("castle_envs.moves", "castle_envs.vector"),
-    ("castle_envs.moves", "castle_envs.vector._base"),
-    ("castle_envs.moves", "castle_envs.vector._jit"),
-    ("castle_envs.moves", "castle_envs.vector.castellion"),
-    ("castle_envs.moves", "castle_envs.vector.castellion_kernel"),
-    ("castle_envs.moves", "castle_envs.vector.castellion_moves"),
-    ("castle_envs.moves", "castle_envs.vector.castle_siege"),
-    ("castle_envs.moves", "castle_envs.vector.siege_kernel"),
-    ("castle_envs.moves", "castle_envs.vector.siege_moves"),
-    ("castle_envs.moves", "castle_envs.vector.single"),
+    # the public face of the move views over the compiled kernels (vector/moves.py)
+    ("castle_envs.moves", "castle_envs.vector.moves"),
 }
-#: import circles still present (each as the set of its modules)
-CIRCLE_DEBT = {
-    frozenset({"castle_envs.castell.moves", "castle_envs.castle_rooms.moves",
-               "castle_envs.moves"}),
-}
+#: import circles still present (each as the set of its modules): none left
+CIRCLE_DEBT: set[frozenset] = set()
 
 
 def _modules() -> dict:
