@@ -86,7 +86,9 @@ def _check_game(game: str) -> str:
 
 
 def _view_class(game: str):
-    return load(GAMES[_check_game(game)].move_view)
+    target = GAMES[_check_game(game)].move_view
+    assert target is not None         # a game of MOVE_GAMES
+    return load(target)
 
 
 def feature_names(game: str) -> tuple[str, ...]:

@@ -533,7 +533,10 @@ def run(args) -> int:
     """``castle-envs solve``: the solve command of the game's spec (``GameSpec.solver``)."""
     from castle_envs.registry import get_game, load
 
-    return load(get_game(args.game).solver)(args)
+    solver = get_game(args.game).solver
+    if solver is None:
+        raise ValueError(f"no solver for {args.game}; games with one: {', '.join(SOLVED_GAMES)}")
+    return load(solver)(args)
 
 
 def run_castle_siege(args) -> int:
