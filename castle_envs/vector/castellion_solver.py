@@ -155,7 +155,7 @@ def _empty(s, r, c):
     at either end of the foundation row while the castle is under 6 wide."""
     if r < 0 or r >= K.SIZE:
         return False
-    width = K._width(s)
+    width = K.castle_width(s)
     if c < 0 or c >= width:
         return r == 0 and width < K.SIZE and (c == -1 or c == width)
     return s[K.HEIGHT + c] <= r
@@ -247,15 +247,15 @@ def evaluate(s, level):
     b = 0
     li = 0
     for faction in range(4):
-        board = K._board(s, faction)
+        board = K.faction_board(s, faction)
         if rows:
             board = board >> np.int64(6 * rows)
         while board:
-            comp = K._component(board, board & -board)
+            comp = K.component(board, board & -board)
             board &= ~comp
             n = K.popcount(comp)
             if n == 4:
-                kind = K._shape_of_group(comp)
+                kind = K.shape_of_group(comp)
                 if kind == 0:
                     t += 1
                 elif kind == 1:
@@ -330,7 +330,7 @@ def hopeless(s, level):
     t, b, li = K.formations(s)
     missing = (max(0, K._ORD_TOWERS[card] - t) + max(0, K._ORD_BASTIONS[card] - b)
                + max(0, K._ORD_LINES[card] - li))
-    return max(missing, K.SIZE - K._width(s)) > supply
+    return max(missing, K.SIZE - K.castle_width(s)) > supply
 
 
 # --- depth-first search -----------------------------------------------------------------------
@@ -411,7 +411,7 @@ def mirror_hash(s, z):
     end, rule 3, the three patterns, splits, swaps, Pyro's moves), so a position and its
     mirror image have the same value; the scalars that name a column (Pyro's lifted tile's
     origin) are only used outside the phases where ``_hash`` uses this."""
-    width = K._width(s)
+    width = K.castle_width(s)
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     for i in range(POS_WORDS):
