@@ -83,7 +83,7 @@ def _spaces(card: dict):
     spec = get_game(card["game"])
     env = spec.make(**{**card["env_kwargs"], **card["variant"]})
     try:
-        if spec.api == "gymnasium":
+        if spec.solitaire:
             return env.observation_space, env.action_space
         agent = env.possible_agents[0]
         return env.observation_space(agent)["observation"], env.action_space(agent)

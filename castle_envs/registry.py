@@ -4,7 +4,8 @@ Entries name their modules as strings so that ``import castle_envs`` stays cheap
 game's import errors surface only when that game is used.
 
 Each entry describes its game to the shared code, which reads these attributes instead of
-comparing slugs: whether it is a solitaire, its renderer, its move-feature view, its
+comparing slugs: whether it is a solitaire, its renderer, its compiled envs, its
+move-feature view, its
 hand-written policies, the agents made for it alone, its solve command, its position value
 for reward shaping and whether it has the CEM linear move scorer. The attributes name
 objects of any layer as ``"module:name"`` strings (a game's heuristic may live in
@@ -31,6 +32,10 @@ class GameSpec:
     #: the module with ``render_ansi``, ``render_rgb``, ``render_svg`` and ``events`` (and
     #: what the play and replay commands read from it: ``LEGEND``, ``describe``, ...)
     renderer: str = ""
+    #: ``"module:Class"`` of the batched env on compiled kernels (``make_vec``) and of the
+    #: compiled single env (``make_single``), for a game with kernels in ``vector``
+    vector_env: str | None = None
+    compiled_env: str | None = None
     #: ``"module:Class"`` of the move-feature view (``castle_envs.moves``), and its default
     #: capacity (rows)
     move_view: str | None = None
@@ -82,6 +87,8 @@ GAMES = {
                  ("very_hard", "easy", "medium", "hard"), "castle_envs/CastleSiege-v0",
                  "castle_envs/castle_siege/RULES.md",
                  renderer="castle_envs.castle_siege.render",
+                 vector_env="castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
+                 compiled_env="castle_envs.vector.single:CompiledCastleSiegeEnv",
                  move_view="castle_envs.vector.moves:SiegeMoves", move_capacity=256,
                  heuristics={"heuristic": "castle_envs.agents.castle_siege:heuristic_policy",
                              "greedy": "castle_envs.agents.castle_siege:greedy_policy"},
@@ -93,6 +100,8 @@ GAMES = {
                  ("school", "academy", "menace"), "castle_envs/Castellion-v0",
                  "castle_envs/castellion/RULES.md",
                  renderer="castle_envs.castellion.render",
+                 vector_env="castle_envs.vector.castellion:CastellionVectorEnv",
+                 compiled_env="castle_envs.vector.castellion:CompiledCastellionEnv",
                  move_view="castle_envs.vector.moves:CastellionMoves", move_capacity=137,
                  heuristics={"heuristic": "castle_envs.agents.castellion:heuristic_policy"},
                  agents=("planner",),

@@ -209,7 +209,7 @@ def bench_game(spec, variant: dict, seconds: float, seed: int) -> dict:
     env = spec.make(**variant)
     result = {"game": spec.slug, **{k: v for k, v in variant.items()}}
     result["core"] = bench_core(lambda rng: env._new_state(rng, {}), seconds, seed)
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         result["env"] = bench_gym(gymnasium.make(spec.gym_id, **variant), seconds, seed)
     else:
         result["env"] = bench_aec(env, seconds, seed)

@@ -226,7 +226,7 @@ def _check_values(config: dict) -> None:
         raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
                          f"[256, 256], got {arch!r}")
     ppo = config["ppo"]
-    whole_games = config["algo"] == "move_ppo" and spec.api == "pettingzoo"
+    whole_games = config["algo"] == "move_ppo" and not spec.solitaire
     if not whole_games and (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
     for i, stage in enumerate(config["curriculum"]):
@@ -238,11 +238,11 @@ def _check_values(config: dict) -> None:
                              f"is not one of {list(spec.variants)}")
         if not isinstance(stage.get("until_steps"), int):
             raise ValueError(f"curriculum[{i}].until_steps: expected int")
-    if config["pretrain"]["agent"] and spec.api != "gymnasium":
+    if config["pretrain"]["agent"] and not spec.solitaire:
         raise ValueError("pretrain.agent: behaviour cloning is for the solitaire games")
     if config["pretrain"]["agent"] and config["pretrain"]["episodes"] < 1:
         raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
-    if spec.api == "gymnasium" and config["self_play"]["enabled"]:
+    if spec.solitaire and config["self_play"]["enabled"]:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
     if config["algo"] == "cem":
         _check_cem(config, spec)
@@ -284,7 +284,7 @@ def _check_move_ppo(config: dict, spec) -> None:
         raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
     levels = m["levels"]
     if levels:
-        if spec.api != "gymnasium":
+        if not spec.solitaire:
             raise ValueError("move_ppo.levels: mixes the variants of a solitaire game")
         for value in levels:
             if value not in spec.variants:
@@ -292,7 +292,7 @@ def _check_move_ppo(config: dict, spec) -> None:
         if config["n_envs"] % len(levels):
             raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
                              "twice gets twice the envs)")
-    if spec.api == "pettingzoo":
+    if not spec.solitaire:
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec
         for spec_text in [*config["opponents"], config["eval"]["opponent"]]:

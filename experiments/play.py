@@ -81,7 +81,7 @@ def run(args, stdin=None, stdout=None) -> int:
 
 
 def _play(spec, env, game, session, args) -> int:
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         return _play_solitaire(env, game, session)
     seats = set(range(env.num_players)) if args.hotseat else set(args.human or [])
     bad = sorted(s for s in seats if not 0 <= s < env.num_players)

@@ -72,7 +72,7 @@ def run(args) -> int:
         return 0
     if config["algo"] == "move_ppo":
         from . import train_moves, train_moves_aec
-        module = train_moves if get_game(config["game"]).api == "gymnasium" else train_moves_aec
+        module = train_moves if get_game(config["game"]).solitaire else train_moves_aec
         summary = module.run_training(None if args.resume else config,
                                            run_dir=args.run_dir, resume=args.resume)
         if summary.get("interrupted"):
@@ -219,7 +219,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     # masked training: an illegal action would be a bug, so it raises unless the config says
     # otherwise (the envs' own default, "penalty", is for pipelines without masks)
     kwargs = {"illegal_action": "raise", **config["env_kwargs"], **(variant or config["variant"])}
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         import castle_envs  # noqa: F401  (registers ids)
         env = gym.make(spec.gym_id, **kwargs)  # type: ignore[arg-type]  # set for gymnasium
     else:
@@ -227,7 +227,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
     if shaped and config["shaping"]:
         env = PotentialShaping(env, heuristic_potential(spec.slug), config["ppo"]["gamma"])
-    env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.api == "gymnasium" else ())
+    env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.solitaire else ())
     env.reset(seed=TRAIN_SEED_BASE + config["seed"] * 1000 + rank)
     return env
 
