@@ -78,6 +78,12 @@ def castle_score(state) -> float:
     return score
 
 
+def heuristic_potential(state) -> float:
+    """``castle_score`` scaled so one ordeal is worth about 1: the position value that
+    ``shaping: heuristic_potential`` (``experiments/train.py``) makes a potential of."""
+    return castle_score(state) / 400.0
+
+
 def _visible_clone(state):
     """A copy to plan on that holds nothing the player has not seen: each face-down ordeal
     is replaced by the first card of its slot (a move that fills the castle or plays the

@@ -97,12 +97,12 @@ class SearchPolicy:
                  nodes: int = 2000, endgame: int = 20000, inner: str = "solver",
                  level: int = 1, width: int = 3, playouts: int = 1, probe_share: float = 0.5,
                  noise: float = 0.15, min_samples: int | None = None):
-        from castle_envs.castle_siege.fast_solver import shared_memo
+        from castle_envs.vector.solve_castle_siege import shared_memo
         from castle_envs.vector import _jit
         from castle_envs.vector import siege_solver as S
         if not _jit.HAVE_NUMBA:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
-        from castle_envs.castle_siege.fast_solver import CompiledSolver
+        from castle_envs.vector.solve_castle_siege import CompiledSolver
         from castle_envs.vector import siege_nested
         samples = check_int("search option samples", samples, 1)
         candidates = check_int("search option candidates", candidates, 2)

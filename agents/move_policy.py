@@ -70,7 +70,7 @@ def init_linear(net, policy_json, temperature: float = 1.0) -> None:
     from castle_envs.moves import linear_scale
 
     from .castle_siege_linear import LinearPolicy
-    from .registry import locate_shipped, shipped_models_dir
+    from .options import locate_shipped, shipped_models_dir
     policy_json = locate_shipped(str(policy_json), shipped_models_dir(), "models")
     weights = LinearPolicy.load(policy_json).vector() * linear_scale() / temperature
     with torch.no_grad():
@@ -128,7 +128,7 @@ def save(net, directory, arch: dict, game: str, variant: dict, env_kwargs: dict,
          extra: dict | None = None) -> Path:
     import torch
 
-    from .saved import WEIGHTS_FILE, write_card
+    from .model_files import WEIGHTS_FILE, write_card
     directory = write_card(directory, {
         "kind": "move_policy", "game": game, "variant": dict(variant),
         "env_kwargs": dict(env_kwargs), "policy": {k: arch[k] for k in ARCH_KEYS},
@@ -156,7 +156,7 @@ def load(directory, card: dict, seed: int | None = None, name: str | None = None
     """The ``MovePolicyAgent`` of a model directory whose ``model.json`` is ``card``."""
     from castle_envs.moves import feature_names
 
-    from .saved import load_tensors
+    from .model_files import load_tensors
     directory = Path(directory)
     arch = check_arch(card.get("policy"))
     if arch["num_features"] != len(feature_names(card["game"])):

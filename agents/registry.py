@@ -22,9 +22,10 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from castle_envs.registry import get_game
+from castle_envs.registry import GAMES, get_game, load
 
 from .base import Agent, PolicyAgent, RandomAgent
+from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
 
 AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
                "search", "ismcts", "planner")
@@ -40,23 +41,6 @@ BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
 }
-
-
-def shipped_models_dir() -> Path:
-    """The shipped ``models/`` folder: beside ``agents/`` in a checkout, and installed as
-    ``castle_envs/models`` beside ``castle_envs/agents`` in a wheel."""
-    return Path(__file__).resolve().parents[1] / "models"
-
-
-def locate_shipped(path: str, shipped: Path, folder: str) -> str:
-    """``path`` itself when it exists; else, when it starts with ``folder/`` (``models/...``,
-    ``configs/...``, as the docs write them), the shipped copy of it (an installed wheel, or
-    a run from another working folder); else ``path`` unchanged, for the caller's error."""
-    given = Path(path)
-    if given.exists() or given.is_absolute() or not given.parts or given.parts[0] != folder:
-        return path
-    candidate = shipped.joinpath(*given.parts[1:])
-    return str(candidate) if candidate.exists() else path
 
 
 def resolve_spec(spec: str, game: str) -> str:
@@ -81,29 +65,22 @@ _MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
 
 
 def heuristic_policy(game: str, name: str = "heuristic"):
-    """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``),
-    or ValueError when the game has none."""
-    get_game(game)
-    if game == "castle-siege":
-        from .castle_siege import greedy_policy, heuristic_policy as h
-        return {"heuristic": h, "greedy": greedy_policy}[name]
-    if name == "heuristic":
-        if game == "castell":
-            from castle_envs.castell.measure import heuristic_action
-            return lambda state, rng: heuristic_action(state)
-        if game == "castellion":
-            from .castellion import heuristic_policy as h  # type: ignore[assignment]  # its own
-            return h
-        if game == "castle-rooms":
-            from castle_envs.castle_rooms.balance import greedy_policy
-            return greedy_policy
+    """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``,
+    the game spec's ``heuristics``), or ValueError when the game has none."""
+    spec = get_game(game)
+    if name in spec.heuristics:
+        return load(spec.heuristics[name])
     raise ValueError(f"no {name} agent for {game} yet; agents for it: "
                      f"{', '.join(available_agents(game))}")
 
 
+#: how ``available_agents`` writes the game-only agents that take an argument
+_SHOWN = {"linear": "linear:PATH"}
+
+
 def available_agents(game: str) -> list[str]:
-    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + (
-        ["linear:PATH", "search", "ismcts"] if game == "castle-siege" else [])
+    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + [
+        _SHOWN.get(name, name) for name in get_game(game).agents]
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -111,6 +88,13 @@ def available_agents(game: str) -> list[str]:
             continue
         names.insert(1, name)
     return names
+
+
+def _only_for(name: str, game: str) -> None:
+    """ValueError unless ``name`` is one of the agents made for ``game`` alone."""
+    if name not in get_game(game).agents:
+        games = ", ".join(slug for slug, spec in GAMES.items() if name in spec.agents)
+        raise ValueError(f"the {name} agent plays {games} only, not {game!r}")
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -123,24 +107,6 @@ def parse_spec(spec: str) -> tuple[str, str]:
         raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
                          "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)")
     return name, rest
-
-
-def parse_options(text: str, types: dict, what: str) -> dict:
-    options = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise ValueError(f"malformed {what} option {item!r}: write key=value "
-                             f"(keys: {', '.join(types)})")
-        if key not in types:
-            raise ValueError(f"unknown {what} option {key!r}; known: {', '.join(types)}")
-        try:
-            options[key] = types[key](value.strip())
-        except ValueError:
-            raise ValueError(f"{what} option {key} needs a {types[key].__name__}, "
-                             f"got {value.strip()!r}") from None
-    return options
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
@@ -166,8 +132,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         agent.name = "mcts" + (":" + rest if rest else "")
         return agent
     if name == "linear":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the linear agent plays castle-siege only, not {game!r}")
+        _only_for("linear", game)
         if not rest.strip():
             raise ValueError("linear needs a weights file: linear:models/castle_siege_linear/policy.json")
         from .castle_siege_linear import LinearPolicy
@@ -178,8 +143,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             endgame_nodes=options.get("endgame", 0))
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     if name == "search":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the search agent plays castle-siege only, not {game!r}")
+        _only_for("search", game)
         from .castle_siege_search import make_search_policy
         from .castle_siege_search import SEARCH_OPTIONS
         options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str},
@@ -188,16 +152,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
     if name == "ismcts":
-        if get_game(game).slug != "castle-siege":
-            raise ValueError(f"the ismcts agent plays castle-siege only, not {game!r}")
+        _only_for("ismcts", game)
         from .castle_siege_ismcts import ISMCTS_OPTIONS, make_ismcts_policy
         options = parse_options(rest, {**ISMCTS_OPTIONS, "policy": str}, "ismcts")
         policy = make_ismcts_policy(options, shipped_models_dir()
                                     / "castle_siege_very_hard_linear" / "policy.json")
         return PolicyAgent(policy, "ismcts" + (":" + rest if rest else ""), seed)
     if name == "planner":
-        if get_game(game).slug != "castellion":
-            raise ValueError(f"the planner agent plays castellion only, not {game!r}")
+        _only_for("planner", game)
         from .castellion_planner import OPTION_TYPES, make_planner_policy
         policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
         return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)
@@ -207,8 +169,45 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError("model needs a model directory: model:models/DIR")
         return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game,
                           seed)
+    return _ppo_agent(rest, game, seed)
+
+
+def _ppo_agent(rest: str, game: str, seed: int | None = None) -> Agent:
+    """``ppo:DIR`` (a safe model directory) or ``ppo:FILE.zip,trust_pickle=1``."""
     from .ppo import PPOAgent
-    return PPOAgent.from_spec(rest, game, seed)
+    from .saved import load_agent, load_sb3_zip_trusted
+
+    path, _, opts = rest.strip().partition(",")
+    path = path.strip()
+    options = parse_options(opts, {"trust_pickle": _flag}, "ppo") if opts else {}
+    if not path:
+        raise ValueError("ppo agent needs a model path: ppo:models/DIR")
+    if os.path.isdir(path):
+        if options:
+            raise ValueError("trust_pickle applies to .zip files only; a model directory "
+                             "loads safely without it")
+        agent = load_agent(path, game, seed)
+        agent.name = f"ppo:{path}"
+        return agent
+    if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):
+        raise FileNotFoundError(f"no MaskablePPO model at {path!r}")
+    if not options.get("trust_pickle"):
+        raise ValueError(
+            f"refused {path!r}: a Stable-Baselines3 zip holds pickled objects that can run "
+            "code when loaded. Load a safe model directory instead (model:DIR, what "
+            "castle-envs train writes), or, for a file you made yourself, "
+            f"ppo:{path},trust_pickle=1")
+    model = load_sb3_zip_trusted(path)
+    return PPOAgent(model.policy, f"ppo:{rest.strip()}", seed)
+
+
+def _flag(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise ValueError(f"expected 1 or 0, got {text!r}")
 
 
 def split_agent_list(text: str) -> list[str]:

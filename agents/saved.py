@@ -26,13 +26,12 @@ directory once.
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 
-FORMAT = "castle-envs-model"
-VERSION = 1
-MODEL_FILE = "model.json"
-WEIGHTS_FILE = "weights.pt"
+# the card's format and the weights' reader, shared with the kinds' modules (and kept here)
+from .model_files import (FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE,  # noqa: F401
+                          load_tensors, write_card)
+
 KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
 
@@ -76,30 +75,6 @@ def _no_constant(name):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def write_card(directory, card: dict) -> Path:
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    card = {"format": FORMAT, "version": VERSION, **card}
-    (directory / MODEL_FILE).write_text(json.dumps(card, indent=1, allow_nan=False) + "\n")
-    return directory
-
-
-def load_tensors(path):
-    """A ``torch.save``d dict of tensors, read with ``weights_only=True``: torch's restricted
-    unpickler accepts tensors and plain containers and refuses any other object, so a file
-    crafted to run code is refused before it runs."""
-    import torch
-
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError,
-            TypeError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"refused {path}: not a plain file of tensors ({first})") from None
-
-
 # --- kinds ---------------------------------------------------------------------------------
 def _spaces(card: dict):
     """The observation and action spaces of the env the model was trained on."""
@@ -108,7 +83,7 @@ def _spaces(card: dict):
     spec = get_game(card["game"])
     env = spec.make(**{**card["env_kwargs"], **card["variant"]})
     try:
-        if spec.api == "gymnasium":
+        if spec.solitaire:
             return env.observation_space, env.action_space
         agent = env.possible_agents[0]
         return env.observation_space(agent)["observation"], env.action_space(agent)

@@ -44,7 +44,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         super().__init__()
         config = dict(config or {})
         spec = get_game(config.pop("game", "castle-rooms"))
-        if spec.api != "pettingzoo":
+        if spec.solitaire:
             raise ValueError(f"{spec.slug} is a single-agent Gymnasium game; the RLlib adapter "
                              "is for the multi-player (PettingZoo) games")
         self.game = spec.slug

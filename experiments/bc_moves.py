@@ -28,7 +28,7 @@ from castle_envs.registry import get_game
 
 
 def _variants(config: dict) -> list[dict]:
-    from .train_moves import levels_of
+    from .config import levels_of
     return levels_of(config)
 
 

@@ -209,7 +209,7 @@ def bench_game(spec, variant: dict, seconds: float, seed: int) -> dict:
     env = spec.make(**variant)
     result = {"game": spec.slug, **{k: v for k, v in variant.items()}}
     result["core"] = bench_core(lambda rng: env._new_state(rng, {}), seconds, seed)
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         result["env"] = bench_gym(gymnasium.make(spec.gym_id, **variant), seconds, seed)
     else:
         result["env"] = bench_aec(env, seconds, seed)
@@ -273,9 +273,10 @@ def run(args) -> int:
                               f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
                               f"{b['first_call_s']:.2f} s (numba cache hits: "
                               f"{b['numba_cache_hits']}){load}")
-        if spec.slug == "castle-siege" and args.solver_deals > 0:
-            r["solvers"] = bench_solvers(variant["difficulty"], args.seed, args.solver_deals,
-                                         args.solver_nodes, quiet=args.json)
+        if spec.slug in SOLVER_BENCHES and args.solver_deals > 0:
+            r["solvers"] = SOLVER_BENCHES[spec.slug](variant[spec.variant_arg], args.seed,
+                                                     args.solver_deals, args.solver_nodes,
+                                                     quiet=args.json)
     if args.learners:
         game = jobs[0][0].slug if args.game is not None else "castle-siege"
         if game not in LEARNER_CONFIGS:
@@ -338,15 +339,16 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False,
             overrides = [f"total_timesteps={steps}", "eval.every_steps=1000000000",
                          "checkpoint.every_steps=1000000000", "eval.episodes=1",
                          "torch_threads=1"]
-            if game == "castle-siege":
-                overrides.append(f"variant.difficulty={difficulty}")
+            spec = get_game(game)
+            if difficulty in spec.variants:       # Castle Siege's difficulty
+                overrides.append(f"variant.{spec.variant_arg}={difficulty}")
             if algo == "move_ppo":
                 overrides.append("pretrain.agent=''")
                 overrides.append("pretrain.dagger=0")
             config = load_config(path, overrides)
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            if algo == "move_ppo" and game == "castle-rooms":
+            if algo == "move_ppo" and not get_game(game).solitaire:
                 from .train_moves_aec import run_training as run_aec
                 summary = run_aec(config, run_dir=os.path.join(tmp, algo))
                 detail = {"n_envs": config["n_envs"], "env": "whole self-play games, Python "
@@ -392,6 +394,11 @@ def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: boo
         for line in text.getvalue().splitlines():
             print(f"{'':<26} solver: {line.strip()}")
     return report
+
+
+#: the solver rows of a game's bench (``--solver-deals``): Castle Siege's Python solver
+#: against its compiled one
+SOLVER_BENCHES = {"castle-siege": bench_solvers}
 
 
 def _vector_games():

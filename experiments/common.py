@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 
 from castle_envs.registry import GAMES, GameSpec, get_game
 
@@ -38,8 +40,7 @@ def describer(game: str):
     """``(state, action) -> words`` as the player may read them: the game's render module's
     ``describe`` where it hides something (Castellion's face-down Ordeals), else the state's
     own ``describe_action``."""
-    render = __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
-                        fromlist=["render_ansi"])
+    render = get_game(game).load_renderer()
     return getattr(render, "describe", lambda state, action: state.describe_action(action))
 
 
@@ -191,3 +192,38 @@ def svg_legend(names: list[str], colours: dict, x: float, y: float, size: float 
 
 def svg_legend_width(names: list[str], size: float = 11) -> float:
     return sum(12 + svg_text_width(n, size) + 18 for n in names)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM (``timeout``, Docker, Kubernetes) interrupts like Ctrl-C, so that it too ends
+    in a checkpoint; the previous handler comes back afterwards."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def parse_budget(text: str) -> tuple[int | None, float | None]:
+    """'20000' / '20000n' -> nodes; '10s' / '0.5s' -> seconds."""
+    text = str(text).strip().lower()
+    try:
+        if text.endswith("s"):
+            seconds = float(text[:-1])
+            if seconds > 0:
+                return None, seconds
+        else:
+            nodes = int(text[:-1] if text.endswith("n") else text)
+            if nodes > 0:
+                return nodes, None
+    except ValueError:
+        pass
+    raise ValueError(f"--budget must be a positive node count (20000) or seconds (10s), "
+                     f"got {text!r}")

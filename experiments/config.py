@@ -194,7 +194,7 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
 
 
 def _check_values(config: dict) -> None:
-    from castle_envs.registry import get_game
+    from castle_envs.registry import GAMES, get_game
 
     spec = get_game(config["game"])
     for key in config["variant"]:
@@ -226,7 +226,7 @@ def _check_values(config: dict) -> None:
         raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
                          f"[256, 256], got {arch!r}")
     ppo = config["ppo"]
-    whole_games = config["algo"] == "move_ppo" and spec.api == "pettingzoo"
+    whole_games = config["algo"] == "move_ppo" and not spec.solitaire
     if not whole_games and (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
     for i, stage in enumerate(config["curriculum"]):
@@ -238,18 +238,19 @@ def _check_values(config: dict) -> None:
                              f"is not one of {list(spec.variants)}")
         if not isinstance(stage.get("until_steps"), int):
             raise ValueError(f"curriculum[{i}].until_steps: expected int")
-    if config["pretrain"]["agent"] and spec.api != "gymnasium":
+    if config["pretrain"]["agent"] and not spec.solitaire:
         raise ValueError("pretrain.agent: behaviour cloning is for the solitaire games")
     if config["pretrain"]["agent"] and config["pretrain"]["episodes"] < 1:
         raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
-    if spec.api == "gymnasium" and config["self_play"]["enabled"]:
+    if spec.solitaire and config["self_play"]["enabled"]:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
     if config["algo"] == "cem":
         _check_cem(config, spec)
     if config["algo"] == "move_ppo":
         _check_move_ppo(config, spec)
-    if config["shaping"] == "heuristic_potential" and spec.slug != "castellion":
-        raise ValueError("shaping: heuristic_potential is defined for castellion only")
+    if config["shaping"] == "heuristic_potential" and spec.potential is None:
+        games = ", ".join(slug for slug, g in GAMES.items() if g.potential)
+        raise ValueError(f"shaping: heuristic_potential is defined for {games} only")
 
 
 def _get(config: dict, dotted: str):
@@ -283,7 +284,7 @@ def _check_move_ppo(config: dict, spec) -> None:
         raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
     levels = m["levels"]
     if levels:
-        if spec.api != "gymnasium":
+        if not spec.solitaire:
             raise ValueError("move_ppo.levels: mixes the variants of a solitaire game")
         for value in levels:
             if value not in spec.variants:
@@ -291,7 +292,7 @@ def _check_move_ppo(config: dict, spec) -> None:
         if config["n_envs"] % len(levels):
             raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
                              "twice gets twice the envs)")
-    if spec.api == "pettingzoo":
+    if not spec.solitaire:
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec
         for spec_text in [*config["opponents"], config["eval"]["opponent"]]:
@@ -304,7 +305,7 @@ def _check_move_ppo(config: dict, spec) -> None:
 
 
 def _check_cem(config: dict, spec) -> None:
-    if spec.slug != "castle-siege":
+    if not spec.linear_scorer:
         raise ValueError("algo: cem trains the Castle Siege linear scorer; game must be castle-siege")
     cem = config["cem"]
     for block in ("games", "fitness_weights", "eval_games"):
@@ -344,3 +345,10 @@ def new_run_dir(config: dict, run_dir=None) -> tuple[dict, Path]:
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir
+
+
+def levels_of(config: dict) -> list[dict]:
+    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
+    from castle_envs.registry import get_game
+    arg = get_game(config["game"]).variant_arg
+    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]

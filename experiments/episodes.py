@@ -86,7 +86,7 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
         recorder = Recorder(game, dict(variant), dict(env_options), seed + index, state,
                             list(seats), "castle-envs episodes",
                             [[agent_seed, deal, s] for s in range(len(seats))])
-    solitaire = spec.api == "gymnasium"
+    solitaire = spec.solitaire
     limit = env.max_episode_steps
     steps = 0
     while not state.is_terminal() and steps < limit:

@@ -200,9 +200,9 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     results: dict[str, Any] = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
                "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
                "env_options": env_options, "agents": agents,
-               "opponent": opponent if spec.api != "gymnasium" else None,
+               "opponent": opponent if not spec.solitaire else None,
                "results": [], "paired": [], "aggregate": [],
-               "provenance": provenance(agents + ([opponent] if spec.api != "gymnasium"
+               "provenance": provenance(agents + ([opponent] if not spec.solitaire
                                                    else []), game)}
     results["provenance"]["workers"] = workers
     results["provenance"]["backend"] = backend
@@ -256,7 +256,7 @@ def _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options
     from . import journal
     for value in variants:
         variant = {spec.variant_arg: value}
-        check_setup(spec, variant, env_options, agents + ([opponent] if spec.api != "gymnasium" else []))
+        check_setup(spec, variant, env_options, agents + ([opponent] if not spec.solitaire else []))
         per_agent, per_agent_events = {}, {}
         for agent in agents:
             n_seats = int(value) if spec.variant_arg == "num_players" else 1

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from castle_envs.registry import get_game
+
 from .common import add_game_arguments, describer, game_and_variant
 
 PAGE = 20
@@ -64,8 +66,7 @@ def run(args, stdin=None, stdout=None) -> int:
         raise ValueError(f"--width must be 0 (no wrapping) or more, got {args.width}")
     spec, variant = game_and_variant(args)
     env = spec.make(render_mode="ansi", **variant)
-    render = __import__(f"castle_envs.{spec.slug.replace('-', '_')}.render",
-                        fromlist=["LEGEND"])
+    render = spec.load_renderer()
     session = Session(stdin or sys.stdin, stdout or sys.stdout, spec.slug,
                       getattr(render, "LEGEND", ""), args.page, width=args.width,
                       events=getattr(render, "events", None))
@@ -80,7 +81,7 @@ def run(args, stdin=None, stdout=None) -> int:
 
 
 def _play(spec, env, game, session, args) -> int:
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         return _play_solitaire(env, game, session)
     seats = set(range(env.num_players)) if args.hotseat else set(args.human or [])
     bad = sorted(s for s in seats if not 0 <= s < env.num_players)
@@ -122,9 +123,11 @@ class Session:
     def __init__(self, stdin, stdout, game: str = "", legend: str = "", page: int = PAGE,
                  width: int | None = None, events=None):
         self.stdin, self.stdout = stdin, stdout
-        self.cards = game == "castle-siege"
+        render = get_game(game).load_renderer() if game else None
+        self.cards = bool(getattr(render, "TYPED_CARDS", False))
         self.describe = describer(game) if game else (lambda s, a: s.describe_action(a))
-        self.order_key = _siege_usefulness if game == "castle-siege" else None
+        #: the render module's ``move_order(state, action)`` key of the move list, if any
+        self.order_key = getattr(render, "move_order", None)
         self.legend = legend
         self.page_size = page
         self.legend_shown = False
@@ -264,7 +267,7 @@ def _head(text: str) -> str:
 
 def _ordered(state, mask, describe, key=None) -> tuple[list[int], list[str]]:
     """The legal actions and their words; numbers in the list index this order. With
-    ``key`` (``key(state, action)``, e.g. ``_siege_usefulness``) sorted by it; else moves
+    ``key`` (``key(state, action)``, e.g. Castle Siege's ``render.move_order``) sorted by it; else moves
     with one head together (all attacks on one defender), fewest cards first."""
     legal = [int(a) for a in np.flatnonzero(mask)]
     texts = [describe(state, a) for a in legal]
@@ -277,29 +280,6 @@ def _ordered(state, mask, describe, key=None) -> tuple[list[int], list[str]]:
     order = sorted(range(len(legal)),
                    key=lambda i: (rank[_head(texts[i])], texts[i].count(" + "), i))
     return [legal[i] for i in order], [texts[i] for i in order]
-
-
-#: Castle Siege's move classes, most useful first (``_siege_usefulness``)
-CAPTURE, ROYAL, EXACT, OTHER, OVERKILL = range(5)
-
-
-def _siege_usefulness(state, action: int) -> tuple[int, int, int]:
-    """Castle Siege: (class, rank wasted, cards) — captures, Royal Assault's castle choices,
-    exact hits (a Precision Strike), then the other moves (regroup, end the battle, a
-    recycle, a discard), then over-kill attacks by how far their sum exceeds the defender's
-    rank, fewest cards first."""
-    from castle_envs.castle_siege.actions import Play, RoyalCapture
-    from castle_envs.castle_siege.cards import RANKS
-    move = state.actions.decode(action)
-    if isinstance(move, RoyalCapture):
-        return (ROYAL, 0, 0)
-    if not isinstance(move, Play):
-        return (OTHER, 0, 0)
-    cards = len(move.slots)
-    if state._castle_index(move.target) >= 0:
-        return (CAPTURE, 0, cards)
-    waste = sum(RANKS[int(state.hand[i])] for i in move.slots) - RANKS[move.target]
-    return (EXACT, 0, cards) if waste == 0 else (OVERKILL, waste, cards)
 
 
 _NUMBERED = re.compile(r"^(\s*\d+\s+|\s*[-*]\s+|\s*)")

@@ -39,8 +39,7 @@ def add_parser(sub):
 
 
 def _render(game: str):
-    return __import__(f"castle_envs.{get_game(game).slug.replace('-', '_')}.render",
-                      fromlist=["render_ansi"])
+    return get_game(game).load_renderer()
 
 
 def replay_steps(record: dict) -> list:

@@ -167,7 +167,7 @@ def main(argv=None) -> None:
     if not args.out:
         p.error("--out is needed to play games (or --summary to read journals)")
     from castle_envs.agents.registry import make_agent
-    from castle_envs.castle_siege.fast_solver import shared_memo
+    from castle_envs.vector.solve_castle_siege import shared_memo
     from castle_envs.vector import siege_solver as S
     agent = make_agent(args.agent, "castle-siege", seed=args.agent_seed)
     weights = getattr(getattr(agent, "policy", None), "weights", None)

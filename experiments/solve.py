@@ -28,10 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from .common import writable_file
+from castle_envs.registry import GAMES
+
+from .common import parse_budget, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
+#: the games with a solve command (``GameSpec.solver``)
+SOLVED_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.solver)
 EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
               "castles_captured", "turns", "actions")
 
@@ -39,7 +43,7 @@ EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
 def add_parser(sub):
     p = sub.add_parser("solve", help="solve deals with everything hidden known (Castle Siege, "
                                      "Castellion)")
-    p.add_argument("--game", default="castle-siege", choices=("castle-siege", "castellion"),
+    p.add_argument("--game", default="castle-siege", choices=SOLVED_GAMES,
                    help="castle-siege (default) or castellion (--level; Castellion takes "
                         "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
                         "--early-encounter, --foundation-exemption, --loss-budget)")
@@ -81,7 +85,7 @@ def add_parser(sub):
     p.add_argument("--nested", type=int, default=0, metavar="LEVEL",
                    help="Castle Siege: before the solver, nested Monte Carlo search of this "
                         "level (1 or 2; 0: off) looks for a winning line "
-                        "(castle_envs.castle_siege.nested; needs numba); a deal it fails gets "
+                        "(castle_envs.vector.nested_castle_siege; needs numba); a deal it fails gets "
                         "the solver's whole budget")
     p.add_argument("--nested-width", type=int, default=5,
                    help="moves the nested search tries at each step (default 5)")
@@ -116,24 +120,6 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
-def parse_budget(text: str) -> tuple[int | None, float | None]:
-    """'20000' / '20000n' -> nodes; '10s' / '0.5s' -> seconds."""
-    text = str(text).strip().lower()
-    try:
-        if text.endswith("s"):
-            seconds = float(text[:-1])
-            if seconds > 0:
-                return None, seconds
-        else:
-            nodes = int(text[:-1] if text.endswith("n") else text)
-            if nodes > 0:
-                return nodes, None
-    except ValueError:
-        pass
-    raise ValueError(f"--budget must be a positive node count (20000) or seconds (10s), "
-                     f"got {text!r}")
-
-
 def probe_policy(spec: str):
     """The probes' policy: (a python ``policy(state, rng)`` or None, its 30 linear weights
     for the compiled solver or None)."""
@@ -163,7 +149,7 @@ def make_solver(kind: str, nodes, seconds, probe: str, **settings):
         return Solver(max_nodes=nodes, max_seconds=seconds, probe_policy=policy, **settings)
     key = (nodes, seconds, probe, tuple(sorted(settings.items())))
     if key not in _SOLVERS:
-        from castle_envs.castle_siege.fast_solver import CompiledSolver
+        from castle_envs.vector.solve_castle_siege import CompiledSolver
         _SOLVERS.clear()
         _SOLVERS[key] = CompiledSolver(max_nodes=nodes, max_seconds=seconds,
                                        probe_weights=weights, **settings)
@@ -175,7 +161,7 @@ def make_nested(settings: dict, probe: str):
     (the shipped one when the probes follow none or the heuristic's weights)."""
     key = (tuple(sorted(settings.items())), probe)
     if key not in _NESTED:
-        from castle_envs.castle_siege.nested import NestedSearch
+        from castle_envs.vector.nested_castle_siege import NestedSearch
         # the probes' scorer, else the shipped one
         weights = probe_policy(probe if probe.startswith("linear") else "linear")[1]
         _NESTED.clear()
@@ -287,7 +273,7 @@ def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: d
     """Both solvers on the same deals, depth-first search only (no probes) and the same node
     budget, after one warm-up deal each: each one's nodes per second (its own count), the
     time each took on the deals both decided, and every verdict on which they disagree."""
-    from castle_envs.castle_siege.fast_solver import CompiledSolver
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
     from castle_envs.castle_siege.rules import State
     from castle_envs.castle_siege.solver import UNKNOWN, Solver, deal_deck
 
@@ -544,9 +530,16 @@ def castle_siege_rules(args) -> dict:
 
 
 def run(args) -> int:
-    if args.game == "castellion":
-        from .solve_castellion import run as run_castellion
-        return run_castellion(args)
+    """``castle-envs solve``: the solve command of the game's spec (``GameSpec.solver``)."""
+    from castle_envs.registry import get_game, load
+
+    solver = get_game(args.game).solver
+    if solver is None:
+        raise ValueError(f"no solver for {args.game}; games with one: {', '.join(SOLVED_GAMES)}")
+    return load(solver)(args)
+
+
+def run_castle_siege(args) -> int:
     args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty,

@@ -34,7 +34,7 @@ from .stats import bt_ratings_with_intervals, wilson_interval
 def add_parser(sub):
     p = sub.add_parser("tournament", help="agents against each other: win rates and ratings")
     p.add_argument("--game", required=True, help=", ".join(
-        s for s, g in GAMES.items() if g.api == "pettingzoo"))
+        s for s, g in GAMES.items() if not g.solitaire))
     p.add_argument("--players", type=int, default=None, help="seats (default: the game's default)")
     add_run_arguments(p, agent_flag="--agents", default_agents="random,heuristic")
     p.add_argument("--games", type=int, default=200)
@@ -52,7 +52,7 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
                workers=None, backend: str = "local", address=None, bootstrap: int = 200,
                progress: bool = False, record: int = 0, agent_seed: int = 0) -> dict:
     spec = get_game(game)
-    if spec.api != "pettingzoo":
+    if spec.solitaire:
         raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
     if players not in spec.variants:
         raise ValueError(f"{game} takes {list(spec.variants)} players, not {players}")
@@ -108,7 +108,7 @@ def run(args) -> int:
     spec = get_game(args.game)
     writable_dir(args.out, "--out")        # now, not after the games
     players = args.players if args.players is not None else (
-        spec.variants[0] if spec.api == "pettingzoo" else 1)
+        spec.variants[0] if not spec.solitaire else 1)
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
     summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
                          args.backend, args.address, args.bootstrap,

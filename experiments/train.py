@@ -37,6 +37,7 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
+from .common import sigterm_as_interrupt
 from .config import load_config, new_run_dir
 from .stats import wilson_interval
 
@@ -71,7 +72,7 @@ def run(args) -> int:
         return 0
     if config["algo"] == "move_ppo":
         from . import train_moves, train_moves_aec
-        module = train_moves if get_game(config["game"]).api == "gymnasium" else train_moves_aec
+        module = train_moves if get_game(config["game"]).solitaire else train_moves_aec
         summary = module.run_training(None if args.resume else config,
                                            run_dir=args.run_dir, resume=args.resume)
         if summary.get("interrupted"):
@@ -200,11 +201,14 @@ class PotentialShaping(gym.Wrapper):
 
 
 def heuristic_potential(game: str):
-    """The game's heuristic position value, scaled so one ordeal is worth about 1."""
-    if game == "castellion":
-        from castle_envs.agents.castellion import castle_score
-        return lambda state: castle_score(state) / 400.0
-    raise ValueError(f"no heuristic potential for {game!r}")
+    """The game's heuristic position value (its spec's ``potential``), scaled so one ordeal
+    (the game's unit of progress) is worth about 1."""
+    from castle_envs.registry import load
+
+    spec = get_game(game)
+    if spec.potential is None:
+        raise ValueError(f"no heuristic potential for {game!r}")
+    return load(spec.potential)
 
 
 def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | None = None,
@@ -215,7 +219,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
     # masked training: an illegal action would be a bug, so it raises unless the config says
     # otherwise (the envs' own default, "penalty", is for pipelines without masks)
     kwargs = {"illegal_action": "raise", **config["env_kwargs"], **(variant or config["variant"])}
-    if spec.api == "gymnasium":
+    if spec.solitaire:
         import castle_envs  # noqa: F401  (registers ids)
         env = gym.make(spec.gym_id, **kwargs)  # type: ignore[arg-type]  # set for gymnasium
     else:
@@ -223,7 +227,7 @@ def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | 
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
     if shaped and config["shaping"]:
         env = PotentialShaping(env, heuristic_potential(spec.slug), config["ppo"]["gamma"])
-    env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.api == "gymnasium" else ())
+    env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.solitaire else ())
     env.reset(seed=TRAIN_SEED_BASE + config["seed"] * 1000 + rank)
     return env
 
@@ -536,23 +540,6 @@ def _close_quietly(env, interrupted: bool) -> None:
         return
     with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
         env.close()
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM (``timeout``, Docker, Kubernetes) interrupts like Ctrl-C, so that it too ends
-    in a checkpoint; the previous handler comes back afterwards."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def train(config: dict | None = None, run_dir: str | Path | None = None, resume: str | None = None,

@@ -30,20 +30,14 @@ import numpy as np
 
 from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
+from castle_envs.registry import get_game
 
-from .config import load_config, new_run_dir
+from .config import levels_of, load_config, new_run_dir
 from .stats import wilson_interval
 
 
 def _env_kwargs(config: dict) -> dict:
     return {**config["env_kwargs"], **config["variant"]}
-
-
-def levels_of(config: dict) -> list[dict]:
-    """The variants trained side by side (``move_ppo.levels``), else the config's one."""
-    from castle_envs.registry import get_game
-    arg = get_game(config["game"]).variant_arg
-    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]
 
 
 def make_envs(config: dict, num_envs: int):
@@ -110,7 +104,8 @@ def arch_of(config: dict, envs) -> dict:
     space = envs.single_observation_space
     n_feat = int(space["move_features"].shape[1])
     # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
-    offset = n_feat - len(linear_scale()) if config["game"] == "castle-siege" else 0
+    linear = get_game(config["game"]).linear_scorer
+    offset = n_feat - len(linear_scale()) if linear else 0
     return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
             "hidden": config["move_ppo"]["hidden"], "linear_offset": offset,
             "capacity": config["move_ppo"]["capacity"]}
@@ -280,7 +275,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import sigterm_as_interrupt
+    from .common import sigterm_as_interrupt
 
     if resume:
         run_dir = Path(resume)

@@ -274,7 +274,7 @@ def run_training(config: dict | None = None, run_dir=None, resume=None,
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import sigterm_as_interrupt
+    from .common import sigterm_as_interrupt
 
     if resume:
         run_dir = Path(resume)

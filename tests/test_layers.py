@@ -19,40 +19,13 @@ GAMES = ("castle_siege", "castellion", "castle_rooms", "castell")
 #: lower layer -> higher layer imports still present (module, imported module)
 CROSSING_DEBT = {
     ("castle_envs", "castle_envs.vector"),
-    ("castle_envs.castellion.solver", "castle_envs.vector._jit"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion_kernel"),
-    ("castle_envs.castellion.solver", "castle_envs.vector.castellion_solver"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector._jit"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.castle_siege"),
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.siege_solver"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector._jit"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.castle_siege"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.siege_nested"),
-    ("castle_envs.castle_siege.nested", "castle_envs.vector.siege_solver"),
-    ("castle_envs.moves", "castle_envs.vector"),
-    ("castle_envs.moves", "castle_envs.vector._base"),
-    ("castle_envs.moves", "castle_envs.vector._jit"),
-    ("castle_envs.moves", "castle_envs.vector.castellion"),
-    ("castle_envs.moves", "castle_envs.vector.castellion_kernel"),
-    ("castle_envs.moves", "castle_envs.vector.castellion_moves"),
-    ("castle_envs.moves", "castle_envs.vector.castle_siege"),
-    ("castle_envs.moves", "castle_envs.vector.siege_kernel"),
-    ("castle_envs.moves", "castle_envs.vector.siege_moves"),
-    ("castle_envs.moves", "castle_envs.vector.single"),
+    # the old path of vector.solve_castle_siege, re-exported for agents/castle_siege_ismcts.py
+    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.solve_castle_siege"),
+    # the public face of the move views over the compiled kernels (vector/moves.py)
+    ("castle_envs.moves", "castle_envs.vector.moves"),
 }
-#: import circles still present (each as the set of its modules)
-CIRCLE_DEBT = {
-    frozenset({"castle_envs.core.pil_raster", "castle_envs.core.raster",
-               "castle_envs.core.scene", "castle_envs.core.svg"}),
-    frozenset({"castle_envs.castell.moves", "castle_envs.castle_rooms.moves",
-               "castle_envs.moves"}),
-    frozenset({"castle_envs.agents.move_policy", "castle_envs.agents.ppo",
-               "castle_envs.agents.registry", "castle_envs.agents.saved"}),
-    frozenset({"castle_envs.experiments.bc_moves", "castle_envs.experiments.train",
-               "castle_envs.experiments.train_moves", "castle_envs.experiments.train_moves_aec"}),
-    frozenset({"castle_envs.experiments.solve", "castle_envs.experiments.solve_castellion"}),
-}
+#: import circles still present (each as the set of its modules): none left
+CIRCLE_DEBT: set[frozenset] = set()
 
 
 def _modules() -> dict:

@@ -73,6 +73,11 @@ def heuristic_action(s: State) -> int:
     return END_TURN
 
 
+def heuristic_policy(state: State, rng: np.random.Generator | None = None) -> int:
+    """``heuristic_action`` as an agent's ``policy(state, rng)`` (the rng is unused)."""
+    return heuristic_action(state)
+
+
 def random_games(num_players: int, games: int, seed: int, advanced: bool = False,
                  agent: str = "random"):
     """Play ``games`` games; return (steps, seconds, mean final score per category)."""

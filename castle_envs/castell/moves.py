@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.moves import StateMoves
+from ..core.moves import StateMoves
 
 from . import data as D
 from .actions import (DISMANTLE_ALL, DISMANTLE_TOP, LEVEL0, LEVEL_TUPLES, MOVE0,
@@ -89,6 +89,10 @@ class CastellMoves(StateMoves):
 
     def __init__(self, capacity: int = CAPACITY):
         super().__init__(capacity, NUM_FEATURES)
+
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        return FEATURES
 
     def rows(self, state, actions) -> np.ndarray:
         return move_rows(state, actions)

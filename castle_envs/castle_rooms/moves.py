@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.moves import StateMoves
+from ..core.moves import StateMoves
 
 from . import actions as A
 from .data import (DRAGON, ENTRY, EXIT, FIRST_DRAGON, KIND, KNIGHT, NUM_CARDS, NUM_SIDES, ROOM,
@@ -88,6 +88,10 @@ class RoomsMoves(StateMoves):
 
     def __init__(self, capacity: int = CAPACITY):
         super().__init__(capacity, NUM_FEATURES)
+
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        return FEATURES
 
     def rows(self, state, actions) -> np.ndarray:
         return move_rows(state, actions)

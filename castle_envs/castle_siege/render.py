@@ -11,7 +11,8 @@ import numpy as np
 
 from ..core.scene import (BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
                           Scene)
-from .cards import CASTLE_NAMES, RANK_NAMES, card_name
+from .actions import Play, RoyalCapture
+from .cards import CASTLE_NAMES, RANK_NAMES, RANKS, card_name
 from .rules import (BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State)
 
 #: what the notation means (``castle-envs play`` prints it)
@@ -21,6 +22,29 @@ LEGEND = ("Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H
           "at least its rank (exactly: Precision Strike, recycle a discard); capture a castle "
           "with no defenders left by summing exactly to its rank; J+Q+K of three suits: Royal "
           "Assault.")
+#: ``castle-envs play`` reads card names typed with suit letters (``JD``, ``10h``)
+TYPED_CARDS = True
+
+
+#: the move classes of ``move_order``, most useful first
+MOVE_CAPTURE, MOVE_ROYAL, MOVE_EXACT, MOVE_OTHER, MOVE_OVERKILL = range(5)
+
+
+def move_order(state, action: int) -> tuple[int, int, int]:
+    """The order ``castle-envs play`` lists moves in: (class, rank wasted, cards) — captures,
+    Royal Assault's castle choices, exact hits (a Precision Strike), then the other moves
+    (regroup, end the battle, a recycle, a discard), then over-kill attacks by how far their
+    sum exceeds the defender's rank, fewest cards first."""
+    move = state.actions.decode(action)
+    if isinstance(move, RoyalCapture):
+        return (MOVE_ROYAL, 0, 0)
+    if not isinstance(move, Play):
+        return (MOVE_OTHER, 0, 0)
+    cards = len(move.slots)
+    if state._castle_index(move.target) >= 0:
+        return (MOVE_CAPTURE, 0, cards)
+    waste = sum(RANKS[int(state.hand[i])] for i in move.slots) - RANKS[move.target]
+    return (MOVE_EXACT, 0, cards) if waste == 0 else (MOVE_OVERKILL, waste, cards)
 
 
 def render_ansi(state: State) -> str:

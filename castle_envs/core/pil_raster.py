@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .scene import Fit, Scene, Text, ellipsize, fit_candidates
+from .shapes import Fit, Shapes, Text, ellipsize, fit_candidates
 
 SCALE = 2
 
@@ -31,7 +31,7 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     return (font(size * SCALE).getlength(text) + (2 if bold else 0)) / SCALE
 
 
-def _fit(t: Text) -> tuple[str, float]:
+def fit_size(t: Text) -> tuple[str, float]:
     """The string and size a text is drawn with: the largest size (down to 3/4) at which the
     ink fits the box, else the smallest size with the text cut to fit."""
     def fits(text: str, size: float) -> bool:
@@ -59,7 +59,7 @@ def _anchor_point(t: Text) -> tuple[float, float]:
 
 def fit_text(t: Text) -> Fit:
     """How ``t`` is drawn: its string, size and ink box (scene pixels), without drawing."""
-    text, size = _fit(t)
+    text, size = fit_size(t)
     if not text:
         return Fit(t, text, size, None)
     box = font(size * SCALE).getbbox(text, anchor=_ANCHORS[t.align],
@@ -81,7 +81,7 @@ def _text_mask(text: str, px: float, anchor: str, bold: bool):
     return mask, left, top
 
 
-def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
+def draw(scene: Shapes) -> tuple[np.ndarray, list[Fit]]:
     S = SCALE
     img = Image.new("RGB", (scene.width * S, scene.height * S), tuple(scene.background))
     d = ImageDraw.Draw(img)

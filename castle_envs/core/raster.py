@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .scene import Fit, Scene, Text, ellipsize
+from .shapes import Fit, Shapes, Text, ellipsize
 
 # 3 columns x 5 rows per glyph, rows top to bottom
 _FONT_ROWS = {
@@ -59,7 +59,7 @@ def _fit(t: Text) -> tuple[str, int]:
 
 
 class _Pixels:
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: Shapes):
         self.p = np.empty((scene.height, scene.width, 3), dtype=np.uint8)
         self.p[:] = scene.background
         self.h, self.w = scene.height, scene.width
@@ -171,7 +171,7 @@ def fit_text(t: Text) -> Fit:
     return Fit(t, text, float(scale), (left, top, left + width, top + 5 * scale))
 
 
-def draw(scene: Scene) -> tuple[np.ndarray, list[Fit]]:
+def draw(scene: Shapes) -> tuple[np.ndarray, list[Fit]]:
     px = _Pixels(scene)
     fits = []
     for item in scene.items:

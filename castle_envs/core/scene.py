@@ -20,116 +20,17 @@ from __future__ import annotations
 
 import math
 import os
-import unicodedata
-from dataclasses import dataclass
 
 import numpy as np
 
-Color = tuple
-
-# --- the palette every game shares ------------------------------------------------------
-WHITE = (255, 255, 255)
-BLACK = (20, 20, 20)
-FELT = (26, 92, 52)
-FELT_DARK = (18, 66, 38)
-INK = (34, 34, 40)
-MUTED = (120, 120, 128)
-PAPER = (250, 248, 240)
-GOLD = (214, 170, 40)
-RED = (200, 40, 40)
-GREEN = (30, 130, 60)
-BLUE = (45, 85, 185)
-PALE = (205, 225, 210)
-
-SVG_FONT_FAMILY = "CastleEnvsSans, Aileron, 'Helvetica Neue', Arial, sans-serif"
-
-#: suit colours (♠ ♣ ♥ ♦): the castles' colours in Castle Siege
-SUIT_COLORS = (BLACK, (22, 122, 52), (204, 30, 36), (206, 140, 0))
-
-# characters the Aileron font lacks, written with ones it has
-_ASCII = {"×": "x", "–": "-", "—": "-", "→": "->", "←": "<-", "≥": ">=", "≤": "<=",
-          "•": "·", "’": "'", "“": '"', "”": '"'}
+from .shapes import (  # noqa: F401  (re-exported: the renderers import them from here)
+    BLACK, BLUE, FELT, FELT_DARK, GOLD, GREEN, INK, MUTED, PALE, PAPER, RED, SUIT_COLORS,
+    SVG_FONT_FAMILY, WHITE, Color, Fit, Shapes, Text, ellipsize, fit_candidates, plain_text,
+    pillow_available)
 
 
-def plain_text(text: str) -> str:
-    """``text`` in the characters every backend draws: accents dropped, dashes and signs
-    the font lacks written in ASCII, anything else as '?'."""
-    out = []
-    for ch in str(text):
-        ch = _ASCII.get(ch, ch)
-        if len(ch) == 1 and ch not in _KEEP:
-            ch = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
-        out.append(ch)
-    return "".join(out)
-
-
-_KEEP = set(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
-            "abcdefghijklmnopqrstuvwxyz{|}~·…°")
-
-
-@dataclass
-class Text:
-    x: float
-    y: float
-    w: float
-    h: float
-    text: str
-    color: Color
-    size: float
-    align: str = "left"      # left, center, right (vertically always centred)
-    bold: bool = False
-
-
-@dataclass
-class Fit:
-    """How a backend drew one text: the string and size it used and the ink's box."""
-    item: Text
-    text: str
-    size: float
-    ink: tuple | None        # (left, top, right, bottom) in scene pixels; empty text: None
-
-    @property
-    def truncated(self) -> bool:
-        return self.text != self.item.text
-
-
-class Scene:
+class Scene(Shapes):
     """A fixed-size picture as drawing commands, in pixels (origin top left)."""
-
-    def __init__(self, width: int, height: int, background: Color = FELT):
-        self.width, self.height, self.background = int(width), int(height), background
-        self.items: list = []
-
-    # --- shapes ------------------------------------------------------------------------
-    def rect(self, x, y, w, h, fill=None, outline=None, line=1.0, radius=0.0):
-        self.items.append(("rect", float(x), float(y), float(w), float(h), fill, outline,
-                           float(line), float(radius)))
-
-    def polygon(self, points, fill=None, outline=None, line=1.0):
-        pts = tuple((float(a), float(b)) for a, b in points)
-        self.items.append(("polygon", pts, fill, outline, float(line)))
-
-    def ellipse(self, cx, cy, rx, ry, fill=None, outline=None, line=1.0):
-        self.items.append(("ellipse", float(cx), float(cy), float(rx), float(ry), fill,
-                           outline, float(line)))
-
-    def circle(self, cx, cy, r, fill=None, outline=None, line=1.0):
-        self.ellipse(cx, cy, r, r, fill, outline, line)
-
-    def line(self, points, color, width=1.0):
-        pts = tuple((float(a), float(b)) for a, b in points)
-        self.items.append(("line", pts, color, float(width)))
-
-    def text(self, x, y, w, h, text, color=INK, size=13, align="left", bold=False) -> Text:
-        """``text`` in the box (x, y, w, h), vertically centred; backends shrink it (down to
-        three quarters of ``size``) and then cut it with an ellipsis when it does not fit."""
-        item = Text(float(x), float(y), float(w), float(h), plain_text(text), color,
-                    float(size), align, bold)
-        self.items.append(("text", item))
-        return item
-
-    def texts(self) -> list[Text]:
-        return [it[1] for it in self.items if it[0] == "text"]
 
     # --- composite symbols --------------------------------------------------------------
     def suit(self, cx, cy, size, suit: int, color=None):
@@ -229,15 +130,6 @@ def _backend(name: str | None):
         return raster
     raise ValueError(f"unknown raster backend {name!r}; choose pillow or numpy")
 
-
-def pillow_available() -> bool:
-    try:
-        from PIL import features
-    except ImportError:
-        return False
-    return bool(features.check("freetype2"))
-
-
 def raster_backend() -> str:
     """The backend ``to_rgb`` uses: ``set_raster``'s choice, else ``CASTLE_ENVS_RASTER``,
     else Pillow when it is installed with FreeType, else numpy."""
@@ -258,28 +150,6 @@ def set_raster(backend: str) -> None:
         raise ValueError("the pillow raster needs Pillow with FreeType: "
                          "pip install \"castle-envs[pictures]\"")
     _BACKEND = ("pillow" if pillow_available() else "numpy") if backend == "auto" else backend
-
-
-def fit_candidates(size: float):
-    """Font sizes to try, largest first: ``size`` down to three quarters of it."""
-    low = size * 0.75
-    s = size
-    while s >= low - 1e-9:
-        yield s
-        s -= max(0.5, size * 0.05)
-
-
-def ellipsize(text: str, fits) -> str:
-    """The longest ``text[:k] + '…'`` that ``fits``; '' when not even '…' does."""
-    lo, hi = 0, len(text)
-    while lo < hi:      # binary search on the kept length
-        mid = (lo + hi + 1) // 2
-        if fits(text[:mid].rstrip() + "…"):
-            lo = mid
-        else:
-            hi = mid - 1
-    out = text[:lo].rstrip() + "…"
-    return out if fits(out) else ""
 
 
 def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):

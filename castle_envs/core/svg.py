@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from functools import lru_cache
 
-from .scene import Scene, Text, ellipsize, fit_candidates, pillow_available
+from .shapes import Shapes, Text, ellipsize, fit_candidates, pillow_available
 
 _AVERAGE_ADVANCE = 0.56   # em per character, for text measured without Pillow
 
@@ -43,7 +43,7 @@ def _fit(t: Text) -> tuple[str, float, float]:
     """(text, size, width) for the SVG: Pillow's fit when available."""
     if pillow_available():
         from . import pil_raster
-        text, size = pil_raster._fit(t)
+        text, size = pil_raster.fit_size(t)
         return text, size, pil_raster.text_width(text, size, t.bold)
 
     def width(s, size):
@@ -56,7 +56,7 @@ def _fit(t: Text) -> tuple[str, float, float]:
     return text, size, width(text, size)
 
 
-def to_svg(scene: Scene, font_family: str) -> str:
+def to_svg(scene: Shapes, font_family: str) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {scene.width} {scene.height}" '
            f'width="{scene.width}" height="{scene.height}" font-family="{font_family}">',
            f'<rect width="{scene.width}" height="{scene.height}" '

@@ -11,13 +11,14 @@ the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 """
 from __future__ import annotations
 
+from ..registry import GAMES
 from ._jit import HAVE_NUMBA, INSTALL_HINT
 
-VECTOR_GAMES = {"castle-siege": "castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
-                "castellion": "castle_envs.vector.castellion:CastellionVectorEnv"}
-#: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs)
-COMPILED_SINGLE = {"castle-siege": "castle_envs.vector.single:CompiledCastleSiegeEnv",
-                   "castellion": "castle_envs.vector.castellion:CompiledCastellionEnv"}
+#: the batched envs on compiled kernels, by game (each game spec's ``vector_env``)
+VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.vector_env}
+#: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs; each
+#: game spec's ``compiled_env``)
+COMPILED_SINGLE = {slug: spec.compiled_env for slug, spec in GAMES.items() if spec.compiled_env}
 
 
 def make_vec(game: str, num_envs: int, **kwargs):
@@ -33,7 +34,7 @@ def make_vec(game: str, num_envs: int, **kwargs):
     if game in VECTOR_GAMES:
         module, _, name = VECTOR_GAMES[game].partition(":")
         return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
-    if spec.api != "gymnasium":
+    if not spec.solitaire:
         raise ValueError(f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
                          f"games: {sorted(VECTOR_GAMES)}")
     import warnings

@@ -133,7 +133,7 @@ _CELL_TABLE = O._CELL_TABLE
 
 # --- derived facts ------------------------------------------------------------------------
 @njit(cache=True)
-def _width(s):
+def castle_width(s):
     w = 0
     for c in range(SIZE):
         if s[HEIGHT + c] != 0:
@@ -142,7 +142,7 @@ def _width(s):
 
 
 @njit(cache=True)
-def _castle_size(s):
+def castle_size(s):
     n = 0
     for c in range(SIZE):
         n += s[HEIGHT + c]
@@ -150,7 +150,7 @@ def _castle_size(s):
 
 
 @njit(cache=True)
-def _foundation_complete(s):
+def foundation_complete(s):
     for c in range(SIZE):
         if s[HEIGHT + c] == 0:
             return False
@@ -163,7 +163,7 @@ def _tiles_played(s):
 
 
 @njit(cache=True)
-def _board(s, faction):
+def faction_board(s, faction):
     board = np.int64(0)
     for c in range(SIZE):
         for r in range(s[HEIGHT + c]):
@@ -174,7 +174,7 @@ def _board(s, faction):
 
 
 @njit(cache=True)
-def _component(board, seed):
+def component(board, seed):
     comp = seed
     while True:
         grown = (comp | ((comp << np.int64(1)) & _NOT_COL0) | ((comp >> np.int64(1)) & _NOT_COL5)
@@ -195,7 +195,7 @@ def popcount(x):
 
 
 @njit(cache=True)
-def _shape_of_group(comp):
+def shape_of_group(comp):
     n = 0
     x = comp
     while x:
@@ -220,11 +220,11 @@ def formations(s):
     b = 0
     li = 0
     for faction in range(4):
-        board = _board(s, faction)
+        board = faction_board(s, faction)
         while board:
-            comp = _component(board, board & -board)
+            comp = component(board, board & -board)
             board &= ~comp
-            kind = _shape_of_group(comp)
+            kind = shape_of_group(comp)
             if kind == 0:
                 t += 1
             elif kind == 1:
@@ -248,8 +248,8 @@ def _shape_clash(s, kind, r, c, rules):
 
 
 @njit(cache=True)
-def _placements(s, m, kind, rule3, exclude, rules):
-    width = _width(s)
+def placements(s, m, kind, rule3, exclude, rules):
+    width = castle_width(s)
     if width == 0:
         if exclude != 0:
             m[PLACE] = True
@@ -267,7 +267,7 @@ def _placements(s, m, kind, rule3, exclude, rules):
 
 @njit(cache=True)
 def _splits(s, c):
-    return s[HEIGHT + c] == 1 and 0 < c < _width(s) - 1
+    return s[HEIGHT + c] == 1 and 0 < c < castle_width(s) - 1
 
 
 @njit(cache=True)
@@ -300,7 +300,7 @@ def _move_possible(s, dec):
 def _power_ok(s, kind):
     faction = kind // 3
     if faction == JUGGLER:
-        return _castle_size(s) >= 2
+        return castle_size(s) >= 2
     if faction == SEER:
         return s[REV_N] < MAX_REVEALED and (s[REG_N] > 0 or s[SAFE_N] > 0)
     if faction == CHAMELEON:
@@ -319,11 +319,11 @@ def _lift_ok(s, c):
     h = s[HEIGHT + c]
     if h == 0 or _splits(s, c):
         return False
-    if _castle_size(s) < 2:
+    if castle_size(s) < 2:
         return False
     if h == 1:
         return True
-    if _width(s) < SIZE:
+    if castle_width(s) < SIZE:
         return True
     for o in range(SIZE):
         if o != c and s[HEIGHT + o] < SIZE:
@@ -348,7 +348,7 @@ def compute_mask(s, level, rules, m):
         m[ENCOUNTER_NOW] = level != SCHOOL
     elif phase == DEFENDER_PHASE:
         hand = s[HAND]
-        _placements(s, m, hand, True, 99, rules)
+        placements(s, m, hand, True, 99, rules)
         m[DISCARD] = True
         m[DISCARD_POWER] = level != SCHOOL and _power_ok(s, hand)
         m[ENCOUNTER_NOW] = level != SCHOOL and not (rules & TURN_START_ONLY)
@@ -380,7 +380,7 @@ def compute_mask(s, level, rules, m):
         for c in range(SIZE):
             m[LIFT + c] = _lift_ok(s, c)
     elif phase == MOVE_PHASE:
-        _placements(s, m, s[LIFTED], False, s[LORIGIN], rules)
+        placements(s, m, s[LIFTED], False, s[LORIGIN], rules)
     elif phase == REVEAL_ORDEAL_PHASE:
         for slot in range(s[CURRENT], 3):
             m[REVEAL_ORDEAL + slot] = s[FACE + slot] != 0
@@ -406,7 +406,7 @@ def _shift(s, by):
 
 
 @njit(cache=True)
-def _put(s, kind, column):
+def put(s, kind, column):
     if column < 0:
         _shift(s, 1)
         column = 0
@@ -418,7 +418,7 @@ def _put(s, kind, column):
 
 
 @njit(cache=True)
-def _take(s, r, c):
+def take(s, r, c):
     kind = s[CELL + r * SIZE + c]
     h = s[HEIGHT + c]
     for row in range(r, h - 1):
@@ -429,7 +429,7 @@ def _take(s, r, c):
 
 
 @njit(cache=True)
-def _left_align(s):
+def left_align(s):
     if s[HEIGHT] == 0:
         for c in range(1, SIZE):
             if s[HEIGHT + c]:
@@ -438,7 +438,7 @@ def _left_align(s):
 
 
 @njit(cache=True)
-def _remove_rows(s, rows):
+def remove_rows(s, rows):
     for c in range(SIZE):
         h = s[HEIGHT + c]
         for r in range(min(rows, h)):
@@ -447,7 +447,7 @@ def _remove_rows(s, rows):
             src = r + rows
             s[CELL + r * SIZE + c] = s[CELL + src * SIZE + c] if src < h else NO_TILE
         s[HEIGHT + c] = max(0, h - rows)
-    _left_align(s)
+    left_align(s)
 
 
 # --- applying moves ---------------------------------------------------------------------------
@@ -477,17 +477,17 @@ def _encounter(s):
     s[FACE + slot] = 0
     kind = _ORD_KIND[card]
     if kind == K_ROWS:
-        _remove_rows(s, _ORD_ROWS[card])
-        return _conclude(s, _foundation_complete(s))
+        remove_rows(s, _ORD_ROWS[card])
+        return _conclude(s, foundation_complete(s))
     towers, bastions, lines = formations(s)
     met = (towers >= _ORD_TOWERS[card] and bastions >= _ORD_BASTIONS[card]
            and lines >= _ORD_LINES[card])
     if kind == K_FORMATIONS or met:
-        return _conclude(s, met and _foundation_complete(s))
+        return _conclude(s, met and foundation_complete(s))
     penalty = max(0, _ORD_PENALTY[card] - 4 * bastions)
     if not penalty:
-        return _conclude(s, _foundation_complete(s))
-    if not _foundation_complete(s) or _castle_size(s) - penalty < SIZE:
+        return _conclude(s, foundation_complete(s))
+    if not foundation_complete(s) or castle_size(s) - penalty < SIZE:
         return _conclude(s, False)      # the loss is certain (State._encounter)
     s[DLEFT] = penalty
     s[DREASON] = PENALTY
@@ -508,7 +508,7 @@ def _resume(s):
 def _end_turn(s):
     """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
     while s[OUTCOME] == 0:
-        if _castle_size(s) == CELLS or _tiles_played(s):
+        if castle_size(s) == CELLS or _tiles_played(s):
             if not _encounter(s):
                 return
             continue
@@ -526,8 +526,8 @@ def _after_place(s, level, cell):
             if s[FACE + slot]:
                 any_down = True
         if any_down:
-            board = _board(s, s[CELL + cell] // 3)
-            if _shape_of_group(_component(board, np.int64(1) << np.int64(cell))) == 0:
+            board = faction_board(s, s[CELL + cell] // 3)
+            if shape_of_group(component(board, np.int64(1) << np.int64(cell))) == 0:
                 s[PHASE] = REVEAL_ORDEAL_PHASE
                 return
     _end_turn(s)
@@ -566,7 +566,7 @@ def apply(s, action, level):
         kind = s[HAND]
         s[HAND] = NO_TILE
         if action < DISCARD:
-            _after_place(s, level, _put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
+            _after_place(s, level, put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
             return
         s[DISC + kind] += 1
         if action == DISCARD:
@@ -600,7 +600,7 @@ def apply(s, action, level):
         cost = 4
         if level == MENACE:
             cost = max(0, cost - formations(s)[2])
-        cost = min(cost, _castle_size(s))
+        cost = min(cost, castle_size(s))
         if cost:
             s[DLEFT] = cost
             s[DREASON] = TRAITOR_COST
@@ -609,10 +609,10 @@ def apply(s, action, level):
             _end_turn(s)
     elif phase == DESTROY_PHASE:
         cell = action - DESTROY
-        s[DISC + _take(s, cell // SIZE, cell % SIZE)] += 1
-        _left_align(s)
+        s[DISC + take(s, cell // SIZE, cell % SIZE)] += 1
+        left_align(s)
         s[DLEFT] -= 1
-        if s[DLEFT] and _castle_size(s):
+        if s[DLEFT] and castle_size(s):
             return
         reason = s[DREASON]
         s[DLEFT] = 0
@@ -620,7 +620,7 @@ def apply(s, action, level):
         if reason == PYRO_DESTROY:
             s[PHASE] = LIFT_PHASE
         elif reason == PENALTY:
-            _conclude(s, _foundation_complete(s))
+            _conclude(s, foundation_complete(s))
             _resume(s)
         else:
             _end_turn(s)
@@ -653,11 +653,11 @@ def apply(s, action, level):
         s[PHASE] = DEFENDER_PHASE
     elif phase == LIFT_PHASE:
         c = action - LIFT
-        s[LIFTED] = _take(s, s[HEIGHT + c] - 1, c)
+        s[LIFTED] = take(s, s[HEIGHT + c] - 1, c)
         if s[HEIGHT + c]:
             s[LORIGIN] = c
         elif c == 0:
-            _left_align(s)
+            left_align(s)
             s[LORIGIN] = -1
         else:
             s[LORIGIN] = c
@@ -666,7 +666,7 @@ def apply(s, action, level):
         kind = s[LIFTED]
         s[LIFTED] = NO_TILE
         s[LORIGIN] = 0
-        _after_place(s, level, _put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
+        _after_place(s, level, put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
     elif phase == REVEAL_ORDEAL_PHASE:
         s[FACE + action - REVEAL_ORDEAL] = 0
         _end_turn(s)
@@ -770,14 +770,14 @@ def encode(s, level, rules, obs):
     obs[sc] = np.float32(towers / 9)
     obs[sc + 1] = np.float32(bastions / 9)
     obs[sc + 2] = np.float32(lines / 9)
-    obs[sc + 3] = np.float32(_castle_size(s) / 36)
+    obs[sc + 3] = np.float32(castle_size(s) / 36)
     obs[sc + 4] = np.float32(n_reg / 72)
     obs[sc + 5] = np.float32(s[SAFE_N] / 12)
     obs[sc + 6] = np.float32(s[DLEFT] / 42)
     obs[sc + 7] = np.float32(s[RLEFT] / 4)
     if s[RSHAPE] >= 0:
         obs[sc + 8 + s[RSHAPE]] = 1.0
-    obs[sc + 11] = _foundation_complete(s)
+    obs[sc + 11] = foundation_complete(s)
     if s[PHASE] == MOVE_PHASE:
         origin = s[LORIGIN]
         obs[sc + 12 + (origin if origin >= 0 else 6)] = 1.0
@@ -897,8 +897,3 @@ def first_illegal(mask, actions):
         if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
             return i
     return -1
-
-
-#: public names for the planner's kernels (``castellion_plan``)
-component = _component
-shape_of_group = _shape_of_group

@@ -230,13 +230,13 @@ def _exact_check(s, card):
         return True
     t, b, li = K.formations(s)
     met = t >= K._ORD_TOWERS[card] and b >= K._ORD_BASTIONS[card] and li >= K._ORD_LINES[card]
-    full = K._foundation_complete(s)
+    full = K.foundation_complete(s)
     if kind == K.K_FORMATIONS or met:
         return met and full
     penalty = max(0, K._ORD_PENALTY[card] - 4 * b)
     if not penalty:
         return full
-    return full and K._castle_size(s) - penalty >= K.SIZE
+    return full and K.castle_size(s) - penalty >= K.SIZE
 
 
 @njit(cache=True)
@@ -250,7 +250,7 @@ def _min_costs(s, faction, kind, out):
     """School geometry (bound 4): the fewest placements of ``faction`` that complete a new
     ``kind`` formation (``out[0]``; INF if none fits) and the fewest placements in all, its
     supporting columns included (``out[1]``)."""
-    width = K._width(s)
+    width = K.castle_width(s)
     room = K.SIZE - width
     best_f = INF
     best_t = INF
@@ -319,9 +319,9 @@ def _min_costs(s, faction, kind, out):
 def _live_tiles(s, faction, n3):
     """School: the faction's tiles in groups of at most three (the only ones a new formation
     can use) per shape into ``n3``."""
-    board = K._board(s, faction)
+    board = K.faction_board(s, faction)
     while board:
-        comp = K._component(board, board & -board)
+        comp = K.component(board, board & -board)
         board &= ~comp
         if K.popcount(comp) <= 3:
             x = comp
@@ -338,7 +338,7 @@ def _live_tiles(s, faction, n3):
 def _school_current(s, card, cnt, total, rules, first, on):
     """Bounds 1-4 for the School's current ordeal ``card`` with window ``cnt``/``total``.
     Returns (reason, need, have)."""
-    width = K._width(s)
+    width = K.castle_width(s)
     if on >> FOUNDATION & 1 and 6 - width > total:
         return FOUNDATION, 6 - width, total
     if K._ORD_KIND[card] == K.K_ROWS:
@@ -424,7 +424,7 @@ def _school_current(s, card, cnt, total, rules, first, on):
 def _school_exam3_later(s, card, cnt, total, rules, on):
     """Bound 3 for Exam III seen before Exam II: the tiles in row 0 now and the ``6 - width``
     placed there later are removed first (groups may shrink then: no group rule)."""
-    width = K._width(s)
+    width = K.castle_width(s)
     nt, nb, nl = _req(card)
     k = nt + nb + nl
     above = 0
@@ -456,7 +456,7 @@ def _school_exam3_later(s, card, cnt, total, rules, on):
 def _counts_check(s, card, cnt, total, on):
     """Academy / Menace: bounds 2, 3 and 5 with the window ``cnt``/``total`` (module
     docstring: castle, window and recoverable discards; no shape or group rule)."""
-    n = K._castle_size(s) + total
+    n = K.castle_size(s) + total
     kind = K._ORD_KIND[card]
     if kind == K.K_ROWS:
         need = K.SIZE * (K._ORD_ROWS[card] + 1)

@@ -123,7 +123,7 @@ def _slot_cost(t, level, slot, avail):
     if slot >= 3:
         return 0.0
     cells = t[K.CELL:K.CELL + CELLS]
-    size = K._castle_size(t)
+    size = K.castle_size(t)
     bast = K.formations(t)[1]
     if t[K.FACE + slot]:
         total = 0.0
@@ -148,7 +148,7 @@ def _costs(t, u, level, avail):
         out[k] = _slot_cost(u, level, slot + k, avail)
         card = u[K.ORD + slot + k]
         if not u[K.FACE + slot + k] and _KIND[card] == 2:
-            K._remove_rows(u, _ROWS[card])
+            K.remove_rows(u, _ROWS[card])
             _close_up(u)
     return out[0], out[1], out[2]
 
@@ -194,7 +194,7 @@ def _avail(s):
 @njit(cache=True)
 def _group(t, cell):
     """(size, could still form) of the same-faction group holding ``cell``."""
-    comp = K._component(K._board(t, t[K.CELL + cell] // 3), np.int64(1) << np.int64(cell))
+    comp = K.component(K.faction_board(t, t[K.CELL + cell] // 3), np.int64(1) << np.int64(cell))
     n = 0
     r_lo, r_hi, c_lo, c_hi = SIZE, -1, SIZE, -1
     x = comp
@@ -231,7 +231,7 @@ def _passes(t, level, slot, card):
     """1 when encountering ``card`` in ``slot`` now passes without a penalty, else 0."""
     kind = _KIND[card]
     if kind == 2:
-        if not K._foundation_complete(t):
+        if not K.foundation_complete(t):
             return 0.0
         for c in range(SIZE):
             if t[K.HEIGHT + c] <= _ROWS[card]:
@@ -241,7 +241,7 @@ def _passes(t, level, slot, card):
     met = (towers >= _NEED[card, 0] and bastions >= _NEED[card, 1]
            and lines >= _NEED[card, 2])
     if met or (kind == 1 and _PENALTY[card] - 4 * bastions <= 0):
-        return 1.0 if K._foundation_complete(t) else 0.0
+        return 1.0 if K.foundation_complete(t) else 0.0
     return 0.0
 
 
@@ -305,10 +305,10 @@ def _tile(f, kind):
 @njit(cache=True)
 def _castle(f, t, s, level, avail, u, before, cost_before):
     """The castle-after columns and the plan costs for the position ``t``."""
-    size = K._castle_size(t)
+    size = K.castle_size(t)
     f[AFTER] = size / 36.0
-    f[AFTER + 1] = K._width(t) / 6.0
-    f[AFTER + 2] = K._foundation_complete(t)
+    f[AFTER + 1] = K.castle_width(t) / 6.0
+    f[AFTER + 2] = K.foundation_complete(t)
     found = 0
     for c in range(SIZE):
         found += t[K.HEIGHT + c] > 0
@@ -335,7 +335,7 @@ def _best_placement(s, t, u, m, level, rules, kind, avail):
     """(best current plan cost over the legal placements of ``kind``, any placement)."""
     best = BIG * 1.0
     t[:] = s
-    K._placements(t, m, kind, True, 99, rules)
+    K.placements(t, m, kind, True, 99, rules)
     placeable = False
     for a in range(K.PLACE, K.PLACE_LEFT + 1):
         if not m[a]:
@@ -343,7 +343,7 @@ def _best_placement(s, t, u, m, level, rules, kind, avail):
         m[a] = False
         placeable = True
         t[:] = s
-        K._put(t, kind, a - K.PLACE if a < K.PLACE_LEFT else -1)
+        K.put(t, kind, a - K.PLACE if a < K.PLACE_LEFT else -1)
         avail[kind // 3] -= 1
         now = _slot_cost(t, level, t[K.CURRENT], avail)
         avail[kind // 3] += 1
@@ -384,9 +384,9 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         kind = s[K.HAND] if phase == K.DEFENDER_PHASE else s[K.LIFTED]
         _tile(f, kind)
         column = a - K.PLACE if a < K.PLACE_LEFT else -1
-        width = K._width(s)
+        width = K.castle_width(s)
         f[WHERE + 2] = column == -1 or column == width
-        cell = K._put(t, kind, column)
+        cell = K.put(t, kind, column)
         f[WHERE] = (cell // SIZE) / 5.0
         f[WHERE + 1] = (cell % SIZE) / 5.0
         f[WHERE + 3] = cell < SIZE
@@ -396,7 +396,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         n, fits = _group(t, cell)
         f[GROUP] = min(n, 8) / 8.0
         f[CAN_FORM] = fits
-        f[FILLS] = K._castle_size(t) == CELLS
+        f[FILLS] = K.castle_size(t) == CELLS
     elif a == K.DISCARD or a == K.DISCARD_POWER:
         kind_col = 6 if a == K.DISCARD else 7
         _tile(f, s[K.HAND])
@@ -414,7 +414,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
             cost = 4
             if level == MENACE:
                 cost = max(0, cost - before[2])
-            f[DISCARD_COST] = min(cost, K._castle_size(s)) / 4.0
+            f[DISCARD_COST] = min(cost, K.castle_size(s)) / 4.0
     elif a < K.SWAP:                                         # destroy
         kind_col = 10
         cell = a - K.DESTROY
@@ -423,8 +423,8 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         f[WHERE] = r / 5.0
         f[WHERE + 1] = c / 5.0
         f[WHERE + 3] = r == 0
-        K._take(t, r, c)
-        K._left_align(t)
+        K.take(t, r, c)
+        K.left_align(t)
         _castle(f, t, s, level, avail, u, before, cost_before)
     elif a < K.REVEAL:                                       # Juggler swap
         kind_col = 11
@@ -455,8 +455,8 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         f[WHERE] = r / 5.0
         f[WHERE + 1] = c / 5.0
         f[WHERE + 3] = r == 0
-        K._take(t, r, c)
-        K._left_align(t)
+        K.take(t, r, c)
+        K.left_align(t)
         _castle(f, t, s, level, avail, u, before, cost_before)
     else:                                                    # turn up an ordeal
         kind_col = 16

@@ -1,4 +1,4 @@
-"""Castellion's perfect-information solver as compiled kernels (``castellion.solver`` wraps
+"""Castellion's perfect-information solver as compiled kernels (``solve_castellion`` wraps
 them in ``Solver``).
 
 A position is a row of the batched env (``castellion_kernel``: both piles' order, every
@@ -37,9 +37,9 @@ Three searches share the budget (``Solver`` runs them in a fixed schedule):
      row) needs every column two high, at least ``sum(max(0, 2 - height))`` placements.
      Failing an Exam loses, so a position whose need exceeds its supply is lost.
 - the plain exhaustive search is ``dfs`` with both reductions off; the tests compare its
-  verdicts with the reduced search's and with ``castellion.solver.exhaustive`` (pure Python
+  verdicts with the reduced search's and with ``solve_castellion.exhaustive`` (pure Python
   over ``rules.State``) on small positions.
-- the **loss search** (``castellion.solver.Solver.prove_loss``) is ``dfs`` with ``prune=2``
+- the **loss search** (``solve_castellion.Solver.prove_loss``) is ``dfs`` with ``prune=2``
   (the proofs of loss of ``castellion_loss``, which hold at every level), a ``goal`` (win
   once ``goal`` ordeals are passed: LOSS then says no line passes that ordeal, so none wins)
   and ``canon``: its table keys a position and its mirror image alike (``mirror_hash``).
@@ -60,7 +60,7 @@ import numpy as np
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
 from ._jit import njit, unowned
-from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (castellion.solver uses them)
+from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
 POS_WORDS = K.SCRATCH            # the position part of a row (scratch excluded)
@@ -155,7 +155,7 @@ def _empty(s, r, c):
     at either end of the foundation row while the castle is under 6 wide."""
     if r < 0 or r >= K.SIZE:
         return False
-    width = K._width(s)
+    width = K.castle_width(s)
     if c < 0 or c >= width:
         return r == 0 and width < K.SIZE and (c == -1 or c == width)
     return s[K.HEIGHT + c] <= r
@@ -247,15 +247,15 @@ def evaluate(s, level):
     b = 0
     li = 0
     for faction in range(4):
-        board = K._board(s, faction)
+        board = K.faction_board(s, faction)
         if rows:
             board = board >> np.int64(6 * rows)
         while board:
-            comp = K._component(board, board & -board)
+            comp = K.component(board, board & -board)
             board &= ~comp
             n = K.popcount(comp)
             if n == 4:
-                kind = K._shape_of_group(comp)
+                kind = K.shape_of_group(comp)
                 if kind == 0:
                     t += 1
                 elif kind == 1:
@@ -330,7 +330,7 @@ def hopeless(s, level):
     t, b, li = K.formations(s)
     missing = (max(0, K._ORD_TOWERS[card] - t) + max(0, K._ORD_BASTIONS[card] - b)
                + max(0, K._ORD_LINES[card] - li))
-    return max(missing, K.SIZE - K._width(s)) > supply
+    return max(missing, K.SIZE - K.castle_width(s)) > supply
 
 
 # --- depth-first search -----------------------------------------------------------------------
@@ -411,7 +411,7 @@ def mirror_hash(s, z):
     end, rule 3, the three patterns, splits, swaps, Pyro's moves), so a position and its
     mirror image have the same value; the scalars that name a column (Pyro's lifted tile's
     origin) are only used outside the phases where ``_hash`` uses this."""
-    width = K._width(s)
+    width = K.castle_width(s)
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     for i in range(POS_WORDS):

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.castellion.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
+from castle_envs.vector.solve_castellion import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                            deal, exhaustive, replay_wins)
 from castle_envs.vector import castellion_kernel as K  # noqa: E402
 from castle_envs.vector import castellion_solver as C  # noqa: E402
@@ -185,7 +185,7 @@ def test_solve_cli(tmp_path, capsys):
 def test_planner_probe_proves_deals_the_planner_wins_and_leaves_the_rest_to_the_solver():
     """The probe's won game is the verdict (its moves counted as nodes, the line replayed);
     a lost probe game leaves the solver the rest of the budget."""
-    from castle_envs.castellion.solver import replay_wins
+    from castle_envs.vector.solve_castellion import replay_wins
     from castle_envs.experiments.solve_castellion import probe_game, solve_deal
     rules = {"early_encounter": "any_time", "foundation_exemption": "placed"}
     seeds = {}

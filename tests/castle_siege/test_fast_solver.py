@@ -1,4 +1,4 @@
-"""The compiled solver (``fast_solver.CompiledSolver``) against the Python reference
+"""The compiled solver (``vector.solve_castle_siege.CompiledSolver``) against the Python reference
 (``solver.Solver``): the same legal moves and bounds on every position, the same verdict
 wherever both decide, sound against plain exhaustive search, winning lines that replay in the
 Gymnasium env; and the compiled linear move scorer against ``LinearPolicy``."""
@@ -10,7 +10,7 @@ pytest.importorskip("numba")
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                              deal_deck, relaxed_winnable, replay_wins)
-from castle_envs.castle_siege.fast_solver import CompiledSolver, _memo  # noqa: E402
+from castle_envs.vector.solve_castle_siege import CompiledSolver, _memo  # noqa: E402
 from castle_envs.vector import siege_kernel as K  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
 from castle_envs.vector.castle_siege import write_state  # noqa: E402
@@ -218,7 +218,7 @@ def test_same_budget_same_verdict_and_line():
 
 
 def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
-    from castle_envs.castle_siege.fast_solver import _CHUNK
+    from castle_envs.vector.solve_castle_siege import _CHUNK
     state = State.new_game(difficulty="very_hard", deck=deal_deck(3))
     # the clock is read between chunks of nodes: the search may overrun its budget by about
     # one chunk, whose time depends on the machine and its load, so measure one here; a first

@@ -1,4 +1,4 @@
-"""Nested Monte Carlo search (``castle_siege.nested``): it only ever claims a win with a line
+"""Nested Monte Carlo search (``vector.nested_castle_siege``): it only ever claims a win with a line
 that wins in the Gymnasium env, never on a position proven lost; its lines are legal to the
 end and score what they reach; it is deterministic; the ``solve --nested`` command."""
 import json
@@ -11,7 +11,7 @@ import functools  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
-from castle_envs.castle_siege import nested  # noqa: E402
+from castle_envs.vector import nested_castle_siege as nested  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                              deal_deck, replay_wins)

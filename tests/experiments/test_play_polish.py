@@ -14,8 +14,10 @@ from castle_envs.castle_siege.cards import RANKS, card_name
 from castle_envs.castle_siege.rules import EVENTS, PHASE_NAMES as SIEGE_PHASES, State
 from castle_envs.castellion.rules import PHASE_NAMES as CASTELLION_PHASES
 from castle_envs.experiments.cli import build_parser
-from castle_envs.experiments.play import (CAPTURE, EXACT, OTHER, OVERKILL, ROYAL, Session,
-                                          _ordered, _siege_usefulness, run, wrap)
+from castle_envs.castle_siege.render import (MOVE_CAPTURE as CAPTURE, MOVE_EXACT as EXACT,
+                                             MOVE_OTHER as OTHER, MOVE_OVERKILL as OVERKILL,
+                                             MOVE_ROYAL as ROYAL, move_order as _siege_usefulness)
+from castle_envs.experiments.play import Session, _ordered, run, wrap
 from castle_envs.experiments.records import final_state, load
 
 

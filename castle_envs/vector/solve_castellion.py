@@ -26,7 +26,7 @@ budget B decides exactly the deals that a run with a larger budget decided withi
 (``Result.nodes``). A time budget (``max_seconds``) is also accepted (not deterministic).
 
 ``exhaustive(state)`` is the plain reference: every legal move, no table, no bound, over
-``rules.State`` in pure Python (tests compare it with the compiled search on small positions).
+``castellion.rules.State`` in pure Python (tests compare it with the compiled search on small positions).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .rules import State
+from ..castellion.rules import State
 
 WINNABLE, UNWINNABLE, UNKNOWN = "winnable", "unwinnable", "unknown"
 #: beam widths, in order; a slice of depth-first search follows each beam
@@ -96,14 +96,14 @@ class Solver:
                  prune: bool = True, table: bool = True, order: bool = True,
                  beam: bool = True, inner: int = 2, table_bits: int | None = None,
                  loss: bool = True, loss_nodes: int = LOSS_NODES):
-        from ..vector import _jit
+        from . import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the Castellion solver needs numba: " + _jit.INSTALL_HINT)
         if max_nodes is None and max_seconds is None:
             raise ValueError("give a node budget, a time budget or both")
         if max_nodes is not None and max_nodes < 1:
             raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
-        from ..vector import castellion_solver as C
+        from . import castellion_solver as C
         self._C = C
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.prune, self.table, self.order, self.beam, self.inner = prune, table, order, beam, inner
@@ -123,8 +123,8 @@ class Solver:
         ordeal; if it finds one, the same for the ordeal after it. A search that ends without
         such a line proves the position lost: every winning line passes that ordeal, and
         every position it pruned is lost."""
-        from ..vector import castellion_kernel as K
-        from ..vector.castellion import write_state
+        from . import castellion_kernel as K
+        from .castellion import write_state
         C = self._C
         rules = {"foundation_exemption": state.foundation_exemption,
                  "early_encounter": state.early_encounter}
@@ -171,8 +171,8 @@ class Solver:
         return r
 
     def _solve(self, state: State) -> Result:
-        from ..vector import castellion_kernel as K
-        from ..vector.castellion import write_state
+        from . import castellion_kernel as K
+        from .castellion import write_state
         C, w = self._C, self._w
         start = time.perf_counter()
         rules = {"foundation_exemption": state.foundation_exemption,
@@ -249,7 +249,7 @@ class Solver:
 
 
 def exhaustive(state: State, max_nodes: int = 1_000_000) -> str:
-    """Plain exhaustive search over ``rules.State`` (no table, no bound, no ordering):
+    """Plain exhaustive search over ``castellion.rules.State`` (no table, no bound, no ordering):
     ``winnable``, ``unwinnable`` or ``unknown`` past ``max_nodes`` moves played."""
     nodes = 0
 

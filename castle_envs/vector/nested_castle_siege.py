@@ -1,13 +1,13 @@
 """``NestedSearch``: winning lines by nested Monte Carlo search (perfect information).
 
-The depth-first solvers (``solver.Solver``, ``fast_solver.CompiledSolver``) decide a deal
-by searching its tree; on Very Hard the tree is far too wide for them to find most wins.
+The depth-first solvers (``castle_siege.solver.Solver``,
+``solve_castle_siege.CompiledSolver``) decide a deal by searching its tree; on Very Hard the tree is far too wide for them to find most wins.
 Nested Monte Carlo search (``castle_envs/vector/siege_nested.py`` documents the kernels)
 follows the trained move scorer's best few moves instead, finishing the game from each
 with a search one level down, and finds a win on most Very Hard deals in a fraction of a
 second. It proves only wins: a deal it fails is left to the solver.
 
-    from castle_envs.castle_siege.nested import NestedSearch
+    from castle_envs.vector.nested_castle_siege import NestedSearch
     weights = LinearPolicy.load("models/castle_siege_very_hard_linear/policy.json").vector()
     result = NestedSearch(level=2, width=5, runs=4, weights=weights).solve(state)  # a Result
 
@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from ..vector import _jit
-from .rules import State
-from .solver import UNKNOWN, WINNABLE, Result
+from . import _jit
+from ..castle_siege.rules import State
+from ..castle_siege.solver import UNKNOWN, WINNABLE, Result
 
 #: ``castle-envs solve --nested LEVEL`` settings and their defaults
 DEFAULTS = {"width": 5, "runs": 4, "noise": 0.2, "check": 0}
@@ -36,7 +36,7 @@ class NestedSearch:
                  check: int = 0, weights=None, seed: int = 0):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the nested search needs numba: " + _jit.INSTALL_HINT)
-        from ..vector import siege_nested as N
+        from . import siege_nested as N
         for name, value, low, high in (("level", level, 0, 2), ("width", width, 2, N.MAX_WIDTH),
                                        ("runs", runs, 1, 1 << 20), ("check", check, 0, 1 << 40)):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -54,14 +54,14 @@ class NestedSearch:
                              f"{self.weights.shape}")
         self.level, self.width, self.runs = level, width, runs
         self.noise, self.check, self.seed = float(noise), check, seed
-        from ..vector import siege_solver as S
-        from .fast_solver import shared_memo
+        from . import siege_solver as S
+        from .solve_castle_siege import shared_memo
         self._N, self._memo = N, shared_memo()
         self._x = N.new_scratch()
         self._w = S.new_work(max(10, min(22, (2 * max(check, 1)).bit_length())))
 
     def solve(self, state: State) -> Result:
-        from ..vector.castle_siege import write_state
+        from .castle_siege import write_state
         N, x = self._N, self._x
         start = time.perf_counter()
         b0 = np.zeros(x.B.shape[1], np.int8)

@@ -1,0 +1,72 @@
+"""What every game's move-feature view shares (``castle_envs.moves`` has the views and the
+wrappers): ``capacity`` rows of ``num_features``, the zeroed arrays one view fills, the
+view computed in Python from a rules state, and the observation space of the view."""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+
+def check_capacity(capacity) -> int:
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+    return int(capacity)
+
+
+def view_spaces(obs_space: gym.spaces.Box, num_actions: int, capacity: int,
+                num_features: int) -> gym.spaces.Dict:
+    """The env's observation beside ``capacity`` rows of ``num_features`` move features."""
+    return gym.spaces.Dict({
+        "observation": obs_space,
+        "move_features": gym.spaces.Box(0.0, 1.0, (capacity, num_features), np.float32),
+        "move_ids": gym.spaces.Box(0, num_actions - 1, (capacity,), np.int64),
+        "move_mask": gym.spaces.MultiBinary(capacity),
+    })
+
+
+class MoveView:
+    """What every game's view object shares: ``capacity`` rows of ``num_features``, and the
+    zeroed arrays one view fills (``empty()``; ``batch``: a leading batch dimension). A
+    subclass names its game (``game``, the registry slug) and its columns
+    (``feature_names()``)."""
+
+    game = ""
+
+    def __init__(self, capacity: int, num_features: int):
+        self.capacity = check_capacity(capacity)
+        self.num_features = num_features
+
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def empty(self, batch: int | None = None) -> dict:
+        lead = () if batch is None else (batch,)
+        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+
+
+class StateMoves(MoveView):
+    """A view computed in Python from the rules state (the games without a kernel): the
+    subclass gives ``rows(state, actions)`` (one row per legal action of the player to act)
+    and ``observation(state)``."""
+
+    def rows(self, state, actions) -> np.ndarray:
+        raise NotImplementedError
+
+    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+        """The view of the player to act (all zero once the game is over) and its count of
+        legal moves; past the capacity the lowest action ids are kept."""
+        out = self.empty() if out is None else out
+        for a in out.values():
+            a[:] = 0
+        if state.is_terminal():
+            return out, 0
+        legal = np.flatnonzero(state.legal_action_mask())
+        rows = self.rows(state, legal[:self.capacity])
+        k = len(rows)
+        out["move_features"][:k] = rows
+        out["move_ids"][:k] = legal[:k]
+        out["move_mask"][:k] = 1
+        return out, len(legal)
