@@ -42,7 +42,7 @@ class ISMCTSPolicy:
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
-        from castle_envs.castle_siege.fast_solver import CompiledSolver, shared_memo
+        from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
         iterations = check_int("ismcts option iterations", iterations, 1)

@@ -173,9 +173,9 @@ def load_agent(path, game: str, seed: int | None = None):
         options = dict(card["options"])
         if options.get("value"):    # the value network file sits in the model directory
             options["value"] = str(directory / Path(str(options["value"])).name)
-        policy = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
-        policy.options["value"] = card["options"].get("value", "")   # as the card says
-        return PolicyAgent(policy, name, seed)
+        search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
+        search.options["value"] = card["options"].get("value", "")   # as the card says
+        return PolicyAgent(search, name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"],
                                endgame_nodes=endgame)

@@ -60,7 +60,8 @@ def play(agent, seed: int, difficulty: str) -> dict:
     state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
     agent.reset([0, seed, 0])
     search = agent.policy
-    actions, searched = [], []
+    actions: list[int] = []
+    searched: list = []
     while not state.outcome:
         action = agent.act(None, None, state=state.player_view())
         if search.searched:
@@ -212,7 +213,7 @@ def fit(args) -> None:
     data, held, games = load_positions(args.journals, arch["capacity"], args.holdout)
     print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
                       "load_s": round(time.time() - t0, 1)}), flush=True)
-    history = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
+    history: list[dict] = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
     print(json.dumps(history[-1]), flush=True)
     # the value head overfits the games' outcomes long before the policy stops learning
     # from the visits (a few thousand outcomes against tens of thousands of visit vectors):

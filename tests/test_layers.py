@@ -20,7 +20,6 @@ GAMES = ("castle_siege", "castellion", "castle_rooms", "castell")
 CROSSING_DEBT = {
     ("castle_envs", "castle_envs.vector"),
     # the old path of vector.solve_castle_siege, re-exported for agents/castle_siege_ismcts.py
-    ("castle_envs.castle_siege.fast_solver", "castle_envs.vector.solve_castle_siege"),
     # the public face of the move views over the compiled kernels (vector/moves.py)
     ("castle_envs.moves", "castle_envs.vector.moves"),
 }

@@ -10,8 +10,8 @@ lost positions is keyed by a 128-bit Zobrist hash rather than the position's byt
 probes follow the compiled linear move scorer (``probe_weights``: ``LinearPolicy.vector()``;
 the heuristic's weights reproduce the heuristic agent the Python solver's probes use).
 
-It sits in the vector layer because it drives ``vector``'s kernels; the old path
-``castle_envs.castle_siege.fast_solver`` still re-exports it.
+It sits in the vector layer because it drives ``vector``'s kernels (its old path
+``castle_envs.castle_siege.fast_solver`` is gone).
 
 Needs numba (the ``fast`` extra); without it the kernels would run as plain Python, far
 slower than ``solver.Solver``, so ``CompiledSolver`` refuses to start.
