@@ -10,15 +10,19 @@ search, and plays the root's most visited move. Once no unseen card is left the 
 puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
-endgame=20000,standing=0.0,value=NPZ,lam=0.0,policy=PATH]``: ``policy`` is the linear scorer
-that ranks the moves, gives the priors and plays the playouts (default: the shipped Very Hard
-scorer); ``value`` a leaf value network (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written
-by ``experiments/exit_siege_net.py export``) mixed into the leaves with weight ``lam``.
+endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
+policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
+(``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
+export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
+(``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
+the root's priors with weight ``prior_mix`` (the root only: one network call a decision).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.rules import State
 from castle_envs.core.options import check_int, check_real
 
@@ -27,7 +31,11 @@ from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
             "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",
-            "lam": 0.0}
+            "lam": 0.0, "prior": "", "prior_mix": 0.0, "prior_temp": 1.0}
+#: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
+#: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
+#: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
+PRIOR_ARRAYS = ("w1", "b1", "w2", "b2", "m1", "c1", "m2", "c2", "lin")
 #: the settings a spec or a model directory may give, with their types
 ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
@@ -38,7 +46,8 @@ class ISMCTSPolicy:
     def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
                  leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
-                 lam: float = 0.0):
+                 lam: float = 0.0, prior: str = "", prior_mix: float = 0.0,
+                 prior_temp: float = 1.0):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -57,12 +66,21 @@ class ISMCTSPolicy:
         lam = check_real("ismcts option lam", lam, 0.0, 1.0)
         if lam > 0 and not value:
             raise ValueError("ismcts option lam > 0 needs value=FILE.npz (a leaf value network)")
+        prior_mix = check_real("ismcts option prior_mix", prior_mix, 0.0, 1.0)
+        prior_temp = check_real("ismcts option prior_temp", prior_temp, 0.0, low_open=True)
+        if prior_mix > 0 and not prior:
+            raise ValueError("ismcts option prior_mix > 0 needs prior=FILE.npz (a move network's"
+                             " scores, exit_siege_net export --what prior)")
         self._net = M.new_value_net(load_value_net(value) if value else None)
+        self._prior = MovePrior(load_prior(prior)) if prior else None
+        self.prior_mix, self.prior_temp = float(prior_mix), float(prior_temp)
+        self._logits = np.full(NUM_ACTIONS, -np.inf)
         #: the settings, as a spec or ``model.json`` gives them
         self.options = {"iterations": iterations, "width": width, "temp": float(temp),
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
                         "leaf": leaf, "endgame": endgame, "standing": float(standing),
-                        "value": str(value), "lam": float(lam)}
+                        "value": str(value), "lam": float(lam), "prior": str(prior),
+                        "prior_mix": float(prior_mix), "prior_temp": float(prior_temp)}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.standing, self.lam = float(standing), float(lam)
@@ -87,12 +105,19 @@ class ISMCTSPolicy:
             if action is not None:
                 return action
         self.searched = True   # root_stats() describes this decision
+        mix = 0.0
+        if self._prior is not None:
+            mix = self.prior_mix
+            self._logits[:] = -np.inf
+            ids, logits = self._prior.logits(state)
+            self._logits[ids] = logits / self.prior_temp
         b, v = self._rows(state.determinize(0, rng))
         best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
                               state.attack == "most_recent", state.defeated == "leave_game",
                               self.weights, self.iterations, self.width, self.temp, self.c,
                               self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
-                              self.standing, self._net, self.lam, state.rows)
+                              self.standing, self._net, self.lam, state.rows, self._logits,
+                              mix)
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:
@@ -127,6 +152,54 @@ def load_value_net(path) -> dict:
         if isinstance(err, FileNotFoundError) or "lacks" in str(err):
             raise
         raise ValueError(f"ismcts option value={path}: not a value network .npz ({err})") from None
+
+
+class MovePrior:
+    """A move network's logits over a position's moves, in numpy (``PRIOR_ARRAYS``), read
+    through the player's observation and move view only."""
+
+    def __init__(self, arrays: dict):
+        from castle_envs.moves import move_view
+        self.a = {k: np.asarray(arrays[k], np.float64) for k in PRIOR_ARRAYS}
+        hidden, features = self.a["b1"].shape[0], self.a["m1"].shape[0] - self.a["b1"].shape[0]
+        self.moves = move_view("castle-siege", 256)
+        want = {"w1": (self.a["w1"].shape[0], hidden), "w2": (hidden, hidden), "b2": (hidden,),
+                "m1": (hidden + features, hidden), "c1": (hidden,), "m2": (hidden,),
+                "c2": (1,)}
+        for name, shape in want.items():
+            if self.a[name].shape != shape:
+                raise ValueError(f"prior network array {name}: expected shape {shape}, "
+                                 f"got {self.a[name].shape}")
+        if features != self.moves.num_features or self.a["lin"].shape[0] > features:
+            raise ValueError(f"prior network: {features} move features; this version's move "
+                             f"view has {self.moves.num_features}")
+        self.offset = features - self.a["lin"].shape[0]
+
+    def logits(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """(move ids, logits) of the position's moves the view keeps."""
+        view, n = self.moves.from_state(state)
+        keep = view["move_mask"].astype(bool)
+        feats = view["move_features"][keep].astype(np.float64)
+        a = self.a
+        obs = self.moves.observation(state).astype(np.float64)
+        h = np.maximum(np.maximum(obs @ a["w1"] + a["b1"], 0.0) @ a["w2"] + a["b2"], 0.0)
+        z = np.maximum(h @ a["m1"][:len(h)] + feats @ a["m1"][len(h):] + a["c1"], 0.0)
+        out = z @ a["m2"] + a["c2"][0] + feats[:, self.offset:] @ a["lin"]
+        return view["move_ids"][keep].astype(np.int64), out
+
+
+def load_prior(path) -> dict:
+    """The arrays of a root prior file (``.npz`` of plain arrays; nothing pickled is read)."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = sorted(set(PRIOR_ARRAYS) - set(f.files))
+            if missing:
+                raise ValueError(f"ismcts option prior={path}: the file lacks {missing}")
+            return {k: f[k] for k in PRIOR_ARRAYS}
+    except (OSError, ValueError) as err:
+        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
+            raise
+        raise ValueError(f"ismcts option prior={path}: not a prior network .npz ({err})") from None
 
 
 def make_ismcts_policy(options: dict, default_weights) -> ISMCTSPolicy:

@@ -171,10 +171,12 @@ def load_agent(path, game: str, seed: int | None = None):
         if unknown:
             raise _bad(path, f"unknown ismcts options {unknown}; known: {list(ISMCTS_OPTIONS)}")
         options = dict(card["options"])
-        if options.get("value"):    # the value network file sits in the model directory
-            options["value"] = str(directory / Path(str(options["value"])).name)
+        for key in ("value", "prior"):   # the network files sit in the model directory
+            if options.get(key):
+                options[key] = str(directory / Path(str(options[key])).name)
         search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
-        search.options["value"] = card["options"].get("value", "")   # as the card says
+        for key in ("value", "prior"):
+            search.options[key] = card["options"].get(key, "")   # as the card says
         return PolicyAgent(search, name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"],

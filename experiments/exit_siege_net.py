@@ -265,11 +265,22 @@ def value_arrays(net) -> dict:
             "wv": sd["value.weight"][0], "bv": sd["value.bias"]}
 
 
+def prior_arrays(net) -> dict:
+    """The move network's move scores as ``castle_siege_ismcts.PRIOR_ARRAYS`` (weights
+    transposed to input x output), for the search's root priors."""
+    sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    return {"w1": sd["state.0.weight"].T, "b1": sd["state.0.bias"],
+            "w2": sd["state.2.weight"].T, "b2": sd["state.2.bias"],
+            "m1": sd["move.0.weight"].T, "c1": sd["move.0.bias"],
+            "m2": sd["move.2.weight"][0], "c2": sd["move.2.bias"],
+            "lin": sd["linear.weight"][0]}
+
+
 def export(args) -> None:
     from castle_envs.agents.saved import load_agent
     net = load_agent(args.model, "castle-siege").net
-    np.savez(args.out, **value_arrays(net))
-    print(json.dumps({"saved": args.out}))
+    np.savez(args.out, **(prior_arrays(net) if args.what == "prior" else value_arrays(net)))
+    print(json.dumps({"saved": args.out, "what": args.what}))
 
 
 def main(argv=None) -> None:
@@ -295,8 +306,11 @@ def main(argv=None) -> None:
                         "search's value of the root (its visit-weighted mean)")
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--torch-seed", type=int, default=0)
-    e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value")
+    e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value, "
+                                      "or its move scores as the root's priors")
     e.add_argument("--model", required=True)
+    e.add_argument("--what", choices=("value", "prior"), default="value",
+                   help="value: the ismcts option value=; prior: the ismcts option prior=")
     e.add_argument("--out", required=True, help="the .npz file to write")
     args = p.parse_args(argv)
     {"collect": collect, "fit": fit, "export": export}[args.cmd](args)

@@ -304,6 +304,29 @@ def _expand(t, node, b, v, recent, weights, width, temp, x):
 
 
 @njit(cache=True)
+def _mix_root_prior(t, logits, mix):
+    """The root's priors mixed with a softmax of ``logits`` over its children (a child the
+    network did not score, one its move view's capacity cut, gets the lowest logit given)."""
+    k = t.width[0]
+    lo, hi = np.inf, -np.inf
+    for i in range(k):
+        z = logits[t.act[0, i]]
+        if np.isfinite(z):
+            lo = min(lo, z)
+            hi = max(hi, z)
+    if not np.isfinite(hi):
+        return
+    total = 0.0
+    p = np.empty(k)
+    for i in range(k):
+        z = logits[t.act[0, i]]
+        p[i] = np.exp((z if np.isfinite(z) else lo) - hi)
+        total += p[i]
+    for i in range(k):
+        t.prior[0, i] = (1.0 - mix) * t.prior[0, i] + mix * p[i] / total
+
+
+@njit(cache=True)
 def _value(b, v, shaped, standing):
     if v[OUTCOME] == 1:
         return 1.0
@@ -335,11 +358,13 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
 
 @njit(cache=True)
 def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, leaf, seed, standing, net, lam, rows):
+           noise, shaped, leaf, seed, standing, net, lam, rows, root_logits, root_mix):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
     root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
-    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows). Returns
-    the index of the root's most visited child (ties: the scorer's order)."""
+    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows); with
+    ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
+    (one per action id, a move network's) over its children plus the rest times the
+    scorer's. Returns the index of the root's most visited child (ties: the scorer's order)."""
     clear(t)
     t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
@@ -359,6 +384,8 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
     # the root is expanded even where every world is lost: its first child is then the
     # scorer's move
     _expand(t, 0, B[0], V[0], recent, weights, width, temp, x)
+    if root_mix > 0.0:
+        _mix_root_prior(t, root_logits, root_mix)
     line = x.lines[0]
     cap = len(t.visits)
     for it in range(iterations):

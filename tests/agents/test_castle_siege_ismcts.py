@@ -284,3 +284,70 @@ def test_bad_value_networks_are_refused_clearly(tmp_path):
         _policy(value=str(tmp_path / "pickled.npz"), lam=0.5)
     with pytest.raises(FileNotFoundError):
         _policy(value=str(tmp_path / "none.npz"), lam=0.5)
+
+
+def _prior_file(tmp_path, seed=0):
+    """A small random move network exported as root priors, and the network itself."""
+    torch = pytest.importorskip("torch")
+    from castle_envs.agents.move_policy import build_net
+    from castle_envs.experiments.exit_siege_net import prior_arrays
+    torch.manual_seed(seed)
+    net = build_net(M.OBS_SIZE, 75, hidden=16)
+    with torch.no_grad():       # the move MLP and the linear term start silent: wake them
+        for p in list(net.move.parameters()) + list(net.linear.parameters()):
+            p.normal_(0, 0.5)
+    path = tmp_path / "prior.npz"
+    np.savez(path, **prior_arrays(net))
+    return path, net
+
+
+def test_the_root_prior_is_the_move_networks_logits_and_reads_only_the_view(tmp_path):
+    import torch
+    from castle_envs.agents.castle_siege_ismcts import MovePrior, load_prior
+    path, net = _prior_file(tmp_path)
+    prior = MovePrior(load_prior(path))
+    for seed, moves in ((1, 0), (2, 10), (3, 25)):
+        s = _midgame(seed, moves=moves, difficulty="very_hard").player_view()
+        ids, logits = prior.logits(s)
+        view, n = prior.moves.from_state(s)
+        keep = view["move_mask"].astype(bool)
+        with torch.no_grad():
+            h = net.embed(torch.as_tensor(prior.moves.observation(s))[None])
+            feats = torch.as_tensor(view["move_features"][keep])
+            ref = net.move_logits(h, torch.zeros(len(feats), dtype=torch.long), feats).numpy()
+        assert list(ids) == list(view["move_ids"][keep]) and len(ids) == min(n, 256)
+        assert np.allclose(logits, ref, atol=1e-4)
+    # the priors move the root: the children's priors are the mix, and a twin deal that
+    # differs only in unseen cards gets the same decision
+    mixed, twin_policy = _policy(prior=str(path), prior_mix=1.0), _policy(prior=str(path),
+                                                                          prior_mix=1.0)
+    plain = _policy()
+    s = _midgame(4, moves=2, difficulty="very_hard")
+    twin = _reshuffle_unseen(s, np.random.default_rng(3))
+    a = mixed(s.player_view(), np.random.default_rng(0))
+    assert a == twin_policy(twin.player_view(), np.random.default_rng(0))
+    plain(s.player_view(), np.random.default_rng(0))
+    got = [p for *_, p in mixed.root_stats()]
+    base = [p for *_, p in plain.root_stats()]
+    ids, logits = MovePrior(load_prior(path)).logits(s.player_view())
+    z = dict(zip(ids.tolist(), logits.tolist()))
+    acts = [act for act, *_ in mixed.root_stats()]
+    want = np.exp([z.get(act, min(z[x] for x in acts if x in z)) for act in acts])
+    assert np.allclose(got, want / want.sum()) and not np.allclose(got, base)
+
+
+def test_bad_priors_are_refused_clearly(tmp_path):
+    with pytest.raises(ValueError, match="prior_mix > 0 needs prior"):
+        _policy(prior_mix=0.5)
+    path, _ = _prior_file(tmp_path)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    np.savez(tmp_path / "short.npz", **{k: v for k, v in arrays.items() if k != "m2"})
+    with pytest.raises(ValueError, match=r"lacks \['m2'\]"):
+        _policy(prior=str(tmp_path / "short.npz"), prior_mix=0.5)
+    np.savez(tmp_path / "shape.npz", **{**arrays, "m1": np.zeros((3, 3))})
+    with pytest.raises(ValueError, match="array m1: expected"):
+        _policy(prior=str(tmp_path / "shape.npz"), prior_mix=0.5)
+    np.savez(tmp_path / "pickled.npz", **{**arrays, "c1": np.array([object()], dtype=object)})
+    with pytest.raises(ValueError, match="not a prior network"):
+        _policy(prior=str(tmp_path / "pickled.npz"), prior_mix=0.5)
