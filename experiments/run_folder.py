@@ -44,9 +44,10 @@ class RunFolder:
     SUMMARY = "summary.json"
     CHECKPOINTS = "checkpoints"
 
-    def __init__(self, path: str | Path, config: dict, resumed: bool):
+    def __init__(self, path: str | Path, config: dict | None = None, resumed: bool = False):
+        """The folder at ``path`` as it stands (``create`` and ``open`` make and check one)."""
         self.path = Path(path)
-        self.config = config
+        self.config: dict = config if config is not None else {}
         self.resumed = resumed
 
     # --- making and opening -------------------------------------------------------------
