@@ -162,3 +162,15 @@ def test_interruptible_lets_other_errors_through():
     with Interruptible() as guard:
         pass
     assert not guard.interrupted
+
+
+def test_the_trainers_refuse_another_algorithms_run_folder(tmp_path):
+    from castle_envs.experiments.train import train
+    from castle_envs.experiments.train_cem import run_training
+
+    RunFolder.create(_config(algo="cem"), tmp_path / "cem")
+    RunFolder.create(_config(), tmp_path / "ppo")
+    with pytest.raises(ValueError, match="algo 'cem', not 'maskable_ppo'"):
+        train(resume=str(tmp_path / "cem"), progress_bar=False)
+    with pytest.raises(ValueError, match="algo 'maskable_ppo', not 'cem'"):
+        run_training(None, resume=str(tmp_path / "ppo"), progress_bar=False)
