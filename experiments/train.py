@@ -409,8 +409,8 @@ def export_model(run_dir: str | Path, target: str | Path) -> Path:
     """Ship a run's final policy (else its latest checkpoint) as a model directory."""
     from castle_envs.agents.saved import load_tensors, save_maskable_ppo
 
-    run_dir = Path(run_dir)
-    config = load_config(run_dir / "config.yaml")
+    folder = RunFolder.open(run_dir)
+    run_dir, config = folder.path, folder.config
     final = run_dir / "final_model"
     if (final / "model.json").is_file():
         source = final / "weights.pt"

@@ -19,7 +19,6 @@ being played. A checkpoint is taken between rollouts; Ctrl-C or SIGTERM checkpoi
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
 from castle_envs.registry import get_game
 
-from .config import levels_of, load_config
+from .config import levels_of
 from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
 
@@ -391,8 +390,8 @@ def export_model(run_dir, target) -> Path:
 
     from castle_envs.agents.saved import load_tensors
 
-    run_dir = Path(run_dir)
-    config = load_config(run_dir / "config.yaml")
+    folder = RunFolder.open(run_dir)
+    run_dir, config = folder.path, folder.config
     final = run_dir / "final_model" / "weights.pt"
     source = final if final.is_file() else run_dir / "checkpoints" / "latest" / "policy.pt"
     if not source.is_file():
@@ -403,7 +402,7 @@ def export_model(run_dir, target) -> Path:
     net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
                                 arch["linear_offset"])
     net.load_state_dict(load_tensors(source))
-    progress = json.loads((run_dir / "progress.json").read_text())
+    progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
     with torch.no_grad():
         return move_policy.save(net, target, arch, config["game"], config["variant"],
                                 config["env_kwargs"],
