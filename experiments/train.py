@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import csv
 import json
-import os
 import signal
 import sys
 import time
@@ -38,7 +36,8 @@ import numpy as np
 from castle_envs.registry import get_game
 
 from .common import sigterm_as_interrupt
-from .config import load_config, new_run_dir
+from .config import load_config
+from .run_folder import RunFolder
 from .stats import wilson_interval
 
 
@@ -58,10 +57,8 @@ def run(args) -> int:
     args.no_progress = args.no_progress or not sys.stderr.isatty()
     if bool(args.config) == bool(args.resume):
         raise ValueError("give exactly one of --config or --resume")
-    if args.resume and not (Path(args.resume) / "config.yaml").is_file():
-        raise FileNotFoundError(f"{args.resume} has no config.yaml: not a run folder")
-    config = load_config(Path(args.resume) / "config.yaml" if args.resume else args.config,
-                         None if args.resume else args.overrides)
+    config = (RunFolder.open(args.resume).config if args.resume
+              else load_config(args.config, args.overrides))
     if config["algo"] == "cem":
         from . import train_cem
         with sigterm_as_interrupt():   # CEM checkpoints after every generation
@@ -318,7 +315,7 @@ def pretrain(model, config: dict) -> dict:
 
 
 # --- callbacks ---------------------------------------------------------------------------------
-def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
+def _callbacks(config: dict, folder: RunFolder, pool: list, progress: dict):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Training(BaseCallback):
@@ -341,7 +338,7 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
             ckpt = config["checkpoint"]["every_steps"]
             if steps // ckpt > progress["checkpoints"]:
                 progress["checkpoints"] = steps // ckpt
-                save_checkpoint(self.model, run_dir, progress)
+                save_checkpoint(self.model, folder, progress)
 
         def _stage(self, steps: int) -> dict | None:
             for stage in config["curriculum"]:
@@ -390,15 +387,10 @@ def _callbacks(config: dict, run_dir: Path, pool: list, progress: dict):
             row = {"timesteps": steps, "wall_seconds": progress["wall_before"] + elapsed,
                    **{k: result[k] for k in ("win_rate", "mean_return", "mean_length")},
                    "ci_low": result["ci95"][0], "ci_high": result["ci95"][1]}
-            new = not (run_dir / "eval.csv").exists()
-            with open(run_dir / "eval.csv", "a", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=list(row))
-                if new:
-                    writer.writeheader()
-                writer.writerow(row)
+            folder.append_eval(row)
             if result["win_rate"] > progress["best_win_rate"]:
                 progress["best_win_rate"] = result["win_rate"]
-                save_model(self.model, config, run_dir / "best_model")
+                save_model(self.model, config, folder / "best_model")
             progress["last_eval"] = result
 
     return Training()
@@ -417,8 +409,8 @@ def export_model(run_dir: str | Path, target: str | Path) -> Path:
     """Ship a run's final policy (else its latest checkpoint) as a model directory."""
     from castle_envs.agents.saved import load_tensors, save_maskable_ppo
 
-    run_dir = Path(run_dir)
-    config = load_config(run_dir / "config.yaml")
+    folder = RunFolder.open(run_dir)
+    run_dir, config = folder.path, folder.config
     final = run_dir / "final_model"
     if (final / "model.json").is_file():
         source = final / "weights.pt"
@@ -435,40 +427,23 @@ def _rng_states(env) -> list:
     return [g.bit_generator.state for g in env.get_attr("np_random")]
 
 
-def save_checkpoint(model, run_dir: Path, progress: dict) -> None:
-    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), written
-    to a fresh folder and renamed into place, so an interrupt never leaves half a checkpoint.
+def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
+    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), put in
+    place whole by ``RunFolder.save_checkpoint``, then ``progress.json``.
     ``progress["num_timesteps"]`` must count the steps trained on (see ``_on_rollout_start``)."""
     import torch
 
-    ckpt_dir = run_dir / "checkpoints"
-    ckpt_dir.mkdir(exist_ok=True)
-    tmp = ckpt_dir / "latest.tmp"
-    if tmp.exists():
-        import shutil
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    torch.save(model.policy.state_dict(), tmp / "policy.pt")
-    torch.save(model.policy.optimizer.state_dict(), tmp / "optimizer.pt")
-    torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
-    streams = progress.get("_streams") or _rng_states(model.get_env())
-    (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
-    old = ckpt_dir / "latest"
-    if old.exists():
-        import shutil
-        shutil.rmtree(old)
-    tmp.rename(old)
+    def write(tmp: Path) -> None:
+        torch.save(model.policy.state_dict(), tmp / "policy.pt")
+        torch.save(model.policy.optimizer.state_dict(), tmp / "optimizer.pt")
+        torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
+        streams = progress.get("_streams") or _rng_states(model.get_env())
+        (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
+    folder.save_checkpoint(write)
     if "_session_start" in progress:
         progress["wall_seconds"] = progress["wall_before"] + (
             time.perf_counter() - progress["_session_start"])
-    _write_progress(run_dir, progress)
-
-
-def _write_progress(run_dir: Path, progress: dict) -> None:
-    data = {k: v for k, v in progress.items() if not k.startswith("_")}
-    tmp = run_dir / "progress.json.tmp"
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, run_dir / "progress.json")
+    folder.write_progress(progress)
 
 
 def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
@@ -477,9 +452,7 @@ def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
 
     from castle_envs.agents.saved import load_tensors
 
-    ckpt = run_dir / "checkpoints" / "latest"
-    if not (ckpt / "policy.pt").is_file():
-        raise FileNotFoundError(f"{run_dir} has no checkpoints/latest/policy.pt to resume from")
+    ckpt = RunFolder(run_dir).latest_checkpoint()
     try:
         model.policy.load_state_dict(load_tensors(ckpt / "policy.pt"))
         model.policy.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
@@ -548,20 +521,16 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
     checkpointed, as an interruption would (tests use it to exercise ``resume``). An
     interrupt (Ctrl-C, SIGTERM) checkpoints and returns a summary with ``interrupted: True``."""
     if resume:
-        run_dir = Path(resume)
-        if not (run_dir / "config.yaml").is_file():
-            raise FileNotFoundError(f"{run_dir} has no config.yaml: not a run folder")
-        config = load_config(run_dir / "config.yaml")
-        try:
-            progress = json.loads((run_dir / "progress.json").read_text())
-            int(progress["num_timesteps"]), float(progress["wall_before"])
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
+        folder = RunFolder.open(resume, algo="maskable_ppo")
+        progress = folder.read_progress({"num_timesteps": int, "wall_before": float})
     else:
-        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
+        if config is None:
+            raise ValueError("give a config, or a run folder to resume")
+        folder = RunFolder.create(config, run_dir)
         progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
                     "best_win_rate": -1.0, "wall_before": 0.0, "wall_seconds": 0.0,
                     "variant": None}
+    config, run_dir = folder.config, folder.path
     import torch
     torch.set_num_threads(config["torch_threads"])
     pool: list = []
@@ -571,25 +540,24 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         load_checkpoint(model, run_dir, progress)
     elif config["pretrain"]["agent"]:
         progress["pretrain"] = pretrain(model, config)
-        save_checkpoint(model, run_dir, progress)
+        save_checkpoint(model, folder, progress)
     remaining = config["total_timesteps"] - model.num_timesteps
     if stop_after is not None:
         remaining = min(remaining, stop_after)
-    callback = _callbacks(config, run_dir, pool, progress)
-    interrupted = False
+    callback = _callbacks(config, folder, pool, progress)
+    guard = folder.interruptible()
     try:
-        with sigterm_as_interrupt():
+        with guard:
             if remaining > 0:
                 model.learn(remaining, callback=callback, reset_num_timesteps=not resume,
                             tb_log_name="ppo", progress_bar=progress_bar)
             progress["num_timesteps"] = int(model.num_timesteps)   # the last rollout trained
-    except KeyboardInterrupt:
-        interrupted = True
     finally:
-        save_checkpoint(model, run_dir, progress)   # an interrupted run resumes from here
+        save_checkpoint(model, folder, progress)   # an interrupted run resumes from here
         progress["wall_before"] = progress.get("wall_seconds", progress["wall_before"])
-        _write_progress(run_dir, progress)
-        _close_quietly(env, interrupted)
+        folder.write_progress(progress)
+        _close_quietly(env, guard.interrupted)
+    interrupted = guard.interrupted
     summary = {"run_dir": str(run_dir), "num_timesteps": int(progress["num_timesteps"]),
                "wall_seconds": progress["wall_before"], "config": config}
     if interrupted:
@@ -597,5 +565,5 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
     summary["final_eval"] = evaluate_model(model, config, config["eval"]["episodes"],
                                            config["eval"]["seed"])
     save_model(model, config, run_dir / "final_model")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    folder.write_summary(summary)
     return summary

@@ -91,17 +91,16 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
                  progress_bar: bool = True, stop_after: int | None = None) -> dict:
     """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
     generations, checkpointed, as an interruption would."""
-    from .config import load_config, new_run_dir
+    from .run_folder import RunFolder
 
     if resume:
-        run_dir = Path(resume)
-        if not (run_dir / "config.yaml").is_file():
-            raise FileNotFoundError(f"{run_dir} has no config.yaml: not a CEM run folder")
-        config = load_config(run_dir / "config.yaml")   # the run's own config, as saved
+        # the run's own config, as saved
+        folder = RunFolder.open(resume, algo="cem", what="CEM")
         # killed before its first checkpoint: the run starts again, in its own folder
-        resume = resume if (run_dir / "checkpoint.json").is_file() else None
+        resume = resume if (folder / "checkpoint.json").is_file() else None
     else:
-        config, run_dir = new_run_dir(config, run_dir)
+        folder = RunFolder.create(config, run_dir)
+    config, run_dir = folder.config, folder.path
     summary = _generations(config, run_dir, bool(resume), progress_bar, stop_after)
     cem = config["cem"]
     if summary["generations"] == cem["generations"] and cem["eval_games"]:

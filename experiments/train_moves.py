@@ -19,10 +19,6 @@ being played. A checkpoint is taken between rollouts; Ctrl-C or SIGTERM checkpoi
 """
 from __future__ import annotations
 
-import csv
-import json
-import os
-import shutil
 import time
 from pathlib import Path
 
@@ -32,7 +28,8 @@ from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
 from castle_envs.registry import get_game
 
-from .config import levels_of, load_config, new_run_dir
+from .config import levels_of
+from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
 
 
@@ -143,65 +140,6 @@ def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None =
             "interval95": [lo, hi], "seed": seed, "steps": steps}
 
 
-# --- checkpoints -------------------------------------------------------------------------------
-def save_checkpoint(run_dir: Path, net, optimizer, envs, progress: dict) -> None:
-    """Written to a fresh folder and renamed into place: never half a checkpoint."""
-    import torch
-
-    ckpt = run_dir / "checkpoints"
-    ckpt.mkdir(exist_ok=True)
-    tmp = ckpt / "latest.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    torch.save(net.state_dict(), tmp / "policy.pt")
-    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
-    torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
-    torch.save({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in envs.rows().items()},
-               tmp / "envs.pt")
-    if (ckpt / "latest").exists():
-        shutil.rmtree(ckpt / "latest")
-    tmp.rename(ckpt / "latest")
-    write_progress(run_dir, progress)
-
-
-def load_checkpoint(run_dir: Path, net, optimizer, envs):
-    """Restores what ``save_checkpoint`` wrote; returns the batch's current observation."""
-    import torch
-
-    from castle_envs.agents.saved import load_tensors
-
-    ckpt = run_dir / "checkpoints" / "latest"
-    if not (ckpt / "policy.pt").is_file():
-        raise FileNotFoundError(f"{run_dir} has no checkpoints/latest/policy.pt to resume from")
-    try:
-        net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-        optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
-        rng = load_tensors(ckpt / "rng.pt")
-        torch.set_rng_state(rng["torch"])
-        rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
-        return envs.load_rows(rows)
-    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
-        raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
-                         f"({str(err).splitlines()[0]})") from None
-
-
-def write_progress(run_dir: Path, progress: dict) -> None:
-    tmp = run_dir / "progress.json.tmp"
-    tmp.write_text(json.dumps(progress, indent=2))
-    os.replace(tmp, run_dir / "progress.json")
-
-
-def eval_row(run_dir: Path, row: dict) -> None:
-    path = run_dir / "eval.csv"
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
 def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
                ret_f) -> list:
     """PPO's epochs over minibatches of positions. Position ``i`` has the state ``obs_f[i]``
@@ -267,188 +205,182 @@ def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
     progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
 
 
-# --- the run -----------------------------------------------------------------------------------
-def run_training(config: dict | None = None, run_dir=None, resume=None,
-                 progress_bar: bool = False, stop_after: int | None = None) -> dict:
-    """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
-    many env steps (whole rollouts), checkpointed, as an interrupt would."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
 
-    from .common import sigterm_as_interrupt
+# --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
+class MovePPO:
+    """PPO over move features as a ``run_folder.Chunked`` trainer: the network, its optimizer
+    and the batched envs; a chunk is one rollout of ``ppo.n_steps`` and its update."""
 
-    if resume:
-        run_dir = Path(resume)
-        config = load_config(run_dir / "config.yaml")
-        try:
-            progress = json.loads((run_dir / "progress.json").read_text())
-            int(progress["num_timesteps"]), float(progress["wall_seconds"])
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
-    else:
-        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
-        progress = {"num_timesteps": 0, "updates": 0, "episodes": 0, "wins": 0,
-                    "wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0,
-                    "best_win_rate": -1.0}
-    ppo, mp = config["ppo"], config["move_ppo"]
-    torch.set_num_threads(config["torch_threads"])
-    n_envs, n_steps = config["n_envs"], ppo["n_steps"]
-    envs = make_envs(config, n_envs)
-    arch = arch_of(config, envs)
-    torch.manual_seed(config["seed"])   # the network's initial weights
-    net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
-                                arch["linear_offset"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=ppo["learning_rate"], eps=1e-5)
-    if resume:
-        obs = load_checkpoint(run_dir, net, optimizer, envs)
-    else:
-        if mp["init_linear"]:
-            move_policy.init_linear(net, mp["init_linear"], mp["temperature"])
-        if config["pretrain"]["agent"]:
-            from . import bc_moves
-            progress["pretrain"] = bc_moves.pretrain(net, config, log=lambda r: None)
-            # the warm start's time is part of the run's (the curve's wall time includes it)
-            progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
-            move_policy.save(net, run_dir / "pretrain_model", arch, config["game"],
-                             config["variant"], config["env_kwargs"],
-                             {"trained": {"algo": "behaviour cloning", "config": "config.yaml"}})
-        obs, _ = envs.reset(seed=config["seed"])
-    writer = SummaryWriter(str(run_dir / "tb"))
-    card_extra: dict[str, dict] = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
-    if len(levels_of(config)) > 1:     # one network for these variants (``variant``: the first)
-        card_extra["trained"]["levels"] = list(dict.fromkeys(config["move_ppo"]["levels"]))
+    def __init__(self, config: dict):
+        self.config = config
+        self.ppo = config["ppo"]
+        self.n_envs, self.n_steps = config["n_envs"], self.ppo["n_steps"]
+        self.batch = self.n_envs * self.n_steps
+        self.ar = np.arange(self.n_envs)
 
-    def save_model(target: str) -> None:
-        move_policy.save(net, run_dir / target, arch, config["game"], config["variant"],
-                         config["env_kwargs"], card_extra)
+    def initial_progress(self) -> dict:
+        return {"updates": 0, "episodes": 0, "wins": 0}
 
-    def maybe_eval(final: bool = False) -> None:
-        every = config["eval"]["every_steps"]
-        due = progress["num_timesteps"] // every > progress["evals_done"]
-        if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
-            return
-        progress["last_eval_steps"] = progress["num_timesteps"]
-        progress["evals_done"] = progress["num_timesteps"] // every
+    def build(self, folder: RunFolder, progress: dict) -> None:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        config, mp = self.config, self.config["move_ppo"]
+        torch.set_num_threads(config["torch_threads"])
+        self.envs = make_envs(config, self.n_envs)
+        self.arch = arch = arch_of(config, self.envs)
+        torch.manual_seed(config["seed"])   # the network's initial weights
+        self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
+                                         arch["hidden"], arch["linear_offset"])
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
+                                          eps=1e-5)
+        if folder.resumed:
+            self.obs = self.load_checkpoint(folder.latest_checkpoint())
+        else:
+            if mp["init_linear"]:
+                move_policy.init_linear(self.net, mp["init_linear"], mp["temperature"])
+            if config["pretrain"]["agent"]:
+                from . import bc_moves
+                progress["pretrain"] = bc_moves.pretrain(self.net, config, log=lambda r: None)
+                # the warm start's time is part of the run's (the curve's wall time includes it)
+                progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
+                move_policy.save(self.net, folder / "pretrain_model", arch, config["game"],
+                                 config["variant"], config["env_kwargs"],
+                                 {"trained": {"algo": "behaviour cloning",
+                                              "config": "config.yaml"}})
+            self.obs, _ = self.envs.reset(seed=config["seed"])
+        self.writer = SummaryWriter(str(folder / "tb"))
+        self.card_extra: dict[str, dict] = {"trained": {"algo": "move_ppo",
+                                                        "config": "config.yaml"}}
+        if len(levels_of(config)) > 1:   # one network for these variants (``variant``: the first)
+            self.card_extra["trained"]["levels"] = list(dict.fromkeys(mp["levels"]))
+
+    def train_chunk(self, progress: dict) -> int:
+        import torch
+
+        net, envs, obs, ppo, arch = self.net, self.envs, self.obs, self.ppo, self.arch
+        n_steps, n_envs, batch = self.n_steps, self.n_envs, self.batch
+        t0 = time.perf_counter()
+        # --- rollout: store the state, the legal rows (packed), the choice ----------
+        b_obs = torch.zeros((n_steps, n_envs, arch["obs_size"]))
+        b_mask = torch.zeros((n_steps, n_envs, arch["capacity"]), dtype=torch.bool)
+        b_rows, b_act = [], torch.zeros((n_steps, n_envs), dtype=torch.long)
+        b_logp = torch.zeros((n_steps, n_envs))
+        b_val = torch.zeros((n_steps + 1, n_envs))
+        b_rew = torch.zeros((n_steps, n_envs))
+        b_done = torch.zeros((n_steps, n_envs))
+        for t in range(n_steps):
+            o = torch.as_tensor(obs["observation"])
+            m = torch.as_tensor(obs["move_mask"]).bool()
+            f = torch.as_tensor(obs["move_features"])
+            with torch.no_grad():
+                logits, value = net(o, f, m)
+            dist = torch.distributions.Categorical(logits=logits)
+            a = dist.sample()
+            b_obs[t], b_mask[t], b_act[t] = o, m, a
+            b_rows.append(f[m])
+            b_logp[t], b_val[t] = dist.log_prob(a), value
+            actions = obs["move_ids"][self.ar, a.numpy()]
+            obs, reward, term, trunc, info = envs.step(actions)
+            self.obs = obs
+            done = term | trunc
+            b_rew[t] = torch.as_tensor(reward, dtype=torch.float32)
+            b_done[t] = torch.as_tensor(done, dtype=torch.float32)
+            if done.any():
+                progress["episodes"] += int(done.sum())
+                progress["wins"] += int(info["won"][done].sum())
+                self.writer.add_scalar("charts/win_rate_window",
+                                       float(info["won"][done].mean()),
+                                       progress["num_timesteps"] + (t + 1) * n_envs)
+        with torch.no_grad():
+            _, b_val[n_steps] = net(torch.as_tensor(obs["observation"]),
+                                    torch.as_tensor(obs["move_features"]),
+                                    torch.as_tensor(obs["move_mask"]).bool())
+        t_roll = time.perf_counter() - t0
+        # --- advantages (GAE; a finished game's value is 0) ------------------------
+        adv = torch.zeros((n_steps, n_envs))
+        last = torch.zeros(n_envs)
+        for t in reversed(range(n_steps)):
+            live = 1.0 - b_done[t]
+            delta = b_rew[t] + ppo["gamma"] * b_val[t + 1] * live - b_val[t]
+            last = delta + ppo["gamma"] * ppo["gae_lambda"] * live * last
+            adv[t] = last
+        ret = adv + b_val[:n_steps]
+        # --- PPO epochs over minibatches of positions --------------------------------
+        obs_f, mask_f = b_obs.reshape(batch, -1), b_mask.reshape(batch, -1)
+        act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
+        adv_f, ret_f = adv.reshape(batch), ret.reshape(batch)
+        rows_all = torch.cat(b_rows)
+        stats = ppo_epochs(net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
+                           adv_f, ret_f)
+        progress["num_timesteps"] += batch
+        progress["updates"] += 1
+        log_update(self.writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
+        return batch
+
+    def evaluate(self, progress: dict, write_row) -> dict:
+        config, net = self.config, self.net
         mixed = len(levels_of(config)) > 1
         rates = []
         distinct = [dict(t) for t in dict.fromkeys(tuple(v.items()) for v in levels_of(config))]
         for variant in distinct:
             result = evaluate(net.eval(), config, config["eval"]["episodes"],
                               config["eval"]["seed"], variant if mixed else None)
-            wall = progress["wall_seconds"] + time.perf_counter() - session_start
-            eval_row(run_dir, {"steps": progress["num_timesteps"],
-                                "wall_seconds": round(wall, 1),
-                                **({"level": next(iter(variant.values()))} if mixed else {}),
-                                "episodes": result["episodes"], "wins": result["wins"],
-                                "win_rate": result["win_rate"], "low": result["interval95"][0],
-                                "high": result["interval95"][1]})
+            write_row({**({"level": next(iter(variant.values()))} if mixed else {}),
+                       "episodes": result["episodes"], "wins": result["wins"],
+                       "win_rate": result["win_rate"], "low": result["interval95"][0],
+                       "high": result["interval95"][1]})
             name = f"eval/win_rate_{next(iter(variant.values()))}" if mixed else "eval/win_rate"
-            writer.add_scalar(name, result["win_rate"], progress["num_timesteps"])
+            self.writer.add_scalar(name, result["win_rate"], progress["num_timesteps"])
             rates.append(result["win_rate"])
         net.train()
         if mixed:       # the levels' mean decides the best model
             result = {"win_rate": float(np.mean(rates)),
                       "by_level": {next(iter(v.values())): r for v, r in zip(distinct, rates)}}
-        if result["win_rate"] > progress["best_win_rate"]:
-            progress["best_win_rate"] = result["win_rate"]
-            save_model("best_model")
-        progress["last_eval"] = result
+        return result
 
-    batch = n_envs * n_steps
-    session_start = time.perf_counter()
-    session_steps = 0
-    interrupted = False
-    ar = np.arange(n_envs)
-    if not resume:
-        maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
-    try:
-        with sigterm_as_interrupt():
-            while progress["num_timesteps"] < config["total_timesteps"] and (
-                    stop_after is None or session_steps < stop_after):
-                t0 = time.perf_counter()
-                # --- rollout: store the state, the legal rows (packed), the choice ----------
-                b_obs = torch.zeros((n_steps, n_envs, arch["obs_size"]))
-                b_mask = torch.zeros((n_steps, n_envs, arch["capacity"]), dtype=torch.bool)
-                b_rows, b_act = [], torch.zeros((n_steps, n_envs), dtype=torch.long)
-                b_logp = torch.zeros((n_steps, n_envs))
-                b_val = torch.zeros((n_steps + 1, n_envs))
-                b_rew = torch.zeros((n_steps, n_envs))
-                b_done = torch.zeros((n_steps, n_envs))
-                for t in range(n_steps):
-                    o = torch.as_tensor(obs["observation"])
-                    m = torch.as_tensor(obs["move_mask"]).bool()
-                    f = torch.as_tensor(obs["move_features"])
-                    with torch.no_grad():
-                        logits, value = net(o, f, m)
-                    dist = torch.distributions.Categorical(logits=logits)
-                    a = dist.sample()
-                    b_obs[t], b_mask[t], b_act[t] = o, m, a
-                    b_rows.append(f[m])
-                    b_logp[t], b_val[t] = dist.log_prob(a), value
-                    actions = obs["move_ids"][ar, a.numpy()]
-                    obs, reward, term, trunc, info = envs.step(actions)
-                    done = term | trunc
-                    b_rew[t] = torch.as_tensor(reward, dtype=torch.float32)
-                    b_done[t] = torch.as_tensor(done, dtype=torch.float32)
-                    if done.any():
-                        progress["episodes"] += int(done.sum())
-                        progress["wins"] += int(info["won"][done].sum())
-                        writer.add_scalar("charts/win_rate_window",
-                                          float(info["won"][done].mean()),
-                                          progress["num_timesteps"] + (t + 1) * n_envs)
-                with torch.no_grad():
-                    _, b_val[n_steps] = net(torch.as_tensor(obs["observation"]),
-                                            torch.as_tensor(obs["move_features"]),
-                                            torch.as_tensor(obs["move_mask"]).bool())
-                t_roll = time.perf_counter() - t0
-                # --- advantages (GAE; a finished game's value is 0) ------------------------
-                adv = torch.zeros((n_steps, n_envs))
-                last = torch.zeros(n_envs)
-                for t in reversed(range(n_steps)):
-                    live = 1.0 - b_done[t]
-                    delta = b_rew[t] + ppo["gamma"] * b_val[t + 1] * live - b_val[t]
-                    last = delta + ppo["gamma"] * ppo["gae_lambda"] * live * last
-                    adv[t] = last
-                ret = adv + b_val[:n_steps]
-                # --- PPO epochs over minibatches of positions --------------------------------
-                obs_f, mask_f = b_obs.reshape(batch, -1), b_mask.reshape(batch, -1)
-                act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
-                adv_f, ret_f = adv.reshape(batch), ret.reshape(batch)
-                rows_all = torch.cat(b_rows)
-                stats = ppo_epochs(net, optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
-                                   adv_f, ret_f)
-                progress["num_timesteps"] += batch
-                progress["updates"] += 1
-                session_steps += batch
-                n = progress["num_timesteps"]
-                log_update(writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
-                maybe_eval()
-                every = config["checkpoint"]["every_steps"]
-                if n // every > progress["checkpoints"]:
-                    progress["checkpoints"] = n // every
-                    progress["wall_seconds"] += time.perf_counter() - session_start
-                    session_start = time.perf_counter()
-                    save_checkpoint(run_dir, net, optimizer, envs, progress)
-    except KeyboardInterrupt:
-        interrupted = True
-    progress["wall_seconds"] += time.perf_counter() - session_start
-    session_start = time.perf_counter()
-    save_checkpoint(run_dir, net, optimizer, envs, progress)
-    summary = {"run_dir": str(run_dir), "num_timesteps": progress["num_timesteps"],
-               "wall_seconds": round(progress["wall_seconds"], 1)}
-    if interrupted or progress["num_timesteps"] < config["total_timesteps"]:
-        writer.close()
-        envs.close()
-        return {**summary, "interrupted": interrupted, "stopped": True}
-    maybe_eval(final=True)
-    progress["wall_seconds"] += time.perf_counter() - session_start
-    write_progress(run_dir, progress)
-    save_model("final_model")
-    writer.close()
-    envs.close()
-    summary["final_eval"] = progress.get("last_eval")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    return summary
+    def write_checkpoint(self, folder: Path) -> None:
+        """Network, optimizer, torch's random state and the batch's whole position."""
+        import torch
+
+        torch.save(self.net.state_dict(), folder / "policy.pt")
+        torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
+        torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
+        torch.save({k: torch.from_numpy(np.ascontiguousarray(v))
+                    for k, v in self.envs.rows().items()}, folder / "envs.pt")
+
+    def load_checkpoint(self, ckpt: Path):
+        """Restores what ``write_checkpoint`` wrote; returns the batch's current observation."""
+        import torch
+
+        from castle_envs.agents.saved import load_tensors
+
+        try:
+            self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
+            self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+            rng = load_tensors(ckpt / "rng.pt")
+            torch.set_rng_state(rng["torch"])
+            rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
+            return self.envs.load_rows(rows)
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
+                             f"({str(err).splitlines()[0]})") from None
+
+    def save_model(self, target: Path) -> None:
+        move_policy.save(self.net, target, self.arch, self.config["game"],
+                         self.config["variant"], self.config["env_kwargs"], self.card_extra)
+
+    def close(self) -> None:
+        self.writer.close()
+        self.envs.close()
+
+
+def run_training(config: dict | None = None, run_dir=None, resume=None,
+                 progress_bar: bool = False, stop_after: int | None = None) -> dict:
+    """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
+    many env steps (whole rollouts), checkpointed, as an interrupt would."""
+    folder = open_or_create(config, run_dir, resume)
+    return run_chunked(MovePPO(folder.config), folder, stop_after)
 
 
 def export_model(run_dir, target) -> Path:
@@ -458,8 +390,8 @@ def export_model(run_dir, target) -> Path:
 
     from castle_envs.agents.saved import load_tensors
 
-    run_dir = Path(run_dir)
-    config = load_config(run_dir / "config.yaml")
+    folder = RunFolder.open(run_dir)
+    run_dir, config = folder.path, folder.config
     final = run_dir / "final_model" / "weights.pt"
     source = final if final.is_file() else run_dir / "checkpoints" / "latest" / "policy.pt"
     if not source.is_file():
@@ -470,7 +402,7 @@ def export_model(run_dir, target) -> Path:
     net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
                                 arch["linear_offset"])
     net.load_state_dict(load_tensors(source))
-    progress = json.loads((run_dir / "progress.json").read_text())
+    progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
     with torch.no_grad():
         return move_policy.save(net, target, arch, config["game"], config["variant"],
                                 config["env_kwargs"],

@@ -28,7 +28,6 @@ was stopped.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -38,9 +37,9 @@ from castle_envs.agents import move_policy
 from castle_envs.moves import move_view
 from castle_envs.registry import get_game
 
-from .config import load_config, new_run_dir
+from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
-from .train_moves import eval_row, log_update, ppo_epochs, write_progress
+from .train_moves import log_update, ppo_epochs
 
 #: a game longer than this (every game here ends far sooner) counts as a draw
 MAX_GAME_STEPS = 5000
@@ -181,55 +180,6 @@ def evaluate(net, config: dict, episodes: int, seed: int) -> dict:
             "opponent": opponent}
 
 
-# --- checkpoints -------------------------------------------------------------------------------
-def save_checkpoint(run_dir: Path, net, optimizer, pool: list, progress: dict) -> None:
-    """Written to a fresh folder and renamed into place: never half a checkpoint."""
-    import torch
-
-    ckpt = run_dir / "checkpoints"
-    ckpt.mkdir(exist_ok=True)
-    tmp = ckpt / "latest.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    torch.save(net.state_dict(), tmp / "policy.pt")
-    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
-    torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
-    torch.save({f"{i}/{k}": v for i, snap in enumerate(pool) for k, v in snap.items()},
-               tmp / "pool.pt")
-    if (ckpt / "latest").exists():
-        shutil.rmtree(ckpt / "latest")
-    tmp.rename(ckpt / "latest")
-    write_progress(run_dir, progress)
-
-
-def load_checkpoint(run_dir: Path, net, optimizer, pool_size: int) -> list:
-    import torch
-
-    from castle_envs.agents.saved import load_tensors
-
-    ckpt = run_dir / "checkpoints" / "latest"
-    if not (ckpt / "policy.pt").is_file():
-        raise FileNotFoundError(f"{run_dir} has no checkpoints/latest/policy.pt to resume from")
-    try:
-        net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-        optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
-        torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
-        flat = load_tensors(ckpt / "pool.pt")
-        pool: list[dict] = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
-        for key, value in flat.items():
-            i, _, name = key.partition("/")
-            pool[int(i)][name] = value
-        for snap in pool:
-            net.load_state_dict(snap)       # each snapshot must fit this network
-        net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-        raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
-                         f"({str(err).splitlines()[0]})") from None
-    return pool[-pool_size:]
-
-
-# --- the run -----------------------------------------------------------------------------------
 def _seating(config: dict, rng, pool: list, fixed_names: list) -> list:
     """Who holds each seat of one game."""
     n = config["variant"]["num_players"]
@@ -267,143 +217,147 @@ def _advantages(traj: dict, states: list, gamma: float, lam: float):
     return out
 
 
+# --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
+class SelfPlayMovePPO:
+    """Self-play PPO over move features as a ``run_folder.Chunked`` trainer: the network, its
+    optimizer, the snapshot pool and the fixed opponents; a chunk is ``n_envs`` whole games
+    and their update."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.ppo, self.sp = config["ppo"], config["self_play"]
+
+    def initial_progress(self) -> dict:
+        return {"updates": 0, "games": 0, "snapshots": 0}
+
+    def build(self, folder: RunFolder, progress: dict) -> None:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        config = self.config
+        torch.set_num_threads(config["torch_threads"])
+        self.arch = arch = arch_of(config)
+        torch.manual_seed(config["seed"])
+        self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
+                                         arch["hidden"], arch["linear_offset"])
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
+                                          eps=1e-5)
+        self.pool: list = (self.load_checkpoint(folder.latest_checkpoint())
+                           if folder.resumed else [])
+        self.fixed_names = [f"fixed{i}" for i in range(len(config["opponents"]))]
+        self.fixed = {name: Fixed(spec, config["game"])
+                      for name, spec in zip(self.fixed_names, config["opponents"])}
+        self.writer = SummaryWriter(str(folder / "tb"))
+        self.card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
+
+    def train_chunk(self, progress: dict) -> int:
+        import torch
+
+        config, arch, ppo, sp, net = self.config, self.arch, self.ppo, self.sp, self.net
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([config["seed"], progress["updates"]])
+        for name, opp in self.fixed.items():
+            opp.start([config["seed"], progress["updates"], int(name[5:])])
+        first = config["seed"] + progress["games"]
+        states = [_deal(config, first + g) for g in range(config["n_envs"])]
+        seats = [_seating(config, rng, self.pool, self.fixed_names) for _ in states]
+        nets = {"learner": net}
+        for i, snap in enumerate(self.pool):
+            frozen = move_policy.build_net(arch["obs_size"], arch["num_features"],
+                                           arch["hidden"], arch["linear_offset"])
+            frozen.load_state_dict(snap)
+            nets[f"snapshot{i}"] = frozen.eval()
+        traj = play(config, states, seats, nets, self.fixed, record_net="learner")
+        t_roll = time.perf_counter() - t0
+        data = _advantages(traj, states, ppo["gamma"], ppo["gae_lambda"])
+        batch = len(data)
+        obs_f = torch.stack([d[0] for d in data])
+        counts = torch.as_tensor([len(d[1]) for d in data])
+        mask_f = torch.arange(int(counts.max()))[None, :] < counts[:, None]
+        rows_all = torch.cat([d[1] for d in data])
+        act_f = torch.as_tensor([d[2] for d in data])
+        logp_f = torch.as_tensor([d[3] for d in data], dtype=torch.float32)
+        adv_f = torch.as_tensor([d[4] for d in data], dtype=torch.float32)
+        ret_f = torch.as_tensor([d[5] for d in data], dtype=torch.float32)
+        stats = ppo_epochs(net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
+                           adv_f, ret_f)
+        # the learner's results in the games it played against others
+        learner_returns = [float(states[g].returns()[s]) for g in range(len(states))
+                           for s in range(len(seats[g])) if seats[g][s] == "learner"
+                           and seats[g].count("learner") < len(seats[g])
+                           and states[g].is_terminal()]
+        progress["games"] += len(states)
+        progress["num_timesteps"] += batch
+        progress["updates"] += 1
+        n = progress["num_timesteps"]
+        log_update(self.writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
+        if learner_returns:
+            self.writer.add_scalar("charts/win_rate_vs_others",
+                                   float(np.mean(np.array(learner_returns) > 0)), n)
+        if sp["enabled"] and n // sp["snapshot_every"] > progress["snapshots"]:
+            progress["snapshots"] = n // sp["snapshot_every"]
+            self.pool.append({k: v.detach().clone() for k, v in net.state_dict().items()})
+            del self.pool[:-sp["pool_size"]]
+        return batch
+
+    def evaluate(self, progress: dict, write_row) -> dict:
+        config = self.config
+        result = evaluate(self.net.eval(), config, config["eval"]["episodes"],
+                          config["eval"]["seed"])
+        self.net.train()
+        write_row({"episodes": result["episodes"], "wins": result["wins"],
+                   "win_rate": result["win_rate"], "low": result["interval95"][0],
+                   "high": result["interval95"][1],
+                   "mean_return": round(result["mean_return"], 4)})
+        self.writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
+        return result
+
+    def write_checkpoint(self, folder: Path) -> None:
+        """Network, optimizer, torch's random state and the snapshot pool, as tensors."""
+        import torch
+
+        torch.save(self.net.state_dict(), folder / "policy.pt")
+        torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
+        torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
+        torch.save({f"{i}/{k}": v for i, snap in enumerate(self.pool) for k, v in snap.items()},
+                   folder / "pool.pt")
+
+    def load_checkpoint(self, ckpt: Path) -> list:
+        """Restores what ``write_checkpoint`` wrote; returns the snapshot pool."""
+        import torch
+
+        from castle_envs.agents.saved import load_tensors
+
+        net = self.net
+        try:
+            net.load_state_dict(load_tensors(ckpt / "policy.pt"))
+            self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+            torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
+            flat = load_tensors(ckpt / "pool.pt")
+            pool: list[dict] = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
+            for key, value in flat.items():
+                i, _, name = key.partition("/")
+                pool[int(i)][name] = value
+            for snap in pool:
+                net.load_state_dict(snap)       # each snapshot must fit this network
+            net.load_state_dict(load_tensors(ckpt / "policy.pt"))
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError,
+                IndexError) as err:
+            raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
+                             f"({str(err).splitlines()[0]})") from None
+        return pool[-self.sp["pool_size"]:]
+
+    def save_model(self, target: Path) -> None:
+        move_policy.save(self.net, target, self.arch, self.config["game"],
+                         self.config["variant"], self.config["env_kwargs"], self.card_extra)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
 def run_training(config: dict | None = None, run_dir=None, resume=None,
                  stop_after: int | None = None) -> dict:
     """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
     many learner decisions (whole updates), checkpointed, as an interrupt would."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
-    from .common import sigterm_as_interrupt
-
-    if resume:
-        run_dir = Path(resume)
-        config = load_config(run_dir / "config.yaml")
-        try:
-            progress = json.loads((run_dir / "progress.json").read_text())
-            int(progress["num_timesteps"]), float(progress["wall_seconds"])
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{run_dir}/progress.json is missing or damaged: {err}") from None
-    else:
-        config, run_dir = new_run_dir(config, run_dir)  # type: ignore[arg-type]  # needed unless resuming
-        progress = {"num_timesteps": 0, "updates": 0, "games": 0, "wall_seconds": 0.0,
-                    "evals_done": 0, "checkpoints": 0, "snapshots": 0,
-                    "best_win_rate": -1.0}
-    ppo, sp = config["ppo"], config["self_play"]
-    torch.set_num_threads(config["torch_threads"])
-    arch = arch_of(config)
-    torch.manual_seed(config["seed"])
-    net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
-                                arch["linear_offset"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=ppo["learning_rate"], eps=1e-5)
-    pool = load_checkpoint(run_dir, net, optimizer, sp["pool_size"]) if resume else []
-    fixed_names = [f"fixed{i}" for i in range(len(config["opponents"]))]
-    fixed = {name: Fixed(spec, config["game"])
-             for name, spec in zip(fixed_names, config["opponents"])}
-    writer = SummaryWriter(str(run_dir / "tb"))
-    card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
-
-    def save_model(target: str) -> None:
-        move_policy.save(net, run_dir / target, arch, config["game"], config["variant"],
-                         config["env_kwargs"], card_extra)
-
-    def maybe_eval(final: bool = False) -> None:
-        every = config["eval"]["every_steps"]
-        due = progress["num_timesteps"] // every > progress["evals_done"]
-        if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
-            return
-        progress["last_eval_steps"] = progress["num_timesteps"]
-        progress["evals_done"] = progress["num_timesteps"] // every
-        result = evaluate(net.eval(), config, config["eval"]["episodes"], config["eval"]["seed"])
-        net.train()
-        wall = progress["wall_seconds"] + time.perf_counter() - session_start
-        eval_row(run_dir, {"steps": progress["num_timesteps"], "wall_seconds": round(wall, 1),
-                            "episodes": result["episodes"], "wins": result["wins"],
-                            "win_rate": result["win_rate"], "low": result["interval95"][0],
-                            "high": result["interval95"][1],
-                            "mean_return": round(result["mean_return"], 4)})
-        writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
-        if result["win_rate"] > progress["best_win_rate"]:
-            progress["best_win_rate"] = result["win_rate"]
-            save_model("best_model")
-        progress["last_eval"] = result
-
-    session_start = time.perf_counter()
-    session_steps = 0
-    interrupted = False
-    if not resume:
-        maybe_eval(final=True)
-    try:
-        with sigterm_as_interrupt():
-            while progress["num_timesteps"] < config["total_timesteps"] and (
-                    stop_after is None or session_steps < stop_after):
-                t0 = time.perf_counter()
-                rng = np.random.default_rng([config["seed"], progress["updates"]])
-                for name, opp in fixed.items():
-                    opp.start([config["seed"], progress["updates"], int(name[5:])])
-                first = config["seed"] + progress["games"]
-                states = [_deal(config, first + g) for g in range(config["n_envs"])]
-                seats = [_seating(config, rng, pool, fixed_names) for _ in states]
-                nets = {"learner": net}
-                for i, snap in enumerate(pool):
-                    frozen = move_policy.build_net(arch["obs_size"], arch["num_features"],
-                                                   arch["hidden"], arch["linear_offset"])
-                    frozen.load_state_dict(snap)
-                    nets[f"snapshot{i}"] = frozen.eval()
-                traj = play(config, states, seats, nets, fixed, record_net="learner")
-                t_roll = time.perf_counter() - t0
-                data = _advantages(traj, states, ppo["gamma"], ppo["gae_lambda"])
-                batch = len(data)
-                obs_f = torch.stack([d[0] for d in data])
-                counts = torch.as_tensor([len(d[1]) for d in data])
-                mask_f = torch.arange(int(counts.max()))[None, :] < counts[:, None]
-                rows_all = torch.cat([d[1] for d in data])
-                act_f = torch.as_tensor([d[2] for d in data])
-                logp_f = torch.as_tensor([d[3] for d in data], dtype=torch.float32)
-                adv_f = torch.as_tensor([d[4] for d in data], dtype=torch.float32)
-                ret_f = torch.as_tensor([d[5] for d in data], dtype=torch.float32)
-                stats = ppo_epochs(net, optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
-                                   adv_f, ret_f)
-                # the learner's results in the games it played against others
-                learner_returns = [float(states[g].returns()[s]) for g in range(len(states))
-                                   for s in range(len(seats[g])) if seats[g][s] == "learner"
-                                   and seats[g].count("learner") < len(seats[g])
-                                   and states[g].is_terminal()]
-                progress["games"] += len(states)
-                progress["num_timesteps"] += batch
-                progress["updates"] += 1
-                session_steps += batch
-                n = progress["num_timesteps"]
-                log_update(writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
-                if learner_returns:
-                    writer.add_scalar("charts/win_rate_vs_others",
-                                      float(np.mean(np.array(learner_returns) > 0)), n)
-                if sp["enabled"] and n // sp["snapshot_every"] > progress["snapshots"]:
-                    progress["snapshots"] = n // sp["snapshot_every"]
-                    pool.append({k: v.detach().clone() for k, v in net.state_dict().items()})
-                    del pool[:-sp["pool_size"]]
-                maybe_eval()
-                every = config["checkpoint"]["every_steps"]
-                if n // every > progress["checkpoints"]:
-                    progress["checkpoints"] = n // every
-                    progress["wall_seconds"] += time.perf_counter() - session_start
-                    session_start = time.perf_counter()
-                    save_checkpoint(run_dir, net, optimizer, pool, progress)
-    except KeyboardInterrupt:
-        interrupted = True
-    progress["wall_seconds"] += time.perf_counter() - session_start
-    session_start = time.perf_counter()
-    save_checkpoint(run_dir, net, optimizer, pool, progress)
-    summary = {"run_dir": str(run_dir), "num_timesteps": progress["num_timesteps"],
-               "wall_seconds": round(progress["wall_seconds"], 1)}
-    if interrupted or progress["num_timesteps"] < config["total_timesteps"]:
-        writer.close()
-        return {**summary, "interrupted": interrupted, "stopped": True}
-    maybe_eval(final=True)
-    progress["wall_seconds"] += time.perf_counter() - session_start
-    write_progress(run_dir, progress)
-    save_model("final_model")
-    writer.close()
-    summary["final_eval"] = progress.get("last_eval")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    return summary
+    folder = open_or_create(config, run_dir, resume)
+    return run_chunked(SelfPlayMovePPO(folder.config), folder, stop_after)

@@ -1,0 +1,289 @@
+"""One training harness: the run folder's life, written once for every trainer.
+
+``RunFolder`` owns a run directory's layout and the files every trainer writes there:
+
+* ``config.yaml``: the resolved config (``RunFolder.create``), read back on ``--resume``
+  (``RunFolder.open``, which refuses a folder without one, or one of another algorithm);
+* ``progress.json``: the counters, replaced whole (``write_progress``; keys starting with
+  ``_`` are in-memory only), read back with the keys a trainer needs checked
+  (``read_progress``);
+* ``eval.csv``: one row per held-out evaluation, appended (``append_eval``);
+* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place, so an interrupt
+  never leaves half a checkpoint (``save_checkpoint``; ``latest_checkpoint`` finds it);
+* ``summary.json`` at the end (``write_summary``);
+* interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
+  Ctrl-C and catches both, so the trainer checkpoints and exits cleanly.
+
+``run_chunked`` is the training loop of the trainers that train in chunks they drive
+themselves (``train_moves``, ``train_moves_aec``): a ``Chunked`` plug-in builds its model,
+trains one chunk, evaluates and saves or loads its weights; the harness decides when to
+evaluate (``eval.every_steps``), checkpoint (``checkpoint.every_steps``), keeps the wall
+clock, the best model and the summary. ``train.py`` (MaskablePPO, whose loop is
+Stable-Baselines3's) and ``train_cem.py`` use the folder without the loop.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from .config import load_config, new_run_dir
+
+
+class RunFolder:
+    """A training run's directory; see the module's docstring for its files."""
+
+    CONFIG = "config.yaml"
+    PROGRESS = "progress.json"
+    EVAL = "eval.csv"
+    SUMMARY = "summary.json"
+    CHECKPOINTS = "checkpoints"
+
+    def __init__(self, path: str | Path, config: dict | None = None, resumed: bool = False):
+        """The folder at ``path`` as it stands (``create`` and ``open`` make and check one)."""
+        self.path = Path(path)
+        self.config: dict = config if config is not None else {}
+        self.resumed = resumed
+
+    # --- making and opening -------------------------------------------------------------
+    @classmethod
+    def create(cls, config: dict, run_dir: str | Path | None = None) -> RunFolder:
+        """Resolve ``config``, create the folder (default ``run_dir/NAME_TIMESTAMP``) and
+        write the resolved config as ``config.yaml``."""
+        config, path = new_run_dir(config, run_dir)
+        return cls(path, config, resumed=False)
+
+    @classmethod
+    def open(cls, path: str | Path, algo: str | None = None, what: str = "") -> RunFolder:
+        """A run folder to resume: its own ``config.yaml`` (a missing one: FileNotFoundError
+        '... not a run folder'; ``what`` names the kind, e.g. 'CEM'); with ``algo``, a folder
+        of another algorithm is refused (ValueError naming both)."""
+        path = Path(path)
+        if not (path / cls.CONFIG).is_file():
+            kind = f"{what} " if what else ""
+            raise FileNotFoundError(f"{path} has no {cls.CONFIG}: not a {kind}run folder")
+        config = load_config(path / cls.CONFIG)
+        if algo is not None and config["algo"] != algo:
+            raise ValueError(f"{path} is a run of algo {config['algo']!r}, not {algo!r}: "
+                             f"resume it with its own trainer")
+        return cls(path, config, resumed=True)
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    # --- progress.json --------------------------------------------------------------------
+    def read_progress(self, required: dict[str, Callable] | None = None) -> dict:
+        """``progress.json``; each key of ``required`` must be there and convert with its
+        function (``int``, ``float``), else ValueError '... missing or damaged'."""
+        path = self.path / self.PROGRESS
+        try:
+            progress = json.loads(path.read_text())
+            if not isinstance(progress, dict):
+                raise TypeError(f"expected a JSON object, got {type(progress).__name__}")
+            for key, kind in (required or {}).items():
+                kind(progress[key])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{self.path}/{self.PROGRESS} is missing or damaged: {err}") from None
+        return progress
+
+    def write_progress(self, progress: dict) -> None:
+        """Replaced whole (a temporary file renamed over it); ``_`` keys are left out."""
+        data = {k: v for k, v in progress.items() if not str(k).startswith("_")}
+        tmp = self.path / (self.PROGRESS + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2))
+        os.replace(tmp, self.path / self.PROGRESS)
+
+    # --- eval.csv -------------------------------------------------------------------------
+    def append_eval(self, row: dict) -> None:
+        """One row of ``eval.csv`` (the header with the first)."""
+        path = self.path / self.EVAL
+        new = not path.exists()
+        with open(path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+    # --- checkpoints ----------------------------------------------------------------------
+    @property
+    def latest(self) -> Path:
+        return self.path / self.CHECKPOINTS / "latest"
+
+    def save_checkpoint(self, write: Callable[[Path], None]) -> Path:
+        """``write(folder)`` fills a fresh ``checkpoints/latest.tmp``, which then replaces
+        ``checkpoints/latest``: a kill leaves the old checkpoint or the new one, never half."""
+        root = self.path / self.CHECKPOINTS
+        root.mkdir(exist_ok=True)
+        tmp = root / "latest.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        write(tmp)
+        if self.latest.exists():
+            shutil.rmtree(self.latest)
+        tmp.rename(self.latest)
+        return self.latest
+
+    def latest_checkpoint(self, marker: str = "policy.pt") -> Path:
+        """``checkpoints/latest`` when it holds ``marker``, else FileNotFoundError."""
+        if not (self.latest / marker).is_file():
+            raise FileNotFoundError(f"{self.path} has no {self.CHECKPOINTS}/latest/{marker} "
+                                    f"to resume from")
+        return self.latest
+
+    # --- the end --------------------------------------------------------------------------
+    def write_summary(self, summary: dict) -> None:
+        (self.path / self.SUMMARY).write_text(json.dumps(summary, indent=2))
+
+    def interruptible(self) -> Interruptible:
+        return Interruptible()
+
+
+class Interruptible:
+    """``with Interruptible() as guard:`` SIGTERM interrupts like Ctrl-C inside the block, and
+    either one ends the block quietly with ``guard.interrupted`` set (the previous SIGTERM
+    handler comes back afterwards). Outside the main thread signals are left alone."""
+
+    def __init__(self):
+        self.interrupted = False
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> Interruptible:
+        def handler(signum, frame):
+            raise KeyboardInterrupt(f"signal {signum}")
+        try:
+            self._previous = signal.signal(signal.SIGTERM, handler)
+            self._installed = True
+        except ValueError:          # not the main thread
+            self._installed = False
+        return self
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        if self._installed:
+            signal.signal(signal.SIGTERM, self._previous)
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            self.interrupted = True
+            return True
+        return False
+
+
+# --- the loop of the chunked trainers -------------------------------------------------------
+class Chunked(Protocol):
+    """What an algorithm plugs into ``run_chunked``: its model and its chunks."""
+
+    def initial_progress(self) -> dict:
+        """A fresh run's ``progress.json`` counters (beyond those the harness keeps)."""
+
+    def build(self, folder: RunFolder, progress: dict) -> None:
+        """Build the model; load the latest checkpoint when ``folder.resumed``, else start
+        it (warm starts may add to ``progress``)."""
+
+    def train_chunk(self, progress: dict) -> int:
+        """Train one chunk (a rollout and its update), adding its steps to
+        ``progress["num_timesteps"]`` (before logging them); return those steps."""
+
+    def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
+        """Held-out evaluation: ``write_row`` each ``eval.csv`` row (less ``steps`` and
+        ``wall_seconds``, which the harness puts first); return the result (its
+        ``win_rate`` picks the best model)."""
+
+    def write_checkpoint(self, folder: Path) -> None:
+        """Write the model's checkpoint files into ``folder``."""
+
+    def save_model(self, target: Path) -> None:
+        """The model as a model directory (``--agent model:DIR``)."""
+
+    def close(self) -> None:
+        """Release envs and writers."""
+
+
+#: the counters ``run_chunked`` keeps in ``progress.json``
+HARNESS_PROGRESS = {"num_timesteps": 0, "wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0,
+                    "best_win_rate": -1.0}
+
+
+def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = None) -> dict:
+    """Train ``trainer`` in ``folder`` to ``total_timesteps``: the starting policy evaluated
+    (a fresh run's curve starts there), chunks until done, ``stop_after`` steps this session
+    (whole chunks) or an interrupt, evaluations and checkpoints when due, a checkpoint at the
+    end of every session; a finished run gets its final evaluation, ``final_model/`` and
+    ``summary.json``. Returns the summary (``interrupted``/``stopped`` when cut short)."""
+    config = folder.config
+    if folder.resumed:
+        progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
+    else:
+        progress = {**HARNESS_PROGRESS, **trainer.initial_progress()}
+    trainer.build(folder, progress)
+    clock = {"start": time.perf_counter()}
+
+    def lap() -> None:
+        """Fold this session's time so far into ``progress["wall_seconds"]``."""
+        progress["wall_seconds"] += time.perf_counter() - clock["start"]
+        clock["start"] = time.perf_counter()
+
+    def checkpoint() -> None:
+        folder.save_checkpoint(trainer.write_checkpoint)
+        folder.write_progress(progress)
+
+    def maybe_eval(final: bool = False) -> None:
+        every = config["eval"]["every_steps"]
+        due = progress["num_timesteps"] // every > progress["evals_done"]
+        if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
+            return
+        progress["last_eval_steps"] = progress["num_timesteps"]
+        progress["evals_done"] = progress["num_timesteps"] // every
+
+        def write_row(row: dict) -> None:
+            wall = progress["wall_seconds"] + time.perf_counter() - clock["start"]
+            folder.append_eval({"steps": progress["num_timesteps"],
+                                "wall_seconds": round(wall, 1), **row})
+        result = trainer.evaluate(progress, write_row)
+        if result["win_rate"] > progress["best_win_rate"]:
+            progress["best_win_rate"] = result["win_rate"]
+            trainer.save_model(folder / "best_model")
+        progress["last_eval"] = result
+
+    session_steps = 0
+    if not folder.resumed:
+        maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
+    with folder.interruptible() as guard:
+        while progress["num_timesteps"] < config["total_timesteps"] and (
+                stop_after is None or session_steps < stop_after):
+            session_steps += trainer.train_chunk(progress)
+            maybe_eval()
+            every = config["checkpoint"]["every_steps"]
+            if progress["num_timesteps"] // every > progress["checkpoints"]:
+                progress["checkpoints"] = progress["num_timesteps"] // every
+                lap()
+                checkpoint()
+    lap()
+    checkpoint()                   # an interrupted or stopped run resumes from here
+    summary: dict = {"run_dir": str(folder.path), "num_timesteps": progress["num_timesteps"],
+                     "wall_seconds": round(progress["wall_seconds"], 1)}
+    if guard.interrupted or progress["num_timesteps"] < config["total_timesteps"]:
+        trainer.close()
+        return {**summary, "interrupted": guard.interrupted, "stopped": True}
+    maybe_eval(final=True)
+    lap()
+    folder.write_progress(progress)
+    trainer.save_model(folder / "final_model")
+    trainer.close()
+    summary["final_eval"] = progress.get("last_eval")
+    folder.write_summary(summary)
+    return summary
+
+
+def open_or_create(config: dict | None, run_dir=None, resume=None,
+                   algo: str | None = None) -> RunFolder:
+    """``RunFolder.open(resume)`` when resuming, else ``RunFolder.create(config, run_dir)``."""
+    if resume:
+        return RunFolder.open(resume, algo)
+    if config is None:
+        raise ValueError("give a config, or a run folder to resume")
+    return RunFolder.create(config, run_dir)
