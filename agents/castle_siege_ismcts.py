@@ -11,12 +11,14 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
-policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+root_width=0,halving=0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
-the root's priors with weight ``prior_mix`` (the root only: one network call a decision).
+the root's priors with weight ``prior_mix`` (the root only: one network call a decision);
+``root_width`` the root's moves (0: ``width``); ``halving=1`` picks the root's move by
+sequential halving over common worlds instead of the most visits (``vector.siege_ismcts``).
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from .castle_siege_search import EndgamePlanner
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
             "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",
-            "lam": 0.0, "prior": "", "prior_mix": 0.0, "prior_temp": 1.0}
+            "lam": 0.0, "prior": "", "prior_mix": 0.0, "prior_temp": 1.0, "root_width": 0,
+            "halving": 0}
 #: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
 #: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
 #: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
@@ -47,7 +50,7 @@ class ISMCTSPolicy:
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
                  leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
                  lam: float = 0.0, prior: str = "", prior_mix: float = 0.0,
-                 prior_temp: float = 1.0):
+                 prior_temp: float = 1.0, root_width: int = 0, halving: int = 0):
         from castle_envs.vector import _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -56,6 +59,8 @@ class ISMCTSPolicy:
         from castle_envs.vector import siege_nested, siege_solver
         iterations = check_int("ismcts option iterations", iterations, 1)
         width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
+        root_width = check_int("ismcts option root_width", root_width, 0, M.MAX_WIDTH)
+        halving = check_int("ismcts option halving", halving, 0, 1)
         leaf = check_int("ismcts option leaf", leaf, 0)
         endgame = check_int("ismcts option endgame", endgame, 1)
         temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
@@ -80,10 +85,12 @@ class ISMCTSPolicy:
                         "c": float(c), "noise": float(noise), "shaped": float(shaped),
                         "leaf": leaf, "endgame": endgame, "standing": float(standing),
                         "value": str(value), "lam": float(lam), "prior": str(prior),
-                        "prior_mix": float(prior_mix), "prior_temp": float(prior_temp)}
+                        "prior_mix": float(prior_mix), "prior_temp": float(prior_temp),
+                        "root_width": root_width, "halving": halving}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.standing, self.lam = float(standing), float(lam)
+        self.root_width, self.halving = root_width, halving
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -117,7 +124,7 @@ class ISMCTSPolicy:
                               self.weights, self.iterations, self.width, self.temp, self.c,
                               self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
                               self.standing, self._net, self.lam, state.rows, self._logits,
-                              mix)
+                              mix, self.root_width, bool(self.halving))
         return int(self._tree.act[0, best])
 
     def root_stats(self) -> list[tuple[int, int, float, float]]:

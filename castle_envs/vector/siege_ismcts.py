@@ -34,7 +34,14 @@ Per iteration:
    leaf's world won (a win counts 1; this reads the world's deal, so it brings back some of
    the clairvoyance the tree avoids, at the leaves only).
 
-The root's child with the most visits is played. Everything the search reads is the
+The root's child with the most visits is played. With ``halving`` the root instead runs
+sequential halving (Karnin, Koren and Somekh 2013, as Gumbel MuZero's root does) over
+**common worlds**: each round deals worlds and plays every root child still in the running in
+each of them, then drops the worse half by mean value; the last one left is played. Early in
+a Very Hard game the luck of the deal moves a world's value far more than the choice of move
+does, so siblings compared on the same worlds are told apart with far fewer iterations than
+siblings that each met worlds of their own (common random numbers). ``root_width`` lets the
+root consider more moves than the nodes below it. Everything the search reads is the
 player's view: the root is handed in already determinized, and the worlds are reshuffles of
 it, so the true deck order cannot reach a decision.
 """
@@ -357,57 +364,30 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
 
 
 @njit(cache=True)
-def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, leaf, seed, standing, net, lam, rows, root_logits, root_mix):
-    """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
-    root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
-    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows); with
-    ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
-    (one per action id, a move network's) over its children plus the rest times the
-    scorer's. Returns the index of the root's most visited child (ties: the scorer's order)."""
-    clear(t)
-    t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
-    w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
-    h1, h2 = view_hash(b0, v0, _ZV)
-    s = -1 - _find(t, h1, h2)
-    t.keys[s, 0], t.keys[s, 1] = h1, h2
-    t.slot[s] = 0
-    t.used[0] = 1
-    t.visits[0] = 0
-    t.value[0] = 0.0
-    t.width[0] = -1
-    B, V = x.B, x.V
-    for k in range(NEED):
-        B[0, k] = b0[k]
-    for k in range(INT_WORDS):
-        V[0, k] = v0[k]
-    # the root is expanded even where every world is lost: its first child is then the
-    # scorer's move
-    _expand(t, 0, B[0], V[0], recent, weights, width, temp, x)
-    if root_mix > 0.0:
-        _mix_root_prior(t, root_logits, root_mix)
+def _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, shaped, leaf,
+             standing, net, lam, rows, forced):
+    """One iteration from the world in ``x``'s row 0 (dealt by the caller): descend, expand,
+    play out, back up. ``forced`` >= 0 takes that root edge instead of PUCT's choice."""
+    b, v = x.B[0], x.V[0]
     line = x.lines[0]
     cap = len(t.visits)
-    for it in range(iterations):
-        for k in range(NEED):
-            B[0, k] = b0[k]
-        for k in range(INT_WORDS):
-            V[0, k] = v0[k]
-        shuffle_unseen(B[0], V[0], t.rng)
-        b, v = B[0], V[0]
-        node = 0
-        depth = 0
-        value = -1.0
-        while True:
-            if v[OUTCOME] != 0:
-                value = _value(b, v, shaped, standing)
-                break
-            if v[PHASE] == BATTLE and hopeless(b, v, w, memo):
-                value = _value(b, v, shaped, standing)
-                break
-            if t.width[node] < 0:
-                _expand(t, node, b, v, recent, weights, width, temp, x)
-                break
+    node = 0
+    depth = 0
+    value = -1.0
+    while True:
+        if v[OUTCOME] != 0:
+            value = _value(b, v, shaped, standing)
+            break
+        forcing = depth == 0 and forced >= 0    # a forced root edge is taken in every world
+        if not forcing and v[PHASE] == BATTLE and hopeless(b, v, w, memo):
+            value = _value(b, v, shaped, standing)
+            break
+        if t.width[node] < 0:
+            _expand(t, node, b, v, recent, weights, width, temp, x)
+            break
+        if forcing:
+            best = forced
+        else:
             # PUCT over the node's children, their values scaled to [0, 1] between the
             # node's worst and best child (values are small: wins are rare early on)
             k = t.width[node]
@@ -426,53 +406,152 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
                 u = (q - lo) * scale + c_puct * t.prior[node, i] * sq / (1.0 + t.n[node, i])
                 if u > best_u:
                     best, best_u = i, u
-            t.path[depth, 0] = node
-            t.path[depth, 1] = best
-            depth += 1
-            apply(b, v, t.act[node, best], leave)
-            h1, h2 = view_hash(b, v, _ZV)
-            found = _find(t, h1, h2)
-            if found >= 0:
-                node = found
-                continue
-            if t.used[0] >= cap:    # the tree is full: finish this world from here
-                t.stats[3] += 1
-                node = -1
-                break
-            s = -1 - found
-            node = t.used[0]
-            t.used[0] += 1
-            t.keys[s, 0], t.keys[s, 1] = h1, h2
-            t.slot[s] = node
-            t.visits[node] = 0
-            t.value[node] = 0.0
-            t.width[node] = -1
-            t.stats[2] += 1
-            if v[OUTCOME] != 0:
-                value = _value(b, v, shaped, standing)
-                break
-            _expand(t, node, b, v, recent, weights, width, temp, x)
+        t.path[depth, 0] = node
+        t.path[depth, 1] = best
+        depth += 1
+        apply(b, v, t.act[node, best], leave)
+        h1, h2 = view_hash(b, v, _ZV)
+        found = _find(t, h1, h2)
+        if found >= 0:
+            node = found
+            continue
+        if t.used[0] >= cap:    # the tree is full: finish this world from here
+            t.stats[3] += 1
+            node = -1
             break
-        if value < 0.0 and leaf > 0 and _solved(w, memo, b, v, recent, leave, leaf, weights):
-            value = 1.0
-        if value < 0.0:
-            learned = net_value(net, b, v, rows, recent, leave) if lam > 0.0 else 0.0
-            if lam < 1.0:
-                playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
-                t.stats[1] += 1
-                value = (1.0 - lam) * _value(b, v, shaped, standing) + lam * learned
-            else:
-                value = learned
-        if node >= 0:
-            t.visits[node] += 1
-            t.value[node] += value
-        for d in range(depth):
-            p, e = t.path[d, 0], t.path[d, 1]
-            t.visits[p] += 1
-            t.value[p] += value
-            t.n[p, e] += 1
-            t.w[p, e] += value
-        t.stats[0] += 1
+        s = -1 - found
+        node = t.used[0]
+        t.used[0] += 1
+        t.keys[s, 0], t.keys[s, 1] = h1, h2
+        t.slot[s] = node
+        t.visits[node] = 0
+        t.value[node] = 0.0
+        t.width[node] = -1
+        t.stats[2] += 1
+        if v[OUTCOME] != 0:
+            value = _value(b, v, shaped, standing)
+            break
+        _expand(t, node, b, v, recent, weights, width, temp, x)
+        break
+    if value < 0.0 and leaf > 0 and _solved(w, memo, b, v, recent, leave, leaf, weights):
+        value = 1.0
+    if value < 0.0:
+        learned = net_value(net, b, v, rows, recent, leave) if lam > 0.0 else 0.0
+        if lam < 1.0:
+            playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
+            t.stats[1] += 1
+            value = (1.0 - lam) * _value(b, v, shaped, standing) + lam * learned
+        else:
+            value = learned
+    if node >= 0:
+        t.visits[node] += 1
+        t.value[node] += value
+    for d in range(depth):
+        p, e = t.path[d, 0], t.path[d, 1]
+        t.visits[p] += 1
+        t.value[p] += value
+        t.n[p, e] += 1
+        t.w[p, e] += value
+    t.stats[0] += 1
+
+
+@njit(cache=True)
+def _deal(x, b0, v0, rng):
+    for k in range(NEED):
+        x.B[0, k] = b0[k]
+    for k in range(INT_WORDS):
+        x.V[0, k] = v0[k]
+    shuffle_unseen(x.B[0], x.V[0], rng)
+
+
+@njit(cache=True)
+def _halving(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
+             noise, shaped, leaf, standing, net, lam, rows):
+    """Sequential halving over the root's children with common worlds: each round deals
+    worlds and plays every child still in the running in each of them, then keeps the better
+    half by mean value. The children left in a round have met the same worlds in every round,
+    so their means differ by the moves, not by the luck of the draw. Returns the winner."""
+    k = t.width[0]
+    alive = np.arange(k)
+    m = k
+    rounds = 0
+    q = 1
+    while q < k:
+        q *= 2
+        rounds += 1
+    wb = np.empty(NEED, np.int8)
+    wv = np.empty(INT_WORDS, np.int32)
+    spent = 0
+    for r in range(rounds):
+        per = max(1, (iterations - spent) // ((rounds - r) * m))
+        for _ in range(per):
+            _deal(x, b0, v0, t.rng)
+            for kk in range(NEED):
+                wb[kk] = x.B[0, kk]
+            for kk in range(INT_WORDS):
+                wv[kk] = x.V[0, kk]
+            for j in range(m):
+                for kk in range(NEED):
+                    x.B[0, kk] = wb[kk]
+                for kk in range(INT_WORDS):
+                    x.V[0, kk] = wv[kk]
+                _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise,
+                         shaped, leaf, standing, net, lam, rows, alive[j])
+                spent += 1
+        # best mean first; equal means keep the scorer's order (a stable insertion sort)
+        for i in range(1, m):
+            a = alive[i]
+            qa = t.w[0, a] / t.n[0, a]
+            j = i - 1
+            while j >= 0 and t.w[0, alive[j]] / t.n[0, alive[j]] < qa:
+                alive[j + 1] = alive[j]
+                j -= 1
+            alive[j + 1] = a
+        m = (m + 1) // 2
+    return alive[0]
+
+
+@njit(cache=True)
+def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
+           noise, shaped, leaf, seed, standing, net, lam, rows, root_logits, root_mix,
+           root_width, halving):
+    """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
+    root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
+    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows); with
+    ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
+    (one per action id, a move network's) over its children plus the rest times the
+    scorer's. The root has ``root_width`` children (0: ``width``). Returns the index of the
+    root's most visited child (ties: the scorer's order), or with ``halving`` the child that
+    sequential halving over common worlds keeps (``_halving``)."""
+    clear(t)
+    t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
+    w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
+    h1, h2 = view_hash(b0, v0, _ZV)
+    s = -1 - _find(t, h1, h2)
+    t.keys[s, 0], t.keys[s, 1] = h1, h2
+    t.slot[s] = 0
+    t.used[0] = 1
+    t.visits[0] = 0
+    t.value[0] = 0.0
+    t.width[0] = -1
+    B, V = x.B, x.V
+    for k in range(NEED):
+        B[0, k] = b0[k]
+    for k in range(INT_WORDS):
+        V[0, k] = v0[k]
+    # the root is expanded even where every world is lost: its first child is then the
+    # scorer's move
+    _expand(t, 0, B[0], V[0], recent, weights, root_width if root_width > 0 else width, temp,
+            x)
+    if root_mix > 0.0:
+        _mix_root_prior(t, root_logits, root_mix)
+    if halving and t.width[0] > 1:
+        return _halving(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width,
+                        temp, c_puct, noise, shaped, leaf, standing, net, lam, rows)
+    for it in range(iterations):
+        _deal(x, b0, v0, t.rng)
+        _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, shaped,
+                 leaf, standing, net, lam, rows, -1)
     best = 0
     for i in range(t.width[0]):
         if t.n[0, i] > t.n[0, best]:

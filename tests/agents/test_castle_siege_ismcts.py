@@ -103,10 +103,11 @@ def test_plays_legal_moves_to_the_end_under_victory_deck_left():
     assert s.won == (s.deck_size > 0)
 
 
-def test_decisions_depend_only_on_what_the_player_sees():
+@pytest.mark.parametrize("options", [{}, {"halving": 1, "root_width": 6}])
+def test_decisions_depend_only_on_what_the_player_sees(options):
     """Two deals that differ only in the order of unseen cards get the same decision at
     every position of a game (the agent is handed the full state here on purpose)."""
-    policy_a, policy_b = _policy(), _policy()
+    policy_a, policy_b = _policy(**options), _policy(**options)
     s = State.new_game(difficulty="hard", deck=deal_deck(21))
     shuffler = np.random.default_rng(1)
     checked = 0
@@ -136,6 +137,7 @@ def _game_actions(agent, seed):
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=40,width=4",
+                                  "ismcts:iterations=40,width=4,halving=1,root_width=6",
                                   "search:samples=3,candidates=3,nodes=300"])
 def test_a_deal_plays_the_same_alone_and_after_other_games(spec):
     """The agent's play on a deal depends only on the deal and its seed: no noise state
@@ -165,7 +167,9 @@ def test_root_statistics_count_the_iterations():
                                           ({"temp": 0.0}, "temp"),
                                           ({"noise": 1.5}, "noise"),
                                           ({"c": "x"}, "c"),
-                                          ({"standing": -0.1}, "standing")])
+                                          ({"standing": -0.1}, "standing"),
+                                          ({"halving": 2}, "halving"),
+                                          ({"root_width": M.MAX_WIDTH + 1}, "root_width")])
 def test_bad_options_are_named(options, word):
     with pytest.raises(ValueError, match=f"ismcts option {word}"):
         _policy(**options)
@@ -199,6 +203,35 @@ def test_search_agent_noise_does_not_outlive_a_decision():
         used = SearchPolicy(LinearPolicy.load(SCORER))
         used._w.rng[0] = np.uint64(12345 + seed)   # left over from other games
         assert fresh(s, np.random.default_rng(seed)) == used(s, np.random.default_rng(seed))
+
+
+def _first_choice(seed=9):
+    s = State.new_game(difficulty="very_hard", deck=deal_deck(seed))
+    while len(np.flatnonzero(s.legal_action_mask())) == 1:
+        s.apply_action(int(np.flatnonzero(s.legal_action_mask())[0]))
+    return s
+
+
+def test_sequential_halving_keeps_the_better_half_on_common_worlds():
+    """With ``halving`` every root child still in the running plays the same worlds: four
+    children, 60 iterations: round one gives each 7 worlds, round two the better two 16 more,
+    and the winner is the better finalist by mean value."""
+    s = _first_choice()
+    policy = _policy(iterations=60, width=4, halving=1)
+    action = policy(s, np.random.default_rng(0))
+    stats = policy.root_stats()
+    assert len(stats) == 4 and all(s.legal_action_mask()[a] for a, *_ in stats)
+    assert sorted(n for _, n, _, _ in stats) == [7, 7, 23, 23]
+    finalists = [r for r in stats if r[1] == 23]
+    assert action == max(finalists, key=lambda r: r[2])[0]
+
+
+def test_the_root_may_be_wider_than_the_tree():
+    s = _first_choice()
+    legal = len(np.flatnonzero(s.legal_action_mask()))
+    policy = _policy(iterations=40, width=3, root_width=10)
+    policy(s, np.random.default_rng(0))
+    assert len(policy.root_stats()) == min(10, legal) > 3
 
 
 def test_standing_defenders_lower_a_lost_worlds_value():
