@@ -35,7 +35,7 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
 #: models folder.
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
-    "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts_standing", "numba"),
+    "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
                      ("model:{models}/castle_siege_very_hard_linear", None)],
     "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],

@@ -184,8 +184,11 @@ def test_spec_options_and_errors():
         make_agent("ismcts", "castellion")
 
 
-def test_shipped_model_card_matches_its_options():
-    path = ROOT / "models" / "castle_siege_very_hard_ismcts" / "model.json"
+@pytest.mark.parametrize("directory", ["castle_siege_very_hard_ismcts",
+                                       "castle_siege_very_hard_ismcts_standing",
+                                       "castle_siege_very_hard_ismcts_wide"])
+def test_shipped_model_card_matches_its_options(directory):
+    path = ROOT / "models" / directory / "model.json"
     meta = json.loads(path.read_text())
     agent = make_agent(f"model:{path.parent}", "castle-siege")
     assert meta["kind"] == "ismcts" and meta["options"] == agent.policy.options

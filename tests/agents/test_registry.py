@@ -58,7 +58,7 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
 
     from castle_envs.agents.registry import resolve_spec
     from castle_envs.experiments.evaluate import resolve_best
-    assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_standing")
+    assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_wide")
     assert resolve_spec("best", "castellion") == "planner"
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
