@@ -9,7 +9,9 @@ rounding may go the other way here; ``tests/vector/test_siege_solver.py`` measur
 agreement. ``weights`` is ``LinearPolicy.vector()`` (battle, recycle, royal blocks).
 
 The solver's probes and the search agent's rollouts use it: a compiled move is about a
-microsecond where the NumPy policy takes about a hundred.
+microsecond where the NumPy policy takes about a hundred. The move view's kernel
+(``siege_moves``) reads a position through the same tables (``battle_setup``,
+``battle_kind``, ``recycle_terms``), so that its linear columns are this scorer's features.
 """
 from __future__ import annotations
 
@@ -76,7 +78,10 @@ def subset_tables(b, v, sums, sizes, flush, royal):
 
 
 @njit(cache=True)
-def _royal_target(b, v):
+def best_castle(b, v, w):
+    """The standing castle with the first best ``w[0] * defenders + w[1] * their rank sum +
+    w[2] * castle rank``: the Royal Assault scorer's choice and the ``royal_own_column``
+    feature's column (with ``_H_ROYAL``)."""
     best = -1
     best_score = 0.0
     for c in range(4):
@@ -86,35 +91,23 @@ def _royal_target(b, v):
         ranks = 0
         for p in range(n):
             ranks += _RANK[b[COLS + c * NUM_CARDS + p]]
-        score = _H_ROYAL[0] * n + _H_ROYAL[1] * ranks + _H_ROYAL[2] * _RANK[b[CASTLES + c]]
-        if best < 0 or score > best_score:
-            best, best_score = c, score
+        s = w[0] * n + w[1] * ranks + w[2] * _RANK[b[CASTLES + c]]
+        if best < 0 or s > best_score:
+            best, best_score = c, s
     return best
 
 
 @njit(cache=True)
-def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
-    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best.
-    ``tmp``: int64 scratch of 200 entries or more."""
-    return battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, tmp[:0],
-                         np.empty(0, np.float64))
+def royal_target(b, v):
+    return best_castle(b, v, _H_ROYAL)
 
 
 @njit(cache=True)
-def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, scores):
-    """Every battle-phase candidate of ``LinearPolicy`` with its score, in its order: the
-    legal plays by action id, then Regroup when legal, then end battle phase (score 0);
-    returns their number. With empty ``actions`` nothing is stored and the first best
-    candidate is returned instead (``battle_action``)."""
-    store = len(actions) > 0
-    held = subset_tables(b, v, sums, sizes, one_suit, royal)
-    top = 1 << held
-    # subset properties the features need beyond the solver's tables, in ``tmp``
-    royals_in = tmp[0:32]
-    column_of = tmp[32:84]
-    attackable = tmp[84:136]
-    open_castle = tmp[136:188]
-    for bits in range(1, top):
+def battle_tables(b, v, recent, held, royals_in, column_of, attackable, open_castle):
+    """What the battle features need beyond ``subset_tables``: per subset its royals, per
+    card its column (an open castle's own index), whether it can be attacked, whether it is
+    an open castle. Returns (defenders standing, the focus column)."""
+    for bits in range(1, 1 << held):
         k = 0
         for i in range(held):
             if bits >> i & 1 and _RANK[b[HAND + i]] >= 11:
@@ -137,11 +130,99 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
         if not b[CAPTURED + c]:
             if n == 0:
                 open_castle[b[CASTLES + c]] = 1
+                column_of[b[CASTLES + c]] = c
             if focus < 0 or (n, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
                                                           _RANK[b[CASTLES + focus]]):
                 focus = c
-    target_col = _royal_target(b, v)
+    return defenders, focus
+
+
+@njit(cache=True)
+def captures_next(sums, top, bits, need):
+    """Can the hand slots left after playing ``bits`` sum to ``need`` exactly?"""
+    rest = 31 ^ bits
+    for r in range(1, top):
+        if r & ~rest == 0 and sums[r] == need:
+            return True
+    return False
+
+
+NO_MOVE, CAPTURE, ROYAL_MOVE, ATTACK = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp):
+    """The tables a battle phase's candidates are scored from: ``subset_tables``, then
+    ``battle_tables`` into ``tmp`` (its first 188 entries). Returns (held slots, per subset
+    royals, per card column, attackable, open castle, defenders, focus column, the Royal
+    Assault's column, lateness: 0 with a full deck, 1 with none)."""
+    held = subset_tables(b, v, sums, sizes, one_suit, royal)
+    royals_in = tmp[0:32]
+    column_of = tmp[32:84]
+    attackable = tmp[84:136]
+    open_castle = tmp[136:188]
+    defenders, focus = battle_tables(b, v, recent, held, royals_in, column_of, attackable,
+                                     open_castle)
     late = 1.0 - min(v[DSIZE], 32) / 32.0
+    return (held, royals_in, column_of, attackable, open_castle, defenders, focus,
+            royal_target(b, v), late)
+
+
+@njit(cache=True)
+def battle_kind(bits, t, total, open_castle, attackable, royal):
+    """What playing the hand slots ``bits`` (rank sum ``total``) on card ``t`` is: NO_MOVE
+    when it is no legal play, else CAPTURE, ROYAL_MOVE or ATTACK."""
+    rank = _RANK[t]
+    if open_castle[t]:
+        return CAPTURE if total == rank else NO_MOVE
+    if not attackable[t] or total < rank:
+        return NO_MOVE
+    return ROYAL_MOVE if royal[bits] else ATTACK
+
+
+@njit(cache=True)
+def royals_held(b, v):
+    k = 0
+    for i in range(v[HSIZE]):
+        if _RANK[b[HAND + i]] >= 11:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def recycle_terms(b, v, rank):
+    """For recycling a card of ``rank``: its distance to the nearest standing castle's rank
+    (99 when none stands) and the defenders of that rank."""
+    dist = 99
+    for c in range(4):
+        if not b[CAPTURED + c]:
+            dist = min(dist, abs(rank - _RANK[b[CASTLES + c]]))
+    matches = 0
+    for c in range(4):
+        for p in range(v[CLEN + c]):
+            if _RANK[b[COLS + c * NUM_CARDS + p]] == rank:
+                matches += 1
+    return dist, matches
+
+
+@njit(cache=True)
+def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
+    """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best.
+    ``tmp``: int64 scratch of 200 entries or more."""
+    return battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, tmp[:0],
+                         np.empty(0, np.float64))
+
+
+@njit(cache=True)
+def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, scores):
+    """Every battle-phase candidate of ``LinearPolicy`` with its score, in its order: the
+    legal plays by action id, then Regroup when legal, then end battle phase (score 0);
+    returns their number. With empty ``actions`` nothing is stored and the first best
+    candidate is returned instead (``battle_action``)."""
+    store = len(actions) > 0
+    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col,
+     late) = battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
+    top = 1 << held
     n = 0
     best = -1
     best_score = 0.0
@@ -150,16 +231,12 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
         total = sums[bits]
         size = sizes[bits]
         for t in range(NUM_CARDS):
-            rank = _RANK[t]
-            capture = open_castle[t]
-            if capture:
-                if total != rank:
-                    continue
-                can_capture = True
-            elif not attackable[t] or total < rank:
+            kind = battle_kind(bits, t, total, open_castle, attackable, royal)
+            if kind == NO_MOVE:
                 continue
-            royal_move = royal[bits] and not capture
-            attack = not capture and not royal_move
+            capture, royal_move, attack = kind == CAPTURE, kind == ROYAL_MOVE, kind == ATTACK
+            can_capture = can_capture or capture
+            rank = _RANK[t]
             col = column_of[t]
             s = 0.0
             if capture:
@@ -180,12 +257,8 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
                 s += w[8]
             if attack and v[CLEN + col] == 1:
                 s += w[9]
-                need = _RANK[b[CASTLES + col]]
-                rest = 31 ^ bits
-                for r in range(1, top):
-                    if r & ~rest == 0 and sums[r] == need:
-                        s += w[10]
-                        break
+                if captures_next(sums, top, bits, _RANK[b[CASTLES + col]]):
+                    s += w[10]
             exact = attack and total == rank
             if exact:
                 s += w[11]
@@ -202,11 +275,7 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
                 best, best_score = (bits - 1) * NUM_CARDS + t, s
             n += 1
     if not v[REGROUPED] and defenders == 0 and not can_capture:
-        hand_royals = 0
-        for i in range(v[HSIZE]):
-            if _RANK[b[HAND + i]] >= 11:
-                hand_royals += 1
-        s = w[16] + w[17] * hand_royals
+        s = w[16] + w[17] * royals_held(b, v)
         if store:
             actions[n] = REGROUP
             scores[n] = s
@@ -244,15 +313,7 @@ def recycle_scores(b, v, w, cards, scores):
         if not b[DISCARDED + card]:
             continue
         rank = _RANK[card]
-        dist = 99
-        for c in range(4):
-            if not b[CAPTURED + c]:
-                dist = min(dist, abs(rank - _RANK[b[CASTLES + c]]))
-        matches = 0
-        for c in range(4):
-            for p in range(v[CLEN + c]):
-                if _RANK[b[COLS + c * NUM_CARDS + p]] == rank:
-                    matches += 1
+        dist, matches = recycle_terms(b, v, rank)
         royal = rank >= 11
         missing = royal and not held[rank]
         s = 0.0
@@ -279,19 +340,7 @@ def recycle_scores(b, v, w, cards, scores):
 
 @njit(cache=True)
 def royal_action(b, v, w):
-    best = -1
-    best_score = 0.0
-    for c in range(4):
-        if b[CAPTURED + c]:
-            continue
-        n = v[CLEN + c]
-        ranks = 0
-        for p in range(n):
-            ranks += _RANK[b[COLS + c * NUM_CARDS + p]]
-        s = w[0] * n + w[1] * ranks + w[2] * _RANK[b[CASTLES + c]]
-        if best < 0 or s > best_score:
-            best, best_score = c, s
-    return ROYAL_BASE + best
+    return ROYAL_BASE + best_castle(b, v, w)
 
 
 @njit(cache=True)
@@ -310,7 +359,3 @@ def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal, tmp):
                 best = i
         return DISCARD_BASE + best
     return battle_action(b, v, recent, weights[:N_BATTLE], sums, sizes, one_suit, royal, tmp)
-
-
-#: public name for the move view's kernel (``siege_moves``)
-royal_target = _royal_target

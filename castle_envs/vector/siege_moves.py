@@ -30,7 +30,8 @@ from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
 from ._jit import njit
 from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
                            PHASE, REGROUPED)
-from .siege_linear import royal_target, subset_tables
+from .siege_linear import (ATTACK, CAPTURE, NO_MOVE, ROYAL_MOVE, battle_kind, battle_setup,
+                           captures_next, recycle_terms, royals_held)
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
@@ -145,15 +146,7 @@ def _recycles(b, v, F, IDS, K):
         f[KIND + 5] = 1.0
         rank = _RANK[card]
         _target(f, b, v, card, -1, -1)
-        dist = 99
-        for c in range(4):
-            if not b[CAPTURED + c]:
-                dist = min(dist, abs(rank - _RANK[b[CASTLES + c]]))
-        matches = 0
-        for c in range(4):
-            for p in range(v[CLEN + c]):
-                if _RANK[b[COLS + c * NUM_CARDS + p]] == rank:
-                    matches += 1
+        dist, matches = recycle_terms(b, v, rank)
         is_royal = rank >= 11
         missing = is_royal and not has[rank]
         L = LINEAR + 18
@@ -175,63 +168,31 @@ def _recycles(b, v, F, IDS, K):
 
 @njit(cache=True)
 def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
-    held = subset_tables(b, v, sums, sizes, one_suit, royal)
+    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col,
+     late) = battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
     top = 1 << held
-    royals_in = tmp[0:32]
-    column_of = tmp[32:84]
-    attackable = tmp[84:136]
-    open_castle = tmp[136:188]
-    depth_of = tmp[188:240]
-    for bits in range(1, top):
-        k = 0
-        for i in range(held):
-            if bits >> i & 1 and _RANK[b[HAND + i]] >= 11:
-                k += 1
-        royals_in[bits] = k
-    for card in range(NUM_CARDS):
-        column_of[card] = -1
-        attackable[card] = 0
-        open_castle[card] = 0
-        depth_of[card] = -1
-    defenders = 0
-    focus = -1
     hand_total = 0
     for i in range(held):
         hand_total += _RANK[b[HAND + i]]
+    depth_of = tmp[188:240]
+    for card in range(NUM_CARDS):
+        depth_of[card] = -1
     for c in range(4):
         m = v[CLEN + c]
-        defenders += m
         for p in range(m):
-            card = b[COLS + c * NUM_CARDS + p]
-            column_of[card] = c
-            depth_of[card] = m - 1 - p
-            if not recent or p == m - 1:
-                attackable[card] = 1
-        if not b[CAPTURED + c]:
-            if m == 0:
-                open_castle[b[CASTLES + c]] = 1
-                column_of[b[CASTLES + c]] = c
-            if focus < 0 or (m, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
-                                                          _RANK[b[CASTLES + focus]]):
-                focus = c
-    target_col = royal_target(b, v)
-    late = 1.0 - min(v[DSIZE], 32) / 32.0
+            depth_of[b[COLS + c * NUM_CARDS + p]] = m - 1 - p
     n = 0
     can_capture = False
     for bits in range(1, top):
         total = sums[bits]
         size = sizes[bits]
         for t in range(NUM_CARDS):
-            rank = _RANK[t]
-            capture = open_castle[t]
-            if capture:
-                if total != rank:
-                    continue
-                can_capture = True
-            elif not attackable[t] or total < rank:
+            kind = battle_kind(bits, t, total, open_castle, attackable, royal)
+            if kind == NO_MOVE:
                 continue
-            royal_move = royal[bits] and not capture
-            attack = not capture and not royal_move
+            capture, royal_move, attack = kind == CAPTURE, kind == ROYAL_MOVE, kind == ATTACK
+            can_capture = can_capture or capture
+            rank = _RANK[t]
             col = column_of[t]
             f = F[n]
             f[:] = 0.0
@@ -264,16 +225,10 @@ def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
             if not capture:
                 f[L + 7] = rank * _INV[7]
             f[L + 8] = 1.0 if attack and col == focus else 0.0
-            capture_next = False
             if attack and v[CLEN + col] == 1:
                 f[L + 9] = 1.0
-                need = _RANK[b[CASTLES + col]]
-                rest = 31 ^ bits
-                for r in range(1, top):
-                    if r & ~rest == 0 and sums[r] == need:
-                        capture_next = True
-                        break
-            f[L + 10] = 1.0 if capture_next else 0.0
+                if captures_next(sums, top, bits, _RANK[b[CASTLES + col]]):
+                    f[L + 10] = 1.0
             f[L + 11] = 1.0 if exact else 0.0
             lin_flush = attack and not exact and size >= 2 and one_suit[bits] and v[DSIZE] > 0
             f[L + 12] = 1.0 if lin_flush else 0.0
@@ -290,12 +245,8 @@ def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
         f[:] = 0.0
         f[KIND + 1] = 1.0
         _spend(f, b, top - 1, held)
-        hand_royals = 0
-        for i in range(v[HSIZE]):
-            if _RANK[b[HAND + i]] >= 11:
-                hand_royals += 1
         f[LINEAR + 16] = 1.0
-        f[LINEAR + 17] = hand_royals * _INV[17]
+        f[LINEAR + 17] = royals_held(b, v) * _INV[17]
         IDS[n] = REGROUP
         K[n] = -1
         n += 1
