@@ -55,13 +55,14 @@ from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
 from ._jit import njit
+from .kernel_common import nonzero_key
 from ..castle_siege.observation import OBS_SIZE
-from .siege_kernel import (CAPTURED, CARD_WORDS, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD,
-                           HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED,
-                           apply, encode)
+from .siege_kernel import (CAPTURED, CARD_WORDS, DECK, DSIZE, HEAD,
+                           HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, apply, captured_and_standing, encode, load_position)
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
 from .siege_nested import playout, scored_moves, select_top
-from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, tt_clear
+from .siege_solver import (MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, table_hash,
+                           tt_clear)
 
 MAX_WIDTH = 16
 
@@ -182,25 +183,9 @@ def new_tree(node_bits: int = 16) -> Tree:
 @njit(cache=True)
 def view_hash(b, v, z):
     """Two 64-bit hashes of what the player sees of the position (module docstring)."""
-    h1 = np.uint64(0)
-    h2 = np.uint64(0)
-    for i in range(v[HSIZE]):
-        card = b[HAND + i]
-        h1 ^= z[0, V_HAND + card]
-        h2 ^= z[1, V_HAND + card]
-    for c in range(4):
-        base = COLS + c * NUM_CARDS
-        for p in range(v[CLEN + c]):
-            k = V_COL + (c * 52 + p) * 52 + b[base + p]
-            h1 ^= z[0, k]
-            h2 ^= z[1, k]
-        if b[CAPTURED + c]:
-            h1 ^= z[0, V_CAPT + c]
-            h2 ^= z[1, V_CAPT + c]
+    h1, h2 = table_hash(b, v, z, np.uint64(0), np.uint64(0), V_HAND, V_COL, V_CAPT, V_DISC,
+                        V_PHASE, V_REG)
     for card in range(NUM_CARDS):
-        if b[DISCARDED + card]:
-            h1 ^= z[0, V_DISC + card]
-            h2 ^= z[1, V_DISC + card]
         if b[OUT + card]:
             h1 ^= z[0, V_OUT + card]
             h2 ^= z[1, V_OUT + card]
@@ -210,16 +195,9 @@ def view_hash(b, v, z):
         if b[RECYCLED + card]:
             h1 ^= z[0, V_RECYC + k * 52 + card]
             h2 ^= z[1, V_RECYC + k * 52 + card]
-    h1 ^= z[0, V_PHASE + v[PHASE]]
-    h2 ^= z[1, V_PHASE + v[PHASE]]
     h1 ^= z[0, V_DSIZE + v[DSIZE]]
     h2 ^= z[1, V_DSIZE + v[DSIZE]]
-    if v[REGROUPED]:
-        h1 ^= z[0, V_REG]
-        h2 ^= z[1, V_REG]
-    if h1 == 0 and h2 == 0:
-        h1 = np.uint64(1)
-    return h1, h2
+    return nonzero_key(h1, h2)
 
 
 @njit(cache=True)
@@ -337,13 +315,7 @@ def _mix_root_prior(t, logits, mix):
 def _value(b, v, shaped, standing):
     if v[OUTCOME] == 1:
         return 1.0
-    captured = 0
-    left = 0
-    for c in range(4):
-        if b[CAPTURED + c]:
-            captured += 1
-        else:
-            left += v[CLEN + c]
+    captured, left = captured_and_standing(b, v)
     return shaped * captured / 4.0 - standing * left / 52.0
 
 
@@ -351,10 +323,7 @@ def _value(b, v, shaped, standing):
 def _solved(w, memo, b, v, recent, leave, nodes, weights):
     """Whether the compiled solver proves this world won within ``nodes`` (half of them on
     the scorer's probes, then depth-first search)."""
-    for k in range(NEED):
-        w.B[0, k] = b[k]
-    for k in range(INT_WORDS):
-        w.V[0, k] = v[k]
+    load_position(w.B, w.V, 0, b, v)
     tt_clear(w.table, w.used)
     w.stats[:] = 0
     if probe(w, memo, recent, leave, nodes // 2, 0.15, weights, True, True) > 0:

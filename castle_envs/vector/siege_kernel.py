@@ -28,6 +28,7 @@ from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
 from . import pcg64
 from ._jit import njit, unowned
+from .kernel_common import first_illegal_of, penalised, xorshift_star
 
 # --- layout of a row of ``cards`` ---------------------------------------------------------
 DECK = 0
@@ -256,6 +257,29 @@ def _play(b, v, bitmask, target, leave):
     elif total == _RANK[target]:   # Precision Strike
         v[EVENTS + EV_PRECISION] += 1
         v[PHASE] = PRECISION
+
+
+@njit(cache=True)
+def load_position(B, V, row, b, v):
+    """Copy the position in ``b``/``v`` into row ``row`` of ``B``/``V``: the card row's first
+    ``NEED`` words only (its tail is the env's scratch, which searches never read)."""
+    for k in range(NEED):
+        B[row, k] = b[k]
+    for k in range(INT_WORDS):
+        V[row, k] = v[k]
+
+
+@njit(cache=True)
+def captured_and_standing(b, v):
+    """(castles captured, defenders standing at the others)."""
+    captured = 0
+    standing = 0
+    for c in range(4):
+        if b[CAPTURED + c]:
+            captured += 1
+        else:
+            standing += v[CLEN + c]
+    return captured, standing
 
 
 @njit(cache=True)
@@ -616,16 +640,8 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
     b = cards[i]
     v = ints[i]
     a = actions[i]
-    bad = a < 0 or a >= NUM_ACTIONS
-    if not bad:
-        bad = not mask[i, a]
-    illegal[i] = bad
-    if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
-        rewards[i] = penalty
-        terminated[i] = True
-        truncated[i] = False
-        won[i] = False
-    else:
+    if not penalised(i, a, NUM_ACTIONS, mask, penalty, illegal, rewards, terminated, truncated,
+                     won):
         defeated = v[EVENTS + EV_DEFEATED]
         taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
         apply(b, v, a, leave)
@@ -680,11 +696,7 @@ def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps
 @njit(cache=True, nogil=True)
 def first_illegal(mask, actions):
     """The first env whose action is out of range or masked out, or -1."""
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
-            return i
-    return -1
+    return first_illegal_of(mask, actions, NUM_ACTIONS)
 
 
 @njit(cache=True, nogil=True)
@@ -708,12 +720,7 @@ def sample_legal_rows(lo, hi, mask, words, out):
         if total == 0:
             out[i] = -1
             continue
-        x = words[i]
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        words[i] = x
-        pick = np.int64(((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) % np.uint64(total))
+        pick = np.int64((xorshift_star(words, i) >> np.uint64(11)) % np.uint64(total))
         for k in range(row.shape[0]):
             c = np.int64((row[k] * ones) >> np.uint64(56))
             if pick < c:
@@ -749,14 +756,9 @@ def sample_counted_rows(lo, hi, mask, ints, words, out):
         if total == 0:
             out[i] = -1
             continue
-        x = words[i]
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        words[i] = x
         # 53 random bits scaled to [0, total): the bias is below total / 2**53, as with the
         # modulo that sample_legal takes, and a multiply is cheaper than a division
-        bits = (x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)
+        bits = xorshift_star(words, i) >> np.uint64(11)
         pick = np.int64((bits * np.uint64(total)) >> np.uint64(53))
         r = 0
         while pick >= v[COUNTS + r]:   # the row holding the pick-th legal action

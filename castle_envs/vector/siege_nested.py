@@ -34,7 +34,8 @@ from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ._jit import njit
-from .siege_kernel import CAPTURED, CARD_WORDS, CLEN, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, apply
+from .siege_kernel import (CAPTURED, CARD_WORDS, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE,
+                           apply, captured_and_standing, load_position)
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, rand, tt_clear
 
@@ -81,13 +82,7 @@ def score(b, v):
     """A win; else 1,000 a castle captured, less one a defender still standing."""
     if v[OUTCOME] == 1:
         return WIN_SCORE
-    captured = 0
-    standing = 0
-    for c in range(4):
-        if b[CAPTURED + c]:
-            captured += 1
-        else:
-            standing += v[CLEN + c]
+    captured, standing = captured_and_standing(b, v)
     return captured * 1000 - standing
 
 
@@ -310,10 +305,7 @@ def evaluate_moves(x, w, memo, samples_b, samples_v, cands, recent, leave, weigh
             stream = np.uint64((seed * 7919 + i * 104729 + p * 1299709) * 2654435761
                                + 88172645463325252) | np.uint64(1)
             for j in range(len(cands)):
-                for k in range(NEED):
-                    x.B[0, k] = samples_b[i, k]
-                for k in range(INT_WORDS):
-                    x.V[0, k] = samples_v[i, k]
+                load_position(x.B, x.V, 0, samples_b[i], samples_v[i])
                 apply(x.B[0], x.V[0], cands[j], leave)
                 x.stats[0] += 1
                 w.rng[0] = stream

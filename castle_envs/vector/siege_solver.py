@@ -34,8 +34,10 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ._jit import njit, unowned
+from .kernel_common import nonzero_key, tt_find, xorshift_star
 from .siege_kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
-                           HAND, HEAD, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, REGROUPED, apply)
+                           HAND, HEAD, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, REGROUPED, apply,
+                           load_position)
 from .siege_linear import policy_action, subset_tables
 
 MAX_DEPTH = 1024          # actions in one line; a game has at most a few hundred
@@ -102,6 +104,37 @@ def new_work(table_bits: int) -> Work:
 
 
 @njit(cache=True)
+def table_hash(b, v, z, h1, h2, hand, col, capt, disc, phase, regrouped):
+    """``h1``/``h2`` with the keys of the hand, the columns, the captured castles, the discard
+    pile, the phase and Regroup's use xored in, each from its own block of ``z`` (the offsets
+    ``hand``..``regrouped``): the part of a position that the solver's and the player's view
+    hash alike."""
+    for i in range(v[HSIZE]):
+        card = b[HAND + i]
+        h1 ^= z[0, hand + card]
+        h2 ^= z[1, hand + card]
+    for c in range(4):
+        base = COLS + c * NUM_CARDS
+        for p in range(v[CLEN + c]):
+            idx = col + (c * 52 + p) * 52 + b[base + p]
+            h1 ^= z[0, idx]
+            h2 ^= z[1, idx]
+        if b[CAPTURED + c]:
+            h1 ^= z[0, capt + c]
+            h2 ^= z[1, capt + c]
+    for card in range(NUM_CARDS):
+        if b[DISCARDED + card]:
+            h1 ^= z[0, disc + card]
+            h2 ^= z[1, disc + card]
+    h1 ^= z[0, phase + v[PHASE]]
+    h2 ^= z[1, phase + v[PHASE]]
+    if v[REGROUPED]:
+        h1 ^= z[0, regrouped]
+        h2 ^= z[1, regrouped]
+    return h1, h2
+
+
+@njit(cache=True)
 def position_hash(b, v, z):
     h1 = np.uint64(0)
     h2 = np.uint64(0)
@@ -110,49 +143,11 @@ def position_hash(b, v, z):
         card = b[DECK + (head + k) % NUM_CARDS]
         h1 ^= z[0, Z_DECK + k * 52 + card]
         h2 ^= z[1, Z_DECK + k * 52 + card]
-    for i in range(v[HSIZE]):
-        card = b[HAND + i]
-        h1 ^= z[0, Z_HAND + card]
-        h2 ^= z[1, Z_HAND + card]
-    for c in range(4):
-        base = COLS + c * NUM_CARDS
-        for p in range(v[CLEN + c]):
-            idx = Z_COL + (c * 52 + p) * 52 + b[base + p]
-            h1 ^= z[0, idx]
-            h2 ^= z[1, idx]
-        if b[CAPTURED + c]:
-            h1 ^= z[0, Z_CAPT + c]
-            h2 ^= z[1, Z_CAPT + c]
-    for card in range(NUM_CARDS):
-        if b[DISCARDED + card]:
-            h1 ^= z[0, Z_DISC + card]
-            h2 ^= z[1, Z_DISC + card]
-    h1 ^= z[0, Z_PHASE + v[PHASE]]
-    h2 ^= z[1, Z_PHASE + v[PHASE]]
-    if v[REGROUPED]:
-        h1 ^= z[0, Z_REG]
-        h2 ^= z[1, Z_REG]
-    if h1 == 0 and h2 == 0:   # 0/0 marks an empty table slot
-        h1 = np.uint64(1)
-    return h1, h2
+    h1, h2 = table_hash(b, v, z, h1, h2, Z_HAND, Z_COL, Z_CAPT, Z_DISC, Z_PHASE, Z_REG)
+    return nonzero_key(h1, h2)
 
 
-# --- the table of lost positions -----------------------------------------------------------
-@njit(cache=True)
-def tt_find(table, h1, h2):
-    """Is the position with hashes (h1, h2) stored? ``table`` is (2^k, 2), both hashes of a
-    slot side by side (one cache line); linear probing over 16 slots."""
-    mask = len(table) - 1
-    i = np.int64(h1 & np.uint64(mask))
-    for _ in range(16):
-        if table[i, 0] == h1 and table[i, 1] == h2:
-            return True
-        if table[i, 0] == 0 and table[i, 1] == 0:
-            return False
-        i = (i + 1) & mask
-    return False
-
-
+# --- the table of lost positions (tt_find: kernel_common) ------------------------------------
 @njit(cache=True)
 def tt_add(table, h1, h2, used):
     """Store a lost position; a full neighbourhood keeps its entries (the table is a cache
@@ -196,6 +191,15 @@ def _bucket_sort(keys, n, out, counts):
 
 
 @njit(cache=True)
+def _sorted_moves(keys, n, out, base, radix):
+    """The moves ``base + key % radix`` into ``out`` by ascending key; returns ``n``."""
+    keys[:n].sort()
+    for i in range(n):
+        out[i] = base + keys[i] % radix
+    return n
+
+
+@njit(cache=True)
 def gen_moves(b, v, recent, out, w):
     """The legal moves of the position in search order into ``out``; returns their number.
     Order (speed only, never a verdict): captures, Royal Assaults, exact hits (fewer cards
@@ -219,19 +223,13 @@ def gen_moves(b, v, recent, out, w):
                         break
                 keys[n] = (score + 1000) * 64 + card
                 n += 1
-        keys[:n].sort()
-        for i in range(n):
-            out[i] = RECYCLE_BASE + keys[i] % 64
-        return n
+        return _sorted_moves(keys, n, out, RECYCLE_BASE, 64)
     if phase == ROYAL:
         for c in range(4):
             if not b[CAPTURED + c]:
                 keys[n] = (10000 - v[CLEN + c] * 20 - _RANK[b[CASTLES + c]]) * 4 + c
                 n += 1
-        keys[:n].sort()
-        for i in range(n):
-            out[i] = ROYAL_BASE + keys[i] % 4
-        return n
+        return _sorted_moves(keys, n, out, ROYAL_BASE, 4)
     if phase == DISCARD:
         for i in range(v[HSIZE]):
             out[i] = DISCARD_BASE + i
@@ -495,12 +493,7 @@ def hopeless(b, v, w, memo):
 @njit(cache=True)
 def _rand(rng):
     """xorshift64*: the search's own reproducible random numbers, in [0, 1)."""
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) / 9007199254740992.0
+    return float(xorshift_star(rng, 0) >> np.uint64(11)) / 9007199254740992.0
 
 
 #: public names for the other kernels (the search agents' trees and nested search)
@@ -655,10 +648,7 @@ def evaluate_moves(w, z, memo, samples_b, samples_v, candidates, recent, leave, 
                 return i
         tt_clear(w.table, w.used)
         for j in range(len(candidates)):
-            for k in range(NEED):
-                w.B[0, k] = samples_b[i, k]
-            for k in range(INT_WORDS):
-                w.V[0, k] = samples_v[i, k]
+            load_position(w.B, w.V, 0, samples_b[i], samples_v[i])
             apply(w.B[0], w.V[0], candidates[j], leave)
             if w.V[0, OUTCOME] != 0:
                 wins[j] += w.V[0, OUTCOME] == 1

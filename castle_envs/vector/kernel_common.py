@@ -1,0 +1,71 @@
+"""Small compiled helpers that every game's kernels share: the illegal-action step, the
+xorshift64* generator and the probing of a transposition table of hash pairs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+
+_XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True)
+def penalised(i, a, num_actions, mask, penalty, illegal, rewards, terminated, truncated, won):
+    """Whether env ``i``'s action ``a`` is out of range or masked out; such a step ends the
+    episode with ``penalty`` (only in illegal_action="penalty" mode: raise mode checks
+    before the kernels run)."""
+    bad = a < 0 or a >= num_actions
+    if not bad:
+        bad = not mask[i, a]
+    illegal[i] = bad
+    if bad:
+        rewards[i] = penalty
+        terminated[i] = True
+        truncated[i] = False
+        won[i] = False
+    return bad
+
+
+@njit(cache=True)
+def first_illegal_of(mask, actions, num_actions):
+    """The first env whose action is out of range or masked out, or -1."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= num_actions or not mask[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def xorshift_star(words, i):
+    """Advance the xorshift64 state ``words[i]``; returns its xorshift64* output (use the
+    high bits: the low ones are weak)."""
+    x = words[i]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    words[i] = x
+    return x * _XORSHIFT_STAR
+
+
+@njit(cache=True)
+def nonzero_key(h1, h2):
+    """The hash pair, made never 0/0: 0/0 marks an empty table slot."""
+    if h1 == 0 and h2 == 0:
+        h1 = np.uint64(1)
+    return h1, h2
+
+
+@njit(cache=True)
+def tt_find(table, h1, h2):
+    """Is the position with hashes (h1, h2) stored? ``table`` is (2^k, 2), both hashes of a
+    slot side by side (one cache line); linear probing over 16 slots."""
+    mask = len(table) - 1
+    i = np.int64(h1 & np.uint64(mask))
+    for _ in range(16):
+        if table[i, 0] == h1 and table[i, 1] == h2:
+            return True
+        if table[i, 0] == 0 and table[i, 1] == 0:
+            return False
+        i = (i + 1) & mask
+    return False
