@@ -57,7 +57,9 @@ _BASTION = 1 | 2 | 1 << SIZE | 1 << (SIZE + 1)
 
 
 def _component(board: int, seed: int) -> int:
-    """The orthogonally connected part of ``board`` holding bit ``seed``."""
+    """The orthogonally connected part of ``board`` holding bit ``seed``. Written in the
+    subset of Python that numba compiles: the Castellion kernel compiles this very
+    function."""
     comp = seed
     while True:
         grown = (comp | ((comp << 1) & _NOT_COL0) | ((comp >> 1) & _NOT_COL5)
@@ -71,6 +73,12 @@ def _shape_of_group(comp: int) -> int:
     """0 tower, 1 bastion, 2 line of defense, -1 nothing (exactly four tiles in pattern)."""
     if comp.bit_count() != 4:
         return -1
+    return four_tile_shape(comp)
+
+
+def four_tile_shape(comp: int) -> int:
+    """``shape_of_group`` of a group known to hold four tiles. Written in the subset of
+    Python that numba compiles: the Castellion kernel compiles this very function."""
     low = comp & -comp
     if comp == low * _TOWER:
         return 0

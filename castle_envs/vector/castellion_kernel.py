@@ -30,6 +30,7 @@ from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JU
                                SEER, TRAITOR)
 from . import pcg64
 from ._jit import njit, unowned
+from .kernel_common import first_illegal_of, penalised
 from .siege_kernel import sample_legal as _sample_legal
 from .siege_kernel import sample_legal_rows as _sample_legal_rows
 
@@ -119,13 +120,6 @@ for _lv in range(3):
 _FULL_REGULAR = np.array([k for k in range(NUM_KINDS) for _ in range(REGULAR_COUNTS[k])], np.int64)
 _FULL_SAFE = np.array([k for k in range(NUM_KINDS) for _ in range(SAFE_COUNTS[k])], np.int64)
 
-# bitboards (``rules``): bit r*6+c
-_NOT_COL0 = np.int64(R._NOT_COL0)
-_NOT_COL5 = np.int64(R._NOT_COL5)
-_LINE = np.int64(R._LINE)
-_TOWER = np.int64(R._TOWER)
-_BASTION = np.int64(R._BASTION)
-
 # observation constants
 _REGULAR_SCALE = O._REGULAR_SCALE.astype(np.float64)   # float32 values, multiplied in float64
 _CELL_TABLE = O._CELL_TABLE
@@ -173,15 +167,9 @@ def faction_board(s, faction):
     return board
 
 
-@njit(cache=True)
-def component(board, seed):
-    comp = seed
-    while True:
-        grown = (comp | ((comp << np.int64(1)) & _NOT_COL0) | ((comp >> np.int64(1)) & _NOT_COL5)
-                 | (comp << np.int64(SIZE)) | (comp >> np.int64(SIZE))) & board
-        if grown == comp:
-            return comp
-        comp = grown
+# the rules' own group functions, compiled, so that the two cannot drift apart
+component = njit(cache=True)(R.component)
+_four_tile_shape = njit(cache=True)(R.four_tile_shape)
 
 
 @njit(cache=True)
@@ -195,22 +183,32 @@ def popcount(x):
 
 
 @njit(cache=True)
+def low_bit_index(x):
+    """The index of the lowest set bit of ``x`` (a cell of a non-empty bitmask)."""
+    low = x & -x
+    j = 0
+    while (low >> np.int64(j)) != 1:
+        j += 1
+    return j
+
+
+@njit(cache=True)
+def count_formation(kind, t, b, li):
+    """(towers, bastions, lines) with one more of ``kind`` (``shape_of_group``; -1 none)."""
+    if kind == 0:
+        t += 1
+    elif kind == 1:
+        b += 1
+    elif kind == 2:
+        li += 1
+    return t, b, li
+
+
+@njit(cache=True)
 def shape_of_group(comp):
-    n = 0
-    x = comp
-    while x:
-        x &= x - np.int64(1)
-        n += 1
-    if n != 4:
+    if popcount(comp) != 4:
         return -1
-    low = comp & -comp
-    if comp == low * _TOWER:
-        return 0
-    if comp == low * _BASTION:
-        return 1
-    if comp == low * _LINE:
-        return 2
-    return -1
+    return _four_tile_shape(comp)
 
 
 @njit(cache=True)
@@ -224,13 +222,7 @@ def formations(s):
         while board:
             comp = component(board, board & -board)
             board &= ~comp
-            kind = shape_of_group(comp)
-            if kind == 0:
-                t += 1
-            elif kind == 1:
-                b += 1
-            elif kind == 2:
-                li += 1
+            t, b, li = count_formation(shape_of_group(comp), t, b, li)
     return t, b, li
 
 
@@ -837,16 +829,8 @@ def _step_env(i, st, steps, rng, actions, level, rules, ordeals_reward, max_step
     goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game."""
     s = st[i]
     a = actions[i]
-    bad = a < 0 or a >= NUM_ACTIONS
-    if not bad:
-        bad = not mask[i, a]
-    illegal[i] = bad
-    if bad:   # only in illegal_action="penalty" mode (raise mode checks before)
-        rewards[i] = penalty
-        terminated[i] = True
-        truncated[i] = False
-        won[i] = False
-    else:
+    if not penalised(i, a, NUM_ACTIONS, mask, penalty, illegal, rewards, terminated, truncated,
+                     won):
         before = s[CURRENT]
         apply(s, a, level)
         steps[i] += 1
@@ -892,8 +876,4 @@ def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, max_steps,
 @njit(cache=True, nogil=True)
 def first_illegal(mask, actions):
     """The first env whose action is out of range or masked out, or -1."""
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= NUM_ACTIONS or not mask[i, a]:
-            return i
-    return -1
+    return first_illegal_of(mask, actions, NUM_ACTIONS)

@@ -326,11 +326,7 @@ def _live_tiles(s, faction, n3):
         if K.popcount(comp) <= 3:
             x = comp
             while x:
-                low = x & -x
-                j = 0
-                while (low >> np.int64(j)) != 1:
-                    j += 1
-                n3[s[K.CELL + j] % 3] += 1
+                n3[s[K.CELL + K.low_bit_index(x)] % 3] += 1
                 x &= x - np.int64(1)
 
 

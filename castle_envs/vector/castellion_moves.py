@@ -218,12 +218,7 @@ def _dead_cells(t):
     fb = np.zeros(4, np.int64)
     sb = np.zeros(3, np.int64)
     occ = frame(t[K.CELL:K.CELL + CELLS], 0, fb, sb)
-    d = dead_cells(occ, sb)
-    n = 0
-    while d:
-        d &= d - np.int64(1)
-        n += 1
-    return n
+    return K.popcount(dead_cells(occ, sb))
 
 
 @njit(cache=True)
@@ -300,6 +295,19 @@ def _tile(f, kind):
     else:
         f[TILE + kind // 3] = 1.0
         f[TILE + 4 + kind % 3] = 1.0
+
+
+@njit(cache=True)
+def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c):
+    """A move that takes the tile at row ``r``, column ``c`` off the castle (a destroy, a
+    Pyro lift): where it stood, then the castle after, ``t`` (a copy of ``s``)."""
+    _tile(f, s[K.CELL + r * SIZE + c])
+    f[WHERE] = r / 5.0
+    f[WHERE + 1] = c / 5.0
+    f[WHERE + 3] = r == 0
+    K.take(t, r, c)
+    K.left_align(t)
+    _castle(f, t, s, level, avail, u, before, cost_before)
 
 
 @njit(cache=True)
@@ -418,14 +426,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     elif a < K.SWAP:                                         # destroy
         kind_col = 10
         cell = a - K.DESTROY
-        r, c = cell // SIZE, cell % SIZE
-        _tile(f, s[K.CELL + cell])
-        f[WHERE] = r / 5.0
-        f[WHERE + 1] = c / 5.0
-        f[WHERE + 3] = r == 0
-        K.take(t, r, c)
-        K.left_align(t)
-        _castle(f, t, s, level, avail, u, before, cost_before)
+        _take_tile(f, t, s, level, avail, u, before, cost_before, cell // SIZE, cell % SIZE)
     elif a < K.REVEAL:                                       # Juggler swap
         kind_col = 11
         i = a - K.SWAP
@@ -450,14 +451,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     elif a < K.REVEAL_ORDEAL:                                # Pyro lift
         kind_col = 15
         c = a - K.LIFT
-        r = s[K.HEIGHT + c] - 1
-        _tile(f, s[K.CELL + r * SIZE + c])
-        f[WHERE] = r / 5.0
-        f[WHERE + 1] = c / 5.0
-        f[WHERE + 3] = r == 0
-        K.take(t, r, c)
-        K.left_align(t)
-        _castle(f, t, s, level, avail, u, before, cost_before)
+        _take_tile(f, t, s, level, avail, u, before, cost_before, s[K.HEIGHT + c] - 1, c)
     else:                                                    # turn up an ordeal
         kind_col = 16
         f[SLOT + a - K.REVEAL_ORDEAL] = 1.0

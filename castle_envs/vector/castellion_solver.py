@@ -60,6 +60,7 @@ import numpy as np
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
 from ._jit import njit, unowned
+from .kernel_common import nonzero_key, tt_find
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
@@ -90,22 +91,7 @@ def position_hash(s, z):
         k = i * _NV + s[i] + 1
         h1 ^= z[0, k]
         h2 ^= z[1, k]
-    if h1 == 0 and h2 == 0:
-        h1 = np.uint64(1)
-    return h1, h2
-
-
-@njit(cache=True)
-def tt_find(table, h1, h2):
-    mask = len(table) - 1
-    i = np.int64(h1 & np.uint64(mask))
-    for _ in range(16):
-        if table[i, 0] == h1 and table[i, 1] == h2:
-            return True
-        if table[i, 0] == 0 and table[i, 1] == 0:
-            return False
-        i = (i + 1) & mask
-    return False
+    return nonzero_key(h1, h2)
 
 
 @njit(cache=True)
@@ -125,12 +111,32 @@ _GROUP_VALUE = np.array([0, 0, 300, 1200], np.int64)   # a same-faction group of
 
 
 @njit(cache=True)
+def _traitors_to_go(s):
+    """Traitors still to come beside the lowest ordeal before it is encountered."""
+    slot = s[K.CURRENT]
+    return (K._ORD_TRAITORS[s[K.ORD + slot]] - s[K.BESIDE + 2 * slot]
+            - s[K.BESIDE + 2 * slot + 1])
+
+
+@njit(cache=True)
+def _pile_supply(s, supply, to_go):
+    """``supply`` plus the Defenders of the regular pile above its ``to_go``-th Traitor from
+    the top."""
+    for i in range(s[K.REG_N] - 1, -1, -1):
+        if s[K.REG + i] >= K.NUM_DEFENDER_KINDS:
+            to_go -= 1
+            if to_go == 0:
+                break
+        else:
+            supply += 1
+    return supply
+
+
+@njit(cache=True)
 def _supply(s):
     """Defenders placeable before the lowest ordeal's Traitor count is reached (``hopeless``'s
     count; at the Academy and Menace, where Traitors can be discarded, only a guide)."""
-    slot = s[K.CURRENT]
-    card = s[K.ORD + slot]
-    to_go = K._ORD_TRAITORS[card] - s[K.BESIDE + 2 * slot] - s[K.BESIDE + 2 * slot + 1]
+    to_go = _traitors_to_go(s)
     hand = s[K.HAND]
     supply = s[K.SAFE_N] + s[K.REV_N]
     if hand >= K.NUM_DEFENDER_KINDS:
@@ -139,14 +145,7 @@ def _supply(s):
             return 0
     elif hand >= 0:
         supply += 1
-    for i in range(s[K.REG_N] - 1, -1, -1):      # from the top of the pile
-        if s[K.REG + i] >= K.NUM_DEFENDER_KINDS:
-            to_go -= 1
-            if to_go == 0:
-                break
-        else:
-            supply += 1
-    return supply
+    return _pile_supply(s, supply, to_go)
 
 
 @njit(cache=True)
@@ -174,10 +173,7 @@ def _fits(s, comp, rows):
     n = 0
     x = comp
     while x:
-        lb = x & -x
-        j = 0
-        while (lb >> np.int64(j)) != 1:
-            j += 1
+        j = K.low_bit_index(x)
         r = j // 6 + rows
         c = j % 6
         rmin = min(rmin, r)
@@ -256,14 +252,9 @@ def evaluate(s, level):
             n = K.popcount(comp)
             if n == 4:
                 kind = K.shape_of_group(comp)
-                if kind == 0:
-                    t += 1
-                elif kind == 1:
-                    b += 1
-                elif kind == 2:
-                    li += 1
-                else:
+                if kind < 0:
                     score -= 600
+                t, b, li = K.count_formation(kind, t, b, li)
             elif n < 4:
                 if n == 1:
                     if comp >= np.int64(1 << 6):
@@ -303,9 +294,8 @@ def hopeless(s, level):
     """The School supply bound (module docstring, reduction 2): True only if lost."""
     if level != SCHOOL or s[K.OUTCOME] != 0:
         return False
-    slot = s[K.CURRENT]
-    card = s[K.ORD + slot]
-    to_go = K._ORD_TRAITORS[card] - s[K.BESIDE + 2 * slot] - s[K.BESIDE + 2 * slot + 1]
+    card = s[K.ORD + s[K.CURRENT]]
+    to_go = _traitors_to_go(s)
     hand = s[K.HAND]
     supply = s[K.SAFE_N]     # the safe pile holds Defenders only
     if hand >= K.NUM_DEFENDER_KINDS:
@@ -315,13 +305,7 @@ def hopeless(s, level):
     elif hand >= 0:
         supply += 1
     if to_go > 0:
-        for i in range(s[K.REG_N] - 1, -1, -1):      # from the top of the pile
-            if s[K.REG + i] >= K.NUM_DEFENDER_KINDS:
-                to_go -= 1
-                if to_go == 0:
-                    break
-            else:
-                supply += 1
+        supply = _pile_supply(s, supply, to_go)
     if K._ORD_KIND[card] == K.K_ROWS:
         need = 0
         for c in range(K.SIZE):
@@ -357,25 +341,50 @@ def new_work(table_bits: int) -> Work:
 
 
 @njit(cache=True)
-def _gen(s, level, rules, out, m, keys, child, order, stats):
-    """Legal moves of ``s`` into ``out`` (best child first when ``order``; each evaluated
-    child costs a node); returns their number."""
+def _descend(rows, moves, idx, d, level, stats):
+    """Play depth ``d``'s next move (a node) into row ``d + 1``; returns the move."""
+    a = moves[d, idx[d]]
+    idx[d] += 1
+    rows[d + 1, :] = rows[d, :]
+    K.apply(rows[d + 1], a, level)
+    stats[0] += 1
+    return a
+
+
+@njit(cache=True)
+def _legal_moves(s, level, rules, out, m):
+    """The legal moves of ``s`` by action id into ``out``; returns their number."""
     K.compute_mask(s, level, rules, m)
     n = 0
     for a in range(K.NUM_ACTIONS):
         if m[a]:
             out[n] = a
             n += 1
+    return n
+
+
+@njit(cache=True)
+def _best_first(s, level, out, n, keep, keys, child, stats):
+    """The ``keep`` best of the ``n`` moves in ``out`` by ``evaluate`` of their child, best
+    first, ties in their order, into ``out[:keep]``; each evaluated child costs a node."""
+    for i in range(n):
+        child[:] = s
+        K.apply(child, out[i], level)
+        stats[0] += 1
+        keys[i] = -evaluate(child, level)
+    perm = np.argsort(keys[:n], kind="mergesort")
+    tmp = out[:n].copy()
+    for i in range(keep):
+        out[i] = tmp[perm[i]]
+
+
+@njit(cache=True)
+def _gen(s, level, rules, out, m, keys, child, order, stats):
+    """Legal moves of ``s`` into ``out`` (best child first when ``order``; each evaluated
+    child costs a node); returns their number."""
+    n = _legal_moves(s, level, rules, out, m)
     if order and n > 1:
-        for i in range(n):
-            child[:] = s
-            K.apply(child, out[i], level)
-            stats[0] += 1
-            keys[i] = -evaluate(child, level)
-        perm = np.argsort(keys[:n], kind="mergesort")
-        tmp = out[:n].copy()
-        for i in range(n):
-            out[i] = tmp[perm[i]]
+        _best_first(s, level, out, n, n, keys, child, stats)
     return n
 
 
@@ -427,9 +436,7 @@ def mirror_hash(s, z):
         k = i * _NV + v + 1
         h1 ^= z[0, k]
         h2 ^= z[1, k]
-    if h1 == 0 and h2 == 0:
-        h1 = np.uint64(1)
-    return h1, h2
+    return nonzero_key(h1, h2)
 
 
 @njit(cache=True)
@@ -466,12 +473,8 @@ def dfs(w, z, level, rules, max_nodes, prune, use_table, order, goal=3, canon=Fa
             if stats[0] >= max_nodes:
                 stats[3] = d
                 return UNKNOWN_RESULT
-            action = moves[d, idx[d]]
-            idx[d] += 1
+            _descend(S, moves, idx, d, level, stats)
             c = d + 1
-            S[c, :] = S[d, :]
-            K.apply(S[c], action, level)
-            stats[0] += 1
             out = S[c, K.OUTCOME]
             if out == 1 or (out == 0 and S[c, K.CURRENT] >= goal):
                 stats[2] = c
@@ -575,12 +578,8 @@ def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
                 if ti[d] >= tn[d]:
                     d -= 1
                     continue
-                a = tm[d, ti[d]]
-                ti[d] += 1
+                a = _descend(T, tm, ti, d, level, stats)
                 c = d + 1
-                T[c, :] = T[d, :]
-                K.apply(T[c], a, level)
-                stats[0] += 1
                 path[d] = a
                 out = T[c, K.OUTCOME]
                 if out == -1:
@@ -655,21 +654,8 @@ def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
 def _turn_moves(s, level, rules, out, m, keys, child, inner, stats):
     """A turn's choices at ``s``: every legal move, except in the inner phases, where only the
     ``inner`` best by ``evaluate`` are followed."""
-    K.compute_mask(s, level, rules, m)
-    n = 0
-    for a in range(K.NUM_ACTIONS):
-        if m[a]:
-            out[n] = a
-            n += 1
+    n = _legal_moves(s, level, rules, out, m)
     if _INNER[s[K.PHASE]] and n > inner:
-        for i in range(n):
-            child[:] = s
-            K.apply(child, out[i], level)
-            stats[0] += 1
-            keys[i] = -evaluate(child, level)
-        perm = np.argsort(keys[:n], kind="mergesort")
-        tmp = out[:n].copy()
-        for i in range(inner):
-            out[i] = tmp[perm[i]]
+        _best_first(s, level, out, n, inner, keys, child, stats)
         n = inner
     return n
