@@ -7,9 +7,8 @@ level, casteller by casteller. Everything in Castell is public.
 """
 from __future__ import annotations
 
-import numpy as np
 
-from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene
+from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene, scene_renderers
 from . import data as D
 from .rules import NR, State, level_text
 
@@ -292,12 +291,7 @@ def build_scene(state: State) -> Scene:
     return scene
 
 
-def render_rgb(state: State) -> np.ndarray:
-    return build_scene(state).to_rgb()
-
-
-def render_svg(state: State) -> str:
-    return build_scene(state).to_svg()
+render_rgb, render_svg = scene_renderers(build_scene)
 
 
 def events(before: State, after: State) -> list[str]:

@@ -8,9 +8,9 @@ piles, and a legend. Pile orders and face-down Ordeals stay hidden.
 """
 from __future__ import annotations
 
-import numpy as np
 
-from ..core.scene import (BLACK, FELT_DARK, GOLD, MUTED, PALE, PAPER, WHITE, Scene)
+from ..core.scene import (BLACK, FELT_DARK, GOLD, MUTED, PALE, PAPER, WHITE, Scene,
+                          scene_renderers)
 from .actions import SIZE
 from .data import (ASSAULT, FACTIONS, KIND_NAMES, LEVELS, ORDEALS, ROWS, SHAPES,
                    ordeal_requirement, short_name)
@@ -273,12 +273,7 @@ def build_scene(state: State) -> Scene:
     return scene
 
 
-def render_rgb(state: State) -> np.ndarray:
-    return build_scene(state).to_rgb()
-
-
-def render_svg(state: State) -> str:
-    return build_scene(state).to_svg()
+render_rgb, render_svg = scene_renderers(build_scene)
 
 
 def events(before: State, after: State) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Scene
+from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Scene, scene_renderers
 from .actions import MAX_ROWS
 from .data import DRAGON, ENTRY, EXIT, HELMET, KIND, KNIGHT, SIDE_SHORT, card_name
 from .rules import WIN_LENGTH, CastleRoomsState
@@ -261,12 +261,7 @@ def build_scene(state: CastleRoomsState) -> Scene:
     return scene
 
 
-def render_rgb(state: CastleRoomsState) -> np.ndarray:
-    return build_scene(state).to_rgb()
-
-
-def render_svg(state: CastleRoomsState) -> str:
-    return build_scene(state).to_svg()
+render_rgb, render_svg = scene_renderers(build_scene)
 
 
 def events(before: CastleRoomsState, after: CastleRoomsState) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.scene import (BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
-                          Scene)
+                          Scene, scene_renderers)
 from .actions import Play, RoyalCapture
 from .cards import CASTLE_NAMES, RANK_NAMES, RANKS, card_name
 from .rules import (BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State)
@@ -232,12 +232,7 @@ def build_scene(state: State) -> Scene:
     return scene
 
 
-def render_rgb(state: State) -> np.ndarray:
-    return build_scene(state).to_rgb()
-
-
-def render_svg(state: State) -> str:
-    return build_scene(state).to_svg()
+render_rgb, render_svg = scene_renderers(build_scene)
 
 
 _EVENT_WORDS = (("precision_strikes", "Precision Strike"),

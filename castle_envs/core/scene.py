@@ -155,3 +155,19 @@ def set_raster(backend: str) -> None:
 def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):
     return [(cx + r * math.cos(rotation + 2 * math.pi * k / sides),
              cy + r * math.sin(rotation + 2 * math.pi * k / sides)) for k in range(sides)]
+
+
+def scene_renderers(build_scene):
+    """A game's ``render_rgb(state) -> (H, W, 3) uint8`` and ``render_svg(state) -> str``
+    for the picture ``build_scene(state)``. They are named as the functions of the game's
+    render module (which binds them), so that pickle finds them there."""
+    def render_rgb(state) -> np.ndarray:
+        return build_scene(state).to_rgb()
+
+    def render_svg(state) -> str:
+        return build_scene(state).to_svg()
+
+    for func in (render_rgb, render_svg):
+        func.__module__ = build_scene.__module__
+        func.__qualname__ = func.__name__
+    return render_rgb, render_svg
