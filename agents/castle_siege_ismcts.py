@@ -149,16 +149,9 @@ def load_value_net(path) -> dict:
     """The arrays of a leaf value network file (``.npz`` of plain arrays; nothing pickled is
     read), checked by ``siege_ismcts.new_value_net``."""
     from castle_envs.vector.siege_ismcts import VALUE_ARRAYS
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            missing = sorted(set(VALUE_ARRAYS) - set(f.files))
-            if missing:
-                raise ValueError(f"ismcts option value={path}: the file lacks {missing}")
-            return {k: f[k] for k in VALUE_ARRAYS}
-    except (OSError, ValueError) as err:
-        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
-            raise
-        raise ValueError(f"ismcts option value={path}: not a value network .npz ({err})") from None
+
+    from .model_files import load_npz_arrays
+    return load_npz_arrays(path, VALUE_ARRAYS, "ismcts option value", "value network")
 
 
 class MovePrior:
@@ -197,16 +190,8 @@ class MovePrior:
 
 def load_prior(path) -> dict:
     """The arrays of a root prior file (``.npz`` of plain arrays; nothing pickled is read)."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            missing = sorted(set(PRIOR_ARRAYS) - set(f.files))
-            if missing:
-                raise ValueError(f"ismcts option prior={path}: the file lacks {missing}")
-            return {k: f[k] for k in PRIOR_ARRAYS}
-    except (OSError, ValueError) as err:
-        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
-            raise
-        raise ValueError(f"ismcts option prior={path}: not a prior network .npz ({err})") from None
+    from .model_files import load_npz_arrays
+    return load_npz_arrays(path, PRIOR_ARRAYS, "ismcts option prior", "prior network")
 
 
 def make_ismcts_policy(options: dict, default_weights) -> ISMCTSPolicy:

@@ -199,7 +199,7 @@ class LinearPolicy:
         raise ValueError(f"no move to choose in phase {phase}")
 
     def _endgame(self, state) -> int | None:
-        from castle_envs.castle_siege.solver import WINNABLE, Solver, state_key
+        from castle_envs.castle_siege.solver import WINNABLE, Solver, keyed_plan, state_key
 
         if self._plan:
             if self._plan[-1][0] == state_key(state):
@@ -214,11 +214,7 @@ class LinearPolicy:
         if result.verdict != WINNABLE:
             self._tried = turn
             return None
-        replay, plan = state.clone(), []
-        for action in result.line:
-            plan.append((state_key(replay), int(action)))
-            replay.apply_action(int(action))
-        self._plan = plan[::-1]
+        self._plan = keyed_plan(state, result.line)
         return self._plan.pop()[1]
 
 

@@ -71,7 +71,7 @@ class EndgamePlanner:
 
     def move(self, state: State) -> int | None:
         """The next move of a proven winning line, solving when there is none yet."""
-        from castle_envs.castle_siege.solver import WINNABLE, state_key
+        from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
         key = state_key(state)
         if self._plan and self._plan[-1][0] == key:
             return self._plan.pop()[1]
@@ -82,11 +82,7 @@ class EndgamePlanner:
         if result.verdict != WINNABLE:
             self._tried = key
             return None
-        replay, plan = state.clone(), []
-        for action in result.line:
-            plan.append((state_key(replay), int(action)))
-            replay.apply_action(int(action))
-        self._plan = plan[::-1]
+        self._plan = keyed_plan(state, result.line)
         return self._plan.pop()[1]
 
 

@@ -36,3 +36,32 @@ def load_tensors(path):
             TypeError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"refused {path}: not a plain file of tensors ({first})") from None
+
+
+def load_weights(module, directory, card: dict) -> None:
+    """The card's weights file into ``module`` (a torch module), or ValueError when they do
+    not fit the model the card describes."""
+    tensors = load_tensors(Path(directory) / card["weights"])
+    try:
+        module.load_state_dict(tensors)
+    except (RuntimeError, TypeError, AttributeError) as err:
+        raise ValueError(f"{directory}: the weights do not fit the policy model.json "
+                         f"describes ({str(err).splitlines()[0]})") from None
+
+
+def load_npz_arrays(path, names, option: str, what: str) -> dict:
+    """The arrays ``names`` of an ``.npz`` of plain arrays (nothing pickled is read); a file
+    that lacks one, or is no such file, is a ValueError naming the agent ``option``
+    (``ismcts option value=PATH``) and ``what`` the file should be."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = sorted(set(names) - set(f.files))
+            if missing:
+                raise ValueError(f"{option}={path}: the file lacks {missing}")
+            return {k: f[k] for k in names}
+    except (OSError, ValueError) as err:
+        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
+            raise
+        raise ValueError(f"{option}={path}: not a {what} .npz ({err})") from None

@@ -156,7 +156,7 @@ def load(directory, card: dict, seed: int | None = None, name: str | None = None
     """The ``MovePolicyAgent`` of a model directory whose ``model.json`` is ``card``."""
     from castle_envs.moves import feature_names
 
-    from .model_files import load_tensors
+    from .model_files import load_weights
     directory = Path(directory)
     arch = check_arch(card.get("policy"))
     if arch["num_features"] != len(feature_names(card["game"])):
@@ -165,10 +165,5 @@ def load(directory, card: dict, seed: int | None = None, name: str | None = None
                          f"{len(feature_names(card['game']))}")
     net = build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
                     arch["linear_offset"])
-    tensors = load_tensors(directory / card["weights"])
-    try:
-        net.load_state_dict(tensors)
-    except (RuntimeError, TypeError, AttributeError) as err:
-        raise ValueError(f"{directory}: the weights do not fit the policy model.json "
-                         f"describes ({str(err).splitlines()[0]})") from None
+    load_weights(net, directory, card)
     return MovePolicyAgent(net, arch, card["game"], seed=seed, name=name)

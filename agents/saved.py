@@ -30,7 +30,7 @@ from pathlib import Path
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
 from .model_files import (FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE,  # noqa: F401
-                          load_tensors, write_card)
+                          load_tensors, load_weights, write_card)
 
 KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
@@ -114,12 +114,7 @@ def load_maskable_policy(directory, card: dict | None = None):
     directory = Path(directory)
     card = card or read_card(directory)
     policy = build_maskable_policy(card)
-    tensors = load_tensors(directory / card["weights"])
-    try:
-        policy.load_state_dict(tensors)
-    except (RuntimeError, TypeError, AttributeError) as err:
-        raise ValueError(f"{directory}: the weights do not fit the policy model.json "
-                         f"describes ({str(err).splitlines()[0]})") from None
+    load_weights(policy, directory, card)
     policy.set_training_mode(False)
     return policy
 

@@ -129,6 +129,16 @@ def state_key(state: State) -> bytes:
         bytes((state.phase, state.regroup_used, state.outcome & 0xFF))))
 
 
+def keyed_plan(state: State, line) -> list[tuple[bytes, int]]:
+    """(``state_key`` of the position, action) for each move of ``line`` played from
+    ``state``, the last move first: a plan to pop a move from while the game follows it."""
+    replay, plan = state.clone(), []
+    for action in line:
+        plan.append((state_key(replay), int(action)))
+        replay.apply_action(int(action))
+    return plan[::-1]
+
+
 class _OutOfBudget(Exception):
     pass
 
