@@ -44,27 +44,45 @@ def describer(game: str):
     return getattr(render, "describe", lambda state, action: state.describe_action(action))
 
 
+def read_evaluate_csv(paths: list[str], variant: str, command: str) -> dict:
+    """``castle-envs evaluate`` CSVs -> {variant: {agent: (rate, low, high, episodes)}}, the
+    variant read from column ``variant``, an agent named without its options; ``command``
+    names the writer in the error for a file it did not write."""
+    import csv
+
+    out: dict = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            try:
+                for row in csv.DictReader(f):
+                    out.setdefault(row[variant], {})[row["agent"].split(":")[0]] = (
+                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
+                        int(row["episodes"]))
+            except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
+                raise ValueError(f"--agents-csv {path!r}: not a CSV written by {command} "
+                                 f"({err!r})") from None
+    return out
+
+
 # --- checking command-line input (every bad value: exit 2, one line, no traceback) ---------
-def positive_int(text: str) -> int:
-    """An argparse type: an int of at least 1."""
+def _int_at_least(text: str, least: int, expected: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, got {text!r}")
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1."""
+    return _int_at_least(text, 1, "an integer of at least 1")
 
 
 def non_negative_int(text: str) -> int:
     """An argparse type: an int of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
+    return _int_at_least(text, 0, "an integer >= 0")
 
 
 def positive_float(text: str) -> float:

@@ -30,7 +30,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES
 
-from .common import parse_budget, writable_file
+from .common import parse_budget, read_evaluate_csv, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
@@ -377,21 +377,7 @@ AGENT_COLOURS = {"random": "#e6550d", "greedy": "#756bb1", "heuristic": "#31a354
 
 def read_agent_csv(paths: list[str]) -> dict:
     """``castle-envs evaluate`` CSVs -> {difficulty: {agent: (rate, low, high, n)}}."""
-    import csv
-
-    out: dict = {}
-    for path in paths:
-        with open(path, newline="") as f:
-            try:
-                for row in csv.DictReader(f):
-                    name = row["agent"].split(":")[0]
-                    out.setdefault(row["difficulty"], {})[name] = (
-                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
-                        int(row["episodes"]))
-            except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
-                raise ValueError(f"--agents-csv {path!r}: not a CSV written by castle-envs "
-                                 f"evaluate ({err!r})") from None
-    return out
+    return read_evaluate_csv(paths, "difficulty", "castle-envs evaluate")
 
 
 #: what ``--plot`` reads of each ``--summaries`` file (``solve --json`` writes them)

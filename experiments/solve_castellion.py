@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from .common import writable_file
+from .common import read_evaluate_csv, writable_file
 from .stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")
@@ -273,20 +273,7 @@ AGENT_COLOURS = {"random": "#e6550d", "heuristic": "#756bb1", "planner": "#00000
 
 def read_agent_csv(paths: list[str]) -> dict:
     """``castle-envs evaluate --game castellion`` CSVs -> {level: {agent: (rate, lo, hi, n)}}."""
-    import csv
-
-    out: dict = {}
-    for path in paths:
-        with open(path, newline="") as f:
-            try:
-                for row in csv.DictReader(f):
-                    out.setdefault(row["level"], {})[row["agent"].split(":")[0]] = (
-                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
-                        int(row["episodes"]))
-            except (KeyError, TypeError, ValueError, csv.Error) as err:
-                raise ValueError(f"--agents-csv {path!r}: not a CSV written by castle-envs "
-                                 f"evaluate --game castellion ({err!r})") from None
-    return out
+    return read_evaluate_csv(paths, "level", "castle-envs evaluate --game castellion")
 
 
 def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
