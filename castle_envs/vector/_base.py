@@ -322,6 +322,19 @@ class KernelSingleEnv(OwnViews, gym.Env):
     _started: bool
     _done: bool
 
+    def _adopt_settings(self, reference) -> None:
+        """The settings and spaces of ``reference``, the game's Python env made with the
+        same arguments: it has checked every one of them."""
+        self.render_mode = reference.render_mode
+        self.illegal_action = reference.illegal_action
+        self.illegal_action_penalty = reference.illegal_action_penalty
+        self.max_episode_steps = reference.max_episode_steps
+        self.rules = dict(reference.rules)
+        self.reward_mode = reference.reward_mode
+        self.observation_mode = reference.observation_mode
+        self.action_space = reference.action_space
+        self.observation_space = reference.observation_space
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         check_options_type(options)

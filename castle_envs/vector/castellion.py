@@ -199,12 +199,8 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         reference = CastellionEnv(level, render_mode, reward, illegal_action,
                                   illegal_action_penalty, max_episode_steps, **rules)
         self._reference = reference
-        self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
-        self.level, self.rules = level, dict(reference.rules)
-        self.reward_mode = reference.reward_mode
-        self.observation_mode = reference.observation_mode
-        self.action_space = reference.action_space
-        self.observation_space = reference.observation_space
+        self._adopt_settings(reference)
+        self.level = level
         self._level = LEVELS.index(level)
         self._rules = K.rule_flags(self.rules)
         self._ordeals_reward = self.reward_mode == "ordeals"

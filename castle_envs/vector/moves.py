@@ -44,10 +44,38 @@ SIEGE_FEATURES = (
 )
 
 
-class SiegeMoves(MoveView):
+class _KernelMoves(MoveView):
+    """A view filled by a game's move kernel ``_M`` (``move_rows_batch``) with its scratch:
+    ``_env_rows`` names the batched env's attributes that ``batch`` takes, ``_env_arrays``
+    those that hold its whole position."""
+
+    _M: Any
+    scratch: Any
+    _env_rows: tuple[str, ...] = ()
+    _env_arrays: dict[str, str] = {}
+
+    def _batch(self, rows: tuple, out: dict, legal: np.ndarray) -> None:
+        valid = out["move_mask"].view(np.bool_)
+        self._M.move_rows_batch(*rows, out["move_features"], out["move_ids"], valid, legal,
+                                *self.scratch.args())
+
+    def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
+        """Fill ``out`` and ``legal`` from the batched env ``env`` of the view's game."""
+        self._batch(tuple(getattr(env, name) for name in self._env_rows), out, legal)
+
+    @classmethod
+    def row_arrays(cls, env) -> dict:
+        """The batched env's whole position and generators (views, not copies)."""
+        return {**{key: getattr(env, name) for key, name in cls._env_arrays.items()},
+                "rng": env._rng.view(np.int64)}
+
+
+class SiegeMoves(_KernelMoves):
     """Castle Siege move views from a rules ``State`` or from kernel rows."""
 
     game = "castle-siege"
+    _env_rows = ("_cards", "_ints", "recent")
+    _env_arrays = {"cards": "_cards", "ints": "_ints"}
 
     def __init__(self, capacity: int = 256):
         from . import siege_kernel as K
@@ -94,25 +122,16 @@ class SiegeMoves(MoveView):
         return self.from_rows(env._b, env._v, env._recent, out)
 
     def batch(self, cards, ints, recent: bool, out: dict, legal: np.ndarray) -> None:
-        valid = out["move_mask"].view(np.bool_)
-        self._M.move_rows_batch(cards, ints, recent, out["move_features"], out["move_ids"],
-                                valid, legal, *self.scratch.args())
-
-    def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
-        """Fill ``out`` and ``legal`` from the batched env ``env`` (``CastleSiegeVectorEnv``)."""
-        self.batch(env._cards, env._ints, env.recent, out, legal)
-
-    @staticmethod
-    def row_arrays(env) -> dict:
-        """The batched env's whole position and generators (views, not copies)."""
-        return {"cards": env._cards, "ints": env._ints, "rng": env._rng.view(np.int64)}
+        self._batch((cards, ints, recent), out, legal)
 
 
-class CastellionMoves(MoveView):
+class CastellionMoves(_KernelMoves):
     """Castellion move views from a rules ``State`` or from kernel rows (one compiled
     kernel, ``vector.castellion_moves``, for the Python, compiled and batched envs)."""
 
     game = "castellion"
+    _env_rows = ("_st", "_level", "_rules")
+    _env_arrays = {"st": "_st", "steps": "_steps"}
 
     def __init__(self, capacity: int = 137):
         from . import castellion_kernel as K
@@ -154,18 +173,8 @@ class CastellionMoves(MoveView):
         return self.from_rows(env._s, env._level, env._rules, out)
 
     def batch(self, st, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
-        valid = out["move_mask"].view(np.bool_)
-        self._M.move_rows_batch(st, level, rules, out["move_features"], out["move_ids"],
-                                valid, legal, *self.scratch.args())
+        self._batch((st, level, rules), out, legal)
 
-    def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
-        """Fill ``out`` and ``legal`` from the batched env ``env`` (``CastellionVectorEnv``)."""
-        self.batch(env._st, env._level, env._rules, out, legal)
-
-    @staticmethod
-    def row_arrays(env) -> dict:
-        """The batched env's whole position and generators (views, not copies)."""
-        return {"st": env._st, "steps": env._steps, "rng": env._rng.view(np.int64)}
 
 def _made(view, capacity: int | None):
     """A ``view`` object of ``capacity`` rows (its game spec's ``move_capacity`` if None)."""

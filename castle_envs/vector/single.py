@@ -37,15 +37,8 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
                  illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
         reference = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
                                    illegal_action_penalty, max_episode_steps, **rules)
-        self.render_mode = render_mode
-        self.difficulty, self.rules = difficulty, dict(reference.rules)
-        self.reward_mode = reference.reward_mode
-        self.observation_mode = reference.observation_mode
-        self.illegal_action = reference.illegal_action
-        self.illegal_action_penalty = reference.illegal_action_penalty
-        self.max_episode_steps = reference.max_episode_steps
-        self.action_space = reference.action_space
-        self.observation_space = reference.observation_space
+        self._adopt_settings(reference)
+        self.difficulty = difficulty
         self._rows = DIFFICULTIES[difficulty]
         self._recent = self.rules["attack"] == "most_recent"
         self._leave = self.rules["defeated"] == "leave_game"
