@@ -12,7 +12,7 @@ the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 from __future__ import annotations
 
 from ..registry import GAMES
-from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ..core.jit import HAVE_NUMBA, INSTALL_HINT
 
 #: the batched envs on compiled kernels, by game (each game spec's ``vector_env``)
 VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.vector_env}

@@ -28,10 +28,10 @@ from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JU
                                MENACE, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS,
                                ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
                                SEER, TRAITOR)
-from . import pcg64
-from ._jit import njit, unowned
-from .siege_kernel import sample_legal as _sample_legal
-from .siege_kernel import sample_legal_rows as _sample_legal_rows
+from ..core import pcg64
+from ..core.jit import njit, unowned
+from ..castle_siege.kernel import sample_legal as _sample_legal
+from ..castle_siege.kernel import sample_legal_rows as _sample_legal_rows
 
 NUM_ACTIONS = A.NUM_ACTIONS
 SIZE = A.SIZE

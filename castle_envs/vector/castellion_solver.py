@@ -59,7 +59,7 @@ import numpy as np
 
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
-from ._jit import njit, unowned
+from ..core.jit import njit, unowned
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS

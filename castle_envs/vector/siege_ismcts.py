@@ -54,9 +54,9 @@ import numpy as np
 from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
-from ._jit import njit
+from ..core.jit import njit
 from ..castle_siege.observation import OBS_SIZE
-from .siege_kernel import (CAPTURED, CARD_WORDS, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD,
+from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, CLEN, COLS, DECK, DISCARDED, DSIZE, HAND, HEAD,
                            HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, REGROUPED,
                            apply, encode)
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action

@@ -27,8 +27,8 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGR
                                     ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
-from ._jit import njit
-from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
+from ..core.jit import njit
+from ..castle_siege.kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
                            PHASE, REGROUPED)
 from .siege_linear import royal_target, subset_tables
 

@@ -33,8 +33,8 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
                                     REGROUP, ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
-from ._jit import njit, unowned
-from .siege_kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
+from ..core.jit import njit, unowned
+from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
                            HAND, HEAD, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, REGROUPED, apply)
 from .siege_linear import policy_action, subset_tables
 

@@ -40,7 +40,7 @@ def run_both(state, actions):
     Python state and to kernel rows written from it; after every action the two positions
     must be equal. Returns the final Python state."""
     pytest.importorskip("numba")
-    from castle_envs.vector import siege_kernel as K
+    from castle_envs.castle_siege import kernel as K
     from castle_envs.vector.castle_siege import read_state, write_state
     b = np.zeros(K.CARD_WORDS, np.int8)
     v = np.zeros(K.INT_WORDS, np.int32)
