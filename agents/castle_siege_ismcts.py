@@ -51,7 +51,7 @@ class ISMCTSPolicy:
                  leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
                  lam: float = 0.0, prior: str = "", prior_mix: float = 0.0,
                  prior_temp: float = 1.0, root_width: int = 0, halving: int = 0):
-        from castle_envs.vector import _jit
+        from castle_envs.core import jit as _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo
@@ -136,7 +136,7 @@ class ISMCTSPolicy:
 
     @staticmethod
     def _rows(world: State):
-        from castle_envs.vector import siege_kernel as K
+        from castle_envs.castle_siege import kernel as K
         from castle_envs.vector.castle_siege import write_state
         b = np.zeros(K.CARD_WORDS, np.int8)
         v = np.zeros(K.INT_WORDS, np.int32)

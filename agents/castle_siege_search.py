@@ -94,7 +94,7 @@ class SearchPolicy:
                  level: int = 1, width: int = 3, playouts: int = 1, probe_share: float = 0.5,
                  noise: float = 0.15, min_samples: int | None = None):
         from castle_envs.vector.solve_castle_siege import shared_memo
-        from castle_envs.vector import _jit
+        from castle_envs.core import jit as _jit
         from castle_envs.vector import siege_solver as S
         if not _jit.HAVE_NUMBA:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)

@@ -148,7 +148,7 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     import os
 
     import castle_envs
-    from castle_envs.vector import siege_kernel
+    from castle_envs.castle_siege import kernel as siege_kernel
 
     start = time.perf_counter()
     envs = castle_envs.make_vec(slug, num_envs, copy=False, parallel=parallel,
@@ -380,7 +380,7 @@ def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: boo
     """The Python and compiled Castle Siege solvers on the same deals (``solve --compare``)."""
     import io
 
-    from castle_envs.vector._jit import HAVE_NUMBA
+    from castle_envs.core.jit import HAVE_NUMBA
 
     from .solve import compare_solvers
     if not HAVE_NUMBA:

@@ -170,7 +170,7 @@ def make_nested(settings: dict, probe: str):
 
 
 def default_solver() -> str:
-    from castle_envs.vector._jit import HAVE_NUMBA
+    from castle_envs.core.jit import HAVE_NUMBA
     return "compiled" if HAVE_NUMBA else "python"
 
 

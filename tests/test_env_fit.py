@@ -405,7 +405,7 @@ envs.step(envs.sample_actions())
 @pytest.mark.slow
 def test_numba_compile_notice_is_one_line_and_only_when_compiling(tmp_path):
     pytest.importorskip("numba")
-    from castle_envs.vector._jit import COMPILE_NOTICE
+    from castle_envs.core.jit import COMPILE_NOTICE
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
            "CASTLE_ENVS_COMPILE_NOTICE": "1"}
     first = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env,

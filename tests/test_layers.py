@@ -88,7 +88,7 @@ def _layer(module: str) -> int:
 
 
 def test_the_modules_are_found():
-    assert {"castle_envs.core.state", "castle_envs.vector.siege_kernel",
+    assert {"castle_envs.core.state", "castle_envs.castle_siege.kernel",
             "castle_envs.agents.registry", "castle_envs.experiments.cli"} <= set(MODULES)
     assert all(f"castle_envs.{g}.rules" in MODULES for g in GAMES)
 

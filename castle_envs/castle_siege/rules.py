@@ -1,9 +1,12 @@
-"""Castle Siege's rules core: a ``State`` over numpy arrays, deterministic after the deal.
+"""Castle Siege's rules core: a ``State`` over the compiled kernel's rows.
 
-Nothing here knows about Gymnasium. ``new_game`` deals; ``legal_action_mask`` and
-``apply_action`` are the whole game; ``to_dict``/``from_dict`` serialize it (the deck order,
-hidden from the player, included). RULES.md beside this file states every rule and
-interpretation this module implements.
+Nothing here knows about Gymnasium. The rules themselves are ``kernel`` (one implementation,
+compiled with numba): ``State`` keeps a position in one cards row and one ints row of the
+kernel's layout and gives them the rules-core interface (``legal_action_mask``,
+``apply_action``, ``clone``, ``player_view``, ``determinize``, ``to_dict``/``from_dict``,
+readable moves and errors). ``new_game`` deals; ``to_dict``/``from_dict`` serialize (the
+deck order, hidden from the player, included). RULES.md beside this file states every rule
+and interpretation the kernel implements.
 """
 from __future__ import annotations
 
@@ -12,14 +15,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import HiddenInformationError
+from ..core.jit import HAVE_NUMBA
 from ..core.saved import StateReader
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
-from .actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
-                      NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
-                      Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
-from .cards import (CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF,
-                    card_name)
+from . import kernel as K
+from .actions import (ACTIONS, HAND_SLOTS, NUM_ACTIONS, Play, Recycle, Regroup, RoyalCapture,
+                      Discard)
+from .cards import CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF, card_name
+from .layout import (BATTLE, DISCARD, EVENTS, HAND_CAPACITY, NO_CARD, PHASE_NAMES, PRECISION,
+                     ROYAL)
+
+__all__ = ["State", "DIFFICULTIES", "ATTACK_RULES", "DEFEATED_RULES", "VICTORY_RULES",
+           "RULE_DEFAULTS", "BATTLE", "PRECISION", "ROYAL", "DISCARD", "PHASE_NAMES",
+           "NO_CARD", "HAND_CAPACITY", "EVENTS", "NUM_ACTIONS", "MAX_SAVED_COUNT",
+           "difficulty_rows", "check_deck", "is_royal"]
 
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
 ATTACK_RULES = ("any", "most_recent")        # interpretation 3
@@ -31,22 +41,21 @@ DEFEATED_RULES = ("discard", "leave_game")   # interpretation 4
 VICTORY_RULES = ("any_time", "deck_left")
 RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
 
-# phases: what the player is deciding now
-BATTLE, PRECISION, ROYAL, DISCARD = 0, 1, 2, 3
-PHASE_NAMES = ("battle", "precision_strike", "royal_assault", "discard")
-
-NO_CARD = NUM_CARDS             # padding value in hand and column arrays
-HAND_CAPACITY = HAND_SLOTS + 1  # room for the (provably never reached) sixth card
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
-EVENTS = ("precision_strikes", "flush_sieges", "flush_draws", "royal_assaults", "regroups",
-          "castles_captured", "defenders_defeated", "turns")
-
-_RANK_PADDED = np.append(RANK, 0).astype(np.int16)   # rank of NO_CARD is 0
-# row s of _SUBSETS marks the hand slots of subset bitmask s + 1
-_SUBSETS = np.array([[(s + 1) >> i & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS)],
-                    dtype=np.int16)
-_SLOTS_OF = tuple(slots_of(s + 1) for s in range(NUM_SUBSETS))
+# the scalars of the position, each a word of the ints row
+_SCALARS = {"deck_head": K.HEAD, "deck_size": K.DSIZE, "hand_size": K.HSIZE,
+            "phase": K.PHASE, "turn": K.TURN, "outcome": K.OUTCOME}
+# the rows' types: the compiled kernels' int8 cards; without numba the kernels run on NumPy
+# scalars, which do not widen int8 arithmetic as numba does, so int64 (the batched env's too)
+_CARD_DTYPE = np.int8 if HAVE_NUMBA else np.int64
+_INT_DTYPE = np.int32 if HAVE_NUMBA else np.int64
+# the per-card flags: (first word, length) in the cards row
+_FLAGS = {"captured": (K.CAPTURED, 4), "discard": (K.DISCARDED, NUM_CARDS),
+          "out_of_game": (K.OUT, NUM_CARDS), "recycled": (K.RECYCLED, NUM_CARDS)}
+# the views a State keeps of its rows (rebuilt by clone and unpickling)
+_VIEWS = ("deck", "hand", "columns", "castles", "col_len", "events", "captured", "discard",
+          "out_of_game", "recycled")
 
 
 _SAVED_KEYS = ("game", "difficulty", "rules", "deck", "hand", "columns", "castles", "captured",
@@ -76,8 +85,38 @@ def check_deck(deck) -> np.ndarray:
     return np.array(ids, dtype=np.int8)
 
 
+class _Word:
+    """A scalar of the position: one word of the State's ints row."""
+
+    def __init__(self, index: int, kind=int):
+        self.index, self.kind = index, kind
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        return self.kind(state.v[self.index])
+
+    def __set__(self, state, value) -> None:
+        state.v[self.index] = value
+        state._mask = None
+
+
 class State(SolitaireState):
+    """A Castle Siege position: two rows in the compiled kernel's layout (``kernel``: the
+    cards row ``b``, the ints row ``v``), which are the rules; this class is the Python view
+    of them. ``deck``, ``hand``, ``columns``, ``castles``, ``col_len``, ``events`` and the
+    per-card flags ``captured``, ``discard``, ``out_of_game``, ``recycled`` are NumPy views
+    of the rows; ``deck_head``, ``deck_size``, ``hand_size``, ``phase``, ``regroup_used``,
+    ``turn`` and ``outcome`` read and write their words."""
     actions = ACTIONS
+
+    deck_head = _Word(K.HEAD)
+    deck_size = _Word(K.DSIZE)
+    hand_size = _Word(K.HSIZE)
+    phase = _Word(K.PHASE)
+    regroup_used = _Word(K.REGROUPED, bool)
+    turn = _Word(K.TURN)
+    outcome = _Word(K.OUTCOME)  # 1 won, -1 lost, 0 playing
 
     def __init__(self, rows: int, attack: str = "any", defeated: str = "discard",
                  victory: str = "any_time"):
@@ -88,83 +127,67 @@ class State(SolitaireState):
         self.attack = attack
         self.defeated = defeated
         self.victory = victory
-        self.deck = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)   # ring buffer
-        self.deck_head = 0
-        self.deck_size = 0
-        self.hand = np.full(HAND_CAPACITY + 1, NO_CARD, dtype=np.int8)  # sorted, padded
-        self.hand_size = 0
-        self.columns = np.full((4, NUM_CARDS), NO_CARD, dtype=np.int8)  # oldest first
-        self.col_len = np.zeros(4, dtype=np.int8)
-        self.castles = np.zeros(4, dtype=np.int8)
-        self.captured = np.zeros(4, dtype=bool)
-        self.discard = np.zeros(NUM_CARDS, dtype=bool)
-        self.out_of_game = np.zeros(NUM_CARDS, dtype=bool)
-        self.recycled = np.zeros(NUM_CARDS, dtype=bool)  # Precision Strike cards still in deck
-        self.phase = BATTLE
-        self.regroup_used = False
-        self.turn = 0
-        self.outcome = 0  # 1 won, -1 lost, 0 playing
-        self.events = np.zeros(len(EVENTS), dtype=np.int32)
+        self.b = np.zeros(K.CARD_WORDS, _CARD_DTYPE)
+        self.v = np.zeros(K.INT_WORDS, _INT_DTYPE)
+        self.b[K.DECK:K.CAPTURED] = NO_CARD
+        self.v[K.STRICT] = victory == "deck_left"
         self.hidden = False  # a player's view: the unseen deck cards are a set, not an order
         self._mask: np.ndarray | None = None
+        self._bind()
+
+    def _bind(self) -> None:
+        b, v = self.b, self.v
+        self.deck = b[K.DECK:K.DECK + NUM_CARDS]                      # ring buffer
+        self.hand = b[K.HAND:K.HAND + HAND_CAPACITY + 1]              # sorted, padded
+        self.columns = b[K.COLS:K.COLS + 4 * NUM_CARDS].reshape(4, NUM_CARDS)  # oldest first
+        self.castles = b[K.CASTLES:K.CASTLES + 4]
+        self.col_len = v[K.CLEN:K.CLEN + 4]
+        self.events = v[K.EVENTS:K.EVENTS + len(EVENTS)]
+        if b.dtype == np.int8:   # the flags (0 or 1) as bool views of the row
+            flags = b.view(np.bool_)
+            for name, (at, n) in _FLAGS.items():
+                setattr(self, name, flags[at:at + n])
+
+    def __getattr__(self, name: str):
+        # int64 rows (no numba) have no bool views: the flags are read as copies
+        if name in _FLAGS and "b" in self.__dict__:
+            at, n = _FLAGS[name]
+            return self.b[at:at + n] != 0
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _set_flags(self, name: str, cards) -> None:
+        self.b[_FLAGS[name][0] + np.asarray(cards, np.int64)] = 1
+
+    def __getstate__(self) -> dict:
+        # the views would unpickle as arrays of their own: rebuilt from the rows instead
+        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+
+    def __setstate__(self, data: dict) -> None:
+        self.__dict__.update(data)
+        self._bind()
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
     def new_game(cls, rng: np.random.Generator | None = None, difficulty: str = "very_hard",
                  deck=None, **rules) -> "State":
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
-        rules = check_options(rules, RULE_DEFAULTS, "rules option")
+        rules = check_options(rules, RULE_DEFAULTS, "rule option")
         state = cls(difficulty_rows(difficulty), **rules)
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
             order = rng.permutation(NUM_CARDS).astype(np.int8)
         else:
             order = check_deck(deck)
-        state.castles[:] = order[:4]
-        dealt = 4
-        for _ in range(state.rows):
-            for c in range(4):
-                state._push_defender(c, int(order[dealt]))
-                dealt += 1
-        rest = order[dealt:]
-        state.deck[:len(rest)] = rest
-        state.deck_size = len(rest)
-        state._start_turn()
+        K.load_deal(state.b, state.v, state.rows, order)
         return state
 
-    # --- the rules ----------------------------------------------------------------------------
+    # --- the rules: the kernel's ----------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self._compute_mask()
+            m = np.zeros(K.MASK_WIDTH, np.bool_)
+            K.compute_mask(self.b, self.v, self.attack == "most_recent", m)
+            self._mask = m[:NUM_ACTIONS]
         return self._mask
-
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.outcome:
-            return mask
-        if self.phase == PRECISION:
-            mask[RECYCLE_BASE:ROYAL_BASE] = self.discard
-        elif self.phase == ROYAL:
-            mask[ROYAL_BASE:REGROUP] = ~self.captured
-        elif self.phase == DISCARD:
-            mask[DISCARD_BASE:DISCARD_BASE + self.hand_size] = True
-        else:
-            k = (1 << min(self.hand_size, HAND_SLOTS)) - 1   # subsets of the cards held
-            plays = mask[PLAY_BASE:RECYCLE_BASE].reshape(NUM_SUBSETS, NUM_CARDS)
-            sums = (_SUBSETS[:k] @ _RANK_PADDED[self.hand[:HAND_SLOTS]])[:, None]
-            targets = self.attack_targets()
-            if len(targets):
-                plays[:k, targets] = sums >= RANK[targets]
-            open_castles = self.castles[~self.captured & (self.col_len == 0)]
-            can_capture = False
-            if len(open_castles):
-                exact = sums == RANK[open_castles]
-                plays[:k, open_castles] = exact
-                can_capture = bool(exact.any())
-            mask[REGROUP] = (not self.regroup_used and not self.col_len.any()
-                             and not can_capture)
-            mask[END_BATTLE] = True
-        return mask
 
     def attack_targets(self) -> np.ndarray:
         """Card ids of the defenders that may be attacked (interpretation 3)."""
@@ -175,143 +198,20 @@ class State(SolitaireState):
 
     def _apply(self, action: int) -> None:
         self._mask = None
-        if action < RECYCLE_BASE:
-            subset, target = divmod(action - PLAY_BASE, NUM_CARDS)
-            self._play(_SLOTS_OF[subset], target)
-        elif action < ROYAL_BASE:
-            card = action - RECYCLE_BASE
-            self.discard[card] = False
-            self._to_deck_bottom(card)
-            self.phase = BATTLE
-        elif action < REGROUP:
-            self._capture(action - ROYAL_BASE, royal=True)
-            self.phase = BATTLE
-        elif action == REGROUP:
-            self.regroup_used = True
-            self.events[4] += 1
-            self.discard[self.hand[:self.hand_size]] = True
-            self.hand[:] = NO_CARD
-            self.hand_size = 0
-            self._draw_to(HAND_SLOTS)
-        elif action == END_BATTLE:
-            if self.hand_size > HAND_SLOTS:
-                self.phase = DISCARD
-            else:
-                self._end_turn()
-        else:
-            self._remove_from_hand((action - DISCARD_BASE,), to_discard=True)
-            if self.hand_size <= HAND_SLOTS:
-                self.phase = BATTLE
-                self._end_turn()
-        if self.victory == "deck_left" and not self.outcome and not self.deck_size:
-            # the deck ran out (a draw, Flush Siege, Regroup or the end-of-turn deal) while a
-            # castle stands: lost at once, even with a Precision Strike choice pending
-            self.outcome = -1
-
-    def _play(self, slots: tuple, target: int) -> None:
-        held = self.hand.tolist()
-        played = [held[i] for i in slots]
-        self._remove_from_hand(slots, to_discard=True)
-        castle = self._castle_index(target)
-        if castle >= 0:
-            self._capture(castle, royal=False)
+        if not self.hidden:
+            K.apply(self.b, self.v, action, self.defeated == "leave_game")
             return
-        self._remove_defender(target)
-        self.events[6] += 1
-        total = sum(RANKS[c] for c in played)
-        if len(played) >= 2 and len({SUIT_OF[c] for c in played}) == 1:   # Flush Siege
-            self.events[1] += 1
-            if self._draw():
-                self.events[2] += 1
-        if is_royal(played):
-            self.events[3] += 1
-            self.phase = ROYAL
-        elif total == RANKS[target]:   # Precision Strike (a royal sum is >= 36, never exact)
-            self.events[0] += 1
-            self.phase = PRECISION
-
-    def _capture(self, castle: int, royal: bool) -> None:
-        self.captured[castle] = True
-        n = int(self.col_len[castle])
-        if n:  # Royal Assault sweeps the castle's remaining defenders away
-            swept = self.columns[castle, :n]
-            (self.out_of_game if self.defeated == "leave_game" else self.discard)[swept] = True
-            self.columns[castle, :n] = NO_CARD
-            self.col_len[castle] = 0
-        if not royal:
-            self.events[5] += 1
-        if self.captured.all():
-            self.outcome = 1
-
-    def _end_turn(self) -> None:
-        for c in range(4):
-            if not self.captured[c] and self.deck_size:
-                self._push_defender(c, self._pop_deck())
-        if self.deck_size == 0:
-            self.outcome = -1   # interpretation 9: a castle stands and nothing can come
-            return
-        self._start_turn()
-
-    def _start_turn(self) -> None:
-        self.turn += 1
-        self.events[7] = self.turn
-        self.regroup_used = False
-        self.phase = BATTLE
-        self._draw_to(HAND_SLOTS)
-
-    # --- card movements -----------------------------------------------------------------
-    def _pop_deck(self) -> int:
-        if self.hidden and not self.recycled[int(self.deck[self.deck_head])]:
-            raise HiddenInformationError(
-                "this is the player's view: the next card of the deck is unseen; "
-                "search determinize(0, rng) of it instead")
-        card = int(self.deck[self.deck_head])
-        self.deck[self.deck_head] = NO_CARD
-        self.deck_head = (self.deck_head + 1) % NUM_CARDS
-        self.deck_size -= 1
-        self.recycled[card] = False
-        return card
-
-    def _to_deck_bottom(self, card: int) -> None:
-        self.deck[(self.deck_head + self.deck_size) % NUM_CARDS] = card
-        self.deck_size += 1
-        self.recycled[card] = True
-
-    def _draw(self) -> bool:
-        if not self.deck_size:
-            return False
-        self.hand[self.hand_size] = self._pop_deck()
-        self.hand_size += 1
-        self.hand[:self.hand_size].sort()
-        return True
-
-    def _draw_to(self, n: int) -> None:
-        while self.hand_size < n and self._draw():
-            pass
-
-    def _remove_from_hand(self, slots, to_discard: bool) -> None:
-        held = self.hand[:self.hand_size].tolist()
-        if to_discard:
-            self.discard[[held[i] for i in slots]] = True
-        keep = [card for i, card in enumerate(held) if i not in slots]
-        self.hand[:] = NO_CARD
-        self.hand[:len(keep)] = keep
-        self.hand_size = len(keep)
-
-    def _push_defender(self, castle: int, card: int) -> None:
-        self.columns[castle, self.col_len[castle]] = card
-        self.col_len[castle] += 1
-
-    def _remove_defender(self, card: int) -> None:
-        c, pos = self._defender_position(card)
-        n = int(self.col_len[c])
-        self.columns[c, pos:n - 1] = self.columns[c, pos + 1:n]
-        self.columns[c, n - 1] = NO_CARD
-        self.col_len[c] = n - 1
-        (self.out_of_game if self.defeated == "leave_game" else self.discard)[card] = True
-
-    def _defender_position(self, card: int) -> tuple[int, int]:
-        return divmod(int((self.columns.ravel() == card).argmax()), NUM_CARDS)
+        # a player's view: a move that would draw an unseen card is refused, the position
+        # left as it was
+        b, v = self.b.copy(), self.v.copy()
+        K.apply(self.b, self.v, action, self.defeated == "leave_game")
+        head = int(v[K.HEAD])
+        for k in range((int(self.v[K.HEAD]) - head) % NUM_CARDS):
+            if not b[K.RECYCLED + int(b[K.DECK + (head + k) % NUM_CARDS])]:
+                self.b[:], self.v[:] = b, v
+                raise HiddenInformationError(
+                    "this is the player's view: the next card of the deck is unseen; "
+                    "search determinize(0, rng) of it instead")
 
     def _castle_index(self, card: int) -> int:
         castles = self.castles.tolist()
@@ -424,10 +324,9 @@ class State(SolitaireState):
     def clone(self) -> "State":
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
-        for name in ("deck", "hand", "columns", "col_len", "castles", "captured", "discard",
-                     "out_of_game", "recycled", "events"):
-            setattr(other, name, getattr(self, name).copy())
+        other.b, other.v = self.b.copy(), self.v.copy()
         other._mask = None
+        other._bind()
         return other
 
     def rule_options(self) -> dict:
@@ -505,13 +404,14 @@ class State(SolitaireState):
         state.hand[:len(places["hand"])] = sorted(places["hand"])
         state.hand_size = len(places["hand"])
         for c in range(4):
-            for card in places[f"column {c}"]:
-                state._push_defender(c, card)
+            column = places[f"column {c}"]
+            state.columns[c, :len(column)] = column
+            state.col_len[c] = len(column)
         state.castles[:] = places["castles"]
-        state.captured[:] = captured
-        state.discard[places["discard"]] = True
-        state.out_of_game[places["out_of_game"]] = True
-        state.recycled[recycled] = True
+        state._set_flags("captured", [c for c in range(4) if captured[c]])
+        state._set_flags("discard", places["discard"])
+        state._set_flags("out_of_game", places["out_of_game"])
+        state._set_flags("recycled", recycled)
         state.phase = phase
         state.regroup_used = r.bool(d["regroup_used"], "regroup_used")
         state.turn = r.int(d["turn"], "turn", 0, MAX_SAVED_COUNT)

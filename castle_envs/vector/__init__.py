@@ -5,14 +5,14 @@
 with the single env's observation, action and mask layouts, same-step autoreset and
 ``action_masks()`` of shape (num_envs, n_actions); env ``i`` reset with seed ``s`` plays the
 single env's games after ``reset(seed=s + i)``. Both Gymnasium games have kernels
-(``siege_kernel``, ``castellion_kernel``). Without numba (the ``fast`` extra) the same
+(``castle_siege.kernel``, ``castellion_kernel``). Without numba (the ``fast`` extra) the same
 kernels run as plain Python, with a warning. A Gymnasium game without a kernel would get
 the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 """
 from __future__ import annotations
 
 from ..registry import GAMES
-from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ..core.jit import HAVE_NUMBA, INSTALL_HINT
 
 #: the batched envs on compiled kernels, by game (each game spec's ``vector_env``)
 VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.vector_env}

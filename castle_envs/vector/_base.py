@@ -26,8 +26,8 @@ from ..core.env_common import screen_action
 from ..core.env_common import flatten
 from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError, InvalidOptionError
 from ..core.options import check_bool, check_int
-from . import pcg64
-from ._jit import HAVE_NUMBA, INSTALL_HINT
+from ..core import pcg64
+from ..core.jit import HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
 
 

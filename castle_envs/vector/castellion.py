@@ -46,7 +46,7 @@ from ..castellion.render import render_ansi, render_rgb
 from ..castellion.rules import State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
 from . import castellion_kernel as K
-from . import pcg64
+from ..core import pcg64
 from ._base import KernelSingleEnv, KernelVectorEnv, check_options_type
 from ._base import state_dtype
 

@@ -28,11 +28,11 @@ from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JU
                                MENACE, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS,
                                ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
                                SEER, TRAITOR)
-from . import pcg64
-from ._jit import njit, unowned
-from .kernel_common import first_illegal_of, penalised
-from .siege_kernel import sample_legal as _sample_legal
-from .siege_kernel import sample_legal_rows as _sample_legal_rows
+from ..core import pcg64
+from ..core.jit import njit, unowned
+from ..core.kernel_common import first_illegal_of, penalised
+from ..castle_siege.kernel import sample_legal as _sample_legal
+from ..castle_siege.kernel import sample_legal_rows as _sample_legal_rows
 
 NUM_ACTIONS = A.NUM_ACTIONS
 SIZE = A.SIZE
@@ -856,7 +856,7 @@ def _step_env(i, st, steps, rng, actions, level, rules, ordeals_reward, max_step
 def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, max_steps,
               penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
-    st, rng = unowned(st), unowned(rng)   # no reference counting for row views: _jit.unowned
+    st, rng = unowned(st), unowned(rng)   # no reference counting for row views: core.jit.unowned
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
     for i in range(lo, hi):
         _step_env(i, st, steps, rng, actions, level, rules, ordeals_reward, max_steps,

@@ -76,7 +76,7 @@ import numpy as np
 
 from ..castellion.data import ORDEALS, SCHOOL
 from . import castellion_kernel as K
-from ._jit import njit
+from ..core.jit import njit
 
 NONE, LOST, FOUNDATION, ROWS, FACTIONS, GEOMETRY, ASSAULT, FORCED, TILES = range(9)
 REASONS = ("", "the game is lost", "the foundation cannot be completed in time",

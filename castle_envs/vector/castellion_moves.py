@@ -30,7 +30,7 @@ from .castellion_plan import BIG, castle_cost, dead_cells, frame, orders_for
 from ..castellion.data import (ASSAULT, BLACK_TRAITOR, LEVELS, MENACE, NUM_DEFENDER_KINDS,
                                ORDEALS, ROWS, TRAITOR)
 from . import castellion_kernel as K
-from ._jit import njit
+from ..core.jit import njit
 
 SIZE, CELLS = K.SIZE, K.CELLS
 

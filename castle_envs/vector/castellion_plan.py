@@ -26,7 +26,7 @@ import itertools
 
 import numpy as np
 
-from ._jit import njit
+from ..core.jit import njit
 from .castellion_kernel import component, popcount, shape_of_group
 
 SIZE = 6

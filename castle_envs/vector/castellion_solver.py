@@ -59,8 +59,8 @@ import numpy as np
 
 from ..castellion.data import SCHOOL
 from . import castellion_kernel as K
-from ._jit import njit, unowned
-from .kernel_common import nonzero_key, tt_find
+from ..core.jit import njit, unowned
+from ..core.kernel_common import nonzero_key, tt_find
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS

@@ -47,9 +47,9 @@ from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, EVENTS, VICTORY_RULES, State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION
-from . import siege_kernel as K
+from ..castle_siege import kernel as K
 from ._base import KernelVectorEnv, state_dtype
-from ._jit import HAVE_NUMBA
+from ..core.jit import HAVE_NUMBA
 
 
 class CastleSiegeVectorEnv(KernelVectorEnv):

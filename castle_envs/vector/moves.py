@@ -78,10 +78,10 @@ class SiegeMoves(_KernelMoves):
     _env_arrays = {"cards": "_cards", "ints": "_ints"}
 
     def __init__(self, capacity: int = 256):
-        from . import siege_kernel as K
+        from ..castle_siege import kernel as K
         from . import siege_moves as M
         from ._base import state_dtype
-        from ._jit import HAVE_NUMBA
+        from ..core.jit import HAVE_NUMBA
 
         super().__init__(capacity, M.NUM_FEATURES)
         self._M = M

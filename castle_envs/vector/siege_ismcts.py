@@ -54,10 +54,10 @@ import numpy as np
 from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
-from ._jit import njit
-from .kernel_common import nonzero_key
+from ..core.jit import njit
+from ..core.kernel_common import nonzero_key
 from ..castle_siege.observation import OBS_SIZE
-from .siege_kernel import (CAPTURED, CARD_WORDS, DECK, DSIZE, HEAD,
+from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, DECK, DSIZE, HEAD,
                            HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, apply, captured_and_standing, encode, load_position)
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
 from .siege_nested import playout, scored_moves, select_top

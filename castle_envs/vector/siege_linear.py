@@ -1,6 +1,6 @@
 """The Castle Siege linear move scorer (``agents.castle_siege_linear.LinearPolicy``) compiled.
 
-``policy_action(b, v, recent, weights, ...)`` plays, on the kernel rows of ``siege_kernel``,
+``policy_action(b, v, recent, weights, ...)`` plays, on the kernel rows of ``castle_siege.kernel``,
 the move ``LinearPolicy`` plays on the same position: the same features in the same order
 (``BATTLE_FEATURES``, ``RECYCLE_FEATURES``, ``ROYAL_FEATURES``), the same candidates in the
 same order (legal plays by action id, then Regroup or end battle phase), the first best
@@ -21,8 +21,8 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGR
                                     ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
-from ._jit import njit
-from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
+from ..core.jit import njit
+from ..castle_siege.kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
                            PHASE, REGROUPED)
 
 N_BATTLE, N_RECYCLE, N_ROYAL = 18, 9, 3

@@ -1,7 +1,7 @@
 """Castle Siege move features, compiled: one row of features per legal move.
 
 ``move_rows(b, v, recent, capacity, feats, ids, valid, scratch_f, scratch_i)`` fills, for the
-position in kernel rows ``b``/``v`` (``siege_kernel``'s layout), ``feats`` (capacity,
+position in kernel rows ``b``/``v`` (``castle_siege.kernel``'s layout), ``feats`` (capacity,
 ``NUM_FEATURES``) float32, ``ids`` (capacity,) int64 action ids and ``valid`` (capacity,)
 bool, and returns ``(legal moves, moves kept)``. The layout of a row is
 ``castle_envs.moves.SIEGE_FEATURES`` (documented in docs/move_features.md); the last 30
@@ -27,8 +27,8 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGR
                                     ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
-from ._jit import njit
-from .siege_kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
+from ..core.jit import njit
+from ..castle_siege.kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
                            PHASE, REGROUPED)
 from .siege_linear import (ATTACK, CAPTURE, NO_MOVE, ROYAL_MOVE, battle_kind, battle_setup,
                            captures_next, recycle_terms, royals_held)

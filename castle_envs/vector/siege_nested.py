@@ -33,8 +33,8 @@ import numpy as np
 from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
-from ._jit import njit
-from .siege_kernel import (CAPTURED, CARD_WORDS, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE,
+from ..core.jit import njit
+from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE,
                            apply, captured_and_standing, load_position)
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, rand, tt_clear

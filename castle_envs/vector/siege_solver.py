@@ -1,8 +1,8 @@
 """Castle Siege's perfect-information solver as compiled kernels (``CompiledSolver``).
 
 The search is the one ``castle_siege.solver`` documents, over the batched env's kernel rows
-(``siege_kernel``: a position is a ``cards`` int8 row and an ``ints`` int32 row, and
-``siege_kernel.apply`` plays a move), so the rules exist once in compiled form and are
+(``castle_siege.kernel``: a position is a ``cards`` int8 row and an ``ints`` int32 row, and
+``castle_siege.kernel.apply`` plays a move), so the rules exist once in compiled form and are
 differential-tested against ``castle_siege.rules.State`` already:
 
 - a depth-first search with an explicit stack of rows (a child is its parent's rows copied,
@@ -33,9 +33,9 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
                                     REGROUP, ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
-from ._jit import njit, unowned
-from .kernel_common import nonzero_key, tt_find, xorshift_star
-from .siege_kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
+from ..core.jit import njit, unowned
+from ..core.kernel_common import nonzero_key, tt_find, xorshift_star
+from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
                            HAND, HEAD, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, REGROUPED, apply,
                            load_position)
 from .siege_linear import policy_action, subset_tables
@@ -518,7 +518,7 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
     ``max_nodes`` nodes are spent; called again with a larger ``max_nodes`` it resumes where it
     stopped (``stats[3]`` holds the depth, ``stats[4]`` whether the root was expanded).
     ``stats``: [nodes, pruned, depth of the winning line's last move, depth, started]."""
-    # row views without reference counting (``_jit.unowned``): the caller keeps them alive
+    # row views without reference counting (``core.jit.unowned``): the caller keeps them alive
     B, V, moves, h = unowned(w.B), unowned(w.V), unowned(w.moves), unowned(w.h)
     nmoves, idx, stats, table, used = w.nmoves, w.idx, w.stats, w.table, w.used
     if stats[4] == 0:

@@ -19,10 +19,10 @@ from ..castle_siege.rules import DIFFICULTIES, EVENTS, NUM_ACTIONS, State, check
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..core.errors import EpisodeOverError
 from ..core.state import check_options
-from . import pcg64
-from . import siege_kernel as K
+from ..core import pcg64
+from ..castle_siege import kernel as K
 from ._base import KernelSingleEnv, state_dtype
-from ._jit import HAVE_NUMBA
+from ..core.jit import HAVE_NUMBA
 from .castle_siege import read_state, write_state
 
 

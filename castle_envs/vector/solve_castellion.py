@@ -96,7 +96,7 @@ class Solver:
                  prune: bool = True, table: bool = True, order: bool = True,
                  beam: bool = True, inner: int = 2, table_bits: int | None = None,
                  loss: bool = True, loss_nodes: int = LOSS_NODES):
-        from . import _jit
+        from ..core import jit as _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the Castellion solver needs numba: " + _jit.INSTALL_HINT)
         if max_nodes is None and max_seconds is None:

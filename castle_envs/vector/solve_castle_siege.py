@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from . import _jit
+from ..core import jit as _jit
 from ..castle_siege.rules import State
 from ..castle_siege.solver import UNKNOWN, UNWINNABLE, WINNABLE, Result
 

@@ -16,7 +16,7 @@ from castle_envs.castle_siege.env import CastleSiegeEnv  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
 from castle_envs.vector import siege_ismcts as M  # noqa: E402
-from castle_envs.vector import siege_kernel as K  # noqa: E402
+from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.vector.castle_siege import write_state  # noqa: E402
 
 from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402

@@ -11,7 +11,7 @@ from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                              deal_deck, relaxed_winnable, replay_wins)
 from castle_envs.vector.solve_castle_siege import CompiledSolver, _memo  # noqa: E402
-from castle_envs.vector import siege_kernel as K  # noqa: E402
+from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
 from castle_envs.vector.castle_siege import write_state  # noqa: E402
 

@@ -5,7 +5,7 @@ reinforcement deck is exhausted", so the fourth castle must fall while the deck 
 and the game is lost the moment the deck is empty while a castle stands).
 
 Each scenario runs on ``rules.State`` and, from the same saved position, on the compiled
-kernel (``write_state`` + ``siege_kernel.apply``), which must agree move for move."""
+kernel (``write_state`` + ``castle_siege.kernel.apply``), which must agree move for move."""
 import warnings
 
 import gymnasium
@@ -40,7 +40,7 @@ def run_both(state, actions):
     Python state and to kernel rows written from it; after every action the two positions
     must be equal. Returns the final Python state."""
     pytest.importorskip("numba")
-    from castle_envs.vector import siege_kernel as K
+    from castle_envs.castle_siege import kernel as K
     from castle_envs.vector.castle_siege import read_state, write_state
     b = np.zeros(K.CARD_WORDS, np.int8)
     v = np.zeros(K.INT_WORDS, np.int32)

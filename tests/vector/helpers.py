@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from castle_envs.castle_siege.env import CastleSiegeEnv
+from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
 from castle_envs.vector import HAVE_NUMBA
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 

@@ -13,7 +13,7 @@ from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
 from castle_envs.vector import HAVE_NUMBA
-from castle_envs.vector import siege_kernel as K
+from castle_envs.castle_siege import kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
 from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,

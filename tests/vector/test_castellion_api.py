@@ -15,7 +15,7 @@ from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
 from castle_envs.vector import castellion_kernel as K
-from castle_envs.vector import pcg64
+from castle_envs.core import pcg64
 from castle_envs.vector.castellion import CastellionVectorEnv
 
 from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,

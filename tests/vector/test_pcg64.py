@@ -1,7 +1,7 @@
 """The compiled deal generator is NumPy's ``Generator(PCG64).permutation`` bit for bit."""
 import numpy as np
 
-from castle_envs.vector import pcg64
+from castle_envs.core import pcg64
 
 
 def test_permutations_match_numpy_for_many_seeds():

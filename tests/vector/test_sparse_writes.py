@@ -14,7 +14,7 @@ from castle_envs.castle_siege.cards import NUM_CARDS
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
 from castle_envs.vector import HAVE_NUMBA
-from castle_envs.vector import siege_kernel as K
+from castle_envs.castle_siege import kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
 from .helpers import games, random_actions

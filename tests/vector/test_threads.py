@@ -10,7 +10,7 @@ import pytest
 
 import castle_envs
 from castle_envs.vector import castellion_kernel as CK
-from castle_envs.vector import siege_kernel as SK
+from castle_envs.castle_siege import kernel as SK
 from castle_envs.vector._threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
 from castle_envs.vector.castellion import CastellionVectorEnv
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
@@ -226,7 +226,7 @@ print('ok')
 def test_unowned_arrays_are_the_same_memory():
     # the kernels take their arrays unowned (no reference counting for row views): writes
     # through the rows land in the caller's array, reads see it
-    from castle_envs.vector._jit import njit, unowned
+    from castle_envs.core.jit import njit, unowned
 
     @njit
     def fill(a, lo, hi):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from .jit import njit
 
 M32 = np.uint64(0xFFFFFFFF)
 U32 = np.uint64(32)

@@ -1,7 +1,10 @@
-"""Castle Siege's rules, observation and mask as compiled per-env kernels over flat arrays.
+"""Castle Siege's rules, observation and mask: compiled per-env kernels over flat arrays.
 
-A batch of games is three arrays, one row per env, so the whole batch is a few contiguous
-blocks that a kernel walks without allocating:
+These kernels are the game's rules, written once: ``rules.State`` is a Python view over one
+row of each array, ``CastleSiegeEnv`` steps through it, and the batched env, the solver,
+the nested search and the search agents run the same functions over many rows. A batch of
+games is three arrays, one row per env, so the whole batch is a few contiguous blocks that
+a kernel walks without allocating:
 
 - ``cards`` (N, ``CARD_WORDS``) int8: the deck ring buffer, the sorted hand, the four
   defender columns (oldest first), the castle cards, and per-card flags (captured castles,
@@ -11,24 +14,26 @@ blocks that a kernel walks without allocating:
   Regroup used, turn, outcome, steps this episode, event counters, and the rules option
   ``victory`` (``STRICT``: the ``attack``/``defeated`` options are kernel arguments, this
   one lives in the row so that ``apply``'s callers need not pass it).
-- ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
+- ``rng`` (N, 6) uint64: each env's PCG64 generator (``core.pcg64``), so deals match the
+  single env.
 
-Every function mirrors the method of ``castle_siege.rules.State`` with the same name, line
-for line where it can; ``tests/vector`` checks them against that class over thousands of
-games (same seeds and actions, identical observations, masks, rewards, terminations).
+``tests/reference/castle_siege.py`` is an independent plain-Python implementation of the
+same rules (the package's rules before these kernels took over); ``tests/castle_siege/
+test_one_rules.py`` and ``tests/vector`` play thousands of games through both and compare
+every mask, observation, reward and saved state.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..castle_siege import observation as O
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_SUBSETS,
-                                    RECYCLE_BASE, REGROUP, ROYAL_BASE)
-from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
-from ..castle_siege.rules import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
-from . import pcg64
-from ._jit import njit, unowned
-from .kernel_common import first_illegal_of, penalised, xorshift_star
+from ..core import pcg64
+from ..core.jit import njit, unowned
+from ..core.kernel_common import first_illegal_of, penalised, xorshift_star
+from . import layout as L
+from .actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_SUBSETS, RECYCLE_BASE,
+                      REGROUP, ROYAL_BASE)
+from .cards import NUM_CARDS, RANK, SUIT
+from .layout import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
 
 # --- layout of a row of ``cards`` ---------------------------------------------------------
 DECK = 0
@@ -68,7 +73,7 @@ HAND_SLOTS = 5
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
-_RANK_LOW = O._RANK_LOW            # float32 rank / 13, index NO_CARD -> 0
+_RANK_LOW = L.RANK_LOW            # float32 rank / 13, index NO_CARD -> 0
 _NC = NO_CARD
 
 
@@ -101,7 +106,7 @@ def _to_deck_bottom(b, v, card):
     b[DECK + (v[HEAD] + v[DSIZE]) % NUM_CARDS] = card
     v[DSIZE] += 1
     b[RECYCLED + card] = 1
-    _moved(b, v, card, O.RECYCLED)
+    _moved(b, v, card, L.RECYCLED)
 
 
 @njit(cache=True, inline="always")
@@ -115,7 +120,7 @@ def _draw(b, v):
         j -= 1
     b[HAND + j] = card
     v[HSIZE] += 1
-    _moved(b, v, card, O.HAND)
+    _moved(b, v, card, L.HAND)
     return True
 
 
@@ -134,7 +139,7 @@ def _remove_slots(b, v, bitmask):
         card = b[HAND + i]
         if bitmask >> i & 1:
             b[DISCARDED + card] = 1
-            _moved(b, v, card, O.DISCARD)
+            _moved(b, v, card, L.DISCARD_PILE)
         else:
             b[HAND + kept] = card
             kept += 1
@@ -147,7 +152,7 @@ def _remove_slots(b, v, bitmask):
 def _push_defender(b, v, castle, card):
     b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
     v[CLEN + castle] += 1
-    _moved(b, v, card, O.DEFENDER0 + castle)
+    _moved(b, v, card, L.DEFENDER0 + castle)
     v[DIRTY] |= 1 << castle   # every change to a column marks it for update_obs
 
 
@@ -164,19 +169,19 @@ def _remove_defender(b, v, card, leave):
                 v[CLEN + c] = n - 1
                 v[DIRTY] |= 1 << c
                 b[(OUT if leave else DISCARDED) + card] = 1
-                _moved(b, v, card, O.OUT if leave else O.DISCARD)
+                _moved(b, v, card, L.OUT if leave else L.DISCARD_PILE)
                 return
 
 
 @njit(cache=True, inline="always")
 def _capture(b, v, castle, royal, leave):
     b[CAPTURED + castle] = 1
-    _moved(b, v, b[CASTLES + castle], O.CASTLE_TAKEN)
+    _moved(b, v, b[CASTLES + castle], L.CASTLE_TAKEN)
     n = v[CLEN + castle]
     base = COLS + castle * NUM_CARDS
     for p in range(n):   # Royal Assault sweeps the castle's remaining defenders away
         b[(OUT if leave else DISCARDED) + b[base + p]] = 1
-        _moved(b, v, b[base + p], O.OUT if leave else O.DISCARD)
+        _moved(b, v, b[base + p], L.OUT if leave else L.DISCARD_PILE)
         b[base + p] = _NC
     v[CLEN + castle] = 0
     v[DIRTY] |= 1 << castle
@@ -300,7 +305,7 @@ def apply(b, v, action, leave):
         v[EVENTS + EV_REGROUP] += 1
         for i in range(v[HSIZE]):
             b[DISCARDED + b[HAND + i]] = 1
-            _moved(b, v, b[HAND + i], O.DISCARD)
+            _moved(b, v, b[HAND + i], L.DISCARD_PILE)
         for i in range(7):
             b[HAND + i] = _NC
         v[HSIZE] = 0
@@ -448,7 +453,7 @@ def compute_mask(b, v, recent, m):
 @njit(cache=True)
 def encode(b, v, rows, recent, leave, obs):
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
-    for k in range(O.OBS_SIZE):
+    for k in range(L.OBS_SIZE):
         obs[k] = 0.0
     # the row shows nothing yet: update_obs writes every entry that is not zero
     for card in range(NUM_CARDS):
@@ -457,10 +462,10 @@ def encode(b, v, rows, recent, leave, obs):
         b[SHOWN_HAND + i] = _NC
     for c in range(4):
         b[SHOWN_NEWEST + c] = _NC
-        obs[O.CASTLE_OFF + 18 * c - 1 + _RANK[b[CASTLES + c]]] = 1.0   # fixed for a game
+        obs[L.CASTLE_OFF + 18 * c - 1 + _RANK[b[CASTLES + c]]] = 1.0   # fixed for a game
     v[SHOWN_RECYCLED] = 0
     v[DIRTY] = 15
-    obs[O.DIFF_OFF + rows - 1] = 1.0
+    obs[L.DIFF_OFF + rows - 1] = 1.0
     _all_codes(b, v)
     v[NMOVED] = MOVED_CAP + 1   # every card's location is written
     update_obs(b, v, recent, leave, obs)
@@ -471,15 +476,15 @@ def _all_codes(b, v):
     """Every card's location code (CODE), from the position: the flags exclude each other,
     and cards in hand, columns and castles have all flags clear."""
     for card in range(NUM_CARDS):
-        b[CODE + card] = (O.RECYCLED * b[RECYCLED + card] + O.DISCARD * b[DISCARDED + card]
-                          + O.OUT * b[OUT + card])
+        b[CODE + card] = (L.RECYCLED * b[RECYCLED + card] + L.DISCARD_PILE * b[DISCARDED + card]
+                          + L.OUT * b[OUT + card])
     for i in range(v[HSIZE]):
-        b[CODE + b[HAND + i]] = O.HAND
+        b[CODE + b[HAND + i]] = L.HAND
     for c in range(4):
         base = COLS + c * NUM_CARDS
         for p in range(v[CLEN + c]):
-            b[CODE + b[base + p]] = O.DEFENDER0 + c
-        b[CODE + b[CASTLES + c]] = O.CASTLE_OPEN + b[CAPTURED + c]
+            b[CODE + b[base + p]] = L.DEFENDER0 + c
+        b[CODE + b[CASTLES + c]] = L.CASTLE_OPEN + b[CAPTURED + c]
 
 
 @njit(cache=True)
@@ -502,15 +507,15 @@ def update_obs(b, v, recent, leave, obs):
         old = b[SHOWN_LOC + card]
         if new != old:
             if old >= 0:
-                obs[O.LOC_OFF + card * O.N_LOCATIONS + old] = 0.0
-            obs[O.LOC_OFF + card * O.N_LOCATIONS + new] = 1.0
+                obs[L.LOC_OFF + card * L.N_LOCATIONS + old] = 0.0
+            obs[L.LOC_OFF + card * L.N_LOCATIONS + new] = 1.0
             b[SHOWN_LOC + card] = new
     v[NMOVED] = 0
     for i in range(6):   # hand slots, sorted by card id
         new = b[HAND + i] if i < v[HSIZE] else _NC
         old = b[SHOWN_HAND + i]
         if new != old:
-            base = O.HAND_OFF + 18 * i
+            base = L.HAND_OFF + 18 * i
             if old != _NC:
                 obs[base + _RANK[old]] = 0.0
                 obs[base + 14 + _SUIT[old]] = 0.0
@@ -523,25 +528,25 @@ def update_obs(b, v, recent, leave, obs):
     if dirty:
         for c in range(4):   # a card is the newest of one column at most: clear, then set
             if dirty >> c & 1 and b[SHOWN_NEWEST + c] != _NC:
-                obs[O.NEWEST_OFF + b[SHOWN_NEWEST + c]] = 0.0
+                obs[L.NEWEST_OFF + b[SHOWN_NEWEST + c]] = 0.0
         for c in range(4):
             if dirty >> c & 1:
                 _column_obs(b, v, c, obs)
         v[DIRTY] = 0
     for c in range(4):
-        obs[O.CASTLE_OFF + 18 * c + 13] = b[CAPTURED + c]
+        obs[L.CASTLE_OFF + 18 * c + 13] = b[CAPTURED + c]
     for p in range(4):
-        obs[O.PHASE_OFF + p] = v[PHASE] == p
+        obs[L.PHASE_OFF + p] = v[PHASE] == p
     dsize = v[DSIZE]
     if recycled or v[SHOWN_RECYCLED]:   # recycled cards are the deck's bottom
         for card in range(NUM_CARDS):
-            obs[O.DEPTH_OFF + card] = 0.0
+            obs[L.DEPTH_OFF + card] = 0.0
         for depth in range(dsize - recycled, dsize):
             card = b[DECK + (v[HEAD] + depth) % NUM_CARDS]
-            obs[O.DEPTH_OFF + card] = np.float32((depth + 1) / NUM_CARDS)
+            obs[L.DEPTH_OFF + card] = np.float32((depth + 1) / NUM_CARDS)
         v[SHOWN_RECYCLED] = recycled
     captured = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
-    s = O.SCALAR_OFF
+    s = L.SCALAR_OFF
     obs[s] = np.float32(dsize / NUM_CARDS)
     obs[s + 1] = np.float32(discards / NUM_CARDS)
     obs[s + 2] = np.float32(v[HSIZE] / 6)
@@ -575,8 +580,8 @@ def _column_obs(b, v, c, obs):
         col_sum += _RANK_LOW[b[base + p]]
     newest = b[base + n - 1] if n else _NC
     if n:
-        obs[O.NEWEST_OFF + newest] = 1.0
-    row = O.CASTLE_OFF + 18 * c
+        obs[L.NEWEST_OFF + newest] = 1.0
+    row = L.CASTLE_OFF + 18 * c
     obs[row + 14] = np.float32(n / 13)
     obs[row + 15] = _RANK_LOW[newest]
     obs[row + 16] = min(col_sum * np.float32(0.25), np.float32(1.0))
@@ -660,7 +665,7 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
     done[i] = finished
     update_obs(b, v, recent, leave, obs[i])
     if finished:
-        for k in range(O.OBS_SIZE):   # (a slice assignment would allocate a temporary)
+        for k in range(L.OBS_SIZE):   # (a slice assignment would allocate a temporary)
             final_obs[i, k] = obs[i, k]
         deal(b, v, rng[i], rows)
         encode(b, v, rows, recent, leave, obs[i])
@@ -670,13 +675,13 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
 # The batch entry points take a row range and touch only those rows, and release the GIL
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread. They take their arrays
-# ``unowned`` (``_jit.py``): the row views the helpers work on then need no atomic reference
+# ``unowned`` (``core.jit``): the row views the helpers work on then need no atomic reference
 # counting, which was about 15% of a step.
 @njit(cache=True, nogil=True)
 def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
               penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
     """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
-    cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)   # see _jit.unowned
+    cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)   # see core.jit.unowned
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
     for i in range(lo, hi):
         _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,

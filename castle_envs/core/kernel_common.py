@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from .jit import njit
 
 _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
 
