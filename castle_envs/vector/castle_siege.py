@@ -45,7 +45,7 @@ from ..castle_siege.actions import NUM_ACTIONS
 from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
 from ..castle_siege.render import render_ansi, render_rgb
-from ..castle_siege.rules import DIFFICULTIES, EVENTS, VICTORY_RULES, State
+from ..castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..castle_siege import kernel as K
 from ._base import KernelVectorEnv, state_dtype
@@ -144,24 +144,15 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
 
 
 def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
-    """The position in kernel rows ``b``/``v`` as a ``castle_siege.rules.State``."""
+    """The position in kernel rows ``b``/``v`` as a ``castle_siege.rules.State`` (a copy)."""
     # the victory option is read from the row (write_state and the envs set it there)
     s = State(rows, attack=rules["attack"], defeated=rules["defeated"],
               victory=VICTORY_RULES[int(v[K.STRICT])])
-    s.deck[:] = b[K.DECK:K.DECK + 52]
-    s.deck_head, s.deck_size = int(v[K.HEAD]), int(v[K.DSIZE])
-    s.hand[:] = b[K.HAND:K.HAND + 7]
-    s.hand_size = int(v[K.HSIZE])
-    s.columns[:] = b[K.COLS:K.COLS + 208].reshape(4, 52)
-    s.col_len[:] = v[K.CLEN:K.CLEN + 4]
-    s.castles[:] = b[K.CASTLES:K.CASTLES + 4]
-    s.captured[:] = b[K.CAPTURED:K.CAPTURED + 4] != 0
-    s.discard[:] = b[K.DISCARDED:K.DISCARDED + 52] != 0
-    s.out_of_game[:] = b[K.OUT:K.OUT + 52] != 0
-    s.recycled[:] = b[K.RECYCLED:K.RECYCLED + 52] != 0
-    s.phase, s.regroup_used = int(v[K.PHASE]), bool(v[K.REGROUPED])
-    s.turn, s.outcome = int(v[K.TURN]), int(v[K.OUTCOME])
-    s.events[:] = v[K.EVENTS:K.EVENTS + len(EVENTS)]
+    # a State is a view over rows of this layout: the position's words are copied, the
+    # observation's bookkeeping and the episode's step count are not
+    s.b[:K.NEED] = b[:K.NEED]
+    s.v[:K.DIRTY] = v[:K.DIRTY]
+    s.v[K.STEPS] = 0
     return s
 
 
@@ -175,17 +166,7 @@ def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: di
         raise ValueError("the state's difficulty and rules must match the env's")
     b[:] = 0
     v[:] = 0
-    b[K.DECK:K.DECK + 52] = state.deck
-    b[K.HAND:K.HAND + 7] = state.hand
-    b[K.COLS:K.COLS + 208] = state.columns.ravel()
-    b[K.CASTLES:K.CASTLES + 4] = state.castles
-    b[K.CAPTURED:K.CAPTURED + 4] = state.captured
-    b[K.DISCARDED:K.DISCARDED + 52] = state.discard
-    b[K.OUT:K.OUT + 52] = state.out_of_game
-    b[K.RECYCLED:K.RECYCLED + 52] = state.recycled
-    v[K.HEAD], v[K.DSIZE], v[K.HSIZE] = state.deck_head, state.deck_size, state.hand_size
-    v[K.CLEN:K.CLEN + 4] = state.col_len
-    v[K.PHASE], v[K.REGROUPED] = state.phase, state.regroup_used
-    v[K.TURN], v[K.OUTCOME] = state.turn, state.outcome
-    v[K.EVENTS:K.EVENTS + len(EVENTS)] = state.events
+    b[:K.NEED] = state.b[:K.NEED]
+    v[:K.DIRTY] = state.v[:K.DIRTY]
+    v[K.STEPS] = 0
     v[K.STRICT] = state.victory == "deck_left"

@@ -550,17 +550,12 @@ def is_royal(cards: list[int]) -> bool:
 
 
 # --- the observation ---------------------------------------------------------------------
-N_LOCATIONS = 11
-UNSEEN, HAND, DEFENDER0, CASTLE_OPEN, CASTLE_TAKEN, DISCARD_PILE, OUT, RECYCLED = 0, 1, 2, 6, 7, 8, 9, 10
-LOC_OFF = 0
-NEWEST_OFF = LOC_OFF + NUM_CARDS * N_LOCATIONS
-DEPTH_OFF = NEWEST_OFF + NUM_CARDS
-HAND_OFF = DEPTH_OFF + NUM_CARDS
-CASTLE_OFF = HAND_OFF + HAND_CAPACITY * 18
-PHASE_OFF = CASTLE_OFF + 4 * 18
-DIFF_OFF = PHASE_OFF + 4
-SCALAR_OFF = DIFF_OFF + 4
-OBS_SIZE = SCALAR_OFF + 18
+# the vector's layout is the package's (``castle_siege.layout``); how it is filled is this
+# module's own
+from castle_envs.castle_siege.layout import (CASTLE_OFF, CASTLE_OPEN, DEFENDER0,  # noqa: E402
+                                             DEPTH_OFF, DIFF_OFF, DISCARD_PILE, HAND, HAND_OFF,
+                                             LOC_OFF, N_LOCATIONS, NEWEST_OFF, OBS_SIZE, OUT,
+                                             PHASE_OFF, RECYCLED, SCALAR_OFF, UNSEEN)
 
 # Every one-hot in the vector is written by one scatter of ones; index OBS_SIZE is a
 # scratch slot past the end that soaks up NO_CARD padding, so no masking is needed.
