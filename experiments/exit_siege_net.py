@@ -43,6 +43,7 @@ from castle_envs.castle_siege.rules import State
 
 TRAIN_SEEDS = 20_000_000
 TEACHER = "model:models/castle_siege_very_hard_ismcts_standing"
+LINEAR = "models/castle_siege_very_hard_linear/policy.json"
 
 
 def _finished(journal: Path) -> set[int]:
@@ -55,22 +56,41 @@ def _finished(journal: Path) -> set[int]:
     return done
 
 
-def play(agent, seed: int, difficulty: str) -> dict:
-    """One teacher game on deal ``seed``: its moves, outcome and searched decisions."""
+def play(agent, seed: int, difficulty: str, student=None, beta: float = 1.0) -> dict:
+    """One game on deal ``seed``: its moves, outcome and the teacher's answer at every
+    decision with a choice: the root's children where it searched (``searched``), its move
+    where it did not (``planned``: the endgame planner's proven line).
+
+    With a ``student`` (DAgger, Ross, Gordon and Bagnell 2011) the teacher still answers at
+    every decision but the student's move is played, except with probability ``beta``
+    (drawn per decision from the deal's own generator): the labels then come from the
+    positions the student reaches, not only from the teacher's own games."""
     state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
     agent.reset([0, seed, 0])
+    coin = np.random.default_rng([1, seed])
+    if student is not None:
+        student.reset([2, seed, 0])
     search = agent.policy
     actions: list[int] = []
     searched: list = []
+    planned: list = []
     while not state.outcome:
-        action = agent.act(None, None, state=state.player_view())
+        view = state.player_view()
+        action = agent.act(None, None, state=view)
         if search.searched:
             searched.append([len(actions), [[a, n, round(q, 5)]
                                             for a, n, q, _ in search.root_stats() if n > 0]])
+        elif int(state.legal_action_mask().sum()) > 1:
+            planned.append([len(actions), int(action)])
+        if student is not None and coin.random() >= beta:
+            action = student.act(None, None, state=view)
         actions.append(int(action))
         state.apply_action(action)
-    return {"seed": seed, "difficulty": difficulty, "outcome": int(state.outcome),
-            "actions": actions, "searched": searched}
+    game = {"seed": seed, "difficulty": difficulty, "outcome": int(state.outcome),
+            "actions": actions, "searched": searched, "planned": planned}
+    if student is not None:
+        game["beta"] = beta
+    return game
 
 
 def collect(args) -> None:
@@ -87,12 +107,18 @@ def collect(args) -> None:
     agent = make_agent(args.teacher, "castle-siege", seed=0)
     if not hasattr(agent, "policy") or not hasattr(agent.policy, "root_stats"):
         raise SystemExit(f"--teacher {args.teacher!r} is not an ismcts agent (no root_stats)")
+    if not 0.0 <= args.beta <= 1.0:
+        raise SystemExit(f"--beta {args.beta}: the share of the teacher's moves, in 0-1")
+    student = make_agent(args.student, "castle-siege", seed=0) if args.student else None
     t0, wins, played = time.process_time(), 0, 0
     with journal.open("a") as f:
         for seed in range(args.seed, args.seed + args.games):
             if seed in done:
                 continue
-            game = play(agent, seed, args.difficulty)
+            game = play(agent, seed, args.difficulty, student, args.beta)
+            game["teacher"] = args.teacher
+            if args.student:
+                game["student"] = args.student
             f.write(json.dumps(game, separators=(",", ":")) + "\n")
             f.flush()
             played += 1
@@ -113,10 +139,24 @@ class Positions:
     def __len__(self) -> int:
         return len(self.obs)
 
-    def add_game(self, game: dict, index: int, view) -> None:
+    def add_game(self, game: dict, index: int, view, planned: bool = False) -> None:
+        """The game's searched decisions; with ``planned`` also the teacher's moves where it
+        did not search (the endgame planner's, once every card is known; as a one-hot
+        target). Journals of the teacher's own games written before ``planned`` was kept
+        give them as the moves played."""
         from castle_envs.castle_siege.observation import encode
         state = State.new_game(np.random.default_rng(game["seed"]), difficulty=game["difficulty"])
         searched = {step: children for step, children in game["searched"]}
+        if planned and "planned" in game:
+            for step, action in game["planned"]:
+                searched[step] = [[action, 1, 1.0]]
+        elif planned and "beta" not in game:
+            for step, action in enumerate(game["actions"]):
+                if step not in searched and int(state.legal_action_mask().sum()) > 1:
+                    searched[step] = [[action, 1, 1.0]]
+                state.apply_action(action)
+            state = State.new_game(np.random.default_rng(game["seed"]),
+                                   difficulty=game["difficulty"])
         for step, action in enumerate(game["actions"]):
             if step in searched:
                 out, n = view.from_state(state)
@@ -140,7 +180,7 @@ class Positions:
                              "journalled outcome (a rules change since it was played?)")
 
 
-def load_positions(journals: list[str], capacity: int, holdout: float):
+def load_positions(journals: list[str], capacity: int, holdout: float, planned: bool = False):
     """(fit positions, held-back positions, games read): the last ``holdout`` share of each
     journal's games is held back."""
     from castle_envs.moves import move_view
@@ -151,9 +191,20 @@ def load_positions(journals: list[str], capacity: int, holdout: float):
         lines = [json.loads(x) for x in Path(path).read_text().split("\n")[:-1] if x.strip()]
         cut = len(lines) - int(round(holdout * len(lines)))
         for i, game in enumerate(lines):
-            (fit_set if i < cut else held).add_game(game, games, view)
+            (fit_set if i < cut else held).add_game(game, games, view, planned)
             games += 1
     return fit_set, held, games
+
+
+def teachers(journals: list[str]) -> list[str]:
+    """The teachers named in the journals (lines written before the name was kept: the
+    teacher of that time, ``TEACHER``)."""
+    names = set()
+    for path in journals:
+        for line in Path(path).read_text().split("\n")[:-1]:
+            if line.strip():
+                names.add(json.loads(line).get("teacher", TEACHER))
+    return sorted(names)
 
 
 def _batches(data: Positions, idx, value_target: str = "outcome"):
@@ -205,12 +256,22 @@ def fit(args) -> None:
 
     torch.manual_seed(args.torch_seed)
     torch.set_num_threads(args.threads)
-    init = load_agent(args.init, "castle-siege")
-    card = json.loads((Path(args.init) / "model.json").read_text())
-    arch = move_policy.check_arch(card["policy"])
-    net = init.net.train()
+    if args.hidden:
+        # a fresh network of another width; its linear term starts at the CEM scorer's, as
+        # the move PPO's did
+        arch = {"obs_size": 882, "num_features": 75, "hidden": args.hidden,
+                "linear_offset": 45, "capacity": 256}
+        net = move_policy.build_net(arch["obs_size"], arch["num_features"], args.hidden,
+                                    arch["linear_offset"]).train()
+        move_policy.init_linear(net, LINEAR)
+    else:
+        init = load_agent(args.init, "castle-siege")
+        card = json.loads((Path(args.init) / "model.json").read_text())
+        arch = move_policy.check_arch(card["policy"])
+        net = init.net.train()
     t0 = time.time()
-    data, held, games = load_positions(args.journals, arch["capacity"], args.holdout)
+    data, held, games = load_positions(args.journals, arch["capacity"], args.holdout,
+                                       args.planned)
     print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
                       "load_s": round(time.time() - t0, 1)}), flush=True)
     history: list[dict] = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
@@ -243,7 +304,8 @@ def fit(args) -> None:
             best_value = (history[-1]["held_back"]["value_mse"], epoch, value_arrays(net))
     out = move_policy.save(net, args.out, arch, "castle-siege", {"difficulty": "very_hard"}, {},
                            extra={"trained": {
-                               "algo": "exit_siege_net", "teacher": TEACHER, "init": args.init,
+                               "algo": "exit_siege_net", "teachers": teachers(args.journals),
+                               "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
                                "journals": [Path(j).name for j in args.journals],
                                "games": games, "positions": len(data),
                                "held_back_positions": len(held), "epochs": args.epochs,
@@ -292,10 +354,19 @@ def main(argv=None) -> None:
     c.add_argument("--journal", required=True)
     c.add_argument("--difficulty", default="very_hard")
     c.add_argument("--teacher", default=TEACHER)
+    c.add_argument("--student", default="",
+                   help="an agent spec (model:DIR) whose moves are played while the teacher "
+                        "labels every decision (DAgger); default: the teacher plays")
+    c.add_argument("--beta", type=float, default=0.0,
+                   help="with --student: the share of decisions where the teacher's move is "
+                        "played instead")
     f = sub.add_parser("fit", help="the move network fitted to the journals' searches")
     f.add_argument("--journals", nargs="+", required=True)
     f.add_argument("--out", required=True)
     f.add_argument("--init", default="models/castle_siege_hard_move_ppo")
+    f.add_argument("--hidden", type=int, default=0,
+                   help="start from a fresh network this wide (its linear term the CEM "
+                        "scorer's) instead of --init")
     f.add_argument("--epochs", type=int, default=4)
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--batch-size", type=int, default=256)
@@ -304,6 +375,9 @@ def main(argv=None) -> None:
     f.add_argument("--value-target", choices=("outcome", "search"), default="outcome",
                    help="the value head learns the game's outcome (1 won, 0 lost) or the "
                         "search's value of the root (its visit-weighted mean)")
+    f.add_argument("--planned", action="store_true",
+                   help="also learn the teacher's moves where it did not search (the "
+                        "endgame planner's proven lines)")
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--torch-seed", type=int, default=0)
     e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value, "

@@ -1,6 +1,8 @@
 """Expert iteration of the move network: the teacher's journal replays to the games it
 played, a stopped collection resumes without replaying finished deals, evaluation deals are
-refused, and a fit writes a model that loads as an agent and a leaf value the search reads."""
+refused, and a fit writes a model that loads as an agent and a leaf value the search reads;
+with a student (DAgger) the student's moves are played and the teacher labels every decision,
+and the teacher's unsearched moves (the endgame planner's) can be learnt too."""
 import json
 
 import numpy as np
@@ -30,6 +32,7 @@ def test_the_journal_replays_the_teachers_games_and_resumes(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["played"] == 1
     agent = make_agent(TEACHER, "castle-siege", seed=0)
     again = E.play(agent, 20_000_000, "very_hard")
+    again["teacher"] = TEACHER
     assert again == games[0]          # a game depends only on its deal and the agent seed
     for g in games:
         state = State.new_game(np.random.default_rng(g["seed"]), difficulty="very_hard")
@@ -63,3 +66,53 @@ def test_fit_writes_a_model_and_a_leaf_value(tmp_path):
     (tmp_path / "bad.jsonl").write_text(json.dumps(game) + "\n")
     with pytest.raises(ValueError, match="do not replay"):
         E.load_positions([str(tmp_path / "bad.jsonl")], 256, 0.0)
+
+
+STUDENT = "model:models/castle_siege_hard_move_ppo"
+
+
+def test_dagger_plays_the_students_moves_and_labels_every_choice(tmp_path):
+    journal = tmp_path / "d.jsonl"
+    E.main(["collect", "--seed", "20000003", "--games", "2", "--journal", str(journal),
+            "--teacher", TEACHER, "--student", STUDENT, "--beta", "0"])
+    student = make_agent(STUDENT, "castle-siege", seed=0)
+    for g in [json.loads(line) for line in journal.read_text().splitlines()]:
+        assert g["student"] == STUDENT and g["teacher"] == TEACHER and g["beta"] == 0
+        labelled = [s for s, _ in g["searched"]] + [s for s, _ in g["planned"]]
+        assert len(labelled) == len(set(labelled))
+        state = State.new_game(np.random.default_rng(g["seed"]), difficulty="very_hard")
+        for step, action in enumerate(g["actions"]):
+            view = state.player_view()
+            assert action == student.act(None, None, state=view)
+            # the teacher answers wherever there is a choice, and nowhere else
+            assert (step in labelled) == (int(state.legal_action_mask().sum()) > 1)
+            state.apply_action(action)
+        assert state.outcome == g["outcome"]
+    with pytest.raises(SystemExit, match="--beta"):
+        E.main(["collect", "--seed", "20000003", "--games", "1", "--journal",
+                str(tmp_path / "b.jsonl"), "--teacher", TEACHER, "--student", STUDENT,
+                "--beta", "1.5"])
+
+
+def test_planned_moves_are_learnt_as_one_hot_targets(tmp_path):
+    journal = tmp_path / "j.jsonl"
+    # Medium deals 20,000,000-001: both won through a proven endgame (14 and 6 planned moves)
+    E.main(["collect", "--seed", "20000000", "--games", "2", "--journal", str(journal),
+            "--teacher", TEACHER, "--difficulty", "medium"])
+    games = [json.loads(line) for line in journal.read_text().splitlines()]
+    without, _, _ = E.load_positions([str(journal)], 256, 0.0)
+    with_planned, _, _ = E.load_positions([str(journal)], 256, 0.0, planned=True)
+    extra = sum(len(g["planned"]) for g in games)
+    assert extra > 0
+    assert len(with_planned) == len(without) + extra
+    one_hot = [t for t in with_planned.target if t.max() == 1.0]
+    assert len(one_hot) >= extra
+    # a journal of the teacher's own games written before "planned" was kept gives the
+    # same targets, read from the moves it played
+    for g in games:
+        del g["planned"]
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(g) + "\n" for g in games))
+    legacy, _, _ = E.load_positions([str(old)], 256, 0.0, planned=True)
+    assert len(legacy) == len(with_planned)
+    assert all(np.array_equal(a, b) for a, b in zip(legacy.target, with_planned.target))
