@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .config import load_config, new_run_dir
+from .config import TrainConfig, load_config, new_run_dir
 
 
 class RunFolder:
@@ -44,15 +44,16 @@ class RunFolder:
     SUMMARY = "summary.json"
     CHECKPOINTS = "checkpoints"
 
-    def __init__(self, path: str | Path, config: dict | None = None, resumed: bool = False):
+    def __init__(self, path: str | Path, config: TrainConfig | None = None, resumed: bool = False):
         """The folder at ``path`` as it stands (``create`` and ``open`` make and check one)."""
         self.path = Path(path)
-        self.config: dict = config if config is not None else {}
+        # (a folder opened only to read its files gets the defaults)
+        self.config: TrainConfig = config if config is not None else TrainConfig()
         self.resumed = resumed
 
     # --- making and opening -------------------------------------------------------------
     @classmethod
-    def create(cls, config: dict, run_dir: str | Path | None = None) -> RunFolder:
+    def create(cls, config: TrainConfig | dict, run_dir: str | Path | None = None) -> RunFolder:
         """Resolve ``config``, create the folder (default ``run_dir/NAME_TIMESTAMP``) and
         write the resolved config as ``config.yaml``."""
         config, path = new_run_dir(config, run_dir)
@@ -68,8 +69,8 @@ class RunFolder:
             kind = f"{what} " if what else ""
             raise FileNotFoundError(f"{path} has no {cls.CONFIG}: not a {kind}run folder")
         config = load_config(path / cls.CONFIG)
-        if algo is not None and config["algo"] != algo:
-            raise ValueError(f"{path} is a run of algo {config['algo']!r}, not {algo!r}: "
+        if algo is not None and config.algo != algo:
+            raise ValueError(f"{path} is a run of algo {config.algo!r}, not {algo!r}: "
                              f"resume it with its own trainer")
         return cls(path, config, resumed=True)
 
@@ -232,7 +233,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
         folder.write_progress(progress)
 
     def maybe_eval(final: bool = False) -> None:
-        every = config["eval"]["every_steps"]
+        every = config.eval.every_steps
         due = progress["num_timesteps"] // every > progress["evals_done"]
         if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
             return
@@ -253,11 +254,11 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     if not folder.resumed:
         maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
     with folder.interruptible() as guard:
-        while progress["num_timesteps"] < config["total_timesteps"] and (
+        while progress["num_timesteps"] < config.total_timesteps and (
                 stop_after is None or session_steps < stop_after):
             session_steps += trainer.train_chunk(progress)
             maybe_eval()
-            every = config["checkpoint"]["every_steps"]
+            every = config.checkpoint.every_steps
             if progress["num_timesteps"] // every > progress["checkpoints"]:
                 progress["checkpoints"] = progress["num_timesteps"] // every
                 lap()
@@ -266,7 +267,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     checkpoint()                   # an interrupted or stopped run resumes from here
     summary: dict = {"run_dir": str(folder.path), "num_timesteps": progress["num_timesteps"],
                      "wall_seconds": round(progress["wall_seconds"], 1)}
-    if guard.interrupted or progress["num_timesteps"] < config["total_timesteps"]:
+    if guard.interrupted or progress["num_timesteps"] < config.total_timesteps:
         trainer.close()
         return {**summary, "interrupted": guard.interrupted, "stopped": True}
     maybe_eval(final=True)
@@ -279,7 +280,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     return summary
 
 
-def open_or_create(config: dict | None, run_dir=None, resume=None,
+def open_or_create(config: TrainConfig | dict | None, run_dir=None, resume=None,
                    algo: str | None = None) -> RunFolder:
     """``RunFolder.open(resume)`` when resuming, else ``RunFolder.create(config, run_dir)``."""
     if resume:

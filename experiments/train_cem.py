@@ -32,6 +32,7 @@ import numpy as np
 from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 from castle_envs.castle_siege.rules import State
 
+from .config import CEMConfig, TrainConfig
 from .journal import write_atomic
 from .parallel import run_chunks
 
@@ -87,7 +88,7 @@ def initial_search(init: str = "") -> tuple[np.ndarray, np.ndarray]:
     return mean, np.maximum(0.1 * np.abs(mean), floor)
 
 
-def run_training(config: dict, run_dir: str | Path | None = None, resume: str | None = None,
+def run_training(config: TrainConfig, run_dir: str | Path | None = None, resume: str | None = None,
                  progress_bar: bool = True, stop_after: int | None = None) -> dict:
     """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
     generations, checkpointed, as an interruption would."""
@@ -102,12 +103,12 @@ def run_training(config: dict, run_dir: str | Path | None = None, resume: str | 
         folder = RunFolder.create(config, run_dir)
     config, run_dir = folder.config, folder.path
     summary = _generations(config, run_dir, bool(resume), progress_bar, stop_after)
-    cem = config["cem"]
-    if summary["generations"] == cem["generations"] and cem["eval_games"]:
+    cem = config.cem
+    if summary["generations"] == cem.generations and cem.eval_games:
         policy = LinearPolicy.load(run_dir / "policy.json")
-        rates = evaluate([policy.vector()], cem["eval_games"], cem["eval_seed"],
-                         _workers(cem), cem["backend"])[0][0]
-        summary["final_eval"] = dict(zip(cem["eval_games"], rates.tolist()))
+        rates = evaluate([policy.vector()], cem.eval_games, cem.eval_seed,
+                         _workers(cem), cem.backend)[0][0]
+        summary["final_eval"] = dict(zip(cem.eval_games, rates.tolist()))
     else:
         summary["final_eval"] = None
     return summary
@@ -132,17 +133,17 @@ def trim_history(path: Path, generations: int) -> None:
         write_atomic(str(path), "".join(keep))
 
 
-def _workers(cem: dict) -> int | None:
-    return cem["workers"] or None
+def _workers(cem: CEMConfig) -> int | None:
+    return cem.workers or None
 
 
-def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
+def _generations(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool,
                  stop_after: int | None) -> dict:
-    cem = config["cem"]
-    games = dict(cem["games"])
-    weights = np.array([cem["fitness_weights"].get(d, 1.0) for d in games])
-    held_out = dict(cem["eval_games"])
-    rng = np.random.default_rng(config["seed"])
+    cem = config.cem
+    games = dict(cem.games)
+    weights = np.array([cem.fitness_weights.get(d, 1.0) for d in games])
+    held_out = dict(cem.eval_games)
+    rng = np.random.default_rng(config.seed)
     ckpt = run_dir / "checkpoint.json"
     if resume:
         saved = json.loads(ckpt.read_text())
@@ -152,7 +153,7 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
         rng.bit_generator.state = saved["rng"]
         trim_history(run_dir / "history.csv", start)
     else:
-        mean, sigma = initial_search(cem["init"])
+        mean, sigma = initial_search(cem.init)
         sigma0 = sigma.copy()
         start = 0
         with open(run_dir / "history.csv", "w", newline="") as f:
@@ -160,28 +161,28 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
                                     "elite_fitness", "best_fitness"]
                                    + [f"eval_{d}" for d in held_out])
     names = LinearPolicy.names()
-    total_games = start * (cem["population"] + 1) * sum(games.values())
+    total_games = start * (cem.population + 1) * sum(games.values())
     total_steps = saved["steps"] if resume else 0
     t0 = time.time() - (saved["wall_seconds"] if resume else 0.0)
-    end = cem["generations"] if stop_after is None else min(cem["generations"], start + stop_after)
+    end = cem.generations if stop_after is None else min(cem.generations, start + stop_after)
     for gen in range(start, end):
-        noise = rng.standard_normal((cem["population"], len(mean)))
+        noise = rng.standard_normal((cem.population, len(mean)))
         thetas = [mean] + [mean + sigma * z for z in noise]   # the mean plays too: its fitness is the curve
-        rates, moves = evaluate(thetas, games, cem["deal_seed"] + gen * 1_000_000, _workers(cem),
-                                cem["backend"])
+        rates, moves = evaluate(thetas, games, cem.deal_seed + gen * 1_000_000, _workers(cem),
+                                cem.backend)
         total_steps += moves
         fitness = rates @ weights
         order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
-        elite = np.array([thetas[i] for i in order[:cem["elite"]]])
+        elite = np.array([thetas[i] for i in order[:cem.elite]])
         mean = elite.mean(0)
         # a floor on the spread keeps exploring: with a few elites the plain CEM spread
         # collapses within a handful of generations (Szita and Lorincz 2006 add noise too)
-        sigma = np.maximum(elite.std(0), cem["sigma_floor"] * sigma0)
+        sigma = np.maximum(elite.std(0), cem.sigma_floor * sigma0)
         total_games += len(thetas) * sum(games.values())
         row = [gen + 1, total_games, total_steps, round(time.time() - t0, 1), fitness[0],
-               fitness[order[:cem["elite"]]].mean(), fitness[order[0]]]
-        if held_out and ((gen + 1) % cem["eval_every"] == 0 or gen + 1 == cem["generations"]):
-            ev = evaluate([mean], held_out, cem["eval_seed"], _workers(cem), cem["backend"])[0][0]
+               fitness[order[:cem.elite]].mean(), fitness[order[0]]]
+        if held_out and ((gen + 1) % cem.eval_every == 0 or gen + 1 == cem.generations):
+            ev = evaluate([mean], held_out, cem.eval_seed, _workers(cem), cem.backend)[0][0]
             row += ev.tolist()
         else:
             row += [""] * len(held_out)
@@ -202,7 +203,7 @@ def _generations(config: dict, run_dir: Path, resume: bool, progress_bar: bool,
                                             "rng": rng.bit_generator.state}, indent=1))
         if progress_bar:
             logging.getLogger(__name__).info(
-                f"generation {gen + 1}/{cem['generations']}: mean fitness {fitness[0]:.4f}, "
+                f"generation {gen + 1}/{cem.generations}: mean fitness {fitness[0]:.4f}, "
                 f"elite {row[5]:.4f}, {row[3]:.0f} s" +
                 (f", held-out {dict(zip(held_out, row[7:]))}" if row[7] != "" else ""))
     return {"run_dir": str(run_dir), "generations": end, "games": total_games, "steps": total_steps,
