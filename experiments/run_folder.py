@@ -8,8 +8,9 @@
   ``_`` are in-memory only), read back with the keys a trainer needs checked
   (``read_progress``);
 * ``eval.csv``: one row per held-out evaluation, appended (``append_eval``);
-* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place, so an interrupt
-  never leaves half a checkpoint (``save_checkpoint``; ``latest_checkpoint`` finds it);
+* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place (the old one
+  kept as ``latest.old`` until then), so an interrupt never leaves half a checkpoint
+  (``save_checkpoint``; ``latest_checkpoint`` finds it);
 * ``summary.json`` at the end (``write_summary``);
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
   Ctrl-C and catches both, so the trainer checkpoints and exits cleanly.
@@ -19,7 +20,9 @@ themselves (``train_moves``, ``train_moves_aec``): a ``Chunked`` plug-in builds 
 trains one chunk, evaluates and saves or loads its weights; the harness decides when to
 evaluate (``eval.every_steps``), checkpoint (``checkpoint.every_steps``), keeps the wall
 clock, the best model and the summary. ``train.py`` (MaskablePPO, whose loop is
-Stable-Baselines3's) and ``train_cem.py`` use the folder without the loop.
+Stable-Baselines3's: ARCHITECTURE.md says why it stays so) and ``train_cem.py`` (its
+checkpoint through ``save_checkpoint``, its generations its own loop) use the folder without
+the loop. ``folder.config`` is the run's typed ``TrainConfig`` (``experiments/config.py``).
 """
 from __future__ import annotations
 
@@ -72,7 +75,9 @@ class RunFolder:
         if algo is not None and config.algo != algo:
             raise ValueError(f"{path} is a run of algo {config.algo!r}, not {algo!r}: "
                              f"resume it with its own trainer")
-        return cls(path, config, resumed=True)
+        folder = cls(path, config, resumed=True)
+        folder._recover_checkpoint()
+        return folder
 
     def __truediv__(self, name: str) -> Path:
         return self.path / name
@@ -117,18 +122,31 @@ class RunFolder:
 
     def save_checkpoint(self, write: Callable[[Path], None]) -> Path:
         """``write(folder)`` fills a fresh ``checkpoints/latest.tmp``, which then replaces
-        ``checkpoints/latest``: a kill leaves the old checkpoint or the new one, never half."""
+        ``checkpoints/latest`` (the old one renamed ``latest.old`` first, deleted after): a
+        kill leaves the old checkpoint or the new one, never half (``open`` puts back a
+        ``latest.old`` that a kill left without a ``latest``)."""
         root = self.path / self.CHECKPOINTS
         root.mkdir(exist_ok=True)
-        tmp = root / "latest.tmp"
-        if tmp.exists():
-            shutil.rmtree(tmp)
+        tmp, old = root / "latest.tmp", root / "latest.old"
+        for stale in (tmp, old):
+            if stale.exists():
+                shutil.rmtree(stale)
         tmp.mkdir()
         write(tmp)
         if self.latest.exists():
-            shutil.rmtree(self.latest)
+            self.latest.rename(old)
         tmp.rename(self.latest)
+        if old.exists():
+            shutil.rmtree(old)
         return self.latest
+
+    def _recover_checkpoint(self) -> None:
+        """A kill between ``save_checkpoint``'s two renames left the previous checkpoint as
+        ``latest.old`` and no ``latest``: it is the latest again (``progress.json`` is
+        written after a checkpoint, so it still matches that one)."""
+        old = self.path / self.CHECKPOINTS / "latest.old"
+        if old.is_dir() and not self.latest.exists():
+            old.rename(self.latest)
 
     def latest_checkpoint(self, marker: str = "policy.pt") -> Path:
         """``checkpoints/latest`` when it holds ``marker``, else FileNotFoundError."""

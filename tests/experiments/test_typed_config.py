@@ -1,5 +1,6 @@
 """The typed config (experiments/config.py's dataclasses) and run folders written before it:
 they still resume, or are refused with a message that says why."""
+import csv
 import dataclasses
 import shutil
 from pathlib import Path
@@ -78,3 +79,33 @@ def test_a_malformed_run_folder_is_refused_by_name(tmp_path, text, message):
     (tmp_path / "run" / "config.yaml").write_text(text)
     with pytest.raises(ValueError, match=message):
         RunFolder.open(tmp_path / "run", algo="cem")
+def test_an_old_cem_run_resumes_where_it_stopped(tmp_path):
+    from castle_envs.experiments.train_cem import run_training
+
+    run = tmp_path / "old"
+    shutil.copytree(OLD / "cem", run)
+    resumed = run_training(None, resume=str(run), progress_bar=False)
+    whole = run_training(load_config(ROOT / "configs" / "tiny" / "castle_siege_cem.yaml"),
+                         run_dir=tmp_path / "whole", progress_bar=False)
+    assert resumed["generations"] == whole["generations"] == 2
+    assert resumed["final_eval"] == whole["final_eval"]
+
+    def rows(path):
+        with open(path / "history.csv") as f:
+            return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
+    assert rows(run) == rows(tmp_path / "whole")
+    assert (run / "policy.json").read_text() == (tmp_path / "whole" / "policy.json").read_text()
+    # the checkpoint now lives where every trainer's does; the old one is gone
+    assert (run / "checkpoints" / "latest" / "checkpoint.json").is_file()
+    assert not (run / "checkpoint.json").exists()
+
+
+
+
+def test_a_damaged_cem_checkpoint_is_refused_by_name(tmp_path):
+    from castle_envs.experiments.train_cem import run_training
+
+    shutil.copytree(OLD / "cem", tmp_path / "run")
+    (tmp_path / "run" / "checkpoint.json").write_text('{"generation": 1}')
+    with pytest.raises(ValueError, match="checkpoint.json is missing or damaged"):
+        run_training(None, resume=str(tmp_path / "run"), progress_bar=False)
