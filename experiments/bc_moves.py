@@ -20,14 +20,18 @@ Games are played on the rules state (``GameState``), one position at a time; the
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from castle_envs.moves import move_view
 from castle_envs.registry import get_game
 
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
-def _variants(config: dict) -> list[dict]:
+
+def _variants(config: TrainConfig) -> list[dict]:
     from .config import levels_of
     return levels_of(config)
 
@@ -56,16 +60,16 @@ class Data:
                 torch.as_tensor(self.returns, dtype=torch.float32))
 
 
-def collect(config: dict, teacher, episodes: int, seed: int, data: Data, net=None) -> dict:
+def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, net=None) -> dict:
     """Play ``episodes`` deals (seeds ``seed`` ..); the teacher labels every decision with a
     choice; the teacher also plays them unless ``net`` is given (DAgger: the network plays,
     greedy). Returns the games' win count (a solitaire's ``outcome``) and the decisions
     recorded."""
     import torch
 
-    gamma = config["ppo"]["gamma"]
-    view = move_view(config["game"], config["move_ppo"]["capacity"])
-    envs = [get_game(config["game"]).make(**config["env_kwargs"], **v)
+    gamma = config.ppo.gamma
+    view = move_view(config.game, config.move_ppo.capacity)
+    envs = [get_game(config.game).make(**config.env_kwargs, **v)
             for v in _variants(config)]
     wins = decisions = 0
     for g in range(episodes):
@@ -152,24 +156,24 @@ def fit(net, data: Data, epochs: int, batch_size: int, learning_rate: float,
     return history
 
 
-def pretrain(net, config: dict, log=print) -> dict:
+def pretrain(net, config: TrainConfig, log=print) -> dict:
     """The whole warm start: the teacher's games, a fit, then ``pretrain.dagger`` rounds of
     the network's games labelled by the teacher, each followed by a fit."""
     from castle_envs.agents.registry import make_agent
 
-    pre = config["pretrain"]
-    teacher = make_agent(pre["agent"], config["game"], seed=pre["seed"])
+    pre = config.pretrain
+    teacher = make_agent(pre.agent, config.game, seed=pre.seed)
     data = Data()
     t0 = time.perf_counter()
     rounds = []
-    seed = pre["seed"]
-    for r in range(pre["dagger"] + 1):
-        played = collect(config, teacher, pre["episodes"], seed, data, net if r else None)
-        seed += pre["episodes"]
-        history = fit(net, data, pre["epochs"], pre["batch_size"], pre["learning_rate"],
-                      pre["seed"] + r, config["ppo"]["vf_coef"])
+    seed = pre.seed
+    for r in range(pre.dagger + 1):
+        played = collect(config, teacher, pre.episodes, seed, data, net if r else None)
+        seed += pre.episodes
+        history = fit(net, data, pre.epochs, pre.batch_size, pre.learning_rate,
+                      pre.seed + r, config.ppo.vf_coef)
         rounds.append({"round": r, "player": "network" if r else "teacher", **played,
                        "positions": len(data), "fit": history[-1],
                        "seconds": round(time.perf_counter() - t0, 1)})
         log(rounds[-1])
-    return {"teacher": pre["agent"], "rounds": rounds}
+    return {"teacher": pre.agent, "rounds": rounds}

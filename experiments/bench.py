@@ -351,16 +351,16 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False,
             if algo == "move_ppo" and not get_game(game).solitaire:
                 from .train_moves_aec import run_training as run_aec
                 summary = run_aec(config, run_dir=os.path.join(tmp, algo))
-                detail = {"n_envs": config["n_envs"], "env": "whole self-play games, Python "
+                detail = {"n_envs": config.n_envs, "env": "whole self-play games, Python "
                                                             "move view"}
             elif algo == "move_ppo":
                 from .train_moves import run_training
                 summary = run_training(config, run_dir=os.path.join(tmp, algo))
-                detail = {"n_envs": config["n_envs"], "env": "batched move view"}
+                detail = {"n_envs": config.n_envs, "env": "batched move view"}
             else:
                 from .train import train
                 summary = train(config, run_dir=os.path.join(tmp, algo), progress_bar=False)
-                detail = {"n_envs": config["n_envs"], "env": f"{config['vec_env']} vec env "
+                detail = {"n_envs": config.n_envs, "env": f"{config.vec_env} vec env "
                                                             "of Python envs"}
             wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
             n = int(summary["num_timesteps"])

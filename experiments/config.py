@@ -1,110 +1,185 @@
-"""Training configs: YAML files checked against a typed schema, unknown keys rejected by name.
+"""Training configs: YAML files read into typed, frozen dataclasses, unknown keys rejected by name.
 
-A config is a nested mapping; ``SCHEMA`` gives every allowed key with its type and default.
-``load_config(path, overrides)`` returns the resolved config (defaults filled in) or raises
-``ValueError`` naming the bad key, e.g. ``ppo.n_stepz: unknown key``.
+A config is one ``TrainConfig`` holding a dataclass per section (``PPOConfig``,
+``PolicyConfig``, ``SelfPlayConfig``, ``PretrainConfig``, ``EvalConfig``,
+``CheckpointConfig``, ``MovePPOConfig``, ``CEMConfig``); the dataclasses are the schema: every
+allowed key, its type (the field's annotation), its default and, for a few, its allowed values
+(``choices`` in the field's metadata). ``SCHEMA`` is the same thing as a nested mapping
+(generated from them). ``load_config(path, overrides)`` and ``resolve(raw, overrides)``
+return the checked ``TrainConfig`` (defaults filled in) or raise ``ValueError`` naming the
+bad key, e.g. ``ppo.n_stepz: unknown key``. ``TrainConfig.to_dict()`` is the resolved
+mapping a run folder's ``config.yaml`` holds (key for key what it held before the
+dataclasses, so run folders of either age read back the same).
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
-ANY = object()
+
+def _choices(*values: str) -> dict:
+    return {"choices": values}
 
 
-def _spec(kind, default):
-    return (kind, default)
+@dataclass(frozen=True)
+class PPOConfig:
+    """``ppo``: MaskablePPO's and move PPO's update settings (passed to MaskablePPO as is)."""
+    learning_rate: float = 3e-4
+    n_steps: int = 256
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
 
 
-SCHEMA: dict[str, Any] = {
-    "name": _spec(str, "run"),
-    "algo": _spec(str, "maskable_ppo"),  # maskable_ppo | cem (Castle Siege linear scorer)
-                                         # | move_ppo (PPO over move features, train_moves.py)
-    "game": _spec(str, "castle-siege"),
-    "variant": _spec(dict, {}),          # e.g. {difficulty: very_hard} / {num_players: 2}
-    "env_kwargs": _spec(dict, {}),       # passed to the env (reward: shaped, rules options)
-    "shaping": _spec(str, ""),           # "" | heuristic_potential (training envs only)
-    "seed": _spec(int, 0),
-    "total_timesteps": _spec(int, 100_000),
-    "n_envs": _spec(int, 8),
-    "vec_env": _spec(str, "dummy"),      # dummy | subproc
-    "device": _spec(str, "cpu"),
-    "torch_threads": _spec(int, 1),      # 1 avoids oversubscribing small CPUs
-    "run_dir": _spec(str, "runs"),
-    "ppo": {
-        "learning_rate": _spec(float, 3e-4),
-        "n_steps": _spec(int, 256),
-        "batch_size": _spec(int, 256),
-        "n_epochs": _spec(int, 4),
-        "gamma": _spec(float, 0.99),
-        "gae_lambda": _spec(float, 0.95),
-        "clip_range": _spec(float, 0.2),
-        "ent_coef": _spec(float, 0.01),
-        "vf_coef": _spec(float, 0.5),
-        "max_grad_norm": _spec(float, 0.5),
-    },
-    "policy": {
-        "net_arch": _spec(list, [256, 256]),
-        "activation": _spec(str, "relu"),   # relu | tanh
-    },
-    "curriculum": _spec(list, []),        # [{variant: {...}, until_steps: N}, ...]
-    "opponents": _spec(list, ["random"]),  # multi-player games: agent specs for other seats
-    "self_play": {
-        "enabled": _spec(bool, False),
-        "snapshot_every": _spec(int, 50_000),
-        "pool_size": _spec(int, 5),
-        "fixed_opponent_share": _spec(float, 0.5),   # share of episodes against `opponents`
-    },
-    "pretrain": {                          # behaviour cloning before PPO (solitaire games)
-        "agent": _spec(str, ""),          # e.g. heuristic; empty = no pretraining
-        "episodes": _spec(int, 0),
-        "epochs": _spec(int, 5),
-        "batch_size": _spec(int, 512),
-        "learning_rate": _spec(float, 1e-3),
-        "seed": _spec(int, 2_000_000),   # its deals, disjoint from the eval seeds
-        "dagger": _spec(int, 0),         # move_ppo: rounds of the network's games, teacher-labelled
-    },
-    "eval": {
-        "every_steps": _spec(int, 20_000),
-        "episodes": _spec(int, 200),
-        "seed": _spec(int, 1_000_000),     # held-out deals: seeds from here on
-        "opponent": _spec(str, "heuristic"),  # multi-player move_ppo: the agent it is rated against
-    },
-    "checkpoint": {
-        "every_steps": _spec(int, 50_000),
-    },
-    "move_ppo": {                          # algo: move_ppo (experiments/train_moves.py)
-        "capacity": _spec(int, 256),      # move rows per position (castle_envs.moves)
-        "hidden": _spec(int, 128),        # width of the state and move MLPs
-        "init_linear": _spec(str, ""),    # a CEM policy.json: the linear term starts there
-        "temperature": _spec(float, 1.0),  # ... divided by this (higher: more exploration)
-        "levels": _spec(list, []),          # variants side by side (n_envs split evenly; one
-                                            # named twice gets twice the envs)
-    },
-    "cem": {                               # algo: cem (experiments/train_cem.py)
-        "games": _spec(dict, {"hard": 400, "very_hard": 1000}),   # training deals per candidate
-        "fitness_weights": _spec(dict, {"hard": 1.0, "very_hard": 10.0}),
-        "population": _spec(int, 16),
-        "elite": _spec(int, 4),
-        "generations": _spec(int, 20),
-        "sigma_floor": _spec(float, 0.3),   # spread floor, as a share of the initial spread
-        "init": _spec(str, ""),             # starting weights: a policy.json ("" = heuristic's)
-        "deal_seed": _spec(int, 10_000_000),   # training deals: from here, 10**6 per generation
-        "eval_games": _spec(dict, {"hard": 1000, "very_hard": 3000}),  # held-out curve
-        "eval_seed": _spec(int, 1_000_000),
-        "eval_every": _spec(int, 3),
-        "workers": _spec(int, 0),              # 0: every core
-        "backend": _spec(str, "local"),        # local | ray
-    },
-}
+@dataclass(frozen=True)
+class PolicyConfig:
+    """``policy``: MaskablePPO's network."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    activation: str = field(default="relu", metadata=_choices("relu", "tanh"))
 
-CHOICES = {"algo": ("maskable_ppo", "cem", "move_ppo"), "shaping": ("", "heuristic_potential"), "cem.backend": ("local", "ray"),
-           "vec_env": ("dummy", "subproc"), "policy.activation": ("relu", "tanh"),
-           "device": ("cpu", "cuda", "auto")}
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """``self_play``: snapshots of the learner as opponents (multi-player games)."""
+    enabled: bool = False
+    snapshot_every: int = 50_000
+    pool_size: int = 5
+    fixed_opponent_share: float = 0.5      # share of episodes against `opponents`
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """``pretrain``: behaviour cloning before PPO."""
+    agent: str = ""                  # e.g. heuristic; empty = no pretraining
+    episodes: int = 0
+    epochs: int = 5
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    seed: int = 2_000_000            # its deals, disjoint from the eval seeds
+    dagger: int = 0                  # move_ppo: rounds of the network's games, teacher-labelled
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """``eval``: the held-out evaluations of the learning curve."""
+    every_steps: int = 20_000
+    episodes: int = 200
+    seed: int = 1_000_000            # held-out deals: seeds from here on
+    opponent: str = "heuristic"      # multi-player move_ppo: the agent it is rated against
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """``checkpoint``: how often the run folder's ``checkpoints/latest`` is replaced."""
+    every_steps: int = 50_000
+
+
+@dataclass(frozen=True)
+class MovePPOConfig:
+    """``move_ppo``: algo move_ppo (``experiments/train_moves.py``)."""
+    capacity: int = 256              # move rows per position (castle_envs.moves)
+    hidden: int = 128                # width of the state and move MLPs
+    init_linear: str = ""            # a CEM policy.json: the linear term starts there
+    temperature: float = 1.0         # ... divided by this (higher: more exploration)
+    levels: list = field(default_factory=list)   # variants side by side (n_envs split evenly;
+                                                 # one named twice gets twice the envs)
+
+
+@dataclass(frozen=True)
+class CEMConfig:
+    """``cem``: algo cem (``experiments/train_cem.py``)."""
+    games: dict = field(default_factory=lambda: {"hard": 400, "very_hard": 1000})  # per candidate
+    fitness_weights: dict = field(default_factory=lambda: {"hard": 1.0, "very_hard": 10.0})
+    population: int = 16
+    elite: int = 4
+    generations: int = 20
+    sigma_floor: float = 0.3         # spread floor, as a share of the initial spread
+    init: str = ""                   # starting weights: a policy.json ("" = heuristic's)
+    deal_seed: int = 10_000_000      # training deals: from here, 10**6 per generation
+    eval_games: dict = field(default_factory=lambda: {"hard": 1000, "very_hard": 3000})
+    eval_seed: int = 1_000_000
+    eval_every: int = 3
+    workers: int = 0                 # 0: every core
+    backend: str = field(default="local", metadata=_choices("local", "ray"))
+
+
+#: the algorithms a config can name (``algo``), each a trainer of the harness
+ALGOS = ("maskable_ppo", "cem", "move_ppo")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A whole training config; ``to_dict()`` is what a run folder's ``config.yaml`` holds."""
+    name: str = "run"
+    algo: str = field(default="maskable_ppo", metadata=_choices(*ALGOS))
+    game: str = "castle-siege"
+    variant: dict = field(default_factory=dict)      # e.g. {difficulty: very_hard}
+    env_kwargs: dict = field(default_factory=dict)   # passed to the env (reward, rules options)
+    shaping: str = field(default="", metadata=_choices("", "heuristic_potential"))
+    seed: int = 0
+    total_timesteps: int = 100_000
+    n_envs: int = 8
+    vec_env: str = field(default="dummy", metadata=_choices("dummy", "subproc"))
+    device: str = field(default="cpu", metadata=_choices("cpu", "cuda", "auto"))
+    torch_threads: int = 1           # 1 avoids oversubscribing small CPUs
+    run_dir: str = "runs"
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    curriculum: list = field(default_factory=list)   # [{variant: {...}, until_steps: N}, ...]
+    opponents: list = field(default_factory=lambda: ["random"])  # agent specs, other seats
+    self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    move_ppo: MovePPOConfig = field(default_factory=MovePPOConfig)
+    cem: CEMConfig = field(default_factory=CEMConfig)
+
+    def to_dict(self) -> dict:
+        """The resolved config as a plain nested mapping (fresh copies), in schema order."""
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        """A copy with top-level ``changes`` (e.g. ``seed=0``), not checked again."""
+        return dataclasses.replace(self, **changes)
+
+
+# --- the schema, read off the dataclasses -----------------------------------------------------
+_Section = TypeVar("_Section")
+
+
+def _kind(hint: Any) -> type:
+    """The runtime type a field's annotation asks for (``dict`` for ``dict[str, int]``)."""
+    return typing.get_origin(hint) or hint
+
+
+def _schema(cls: type) -> dict[str, Any]:
+    """``{key: (kind, default, choices) | nested schema}`` of a config dataclass."""
+    hints = typing.get_type_hints(cls)
+    blank = cls()
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        kind = _kind(hints[f.name])
+        if dataclasses.is_dataclass(kind):
+            out[f.name] = _schema(kind)
+        else:
+            out[f.name] = (kind, getattr(blank, f.name), f.metadata.get("choices"))
+    return out
+
+
+#: every allowed key: ``(type, default, allowed values or None)``, sections nested
+SCHEMA: dict[str, Any] = _schema(TrainConfig)
 
 
 def _defaults(schema: dict) -> dict:
@@ -112,7 +187,7 @@ def _defaults(schema: dict) -> dict:
             for k, v in schema.items()}
 
 
-def _merge(schema: dict, given: dict, prefix: str = "") -> dict:
+def _merge(schema: dict, given: Any, prefix: str = "") -> dict:
     if not isinstance(given, dict):
         raise ValueError(f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {type(given).__name__}")
     out = _defaults(schema)
@@ -124,17 +199,28 @@ def _merge(schema: dict, given: dict, prefix: str = "") -> dict:
         if isinstance(spec, dict):
             out[key] = _merge(spec, value or {}, f"{path}.")
             continue
-        kind = spec[0]
+        kind, _, choices = spec
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if kind is int and isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ValueError(f"{path}: expected {kind.__name__}, got {type(value).__name__} {value!r}")
-        if path in CHOICES and value not in CHOICES[path]:
-            raise ValueError(f"{path}: {value!r} is not one of {list(CHOICES[path])}")
+        if choices is not None and value not in choices:
+            raise ValueError(f"{path}: {value!r} is not one of {list(choices)}")
         out[key] = value
     return out
+
+
+def _build(cls: type[_Section], values: dict) -> _Section:
+    """The dataclass ``cls`` of a merged (complete, type-checked) mapping."""
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):       # type: ignore[arg-type]  # cls is a dataclass
+        kind = _kind(hints[f.name])
+        value = values[f.name]
+        kwargs[f.name] = _build(kind, value) if dataclasses.is_dataclass(kind) else value
+    return cls(**kwargs)
 
 
 def _set_override(config: dict, assignment: str) -> None:
@@ -163,11 +249,15 @@ def _parse_yaml(text: str, where: str):
         raise ValueError(f"{where}: not valid YAML{at}: {problem}") from None
 
 
-def resolve(raw: dict, overrides: list[str] | None = None) -> dict:
-    raw = copy.deepcopy(raw or {})
+def resolve(raw: dict | TrainConfig | None, overrides: list[str] | None = None) -> TrainConfig:
+    """The checked ``TrainConfig`` of a raw mapping (as read from YAML; a ``TrainConfig``
+    is checked again) with ``key.sub=value`` ``overrides`` applied."""
+    raw = raw.to_dict() if isinstance(raw, TrainConfig) else copy.deepcopy(raw or {})
     for assignment in overrides or []:
         _set_override(raw, assignment)
-    config = _merge(SCHEMA, raw)
+    merged = _merge(SCHEMA, raw)
+    _check_variant(merged)
+    config = _build(TrainConfig, merged)
     _check_values(config)
     return config
 
@@ -178,7 +268,7 @@ def shipped_configs_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "configs"
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
     """``configs/...`` paths that do not exist here are read from the shipped configs."""
     from castle_envs.agents.registry import locate_shipped
 
@@ -193,8 +283,10 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> dict:
     return resolve(raw if raw is not None else {}, overrides)
 
 
-def _check_values(config: dict) -> None:
-    from castle_envs.registry import GAMES, get_game
+def _check_variant(config: dict) -> None:
+    """The game's variant argument only, its value one of the game's (default: the first),
+    written back in full."""
+    from castle_envs.registry import get_game
 
     spec = get_game(config["game"])
     for key in config["variant"]:
@@ -204,6 +296,18 @@ def _check_values(config: dict) -> None:
     if value not in spec.variants:
         raise ValueError(f"variant.{spec.variant_arg}: {value!r} is not one of {list(spec.variants)}")
     config["variant"] = {spec.variant_arg: value}
+
+
+def _get(config: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        config = getattr(config, key)
+    return config
+
+
+def _check_values(config: TrainConfig) -> None:
+    from castle_envs.registry import GAMES, get_game
+
+    spec = get_game(config.game)
     for name in ("total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.batch_size",
                  "ppo.n_epochs", "eval.every_steps", "eval.episodes", "checkpoint.every_steps",
                  "self_play.snapshot_every", "self_play.pool_size", "pretrain.epochs",
@@ -221,15 +325,15 @@ def _check_values(config: dict) -> None:
             want = {"positive": "a number above 0", "share": "a number in 0-1",
                     "finite": "a finite number"}[rule]
             raise ValueError(f"{name}: expected {want}, got {value!r}")
-    arch = config["policy"]["net_arch"]
+    arch = config.policy.net_arch
     if any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
         raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
                          f"[256, 256], got {arch!r}")
-    ppo = config["ppo"]
-    whole_games = config["algo"] == "move_ppo" and not spec.solitaire
-    if not whole_games and (ppo["n_steps"] * config["n_envs"]) % ppo["batch_size"]:
+    ppo = config.ppo
+    whole_games = config.algo == "move_ppo" and not spec.solitaire
+    if not whole_games and (ppo.n_steps * config.n_envs) % ppo.batch_size:
         raise ValueError("ppo.batch_size: must divide ppo.n_steps * n_envs")
-    for i, stage in enumerate(config["curriculum"]):
+    for i, stage in enumerate(config.curriculum):
         if not isinstance(stage, dict) or set(stage) - {"variant", "until_steps"}:
             raise ValueError(f"curriculum[{i}]: expected keys variant and until_steps")
         stage_value = (stage.get("variant") or {}).get(spec.variant_arg)
@@ -238,78 +342,73 @@ def _check_values(config: dict) -> None:
                              f"is not one of {list(spec.variants)}")
         if not isinstance(stage.get("until_steps"), int):
             raise ValueError(f"curriculum[{i}].until_steps: expected int")
-    if config["pretrain"]["agent"] and not spec.solitaire:
+    pre = config.pretrain
+    if pre.agent and not spec.solitaire:
         raise ValueError("pretrain.agent: behaviour cloning is for the solitaire games")
-    if config["pretrain"]["agent"] and config["pretrain"]["episodes"] < 1:
+    if pre.agent and pre.episodes < 1:
         raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
-    if spec.solitaire and config["self_play"]["enabled"]:
+    if spec.solitaire and config.self_play.enabled:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
-    if config["algo"] == "cem":
+    if config.algo == "cem":
         _check_cem(config, spec)
-    if config["algo"] == "move_ppo":
+    if config.algo == "move_ppo":
         _check_move_ppo(config, spec)
-    if config["shaping"] == "heuristic_potential" and spec.potential is None:
+    if config.shaping == "heuristic_potential" and spec.potential is None:
         games = ", ".join(slug for slug, g in GAMES.items() if g.potential)
         raise ValueError(f"shaping: heuristic_potential is defined for {games} only")
 
 
-def _get(config: dict, dotted: str):
-    for key in dotted.split("."):
-        config = config[key]
-    return config
-
-
-def _check_move_ppo(config: dict, spec) -> None:
+def _check_move_ppo(config: TrainConfig, spec) -> None:
     from castle_envs.moves import MOVE_GAMES
 
     if spec.slug not in MOVE_GAMES:
         raise ValueError(f"algo: move_ppo needs a game with a move-feature view "
                          f"({', '.join(MOVE_GAMES)}), not {spec.slug}")
-    m = config["move_ppo"]
+    m = config.move_ppo
     for name in ("capacity", "hidden"):
-        if m[name] < 1:
-            raise ValueError(f"move_ppo.{name}: must be at least 1, got {m[name]}")
-    if not math.isfinite(m["temperature"]) or m["temperature"] <= 0:
-        raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m['temperature']!r}")
-    if config["curriculum"] or config["shaping"]:
+        if getattr(m, name) < 1:
+            raise ValueError(f"move_ppo.{name}: must be at least 1, got {getattr(m, name)}")
+    if not math.isfinite(m.temperature) or m.temperature <= 0:
+        raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m.temperature!r}")
+    if config.curriculum or config.shaping:
         raise ValueError("algo: move_ppo does not take curriculum or shaping")
-    pre = config["pretrain"]
-    if pre["agent"]:
+    pre = config.pretrain
+    if pre.agent:
         from castle_envs.agents.registry import parse_spec
-        parse_spec(pre["agent"])
-        if pre["seed"] < 20_000_000:
+        parse_spec(pre.agent)
+        if pre.seed < 20_000_000:
             raise ValueError(f"pretrain.seed: the teacher's deals must be training deals, "
-                             f"20,000,000 or more, got {pre['seed']}")
-    if pre["dagger"] < 0 or (pre["dagger"] and not pre["agent"]):
+                             f"20,000,000 or more, got {pre.seed}")
+    if pre.dagger < 0 or (pre.dagger and not pre.agent):
         raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
-    levels = m["levels"]
+    levels = m.levels
     if levels:
         if not spec.solitaire:
             raise ValueError("move_ppo.levels: mixes the variants of a solitaire game")
         for value in levels:
             if value not in spec.variants:
                 raise ValueError(f"move_ppo.levels: {value!r} is not one of {list(spec.variants)}")
-        if config["n_envs"] % len(levels):
+        if config.n_envs % len(levels):
             raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
                              "twice gets twice the envs)")
     if not spec.solitaire:
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec
-        for spec_text in [*config["opponents"], config["eval"]["opponent"]]:
+        for spec_text in [*config.opponents, config.eval.opponent]:
             parse_spec(spec_text)
-        if not config["opponents"] and not config["self_play"]["enabled"]:
+        if not config.opponents and not config.self_play.enabled:
             raise ValueError("opponents: give fixed opponents or enable self_play")
-    if config["seed"] < 20_000_000:
+    if config.seed < 20_000_000:
         raise ValueError(f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
-                         f"more (the study and evaluation deals are below), got {config['seed']}")
+                         f"more (the study and evaluation deals are below), got {config.seed}")
 
 
-def _check_cem(config: dict, spec) -> None:
+def _check_cem(config: TrainConfig, spec) -> None:
     if not spec.linear_scorer:
         raise ValueError("algo: cem trains the Castle Siege linear scorer; game must be castle-siege")
-    cem = config["cem"]
+    cem = config.cem
     for block in ("games", "fitness_weights", "eval_games"):
-        for difficulty, value in cem[block].items():
+        for difficulty, value in getattr(cem, block).items():
             if difficulty not in spec.variants:
                 raise ValueError(f"cem.{block}.{difficulty}: not a difficulty "
                                  f"(one of {list(spec.variants)})")
@@ -318,37 +417,39 @@ def _check_cem(config: dict, spec) -> None:
                     kind is int and not float(value).is_integer()) or value < 0:
                 raise ValueError(f"cem.{block}.{difficulty}: expected a non-negative "
                                  f"{kind.__name__}, got {value!r}")
-    if not cem["games"] or sum(cem["games"].values()) < 1:
+    if not cem.games or sum(cem.games.values()) < 1:
         raise ValueError("cem.games: needs at least one training deal")
     for name in ("population", "elite", "generations", "eval_every"):
-        if cem[name] < 1:
+        if getattr(cem, name) < 1:
             raise ValueError(f"cem.{name}: must be at least 1")
-    if cem["elite"] > cem["population"] + 1:
+    if cem.elite > cem.population + 1:
         raise ValueError("cem.elite: cannot exceed population + 1 (the mean competes too)")
-    if cem["workers"] < 0:
+    if cem.workers < 0:
         raise ValueError("cem.workers: must be 0 (every core) or more")
 
 
-def dump_config(config: dict, path: str | Path) -> None:
+def dump_config(config: TrainConfig | dict, path: str | Path) -> None:
+    """``config`` as YAML, in schema order (``config.yaml`` of a run folder)."""
+    data = config.to_dict() if isinstance(config, TrainConfig) else config
     with open(path, "w") as f:
-        yaml.safe_dump(config, f, sort_keys=False)
+        yaml.safe_dump(data, f, sort_keys=False)
 
 
-def new_run_dir(config: dict, run_dir=None) -> tuple[dict, Path]:
+def new_run_dir(config: TrainConfig | dict, run_dir=None) -> tuple[TrainConfig, Path]:
     """Resolve ``config``, create the run folder (default ``run_dir/NAME_TIMESTAMP``) and
     save the resolved config in it as ``config.yaml``."""
     import time
 
     config = resolve(config)
-    run_dir = Path(run_dir or Path(config["run_dir"]) /
-                   f"{config['name']}_{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir = Path(run_dir or Path(config.run_dir) /
+                   f"{config.name}_{time.strftime('%Y%m%d-%H%M%S')}")
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir
 
 
-def levels_of(config: dict) -> list[dict]:
+def levels_of(config: TrainConfig) -> list[dict]:
     """The variants trained side by side (``move_ppo.levels``), else the config's one."""
     from castle_envs.registry import get_game
-    arg = get_game(config["game"]).variant_arg
-    return [{arg: v} for v in config["move_ppo"]["levels"]] or [dict(config["variant"])]
+    arg = get_game(config.game).variant_arg
+    return [{arg: v} for v in config.move_ppo.levels] or [dict(config.variant)]

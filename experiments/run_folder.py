@@ -8,8 +8,9 @@
   ``_`` are in-memory only), read back with the keys a trainer needs checked
   (``read_progress``);
 * ``eval.csv``: one row per held-out evaluation, appended (``append_eval``);
-* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place, so an interrupt
-  never leaves half a checkpoint (``save_checkpoint``; ``latest_checkpoint`` finds it);
+* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place (the old one
+  kept as ``latest.old`` until then), so an interrupt never leaves half a checkpoint
+  (``save_checkpoint``; ``latest_checkpoint`` finds it);
 * ``summary.json`` at the end (``write_summary``);
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
   Ctrl-C and catches both, so the trainer checkpoints and exits cleanly.
@@ -19,7 +20,9 @@ themselves (``train_moves``, ``train_moves_aec``): a ``Chunked`` plug-in builds 
 trains one chunk, evaluates and saves or loads its weights; the harness decides when to
 evaluate (``eval.every_steps``), checkpoint (``checkpoint.every_steps``), keeps the wall
 clock, the best model and the summary. ``train.py`` (MaskablePPO, whose loop is
-Stable-Baselines3's) and ``train_cem.py`` use the folder without the loop.
+Stable-Baselines3's: ARCHITECTURE.md says why it stays so) and ``train_cem.py`` (its
+checkpoint through ``save_checkpoint``, its generations its own loop) use the folder without
+the loop. ``folder.config`` is the run's typed ``TrainConfig`` (``experiments/config.py``).
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .config import load_config, new_run_dir
+from .config import TrainConfig, load_config, new_run_dir
 
 
 class RunFolder:
@@ -44,15 +47,16 @@ class RunFolder:
     SUMMARY = "summary.json"
     CHECKPOINTS = "checkpoints"
 
-    def __init__(self, path: str | Path, config: dict | None = None, resumed: bool = False):
+    def __init__(self, path: str | Path, config: TrainConfig | None = None, resumed: bool = False):
         """The folder at ``path`` as it stands (``create`` and ``open`` make and check one)."""
         self.path = Path(path)
-        self.config: dict = config if config is not None else {}
+        # (a folder opened only to read its files gets the defaults)
+        self.config: TrainConfig = config if config is not None else TrainConfig()
         self.resumed = resumed
 
     # --- making and opening -------------------------------------------------------------
     @classmethod
-    def create(cls, config: dict, run_dir: str | Path | None = None) -> RunFolder:
+    def create(cls, config: TrainConfig | dict, run_dir: str | Path | None = None) -> RunFolder:
         """Resolve ``config``, create the folder (default ``run_dir/NAME_TIMESTAMP``) and
         write the resolved config as ``config.yaml``."""
         config, path = new_run_dir(config, run_dir)
@@ -68,10 +72,12 @@ class RunFolder:
             kind = f"{what} " if what else ""
             raise FileNotFoundError(f"{path} has no {cls.CONFIG}: not a {kind}run folder")
         config = load_config(path / cls.CONFIG)
-        if algo is not None and config["algo"] != algo:
-            raise ValueError(f"{path} is a run of algo {config['algo']!r}, not {algo!r}: "
+        if algo is not None and config.algo != algo:
+            raise ValueError(f"{path} is a run of algo {config.algo!r}, not {algo!r}: "
                              f"resume it with its own trainer")
-        return cls(path, config, resumed=True)
+        folder = cls(path, config, resumed=True)
+        folder._recover_checkpoint()
+        return folder
 
     def __truediv__(self, name: str) -> Path:
         return self.path / name
@@ -116,18 +122,31 @@ class RunFolder:
 
     def save_checkpoint(self, write: Callable[[Path], None]) -> Path:
         """``write(folder)`` fills a fresh ``checkpoints/latest.tmp``, which then replaces
-        ``checkpoints/latest``: a kill leaves the old checkpoint or the new one, never half."""
+        ``checkpoints/latest`` (the old one renamed ``latest.old`` first, deleted after): a
+        kill leaves the old checkpoint or the new one, never half (``open`` puts back a
+        ``latest.old`` that a kill left without a ``latest``)."""
         root = self.path / self.CHECKPOINTS
         root.mkdir(exist_ok=True)
-        tmp = root / "latest.tmp"
-        if tmp.exists():
-            shutil.rmtree(tmp)
+        tmp, old = root / "latest.tmp", root / "latest.old"
+        for stale in (tmp, old):
+            if stale.exists():
+                shutil.rmtree(stale)
         tmp.mkdir()
         write(tmp)
         if self.latest.exists():
-            shutil.rmtree(self.latest)
+            self.latest.rename(old)
         tmp.rename(self.latest)
+        if old.exists():
+            shutil.rmtree(old)
         return self.latest
+
+    def _recover_checkpoint(self) -> None:
+        """A kill between ``save_checkpoint``'s two renames left the previous checkpoint as
+        ``latest.old`` and no ``latest``: it is the latest again (``progress.json`` is
+        written after a checkpoint, so it still matches that one)."""
+        old = self.path / self.CHECKPOINTS / "latest.old"
+        if old.is_dir() and not self.latest.exists():
+            old.rename(self.latest)
 
     def latest_checkpoint(self, marker: str = "policy.pt") -> Path:
         """``checkpoints/latest`` when it holds ``marker``, else FileNotFoundError."""
@@ -232,7 +251,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
         folder.write_progress(progress)
 
     def maybe_eval(final: bool = False) -> None:
-        every = config["eval"]["every_steps"]
+        every = config.eval.every_steps
         due = progress["num_timesteps"] // every > progress["evals_done"]
         if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
             return
@@ -253,11 +272,11 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     if not folder.resumed:
         maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
     with folder.interruptible() as guard:
-        while progress["num_timesteps"] < config["total_timesteps"] and (
+        while progress["num_timesteps"] < config.total_timesteps and (
                 stop_after is None or session_steps < stop_after):
             session_steps += trainer.train_chunk(progress)
             maybe_eval()
-            every = config["checkpoint"]["every_steps"]
+            every = config.checkpoint.every_steps
             if progress["num_timesteps"] // every > progress["checkpoints"]:
                 progress["checkpoints"] = progress["num_timesteps"] // every
                 lap()
@@ -266,7 +285,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     checkpoint()                   # an interrupted or stopped run resumes from here
     summary: dict = {"run_dir": str(folder.path), "num_timesteps": progress["num_timesteps"],
                      "wall_seconds": round(progress["wall_seconds"], 1)}
-    if guard.interrupted or progress["num_timesteps"] < config["total_timesteps"]:
+    if guard.interrupted or progress["num_timesteps"] < config.total_timesteps:
         trainer.close()
         return {**summary, "interrupted": guard.interrupted, "stopped": True}
     maybe_eval(final=True)
@@ -279,7 +298,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     return summary
 
 
-def open_or_create(config: dict | None, run_dir=None, resume=None,
+def open_or_create(config: TrainConfig | dict | None, run_dir=None, resume=None,
                    algo: str | None = None) -> RunFolder:
     """``RunFolder.open(resume)`` when resuming, else ``RunFolder.create(config, run_dir)``."""
     if resume:

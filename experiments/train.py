@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import signal
 import sys
@@ -36,7 +37,7 @@ import numpy as np
 from castle_envs.registry import get_game
 
 from .common import sigterm_as_interrupt
-from .config import load_config
+from .config import TrainConfig, load_config
 from .run_folder import RunFolder
 from .stats import wilson_interval
 
@@ -59,7 +60,7 @@ def run(args) -> int:
         raise ValueError("give exactly one of --config or --resume")
     config = (RunFolder.open(args.resume).config if args.resume
               else load_config(args.config, args.overrides))
-    if config["algo"] == "cem":
+    if config.algo == "cem":
         from . import train_cem
         with sigterm_as_interrupt():   # CEM checkpoints after every generation
             summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
@@ -67,9 +68,9 @@ def run(args) -> int:
         print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
         return 0
-    if config["algo"] == "move_ppo":
+    if config.algo == "move_ppo":
         from . import train_moves, train_moves_aec
-        module = train_moves if get_game(config["game"]).solitaire else train_moves_aec
+        module = train_moves if get_game(config.game).solitaire else train_moves_aec
         summary = module.run_training(None if args.resume else config,
                                            run_dir=args.run_dir, resume=args.resume)
         if summary.get("interrupted"):
@@ -117,11 +118,11 @@ class VariantSwitch(gym.Wrapper):
         setattr(self.env.unwrapped, key, value)
 
 
-def make_opponents(config: dict, pool: list | None = None):
+def make_opponents(config: TrainConfig, pool: list | None = None):
     """Policies for the other seats: the configured agents, mixed with self-play snapshots."""
-    fixed = [_agent_policy(spec, config) for spec in config["opponents"]]
-    share = config["self_play"]["fixed_opponent_share"]
-    if not config["self_play"]["enabled"]:
+    fixed = [_agent_policy(spec, config) for spec in config.opponents]
+    share = config.self_play.fixed_opponent_share
+    if not config.self_play.enabled:
         return fixed
 
     def draw(rng: np.random.Generator):
@@ -131,7 +132,7 @@ def make_opponents(config: dict, pool: list | None = None):
     return draw
 
 
-def _agent_policy(spec: str, config: dict):
+def _agent_policy(spec: str, config: TrainConfig):
     """An opponent from an agent spec (``random``, ``heuristic``, ...) via ``agents``."""
     try:
         from castle_envs.agents import make_agent
@@ -141,9 +142,9 @@ def _agent_policy(spec: str, config: dict):
         if spec != "random":
             raise ValueError(f"opponent {spec!r} needs castle_envs.agents.make_agent, which is not available")
         from castle_envs.agents.base import RandomAgent
-        agent = RandomAgent(config["seed"])
+        agent = RandomAgent(config.seed)
     else:
-        agent = make_agent(spec, game=config["game"], seed=config["seed"])
+        agent = make_agent(spec, game=config.game, seed=config.seed)
     return _Bound(agent)
 
 
@@ -208,42 +209,42 @@ def heuristic_potential(game: str):
     return load(spec.potential)
 
 
-def make_env(config: dict, rank: int, pool: list | None = None, variant: dict | None = None,
+def make_env(config: TrainConfig, rank: int, pool: list | None = None, variant: dict | None = None,
              shaped: bool = False):
     from stable_baselines3.common.monitor import Monitor
 
-    spec = get_game(config["game"])
+    spec = get_game(config.game)
     # masked training: an illegal action would be a bug, so it raises unless the config says
     # otherwise (the envs' own default, "penalty", is for pipelines without masks)
-    kwargs = {"illegal_action": "raise", **config["env_kwargs"], **(variant or config["variant"])}
+    kwargs = {"illegal_action": "raise", **config.env_kwargs, **(variant or config.variant)}
     if spec.solitaire:
         import castle_envs  # noqa: F401  (registers ids)
         env = gym.make(spec.gym_id, **kwargs)  # type: ignore[arg-type]  # set for gymnasium
     else:
         from castle_envs.wrappers import SingleAgentEnv
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
-    if shaped and config["shaping"]:
-        env = PotentialShaping(env, heuristic_potential(spec.slug), config["ppo"]["gamma"])
+    if shaped and config.shaping:
+        env = PotentialShaping(env, heuristic_potential(spec.slug), config.ppo.gamma)
     env = Monitor(VariantSwitch(env), info_keywords=("won",) if spec.solitaire else ())
-    env.reset(seed=TRAIN_SEED_BASE + config["seed"] * 1000 + rank)
+    env.reset(seed=TRAIN_SEED_BASE + config.seed * 1000 + rank)
     return env
 
 
-def make_vec_env(config: dict, pool: list | None = None):
+def make_vec_env(config: TrainConfig, pool: list | None = None):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     fns = [lambda rank=rank: make_env(config, rank, pool, shaped=True)
-           for rank in range(config["n_envs"])]
-    if config["vec_env"] == "subproc" and not config["self_play"]["enabled"]:
+           for rank in range(config.n_envs)]
+    if config.vec_env == "subproc" and not config.self_play.enabled:
         return SubprocVecEnv([_IgnoreInterrupts(fn) for fn in fns])
     return DummyVecEnv(fns)  # type: ignore[arg-type]  # each fn's rank is a default argument
 
 
 # --- evaluation ----------------------------------------------------------------------------------
-def evaluate_model(model, config: dict, episodes: int, seed: int, variant: dict | None = None,
+def evaluate_model(model, config: TrainConfig, episodes: int, seed: int, variant: dict | None = None,
                    deterministic: bool = True) -> dict:
     """Play ``episodes`` held-out games (env seeds ``seed``, ``seed+1``, ...) with masks."""
-    env = make_env({**config, "seed": 0}, 0, pool=None, variant=variant)
+    env = make_env(config.replace(seed=0), 0, pool=None, variant=variant)
     wins, returns, lengths = 0, [], []
     for i in range(episodes):
         obs, info = env.reset(seed=seed + i)
@@ -266,20 +267,20 @@ def evaluate_model(model, config: dict, episodes: int, seed: int, variant: dict 
 
 
 # --- behaviour cloning warm start ----------------------------------------------------------------
-def pretrain(model, config: dict) -> dict:
+def pretrain(model, config: TrainConfig) -> dict:
     """Fit the policy to a baseline agent's moves on ``pretrain.episodes`` deals (masked
     cross-entropy), so PPO starts from the baseline's play instead of from uniform."""
     import torch
 
     from castle_envs.agents import make_agent
 
-    pre = config["pretrain"]
-    agent = make_agent(pre["agent"], game=config["game"], seed=pre["seed"])
-    env = make_env({**config, "seed": 0}, 0)
+    pre = config.pretrain
+    agent = make_agent(pre.agent, game=config.game, seed=pre.seed)
+    env = make_env(config.replace(seed=0), 0)
     observations, masks, actions, wins = [], [], [], 0
-    for episode in range(pre["episodes"]):
-        agent.reset(pre["seed"] + episode)
-        obs, info = env.reset(seed=pre["seed"] + episode)
+    for episode in range(pre.episodes):
+        agent.reset(pre.seed + episode)
+        obs, info = env.reset(seed=pre.seed + episode)
         done = False
         while not done:
             state = env.unwrapped.state.player_view() if agent.needs_state else None
@@ -294,13 +295,13 @@ def pretrain(model, config: dict) -> dict:
     mask_np = np.array(masks)
     act_t = torch.as_tensor(actions)
     policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=pre["learning_rate"])
-    rng = np.random.default_rng(pre["seed"])
+    optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
+    rng = np.random.default_rng(pre.seed)
     n = len(actions)
-    for _ in range(pre["epochs"]):
+    for _ in range(pre.epochs):
         order = rng.permutation(n)
-        for start in range(0, n, pre["batch_size"]):
-            idx = order[start:start + pre["batch_size"]]
+        for start in range(0, n, pre.batch_size):
+            idx = order[start:start + pre.batch_size]
             dist = policy.get_distribution(obs_t[idx], action_masks=mask_np[idx])
             loss = -dist.log_prob(act_t[idx]).mean()
             optimizer.zero_grad()
@@ -309,13 +310,13 @@ def pretrain(model, config: dict) -> dict:
     with torch.no_grad():
         dist = policy.get_distribution(obs_t, action_masks=mask_np)
         agree = float((dist.distribution.probs.argmax(dim=1) == act_t).float().mean())
-    return {"agent": pre["agent"], "episodes": pre["episodes"], "samples": n,
-            "agent_win_rate": wins / pre["episodes"], "final_loss": loss.item(),
+    return {"agent": pre.agent, "episodes": pre.episodes, "samples": n,
+            "agent_win_rate": wins / pre.episodes, "final_loss": loss.item(),
             "policy_agrees_with_agent": agree}
 
 
 # --- callbacks ---------------------------------------------------------------------------------
-def _callbacks(config: dict, folder: RunFolder, pool: list, progress: dict):
+def _callbacks(config: TrainConfig, folder: RunFolder, pool: list, progress: dict):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Training(BaseCallback):
@@ -335,19 +336,19 @@ def _callbacks(config: dict, folder: RunFolder, pool: list, progress: dict):
             # the envs' random streams as they stand between rollouts, kept for a checkpoint
             # an interrupt may take later (subprocess envs cannot be asked mid-step)
             progress["_streams"] = _rng_states(self.training_env)
-            ckpt = config["checkpoint"]["every_steps"]
+            ckpt = config.checkpoint.every_steps
             if steps // ckpt > progress["checkpoints"]:
                 progress["checkpoints"] = steps // ckpt
                 save_checkpoint(self.model, folder, progress)
 
         def _stage(self, steps: int) -> dict | None:
-            for stage in config["curriculum"]:
+            for stage in config.curriculum:
                 if steps < stage["until_steps"]:
                     return stage["variant"]
             return None
 
         def _apply_stage(self):
-            variant = self._stage(self.model.num_timesteps) or config["variant"]
+            variant = self._stage(self.model.num_timesteps) or config.variant
             if variant != progress.get("variant"):
                 key, value = next(iter(variant.items()))
                 self.training_env.env_method("set_variant", key, value)
@@ -364,21 +365,21 @@ def _callbacks(config: dict, folder: RunFolder, pool: list, progress: dict):
                 self.logger.record("rollout/win_rate", float(np.mean(self._wins)))
                 self._wins = []
             self._apply_stage()
-            every = config["eval"]["every_steps"]
+            every = config.eval.every_steps
             if steps // every > progress["evals_done"]:
                 progress["evals_done"] = steps // every
                 self._evaluate(steps)
-            if config["self_play"]["enabled"]:
-                snap = config["self_play"]["snapshot_every"]
+            if config.self_play.enabled:
+                snap = config.self_play.snapshot_every
                 if steps // snap > progress["snapshots"]:
                     progress["snapshots"] = steps // snap
                     pool.append(PolicySnapshot(self.model.policy))
-                    del pool[:-config["self_play"]["pool_size"]]
+                    del pool[:-config.self_play.pool_size]
             return True
 
         def _evaluate(self, steps: int):
-            result = evaluate_model(self.model, config, config["eval"]["episodes"],
-                                    config["eval"]["seed"])
+            result = evaluate_model(self.model, config, config.eval.episodes,
+                                    config.eval.seed)
             elapsed = time.perf_counter() - self._t0
             sps = (steps - self._steps0) / max(elapsed, 1e-9)
             for key in ("win_rate", "mean_return", "mean_length"):
@@ -396,13 +397,13 @@ def _callbacks(config: dict, folder: RunFolder, pool: list, progress: dict):
     return Training()
 
 
-def save_model(model, config: dict, directory: str | Path) -> Path:
+def save_model(model, config: TrainConfig, directory: str | Path) -> Path:
     """The policy as a safe model directory (``--agent model:DIR``); no optimizer state."""
     from castle_envs.agents.saved import save_maskable_ppo
 
-    return save_maskable_ppo(model.policy.state_dict(), directory, config["game"],
-                             config["variant"], config["env_kwargs"],
-                             config["policy"]["net_arch"], config["policy"]["activation"])
+    return save_maskable_ppo(model.policy.state_dict(), directory, config.game,
+                             config.variant, config.env_kwargs,
+                             config.policy.net_arch, config.policy.activation)
 
 
 def export_model(run_dir: str | Path, target: str | Path) -> Path:
@@ -418,9 +419,9 @@ def export_model(run_dir: str | Path, target: str | Path) -> Path:
         source = run_dir / "checkpoints" / "latest" / "policy.pt"
     else:
         raise FileNotFoundError(f"{run_dir} holds no final_model/ or checkpoint to export")
-    return save_maskable_ppo(load_tensors(source), target, config["game"], config["variant"],
-                             config["env_kwargs"], config["policy"]["net_arch"],
-                             config["policy"]["activation"])
+    return save_maskable_ppo(load_tensors(source), target, config.game, config.variant,
+                             config.env_kwargs, config.policy.net_arch,
+                             config.policy.activation)
 
 
 def _rng_states(env) -> list:
@@ -478,16 +479,16 @@ def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
 
 
 # --- the run -------------------------------------------------------------------------------------
-def build_model(config: dict, env, run_dir: Path):
+def build_model(config: TrainConfig, env, run_dir: Path):
     import torch
     from sb3_contrib import MaskablePPO
 
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config["policy"]["activation"]]
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation]
     return MaskablePPO(
-        "MlpPolicy", env, seed=config["seed"], device=config["device"], verbose=0,
+        "MlpPolicy", env, seed=config.seed, device=config.device, verbose=0,
         tensorboard_log=str(run_dir / "tb"),
-        policy_kwargs={"net_arch": list(config["policy"]["net_arch"]), "activation_fn": activation},
-        **config["ppo"])
+        policy_kwargs={"net_arch": list(config.policy.net_arch), "activation_fn": activation},
+        **dataclasses.asdict(config.ppo))
 
 
 def _close_quietly(env, interrupted: bool) -> None:
@@ -515,7 +516,7 @@ def _close_quietly(env, interrupted: bool) -> None:
         env.close()
 
 
-def train(config: dict | None = None, run_dir: str | Path | None = None, resume: str | None = None,
+def train(config: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | None = None,
           progress_bar: bool = True, stop_after: int | None = None) -> dict:
     """Run (or ``resume``) training; ``stop_after`` ends this session after that many steps,
     checkpointed, as an interruption would (tests use it to exercise ``resume``). An
@@ -532,16 +533,16 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
                     "variant": None}
     config, run_dir = folder.config, folder.path
     import torch
-    torch.set_num_threads(config["torch_threads"])
+    torch.set_num_threads(config.torch_threads)
     pool: list = []
     env = make_vec_env(config, pool)
     model = build_model(config, env, run_dir)
     if resume:
         load_checkpoint(model, run_dir, progress)
-    elif config["pretrain"]["agent"]:
+    elif config.pretrain.agent:
         progress["pretrain"] = pretrain(model, config)
         save_checkpoint(model, folder, progress)
-    remaining = config["total_timesteps"] - model.num_timesteps
+    remaining = config.total_timesteps - model.num_timesteps
     if stop_after is not None:
         remaining = min(remaining, stop_after)
     callback = _callbacks(config, folder, pool, progress)
@@ -559,11 +560,11 @@ def train(config: dict | None = None, run_dir: str | Path | None = None, resume:
         _close_quietly(env, guard.interrupted)
     interrupted = guard.interrupted
     summary = {"run_dir": str(run_dir), "num_timesteps": int(progress["num_timesteps"]),
-               "wall_seconds": progress["wall_before"], "config": config}
+               "wall_seconds": progress["wall_before"], "config": config.to_dict()}
     if interrupted:
         return {**summary, "interrupted": True}
-    summary["final_eval"] = evaluate_model(model, config, config["eval"]["episodes"],
-                                           config["eval"]["seed"])
+    summary["final_eval"] = evaluate_model(model, config, config.eval.episodes,
+                                           config.eval.seed)
     save_model(model, config, run_dir / "final_model")
     folder.write_summary(summary)
     return summary

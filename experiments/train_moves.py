@@ -19,6 +19,7 @@ being played. A checkpoint is taken between rollouts; Ctrl-C or SIGTERM checkpoi
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -28,24 +29,24 @@ from castle_envs.agents import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
 from castle_envs.registry import get_game
 
-from .config import levels_of
+from .config import PPOConfig, TrainConfig, levels_of
 from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
 
 
-def _env_kwargs(config: dict) -> dict:
-    return {**config["env_kwargs"], **config["variant"]}
+def _env_kwargs(config: TrainConfig) -> dict:
+    return {**config.env_kwargs, **config.variant}
 
 
-def make_envs(config: dict, num_envs: int):
+def make_envs(config: TrainConfig, num_envs: int):
     """The batched env with the move view; with ``move_ppo.levels`` the batch is split
     evenly among them (``MixedMoveVec``)."""
     if len(levels_of(config)) > 1:
-        return MixedMoveVec([make_move_vec(config["game"], num_envs // len(levels_of(config)),
-                                           capacity=config["move_ppo"]["capacity"],
-                                           **{**config["env_kwargs"], **v})
+        return MixedMoveVec([make_move_vec(config.game, num_envs // len(levels_of(config)),
+                                           capacity=config.move_ppo.capacity,
+                                           **{**config.env_kwargs, **v})
                              for v in levels_of(config)])
-    return make_move_vec(config["game"], num_envs, capacity=config["move_ppo"]["capacity"],
+    return make_move_vec(config.game, num_envs, capacity=config.move_ppo.capacity,
                          **_env_kwargs(config))
 
 
@@ -97,24 +98,24 @@ class MixedMoveVec:
             part.close()
 
 
-def arch_of(config: dict, envs) -> dict:
+def arch_of(config: TrainConfig, envs) -> dict:
     space = envs.single_observation_space
     n_feat = int(space["move_features"].shape[1])
     # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
-    linear = get_game(config["game"]).linear_scorer
+    linear = get_game(config.game).linear_scorer
     offset = n_feat - len(linear_scale()) if linear else 0
     return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
-            "hidden": config["move_ppo"]["hidden"], "linear_offset": offset,
-            "capacity": config["move_ppo"]["capacity"]}
+            "hidden": config.move_ppo.hidden, "linear_offset": offset,
+            "capacity": config.move_ppo.capacity}
 
 
-def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None = None) -> dict:
+def evaluate(net, config: TrainConfig, episodes: int, seed: int, variant: dict | None = None) -> dict:
     """Greedy play of the deals seeded ``seed`` .. ``seed + episodes - 1`` (env i's first
     game is exactly ``env.reset(seed=seed + i)``'s)."""
     import torch
 
-    cfg = dict(config, variant=variant or config["variant"],
-               move_ppo={**config["move_ppo"], "levels": []})
+    cfg = config.replace(variant=variant or config.variant,
+                         move_ppo=dataclasses.replace(config.move_ppo, levels=[]))
     envs = make_envs(cfg, episodes)
     obs, _ = envs.reset(seed=seed)
     done = np.zeros(episodes, bool)
@@ -140,7 +141,7 @@ def evaluate(net, config: dict, episodes: int, seed: int, variant: dict | None =
             "interval95": [lo, hi], "seed": seed, "steps": steps}
 
 
-def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
+def ppo_epochs(net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
                ret_f) -> list:
     """PPO's epochs over minibatches of positions. Position ``i`` has the state ``obs_f[i]``
     and its legal moves' rows packed in ``rows_all`` (``mask_f[i]``: which of the padded
@@ -154,12 +155,12 @@ def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f
     # a batch of whole games (multi-player) need not divide into minibatches: a remainder
     # under a quarter minibatch is left out of that epoch (one position would have no
     # advantage spread to normalise by); the solitaires' batches always divide
-    smallest = max(2, ppo["batch_size"] // 4)
+    smallest = max(2, ppo.batch_size // 4)
     stats = []
-    for _ in range(ppo["n_epochs"]):
+    for _ in range(ppo.n_epochs):
         perm = torch.randperm(batch)
-        for start in range(0, batch, ppo["batch_size"]):
-            idx = perm[start:start + ppo["batch_size"]]
+        for start in range(0, batch, ppo.batch_size):
+            idx = perm[start:start + ppo.batch_size]
             if len(idx) < smallest:
                 continue
             cnt = counts[idx]
@@ -177,14 +178,14 @@ def ppo_epochs(net, optimizer, ppo: dict, obs_f, mask_f, rows_all, act_f, logp_f
             a_mb = adv_f[idx]
             a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
             pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
-                ratio, 1 - ppo["clip_range"], 1 + ppo["clip_range"])).mean()
+                ratio, 1 - ppo.clip_range, 1 + ppo.clip_range)).mean()
             v = net.value(h).squeeze(1)
             v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
             ent = dist.entropy().mean()
-            loss = pg + ppo["vf_coef"] * v_loss - ppo["ent_coef"] * ent
+            loss = pg + ppo.vf_coef * v_loss - ppo.ent_coef * ent
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), ppo["max_grad_norm"])
+            torch.nn.utils.clip_grad_norm_(net.parameters(), ppo.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 kl = ((ratio - 1) - torch.log(ratio)).mean()
@@ -211,10 +212,10 @@ class MovePPO:
     """PPO over move features as a ``run_folder.Chunked`` trainer: the network, its optimizer
     and the batched envs; a chunk is one rollout of ``ppo.n_steps`` and its update."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: TrainConfig):
         self.config = config
-        self.ppo = config["ppo"]
-        self.n_envs, self.n_steps = config["n_envs"], self.ppo["n_steps"]
+        self.ppo = config.ppo
+        self.n_envs, self.n_steps = config.n_envs, self.ppo.n_steps
         self.batch = self.n_envs * self.n_steps
         self.ar = np.arange(self.n_envs)
 
@@ -225,35 +226,35 @@ class MovePPO:
         import torch
         from torch.utils.tensorboard import SummaryWriter
 
-        config, mp = self.config, self.config["move_ppo"]
-        torch.set_num_threads(config["torch_threads"])
+        config, mp = self.config, self.config.move_ppo
+        torch.set_num_threads(config.torch_threads)
         self.envs = make_envs(config, self.n_envs)
         self.arch = arch = arch_of(config, self.envs)
-        torch.manual_seed(config["seed"])   # the network's initial weights
+        torch.manual_seed(config.seed)   # the network's initial weights
         self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
                                          arch["hidden"], arch["linear_offset"])
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo.learning_rate,
                                           eps=1e-5)
         if folder.resumed:
             self.obs = self.load_checkpoint(folder.latest_checkpoint())
         else:
-            if mp["init_linear"]:
-                move_policy.init_linear(self.net, mp["init_linear"], mp["temperature"])
-            if config["pretrain"]["agent"]:
+            if mp.init_linear:
+                move_policy.init_linear(self.net, mp.init_linear, mp.temperature)
+            if config.pretrain.agent:
                 from . import bc_moves
                 progress["pretrain"] = bc_moves.pretrain(self.net, config, log=lambda r: None)
                 # the warm start's time is part of the run's (the curve's wall time includes it)
                 progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
-                move_policy.save(self.net, folder / "pretrain_model", arch, config["game"],
-                                 config["variant"], config["env_kwargs"],
+                move_policy.save(self.net, folder / "pretrain_model", arch, config.game,
+                                 config.variant, config.env_kwargs,
                                  {"trained": {"algo": "behaviour cloning",
                                               "config": "config.yaml"}})
-            self.obs, _ = self.envs.reset(seed=config["seed"])
+            self.obs, _ = self.envs.reset(seed=config.seed)
         self.writer = SummaryWriter(str(folder / "tb"))
         self.card_extra: dict[str, dict] = {"trained": {"algo": "move_ppo",
                                                         "config": "config.yaml"}}
         if len(levels_of(config)) > 1:   # one network for these variants (``variant``: the first)
-            self.card_extra["trained"]["levels"] = list(dict.fromkeys(mp["levels"]))
+            self.card_extra["trained"]["levels"] = list(dict.fromkeys(mp.levels))
 
     def train_chunk(self, progress: dict) -> int:
         import torch
@@ -302,8 +303,8 @@ class MovePPO:
         last = torch.zeros(n_envs)
         for t in reversed(range(n_steps)):
             live = 1.0 - b_done[t]
-            delta = b_rew[t] + ppo["gamma"] * b_val[t + 1] * live - b_val[t]
-            last = delta + ppo["gamma"] * ppo["gae_lambda"] * live * last
+            delta = b_rew[t] + ppo.gamma * b_val[t + 1] * live - b_val[t]
+            last = delta + ppo.gamma * ppo.gae_lambda * live * last
             adv[t] = last
         ret = adv + b_val[:n_steps]
         # --- PPO epochs over minibatches of positions --------------------------------
@@ -324,8 +325,8 @@ class MovePPO:
         rates = []
         distinct = [dict(t) for t in dict.fromkeys(tuple(v.items()) for v in levels_of(config))]
         for variant in distinct:
-            result = evaluate(net.eval(), config, config["eval"]["episodes"],
-                              config["eval"]["seed"], variant if mixed else None)
+            result = evaluate(net.eval(), config, config.eval.episodes,
+                              config.eval.seed, variant if mixed else None)
             write_row({**({"level": next(iter(variant.values()))} if mixed else {}),
                        "episodes": result["episodes"], "wins": result["wins"],
                        "win_rate": result["win_rate"], "low": result["interval95"][0],
@@ -367,19 +368,19 @@ class MovePPO:
                              f"({str(err).splitlines()[0]})") from None
 
     def save_model(self, target: Path) -> None:
-        move_policy.save(self.net, target, self.arch, self.config["game"],
-                         self.config["variant"], self.config["env_kwargs"], self.card_extra)
+        move_policy.save(self.net, target, self.arch, self.config.game,
+                         self.config.variant, self.config.env_kwargs, self.card_extra)
 
     def close(self) -> None:
         self.writer.close()
         self.envs.close()
 
 
-def run_training(config: dict | None = None, run_dir=None, resume=None,
+def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
                  progress_bar: bool = False, stop_after: int | None = None) -> dict:
     """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
     many env steps (whole rollouts), checkpointed, as an interrupt would."""
-    folder = open_or_create(config, run_dir, resume)
+    folder = open_or_create(config, run_dir, resume, algo="move_ppo")
     return run_chunked(MovePPO(folder.config), folder, stop_after)
 
 
@@ -404,8 +405,8 @@ def export_model(run_dir, target) -> Path:
     net.load_state_dict(load_tensors(source))
     progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
     with torch.no_grad():
-        return move_policy.save(net, target, arch, config["game"], config["variant"],
-                                config["env_kwargs"],
+        return move_policy.save(net, target, arch, config.game, config.variant,
+                                config.env_kwargs,
                                 {"trained": {"algo": "move_ppo", "config": "config.yaml",
                                              "env_steps": progress["num_timesteps"],
                                              "wall_seconds": round(progress["wall_seconds"], 1)}})

@@ -37,6 +37,7 @@ from castle_envs.agents import move_policy
 from castle_envs.moves import move_view
 from castle_envs.registry import get_game
 
+from .config import TrainConfig
 from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
 from .train_moves import log_update, ppo_epochs
@@ -48,26 +49,26 @@ MAX_GAME_STEPS = 5000
 _ENVS: dict = {}
 
 
-def _env(config: dict):
+def _env(config: TrainConfig):
     """The raw env of the config's game (one per game and options: it only encodes and deals)."""
-    kwargs = {**config["env_kwargs"], **config["variant"]}
-    key = (config["game"], json.dumps(kwargs, sort_keys=True))
+    kwargs = {**config.env_kwargs, **config.variant}
+    key = (config.game, json.dumps(kwargs, sort_keys=True))
     if key not in _ENVS:
-        _ENVS[key] = get_game(config["game"]).make(**kwargs)
+        _ENVS[key] = get_game(config.game).make(**kwargs)
     return _ENVS[key]
 
 
-def _deal(config: dict, seed: int):
+def _deal(config: TrainConfig, seed: int):
     """The game ``env.reset(seed=seed)`` plays (the env's own ``_new_state``)."""
     return _env(config)._new_state(np.random.default_rng(seed), {})
 
 
-def arch_of(config: dict) -> dict:
-    view = move_view(config["game"], config["move_ppo"]["capacity"])
+def arch_of(config: TrainConfig) -> dict:
+    view = move_view(config.game, config.move_ppo.capacity)
     env = _env(config)
     obs_size = int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
     return {"obs_size": obs_size, "num_features": view.num_features,
-            "hidden": config["move_ppo"]["hidden"], "linear_offset": 0,
+            "hidden": config.move_ppo.hidden, "linear_offset": 0,
             "capacity": view.capacity}
 
 
@@ -100,7 +101,7 @@ class Fixed:
         return int(agent.act(obs, state.legal_action_mask(), view))
 
 
-def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, record_net=None,
+def play(config: TrainConfig, states: list, seats: list, nets: dict, fixed: dict, record_net=None,
          greedy: bool = False) -> dict:
     """Play ``states`` to the end side by side. ``seats[g][s]`` names who holds seat ``s``
     of game ``g``: a key of ``nets`` (move networks, sampled, or their argmax when
@@ -109,7 +110,7 @@ def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, recor
     import torch
 
     env = _env(config)
-    view = move_view(config["game"], config["move_ppo"]["capacity"])
+    view = move_view(config.game, config.move_ppo.capacity)
     traj: dict[tuple, list] = {}
     steps = 0
     live = [g for g, s in enumerate(states) if not s.is_terminal()]
@@ -159,16 +160,16 @@ def play(config: dict, states: list, seats: list, nets: dict, fixed: dict, recor
     return traj
 
 
-def evaluate(net, config: dict, episodes: int, seed: int) -> dict:
+def evaluate(net, config: TrainConfig, episodes: int, seed: int) -> dict:
     """Greedy play against ``eval.opponent`` on the deals ``seed`` .. ``seed + episodes -
     1``; the learner sits in seat ``i mod players`` of game ``i``: the games ``castle-envs
     tournament --agents MODEL,OPPONENT --seed SEED`` plays."""
-    opponent = config["eval"]["opponent"]
-    n = config["variant"]["num_players"]
+    opponent = config.eval.opponent
+    n = config.variant["num_players"]
     states = [_deal(config, seed + i) for i in range(episodes)]
     seats = [["learner" if s == i % n else "opponent" for s in range(n)]
              for i in range(episodes)]
-    fixed = {"opponent": Fixed(opponent, config["game"])}
+    fixed = {"opponent": Fixed(opponent, config.game)}
     fixed["opponent"].start([seed])
     play(config, states, seats, {"learner": net}, fixed, greedy=True)
     returns = [float(states[i].returns()[i % n]) if states[i].is_terminal() else 0.0
@@ -180,12 +181,12 @@ def evaluate(net, config: dict, episodes: int, seed: int) -> dict:
             "opponent": opponent}
 
 
-def _seating(config: dict, rng, pool: list, fixed_names: list) -> list:
+def _seating(config: TrainConfig, rng, pool: list, fixed_names: list) -> list:
     """Who holds each seat of one game."""
-    n = config["variant"]["num_players"]
-    sp = config["self_play"]
+    n = config.variant["num_players"]
+    sp = config.self_play
     me = int(rng.integers(n))
-    if fixed_names and (not sp["enabled"] or rng.random() < sp["fixed_opponent_share"]):
+    if fixed_names and (not sp.enabled or rng.random() < sp.fixed_opponent_share):
         other = fixed_names[int(rng.integers(len(fixed_names)))]
     else:
         pick = int(rng.integers(len(pool) + 1))
@@ -223,9 +224,9 @@ class SelfPlayMovePPO:
     optimizer, the snapshot pool and the fixed opponents; a chunk is ``n_envs`` whole games
     and their update."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: TrainConfig):
         self.config = config
-        self.ppo, self.sp = config["ppo"], config["self_play"]
+        self.ppo, self.sp = config.ppo, config.self_play
 
     def initial_progress(self) -> dict:
         return {"updates": 0, "games": 0, "snapshots": 0}
@@ -235,18 +236,18 @@ class SelfPlayMovePPO:
         from torch.utils.tensorboard import SummaryWriter
 
         config = self.config
-        torch.set_num_threads(config["torch_threads"])
+        torch.set_num_threads(config.torch_threads)
         self.arch = arch = arch_of(config)
-        torch.manual_seed(config["seed"])
+        torch.manual_seed(config.seed)
         self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
                                          arch["hidden"], arch["linear_offset"])
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo.learning_rate,
                                           eps=1e-5)
         self.pool: list = (self.load_checkpoint(folder.latest_checkpoint())
                            if folder.resumed else [])
-        self.fixed_names = [f"fixed{i}" for i in range(len(config["opponents"]))]
-        self.fixed = {name: Fixed(spec, config["game"])
-                      for name, spec in zip(self.fixed_names, config["opponents"])}
+        self.fixed_names = [f"fixed{i}" for i in range(len(config.opponents))]
+        self.fixed = {name: Fixed(spec, config.game)
+                      for name, spec in zip(self.fixed_names, config.opponents)}
         self.writer = SummaryWriter(str(folder / "tb"))
         self.card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
 
@@ -255,11 +256,11 @@ class SelfPlayMovePPO:
 
         config, arch, ppo, sp, net = self.config, self.arch, self.ppo, self.sp, self.net
         t0 = time.perf_counter()
-        rng = np.random.default_rng([config["seed"], progress["updates"]])
+        rng = np.random.default_rng([config.seed, progress["updates"]])
         for name, opp in self.fixed.items():
-            opp.start([config["seed"], progress["updates"], int(name[5:])])
-        first = config["seed"] + progress["games"]
-        states = [_deal(config, first + g) for g in range(config["n_envs"])]
+            opp.start([config.seed, progress["updates"], int(name[5:])])
+        first = config.seed + progress["games"]
+        states = [_deal(config, first + g) for g in range(config.n_envs)]
         seats = [_seating(config, rng, self.pool, self.fixed_names) for _ in states]
         nets = {"learner": net}
         for i, snap in enumerate(self.pool):
@@ -269,7 +270,7 @@ class SelfPlayMovePPO:
             nets[f"snapshot{i}"] = frozen.eval()
         traj = play(config, states, seats, nets, self.fixed, record_net="learner")
         t_roll = time.perf_counter() - t0
-        data = _advantages(traj, states, ppo["gamma"], ppo["gae_lambda"])
+        data = _advantages(traj, states, ppo.gamma, ppo.gae_lambda)
         batch = len(data)
         obs_f = torch.stack([d[0] for d in data])
         counts = torch.as_tensor([len(d[1]) for d in data])
@@ -294,16 +295,16 @@ class SelfPlayMovePPO:
         if learner_returns:
             self.writer.add_scalar("charts/win_rate_vs_others",
                                    float(np.mean(np.array(learner_returns) > 0)), n)
-        if sp["enabled"] and n // sp["snapshot_every"] > progress["snapshots"]:
-            progress["snapshots"] = n // sp["snapshot_every"]
+        if sp.enabled and n // sp.snapshot_every > progress["snapshots"]:
+            progress["snapshots"] = n // sp.snapshot_every
             self.pool.append({k: v.detach().clone() for k, v in net.state_dict().items()})
-            del self.pool[:-sp["pool_size"]]
+            del self.pool[:-sp.pool_size]
         return batch
 
     def evaluate(self, progress: dict, write_row) -> dict:
         config = self.config
-        result = evaluate(self.net.eval(), config, config["eval"]["episodes"],
-                          config["eval"]["seed"])
+        result = evaluate(self.net.eval(), config, config.eval.episodes,
+                          config.eval.seed)
         self.net.train()
         write_row({"episodes": result["episodes"], "wins": result["wins"],
                    "win_rate": result["win_rate"], "low": result["interval95"][0],
@@ -345,19 +346,19 @@ class SelfPlayMovePPO:
                 IndexError) as err:
             raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
                              f"({str(err).splitlines()[0]})") from None
-        return pool[-self.sp["pool_size"]:]
+        return pool[-self.sp.pool_size:]
 
     def save_model(self, target: Path) -> None:
-        move_policy.save(self.net, target, self.arch, self.config["game"],
-                         self.config["variant"], self.config["env_kwargs"], self.card_extra)
+        move_policy.save(self.net, target, self.arch, self.config.game,
+                         self.config.variant, self.config.env_kwargs, self.card_extra)
 
     def close(self) -> None:
         self.writer.close()
 
 
-def run_training(config: dict | None = None, run_dir=None, resume=None,
+def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
                  stop_after: int | None = None) -> dict:
     """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
     many learner decisions (whole updates), checkpointed, as an interrupt would."""
-    folder = open_or_create(config, run_dir, resume)
+    folder = open_or_create(config, run_dir, resume, algo="move_ppo")
     return run_chunked(SelfPlayMovePPO(folder.config), folder, stop_after)

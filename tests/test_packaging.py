@@ -63,7 +63,7 @@ def test_shipped_models_and_configs_are_found_from_any_folder(tmp_path, monkeypa
     assert (shipped_models_dir() / "castle_siege_very_hard_linear" / "model.json").is_file()
     assert (shipped_configs_dir() / "tiny").is_dir()
     monkeypatch.chdir(tmp_path)          # no models/ or configs/ here
-    assert load_config("configs/tiny/castle_siege_easy.yaml")["name"]
+    assert load_config("configs/tiny/castle_siege_easy.yaml").name
     assert make_agent("model:models/castle_siege_very_hard_linear", "castle-siege")
     assert make_agent("best", "castle-siege")
     with pytest.raises(FileNotFoundError, match="no config file"):

@@ -75,7 +75,7 @@ def test_a_config_that_is_a_folder_or_binary_exits_2(tmp_path, capsys):
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(max_size=200))
 def test_any_config_text_loads_or_is_a_value_error(tmp_path_factory, text):
-    from castle_envs.experiments.config import load_config
+    from castle_envs.experiments.config import TrainConfig, load_config
     path = tmp_path_factory.mktemp("config") / "config.yaml"
     path.write_text(text, encoding="utf-8")
     try:
@@ -83,7 +83,7 @@ def test_any_config_text_loads_or_is_a_value_error(tmp_path_factory, text):
     except ValueError as err:
         assert str(err) and "\n" not in str(err).strip()
     else:
-        assert isinstance(config, dict) and config["eval"]["every_steps"] >= 1
+        assert isinstance(config, TrainConfig) and config.eval.every_steps >= 1
 
 
 @settings(max_examples=60, deadline=None)

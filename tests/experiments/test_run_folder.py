@@ -148,6 +148,16 @@ def test_a_checkpoint_is_replaced_whole(tmp_path):
     assert _files(folder.path / "checkpoints") == ["latest/b"]
 
 
+def test_a_kill_between_the_checkpoint_renames_leaves_the_old_one(tmp_path):
+    folder = RunFolder.create(_config(), tmp_path / "run")
+    folder.save_checkpoint(lambda d: (d / "a").write_text("1"))
+    folder.latest.rename(folder.path / "checkpoints" / "latest.old")   # killed right here
+    resumed = RunFolder.open(folder.path)
+    assert (resumed.latest / "a").read_text() == "1"
+    resumed.save_checkpoint(lambda d: (d / "a").write_text("2"))
+    assert _files(folder.path / "checkpoints") == ["latest/a"]
+
+
 def test_progress_leaves_out_private_keys_and_is_replaced_whole(tmp_path):
     folder = RunFolder.create(_config(), tmp_path / "run")
     folder.write_progress({"num_timesteps": 3, "_streams": [1]})

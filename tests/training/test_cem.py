@@ -34,8 +34,9 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     resumed = run_training(config, resume=str(tmp_path / "part"), progress_bar=False)
     assert resumed["generations"] == 2 and resumed["games"] == whole["games"]
     assert resumed["steps"] == whole["steps"] > 0
-    mean = json.loads((tmp_path / "part" / "checkpoint.json").read_text())["mean"]
-    assert mean == json.loads((tmp_path / "whole" / "checkpoint.json").read_text())["mean"]
+    ckpt = Path("checkpoints") / "latest" / "checkpoint.json"
+    mean = json.loads((tmp_path / "part" / ckpt).read_text())["mean"]
+    assert mean == json.loads((tmp_path / "whole" / ckpt).read_text())["mean"]
     assert resumed["final_eval"] == whole["final_eval"]
 
 
@@ -78,7 +79,8 @@ def test_init_starts_from_a_policy_file_and_the_spread_keeps_its_floor(tmp_path)
     config = load_config(TINY, [f"cem.init={tmp_path / 'start.json'}", "cem.generations=1",
                                 "cem.sigma_floor=0.5"])
     run_training(config, run_dir=tmp_path / "run", progress_bar=False)
-    saved = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
+    saved = json.loads((tmp_path / "run" / "checkpoints" / "latest" / "checkpoint.json")
+                       .read_text())
     sigma, sigma0 = np.array(saved["sigma"]), np.array(saved["sigma0"])
     assert np.all(sigma >= 0.5 * sigma0 - 1e-12)
     # the initial spread is 10% of each starting weight (or its floor): it follows the file

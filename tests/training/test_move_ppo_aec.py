@@ -13,7 +13,7 @@ from castle_envs.agents.saved import load_tensors, read_card
 from castle_envs.castle_rooms.observation import encode
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.experiments.cli import build_parser, main
-from castle_envs.experiments.config import load_config, resolve
+from castle_envs.experiments.config import PPOConfig, load_config, resolve
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.train
@@ -150,8 +150,8 @@ def test_a_minibatch_remainder_of_one_position_is_left_out_not_turned_into_nan()
     counts = torch.tensor([2, 3, 1, 2, 2])
     mask = torch.arange(3)[None, :] < counts[:, None]
     rows = torch.rand(int(counts.sum()), 3)
-    ppo = {"n_epochs": 3, "batch_size": 4, "clip_range": 0.2, "vf_coef": 0.5,
-           "ent_coef": 0.0, "max_grad_norm": 0.5}
+    ppo = PPOConfig(n_epochs=3, batch_size=4, clip_range=0.2, vf_coef=0.5, ent_coef=0.0,
+                    max_grad_norm=0.5)
     stats = ppo_epochs(net, optimizer, ppo, torch.rand(5, 4), mask, rows,
                        torch.zeros(5, dtype=torch.long), torch.full((5,), -1.0),
                        torch.randn(5), torch.randn(5))

@@ -55,7 +55,7 @@ def test_resume_continues_the_step_count_and_keeps_the_config(tmp_path):
     part = train(config, run_dir=tmp_path / "part", progress_bar=False, stop_after=256)
     assert part["num_timesteps"] == 256
     resumed = train(resume=str(tmp_path / "part"), progress_bar=False)
-    assert resumed["num_timesteps"] == whole["num_timesteps"] == config["total_timesteps"]
+    assert resumed["num_timesteps"] == whole["num_timesteps"] == config.total_timesteps
     saved = yaml.safe_load((tmp_path / "part" / "config.yaml").read_text())
     assert saved == yaml.safe_load((tmp_path / "whole" / "config.yaml").read_text())
     rows = (tmp_path / "part" / "eval.csv").read_text().strip().splitlines()
@@ -93,7 +93,7 @@ def test_curriculum_and_multiplayer_configs_run(tmp_path):
 def test_tiny_config_trains_on_every_game(name, tmp_path):
     config = load_config(ROOT / "configs" / "tiny" / f"{name}.yaml")
     summary = train(config, run_dir=tmp_path / name, progress_bar=False)
-    assert summary["num_timesteps"] == config["total_timesteps"]
+    assert summary["num_timesteps"] == config.total_timesteps
     assert (tmp_path / name / "final_model" / "model.json").is_file()
 
 
