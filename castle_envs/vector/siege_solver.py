@@ -33,6 +33,7 @@ from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
                                     REGROUP, ROYAL_BASE)
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
+from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import nonzero_key, tt_find, xorshift_star
 from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
@@ -86,6 +87,8 @@ class Work(NamedTuple):
     line: np.ndarray     # (MAX_DEPTH,) int64: a probe's winning line
     stats: np.ndarray    # (5,) int64: nodes, pruned, winning depth, depth, started
     rng: np.ndarray      # (1,) uint64: xorshift state for the probes
+    reference: np.ndarray  # (1,) bool: search as the Python reference did (``reference_mode``)
+    pcg: np.ndarray      # (6,) uint64: NumPy's PCG64 words, the reference mode's probe noise
 
 
 def new_work(table_bits: int) -> Work:
@@ -100,7 +103,23 @@ def new_work(table_bits: int) -> Work:
         royal=np.zeros(32, np.bool_), table=np.zeros((1 << table_bits, 2), np.uint64),
         used=np.zeros((1 << table_bits) + 1, np.int64), cache=np.zeros(2 << 16, np.int64),
         line=np.zeros(MAX_DEPTH, np.int64), stats=np.zeros(5, np.int64),
-        rng=np.ones(1, np.uint64))
+        rng=np.ones(1, np.uint64), reference=np.zeros(1, np.bool_),
+        pcg=np.zeros(pcg64.WORDS, np.uint64))
+
+
+def reference_mode(w: Work, on: bool, seed: int = 0) -> None:
+    """Switch ``w`` to (or from) the reference mode: the search made move for move as the
+    former Python solver made it (kept as ``tests/reference/castle_siege_solver.py``), for
+    ``LinearPolicy``'s endgame, whose shipped weights were measured with it. Three things
+    differ from the default, none of them a verdict's soundness: battle moves are ordered by
+    the reference's exact score, ties by action id (the default merges scores into 1,024
+    buckets and breaks ties in generation order); the probes' noise is
+    ``numpy.random.default_rng(seed).random()`` (``core.pcg64``) instead of xorshift64*; and
+    nodes are counted as the reference counts them (a child is looked up in the table before
+    the bounds, and a pruned one is stored as lost, so met again it costs no node)."""
+    w.reference[0] = on
+    if on:
+        w.pcg[:] = pcg64.to_words(np.random.default_rng(seed))
 
 
 @njit(cache=True)
@@ -236,6 +255,7 @@ def gen_moves(b, v, recent, out, w):
         return v[HSIZE]
     held = subset_tables(b, v, sums, sizes, flush, royal)
     top = 1 << held
+    reference = w.reference[0]
     can_capture = False
     for c in range(4):
         clen = v[CLEN + c]
@@ -246,7 +266,7 @@ def gen_moves(b, v, recent, out, w):
             target = b[CASTLES + c]
             rank = _RANK[target]
             for bits in range(1, top):
-                if sums[bits] == rank:
+                if sums[bits] == rank:   # the bucket is the reference's score too
                     keys[n] = sizes[bits] * 2048 + (bits - 1) * NUM_CARDS + target
                     n += 1
                     can_capture = True
@@ -260,7 +280,15 @@ def gen_moves(b, v, recent, out, w):
                 if total < rank:
                     continue
                 size = sizes[bits]
-                if royal[bits]:
+                if reference:   # the reference's score (then ties by action id)
+                    if royal[bits]:
+                        bucket = 1000 + size * 10
+                    elif total == rank:
+                        bucket = 2000 + size * 100 - flush[bits] * 50 + crowd
+                    else:
+                        bucket = 3000 + (total - rank) * 10 + size * 30 - flush[bits] * 200 \
+                            + crowd
+                elif royal[bits]:
                     bucket = 8 + size
                 elif total == rank:
                     bucket = 16 + (size - 1) * 48 + (0 if flush[bits] else 24) + min(crowd, 23)
@@ -269,7 +297,12 @@ def gen_moves(b, v, recent, out, w):
                                            + crowd + 200, 0) // 2, 767)
                 keys[n] = bucket * 2048 + (bits - 1) * NUM_CARDS + target
                 n += 1
-    _bucket_sort(keys, n, out, w.counts)
+    if reference:
+        keys[:n].sort()
+        for i in range(n):
+            out[i] = keys[i] % 2048
+    else:
+        _bucket_sort(keys, n, out, w.counts)
     if (not v[REGROUPED] and not can_capture
             and v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3] == 0):
         out[n] = REGROUP
@@ -496,6 +529,15 @@ def _rand(rng):
     return float(xorshift_star(rng, 0) >> np.uint64(11)) / 9007199254740992.0
 
 
+@njit(cache=True)
+def _probe_rand(w):
+    """The probes' noise: ``_rand``, or in the reference mode NumPy's ``Generator.random()``
+    (PCG64: the top 53 bits of a 64-bit output)."""
+    if w.reference[0]:
+        return float(pcg64.next64(w.pcg) >> np.uint64(11)) / 9007199254740992.0
+    return _rand(w.rng)
+
+
 #: public names for the other kernels (the search agents' trees and nested search)
 ZOBRIST = _Z
 rand = _rand
@@ -521,6 +563,7 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
     # row views without reference counting (``core.jit.unowned``): the caller keeps them alive
     B, V, moves, h = unowned(w.B), unowned(w.V), unowned(w.moves), unowned(w.h)
     nmoves, idx, stats, table, used = w.nmoves, w.idx, w.stats, w.table, w.used
+    reference = w.reference[0]
     if stats[4] == 0:
         if V[0, OUTCOME] != 0:
             return WIN if V[0, OUTCOME] == 1 else LOSS
@@ -556,22 +599,41 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
                 return WIN
             if V[c, OUTCOME] == -1:
                 continue
-            if stats[0] >= max_nodes:
-                idx[d] -= 1          # expand this child first when resumed
-                stats[3] = d
-                return UNKNOWN_RESULT
-            # the bounds first: most children fail them, and they cost less than the table
-            if prune and hopeless(B[c], V[c], w, memo):
+            if reference:
+                # the reference's accounting: the table first, a pruned position stored
+                if use_table:
+                    h1, h2 = position_hash(B[c], V[c], z)
+                    if tt_find(table, h1, h2):
+                        continue
+                    h[c, 0] = h1
+                    h[c, 1] = h2
+                if stats[0] >= max_nodes:
+                    idx[d] -= 1
+                    stats[3] = d
+                    return UNKNOWN_RESULT
                 stats[0] += 1
-                stats[1] += 1
-                continue
-            if use_table:
-                h1, h2 = position_hash(B[c], V[c], z)
-                if tt_find(table, h1, h2):
+                if prune and hopeless(B[c], V[c], w, memo):
+                    stats[1] += 1
+                    if use_table:
+                        tt_add(table, h[c, 0], h[c, 1], used)
                     continue
-                h[c, 0] = h1
-                h[c, 1] = h2
-            stats[0] += 1
+            else:
+                if stats[0] >= max_nodes:
+                    idx[d] -= 1          # expand this child first when resumed
+                    stats[3] = d
+                    return UNKNOWN_RESULT
+                # the bounds first: most children fail them, and they cost less than the table
+                if prune and hopeless(B[c], V[c], w, memo):
+                    stats[0] += 1
+                    stats[1] += 1
+                    continue
+                if use_table:
+                    h1, h2 = position_hash(B[c], V[c], z)
+                    if tt_find(table, h1, h2):
+                        continue
+                    h[c, 0] = h1
+                    h[c, 1] = h2
+                stats[0] += 1
             if c >= MAX_DEPTH - 1:
                 stats[3] = d
                 return UNKNOWN_RESULT
@@ -597,7 +659,7 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
     ``weights`` (``siege_linear``) instead, the first without noise. Returns the length of
     a winning line written to ``w.line`` (0: none found)."""
     B, V, moves = unowned(w.B), unowned(w.V), unowned(w.moves)
-    stats, rng, line = w.stats, w.rng, w.line
+    stats, line = w.stats, w.line
     probes = 0
     while stats[0] < budget:
         with_policy = guided and probes % 2 == 0
@@ -609,13 +671,13 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
             stats[0] += 1
             if prune and hopeless(B[1], V[1], w, memo):
                 break
-            if with_policy and (noise_free or _rand(rng) >= noise):
+            if with_policy and (noise_free or _probe_rand(w) >= noise):
                 action = policy_action(B[1], V[1], recent, weights, w.sums, w.sizes,
                                        w.flush, w.royal, w.keys)
             else:
                 m = gen_moves(B[1], V[1], recent, moves[0], w)
                 i = 0
-                while i + 1 < m and _rand(rng) < noise:
+                while i + 1 < m and _probe_rand(w) < noise:
                     i += 1
                 action = moves[0, i]
             line[n] = action

@@ -55,7 +55,7 @@ class CompiledSolver:
     def __init__(self, max_nodes: int | None = 100_000, max_seconds: float | None = None,
                  prune: bool = True, table: bool = True, order: bool = True,
                  probe_share: float = 0.5, probe_noise: float = 0.15, seed: int = 0,
-                 probe_weights=None, table_bits: int | None = None):
+                 probe_weights=None, table_bits: int | None = None, reference: bool = False):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the compiled solver needs numba: " + _jit.INSTALL_HINT)
         if max_nodes is None and max_seconds is None:
@@ -74,6 +74,10 @@ class CompiledSolver:
             raise ValueError(f"probe_weights must be the 30 weights of LinearPolicy.vector(), "
                              f"got shape {self.weights.shape}")
         self.guided = probe_weights is not None
+        if reference and self.guided:
+            raise ValueError("the reference mode's probes follow the search's order: "
+                             "no probe_weights")
+        self.reference = reference
         if table_bits is None:   # room for every node of the budget, at most 2^24 slots
             table_bits = 24 if max_nodes is None else max(10, min(24, (2 * max_nodes).bit_length()))
         self._w = S.new_work(table_bits)
@@ -88,6 +92,7 @@ class CompiledSolver:
         S.tt_clear(w.table, w.used)
         w.stats[:] = 0
         w.rng[0] = np.uint64(self.seed * 2654435761 + 88172645463325252) | np.uint64(1)
+        S.reference_mode(w, self.reference, self.seed)
         memo = _memo()
         start = time.perf_counter()
         deadline = None if self.max_seconds is None else start + self.max_seconds
