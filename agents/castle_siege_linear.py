@@ -16,13 +16,16 @@ highest card, as the heuristic does.
 **Endgame search** (``endgame_nodes > 0``, agent spec ``linear:PATH,endgame=2000``): once
 every card left in the deck is one the player sent there by Precision Strike, the player
 knows the deck's order, so the rest of the game is a perfect-information puzzle. At the
-start of each such turn the policy runs the solver (``castle_siege.solver``) with that node
-budget and, when it proves a win, plays the winning line; otherwise it plays by the weights.
-It never reads an unseen card.
+start of each such turn the policy runs the solver (``vector.solve_castle_siege.CompiledSolver``
+in its reference mode, which searches move for move as the Python solver these weights were
+measured with, now ``tests/reference/castle_siege_solver.py``) with that node budget and,
+when it proves a win, plays the winning line; otherwise it plays by the weights. It never
+reads an unseen card.
 """
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -116,6 +119,7 @@ class LinearPolicy:
         self.endgame_nodes = endgame_nodes
         self._plan: list = []      # (state key, action) of a proven winning line, last move first
         self._tried: tuple | None = None   # the turn whose solve failed: not retried until the next
+        self._solver: Any = None   # the endgame's CompiledSolver, made on first use (large tables)
         weights = weights or HEURISTIC_WEIGHTS
         if not isinstance(weights, dict):
             raise ValueError(f"weights must map blocks (battle, recycle, royal) to feature "
@@ -177,6 +181,9 @@ class LinearPolicy:
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
 
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_solver": None}   # the solver holds a module: made again
+
     # --- acting -------------------------------------------------------------------------
     def __call__(self, state, rng=None) -> int:
         if self.endgame_nodes:
@@ -199,7 +206,7 @@ class LinearPolicy:
         raise ValueError(f"no move to choose in phase {phase}")
 
     def _endgame(self, state) -> int | None:
-        from castle_envs.castle_siege.solver import WINNABLE, Solver, keyed_plan, state_key
+        from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
 
         if self._plan:
             if self._plan[-1][0] == state_key(state):
@@ -210,7 +217,10 @@ class LinearPolicy:
         turn = (state.turn, state.castles.tobytes(), state.captured.tobytes())
         if turn == self._tried:
             return None
-        result = Solver(max_nodes=self.endgame_nodes).solve(state)
+        if self._solver is None:
+            from castle_envs.vector.solve_castle_siege import CompiledSolver
+            self._solver = CompiledSolver(max_nodes=self.endgame_nodes, reference=True)
+        result = self._solver.solve(state)
         if result.verdict != WINNABLE:
             self._tried = turn
             return None

@@ -17,10 +17,9 @@ contiguous row ranges on ``--threads`` Python threads (default: one per availabl
 long as each gets 256 envs; the kernels release the GIL, no numba threading layer);
 ``--parallel both`` gives each batch size on one thread and threaded, labelled ("one
 thread", "2 threads"). PettingZoo's ``connect_four_v3`` is measured the same way as the
-AEC games for a side-by-side ratio when it can be imported. Castle Siege also gets its two
-solvers side by side on the same deals (``--solver-deals``, ``castle-envs solve --compare``):
-the Python reference and the compiled solver, depth-first search only, the same node budget,
-nodes per second and time to the verdicts both reach.
+AEC games for a side-by-side ratio when it can be imported. Castle Siege also gets its
+solver timed on the same deals (``--solver-deals``, ``castle-envs solve --compare``):
+depth-first search only, nodes per second and its verdicts.
 Every figure is also given per CPU-second of this process (``steps_per_cpu_s``, all its
 threads together), which stays meaningful on a machine shared with other jobs; for a threaded
 run it is the work per core-second, not the speed. The load average (``os.getloadavg``) at the
@@ -58,9 +57,9 @@ def add_parser(sub):
                         "as long as each gets 256 envs; fewer envs run on one thread)")
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
     p.add_argument("--solver-deals", type=int, default=10,
-                   help="Castle Siege: deals on which both solvers are timed (0: skip)")
+                   help="Castle Siege: deals on which the solver is timed (0: skip)")
     p.add_argument("--solver-nodes", type=positive_int, default=20_000,
-                   help="Castle Siege: node budget per deal for the solver comparison")
+                   help="Castle Siege: node budget per deal for the solver timing")
     p.add_argument("--learners", action="store_true",
                    help="training steps per second of the move-feature PPO (algo: move_ppo) "
                         "beside MaskablePPO's (algo: maskable_ppo), same machine, same run: "
@@ -377,7 +376,7 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False,
 
 
 def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: bool) -> dict:
-    """The Python and compiled Castle Siege solvers on the same deals (``solve --compare``)."""
+    """The Castle Siege solver on some deals (``solve --compare``)."""
     import io
 
     from castle_envs.core.jit import HAVE_NUMBA
@@ -385,7 +384,7 @@ def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: boo
     from .solve import compare_solvers
     if not HAVE_NUMBA:
         if not quiet:
-            print("(solver comparison skipped: the compiled solver needs numba)")
+            print("(solver timing skipped: the compiled solver needs numba)")
         return {"error": "numba is not installed"}
     text = io.StringIO()
     report = compare_solvers(difficulty, seed, deals, nodes,
@@ -396,8 +395,7 @@ def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: boo
     return report
 
 
-#: the solver rows of a game's bench (``--solver-deals``): Castle Siege's Python solver
-#: against its compiled one
+#: the solver rows of a game's bench (``--solver-deals``): Castle Siege's solver timed
 SOLVER_BENCHES = {"castle-siege": bench_solvers}
 
 

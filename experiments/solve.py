@@ -1,7 +1,9 @@
 """``castle-envs solve``: how many Castle Siege (or, with ``--game castellion``, Castellion:
 ``solve_castellion``) deals can be won at all?
 
-Each deal is solved with the whole deck order known (``castle_envs.castle_siege.solver``):
+Each deal is solved with the whole deck order known (the compiled solver,
+``castle_envs.vector.solve_castle_siege.CompiledSolver``; ``castle_envs.castle_siege.solver``
+describes it):
 winnable (with a winning line, replayed in the Gymnasium env before it is counted),
 unwinnable, or unknown within the budget. Deal ``i`` is the deck that
 ``env.reset(seed=SEED + i)`` deals (``solver.deal_deck``), so any agent's win rate can be
@@ -24,7 +26,6 @@ import os
 import statistics
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
@@ -73,9 +74,9 @@ def add_parser(sub):
                    help="Castle Siege rules option: any_time (default: the fourth capture "
                         "wins even with an empty deck) or deck_left (it must come while the "
                         "deck holds a card; an empty deck with a castle standing loses)")
-    p.add_argument("--solver", choices=("compiled", "python"), default=None,
-                   help="compiled (numba, the default when installed) or python (the "
-                        "readable reference); both give the same verdicts")
+    p.add_argument("--solver", choices=("compiled", "python"), default="compiled",
+                   help="compiled, the only solver (python, the former reference, moved to "
+                        "tests/reference/castle_siege_solver.py and is refused here)")
     p.add_argument("--probe-policy", default=None,
                    help="Castle Siege: policy the solver's probes follow on every other "
                         "playout: linear (the shipped trained move scorer, default), "
@@ -94,9 +95,9 @@ def add_parser(sub):
     p.add_argument("--nested-seed", type=int, default=0,
                    help="run r of the nested search uses noise seed NESTED_SEED + r (default 0)")
     p.add_argument("--compare", action="store_true",
-                   help="instead of a study: solve the deals with both solvers (depth-first "
-                        "search only, the same node budget) and report nodes per second, "
-                        "time to the same verdicts, and any disagreement")
+                   help="instead of a study: time the compiled solver on the deals (depth-first "
+                        "search only): nodes per second and its verdicts (the comparison with "
+                        "the Python reference is in tests/castle_siege/test_fast_solver.py)")
     p.add_argument("--resume", action="store_true",
                    help="with --out: keep the deals already in that file, solve the rest (a "
                         "last line cut by a crash is dropped with a warning and redone)")
@@ -142,11 +143,13 @@ _SOLVERS: dict = {}   # per process: a compiled solver's tables are large, so it
 _NESTED: dict = {}
 
 
-def make_solver(kind: str, nodes, seconds, probe: str, **settings):
-    policy, weights = probe_policy(probe)
-    if kind == "python":
-        from castle_envs.castle_siege.solver import Solver
-        return Solver(max_nodes=nodes, max_seconds=seconds, probe_policy=policy, **settings)
+PYTHON_SOLVER_GONE = ("--solver python: the Python solver moved to "
+                      "tests/reference/castle_siege_solver.py (the reference the tests compare "
+                      "the compiled one with); the compiled solver is the solver: drop --solver")
+
+
+def make_solver(nodes, seconds, probe: str, **settings):
+    weights = probe_policy(probe)[1]
     key = (nodes, seconds, probe, tuple(sorted(settings.items())))
     if key not in _SOLVERS:
         from castle_envs.vector.solve_castle_siege import CompiledSolver
@@ -169,11 +172,6 @@ def make_nested(settings: dict, probe: str):
     return _NESTED[key]
 
 
-def default_solver() -> str:
-    from castle_envs.core.jit import HAVE_NUMBA
-    return "compiled" if HAVE_NUMBA else "python"
-
-
 def solve_one(job: dict) -> dict:
     """Solve one deal and play random games on it; a plain dict (crosses processes)."""
     from castle_envs.castle_siege.rules import State
@@ -183,7 +181,7 @@ def solve_one(job: dict) -> dict:
     deck = deal_deck(seed)
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
     probe = job.get("probe_policy", "none")
-    solver = make_solver(job.get("solver", "python"), job["nodes"], job["seconds"], probe)
+    solver = make_solver(job["nodes"], job["seconds"], probe)
     nested = None
     if job.get("nested"):
         nested = make_nested(job["nested"], probe).solve(state)
@@ -270,58 +268,34 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
 
 def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: dict,
                     out=None) -> dict:
-    """Both solvers on the same deals, depth-first search only (no probes) and the same node
-    budget, after one warm-up deal each: each one's nodes per second (its own count), the
-    time each took on the deals both decided, and every verdict on which they disagree."""
+    """The compiled solver on the deals, depth-first search only (no probes), after one
+    warm-up deal: nodes per second (CPU time) and its verdicts. (Before the solver was written
+    once this compared it with the Python solver, now ``tests/reference/castle_siege_solver.py``;
+    the tests make that comparison.)"""
     from castle_envs.vector.solve_castle_siege import CompiledSolver
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import UNKNOWN, Solver, deal_deck
+    from castle_envs.castle_siege.solver import deal_deck
 
-    solvers: dict[str, Any] = {"python": Solver(max_nodes=nodes, probe_share=0),
-               "compiled": CompiledSolver(max_nodes=nodes, probe_share=0)}
-    warm = State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules)
-    totals = {name: {"nodes": 0, "seconds": 0.0, "decided_seconds": 0.0} for name in solvers}
-    both = disagreements = 0
-    for solver in solvers.values():
-        solver.solve(warm)
+    solver = CompiledSolver(max_nodes=nodes, probe_share=0)
+    solver.solve(State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules))
+    total_nodes, seconds = 0, 0.0
+    verdicts: dict[str, int] = {}
     for i in range(deals):
         state = State.new_game(difficulty=difficulty, deck=deal_deck(seed + i), **rules)
-        verdicts, seconds = {}, {}
-        for name, solver in solvers.items():
-            start = time.process_time()
-            result = solver.solve(state)
-            seconds[name] = time.process_time() - start
-            verdicts[name] = result.verdict
-            totals[name]["nodes"] += result.nodes
-            totals[name]["seconds"] += seconds[name]
-        if UNKNOWN not in verdicts.values():
-            both += 1
-            for name in solvers:
-                totals[name]["decided_seconds"] += seconds[name]
-            if len(set(verdicts.values())) > 1:
-                disagreements += 1
-                print(f"DISAGREE on deal {seed + i}: {verdicts}", file=sys.stderr)
-    rate = {n: t["nodes"] / max(t["seconds"], 1e-9) for n, t in totals.items()}
+        start = time.process_time()
+        result = solver.solve(state)
+        seconds += time.process_time() - start
+        total_nodes += result.nodes
+        verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
+    rate = total_nodes / max(seconds, 1e-9)
     report = {"difficulty": difficulty, "deals": deals, "seeds": [seed, seed + deals - 1],
-              "budget_nodes": nodes, "cpu_seconds": {n: t["seconds"] for n, t in totals.items()},
-              "nodes": {n: t["nodes"] for n, t in totals.items()},
-              "nodes_per_second": rate, "speedup_nodes_per_second": rate["compiled"] / rate["python"],
-              "both_decided": both, "disagreements": disagreements,
-              "decided_cpu_seconds": {n: t["decided_seconds"] for n, t in totals.items()}}
-    if both and totals["compiled"]["decided_seconds"] > 0:
-        report["speedup_time_to_verdict"] = (totals["python"]["decided_seconds"]
-                                             / totals["compiled"]["decided_seconds"])
+              "budget_nodes": nodes, "cpu_seconds": seconds, "nodes": total_nodes,
+              "nodes_per_second": rate, "verdicts": verdicts}
     if out is not None:
         print(f"Castle Siege {difficulty}, deals {seed}..{seed + deals - 1}, {nodes} nodes/deal, "
-              "depth-first search only (CPU time, after a warm-up deal)", file=out)
-        for name in solvers:
-            print(f"  {name:<8} {rate[name]:>12,.0f} nodes/s  ({totals[name]['nodes']:,} nodes, "
-                  f"{totals[name]['seconds']:.2f} s)", file=out)
-        print(f"  compiled / python: {report['speedup_nodes_per_second']:.0f}x nodes per second",
-              file=out)
-        if "speedup_time_to_verdict" in report:
-            print(f"  {both} deals decided by both: same verdicts on {both - disagreements}, "
-                  f"compiled {report['speedup_time_to_verdict']:.0f}x faster to them", file=out)
+              "compiled solver, depth-first search only (CPU time, after a warm-up deal)", file=out)
+        print(f"  {rate:>12,.0f} nodes/s  ({total_nodes:,} nodes, {seconds:.2f} s); verdicts "
+              + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())), file=out)
     return report
 
 
@@ -331,11 +305,13 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
     the solver's own winning lines, each solved with all reductions and by plain exhaustive
     search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
     from castle_envs.castle_siege.rules import BATTLE, State
-    from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, Solver, deal_deck, solve_deck
+    from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, deal_deck
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
 
     rules = rules or {}
     rng = np.random.default_rng(seed)
     positions = []
+    reduced = CompiledSolver(max_nodes=budget)
     for g in range(games):
         left = int(rng.integers(0, 4))
         s = State.new_game(np.random.default_rng(seed + g), difficulty, **rules)
@@ -347,7 +323,7 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
         if not s.outcome:
             positions.append(s)
         deck = deal_deck(seed + g)
-        result = solve_deck(deck, difficulty, max_nodes=budget, **rules)
+        result = reduced.solve(State.new_game(difficulty=difficulty, deck=deck, **rules))
         if result.verdict == WINNABLE:
             s = State.new_game(difficulty=difficulty, deck=deck, **rules)
             for action in result.line:
@@ -357,9 +333,10 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
                 s.apply_action(action)
     counts = {"positions": len(positions), "agree_winnable": 0, "agree_unwinnable": 0,
               "undecided": 0, "disagree": 0}
+    reduced = CompiledSolver(max_nodes=budget)
+    plain = CompiledSolver(max_nodes=budget, prune=False, table=False, order=False)
     for s in positions:
-        fast = Solver(max_nodes=budget).solve(s)
-        slow = Solver(max_nodes=budget, prune=False, table=False, order=False).solve(s)
+        fast, slow = reduced.solve(s), plain.solve(s)
         if UNKNOWN in (fast.verdict, slow.verdict):
             counts["undecided"] += 1
         elif fast.verdict != slow.verdict:
@@ -481,11 +458,12 @@ def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) ->
     """Every position on a winning line is winnable, so a sound bound must never call one
     hopeless: count the positions checked and any that a bound would have pruned."""
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import Solver, deal_deck
+    from castle_envs.castle_siege.solver import deal_deck
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
 
     from .common import read_json_lines
 
-    solver = Solver()
+    solver = CompiledSolver()
     counts = {"lines": 0, "positions": 0, "pruned_wrongly": 0}
     for path in paths:
         for record in read_json_lines(path, "--check-lines", ("seed", "verdict", "line")):
@@ -500,7 +478,7 @@ def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) ->
             counts["lines"] += 1
             for action in record["line"]:
                 counts["positions"] += 1
-                if solver._hopeless(s):
+                if solver.hopeless(s):
                     counts["pruned_wrongly"] += 1
                     logging.getLogger(__name__).warning("PRUNED A WINNING POSITION %s %s",
                                                         record["seed"], s.to_json())
@@ -526,6 +504,8 @@ def run(args) -> int:
 
 
 def run_castle_siege(args) -> int:
+    if args.solver == "python":
+        raise ValueError(PYTHON_SOLVER_GONE)
     args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty,
@@ -553,7 +533,6 @@ def run_castle_siege(args) -> int:
     if args.out:
         writable_file(args.out, "--out")   # now, not after the solving
     rules = castle_siege_rules(args)
-    solver = args.solver or default_solver()
     probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
@@ -565,10 +544,10 @@ def run_castle_siege(args) -> int:
                                  rules, sys.stdout if not args.json else None)
         if args.json:
             print(json.dumps(report, indent=2))
-        return 1 if report["disagreements"] else 0
+        return 0
     jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
              "nodes": nodes, "seconds": seconds, "random_games": args.random_games,
-             "probe_policy": args.probe_policy, "solver": solver, "nested": nested}
+             "probe_policy": args.probe_policy, "nested": nested}
             for i in range(args.deals)]
     out = None
     records = []
@@ -609,7 +588,7 @@ def run_castle_siege(args) -> int:
     summary["wins_with_empty_deck"] = sum(r.get("events", {}).get("deck_at_end") == 0
                                           for r in records if r["verdict"] == "winnable")
     summary["probe_policy"] = args.probe_policy
-    summary["solver"] = solver
+    summary["solver"] = "compiled"
     if nested:
         summary["nested"] = {**nested, "found": sum(r.get("found_by") == "nested"
                                                     for r in records)}

@@ -82,6 +82,14 @@ class CompiledSolver:
             table_bits = 24 if max_nodes is None else max(10, min(24, (2 * max_nodes).bit_length()))
         self._w = S.new_work(table_bits)
 
+    def hopeless(self, state: State) -> bool:
+        """Do the pruning bounds 2-4 (``castle_siege.solver``) call this position lost?"""
+        from .castle_siege import write_state
+        w = self._w
+        write_state(w.B[0], w.V[0], state, state.rows,
+                    {"attack": state.attack, "defeated": state.defeated})
+        return bool(self._S.hopeless(w.B[0], w.V[0], w, _memo()))
+
     def solve(self, state: State) -> Result:
         from .castle_siege import write_state
         S, w = self._S, self._w

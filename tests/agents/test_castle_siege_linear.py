@@ -107,14 +107,14 @@ def _endgame_position():
 
 
 def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
-    from castle_envs.castle_siege import solver
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
     calls = []
-    real = solver.Solver.solve
+    real = CompiledSolver.solve
 
     def counting(self, state):
         calls.append(state.turn)
         return real(self, state)
-    monkeypatch.setattr(solver.Solver, "solve", counting)
+    monkeypatch.setattr(CompiledSolver, "solve", counting)
     s = _endgame_position()
     policy = LinearPolicy(endgame_nodes=500)
     while not s.is_terminal():
@@ -123,11 +123,11 @@ def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
 
 
 def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
-    from castle_envs.castle_siege import solver
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
 
     def forbidden(self, state):
         raise AssertionError("solved a position with unseen deck cards")
-    monkeypatch.setattr(solver.Solver, "solve", forbidden)
+    monkeypatch.setattr(CompiledSolver, "solve", forbidden)
     policy = LinearPolicy(endgame_nodes=500)
     s = State.new_game(np.random.default_rng(3), "very_hard")
     for _ in range(10):   # the first turns: the deck still holds unseen cards

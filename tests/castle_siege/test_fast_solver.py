@@ -1,21 +1,23 @@
-"""The compiled solver (``vector.solve_castle_siege.CompiledSolver``) against the Python reference
-(``solver.Solver``): the same legal moves and bounds on every position, the same verdict
-wherever both decide, sound against plain exhaustive search, winning lines that replay in the
-Gymnasium env; and the compiled linear move scorer against ``LinearPolicy``."""
+"""The compiled solver (``vector.solve_castle_siege.CompiledSolver``, the package's solver)
+against the Python reference (``tests/reference/castle_siege_solver.py``): the same legal moves
+and bounds on every position, the same verdict wherever both decide, in the reference mode the
+same verdict, line and node count, sound against plain exhaustive search, winning lines that
+replay in the Gymnasium env; and the compiled linear move scorer against ``LinearPolicy``."""
 import numpy as np
 import pytest
 
 pytest.importorskip("numba")
 
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
-                                             deal_deck, relaxed_winnable, replay_wins)
-from castle_envs.vector.solve_castle_siege import CompiledSolver, _memo  # noqa: E402
+from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE,  # noqa: E402
+                                             deal_deck, replay_wins)
+from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo  # noqa: E402
 from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
 from castle_envs.vector.castle_siege import write_state  # noqa: E402
 
 from .helpers import C, position  # noqa: E402
+from ..reference.castle_siege_solver import Solver, relaxed_winnable  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
 
 RULES = ({"attack": "any", "defeated": "discard"},
@@ -59,7 +61,7 @@ def test_move_generation_is_exactly_the_legal_moves(rules):
 
 
 def test_bounds_agree_with_the_python_solver():
-    python, w, memo = Solver(), S.new_work(10), _memo()
+    python, w, memo = Solver(), S.new_work(10), shared_memo()
     fired = 0
     for difficulty in ("easy", "medium", "hard", "very_hard"):
         for s in _positions(20, difficulty, RULES[0], seed=100):
@@ -72,7 +74,7 @@ def test_bounds_agree_with_the_python_solver():
 
 def test_relaxed_game_agrees_with_the_python_one():
     rng = np.random.default_rng(3)
-    memo = _memo()
+    memo = shared_memo()
     for _ in range(3000):
         n = int(rng.integers(1, 5))
         cols = sorted(rng.integers(0, 16, n).tolist(), reverse=True)
@@ -209,6 +211,44 @@ def test_deck_left_verdicts_agree_on_easy_deals():
     assert decided >= 20
 
 
+def _reference_cases():
+    """Whole deals (probes and search share the budget) and endgames (the search decides)."""
+    for difficulty in ("easy", "medium", "hard"):
+        for seed in range(12):
+            yield State.new_game(difficulty=difficulty, deck=deal_deck(seed)), 3000
+    for s in _endgames(n_random=20, n_winning=20, deck_left=3):
+        yield s, 2000
+    for seed in range(6):   # a different order of the rules options
+        yield State.new_game(difficulty="hard", deck=deal_deck(seed), attack="most_recent",
+                             defeated="leave_game"), 3000
+
+
+def test_the_reference_mode_searches_move_for_move_as_the_python_reference():
+    """``reference=True`` (``LinearPolicy``'s endgame): the reference's verdict, winning line
+    and node count, probes and search alike (an unknown's count: the reference counts the
+    node it stopped at)."""
+    kinds = {WINNABLE: 0, UNWINNABLE: 0, UNKNOWN: 0}
+    for s, budget in _reference_cases():
+        compiled = CompiledSolver(max_nodes=budget, reference=True).solve(s)
+        reference = Solver(max_nodes=budget).solve(s)
+        assert (compiled.verdict, compiled.line) == (reference.verdict, reference.line), \
+            s.to_json()
+        assert compiled.nodes == reference.nodes - (reference.verdict == UNKNOWN), s.to_json()
+        kinds[compiled.verdict] += 1
+    assert min(kinds.values()) >= 3, kinds
+    with pytest.raises(ValueError, match="probe_weights"):
+        CompiledSolver(reference=True, probe_weights=np.zeros(30))
+
+
+def test_hopeless_is_the_reference_bounds():
+    solver, reference = CompiledSolver(), Solver()
+    fired = 0
+    for s in _positions(10, "hard", RULES[1], seed=5):
+        assert solver.hopeless(s) == reference._hopeless(s)
+        fired += reference._hopeless(s)
+    assert fired > 5
+
+
 def test_same_budget_same_verdict_and_line():
     deck = deal_deck(11)
     state = State.new_game(difficulty="hard", deck=deck)
@@ -296,7 +336,11 @@ def test_solve_command_compiled_resume_and_compare(tmp_path, capsys):
     assert main(["solve", "--compare", "--difficulty", "medium", "--deals", "2", "--budget",
                  "3000", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["disagreements"] == 0 and report["nodes"]["compiled"] > 0
+    assert report["nodes"] > 0 and sum(report["verdicts"].values()) == 2
+    # the Python solver is the tests' reference now: an old command says where it went
+    assert main(base + ["--deals", "1", "--solver", "python"]) == 2
+    err = capsys.readouterr().err
+    assert "tests/reference/castle_siege_solver.py" in err and "compiled solver is the solver" in err
     assert main(["solve", "--difficulty", "easy", "--deals", "1", "--resume"]) == 2
     assert main(["solve", "--difficulty", "easy", "--deals", "1", "--probe-policy",
                  "nonsense"]) == 2

@@ -13,12 +13,13 @@ from pathlib import Path  # noqa: E402
 from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
 from castle_envs.vector import nested_castle_siege as nested  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
+from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE,  # noqa: E402
                                              deal_deck, replay_wins)
 from castle_envs.experiments import cli  # noqa: E402
 from castle_envs.vector import siege_nested as N  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
 
+from ..reference.castle_siege_solver import Solver  # noqa: E402
 from .test_fast_solver import _rows  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
 

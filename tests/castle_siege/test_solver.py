@@ -9,12 +9,12 @@ import pytest
 import castle_envs  # noqa: F401
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, REGROUP, play_action
 from castle_envs.castle_siege.rules import BATTLE, State
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Solver, deal_deck,
-                                             line_events, relaxed_winnable, replay_wins,
-                                             solve_deck, state_key)
+from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, deal_deck,
+                                             line_events, replay_wins, state_key)
 from castle_envs.experiments import cli
 from castle_envs.experiments.solve import parse_budget
 
+from ..reference.castle_siege_solver import Solver, relaxed_winnable, solve_deck
 from .helpers import C, position, slots
 
 PLAIN = dict(prune=False, table=False, order=False)   # exhaustive search, no reductions

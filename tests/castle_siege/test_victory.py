@@ -254,7 +254,7 @@ def test_solve_command_takes_the_option(capsys):
 
     from castle_envs.experiments.cli import main
     base = ["solve", "--difficulty", "easy", "--deals", "3", "--budget", "3000",
-            "--random-games", "1", "--solver", "python", "--probe-policy", "none", "--json"]
+            "--random-games", "1", "--probe-policy", "none", "--json"]
     summaries = {}
     for victory in ("any_time", "deck_left"):
         assert main(base + ["--victory", victory]) == 0

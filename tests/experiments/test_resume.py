@@ -16,8 +16,10 @@ from hypothesis import given, settings, strategies as st
 from castle_envs.experiments import journal
 
 CLI = [sys.executable, "-m", "castle_envs.experiments.cli"]
-SOLVE = ["solve", "--difficulty", "very_hard", "--deals", "6", "--budget", "3000",
-         "--random-games", "0", "--solver", "python", "--workers", "1", "--json"]
+# a node budget (deterministic records) large enough for a deal to take a while: the kill
+# must land between deals 2 and 6
+SOLVE = ["solve", "--difficulty", "very_hard", "--deals", "6", "--budget", "1000000",
+         "--random-games", "0", "--workers", "1", "--json"]
 EVALUATE = ["evaluate", "--game", "castle-siege", "--difficulty", "easy", "--agent",
             "mcts:sims=60", "--episodes", "12", "--workers", "1", "--name", "run",
             "--no-plot", "--no-progress", "--record", "2"]

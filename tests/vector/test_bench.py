@@ -27,11 +27,10 @@ def test_bench_table_without_batched(capsys):
     assert "castle-siege very_hard" in out and "batched" not in out
 
 
-def test_bench_times_both_solvers_on_the_same_deals(capsys):
+def test_bench_times_the_solver(capsys):
     assert main(["bench", "castle-siege", "--difficulty", "very_hard", "--seconds", "0.05",
                  "--batch-sizes", "", "--no-peer", "--solver-deals", "2", "--solver-nodes",
                  "2000", "--json"]) == 0
     solvers = json.loads(capsys.readouterr().out)[0]["solvers"]
-    assert solvers["deals"] == 2 and solvers["disagreements"] == 0
-    assert solvers["nodes"]["python"] > 0 and solvers["nodes"]["compiled"] > 0
-    assert solvers["speedup_nodes_per_second"] > 1
+    assert solvers["deals"] == 2 and sum(solvers["verdicts"].values()) == 2
+    assert solvers["nodes"] > 0 and solvers["nodes_per_second"] > 0

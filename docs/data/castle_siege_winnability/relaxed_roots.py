@@ -1,10 +1,14 @@
 """Is the relaxed game (the solver's bound 4) winnable at the root of deals 0-999?
 And in a variant of it with no Royal Assault at all? Run from the repo root:
     python docs/data/castle_siege_winnability/relaxed_roots.py
-Output (2026-12-01): relaxed_roots.txt."""
+Output (2026-12-01): relaxed_roots.txt. The relaxed game is the Python reference solver's
+(tests/reference/castle_siege_solver.py; castle_envs/castle_siege/solver.py until the solver
+was written once), which this script reads for its helpers."""
+import sys
 from functools import lru_cache
-from castle_envs.castle_siege import solver as S
-from castle_envs.castle_siege.rules import State
+sys.path.insert(0, ".")   # the repo root: tests/reference
+from tests.reference import castle_siege_solver as S  # noqa: E402
+from castle_envs.castle_siege.rules import State  # noqa: E402
 HAND_SLOTS = 5
 @lru_cache(maxsize=None)
 def rw_noroyal(columns, phi, plays, regroup):
