@@ -1,7 +1,7 @@
 """``NestedSearch``: winning lines by nested Monte Carlo search (perfect information).
 
-The depth-first solvers (``castle_siege.solver.Solver``,
-``solve_castle_siege.CompiledSolver``) decide a deal by searching its tree; on Very Hard the tree is far too wide for them to find most wins.
+The depth-first solver (``solve_castle_siege.CompiledSolver``) decides a deal by searching its
+tree; on Very Hard the tree is far too wide for it to find most wins.
 Nested Monte Carlo search (``castle_envs/vector/siege_nested.py`` documents the kernels)
 follows the trained move scorer's best few moves instead, finishing the game from each
 with a search one level down, and finds a win on most Very Hard deals in a fraction of a

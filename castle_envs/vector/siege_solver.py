@@ -11,12 +11,13 @@ differential-tested against ``castle_siege.rules.State`` already:
   a rule reads (``state_key``'s content: deck order, hand, columns, captured castles, discard
   pile, phase, Regroup used). Two different positions share both with probability about
   n^2 / 2^127 for n stored positions (below 1e-19 at 10^9 positions); that is the only way a
-  verdict could differ from the Python solver's, and the tests compare the two;
+  verdict could differ from the Python reference's, and the tests compare the two;
 - the pruning bounds 2-4 of ``castle_siege.solver`` (bound 4, the relaxed game, memoized in a
   typed dict that lives as long as the process, with a direct-mapped cache in front). The
   bounds are checked before the table (they are cheaper, and most children fail them), and
   a pruned position is not stored, so a pruned position met again counts as a node again;
-- moves ordered as ``solver.Solver`` orders them, in 1,024 buckets (a counting sort);
+- moves ordered as the Python reference (``tests/reference/castle_siege_solver.py``) orders
+  them, in 1,024 buckets (a counting sort; exactly, in ``reference_mode``);
 - probes before the search: randomized greedy playouts following the search's move order
   or the compiled linear move scorer (``siege_linear``), each with noise.
 
@@ -223,7 +224,7 @@ def gen_moves(b, v, recent, out, w):
     """The legal moves of the position in search order into ``out``; returns their number.
     Order (speed only, never a verdict): captures, Royal Assaults, exact hits (fewer cards
     first, Flush Sieges first), other attacks by overkill, defenders of short columns
-    first (as ``solver.Solver``, in 1,024 buckets so that a counting sort orders them);
+    first (as the Python reference, in 1,024 buckets so that a counting sort orders them);
     then Regroup, then end battle phase. Precision Strike: cards whose rank is a
     standing castle's, then K, Q, J, then high to low. Royal Assault: the castle with the
     most defenders first."""
@@ -315,7 +316,7 @@ def gen_moves(b, v, recent, out, w):
 @njit(cache=True)
 def _royal_in_reach(b, v):
     """A Royal Assault this turn needs J, Q, K of three suits among the hand and the deck's
-    top two cards (``castle_siege.solver._royal_in_reach``)."""
+    top two cards (``castle_siege.solver``, bound 4)."""
     if v[DSIZE] < 2:
         return True
     # the suits of the J, Q, K among those cards, as 4-bit sets
@@ -444,7 +445,7 @@ def _relaxed_expand(key, pool, top):
 
 @njit(cache=True)
 def relaxed_winnable(cols, n, phi, plays, regroup, royal, memo):
-    """``castle_siege.solver.relaxed_winnable`` (bound 4) over ``cols[:n]``, the standing
+    """The relaxed game of ``castle_siege.solver`` (bound 4) over ``cols[:n]``, the standing
     castles' column lengths sorted longest first; ``memo`` (a typed dict) outlives calls.
     An OR-search over turns with an explicit stack (numba cannot cache recursion)."""
     root = _relaxed_key(cols, n, phi, plays, regroup, royal)

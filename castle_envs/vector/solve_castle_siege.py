@@ -1,26 +1,29 @@
-"""``CompiledSolver``: the perfect-information solver of ``castle_siege/solver.py``,
+"""``CompiledSolver``: Castle Siege's perfect-information solver (the package's only one),
 compiled (numba).
 
-Same contract as ``castle_siege.solver.Solver``: ``solve(state)`` returns its ``Result``, whose
-verdict is ``winnable`` (with a winning line of env action ids), ``unwinnable`` (the whole
-tree searched under sound reductions) or ``unknown`` (budget spent). The search, the
-reductions and their soundness arguments are ``solver.py``'s (the readable reference);
-``castle_envs/vector/siege_solver.py`` holds the kernels and says what differs: the table of
-lost positions is keyed by a 128-bit Zobrist hash rather than the position's bytes, and the
-probes follow the compiled linear move scorer (``probe_weights``: ``LinearPolicy.vector()``;
-the heuristic's weights reproduce the heuristic agent the Python solver's probes use).
+``solve(state)`` returns a ``castle_siege.solver.Result``, whose verdict is ``winnable`` (with a
+winning line of env action ids), ``unwinnable`` (the whole tree searched under sound
+reductions) or ``unknown`` (budget spent). The search, the reductions and their soundness
+arguments are described in ``castle_siege/solver.py``; ``castle_envs/vector/siege_solver.py``
+holds the kernels and says what differs from the Python solver that was written first (now
+``tests/reference/castle_siege_solver.py``, the tests' reference): the table of lost positions
+is keyed by a 128-bit Zobrist hash rather than the position's bytes, moves are bucket-sorted,
+the probes' noise is xorshift64*, and the probes follow the compiled linear move scorer
+(``probe_weights``: ``LinearPolicy.vector()``; the heuristic's weights reproduce the heuristic
+agent). ``reference=True`` searches move for move as the reference (``siege_solver.reference_mode``):
+``LinearPolicy``'s endgame uses it, so that the shipped linear model plays as it was measured.
 
 It sits in the vector layer because it drives ``vector``'s kernels (its old path
 ``castle_envs.castle_siege.fast_solver`` is gone).
 
-Needs numba (the ``fast`` extra); without it the kernels would run as plain Python, far
-slower than ``solver.Solver``, so ``CompiledSolver`` refuses to start.
+Needs numba (a core dependency); without it the kernels would run as plain Python, far too
+slow, so ``CompiledSolver`` refuses to start.
 
     from castle_envs.vector.solve_castle_siege import CompiledSolver
     result = CompiledSolver(max_nodes=1_000_000).solve(state)
 
-Budgets: ``max_nodes`` (deterministic) and/or ``max_seconds``; as in ``solver.Solver`` the
-probes get ``probe_share`` of the budget, then the depth-first search the rest.
+Budgets: ``max_nodes`` (deterministic) and/or ``max_seconds``; the probes get
+``probe_share`` of the budget, then the depth-first search the rest.
 """
 from __future__ import annotations
 
