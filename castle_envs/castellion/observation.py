@@ -30,43 +30,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import SIZE
-from .data import (ASSAULT, FORMATIONS, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS, REGULAR_COUNTS,
-                   ROWS)
-from .rules import MOVE_PHASE, NUM_PHASES, State
+from .data import ASSAULT, FORMATIONS, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS, ROWS
+from .layout import (CELL_OFF, CELL_TABLE, DISCARD_OFF, HAND_OFF, LEVEL_OFF, OBS_SIZE,
+                     ORDEAL_OFF, ORDEAL_WIDTH, PHASE_OFF, REGULAR_OFF, REGULAR_SCALE,
+                     REVEALED_OFF, SAFE_OFF, SCALAR_OFF)
+from .rules import MOVE_PHASE, State
 
-CELL_OFF = 0
-HAND_OFF = CELL_OFF + SIZE * SIZE * 7
-REVEALED_OFF = HAND_OFF + NUM_KINDS
-REGULAR_OFF = REVEALED_OFF + 4 * NUM_KINDS
-SAFE_OFF = REGULAR_OFF + NUM_KINDS
-DISCARD_OFF = SAFE_OFF + NUM_DEFENDER_KINDS
-ORDEAL_OFF = DISCARD_OFF + NUM_DEFENDER_KINDS
-ORDEAL_WIDTH = 12
-PHASE_OFF = ORDEAL_OFF + 3 * ORDEAL_WIDTH
-LEVEL_OFF = PHASE_OFF + NUM_PHASES
-SCALAR_OFF = LEVEL_OFF + 3
-OBS_SIZE = SCALAR_OFF + 39
-
-_REGULAR_SCALE = np.array([1.0 / max(c, 1) for c in REGULAR_COUNTS], dtype=np.float32)
-# row kind + 1 of this table is a cell's 7 values (row 0: the empty cell)
-_CELL_TABLE = np.zeros((NUM_DEFENDER_KINDS + 1, 7), dtype=np.float32)
-for _k in range(NUM_DEFENDER_KINDS):
-    _CELL_TABLE[_k + 1, _k // 3] = _CELL_TABLE[_k + 1, 4 + _k % 3] = 1.0
+__all__ = ["OBS_SIZE", "encode", "CELL_OFF", "HAND_OFF", "REVEALED_OFF", "REGULAR_OFF",
+           "SAFE_OFF", "DISCARD_OFF", "ORDEAL_OFF", "ORDEAL_WIDTH", "PHASE_OFF", "LEVEL_OFF",
+           "SCALAR_OFF"]
 
 
 def encode(state: State, out: np.ndarray | None = None) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
     if out is not None:
         obs[:] = 0.0
-    obs[CELL_OFF:HAND_OFF] = _CELL_TABLE[np.asarray(state.cells) + 1].ravel()
+    obs[CELL_OFF:HAND_OFF] = CELL_TABLE[np.asarray(state.cells) + 1].ravel()
     held = state.hand if state.hand >= 0 else state.lifted
     if held >= 0:
         obs[HAND_OFF + held] = 1.0
     for slot, kind in enumerate(state.revealed):
         obs[REVEALED_OFF + slot * NUM_KINDS + kind] = 1.0
     regular = np.bincount(state.regular, minlength=NUM_KINDS) if state.regular else 0
-    obs[REGULAR_OFF:REGULAR_OFF + NUM_KINDS] = regular * _REGULAR_SCALE
+    obs[REGULAR_OFF:REGULAR_OFF + NUM_KINDS] = regular * REGULAR_SCALE
     for kind in state.safe:
         obs[SAFE_OFF + kind] = 1.0
     obs[DISCARD_OFF:DISCARD_OFF + NUM_DEFENDER_KINDS] = \

@@ -28,45 +28,18 @@ from .data import (BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER, KIND_BY_NAME,
                    ORDEAL_BY_NAME, ORDEALS, ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS,
                    SAFE_COUNTS, SCHOOL, SEER, SHAPES, TOTAL_COUNTS, TRAITOR)
 
-# phases: what the player is deciding now
-(DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE, JUGGLE_PHASE, REVEAL_PHASE,
- RECOVER_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER) = range(11)
-PHASE_NAMES = ("draw", "defender", "traitor", "destroy", "juggle", "reveal", "recover",
-               "pyro_lift", "pyro_move", "reveal_ordeal", "over")
-NUM_PHASES = len(PHASE_NAMES)
-# why tiles are being destroyed: what follows the last one
-TRAITOR_COST, PYRO_DESTROY, PENALTY = 1, 2, 3
-DESTROY_REASONS = ("none", "traitor", "pyro", "penalty")
+from .layout import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DESTROY_REASONS, DRAW_PHASE,
+                     JUGGLE_PHASE, LIFT_PHASE, MAX_REVEALED, MOVE_PHASE, OVER,
+                     PENALTY, PHASE_NAMES, PYRO_DESTROY, RECOVER_PHASE, REVEAL_ORDEAL_PHASE,
+                     REVEAL_PHASE, TRAITOR_COST, TRAITOR_PHASE, four_tile_shape)
+from .layout import NUM_PHASES  # noqa: F401  (the package's name for it)
+from .layout import component as _component
 
 FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # I3 in RULES.md
 EARLY_ENCOUNTERS = ("any_time", "turn_start")      # I7 in RULES.md
 RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
-MAX_REVEALED = 4
-CELLS = SIZE * SIZE
-
-# bitboards: bit r*6+c; shifting by 1 must not wrap from one row into the next
-_FULL = (1 << CELLS) - 1
-_COL0 = sum(1 << (r * SIZE) for r in range(SIZE))
-_NOT_COL0 = _FULL & ~_COL0
-_NOT_COL5 = _FULL & ~(_COL0 << (SIZE - 1))
-_LINE = 0b1111
-_TOWER = 1 | 1 << SIZE | 1 << 2 * SIZE | 1 << 3 * SIZE
-_BASTION = 1 | 2 | 1 << SIZE | 1 << (SIZE + 1)
-
-
-def _component(board: int, seed: int) -> int:
-    """The orthogonally connected part of ``board`` holding bit ``seed``. Written in the
-    subset of Python that numba compiles: the Castellion kernel compiles this very
-    function."""
-    comp = seed
-    while True:
-        grown = (comp | ((comp << 1) & _NOT_COL0) | ((comp >> 1) & _NOT_COL5)
-                 | (comp << SIZE) | (comp >> SIZE)) & board
-        if grown == comp:
-            return comp
-        comp = grown
 
 
 def _shape_of_group(comp: int) -> int:
@@ -74,19 +47,6 @@ def _shape_of_group(comp: int) -> int:
     if comp.bit_count() != 4:
         return -1
     return four_tile_shape(comp)
-
-
-def four_tile_shape(comp: int) -> int:
-    """``shape_of_group`` of a group known to hold four tiles. Written in the subset of
-    Python that numba compiles: the Castellion kernel compiles this very function."""
-    low = comp & -comp
-    if comp == low * _TOWER:
-        return 0
-    if comp == low * _BASTION:
-        return 1
-    if comp == low * _LINE:
-        return 2
-    return -1
 
 
 def formations_of_boards(boards) -> tuple[int, int, int]:

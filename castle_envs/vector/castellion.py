@@ -45,7 +45,7 @@ from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
 from ..castellion.rules import State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
-from . import castellion_kernel as K
+from ..castellion import kernel as K
 from ..core import pcg64
 from ._base import KernelSingleEnv, KernelVectorEnv, check_options_type
 from ._base import state_dtype

@@ -14,7 +14,7 @@ from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
-from castle_envs.vector import castellion_kernel as K
+from castle_envs.castellion import kernel as K
 from castle_envs.core import pcg64
 from castle_envs.vector.castellion import CastellionVectorEnv
 
