@@ -459,7 +459,7 @@ def _conclude(s, passed):
 
 
 @njit(cache=True)
-def _encounter(s):
+def encounter(s):
     """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
     slot = s[CURRENT]
     card = s[ORD + slot]
@@ -498,7 +498,7 @@ def _end_turn(s):
     """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
     while s[OUTCOME] == 0:
         if castle_size(s) == CELLS or _tiles_played(s):
-            if not _encounter(s):
+            if not encounter(s):
                 return
             continue
         s[PHASE] = DRAW_PHASE
@@ -528,7 +528,7 @@ def apply(s, action, level):
     phase = s[PHASE]
     if phase == DRAW_PHASE:
         if action == ENCOUNTER_NOW:
-            if _encounter(s):
+            if encounter(s):
                 _end_turn(s)
             return
         if action == DRAW:
@@ -549,7 +549,7 @@ def apply(s, action, level):
             s[REV_N] = n - 1
         s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
     elif action == ENCOUNTER_NOW:
-        if _encounter(s):
+        if encounter(s):
             _resume(s)
     elif phase == DEFENDER_PHASE:
         kind = s[HAND]
@@ -581,7 +581,7 @@ def apply(s, action, level):
             slot = s[CURRENT]
             s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
             if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= _ORD_TRAITORS[s[ORD + slot]]:
-                if not _encounter(s):
+                if not encounter(s):
                     return
             _end_turn(s)
             return

@@ -43,7 +43,7 @@ def test_make_vec_builds_the_compiled_env_without_a_warning():
         state = envs.state(i)
         assert np.array_equal(masks[i], state.legal_action_mask())
         assert np.array_equal(obs[i], encode(state))
-        assert state.face_down == [True, True, True]
+        assert state.face_down.tolist() == [True, True, True]
 
 
 @pytest.mark.parametrize("level", ["school", "academy", "menace"])
