@@ -60,8 +60,18 @@ _BLOCKS = {"cells": (K.CELL, CELLS), "heights": (K.HEIGHT, SIZE),
 # the piles: (first word, word of their size); the top of a pile is its last entry
 _PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N),
           "revealed": (K.REV, K.REV_N)}
-# the views a State keeps of its row (rebuilt by clone and unpickling)
-_VIEWS = tuple(f"_{name}" for name in (*_BLOCKS, "beside", "face_down"))
+
+
+def _view(s: np.ndarray, name: str):
+    """The view ``name`` of the row ``s`` (a block, ``beside`` or ``face_down``)."""
+    if name in _BLOCKS:
+        at, n = _BLOCKS[name]
+        return s[at:at + n]
+    if name == "beside":
+        return s[K.BESIDE:K.BESIDE + 6].reshape(3, 2)
+    # the face-down flags as a bool view of the int8 row; int64 rows (no numba) have none:
+    # read as a bool copy
+    return s[K.FACE:K.FACE + 3].view(np.bool_) if s.dtype == np.int8 else None
 
 
 def shape_of_group(comp: int) -> int:
@@ -124,18 +134,23 @@ class _Word:
 
 
 class _Block:
-    """A fixed block of the row, as a NumPy view; assigning to it writes the row."""
+    """A fixed block of the row, as a NumPy view (made on first use: a State's views are
+    dropped by ``clone`` and pickling, which copy the row); assigning to it writes the row."""
 
     def __init__(self, name: str):
-        self.key = f"_{name}"
+        self.name = name
 
     def __get__(self, state, owner=None):
         if state is None:
             return self
-        return state.__dict__[self.key]
+        views = state._views
+        view = views.get(self.name)
+        if view is None:
+            view = views[self.name] = _view(state.s, self.name)
+        return view
 
     def __set__(self, state, value) -> None:
-        state.__dict__[self.key][...] = value
+        self.__get__(state)[...] = value
         state._mask = None
 
 
@@ -179,7 +194,10 @@ class _FaceDown:
     def __get__(self, state, owner=None):
         if state is None:
             return self
-        view = state.__dict__.get("_face_down")
+        views = state._views
+        if "face_down" not in views:
+            views["face_down"] = _view(state.s, "face_down")
+        view = views["face_down"]
         if view is not None:
             return view
         return state.s[K.FACE:K.FACE + 3] != 0
@@ -237,23 +255,11 @@ class State(SolitaireState):
         self.s = np.zeros(K.WORDS, _ROW_DTYPE)
         K.clear(self.s)
         self._mask: np.ndarray | None = None
-        self._bind()
-
-    def _bind(self) -> None:
-        s, d = self.s, self.__dict__
-        for name, (at, n) in _BLOCKS.items():
-            d[f"_{name}"] = s[at:at + n]
-        d["_beside"] = s[K.BESIDE:K.BESIDE + 6].reshape(3, 2)
-        # int64 rows (no numba) have no bool view: the flags are read as copies
-        d["_face_down"] = s[K.FACE:K.FACE + 3].view(np.bool_) if s.dtype == np.int8 else None
+        self._views: dict = {}   # the NumPy views of the row handed out (``_Block``)
 
     def __getstate__(self) -> dict:
-        # the views would unpickle as arrays of their own: rebuilt from the row instead
-        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
-
-    def __setstate__(self, data: dict) -> None:
-        self.__dict__.update(data)
-        self._bind()
+        # the views would unpickle as arrays of their own: made again from the row instead
+        return dict(self.__dict__, _views={})
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
@@ -455,7 +461,7 @@ class State(SolitaireState):
         name = PHASE_NAMES[phase]
         if phase == DRAW_PHASE:
             if DRAW <= action <= DRAW + 1:
-                if len(self.revealed):
+                if self.revealed:
                     return "revealed tiles must be played before drawing a face-down tile"
                 return f"the {PILE_NAMES[action - DRAW]} pile is empty"
             if TAKE_REVEALED <= action < ENCOUNTER_NOW:
@@ -578,7 +584,7 @@ class State(SolitaireState):
         other.__dict__.update(self.__dict__)
         other.s = self.s.copy()
         other._mask = None
-        other._bind()
+        other._views = {}
         return other
 
     def tile_counts(self) -> dict[str, list[int]]:
@@ -729,13 +735,12 @@ class State(SolitaireState):
                 bad(f"a pile holds more {KIND_NAMES[k]} tiles than it was dealt")
         if len(self.revealed) > MAX_REVEALED:
             bad("more than 4 revealed tiles")
-        if len(self.revealed) and self.level == SCHOOL:
+        if self.revealed and self.level == SCHOOL:
             bad("no tile is revealed at the school level")
         for slot in range(3):
-            # (mypy types the right of "and" from its left: sum() over ints, read as bools)
-            if slot < self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
+            if slot < self.current and self.beside[slot].any():
                 bad(f"resolved ordeal {slot + 1} still has Traitors beside it")
-            if slot > self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
+            if slot > self.current and self.beside[slot].any():
                 bad(f"Traitors beside ordeal {slot + 1}, which is not the lowest")
             if slot < self.current and self.face_down[slot]:
                 bad(f"resolved ordeal {slot + 1} is face down")
