@@ -120,3 +120,40 @@ def test_assigning_an_attribute_writes_the_row():
     assert s.to_dict()["face_down"] == [False, True, False]
     assert s.to_dict()["beside"] == [[1, 0], [0, 0], [0, 0]]
     assert bool(s.regular) and not s.revealed   # a pile's truth value: any tiles
+
+
+def test_the_state_works_without_numba():
+    # without numba the rows are int64 and the kernel runs as plain Python: the same games
+    # as the reference, the face-down flags written through the State (no bool view there)
+    from ..vector.helpers import assert_runs_without_numba
+    assert_runs_without_numba("""
+import sys, warnings
+sys.modules['numba'] = None
+warnings.simplefilter('ignore', UserWarning)
+import numpy as np
+from castle_envs.castellion.rules import State
+from castle_envs.castellion.actions import ENCOUNTER_NOW
+from castle_envs.castellion.observation import encode
+from tests.reference.castellion import ReferenceState, reference_encode
+rng = np.random.default_rng(0)
+for level in ('school', 'academy', 'menace'):
+    s = State.new_game(np.random.default_rng(1), level)
+    r = ReferenceState.new_game(np.random.default_rng(1), level)
+    assert s.s.dtype == np.int64
+    for _ in range(60):
+        assert s.to_dict() == r.to_dict()
+        assert np.array_equal(s.legal_action_mask(), r.legal_action_mask())
+        assert np.array_equal(encode(s), reference_encode(r))
+        assert s.player_view().determinize(0, np.random.default_rng(2)).to_dict() == \\
+            r.player_view().determinize(0, np.random.default_rng(2)).to_dict()
+        assert State.from_dict(r.to_dict()) == s
+        if s.is_terminal():
+            break
+        legal = np.flatnonzero(r.legal_action_mask())
+        action = int(rng.choice(legal[legal != ENCOUNTER_NOW] if len(legal) > 1 else legal))
+        s.apply_action(action)
+        r.apply_action(action)
+s.face_down = [True, False, True]
+assert s.to_dict()['face_down'] == [True, False, True] and s.face_down.dtype == bool
+print('ok')
+""")
