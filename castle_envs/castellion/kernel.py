@@ -1,4 +1,6 @@
-"""Castellion's rules, observation and mask as compiled per-env kernels over flat arrays.
+"""Castellion's rules, observation and mask as compiled per-env kernels over flat arrays: the
+only implementation of its rules (``rules.State`` is a view over one row, the observation is
+``encode``, the batched and compiled envs step these kernels).
 
 A batch of games is a few arrays, one row per env, walked by kernels that allocate nothing:
 
@@ -12,10 +14,11 @@ A batch of games is a few arrays, one row per env, walked by kernels that alloca
 - ``steps`` (N,) int64: steps this episode (for truncation).
 - ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
 
-Every function mirrors the method of ``castellion.rules.State`` with the same name, line for
-line where it can; ``tests/vector/test_castellion_*`` check them against that class over
-thousands of games at every level (same seeds and actions, identical observations, masks,
-rewards, terminations).
+The plain-Python reference the tests compare them with is ``tests/reference/castellion.py``
+(the package's rules before this kernel took over; its methods have these functions' names):
+``tests/castellion/test_one_rules.py`` and ``tests/vector/test_castellion_*`` play the same
+games through both over thousands of games at every level (same seeds and actions, identical
+observations, masks, rewards, terminations, saved states, views and worlds).
 """
 from __future__ import annotations
 

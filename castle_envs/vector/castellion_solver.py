@@ -2,8 +2,8 @@
 them in ``Solver``).
 
 A position is a row of the batched env (``castellion.kernel``: both piles' order, every
-face-down Ordeal, the castle, ...), and ``castellion.kernel.apply`` plays a move, so the rules
-exist once in compiled form and are differential-tested against ``castellion.rules.State``.
+face-down Ordeal, the castle, ...), and ``castellion.kernel.apply`` plays a move: the rules
+are the game's one implementation (``castellion.rules.State`` is a view over such a row).
 Perfect information: the solver reads the piles' order and the face-down cards. One node is
 one ``apply``.
 
