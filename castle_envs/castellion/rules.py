@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import HiddenInformationError, InvalidStateError
-from ..core.jit import HAVE_NUMBA
+from ..core.jit import COMPILED
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
 from . import kernel as K
@@ -50,9 +50,10 @@ RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
 
-# the row's type: the compiled kernels' int8; without numba the kernels run on NumPy
-# scalars, which do not widen int8 arithmetic as numba does, so int64 (the batched env's too)
-_ROW_DTYPE = np.int8 if HAVE_NUMBA else np.int64
+# the row's type: the compiled kernels' int8; uncompiled (no numba, or NUMBA_DISABLE_JIT) the
+# kernels run on NumPy scalars, which do not widen int8 arithmetic as numba does, so int64
+# (the batched env's too)
+_ROW_DTYPE = np.int8 if COMPILED else np.int64
 # the fixed blocks of the row a State shows as NumPy views: (first word, length)
 _BLOCKS = {"cells": (K.CELL, CELLS), "heights": (K.HEIGHT, SIZE),
            "discard": (K.DISC, NUM_KINDS), "removed": (K.REMOVED, NUM_KINDS),

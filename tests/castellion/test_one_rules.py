@@ -122,13 +122,16 @@ def test_assigning_an_attribute_writes_the_row():
     assert bool(s.regular) and not s.revealed   # a pile's truth value: any tiles
 
 
-def test_the_state_works_without_numba():
-    # without numba the rows are int64 and the kernel runs as plain Python: the same games
-    # as the reference, the face-down flags written through the State (no bool view there)
+@pytest.mark.parametrize("hide", ["sys.modules['numba'] = None",
+                                  "os.environ['NUMBA_DISABLE_JIT'] = '1'"])
+def test_the_state_works_without_numba(hide):
+    # without numba, or with numba's compiler off, the rows are int64 and the kernel runs as
+    # plain Python: the same games as the reference, the face-down flags written through the
+    # State (no bool view there)
     from ..vector.helpers import assert_runs_without_numba
-    assert_runs_without_numba("""
-import sys, warnings
-sys.modules['numba'] = None
+    assert_runs_without_numba(f"""
+import os, sys, warnings
+{hide}
 warnings.simplefilter('ignore', UserWarning)
 import numpy as np
 from castle_envs.castellion.rules import State
