@@ -60,8 +60,7 @@ def castle_score(state) -> float:
         need = _need(state, slot)
         score += weight * sum(min(h, n) for h, n in zip(have, need))
     score += 6.0 * (towers + bastions + lines)
-    heights = state.heights
-    score += 8.0 * (SIZE - heights.count(0)) + (30.0 if 0 not in heights else 0.0)
+    score += 8.0 * state.width + (30.0 if state.foundation_complete() else 0.0)
     for board in state.faction_boards():
         while board:
             comp = component(board, board & -board)

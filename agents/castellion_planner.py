@@ -56,9 +56,10 @@ import numpy as np
 
 from castle_envs.castellion.actions import (DESTROY, DISCARD_POWER, DRAW, ENCOUNTER_NOW, REVEAL, REVEAL_ORDEAL,
                                             TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, MENACE,
+from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, MENACE,
                                          NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
                                          ROWS, SEER, TRAITOR)
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
                                           REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
@@ -72,6 +73,18 @@ OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "p
 WIN, LOSS = 1e6, -1e6
 _ORDERS = [orders_for(c.towers, c.bastions, c.lines) for c in ORDEALS]
 _NO_ORDER = orders_for(0, 0, 0)
+
+
+def _avail_of(w: list, regular: list) -> np.ndarray:
+    """Defenders per faction in the regular pile ``regular``, the safe pile, the revealed
+    tiles, the hand and Pyro's lifted tile of the kernel row ``w`` (as a list)."""
+    avail = [0, 0, 0, 0]
+    for pile in (regular, w[K.SAFE:K.SAFE + w[K.SAFE_N]], w[K.REV:K.REV + w[K.REV_N]],
+                 (w[K.HAND], w[K.LIFTED])):
+        for k in pile:
+            if 0 <= k < NUM_DEFENDER_KINDS:
+                avail[k // 3] += 1
+    return np.array(avail, np.int64)
 
 
 def _cells(state: State) -> np.ndarray:
@@ -126,12 +139,9 @@ class PlannerPolicy:
 
     # --- scoring ---------------------------------------------------------------------------
     def _avail(self, state: State) -> np.ndarray:
-        avail = [0, 0, 0, 0]
-        for pile in (state.regular, state.safe, state.revealed, (state.hand, state.lifted)):
-            for k in pile:
-                if 0 <= k < NUM_DEFENDER_KINDS:
-                    avail[k // 3] += 1
-        return np.array(avail, np.int64)
+        """Defenders per faction still to come or in hand (piles, revealed, hand, lifted)."""
+        w = state.s.tolist()
+        return _avail_of(w, w[K.REG:K.REG + w[K.REG_N]])
 
     def _card_cost(self, cells, card_id: int, avail, size: int, bast: int) -> float:
         card = ORDEALS[card_id]
@@ -148,44 +158,51 @@ class PlannerPolicy:
 
     def value(self, state: State) -> float:
         """The score of a position (module docstring); face-down cards averaged over their
-        slot's cards."""
-        if state.outcome:
-            return WIN if state.outcome > 0 else LOSS
+        slot's cards. It reads the position's kernel row as one list of ints (the planner
+        scores thousands of positions a decision)."""
+        w = state.s.tolist()
+        outcome = w[K.OUTCOME]
+        if outcome:
+            return WIN if outcome > 0 else LOSS
         cells = _cells(state)
-        avail = self._avail(state)
+        level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
+        regular = w[K.REG:K.REG + w[K.REG_N]]
+        avail = _avail_of(w, regular)
+        traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
+        ordeals, face = w[K.ORD:K.ORD + 3], w[K.FACE:K.FACE + 3]
+        beside = w[K.BESIDE:K.BESIDE + 6]
         # a power's choices lead to many copies of a few positions: score each once
-        seen = tuple(-1 if down else card for card, down in zip(state.ordeals, state.face_down))
-        key = (state.level, cells.tobytes(), avail.tobytes(), state.current, seen,
-               tuple(map(tuple, state.beside)), len(state.regular),
-               sum(1 for k in state.regular if k >= TRAITOR), len(state.safe),
-               state.phase == REVEAL_ORDEAL_PHASE)
+        seen = tuple(-1 if down else card for card, down in zip(ordeals, face))
+        key = (level, cells.tobytes(), avail.tobytes(), current, seen, tuple(beside),
+               len(regular), traitors, w[K.SAFE_N], phase == REVEAL_ORDEAL_PHASE)
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        size = state.castle_size
-        total = 1000.0 * state.current
+        castle_size = sum(w[K.HEIGHT:K.HEIGHT + SIZE])
+        size = castle_size
+        total = 1000.0 * current
         cost0 = 0.0
         bast = bastions(cells)
-        for slot in range(state.current, 3):
-            weight = self.weights[slot - state.current]
-            cards = self._cards(state, slot)
+        for slot in range(current, 3):
+            weight = self.weights[slot - current]
+            cards = ORDEALS_BY_SLOT[level][slot] if face[slot] else (ordeals[slot],)
             cost = sum(self._card_cost(cells, c, avail, size, bast) for c in cards) / len(cards)
-            if slot == state.current:
+            if slot == current:
                 cost0 = cost
             total -= weight * cost
-            card = ORDEALS[state.ordeals[slot]]
-            if not state.face_down[slot] and card.kind == ROWS:
+            card = ORDEALS[ordeals[slot]]
+            if not face[slot] and card.kind == ROWS:
                 cells = _drop_rows(cells, card.rows)
                 size = int((cells >= 0).sum())
                 bast = bastions(cells)
-        total -= self.pressure * max(0.0, cost0 - self._slack(state))
-        if state.level == MENACE:
+        total -= self.pressure * max(0.0, cost0 - self._slack_of(w, len(regular), traitors))
+        if level == MENACE:
             # a failed Assault destroys 16 / 32 / 42 tiles (4 fewer per bastion) and the
             # castle must keep its foundation: at the Menace every tile standing is insurance
-            total += self.grow * state.castle_size
+            total += self.grow * castle_size
             # knowing an Assault lets the castle be built for it: each card still face down
             # costs ``info`` (a tower just completed is about to turn one up)
-            down = sum(state.face_down[state.current:]) - (state.phase == REVEAL_ORDEAL_PHASE)
+            down = sum(face[current:]) - (phase == REVEAL_ORDEAL_PHASE)
             total -= self.info * down
         if len(self._memo) > 200_000:
             self._memo.clear()
@@ -194,12 +211,19 @@ class PlannerPolicy:
 
     def _slack(self, state: State) -> float:
         """Useful tiles the draws before the current ordeal's trigger may still bring."""
-        slot = state.current
-        need = 2 if state.face_down[slot] else ORDEALS[state.ordeals[slot]].traitors
-        left = need - sum(state.beside[slot])
-        traitors = sum(1 for k in state.regular if k >= TRAITOR)
-        gap = (len(state.regular) - traitors) / (traitors + 1)
-        return self.useful * ((left - 1 + 0.5) * gap + len(state.safe))
+        w = state.s.tolist()
+        regular = w[K.REG:K.REG + w[K.REG_N]]
+        return self._slack_of(w, len(regular),
+                              regular.count(TRAITOR) + regular.count(BLACK_TRAITOR))
+
+    def _slack_of(self, w: list, n_regular: int, traitors: int) -> float:
+        """``_slack`` of the row ``w`` (as a list) whose regular pile holds ``n_regular``
+        tiles, ``traitors`` of them Traitors."""
+        slot = w[K.CURRENT]
+        need = 2 if w[K.FACE + slot] else ORDEALS[w[K.ORD + slot]].traitors
+        left = need - w[K.BESIDE + 2 * slot] - w[K.BESIDE + 2 * slot + 1]
+        gap = (n_regular - traitors) / (traitors + 1)
+        return self.useful * ((left - 1 + 0.5) * gap + w[K.SAFE_N])
 
     # --- playing a move on copies ------------------------------------------------------------
     def _outcomes(self, view: State, action: int):

@@ -87,19 +87,28 @@ class _Clock:
 
 
 def bench_core(make_state, seconds: float, seed: int) -> dict:
+    """Random games on the rules core; a first game, untimed, loads (or compiles) the
+    compiled rules of the games whose State is a view over a kernel."""
     rng = np.random.default_rng(seed)
+    _random_game(make_state(np.random.default_rng(seed)), np.random.default_rng(seed))
     steps = games = 0
     clock = _Clock(seconds)
     while True:
-        state = make_state(rng)
-        while not state.is_terminal():
-            legal = np.flatnonzero(state.legal_action_mask())
-            state.apply_action(legal[rng.integers(len(legal))])
-            steps += 1
+        steps += _random_game(make_state(rng), rng)
         games += 1
         if clock.expired():
             break
     return clock.result(steps, games)
+
+
+def _random_game(state, rng) -> int:
+    """Play ``state`` to its end with uniform random legal moves; the number of moves."""
+    steps = 0
+    while not state.is_terminal():
+        legal = np.flatnonzero(state.legal_action_mask())
+        state.apply_action(legal[rng.integers(len(legal))])
+        steps += 1
+    return steps
 
 
 def bench_gym(env, seconds: float, seed: int) -> dict:

@@ -30,81 +30,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import SIZE
-from .data import (ASSAULT, FORMATIONS, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS, REGULAR_COUNTS,
-                   ROWS)
-from .rules import MOVE_PHASE, NUM_PHASES, State
+from . import kernel as K
+from .layout import (CELL_OFF, DISCARD_OFF, HAND_OFF, LEVEL_OFF, OBS_SIZE, ORDEAL_OFF,
+                     ORDEAL_WIDTH, PHASE_OFF, REGULAR_OFF, REVEALED_OFF, SAFE_OFF, SCALAR_OFF)
+from .rules import State
 
-CELL_OFF = 0
-HAND_OFF = CELL_OFF + SIZE * SIZE * 7
-REVEALED_OFF = HAND_OFF + NUM_KINDS
-REGULAR_OFF = REVEALED_OFF + 4 * NUM_KINDS
-SAFE_OFF = REGULAR_OFF + NUM_KINDS
-DISCARD_OFF = SAFE_OFF + NUM_DEFENDER_KINDS
-ORDEAL_OFF = DISCARD_OFF + NUM_DEFENDER_KINDS
-ORDEAL_WIDTH = 12
-PHASE_OFF = ORDEAL_OFF + 3 * ORDEAL_WIDTH
-LEVEL_OFF = PHASE_OFF + NUM_PHASES
-SCALAR_OFF = LEVEL_OFF + 3
-OBS_SIZE = SCALAR_OFF + 39
-
-_REGULAR_SCALE = np.array([1.0 / max(c, 1) for c in REGULAR_COUNTS], dtype=np.float32)
-# row kind + 1 of this table is a cell's 7 values (row 0: the empty cell)
-_CELL_TABLE = np.zeros((NUM_DEFENDER_KINDS + 1, 7), dtype=np.float32)
-for _k in range(NUM_DEFENDER_KINDS):
-    _CELL_TABLE[_k + 1, _k // 3] = _CELL_TABLE[_k + 1, 4 + _k % 3] = 1.0
+__all__ = ["OBS_SIZE", "encode", "CELL_OFF", "HAND_OFF", "REVEALED_OFF", "REGULAR_OFF",
+           "SAFE_OFF", "DISCARD_OFF", "ORDEAL_OFF", "ORDEAL_WIDTH", "PHASE_OFF", "LEVEL_OFF",
+           "SCALAR_OFF"]
 
 
 def encode(state: State, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation of a ``rules.State``, written by the kernel's encoder (the one the
+    batched env uses); into ``out`` when given."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0.0
-    obs[CELL_OFF:HAND_OFF] = _CELL_TABLE[np.asarray(state.cells) + 1].ravel()
-    held = state.hand if state.hand >= 0 else state.lifted
-    if held >= 0:
-        obs[HAND_OFF + held] = 1.0
-    for slot, kind in enumerate(state.revealed):
-        obs[REVEALED_OFF + slot * NUM_KINDS + kind] = 1.0
-    regular = np.bincount(state.regular, minlength=NUM_KINDS) if state.regular else 0
-    obs[REGULAR_OFF:REGULAR_OFF + NUM_KINDS] = regular * _REGULAR_SCALE
-    for kind in state.safe:
-        obs[SAFE_OFF + kind] = 1.0
-    obs[DISCARD_OFF:DISCARD_OFF + NUM_DEFENDER_KINDS] = \
-        np.asarray(state.discard[:NUM_DEFENDER_KINDS], dtype=np.float32) / 6.0
-    for slot in range(3):
-        base = ORDEAL_OFF + slot * ORDEAL_WIDTH
-        if slot < state.current:
-            obs[base + 2] = 1.0
-        elif state.face_down[slot]:
-            obs[base] = 1.0
-            obs[base + 3] = sum(state.beside[slot]) / 2   # every Assault triggers at 2
-            continue
-        else:
-            obs[base + 1] = 1.0
-        card = ORDEALS[state.ordeals[slot]]
-        obs[base + 3] = sum(state.beside[slot]) / card.traitors
-        obs[base + 4] = card.towers / 5
-        obs[base + 5] = card.bastions / 5
-        obs[base + 6] = card.lines / 5
-        obs[base + 7] = card.rows / 3
-        obs[base + 8] = card.penalty / 42
-        obs[base + 9] = card.kind == FORMATIONS
-        obs[base + 10] = card.kind == ASSAULT
-        obs[base + 11] = card.kind == ROWS
-    obs[PHASE_OFF + state.phase] = 1.0
-    obs[LEVEL_OFF + state.level] = 1.0
-    towers, bastions, lines = state.formations()
-    sc = SCALAR_OFF
-    obs[sc:sc + 3] = (towers / 9, bastions / 9, lines / 9)
-    obs[sc + 3] = state.castle_size / 36
-    obs[sc + 4] = len(state.regular) / 72
-    obs[sc + 5] = len(state.safe) / 12
-    obs[sc + 6] = state.destroy_left / 42
-    obs[sc + 7] = state.reveal_left / 4
-    if state.recover_shape >= 0:
-        obs[sc + 8 + state.recover_shape] = 1.0
-    obs[sc + 11] = state.foundation_complete()
-    if state.phase == MOVE_PHASE:
-        obs[sc + 12 + (state.lift_origin if state.lift_origin >= 0 else 6)] = 1.0
-    obs[sc + 19] = state.foundation_exemption == "neighbors"
+    K.encode(state.s, state.level, state._rules, obs)
     return obs

@@ -1,9 +1,12 @@
-"""Castellion's rules core: a ``State`` over plain lists and ints, deterministic after the deal.
+"""Castellion's rules core: a ``State`` over the compiled kernel's row.
 
-Nothing here knows about Gymnasium. ``State.new_game`` deals; ``legal_action_mask`` and
-``apply_action`` are the whole game; ``to_dict``/``from_dict`` serialize it (pile orders,
-hidden from the player, included). RULES.md beside this file states every rule and
-interpretation implemented here.
+Nothing here knows about Gymnasium. The rules themselves are ``kernel`` (one implementation,
+compiled with numba): ``State`` keeps a position in one row of the kernel's layout and gives
+it the rules-core interface (``legal_action_mask``, ``apply_action``, ``clone``,
+``player_view``, ``determinize``, ``to_dict``/``from_dict``, readable moves and errors).
+``State.new_game`` deals; ``to_dict``/``from_dict`` serialize it (pile orders, hidden from
+the player, included). RULES.md beside this file states every rule and interpretation the
+kernel implements.
 
 The castle is a 6 x 6 grid, row 0 the foundation, kept left-aligned. Because every tile
 but the foundation's stands on another and the foundation is one unbroken row, each
@@ -17,76 +20,66 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import HiddenInformationError, InvalidStateError
+from ..core.jit import COMPILED
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
+from . import kernel as K
 from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
                       ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
                       PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL, SIZE, SWAP, SWAP_PAIRS,
                       TAKE_REVEALED)
-from .data import (BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER, KIND_BY_NAME,
-                   KIND_NAMES, LEVELS, MENACE, NO_TILE, NUM_DEFENDER_KINDS, NUM_KINDS,
-                   ORDEAL_BY_NAME, ORDEALS, ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS,
-                   SAFE_COUNTS, SCHOOL, SEER, SHAPES, TOTAL_COUNTS, TRAITOR)
+from .data import (BLACK_TRAITOR, CHAMELEON, KIND_BY_NAME, KIND_NAMES, LEVELS, MENACE, NO_TILE,
+                   NUM_DEFENDER_KINDS, NUM_KINDS, ORDEAL_BY_NAME, ORDEALS, ORDEALS_BY_SLOT,
+                   REGULAR_COUNTS, SAFE_COUNTS, SCHOOL, SHAPES, TOTAL_COUNTS, TRAITOR)
+from .layout import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DESTROY_REASONS, DRAW_PHASE,
+                     JUGGLE_PHASE, LIFT_PHASE, MAX_REVEALED, MOVE_PHASE, NUM_PHASES, OVER,
+                     PENALTY, PHASE_NAMES, PYRO_DESTROY, RECOVER_PHASE, REVEAL_ORDEAL_PHASE,
+                     REVEAL_PHASE, TRAITOR_COST, TRAITOR_PHASE, component, four_tile_shape)
 
-# phases: what the player is deciding now
-(DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE, JUGGLE_PHASE, REVEAL_PHASE,
- RECOVER_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER) = range(11)
-PHASE_NAMES = ("draw", "defender", "traitor", "destroy", "juggle", "reveal", "recover",
-               "pyro_lift", "pyro_move", "reveal_ordeal", "over")
-NUM_PHASES = len(PHASE_NAMES)
-# why tiles are being destroyed: what follows the last one
-TRAITOR_COST, PYRO_DESTROY, PENALTY = 1, 2, 3
-DESTROY_REASONS = ("none", "traitor", "pyro", "penalty")
+__all__ = ["State", "Tiles", "FOUNDATION_EXEMPTIONS", "EARLY_ENCOUNTERS", "RULE_DEFAULTS",
+           "LEGACY_EARLY_ENCOUNTER", "MAX_REVEALED", "CELLS", "SIZE", "NO_TILE",
+           "DRAW_PHASE", "DEFENDER_PHASE", "TRAITOR_PHASE", "DESTROY_PHASE", "JUGGLE_PHASE",
+           "REVEAL_PHASE", "RECOVER_PHASE", "LIFT_PHASE", "MOVE_PHASE", "REVEAL_ORDEAL_PHASE",
+           "OVER", "PHASE_NAMES", "NUM_PHASES", "TRAITOR_COST", "PYRO_DESTROY", "PENALTY",
+           "DESTROY_REASONS", "component", "shape_of_group", "four_tile_shape",
+           "formations_of_boards"]
 
 FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # I3 in RULES.md
 EARLY_ENCOUNTERS = ("any_time", "turn_start")      # I7 in RULES.md
 RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
-MAX_REVEALED = 4
-CELLS = SIZE * SIZE
 
-# bitboards: bit r*6+c; shifting by 1 must not wrap from one row into the next
-_FULL = (1 << CELLS) - 1
-_COL0 = sum(1 << (r * SIZE) for r in range(SIZE))
-_NOT_COL0 = _FULL & ~_COL0
-_NOT_COL5 = _FULL & ~(_COL0 << (SIZE - 1))
-_LINE = 0b1111
-_TOWER = 1 | 1 << SIZE | 1 << 2 * SIZE | 1 << 3 * SIZE
-_BASTION = 1 | 2 | 1 << SIZE | 1 << (SIZE + 1)
-
-
-def _component(board: int, seed: int) -> int:
-    """The orthogonally connected part of ``board`` holding bit ``seed``. Written in the
-    subset of Python that numba compiles: the Castellion kernel compiles this very
-    function."""
-    comp = seed
-    while True:
-        grown = (comp | ((comp << 1) & _NOT_COL0) | ((comp >> 1) & _NOT_COL5)
-                 | (comp << SIZE) | (comp >> SIZE)) & board
-        if grown == comp:
-            return comp
-        comp = grown
+# the row's type: the compiled kernels' int8; uncompiled (no numba, or NUMBA_DISABLE_JIT) the
+# kernels run on NumPy scalars, which do not widen int8 arithmetic as numba does, so int64
+# (the batched env's too)
+_ROW_DTYPE = np.int8 if COMPILED else np.int64
+# the fixed blocks of the row a State shows as NumPy views: (first word, length)
+_BLOCKS = {"cells": (K.CELL, CELLS), "heights": (K.HEIGHT, SIZE),
+           "discard": (K.DISC, NUM_KINDS), "removed": (K.REMOVED, NUM_KINDS),
+           "ordeals": (K.ORD, 3)}
+# the piles: (first word, word of their size); the top of a pile is its last entry
+_PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N),
+          "revealed": (K.REV, K.REV_N)}
 
 
-def _shape_of_group(comp: int) -> int:
+def _view(s: np.ndarray, name: str):
+    """The view ``name`` of the row ``s`` (a block, ``beside`` or ``face_down``)."""
+    if name in _BLOCKS:
+        at, n = _BLOCKS[name]
+        return s[at:at + n]
+    if name == "beside":
+        return s[K.BESIDE:K.BESIDE + 6].reshape(3, 2)
+    # the face-down flags as a bool view of the int8 row; int64 rows (no numba) have none:
+    # read as a bool copy
+    return s[K.FACE:K.FACE + 3].view(np.bool_) if s.dtype == np.int8 else None
+
+
+def shape_of_group(comp: int) -> int:
     """0 tower, 1 bastion, 2 line of defense, -1 nothing (exactly four tiles in pattern)."""
     if comp.bit_count() != 4:
         return -1
     return four_tile_shape(comp)
-
-
-def four_tile_shape(comp: int) -> int:
-    """``shape_of_group`` of a group known to hold four tiles. Written in the subset of
-    Python that numba compiles: the Castellion kernel compiles this very function."""
-    low = comp & -comp
-    if comp == low * _TOWER:
-        return 0
-    if comp == low * _BASTION:
-        return 1
-    if comp == low * _LINE:
-        return 2
-    return -1
 
 
 def formations_of_boards(boards) -> tuple[int, int, int]:
@@ -94,31 +87,12 @@ def formations_of_boards(boards) -> tuple[int, int, int]:
     counts = [0, 0, 0]
     for board in boards:
         while board:
-            comp = _component(board, board & -board)
+            comp = component(board, board & -board)
             board &= ~comp
-            kind = _shape_of_group(comp)
+            kind = shape_of_group(comp)
             if kind >= 0:
                 counts[kind] += 1
     return counts[0], counts[1], counts[2]
-
-
-def _move_possible(heights) -> bool:
-    """Can Pyro's second effect move some top tile to a different legal place?"""
-    hs = [h for h in heights if h]
-    width = len(hs)
-    if sum(hs) < 2:
-        return False
-    for s in range(width):
-        if hs[s] == 1:
-            if 0 < s < width - 1:
-                continue                      # lifting it would split the castle
-            return True                       # a new column on the other side is open
-        if width < SIZE:
-            return True
-        for c in range(width):
-            if c != s and hs[c] < SIZE:
-                return True
-    return False
 
 
 def _parse_tiles(value, what: str, limit) -> list[int]:
@@ -144,9 +118,128 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
     return kinds
 
 
+class _Word:
+    """A scalar of the position: one word of the State's row."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        return int(state.s[self.index])
+
+    def __set__(self, state, value) -> None:
+        state.s[self.index] = value
+        state._mask = None
+
+
+class _Block:
+    """A fixed block of the row, as a NumPy view (made on first use: a State's views are
+    dropped by ``clone`` and pickling, which copy the row); assigning to it writes the row."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        views = state._views
+        view = views.get(self.name)
+        if view is None:
+            view = views[self.name] = _view(state.s, self.name)
+        return view
+
+    def __set__(self, state, value) -> None:
+        self.__get__(state)[...] = value
+        state._mask = None
+
+
+class Tiles(np.ndarray):
+    """A pile's tiles: a NumPy view of the row whose truth value, like the list it once
+    was, says whether it holds any (``if state.revealed:``), whatever the tiles are."""
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+
+class _Pile:
+    """A pile (bottom first, its top the last entry) or the revealed tiles: a view (``Tiles``)
+    of the row's words in use; assigning a list of tile kinds writes them and their number."""
+
+    def __init__(self, name: str):
+        self.at, self.size = _PILES[name]
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        s = state.s
+        return s[self.at:self.at + s[self.size]].view(Tiles)
+
+    def __set__(self, state, value) -> None:
+        s = state.s
+        kinds = np.asarray(value, dtype=np.int64).ravel()
+        n = len(kinds)
+        old = int(s[self.size])
+        s[self.at:self.at + n] = kinds
+        if old > n:
+            s[self.at + n:self.at + old] = NO_TILE
+        s[self.size] = n
+        state._mask = None
+
+
+class _FaceDown:
+    """The face-down flags: a bool view of the int8 row; with int64 rows (no numba) a bool
+    copy (write them by assigning the whole list)."""
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        views = state._views
+        if "face_down" not in views:
+            views["face_down"] = _view(state.s, "face_down")
+        view = views["face_down"]
+        if view is not None:
+            return view
+        return state.s[K.FACE:K.FACE + 3] != 0
+
+    def __set__(self, state, value) -> None:
+        state.s[K.FACE:K.FACE + 3] = np.asarray(value, dtype=bool)
+        state._mask = None
+
+
 class State(SolitaireState):
+    """A Castellion position: one row in the compiled kernel's layout (``kernel``: ``s``),
+    which is the rules; this class is the Python view of it. ``cells``, ``heights``,
+    ``discard``, ``removed``, ``ordeals``, ``beside`` (3 x [normal, black]) and
+    ``face_down`` are NumPy views of the row; ``regular``, ``safe`` (bottom first: the top
+    is the last entry) and ``revealed`` are views of the words in use; ``hand``,
+    ``current``, ``phase``, ``destroy_left``, ``destroy_reason``, ``reveal_left``,
+    ``recover_shape``, ``lifted``, ``lift_origin`` and ``outcome`` read and write their
+    words. Assigning any of them writes the row."""
     actions = ACTIONS
     hidden = False   # a player's view (player_view): pile order and face-down cards unknown
+
+    hand = _Word(K.HAND)
+    current = _Word(K.CURRENT)        # lowest unresolved ordeal
+    phase = _Word(K.PHASE)
+    destroy_left = _Word(K.DLEFT)
+    destroy_reason = _Word(K.DREASON)
+    reveal_left = _Word(K.RLEFT)
+    recover_shape = _Word(K.RSHAPE)
+    lifted = _Word(K.LIFTED)
+    lift_origin = _Word(K.LORIGIN)    # Place column that would put the lifted tile back
+    outcome = _Word(K.OUTCOME)        # 1 won, -1 lost, 0 playing
+    regular = _Pile("regular")
+    safe = _Pile("safe")
+    revealed = _Pile("revealed")
+    cells = _Block("cells")           # index row * 6 + column, row 0 = foundation
+    heights = _Block("heights")
+    discard = _Block("discard")
+    removed = _Block("removed")
+    ordeals = _Block("ordeals")
+    beside = _Block("beside")         # [normal, black] Traitors per ordeal
+    face_down = _FaceDown()
 
     def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
                  early_encounter: str = "any_time"):
@@ -158,29 +251,16 @@ class State(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self.regular: list[int] = []      # top of the pile is the END of the list
-        self.safe: list[int] = []
-        self.revealed: list[int] = []
-        self.hand = NO_TILE
-        self.cells = [NO_TILE] * CELLS    # index row * 6 + column, row 0 = foundation
-        self.heights = [0] * SIZE
-        self.discard = [0] * NUM_KINDS
-        self.removed = [0] * NUM_KINDS
-        self.ordeals = [0, 0, 0]
-        self.face_down = [False, False, False]
-        self.beside = [[0, 0], [0, 0], [0, 0]]   # [normal, black] Traitors per ordeal
-        self.current = 0                  # lowest unresolved ordeal
-        self.phase = DRAW_PHASE
-        self.destroy_left = 0
-        self.destroy_reason = 0
-        self.reveal_left = 0
-        self.recover_shape = -1
-        self.lifted = NO_TILE
-        self.lift_origin = 0              # Place column that would put the lifted tile back
-        self.outcome = 0                  # 1 won, -1 lost
+        self._rules = K.rule_flags({"foundation_exemption": foundation_exemption,
+                                    "early_encounter": early_encounter})
+        self.s = np.zeros(K.WORDS, _ROW_DTYPE)
+        K.clear(self.s)
         self._mask: np.ndarray | None = None
-        # cache; every change of the castle clears it
-        self._formations: tuple[int, int, int] | None = None
+        self._views: dict = {}   # the NumPy views of the row handed out (``_Block``)
+
+    def __getstate__(self) -> dict:
+        # the views would unpickle as arrays of their own: made again from the row instead
+        return dict(self.__dict__, _views={})
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
@@ -243,395 +323,74 @@ class State(SolitaireState):
     # --- derived facts -------------------------------------------------------------------
     @property
     def width(self) -> int:
-        return SIZE - self.heights.count(0)
+        return int(K.castle_width(self.s))
 
     @property
     def castle_size(self) -> int:
-        return sum(self.heights)
+        return int(K.castle_size(self.s))
 
     def foundation_complete(self) -> bool:
-        return 0 not in self.heights
+        return bool(K.foundation_complete(self.s))
 
     def faction_boards(self) -> list[int]:
-        boards = [0, 0, 0, 0]
-        cells = self.cells
-        for c in range(SIZE):
-            for r in range(self.heights[c]):
-                i = r * SIZE + c
-                boards[cells[i] // 3] |= 1 << i
-        return boards
+        return [int(K.faction_board(self.s, f)) for f in range(4)]
 
     def formations(self) -> tuple[int, int, int]:
         """(towers, bastions, lines of defense) now in the castle."""
-        if self._formations is None:
-            self._formations = formations_of_boards(self.faction_boards())
-        return self._formations
+        t, b, li = K.formations(self.s)
+        return int(t), int(b), int(li)
 
     def tiles_played(self) -> bool:
-        return (not self.regular and not self.safe and not self.revealed
-                and self.hand == NO_TILE)
+        s = self.s
+        return bool(s[K.REG_N] == 0 and s[K.SAFE_N] == 0 and s[K.REV_N] == 0
+                    and s[K.HAND] == NO_TILE)
 
     @property
     def ordeals_passed(self) -> int:
         return self.current
 
-    # --- legality --------------------------------------------------------------------------
-    def _shape_clash(self, kind: int, r: int, c: int) -> bool:
-        """Would a ``kind`` tile at (r, c), r >= 1, touch a tile of its shape (rule 3)?"""
-        shape = kind % 3
-        cells, heights = self.cells, self.heights
-        if not (r == 1 and self._neighbors_exempt) and cells[(r - 1) * SIZE + c] % 3 == shape:
-            return True
-        if c > 0 and heights[c - 1] > r and cells[r * SIZE + c - 1] % 3 == shape:
-            return True
-        if c < SIZE - 1 and heights[c + 1] > r and cells[r * SIZE + c + 1] % 3 == shape:
-            return True
-        return False
-
-    def _placements(self, mask, kind: int, rule3: bool, exclude: int = 99) -> None:
-        heights = self.heights
-        width = SIZE - heights.count(0)
-        if width == 0:
-            if exclude != 0:
-                mask[PLACE] = True
-            return
-        for c in range(width):
-            r = heights[c]
-            if r < SIZE and c != exclude and not (rule3 and self._shape_clash(kind, r, c)):
-                mask[PLACE + c] = True
-        if width < SIZE:
-            if exclude != width:
-                mask[PLACE + width] = True
-            if exclude != -1:
-                mask[PLACE_LEFT] = True
-
     def _splits(self, c: int) -> bool:
-        return self.heights[c] == 1 and 0 < c < SIZE - self.heights.count(0) - 1
+        return bool(self.heights[c] == 1 and 0 < c < self.width - 1)
 
-    def _pyro_destroy_ok(self, c: int) -> bool:
-        heights = list(self.heights)
-        heights[c] -= 1
-        return _move_possible(heights)
-
-    def _power_ok(self, kind: int) -> bool:
-        faction = kind // 3
-        if faction == JUGGLER:
-            return self.castle_size >= 2
-        if faction == SEER:
-            return len(self.revealed) < MAX_REVEALED and bool(self.regular or self.safe)
-        if faction == CHAMELEON:
-            return any(self.discard[f * 3 + kind % 3] for f in range(4) if f != CHAMELEON)
-        for c in range(SIZE):   # Pyro: some destroy must leave a legal move
-            if self.heights[c] and not self._splits(c) and self._pyro_destroy_ok(c):
-                return True
-        return False
-
-    def _lift_ok(self, c: int) -> bool:
-        h = self.heights[c]
-        if h == 0 or self._splits(c):
-            return False
-        heights = list(self.heights)
-        width = SIZE - heights.count(0)
-        if sum(heights) < 2:
-            return False
-        if h == 1:
-            return True     # the column vanishes: a new column on the other side is open
-        if width < SIZE:
-            return True
-        return any(heights[o] < SIZE for o in range(SIZE) if o != c)
-
+    # --- the rules: the kernel's ----------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
-        if self._mask is not None:
-            return self._mask
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        phase = self.phase
-        if phase == DRAW_PHASE:
-            if self.revealed:
-                mask[TAKE_REVEALED:TAKE_REVEALED + len(self.revealed)] = True
-            else:
-                mask[DRAW] = bool(self.regular)
-                mask[DRAW + 1] = bool(self.safe)
-            mask[ENCOUNTER_NOW] = self.level != SCHOOL
-        elif phase == DEFENDER_PHASE:
-            self._placements(mask, self.hand, True)
-            mask[DISCARD] = True
-            mask[DISCARD_POWER] = self.level != SCHOOL and self._power_ok(self.hand)
-            mask[ENCOUNTER_NOW] = self._encounter_in_hand
-        elif phase == TRAITOR_PHASE:
-            mask[PLACE_TRAITOR] = True
-            mask[DISCARD_TRAITOR] = self.level != SCHOOL and self.hand != BLACK_TRAITOR
-            mask[ENCOUNTER_NOW] = self._encounter_in_hand
-        elif phase == DESTROY_PHASE:
-            pyro = self.destroy_reason == PYRO_DESTROY
-            for c in range(SIZE):
-                h = self.heights[c]
-                if h and not self._splits(c) and (not pyro or self._pyro_destroy_ok(c)):
-                    for r in range(h):
-                        mask[DESTROY + r * SIZE + c] = True
-        elif phase == JUGGLE_PHASE:
-            cells = self.cells
-            for i, (a, b) in enumerate(SWAP_PAIRS):
-                if cells[a] >= 0 and cells[b] >= 0:
-                    mask[SWAP + i] = True
-        elif phase == REVEAL_PHASE:
-            mask[REVEAL] = bool(self.regular)
-            mask[REVEAL + 1] = bool(self.safe)
-        elif phase == RECOVER_PHASE:
-            for f in range(4):
-                kind = f * 3 + self.recover_shape
-                if f != CHAMELEON and self.discard[kind]:
-                    mask[RECOVER + kind] = True
-        elif phase == LIFT_PHASE:
-            for c in range(SIZE):
-                mask[LIFT + c] = self._lift_ok(c)
-        elif phase == MOVE_PHASE:
-            self._placements(mask, self.lifted, False, self.lift_origin)
-        elif phase == REVEAL_ORDEAL_PHASE:
-            for slot in range(self.current, 3):
-                mask[REVEAL_ORDEAL + slot] = self.face_down[slot]
-        self._mask = mask
-        return mask
+        if self._mask is None:
+            m = np.zeros(K.MASK_WIDTH, np.bool_)
+            K.compute_mask(self.s, self.level, self._rules, m)
+            self._mask = m[:NUM_ACTIONS]
+        return self._mask
 
-    # --- changing the castle ---------------------------------------------------------------
-    def _put(self, kind: int, column: int) -> int:
-        """Place ``kind`` by a Place column (-1 = new left column); return its cell."""
-        if column < 0:
-            self._shift(1)
-            column = 0
-        r = self.heights[column]
-        cell = r * SIZE + column
-        self._formations = None
-        self.cells[cell] = kind
-        self.heights[column] = r + 1
-        return cell
-
-    def _take(self, r: int, c: int) -> int:
-        """Remove the tile at (r, c); the column above slides down; return its kind."""
-        self._formations = None
-        cells = self.cells
-        kind = cells[r * SIZE + c]
-        h = self.heights[c]
-        for row in range(r, h - 1):
-            cells[row * SIZE + c] = cells[(row + 1) * SIZE + c]
-        cells[(h - 1) * SIZE + c] = NO_TILE
-        self.heights[c] = h - 1
-        return kind
-
-    def _shift(self, by: int) -> None:
-        """Shift the castle ``by`` columns right (negative: left)."""
-        cells, heights = self.cells, self.heights
-        if by > 0:
-            new_cells = [NO_TILE] * CELLS
-            for r in range(SIZE):
-                base = r * SIZE
-                new_cells[base + by:base + SIZE] = cells[base:base + SIZE - by]
-            self.cells = new_cells
-            self.heights = [0] * by + heights[:SIZE - by]
-        else:
-            by = -by
-            new_cells = [NO_TILE] * CELLS
-            for r in range(SIZE):
-                base = r * SIZE
-                new_cells[base:base + SIZE - by] = cells[base + by:base + SIZE]
-            self.cells = new_cells
-            self.heights = heights[by:] + [0] * by
-
-    def _left_align(self) -> None:
-        if self.heights[0] == 0 and any(self.heights):
-            first = next(c for c in range(SIZE) if self.heights[c])
-            self._shift(-first)
-
-    def _remove_rows(self, rows: int) -> None:
-        self._formations = None
-        cells = self.cells
-        for c in range(SIZE):
-            h = self.heights[c]
-            for r in range(min(rows, h)):
-                self.discard[cells[r * SIZE + c]] += 1
-            for r in range(SIZE):
-                src = r + rows
-                cells[r * SIZE + c] = cells[src * SIZE + c] if src < h else NO_TILE
-            self.heights[c] = max(0, h - rows)
-        self._left_align()
-
-    # --- applying moves ----------------------------------------------------------------------
     def _apply(self, action: int) -> None:
         self._mask = None
-        phase = self.phase
-        if phase == DRAW_PHASE:
-            if action == ENCOUNTER_NOW:
-                if self._encounter():
-                    self._end_turn()
-                return
-            if action < TAKE_REVEALED:
-                self._unseen("the next tile of a pile")
-                self.hand = (self.regular if action == DRAW else self.safe).pop()
-            else:
-                self.hand = self.revealed.pop(action - TAKE_REVEALED)
-            self.phase = DEFENDER_PHASE if self.hand < NUM_DEFENDER_KINDS else TRAITOR_PHASE
-        elif action == ENCOUNTER_NOW:
-            # early encounter with a tile in hand (any_time): the tile stays in hand
-            if self._encounter():
-                self._resume()
-        elif phase == DEFENDER_PHASE:
-            kind, self.hand = self.hand, NO_TILE
-            if action < DISCARD:
-                self._after_place(self._put(kind, action - PLACE if action < PLACE_LEFT else -1))
-                return
-            self.discard[kind] += 1
-            if action == DISCARD:
-                self._end_turn()
-                return
-            faction = kind // 3
-            if faction == JUGGLER:
-                self.phase = JUGGLE_PHASE
-            elif faction == SEER:
-                self.reveal_left = min(MAX_REVEALED - len(self.revealed),
-                                       len(self.regular) + len(self.safe))
-                self.phase = REVEAL_PHASE
-            elif faction == CHAMELEON:
-                self.recover_shape = kind % 3
-                self.phase = RECOVER_PHASE
-            else:
-                self.destroy_left, self.destroy_reason = 1, PYRO_DESTROY
-                self.phase = DESTROY_PHASE
-        elif phase == TRAITOR_PHASE:
-            kind, self.hand = self.hand, NO_TILE
-            if action == PLACE_TRAITOR:
-                slot = self.current
-                self.beside[slot][kind == BLACK_TRAITOR] += 1
-                if sum(self.beside[slot]) >= ORDEALS[self.ordeals[slot]].traitors:
-                    if not self._encounter():
-                        return
-                self._end_turn()
-                return
-            self.discard[kind] += 1
-            cost = 4
-            if self.level == MENACE:
-                cost = max(0, cost - self.formations()[2])
-            cost = min(cost, self.castle_size)
-            if cost:
-                self.destroy_left, self.destroy_reason = cost, TRAITOR_COST
-                self.phase = DESTROY_PHASE
-            else:
-                self._end_turn()
-        elif phase == DESTROY_PHASE:
-            cell = action - DESTROY
-            self.discard[self._take(cell // SIZE, cell % SIZE)] += 1
-            self._left_align()
-            self.destroy_left -= 1
-            if self.destroy_left and self.castle_size:
-                return
-            self.destroy_left, reason, self.destroy_reason = 0, self.destroy_reason, 0
-            if reason == PYRO_DESTROY:
-                self.phase = LIFT_PHASE
-            elif reason == PENALTY:
-                self._conclude(self.foundation_complete())
-                self._resume()
-            else:
-                self._end_turn()
-        elif phase == JUGGLE_PHASE:
-            a, b = SWAP_PAIRS[action - SWAP]
-            self.cells[a], self.cells[b] = self.cells[b], self.cells[a]
-            self._formations = None
-            self._end_turn()
-        elif phase == REVEAL_PHASE:
-            self._unseen("the next tile of a pile")
-            self.revealed.append((self.regular if action == REVEAL else self.safe).pop())
-            self.reveal_left -= 1
-            if not self.reveal_left:
-                self._end_turn()
-        elif phase == RECOVER_PHASE:
-            kind = action - RECOVER
-            self.discard[kind] -= 1
-            self.hand, self.recover_shape = kind, -1
-            self.phase = DEFENDER_PHASE
-        elif phase == LIFT_PHASE:
-            c = action - LIFT
-            self.lifted = self._take(self.heights[c] - 1, c)
-            if self.heights[c]:
-                self.lift_origin = c
-            elif c == 0:
-                self._left_align()
-                self.lift_origin = -1
-            else:
-                self.lift_origin = c      # the new right column is where it stood
-            self.phase = MOVE_PHASE
-        elif phase == MOVE_PHASE:
-            kind, self.lifted, self.lift_origin = self.lifted, NO_TILE, 0
-            self._after_place(self._put(kind, action - PLACE if action < PLACE_LEFT else -1))
-        elif phase == REVEAL_ORDEAL_PHASE:
-            self._unseen("a face-down ordeal")
-            self.face_down[action - REVEAL_ORDEAL] = False
-            self._end_turn()
-
-    def _after_place(self, cell: int) -> None:
-        """Menace: completing a tower turns up a face-down ordeal of the player's choice."""
-        if self.level == MENACE and any(self.face_down[self.current:]):
-            kind = self.cells[cell]
-            board = self.faction_boards()[kind // 3]
-            if _shape_of_group(_component(board, 1 << cell)) == 0:
-                self.phase = REVEAL_ORDEAL_PHASE
-                return
-        self._end_turn()
-
-    def _resume(self) -> None:
-        """After an encounter: the turn goes on with the tile still in hand (an early
-        encounter with a tile in hand), else a new turn."""
-        if self.outcome == 0 and self.hand >= 0:
-            self.phase = DEFENDER_PHASE if self.hand < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+        if not self.hidden:
+            K.apply(self.s, action, self.level)
             return
-        self._end_turn()
-
-    def _end_turn(self) -> None:
-        """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
-        while self.outcome == 0:
-            if self.castle_size == CELLS or self.tiles_played():
-                if not self._encounter():
-                    return        # waiting for the player to choose the penalty's tiles
-                continue
-            self.phase = DRAW_PHASE
+        # a player's view: a move that would draw or reveal an unseen tile or turn up a
+        # face-down ordeal is refused, the position left as it was
+        before = self.s.copy()
+        K.apply(self.s, action, self.level)
+        s = self.s
+        if s[K.REG_N] < before[K.REG_N] or s[K.SAFE_N] < before[K.SAFE_N]:
+            what = "the next tile of a pile"
+        elif any(before[K.FACE + k] and not s[K.FACE + k] for k in range(3)):
+            what = "a face-down ordeal"
+        else:
             return
-        self.phase = OVER
+        s[:] = before
+        self._unseen(what)
 
     def _encounter(self) -> bool:
-        """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
-        slot = self.current
-        if self.face_down[slot]:
+        """Encounter the lowest ordeal (the kernel's ``encounter``); False while its penalty
+        awaits the player's choices."""
+        self._mask = None
+        if self.face_down[self.current]:
             self._unseen("a face-down ordeal")
-        card = ORDEALS[self.ordeals[slot]]
-        self.face_down[slot] = False
-        if card.kind == ROWS:
-            self._remove_rows(card.rows)
-            return self._conclude(self.foundation_complete())
-        towers, bastions, lines = self.formations()
-        met = towers >= card.towers and bastions >= card.bastions and lines >= card.lines
-        if card.kind == FORMATIONS or met:
-            return self._conclude(met and self.foundation_complete())
-        penalty = max(0, card.penalty - 4 * bastions)
-        if not penalty:
-            return self._conclude(self.foundation_complete())
-        if not self.foundation_complete() or self.castle_size - penalty < SIZE:
-            # no choice of tiles can leave a complete foundation: the loss is certain
-            return self._conclude(False)
-        self.destroy_left, self.destroy_reason = penalty, PENALTY
-        self.phase = DESTROY_PHASE
-        return False
+        return bool(K.encounter(self.s))
 
-    def _conclude(self, passed: bool) -> bool:
-        if not passed:
-            self.outcome = -1
-            self.phase = OVER
-            return True
-        slot = self.current
-        self.removed[TRAITOR] += self.beside[slot][0]
-        self.removed[BLACK_TRAITOR] += self.beside[slot][1]
-        self.beside[slot] = [0, 0]
-        self.current += 1
-        if self.current == 3:
-            self.outcome = 1
-            self.phase = OVER
-        return True
+    def _unseen(self, what: str) -> None:
+        if self.hidden:
+            raise HiddenInformationError(f"this is the player's view: {what} is hidden; "
+                                         "search determinize(0, rng) of it instead")
 
     # --- naming moves and refusals -----------------------------------------------------------
     def _cell_name(self, cell: int) -> str:
@@ -789,36 +548,34 @@ class State(SolitaireState):
         return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
+    # --- copies and serialization ------------------------------------------------------------
     def player_view(self, player: int = 0) -> "State":
         """What the player knows: a copy whose piles are in tile-kind order (their contents,
         not their order) and whose face-down ordeals read as the first card of their level
         and slot, marked ``hidden``: drawing or revealing from it raises
         ``HiddenInformationError``. Agents get this; ``determinize`` of it deals a world."""
         view = self.clone()
-        view.regular, view.safe = sorted(self.regular), sorted(self.safe)
+        view.regular.sort()
+        view.safe.sort()
         for slot in range(3):
             if self.face_down[slot]:
-                view.ordeals[slot] = int(ORDEALS_BY_SLOT[self.level][slot][0])
+                view.ordeals[slot] = ORDEALS_BY_SLOT[self.level][slot][0]
         view.hidden = True
         return view
-
-    def _unseen(self, what: str) -> None:
-        if self.hidden:
-            raise HiddenInformationError(f"this is the player's view: {what} is hidden; "
-                                         "search determinize(0, rng) of it instead")
 
     def determinize(self, player: int, rng: np.random.Generator) -> "State":
         """The order of each pile and the face-down ordeal cards are hidden. A player who
         remembers what came from each pile knows its contents, so each pile is shuffled
         separately; a face-down card is drawn again from its level and slot's cards."""
         other = self.clone()
-        for name in ("regular", "safe"):
-            pile = sorted(getattr(self, name))
-            setattr(other, name, [pile[i] for i in rng.permutation(len(pile))])
+        for pile in (other.regular, other.safe):
+            # sorted first, so the result depends only on the pile's contents
+            pile.sort()
+            pile[:] = pile[rng.permutation(len(pile))]
         for slot in range(3):
             if self.face_down[slot]:
                 ids = ORDEALS_BY_SLOT[self.level][slot]
-                other.ordeals[slot] = int(ids[rng.integers(len(ids))])
+                other.ordeals[slot] = ids[rng.integers(len(ids))]
         other.hidden = False
         other._mask = None
         return other
@@ -826,47 +583,35 @@ class State(SolitaireState):
     def clone(self) -> "State":
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
-        other.regular = list(self.regular)
-        other.safe = list(self.safe)
-        other.revealed = list(self.revealed)
-        other.cells = list(self.cells)
-        other.heights = list(self.heights)
-        other.discard = list(self.discard)
-        other.removed = list(self.removed)
-        other.ordeals = list(self.ordeals)
-        other.face_down = list(self.face_down)
-        other.beside = [list(b) for b in self.beside]
+        other.s = self.s.copy()
         other._mask = None
-        other._formations = None
+        other._views = {}
         return other
 
     def tile_counts(self) -> dict[str, list[int]]:
         """Tiles per kind in each place; every kind sums to its box count (84 tiles)."""
-        def count(tiles):
-            out = [0] * NUM_KINDS
-            for k in tiles:
-                out[k] += 1
-            return out
-        castle = count(k for k in self.cells if k >= 0)
+        def count(tiles) -> list[int]:
+            tiles = np.asarray(tiles, dtype=np.int64)
+            return np.bincount(tiles[tiles >= 0], minlength=NUM_KINDS).tolist()
         beside = [0] * NUM_KINDS
-        beside[TRAITOR] = sum(b[0] for b in self.beside)
-        beside[BLACK_TRAITOR] = sum(b[1] for b in self.beside)
-        held = count(k for k in (self.hand, self.lifted) if k >= 0)
+        beside[TRAITOR] = int(self.beside[:, 0].sum())
+        beside[BLACK_TRAITOR] = int(self.beside[:, 1].sum())
         return {"regular": count(self.regular), "safe": count(self.safe),
-                "revealed": count(self.revealed), "held": held, "castle": castle,
-                "discard": list(self.discard), "beside": beside, "removed": list(self.removed)}
+                "revealed": count(self.revealed), "held": count([self.hand, self.lifted]),
+                "castle": count(self.cells), "discard": self.discard.tolist(),
+                "beside": beside, "removed": self.removed.tolist()}
 
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
             "rules": {"foundation_exemption": self.foundation_exemption,
                       "early_encounter": self.early_encounter},
-            "regular": self.regular[::-1], "safe": self.safe[::-1],
-            "revealed": list(self.revealed), "hand": self.hand,
-            "castle": [self.cells[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)],
-            "discard": list(self.discard), "removed": list(self.removed),
+            "regular": self.regular[::-1].tolist(), "safe": self.safe[::-1].tolist(),
+            "revealed": self.revealed.tolist(), "hand": self.hand,
+            "castle": self.cells.reshape(SIZE, SIZE).tolist(),
+            "discard": self.discard.tolist(), "removed": self.removed.tolist(),
             "ordeals": [ORDEALS[i].name for i in self.ordeals],
-            "face_down": list(self.face_down), "beside": [list(b) for b in self.beside],
+            "face_down": [bool(f) for f in self.face_down], "beside": self.beside.tolist(),
             "current": self.current, "phase": PHASE_NAMES[self.phase],
             "destroy_left": self.destroy_left,
             "destroy_reason": DESTROY_REASONS[self.destroy_reason],
@@ -994,10 +739,9 @@ class State(SolitaireState):
         if self.revealed and self.level == SCHOOL:
             bad("no tile is revealed at the school level")
         for slot in range(3):
-            # (mypy types the right of "and" from its left: sum() over ints, read as bools)
-            if slot < self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
+            if slot < self.current and self.beside[slot].any():
                 bad(f"resolved ordeal {slot + 1} still has Traitors beside it")
-            if slot > self.current and sum(self.beside[slot]):  # type: ignore[arg-type]
+            if slot > self.current and self.beside[slot].any():
                 bad(f"Traitors beside ordeal {slot + 1}, which is not the lowest")
             if slot < self.current and self.face_down[slot]:
                 bad(f"resolved ordeal {slot + 1} is face down")
@@ -1049,7 +793,3 @@ class State(SolitaireState):
         if not self.legal_action_mask().any() and phase != OVER:
             bad("no legal move in a position that is not over")
 
-
-#: public names for the renderer and the agents (a group of cells, and its shape)
-component = _component
-shape_of_group = _shape_of_group

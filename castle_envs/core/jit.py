@@ -78,6 +78,11 @@ except ImportError:   # numba is a dependency, but the envs must work where it c
             return args[0]
         return lambda func: func
 
+#: the kernels run compiled: numba is there and ``NUMBA_DISABLE_JIT`` is not set. Uncompiled
+#: they run as plain Python on NumPy scalars, which do not widen int8 arithmetic as numba
+#: does, so rows that are int8 compiled are int64 then.
+COMPILED = HAVE_NUMBA and not numba.config.DISABLE_JIT  # type: ignore[attr-defined]
+
 INSTALL_HINT = "pip install numba (a dependency of castle-envs that did not install here)"
 
 
@@ -108,7 +113,7 @@ if HAVE_NUMBA:
 if TYPE_CHECKING:
     def unowned(arr: Any) -> Any:
         """As the kernels call it (numba's intrinsic below takes its typing context first)."""
-elif HAVE_NUMBA:
+elif COMPILED:
     from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic

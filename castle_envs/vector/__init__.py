@@ -5,7 +5,7 @@
 with the single env's observation, action and mask layouts, same-step autoreset and
 ``action_masks()`` of shape (num_envs, n_actions); env ``i`` reset with seed ``s`` plays the
 single env's games after ``reset(seed=s + i)``. Both Gymnasium games have kernels
-(``castle_siege.kernel``, ``castellion_kernel``). Without numba (the ``fast`` extra) the same
+(``castle_siege.kernel``, ``castellion.kernel``). Without numba (the ``fast`` extra) the same
 kernels run as plain Python, with a warning. A Gymnasium game without a kernel would get
 the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 """

@@ -27,7 +27,7 @@ from ..core.env_common import flatten
 from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError, InvalidOptionError
 from ..core.options import check_bool, check_int
 from ..core import pcg64
-from ..core.jit import HAVE_NUMBA, INSTALL_HINT
+from ..core.jit import COMPILED, HAVE_NUMBA, INSTALL_HINT
 from ._threads import RowThreads, resolve_threads
 
 
@@ -37,9 +37,9 @@ def _wrapping_ok():
 
 
 def state_dtype():
-    """int8 rows when compiled; without numba the kernels run on NumPy scalars, which do not
-    widen int8 arithmetic as numba does, so the rows are int64."""
-    return np.int8 if HAVE_NUMBA else np.int64
+    """int8 rows when compiled; uncompiled (no numba, or ``NUMBA_DISABLE_JIT``) the kernels run
+    on NumPy scalars, which do not widen int8 arithmetic as numba does, so the rows are int64."""
+    return np.int8 if COMPILED else np.int64
 
 
 class OwnViews:

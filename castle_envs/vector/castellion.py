@@ -39,13 +39,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..castellion.actions import NUM_ACTIONS
-from ..castellion.data import LEVELS, NUM_KINDS
+from ..castellion.data import LEVELS
 from ..castellion.env import CastellionEnv, game_info
 from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
 from ..castellion.rules import State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
-from . import castellion_kernel as K
+from ..castellion import kernel as K
 from ..core import pcg64
 from ._base import KernelSingleEnv, KernelVectorEnv, check_options_type
 from ._base import state_dtype
@@ -135,25 +135,11 @@ class CastellionVectorEnv(KernelVectorEnv):
 
 
 def read_state(s: np.ndarray, level: int, rules: dict) -> State:
-    """The position in the kernel row ``s`` as a ``castellion.rules.State``."""
+    """The position in the kernel row ``s`` as a ``castellion.rules.State`` (a copy)."""
     st = State(level, **rules)
-    ints = [int(x) for x in s]
-    st.regular = ints[K.REG:K.REG + ints[K.REG_N]]
-    st.safe = ints[K.SAFE:K.SAFE + ints[K.SAFE_N]]
-    st.revealed = ints[K.REV:K.REV + ints[K.REV_N]]
-    st.hand = ints[K.HAND]
-    st.cells = ints[K.CELL:K.CELL + K.CELLS]
-    st.heights = ints[K.HEIGHT:K.HEIGHT + K.SIZE]
-    st.discard = ints[K.DISC:K.DISC + NUM_KINDS]
-    st.removed = ints[K.REMOVED:K.REMOVED + NUM_KINDS]
-    st.ordeals = ints[K.ORD:K.ORD + 3]
-    st.face_down = [bool(x) for x in ints[K.FACE:K.FACE + 3]]
-    st.beside = [ints[K.BESIDE + 2 * slot:K.BESIDE + 2 * slot + 2] for slot in range(3)]
-    st.current, st.phase = ints[K.CURRENT], ints[K.PHASE]
-    st.destroy_left, st.destroy_reason = ints[K.DLEFT], ints[K.DREASON]
-    st.reveal_left, st.recover_shape = ints[K.RLEFT], ints[K.RSHAPE]
-    st.lifted, st.lift_origin = ints[K.LIFTED], ints[K.LORIGIN]
-    st.outcome = ints[K.OUTCOME]
+    # a State is a view over a row of this layout: the position's words are copied, the
+    # kernel's scratch words are not
+    st.s[:K.SCRATCH] = s[:K.SCRATCH]
     return st
 
 
@@ -163,23 +149,7 @@ def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
             or state.early_encounter != rules["early_encounter"]:
         raise ValueError("the state's level and rules must match the env's")
     K.clear(s)
-    s[K.REG:K.REG + len(state.regular)] = state.regular
-    s[K.SAFE:K.SAFE + len(state.safe)] = state.safe
-    s[K.REV:K.REV + len(state.revealed)] = state.revealed
-    s[K.REG_N], s[K.SAFE_N], s[K.REV_N] = len(state.regular), len(state.safe), len(state.revealed)
-    s[K.HAND] = state.hand
-    s[K.CELL:K.CELL + K.CELLS] = state.cells
-    s[K.HEIGHT:K.HEIGHT + K.SIZE] = state.heights
-    s[K.DISC:K.DISC + NUM_KINDS] = state.discard
-    s[K.REMOVED:K.REMOVED + NUM_KINDS] = state.removed
-    s[K.ORD:K.ORD + 3] = state.ordeals
-    s[K.FACE:K.FACE + 3] = state.face_down
-    s[K.BESIDE:K.BESIDE + 6] = [n for pair in state.beside for n in pair]
-    s[K.CURRENT], s[K.PHASE] = state.current, state.phase
-    s[K.DLEFT], s[K.DREASON] = state.destroy_left, state.destroy_reason
-    s[K.RLEFT], s[K.RSHAPE] = state.reveal_left, state.recover_shape
-    s[K.LIFTED], s[K.LORIGIN] = state.lifted, state.lift_origin
-    s[K.OUTCOME] = state.outcome
+    s[:K.SCRATCH] = state.s[:K.SCRATCH]
 
 
 class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):

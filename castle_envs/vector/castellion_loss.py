@@ -1,6 +1,6 @@
 """Cheap, sound proofs that a Castellion position is lost, for the perfect-information solver.
 
-``loss_code(s, level, rules)`` reads a kernel row (``castellion_kernel``: both piles' order,
+``loss_code(s, level, rules)`` reads a kernel row (``castellion.kernel``: both piles' order,
 every face-down card) and returns ``(reason, slot, need, have)``: ``reason`` 0 when it proves
 nothing, else the bound that shows the ordeal in ``slot`` cannot be met (``need`` against at
 most ``have``). ``prove_loss(state)`` does the same for a ``castellion.rules.State`` and returns
@@ -75,7 +75,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..castellion.data import ORDEALS, SCHOOL
-from . import castellion_kernel as K
+from ..castellion import kernel as K
 from ..core.jit import njit
 
 NONE, LOST, FOUNDATION, ROWS, FACTIONS, GEOMETRY, ASSAULT, FORCED, TILES = range(9)

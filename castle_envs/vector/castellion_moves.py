@@ -1,7 +1,7 @@
 """Castellion move features, compiled: one row of features per legal move.
 
 ``move_rows(s, level, rules, feats, ids, valid, t, u, m)`` fills, for the position in the
-kernel row ``s`` (``castellion_kernel``'s layout), ``feats`` (capacity, ``NUM_FEATURES``)
+kernel row ``s`` (``castellion.kernel``'s layout), ``feats`` (capacity, ``NUM_FEATURES``)
 float32, ``ids`` (capacity,) int64 action ids and ``valid`` (capacity,) bool, legal moves in
 increasing id order, and returns the number of legal moves. ``t``, ``u`` are scratch state
 rows and ``m`` a scratch mask row. The layout is ``FEATURES`` (docs/move_features.md).
@@ -29,7 +29,7 @@ import numpy as np
 from .castellion_plan import BIG, castle_cost, dead_cells, frame, orders_for
 from ..castellion.data import (ASSAULT, BLACK_TRAITOR, LEVELS, MENACE, NUM_DEFENDER_KINDS,
                                ORDEALS, ROWS, TRAITOR)
-from . import castellion_kernel as K
+from ..castellion import kernel as K
 from ..core.jit import njit
 
 SIZE, CELLS = K.SIZE, K.CELLS

@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from ..core.jit import njit
-from .castellion_kernel import component, popcount, shape_of_group
+from ..castellion.kernel import component, popcount, shape_of_group
 
 SIZE = 6
 BIG = 60

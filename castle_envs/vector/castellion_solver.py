@@ -1,9 +1,9 @@
 """Castellion's perfect-information solver as compiled kernels (``solve_castellion`` wraps
 them in ``Solver``).
 
-A position is a row of the batched env (``castellion_kernel``: both piles' order, every
-face-down Ordeal, the castle, ...), and ``castellion_kernel.apply`` plays a move, so the rules
-exist once in compiled form and are differential-tested against ``castellion.rules.State``.
+A position is a row of the batched env (``castellion.kernel``: both piles' order, every
+face-down Ordeal, the castle, ...), and ``castellion.kernel.apply`` plays a move: the rules
+are the game's one implementation (``castellion.rules.State`` is a view over such a row).
 Perfect information: the solver reads the piles' order and the face-down cards. One node is
 one ``apply``.
 
@@ -58,7 +58,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..castellion.data import SCHOOL
-from . import castellion_kernel as K
+from ..castellion import kernel as K
 from ..core.jit import njit, unowned
 from ..core.kernel_common import nonzero_key, tt_find
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)

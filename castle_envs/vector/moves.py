@@ -134,7 +134,7 @@ class CastellionMoves(_KernelMoves):
     _env_arrays = {"st": "_st", "steps": "_steps"}
 
     def __init__(self, capacity: int = 137):
-        from . import castellion_kernel as K
+        from ..castellion import kernel as K
         from . import castellion_moves as M
         from ._base import state_dtype
 

@@ -123,7 +123,7 @@ class Solver:
         ordeal; if it finds one, the same for the ordeal after it. A search that ends without
         such a line proves the position lost: every winning line passes that ordeal, and
         every position it pruned is lost."""
-        from . import castellion_kernel as K
+        from ..castellion import kernel as K
         from .castellion import write_state
         C = self._C
         rules = {"foundation_exemption": state.foundation_exemption,
@@ -171,7 +171,7 @@ class Solver:
         return r
 
     def _solve(self, state: State) -> Result:
-        from . import castellion_kernel as K
+        from ..castellion import kernel as K
         from .castellion import write_state
         C, w = self._C, self._w
         start = time.perf_counter()

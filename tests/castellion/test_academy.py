@@ -42,7 +42,7 @@ def test_seer_reveals_four_from_either_pile_then_they_must_be_played_first():
     assert s.phase == 5 and s.reveal_left == 4
     act(s, "reveal from the safe pile", "reveal from the regular pile",
         "reveal from the regular pile", "reveal from the safe pile")
-    assert len(s.revealed) == 4 and s.revealed[:3] == [tile("J#"), tile("P^"), tile("T")]
+    assert len(s.revealed) == 4 and s.revealed[:3].tolist() == [tile("J#"), tile("P^"), tile("T")]
     assert s.phase == 0
     assert legal(s) == {f"play revealed tile {i}" for i in range(4)} | \
         {"encounter the lowest ordeal now"}
@@ -172,7 +172,7 @@ def test_encountering_early_passes_and_discards_the_traitors():
     s = academy(castle=castle, beside=[[1, 0], [0, 0], [0, 0]])
     assert "encounter the lowest ordeal now" in legal(s)
     act(s, "encounter the lowest ordeal now")
-    assert s.current == 1 and s.beside[0] == [0, 0] and s.removed[12] == 1 and s.phase == 0
+    assert s.current == 1 and s.beside[0].tolist() == [0, 0] and s.removed[12] == 1 and s.phase == 0
 
 
 def test_encountering_early_without_the_formations_loses():
@@ -221,9 +221,9 @@ def test_any_time_encounter_with_a_drawn_defender_keeps_it_in_hand():
 def test_any_time_encounter_with_a_traitor_in_hand_places_it_beside_the_next_ordeal():
     s = academy(castle=PASSING, hand="T", beside=[[2, 0], [0, 0], [0, 0]])
     act(s, "encounter the lowest ordeal now")
-    assert s.current == 1 and s.phase == 2 and s.beside[0] == [0, 0]
+    assert s.current == 1 and s.phase == 2 and s.beside[0].tolist() == [0, 0]
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.beside[1] == [1, 0] and s.phase == 0 and conserved(s)
+    assert s.beside[1].tolist() == [1, 0] and s.phase == 0 and conserved(s)
 
 
 def test_any_time_encounter_that_fails_ends_the_game_with_the_tile_in_hand():

@@ -17,7 +17,7 @@ def menace(**kw):
 def test_assaults_start_face_down_and_the_observation_hides_them():
     a = menace(ordeals=HARPIES)
     b = menace(ordeals=["assault-1-earthworm", "assault-2-horde", "assault-3-behemoth"])
-    assert a.face_down == [True, True, True]
+    assert a.face_down.tolist() == [True, True, True]
     assert np.array_equal(observation.encode(a), observation.encode(b))
     assert "face-down Assault" in __import__("castle_envs.castellion.render",
                                              fromlist=["x"]).render_ansi(a)
@@ -47,7 +47,7 @@ def test_completing_a_tower_reveals_a_face_down_ordeal_of_choice():
     assert s.formations()[0] == 1 and s.phase == 9
     assert legal(s) == {"reveal ordeal 1", "reveal ordeal 2", "reveal ordeal 3"}
     act(s, "reveal ordeal 3")
-    assert s.face_down == [True, True, False] and s.phase == 0
+    assert s.face_down.tolist() == [True, True, False] and s.phase == 0
 
 
 def test_tower_power_does_nothing_when_all_ordeals_are_face_up():
@@ -62,7 +62,7 @@ def test_harpy_met_costs_nothing():
     s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
     assert s.formations()[0] == 2
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.current == 1 and s.castle_size == 16 and s.face_down[0] is False
+    assert s.current == 1 and s.castle_size == 16 and not s.face_down[0]
 
 
 def test_harpy_failed_destroys_tiles_less_four_per_bastion_then_checks_the_foundation():
@@ -70,7 +70,7 @@ def test_harpy_failed_destroys_tiles_less_four_per_bastion_then_checks_the_found
     s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
     assert s.formations() == (1, 1, 0)        # one tower (needs 2), one bastion
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.phase == 3 and s.destroy_left == 12 and s.face_down[0] is False
+    assert s.phase == 3 and s.destroy_left == 12 and not s.face_down[0]
     for _ in range(12):
         cell = next(a for a in sorted(legal(s)) if a.startswith("destroy"))
         act(s, cell)
@@ -89,7 +89,7 @@ def test_harpy_penalty_keeping_the_foundation_survives():
         act(s, cell)
     assert grid_text(s) == ["C^ J# S^ P# Po Jo"]
     assert s.current == 1 and not s.is_terminal() and s.phase == 0
-    assert s.beside[0] == [0, 0] and s.removed[12] == 2
+    assert s.beside[0].tolist() == [0, 0] and s.removed[12] == 2
 
 
 def test_penalty_that_must_take_the_foundation_loses_at_once():
@@ -153,7 +153,7 @@ def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_enco
     act(s, "reveal ordeal 3")
     # then the complete castle forces Assault I (Behemoth: 2 bastions); the one bastion
     # (Jugglers, columns 1-2, rows 0-1) lowers the 16-tile penalty by 4
-    assert s.face_down == [False, True, False] and s.formations()[1] == 1
+    assert s.face_down.tolist() == [False, True, False] and s.formations()[1] == 1
     assert s.phase == 3 and s.destroy_left == 12
 
 
@@ -161,7 +161,7 @@ def test_early_encounter_turns_the_card_up():
     s = menace(castle=["C^ J#"], ordeals=["assault-1-earthworm", "assault-2-harpy",
                                            "assault-3-harpy"])
     act(s, "encounter the lowest ordeal now")
-    assert s.face_down[0] is False and s.is_terminal()    # Earthworm I: no row 1 left
+    assert not s.face_down[0] and s.is_terminal()    # Earthworm I: no row 1 left
 
 
 def test_tiles_running_out_resolves_assaults_in_order_with_their_penalties():

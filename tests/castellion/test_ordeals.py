@@ -20,7 +20,7 @@ def test_formation_counts_of_the_exam_castle():
 def test_exam1_triggers_on_the_fifth_traitor_and_passes():
     s = at_ordeal(EXAM1_CASTLE, 4, 0)
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.current == 1 and s.beside[0] == [0, 0] and s.removed[12] == 5
+    assert s.current == 1 and s.beside[0].tolist() == [0, 0] and s.removed[12] == 5
     assert not s.is_terminal() and conserved(s)
 
 
@@ -41,7 +41,7 @@ def test_exam1_fails_with_an_incomplete_foundation():
 def test_traitor_below_the_threshold_only_waits():
     s = at_ordeal(FULL_ROW_ONLY, 3, 0)
     act(s, "place the traitor beside the lowest ordeal")
-    assert not s.is_terminal() and s.beside[0] == [4, 0] and s.current == 0
+    assert not s.is_terminal() and s.beside[0].tolist() == [4, 0] and s.current == 0
 
 
 def test_exam2_destroys_the_foundation_and_needs_a_complete_new_one():
@@ -103,7 +103,7 @@ def test_completing_the_castle_forces_the_lowest_ordeal_then_chains():
     assert s.formations() == (1, 1, 1)
     act(s, "place on column 5")
     assert s.current == 2 and s.castle_size == 30 and s.phase == 0
-    assert s.removed[12] == 2 and s.beside == [[0, 0], [0, 0], [0, 0]]
+    assert s.removed[12] == 2 and s.beside.tolist() == [[0, 0], [0, 0], [0, 0]]
 
 
 def test_completing_the_castle_without_formations_loses():

@@ -97,7 +97,7 @@ def test_school_traitor_must_be_placed_beside_the_lowest_ordeal():
     act(s, "draw from the regular pile")
     assert legal(s) == {"place the traitor beside the lowest ordeal"}
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.beside[0] == [1, 0] and s.phase == 0
+    assert s.beside[0].tolist() == [1, 0] and s.phase == 0
 
 
 def test_school_has_no_powers_or_early_encounters():

@@ -14,7 +14,7 @@ pytest.importorskip("numba")
 from castle_envs.castellion.rules import State  # noqa: E402
 from castle_envs.vector.solve_castellion import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
                                            deal, exhaustive, replay_wins)
-from castle_envs.vector import castellion_kernel as K  # noqa: E402
+from castle_envs.castellion import kernel as K  # noqa: E402
 from castle_envs.vector import castellion_solver as C  # noqa: E402
 from castle_envs.vector.castellion import write_state  # noqa: E402
 

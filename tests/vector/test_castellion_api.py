@@ -14,7 +14,7 @@ from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
-from castle_envs.vector import castellion_kernel as K
+from castle_envs.castellion import kernel as K
 from castle_envs.core import pcg64
 from castle_envs.vector.castellion import CastellionVectorEnv
 
@@ -43,7 +43,7 @@ def test_make_vec_builds_the_compiled_env_without_a_warning():
         state = envs.state(i)
         assert np.array_equal(masks[i], state.legal_action_mask())
         assert np.array_equal(obs[i], encode(state))
-        assert state.face_down == [True, True, True]
+        assert state.face_down.tolist() == [True, True, True]
 
 
 @pytest.mark.parametrize("level", ["school", "academy", "menace"])

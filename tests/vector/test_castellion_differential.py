@@ -1,10 +1,12 @@
-"""The batched Castellion env is the single env: same seeds and actions, same trajectories.
+"""The batched Castellion env is the reference rules' env: same seeds and actions, same
+trajectories.
 
 Thousands of random games at every level and rules option, both reward modes, truncation
 and illegal-action penalties; each step compares observations, masks, rewards,
-terminations, truncations, final observations and wins with ``CastellionEnv`` (and whole
-``State.to_dict()`` positions in one sweep per level), so the compiled kernels and
-``castellion.rules`` cannot drift apart unnoticed. Uniform random play at the Academy and
+terminations, truncations, final observations and wins with ``CastellionEnv`` playing the
+plain-Python reference rules (``tests/reference/castellion.py``; whole ``to_dict()``
+positions in one sweep per level), so a slip in the compiled kernel (the package's rules) or
+in the reference shows. Uniform random play at the Academy and
 the Menace mostly ends early (an early encounter is offered every turn and usually loses),
 so the policy here can skip early encounters, favour tile powers and favour placing tiles,
 which reaches every phase: powers, penalties, tower reveals, complete castles.
@@ -15,10 +17,10 @@ import numpy as np
 import pytest
 
 from castle_envs.castellion.actions import DISCARD_POWER, ENCOUNTER_NOW, PLACE, PLACE_LEFT
-from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.rules import NUM_PHASES
 from castle_envs.vector.castellion import CastellionVectorEnv
 
+from ..reference.castellion import ReferenceCastellionEnv as CastellionEnv
 from .helpers import games
 
 

@@ -1,19 +1,24 @@
 """Rare positions that random play seldom reaches (ordeals passed, wins, complete castles,
 Assault penalties, tower reveals, each tile power, tiles running out): from each one, every
-legal action on the batched env and on ``rules.State`` gives the same next observation,
-mask, reward and position; then random playouts from it are compared step by step to the
-end of the game."""
+legal action on the batched env and on the plain-Python reference rules
+(``tests/reference/castellion.py``) gives the same next observation, mask, reward and
+position; then random playouts from it are compared step by step to the end of the game."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from castle_envs.castellion.observation import encode
 from castle_envs.castellion.rules import State
 from castle_envs.vector.castellion import CastellionVectorEnv
 from tests.castellion.helpers import at_ordeal, position
 
+from ..reference.castellion import ReferenceState, reference_encode as encode
 from .helpers import assert_row_is
+
+
+def reference(state: State) -> ReferenceState:
+    """The position ``state`` in the reference rules."""
+    return ReferenceState.from_dict(state.to_dict())
 
 EXAM1_CASTLE = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S#", "C^ P#"]
 EXAM3C_CASTLE = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C#", "C^ Jo S^ Co C^"]
@@ -129,10 +134,10 @@ def test_every_legal_action_matches(name):
     assert len(legal) > 0
     envs = vector_env(start, len(legal))
     assert envs.state(0).to_dict() == start.to_dict()
-    assert np.array_equal(envs.action_masks()[0], start.legal_action_mask())
+    assert np.array_equal(envs.action_masks()[0], reference(start).legal_action_mask())
     obs, rewards, terminated, truncated, info = envs.step(legal)
     for i, action in enumerate(legal):
-        after = start.clone()
+        after = reference(start)
         after.apply_action(int(action))
         assert terminated[i] == after.is_terminal()
         assert rewards[i] == (after.current - start.current) / 3.0
@@ -144,7 +149,7 @@ def test_random_playouts_match(name):
     start = POSITIONS[name]
     n = 12
     envs = vector_env(start, n)
-    states = [start.clone() for _ in range(n)]
+    states = [reference(start) for _ in range(n)]
     live = np.ones(n, bool)
     rng = np.random.default_rng(len(name))
     while live.any():

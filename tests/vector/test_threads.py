@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import castle_envs
-from castle_envs.vector import castellion_kernel as CK
+from castle_envs.castellion import kernel as CK
 from castle_envs.castle_siege import kernel as SK
 from castle_envs.vector._threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
 from castle_envs.vector.castellion import CastellionVectorEnv

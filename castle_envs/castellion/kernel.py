@@ -1,4 +1,6 @@
-"""Castellion's rules, observation and mask as compiled per-env kernels over flat arrays.
+"""Castellion's rules, observation and mask as compiled per-env kernels over flat arrays: the
+only implementation of its rules (``rules.State`` is a view over one row, the observation is
+``encode``, the batched and compiled envs step these kernels).
 
 A batch of games is a few arrays, one row per env, walked by kernels that allocate nothing:
 
@@ -12,27 +14,26 @@ A batch of games is a few arrays, one row per env, walked by kernels that alloca
 - ``steps`` (N,) int64: steps this episode (for truncation).
 - ``rng`` (N, 6) uint64: each env's PCG64 generator (``pcg64``), so deals match the single env.
 
-Every function mirrors the method of ``castellion.rules.State`` with the same name, line for
-line where it can; ``tests/vector/test_castellion_*`` check them against that class over
-thousands of games at every level (same seeds and actions, identical observations, masks,
-rewards, terminations).
+The plain-Python reference the tests compare them with is ``tests/reference/castellion.py``
+(the package's rules before this kernel took over; its methods have these functions' names):
+``tests/castellion/test_one_rules.py`` and ``tests/vector/test_castellion_*`` play the same
+games through both over thousands of games at every level (same seeds and actions, identical
+observations, masks, rewards, terminations, saved states, views and worlds).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..castellion import actions as A
-from ..castellion import observation as O
-from ..castellion import rules as R
-from ..castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER,
-                               MENACE, NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS,
-                               ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS, SAFE_COUNTS, SCHOOL,
-                               SEER, TRAITOR)
+from ..castle_siege.kernel import sample_legal as _sample_legal
+from ..castle_siege.kernel import sample_legal_rows as _sample_legal_rows
 from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import first_illegal_of, penalised
-from ..castle_siege.kernel import sample_legal as _sample_legal
-from ..castle_siege.kernel import sample_legal_rows as _sample_legal_rows
+from . import actions as A
+from . import layout as L
+from .data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER, MENACE,
+                   NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS, ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS,
+                   SAFE_COUNTS, SCHOOL, SEER, TRAITOR)
 
 NUM_ACTIONS = A.NUM_ACTIONS
 SIZE = A.SIZE
@@ -44,7 +45,7 @@ NUM_SAFE = sum(SAFE_COUNTS)         # 12
 REG = 0
 SAFE = REG + NUM_REGULAR
 REV = SAFE + NUM_SAFE                # 4 revealed tiles at most
-CELL = REV + R.MAX_REVEALED
+CELL = REV + L.MAX_REVEALED
 HEIGHT = CELL + CELLS
 DISC = HEIGHT + SIZE
 REMOVED = DISC + NUM_KINDS
@@ -84,19 +85,19 @@ sample_legal = _sample_legal
 sample_legal_rows = _sample_legal_rows   # the same for a row range (one per thread)
 
 # --- phases, actions, data as module constants (numba freezes them) ------------------------
-DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (R.DRAW_PHASE, R.DEFENDER_PHASE,
-                                                            R.TRAITOR_PHASE, R.DESTROY_PHASE)
-JUGGLE_PHASE, REVEAL_PHASE, RECOVER_PHASE = R.JUGGLE_PHASE, R.REVEAL_PHASE, R.RECOVER_PHASE
-LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER = (R.LIFT_PHASE, R.MOVE_PHASE,
-                                                     R.REVEAL_ORDEAL_PHASE, R.OVER)
-TRAITOR_COST, PYRO_DESTROY, PENALTY = R.TRAITOR_COST, R.PYRO_DESTROY, R.PENALTY
+DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (L.DRAW_PHASE, L.DEFENDER_PHASE,
+                                                            L.TRAITOR_PHASE, L.DESTROY_PHASE)
+JUGGLE_PHASE, REVEAL_PHASE, RECOVER_PHASE = L.JUGGLE_PHASE, L.REVEAL_PHASE, L.RECOVER_PHASE
+LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER = (L.LIFT_PHASE, L.MOVE_PHASE,
+                                                     L.REVEAL_ORDEAL_PHASE, L.OVER)
+TRAITOR_COST, PYRO_DESTROY, PENALTY = L.TRAITOR_COST, L.PYRO_DESTROY, L.PENALTY
 DRAW, TAKE_REVEALED, ENCOUNTER_NOW = A.DRAW, A.TAKE_REVEALED, A.ENCOUNTER_NOW
 PLACE, PLACE_LEFT, DISCARD, DISCARD_POWER = A.PLACE, A.PLACE_LEFT, A.DISCARD, A.DISCARD_POWER
 PLACE_TRAITOR, DISCARD_TRAITOR, DESTROY, SWAP = (A.PLACE_TRAITOR, A.DISCARD_TRAITOR,
                                                  A.DESTROY, A.SWAP)
 REVEAL, RECOVER, LIFT, REVEAL_ORDEAL = A.REVEAL, A.RECOVER, A.LIFT, A.REVEAL_ORDEAL
-MAX_REVEALED = R.MAX_REVEALED
-NO_TILE = -1
+MAX_REVEALED = L.MAX_REVEALED
+NO_TILE = L.NO_TILE
 
 _SWAP_A = np.array([a for a, _ in A.SWAP_PAIRS], np.int64)
 _SWAP_B = np.array([b for _, b in A.SWAP_PAIRS], np.int64)
@@ -121,8 +122,7 @@ _FULL_REGULAR = np.array([k for k in range(NUM_KINDS) for _ in range(REGULAR_COU
 _FULL_SAFE = np.array([k for k in range(NUM_KINDS) for _ in range(SAFE_COUNTS[k])], np.int64)
 
 # observation constants
-_REGULAR_SCALE = O._REGULAR_SCALE.astype(np.float64)   # float32 values, multiplied in float64
-_CELL_TABLE = O._CELL_TABLE
+_REGULAR_SCALE = L.REGULAR_SCALE.astype(np.float64)   # float32 values, multiplied in float64
 
 
 # --- derived facts ------------------------------------------------------------------------
@@ -168,8 +168,8 @@ def faction_board(s, faction):
 
 
 # the rules' own group functions, compiled, so that the two cannot drift apart
-component = njit(cache=True)(R.component)
-_four_tile_shape = njit(cache=True)(R.four_tile_shape)
+component = njit(cache=True)(L.component)
+_four_tile_shape = njit(cache=True)(L.four_tile_shape)
 
 
 @njit(cache=True)
@@ -462,7 +462,7 @@ def _conclude(s, passed):
 
 
 @njit(cache=True)
-def _encounter(s):
+def encounter(s):
     """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
     slot = s[CURRENT]
     card = s[ORD + slot]
@@ -501,7 +501,7 @@ def _end_turn(s):
     """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
     while s[OUTCOME] == 0:
         if castle_size(s) == CELLS or _tiles_played(s):
-            if not _encounter(s):
+            if not encounter(s):
                 return
             continue
         s[PHASE] = DRAW_PHASE
@@ -531,7 +531,7 @@ def apply(s, action, level):
     phase = s[PHASE]
     if phase == DRAW_PHASE:
         if action == ENCOUNTER_NOW:
-            if _encounter(s):
+            if encounter(s):
                 _end_turn(s)
             return
         if action == DRAW:
@@ -552,7 +552,7 @@ def apply(s, action, level):
             s[REV_N] = n - 1
         s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
     elif action == ENCOUNTER_NOW:
-        if _encounter(s):
+        if encounter(s):
             _resume(s)
     elif phase == DEFENDER_PHASE:
         kind = s[HAND]
@@ -584,7 +584,7 @@ def apply(s, action, level):
             slot = s[CURRENT]
             s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
             if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= _ORD_TRAITORS[s[ORD + slot]]:
-                if not _encounter(s):
+                if not encounter(s):
                     return
             _end_turn(s)
             return
@@ -711,33 +711,33 @@ def _deal_pile(s, w, base, full):
 @njit(cache=True)
 def encode(s, level, rules, obs):
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
-    for k in range(O.OBS_SIZE):
+    for k in range(L.OBS_SIZE):
         obs[k] = 0.0
     for i in range(CELLS):
         kind = s[CELL + i]
         if kind >= 0:
-            obs[O.CELL_OFF + 7 * i + kind // 3] = 1.0
-            obs[O.CELL_OFF + 7 * i + 4 + kind % 3] = 1.0
+            obs[L.CELL_OFF + 7 * i + kind // 3] = 1.0
+            obs[L.CELL_OFF + 7 * i + 4 + kind % 3] = 1.0
     held = s[HAND] if s[HAND] >= 0 else s[LIFTED]
     if held >= 0:
-        obs[O.HAND_OFF + held] = 1.0
+        obs[L.HAND_OFF + held] = 1.0
     for slot in range(s[REV_N]):
-        obs[O.REVEALED_OFF + slot * NUM_KINDS + s[REV + slot]] = 1.0
+        obs[L.REVEALED_OFF + slot * NUM_KINDS + s[REV + slot]] = 1.0
     # tiles left per kind: NumPy multiplies the int64 counts by the float32 scales in float64
     n_reg = s[REG_N]
     for i in range(n_reg):
-        obs[O.REGULAR_OFF + s[REG + i]] += 1.0
+        obs[L.REGULAR_OFF + s[REG + i]] += 1.0
     for k in range(NUM_KINDS):
-        count = obs[O.REGULAR_OFF + k]
+        count = obs[L.REGULAR_OFF + k]
         if count != 0.0:
-            obs[O.REGULAR_OFF + k] = np.float32(np.float64(count) * _REGULAR_SCALE[k])
+            obs[L.REGULAR_OFF + k] = np.float32(np.float64(count) * _REGULAR_SCALE[k])
     for i in range(s[SAFE_N]):
-        obs[O.SAFE_OFF + s[SAFE + i]] = 1.0
+        obs[L.SAFE_OFF + s[SAFE + i]] = 1.0
     for k in range(NUM_DEFENDER_KINDS):
-        obs[O.DISCARD_OFF + k] = np.float32(s[DISC + k]) / np.float32(6.0)
+        obs[L.DISCARD_OFF + k] = np.float32(s[DISC + k]) / np.float32(6.0)
     current = s[CURRENT]
     for slot in range(3):
-        base = O.ORDEAL_OFF + slot * O.ORDEAL_WIDTH
+        base = L.ORDEAL_OFF + slot * L.ORDEAL_WIDTH
         beside = s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1]
         if slot < current:
             obs[base + 2] = 1.0
@@ -755,10 +755,10 @@ def encode(s, level, rules, obs):
         obs[base + 7] = np.float32(_ORD_ROWS[card] / 3)
         obs[base + 8] = np.float32(_ORD_PENALTY[card] / 42)
         obs[base + 9 + _ORD_KIND[card]] = 1.0
-    obs[O.PHASE_OFF + s[PHASE]] = 1.0
-    obs[O.LEVEL_OFF + level] = 1.0
+    obs[L.PHASE_OFF + s[PHASE]] = 1.0
+    obs[L.LEVEL_OFF + level] = 1.0
     towers, bastions, lines = formations(s)
-    sc = O.SCALAR_OFF
+    sc = L.SCALAR_OFF
     obs[sc] = np.float32(towers / 9)
     obs[sc + 1] = np.float32(bastions / 9)
     obs[sc + 2] = np.float32(lines / 9)
