@@ -87,11 +87,14 @@ def _visible_clone(state):
     """A copy to plan on that holds nothing the player has not seen: each face-down ordeal
     is replaced by the first card of its slot (a move that fills the castle or plays the
     last tile resolves ordeals inside the step). The piles' order needs no hiding: the
-    moves planned on (placing, destroying, swapping, Pyro's move) draw nothing."""
+    moves planned on (placing, destroying, swapping, Pyro's move) draw nothing. Handed the
+    player's view, the copy's guard is lifted: what a step may turn up is the card set here,
+    not a hidden one."""
     other = state.clone()
     for slot in range(3):
         if state.face_down[slot]:
             other.ordeals[slot] = ORDEALS_BY_SLOT[state.level][slot][0]
+    other.hidden = False
     return other
 
 

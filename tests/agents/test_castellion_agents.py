@@ -75,3 +75,16 @@ def test_heuristic_does_not_read_hidden_tiles_or_face_down_ordeals():
             s.apply_action(a)
             checked += 1
     assert checked > 100
+
+
+def test_heuristic_plays_the_menace_from_the_players_view():
+    # every harness hands agents the player's view (face-down ordeals hidden); the heuristic's
+    # planning copy used to keep the view's guard and raised HiddenInformationError when a
+    # planned step turned up a face-down ordeal (deals 1,000,000-1,000,029 met it)
+    rng = np.random.default_rng(0)
+    for seed in range(1_000_000, 1_000_030):
+        s = State.new_game(np.random.default_rng(seed), "menace")
+        while not s.is_terminal():
+            a = heuristic_policy(s.player_view(), rng)
+            assert s.legal_action_mask()[a]
+            s.apply_action(a)
