@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import HiddenInformationError
-from ..core.jit import HAVE_NUMBA
+from ..core.jit import COMPILED
 from ..core.saved import StateReader
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
@@ -46,10 +46,11 @@ MAX_SAVED_COUNT = 10_000
 # the scalars of the position, each a word of the ints row
 _SCALARS = {"deck_head": K.HEAD, "deck_size": K.DSIZE, "hand_size": K.HSIZE,
             "phase": K.PHASE, "turn": K.TURN, "outcome": K.OUTCOME}
-# the rows' types: the compiled kernels' int8 cards; without numba the kernels run on NumPy
-# scalars, which do not widen int8 arithmetic as numba does, so int64 (the batched env's too)
-_CARD_DTYPE = np.int8 if HAVE_NUMBA else np.int64
-_INT_DTYPE = np.int32 if HAVE_NUMBA else np.int64
+# the rows' types: the compiled kernels' int8 cards; uncompiled (no numba, or NUMBA_DISABLE_JIT)
+# the kernels run on NumPy scalars, which do not widen int8 arithmetic as numba does, so int64
+# (the batched env's too)
+_CARD_DTYPE = np.int8 if COMPILED else np.int64
+_INT_DTYPE = np.int32 if COMPILED else np.int64
 # the per-card flags: (first word, length) in the cards row
 _FLAGS = {"captured": (K.CAPTURED, 4), "discard": (K.DISCARDED, NUM_CARDS),
           "out_of_game": (K.OUT, NUM_CARDS), "recycled": (K.RECYCLED, NUM_CARDS)}
@@ -137,23 +138,39 @@ class State(SolitaireState):
 
     def _bind(self) -> None:
         b, v = self.b, self.v
-        self.deck = b[K.DECK:K.DECK + NUM_CARDS]                      # ring buffer
-        self.hand = b[K.HAND:K.HAND + HAND_CAPACITY + 1]              # sorted, padded
-        self.columns = b[K.COLS:K.COLS + 4 * NUM_CARDS].reshape(4, NUM_CARDS)  # oldest first
-        self.castles = b[K.CASTLES:K.CASTLES + 4]
-        self.col_len = v[K.CLEN:K.CLEN + 4]
-        self.events = v[K.EVENTS:K.EVENTS + len(EVENTS)]
+        views = {
+            "deck": b[K.DECK:K.DECK + NUM_CARDS],                        # ring buffer
+            "hand": b[K.HAND:K.HAND + HAND_CAPACITY + 1],                # sorted, padded
+            "columns": b[K.COLS:K.COLS + 4 * NUM_CARDS].reshape(4, NUM_CARDS),  # oldest first
+            "castles": b[K.CASTLES:K.CASTLES + 4],
+            "col_len": v[K.CLEN:K.CLEN + 4],
+            "events": v[K.EVENTS:K.EVENTS + len(EVENTS)]}
         if b.dtype == np.int8:   # the flags (0 or 1) as bool views of the row
             flags = b.view(np.bool_)
-            for name, (at, n) in _FLAGS.items():
-                setattr(self, name, flags[at:at + n])
+            views.update((name, flags[at:at + n]) for name, (at, n) in _FLAGS.items())
+        self.__dict__.update(views)   # (re)bound here; assigning one later writes the row
 
     def __getattr__(self, name: str):
-        # int64 rows (no numba) have no bool views: the flags are read as copies
+        # int64 rows (uncompiled) have no bool views: the flags are read as copies, read-only
+        # so that a write into one raises instead of being lost (assign the attribute instead)
         if name in _FLAGS and "b" in self.__dict__:
             at, n = _FLAGS[name]
-            return self.b[at:at + n] != 0
+            flags = self.b[at:at + n] != 0
+            flags.flags.writeable = False
+            return flags
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value) -> None:
+        # a view of the rows is assigned into, so that the rows (the rules) see it
+        if name in _VIEWS and "b" in self.__dict__:
+            if name in self.__dict__:
+                self.__dict__[name][...] = value
+            else:                   # an uncompiled flag: its words of the cards row
+                at, n = _FLAGS[name]
+                self.b[at:at + n] = np.broadcast_to(np.asarray(value) != 0, (n,))
+            self.__dict__["_mask"] = None
+            return
+        object.__setattr__(self, name, value)
 
     def _set_flags(self, name: str, cards) -> None:
         self.b[_FLAGS[name][0] + np.asarray(cards, np.int64)] = 1

@@ -49,7 +49,7 @@ from ..castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..castle_siege import kernel as K
 from ._base import KernelVectorEnv, state_dtype
-from ..core.jit import HAVE_NUMBA
+from ..core.jit import COMPILED
 
 
 class CastleSiegeVectorEnv(KernelVectorEnv):
@@ -78,7 +78,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
         # compiled kernels widen int8 arithmetic to int64; plain Python (NumPy scalars) would
         # not, so without numba the state lives in int64
         self._cards = np.zeros((n, K.CARD_WORDS), state_dtype())
-        self._ints = np.zeros((n, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
+        self._ints = np.zeros((n, K.INT_WORDS), np.int32 if COMPILED else np.int64)
         self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
         self._allocate(OBS_SIZE, NUM_ACTIONS)
 

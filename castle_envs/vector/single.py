@@ -22,7 +22,7 @@ from ..core.state import check_options
 from ..core import pcg64
 from ..castle_siege import kernel as K
 from ._base import KernelSingleEnv, state_dtype
-from ..core.jit import HAVE_NUMBA
+from ..core.jit import COMPILED
 from .castle_siege import read_state, write_state
 
 
@@ -44,7 +44,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         self._leave = self.rules["defeated"] == "leave_game"
         self._shaped = self.reward_mode == "shaped"
         self._cards = np.zeros((1, K.CARD_WORDS), state_dtype())
-        self._ints = np.zeros((1, K.INT_WORDS), np.int32 if HAVE_NUMBA else np.int64)
+        self._ints = np.zeros((1, K.INT_WORDS), np.int32 if COMPILED else np.int64)
         self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
         self._rng = np.zeros((1, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)

@@ -75,3 +75,64 @@ def test_clones_and_pickles_own_their_rows():
             assert np.shares_memory(getattr(other, name), other.b)
             assert not np.shares_memory(getattr(other, name), s.b)
         assert np.shares_memory(other.col_len, other.v)
+
+
+@pytest.mark.parametrize("hide", ["sys.modules['numba'] = None",
+                                  "os.environ['NUMBA_DISABLE_JIT'] = '1'"])
+def test_the_env_and_state_work_without_the_compiler(hide):
+    # without numba, or with numba's compiler off, the rows are int64 and the kernel runs as
+    # plain Python (int8 rows overflowed there): the env plays the reference's games and
+    # the flags are written through the State
+    from ..vector.helpers import assert_runs_without_numba
+    assert_runs_without_numba(f"""
+import os, sys, warnings
+{hide}
+warnings.simplefilter('ignore', UserWarning)
+import numpy as np
+from castle_envs.castle_siege.env import CastleSiegeEnv
+from castle_envs.castle_siege.rules import State
+from tests.reference.castle_siege import ReferenceCastleSiegeEnv
+for difficulty in ('easy', 'very_hard'):
+    env, ref = CastleSiegeEnv(difficulty), ReferenceCastleSiegeEnv(difficulty)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        robs, rinfo = ref.reset(seed=seed)
+        assert env.unwrapped.game_state.b.dtype == np.int64
+        done = False
+        while not done:
+            assert np.array_equal(obs, robs)
+            assert np.array_equal(info['action_mask'], rinfo['action_mask'])
+            action = int(rng.choice(np.flatnonzero(info['action_mask'])))
+            obs, r, term, trunc, info = env.step(action)
+            robs, rr, rterm, rtrunc, rinfo = ref.step(action)
+            assert (r, term, trunc) == (rr, rterm, rtrunc)
+            done = term or trunc
+s = State.new_game(np.random.default_rng(1), 'easy')
+flags = s.discard.copy()
+flags[5] = True
+s.discard = flags                       # assigning writes the row
+assert 5 in s.to_dict()['discard'] and s.clone().discard[5]
+try:
+    s.discard[6] = True                 # a write into the copy would be lost: refused
+    raise SystemExit('a flag written into a copy')
+except ValueError:
+    pass
+print('ok')
+""")
+
+
+def test_assigning_a_view_writes_the_rows():
+    from castle_envs.castle_siege import kernel as K
+    s = State.new_game(np.random.default_rng(3), "easy")
+    castles = s.castles.copy()
+    s.castles = castles[::-1].copy()     # into the row, not a new array beside it
+    assert np.array_equal(s.b[K.CASTLES:K.CASTLES + 4], castles[::-1])
+    assert np.array_equal(s.clone().castles, castles[::-1])
+    flags = np.zeros(52, bool)
+    flags[[7, 9]] = True
+    s.discard = flags
+    assert sorted(s.to_dict()["discard"]) == [7, 9] and s.clone().discard[[7, 9]].all()
+    with pytest.raises(ValueError):
+        s.castles = [1, 2]               # a wrong shape is refused, nothing half-written
+    assert np.array_equal(s.castles, castles[::-1])
