@@ -312,7 +312,8 @@ def fit(args) -> None:
                                "lr": args.lr, "vf_coef": args.vf_coef,
                                "batch_size": args.batch_size,
                                "value_npz_epoch": best_value[1],
-                               "value_target": args.value_target}})
+                               "value_target": args.value_target,
+                               "planned": args.planned}})
     (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
     np.savez(out / "value.npz", **best_value[2])
     print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))

@@ -54,3 +54,17 @@ def test_a_card_quotes_the_studys_current_winnability(card):
 def test_the_cards_quote_the_study_at_all():
     quoted = " ".join(c.read_text(encoding="utf-8") for c in CARDS)
     assert f"{lower_bound(STUDY['very_hard'])}% winnable" in quoted
+
+
+def test_the_exit_net_card_quotes_its_held_out_data():
+    import csv
+    data = ROOT / "docs" / "data" / "castle_siege_exit_net"
+    card = " ".join((ROOT / "models" / "castle_siege_very_hard_exit_net" / "README.md")
+                    .read_text(encoding="utf-8").split())
+    for difficulty in ("very_hard", "hard"):
+        rows = list(csv.DictReader(open(data / "planned_r0" / "heldout" /
+                                        f"per_deal_{difficulty}_seed1000000_n2000.csv")))
+        wins = sum(int(r["model_won"]) for r in rows)
+        assert len(rows) == 2000 and f"{wins:,} ({100 * wins / 2000:.2f}%)" in card
+    assert (data / "planned_r0" / "weights.pt").read_bytes() == \
+        (ROOT / "models" / "castle_siege_very_hard_exit_net" / "weights.pt").read_bytes()

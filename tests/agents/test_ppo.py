@@ -161,6 +161,7 @@ def test_missing_model_is_a_clear_error(tmp_path):
     ("castle_siege_very_hard_ismcts_standing", "castle-siege"),
     ("castle_siege_very_hard_ismcts_wide", "castle-siege"),
     ("castle_siege_hard_move_ppo", "castle-siege"),
+    ("castle_siege_very_hard_exit_net", "castle-siege"),
     ("castle_rooms_2p_move_ppo", "castle-rooms"), ("castellion_move_ppo", "castellion")])
 def test_every_shipped_model_loads_safely(directory, game):
     from castle_envs.agents import make_agent
@@ -183,7 +184,7 @@ def test_every_shipped_model_is_tested_above_and_has_a_model_card():
     tested = {"castle_siege_very_hard", "castellion_academy", "castle_siege_very_hard_linear",
               "castle_siege_very_hard_search", "castle_siege_very_hard_ismcts",
               "castle_siege_very_hard_ismcts_standing", "castle_siege_very_hard_ismcts_wide",
-              "castle_siege_hard_move_ppo",
+              "castle_siege_hard_move_ppo", "castle_siege_very_hard_exit_net",
               "castle_rooms_2p_move_ppo", "castellion_move_ppo"}
     shipped = {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))}
     assert shipped == tested
