@@ -35,8 +35,11 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
 #: models folder.
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
+    # without numba: the trained scorer alone (the shipped linear model's endgame search is
+    # the compiled solver)
     "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
-                     ("model:{models}/castle_siege_very_hard_linear", None)],
+                     ("model:{models}/castle_siege_very_hard_linear", "numba"),
+                     ("linear:{models}/castle_siege_very_hard_linear/policy.json", None)],
     "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],

@@ -50,7 +50,11 @@ def demo_agents(specs: list[str] | None = None) -> dict:
 
     from .evaluate import parse_agents, resolve_best
     specs = specs or parse_agents(None, DEFAULT_AGENTS)
-    trained = TRAINED.replace("{models}", str(shipped_models_dir()))
+    import importlib.util
+    # without numba, the scorer alone: its endgame search is the compiled solver
+    trained = (TRAINED if importlib.util.find_spec("numba") is not None
+               else TRAINED.replace("model:", "linear:") + "/policy.json")
+    trained = trained.replace("{models}", str(shipped_models_dir()))
     return {spec: make_agent(trained if spec == "trained" else resolve_best(spec, "castle-siege"),
                              "castle-siege")
             for spec in specs}
