@@ -28,8 +28,7 @@ from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.rules import State
 from castle_envs.core.options import check_int, check_real
 
-from .castle_siege_linear import LinearPolicy
-from .castle_siege_search import EndgamePlanner
+from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
             "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",

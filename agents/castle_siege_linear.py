@@ -25,6 +25,7 @@ reads an unseen card.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 from pathlib import Path
 
@@ -117,9 +118,10 @@ class LinearPolicy:
         if isinstance(endgame_nodes, bool) or not isinstance(endgame_nodes, int) or endgame_nodes < 0:
             raise ValueError(f"endgame_nodes must be a non-negative int, got {endgame_nodes!r}")
         self.endgame_nodes = endgame_nodes
-        self._plan: list = []      # (state key, action) of a proven winning line, last move first
-        self._tried: tuple | None = None   # the turn whose solve failed: not retried until the next
-        self._solver: Any = None   # the endgame's CompiledSolver, made on first use (large tables)
+        # a failed solve is not retried until the next turn (the measured agent's rule); the
+        # solver is made on first use (large tables)
+        self.endgame = EndgamePlanner(make_solver=partial(reference_solver, endgame_nodes),
+                                      by_turn=True) if endgame_nodes else None
         weights = weights or HEURISTIC_WEIGHTS
         if not isinstance(weights, dict):
             raise ValueError(f"weights must map blocks (battle, recycle, royal) to feature "
@@ -181,13 +183,10 @@ class LinearPolicy:
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "_solver": None}   # the solver holds a module: made again
-
     # --- acting -------------------------------------------------------------------------
     def __call__(self, state, rng=None) -> int:
-        if self.endgame_nodes:
-            action = self._endgame(state)
+        if self.endgame is not None:
+            action = self.endgame.move(state)
             if action is not None:
                 return action
         phase = state.phase
@@ -204,28 +203,6 @@ class LinearPolicy:
             hand = state.hand[:state.hand_size]
             return DISCARD_BASE + int(np.argmax(_RANKS[hand]))
         raise ValueError(f"no move to choose in phase {phase}")
-
-    def _endgame(self, state) -> int | None:
-        from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
-
-        if self._plan:
-            if self._plan[-1][0] == state_key(state):
-                return self._plan.pop()[1]
-            self._plan = []
-        if state.deck_size != int(state.recycled.sum()):   # unseen cards remain in the deck
-            return None
-        turn = (state.turn, state.castles.tobytes(), state.captured.tobytes())
-        if turn == self._tried:
-            return None
-        if self._solver is None:
-            from castle_envs.vector.solve_castle_siege import CompiledSolver
-            self._solver = CompiledSolver(max_nodes=self.endgame_nodes, reference=True)
-        result = self._solver.solve(state)
-        if result.verdict != WINNABLE:
-            self._tried = turn
-            return None
-        self._plan = keyed_plan(state, result.line)
-        return self._plan.pop()[1]
 
 
 def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
@@ -350,3 +327,52 @@ def _royal_castle(state) -> int:
     """The castle the heuristic's weights would sweep with a Royal Assault (-1: none)."""
     castles, f = royal_features(state)
     return int(castles[int(np.argmax(f @ _HEURISTIC_ROYAL))]) if len(castles) else -1
+
+
+def reference_solver(max_nodes: int):
+    """The linear model's endgame solver: the compiled one in its reference mode."""
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    return CompiledSolver(max_nodes=max_nodes, reference=True)
+
+
+class EndgamePlanner:
+    """Once every card left in the deck is known (all recycled by the player), the game is a
+    puzzle: ``move(state)`` solves it and, when the solver proves a win, plays that line to
+    its end (``None``: no win proven, or unseen cards remain; the caller decides).
+
+    ``solver`` (or ``make_solver()``, called on first use and again after unpickling) has
+    ``solve(state) -> Result``. A failed solve is not repeated at the same position, or with
+    ``by_turn`` not before the next turn (or a capture)."""
+
+    def __init__(self, solver: Any = None, make_solver: Any = None, by_turn: bool = False):
+        if (solver is None) == (make_solver is None):
+            raise ValueError("give a solver or make_solver, not both")
+        self.solver, self.make_solver, self.by_turn = solver, make_solver, by_turn
+        self._plan: list = []       # (position key, action) of a proven line, last move first
+        self._tried: Any = None     # the position (or turn) whose endgame solve failed
+
+    def __getstate__(self) -> dict:
+        # a solver made here holds a compiled module: made again after unpickling
+        return {**self.__dict__, "solver": None} if self.make_solver else dict(self.__dict__)
+
+    def move(self, state) -> int | None:
+        """The next move of a proven winning line, solving when there is none yet."""
+        from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
+        key = state_key(state)
+        if self._plan and self._plan[-1][0] == key:
+            return self._plan.pop()[1]
+        self._plan = []
+        if state.deck_size != int(state.recycled.sum()):   # unseen cards remain in the deck
+            return None
+        tried = ((state.turn, state.castles.tobytes(), state.captured.tobytes())
+                 if self.by_turn else key)
+        if tried == self._tried:
+            return None
+        if self.solver is None:
+            self.solver = self.make_solver()
+        result = self.solver.solve(state)
+        if result.verdict != WINNABLE:
+            self._tried = tried
+            return None
+        self._plan = keyed_plan(state, result.line)
+        return self._plan.pop()[1]

@@ -50,40 +50,13 @@ from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BAS
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
 from castle_envs.core.options import check_int
 
-from .castle_siege_linear import LinearPolicy
+from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
 DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000,
             "inner": "solver", "level": 1, "width": 3, "playouts": 1}
 #: the settings a spec or a model directory may give, with their types
 SEARCH_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 INNER = ("solver", "nested")
-
-
-class EndgamePlanner:
-    """Once every card left in the deck is known (all recycled by the player), the game is a
-    puzzle: ``move(state)`` solves it and, when the solver proves a win, plays that line to
-    its end (``None``: no win proven, the caller decides)."""
-
-    def __init__(self, solver):
-        self.solver = solver
-        self._plan: list = []       # (position key, action) of a proven line, last move first
-        self._tried = None          # the position whose endgame solve failed
-
-    def move(self, state: State) -> int | None:
-        """The next move of a proven winning line, solving when there is none yet."""
-        from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
-        key = state_key(state)
-        if self._plan and self._plan[-1][0] == key:
-            return self._plan.pop()[1]
-        self._plan = []
-        if key == self._tried:
-            return None
-        result = self.solver.solve(state)
-        if result.verdict != WINNABLE:
-            self._tried = key
-            return None
-        self._plan = keyed_plan(state, result.line)
-        return self._plan.pop()[1]
 
 
 class SearchPolicy:
