@@ -158,14 +158,12 @@ def deal_deck(seed: int) -> list[int]:
 
 
 def replay_wins(deck, difficulty: str, line, **rules) -> bool:
-    """Play ``line`` in the public Gymnasium env on ``deck``; True if it ends in a win."""
-    import gymnasium
-
-    import castle_envs  # noqa: F401  (registers the ids)
+    """Play ``line`` in the public Gymnasium env (``CastleSiegeEnv``, the class the
+    ``castle_envs/CastleSiege-v0`` id makes) on ``deck``; True if it ends in a win."""
+    from .env import CastleSiegeEnv
 
     # an illegal move in a line is a bug worth hearing about, not a lost game
-    env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty=difficulty,
-                         illegal_action="raise", **rules)
+    env = CastleSiegeEnv(difficulty=difficulty, illegal_action="raise", **rules)
     env.reset(options={"deck": list(deck)})
     won = False
     for i, action in enumerate(line):
