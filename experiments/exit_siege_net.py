@@ -134,6 +134,7 @@ class Positions:
 
     def __init__(self):
         self.obs, self.rows, self.target, self.won, self.game = [], [], [], [], []
+        self.teachers: set[str] = set()   # the teachers named by the games read
         self.root: list[float] = []   # the root's value: its children's visit-weighted mean
 
     def __len__(self) -> int:
@@ -150,14 +151,13 @@ class Positions:
         if planned and "planned" in game:
             for step, action in game["planned"]:
                 searched[step] = [[action, 1, 1.0]]
-        elif planned and "beta" not in game:
-            for step, action in enumerate(game["actions"]):
-                if step not in searched and int(state.legal_action_mask().sum()) > 1:
-                    searched[step] = [[action, 1, 1.0]]
-                state.apply_action(action)
-            state = State.new_game(np.random.default_rng(game["seed"]),
-                                   difficulty=game["difficulty"])
+        # the teacher's own games journalled before "planned" was kept: its unsearched moves
+        # with a choice are the moves played
+        played = planned and "planned" not in game and "beta" not in game
+        self.teachers.add(game.get("teacher", TEACHER))
         for step, action in enumerate(game["actions"]):
+            if played and step not in searched and int(state.legal_action_mask().sum()) > 1:
+                searched[step] = [[action, 1, 1.0]]
             if step in searched:
                 out, n = view.from_state(state)
                 k = min(n, view.capacity)
@@ -194,17 +194,6 @@ def load_positions(journals: list[str], capacity: int, holdout: float, planned: 
             (fit_set if i < cut else held).add_game(game, games, view, planned)
             games += 1
     return fit_set, held, games
-
-
-def teachers(journals: list[str]) -> list[str]:
-    """The teachers named in the journals (lines written before the name was kept: the
-    teacher of that time, ``TEACHER``)."""
-    names = set()
-    for path in journals:
-        for line in Path(path).read_text().split("\n")[:-1]:
-            if line.strip():
-                names.add(json.loads(line).get("teacher", TEACHER))
-    return sorted(names)
 
 
 def _batches(data: Positions, idx, value_target: str = "outcome"):
@@ -304,7 +293,7 @@ def fit(args) -> None:
             best_value = (history[-1]["held_back"]["value_mse"], epoch, value_arrays(net))
     out = move_policy.save(net, args.out, arch, "castle-siege", {"difficulty": "very_hard"}, {},
                            extra={"trained": {
-                               "algo": "exit_siege_net", "teachers": teachers(args.journals),
+                               "algo": "exit_siege_net", "teachers": sorted(data.teachers | held.teachers),
                                "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
                                "journals": [Path(j).name for j in args.journals],
                                "games": games, "positions": len(data),

@@ -55,6 +55,7 @@ def test_fit_writes_a_model_and_a_leaf_value(tmp_path):
     history = json.loads((out / "history.json").read_text())
     assert [h["epoch"] for h in history] == [0, 1]
     assert history[1]["fit"]["ce"] > 0
+    assert json.loads((out / "model.json").read_text())["trained"]["teachers"] == [TEACHER]
     net_agent = make_agent(f"model:{out}", "castle-siege", seed=0)
     state = State.new_game(np.random.default_rng(20_000_005), difficulty="very_hard")
     assert state.legal_action_mask()[net_agent.act(None, None, state=state)]
