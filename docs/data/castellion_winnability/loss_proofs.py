@@ -13,7 +13,7 @@ import argparse
 import json
 import time
 
-from castle_envs.castellion.solver import Solver, deal
+from castle_envs.vector.solve_castellion import Solver, deal
 from castle_envs.experiments.stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")

@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from castle_envs.castellion.solver import deal, replay_wins
+from castle_envs.vector.solve_castellion import deal, replay_wins
 from castle_envs.castellion import kernel as K
 from castle_envs.vector import castellion_solver as C
 from castle_envs.vector.castellion import write_state
