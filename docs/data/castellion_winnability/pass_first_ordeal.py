@@ -32,6 +32,9 @@ p.add_argument("--nodes", type=int, default=1_000_000)
 p.add_argument("--order", action="store_true", help="children ordered by the evaluation")
 p.add_argument("--table-bits", type=int, default=22)
 p.add_argument("--quiet", action="store_true", help="the counts only")
+p.add_argument("--journal", help="JSON Lines file: one record per deal (seed, level, goal, nodes, "
+                                  "verdict, the line of a win); deals already in it are skipped, so a "
+                                  "killed sweep resumes")
 p.add_argument("--goal", type=int, default=1, help="ordeals to pass (3: win the game; a won "
                                                    "line is replayed in the Gymnasium env)")
 args = p.parse_args()
@@ -43,22 +46,37 @@ else:
              if r["level"] == args.level and r["verdict"] != "winnable"
              and (args.all or r["reached"] == 0)]
 rules = {"foundation_exemption": "placed", "early_encounter": "any_time"}
+done = set()
+if args.journal:
+    try:
+        done = {r["seed"] for r in map(json.loads, open(args.journal))
+                if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes}
+    except FileNotFoundError:
+        pass
 w = C.new_work(args.table_bits)
 counts = collections.Counter()
 for seed in seeds:
+    if seed in done:
+        continue
     s = deal(seed, args.level)
     root = np.zeros(K.WORDS, np.int8)
     write_state(root, s, s.level, rules)
     w.table[:] = 0
     w.stats[:] = 0
     w.S[0, :] = root
-    out = C.dfs(w, C._Z, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order,
+    out = C.dfs(w, C.ZOBRIST, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order,
                 args.goal, True)
     verdict = {C.WIN: "PASS", C.LOSS: "LOST"}.get(out, "unk")
+    line = []
     if out == C.WIN and args.goal == 3:
         line = [int(w.moves[k, w.idx[k] - 1]) for k in range(int(w.stats[2]))]
         verdict = "WON, replays" if replay_wins(seed, args.level, line, **rules) else "BAD LINE"
     counts[verdict] += 1
     if not args.quiet:
         print(seed, verdict, int(w.stats[0]), "nodes", flush=True)
+    if args.journal:
+        with open(args.journal, "a") as f:
+            f.write(json.dumps({"seed": seed, "level": args.level, "goal": args.goal,
+                                "nodes": args.nodes, "order": args.order, "verdict": verdict,
+                                "searched": int(w.stats[0]), "line": line}) + "\n")
 print(dict(counts))
