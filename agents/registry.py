@@ -34,12 +34,14 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
 #: first one whose module is installed is chosen. A ``{models}/`` prefix is the shipped
 #: models folder.
+#: Castle Siege's shipped trained move scorer with its endgame search, or without numba the
+#: scorer alone (its endgame search is the compiled solver); ``castle-envs demo``'s ``trained``
+SIEGE_TRAINED_SCORER: list[tuple[str, str | None]] = [
+    ("model:{models}/castle_siege_very_hard_linear", "numba"),
+    ("linear:{models}/castle_siege_very_hard_linear/policy.json", None)]
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
-    # without numba: the trained scorer alone (the shipped linear model's endgame search is
-    # the compiled solver)
     "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
-                     ("model:{models}/castle_siege_very_hard_linear", "numba"),
-                     ("linear:{models}/castle_siege_very_hard_linear/policy.json", None)],
+                     *SIEGE_TRAINED_SCORER],
     "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
@@ -51,8 +53,14 @@ def resolve_spec(spec: str, game: str) -> str:
     any other spec unchanged."""
     if not isinstance(spec, str) or spec.strip().lower() != "best":
         return spec
+    return first_runnable(BEST_AGENTS[get_game(game).slug])
+
+
+def first_runnable(choices: list[tuple[str, str | None]]) -> str:
+    """The first spec template of ``(template, module it needs)`` pairs whose module is
+    installed (the last one when none is), its ``{models}/`` the shipped models folder
+    (relative to the working directory when it lies below it)."""
     import importlib.util
-    choices = BEST_AGENTS[get_game(game).slug]
     template = next((t for t, needs in choices
                      if needs is None or importlib.util.find_spec(needs) is not None),
                     choices[-1][0])

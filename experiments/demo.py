@@ -40,21 +40,17 @@ def add_parser(sub):
 
 
 DEFAULT_AGENTS = "random,heuristic,trained"
-#: the demo's own name for the shipped trained scorer (about 100 games in 35 s with its endgame)
-TRAINED = "model:{models}/castle_siege_very_hard_linear"
 
 
 def demo_agents(specs: list[str] | None = None) -> dict:
-    """Agents by the label the demo prints: the spec, and ``best`` as itself."""
-    from castle_envs.agents.registry import shipped_models_dir
+    """Agents by the label the demo prints: the spec, ``best`` as itself, and ``trained`` the
+    shipped trained scorer (``SIEGE_TRAINED_SCORER``: with its endgame search, or without
+    numba the scorer alone)."""
+    from castle_envs.agents.registry import SIEGE_TRAINED_SCORER, first_runnable
 
     from .evaluate import parse_agents, resolve_best
     specs = specs or parse_agents(None, DEFAULT_AGENTS)
-    import importlib.util
-    # without numba, the scorer alone: its endgame search is the compiled solver
-    trained = (TRAINED if importlib.util.find_spec("numba") is not None
-               else TRAINED.replace("model:", "linear:") + "/policy.json")
-    trained = trained.replace("{models}", str(shipped_models_dir()))
+    trained = first_runnable(SIEGE_TRAINED_SCORER)
     return {spec: make_agent(trained if spec == "trained" else resolve_best(spec, "castle-siege"),
                              "castle-siege")
             for spec in specs}
