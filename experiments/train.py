@@ -36,7 +36,6 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
-from .common import sigterm_as_interrupt
 from .config import TrainConfig, load_config
 from .run_folder import RunFolder
 from .stats import wilson_interval
@@ -62,9 +61,12 @@ def run(args) -> int:
               else load_config(args.config, args.overrides))
     if config.algo == "cem":
         from . import train_cem
-        with sigterm_as_interrupt():   # CEM checkpoints after every generation
-            summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
-                                             progress_bar=not args.no_progress)
+        summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
+                                         progress_bar=not args.no_progress)
+        if summary.get("interrupted"):
+            print(f"interrupted: checkpointed after generation {summary['generations']}; "
+                  f"continue with castle-envs train --resume {summary['run_dir']}")
+            return 130
         print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
         return 0
