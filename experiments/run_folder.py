@@ -15,14 +15,14 @@
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
   Ctrl-C and catches both, so the trainer checkpoints and exits cleanly.
 
-``run_chunked`` is the training loop of the trainers that train in chunks they drive
-themselves (``train_moves``, ``train_moves_aec``): a ``Chunked`` plug-in builds its model,
-trains one chunk, evaluates and saves or loads its weights; the harness decides when to
-evaluate (``eval.every_steps``), checkpoint (``checkpoint.every_steps``), keeps the wall
-clock, the best model and the summary. ``train.py`` (MaskablePPO, whose loop is
-Stable-Baselines3's: ARCHITECTURE.md says why it stays so) and ``train_cem.py`` (its
-checkpoint through ``save_checkpoint``, its generations its own loop) use the folder without
-the loop. ``folder.config`` is the run's typed ``TrainConfig`` (``experiments/config.py``).
+``run_chunked`` is the training loop of every trainer but MaskablePPO: a ``Chunked`` plug-in
+builds its model, trains one chunk, evaluates and saves or loads its weights; the harness
+counts the chunks' work against a ``Schedule`` (env steps to ``total_timesteps`` for the PPO
+trainers, ``train_moves`` and ``train_moves_aec``; generations for ``train_cem``; rounds for
+``exit_siege``), decides when to evaluate and checkpoint, keeps the wall clock, the best model
+and the summary. ``train.py`` (MaskablePPO, whose loop is Stable-Baselines3's: ARCHITECTURE.md
+says why it stays so) uses the folder without the loop. ``folder.config`` is the run's typed
+``TrainConfig`` (``experiments/config.py``).
 """
 from __future__ import annotations
 
