@@ -147,7 +147,8 @@ class ExpertIteration:
 
     def schedule(self) -> Schedule:
         return Schedule(total=self.ex.rounds, eval_every=0, checkpoint_every=1, unit="rounds",
-                        column="round", eval_at_start=False, summary_keys=("decisions",))
+                        column="round", eval_at_start=False, summary_keys=("decisions",),
+                        whole_chunks=True)
 
     def initial_progress(self) -> dict:
         return {"decisions": 0}

@@ -26,6 +26,7 @@ says why it stays so) uses the folder without the loop. ``folder.config`` is the
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -240,6 +241,10 @@ class Schedule:
     column: str = "steps"          # its name in ``eval.csv``'s first column
     eval_at_start: bool = True     # a fresh run's starting policy evaluated (the curve's origin)
     eval_last: bool = False        # the last chunk evaluated before its checkpoint, not after
+    # an interrupt leaves the latest checkpoint as it is (the chunk it cut short is redone on
+    # resume) instead of checkpointing the middle of a chunk: for trainers whose state moves
+    # during a chunk in ways a checkpoint must not catch (CEM's generator, a round's scorer)
+    whole_chunks: bool = False
     summary_keys: tuple = ()       # ``progress`` counters also copied into the summary
 
     @classmethod
@@ -270,9 +275,14 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
         progress["wall_seconds"] += time.perf_counter() - clock["start"]
         clock["start"] = time.perf_counter()
 
+    # what the latest checkpoint holds, for an interrupt of a ``whole_chunks`` schedule
+    checkpointed = copy.deepcopy(progress)
+
     def checkpoint() -> None:
         folder.save_checkpoint(trainer.write_checkpoint)
         folder.write_progress(progress)
+        checkpointed.clear()
+        checkpointed.update(copy.deepcopy(progress))
 
     def maybe_eval(final: bool = False) -> None:
         every = plan.eval_every
@@ -307,7 +317,11 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
                 lap()
                 checkpoint()
     lap()
-    checkpoint()                   # an interrupted or stopped run resumes from here
+    if guard.interrupted and plan.whole_chunks:
+        progress.clear()           # the latest checkpoint stands: the run resumes from it
+        progress.update(checkpointed)
+    else:
+        checkpoint()               # an interrupted or stopped run resumes from here
     summary: dict = {"run_dir": str(folder.path), unit: progress[unit],
                      **{k: progress[k] for k in plan.summary_keys},
                      "wall_seconds": round(progress["wall_seconds"], 1)}

@@ -214,7 +214,8 @@ class CEM:
         return Schedule(total=self.cem.generations,
                         eval_every=self.cem.eval_every if self.held_out else 0,
                         checkpoint_every=1, unit="generations", column="generation",
-                        eval_at_start=False, eval_last=True, summary_keys=("games", "steps"))
+                        eval_at_start=False, eval_last=True, summary_keys=("games", "steps"),
+                        whole_chunks=True)
 
     def initial_progress(self) -> dict:
         return {"games": 0, "steps": 0}
