@@ -258,8 +258,9 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     ``total_timesteps`` env steps): the starting policy evaluated (a fresh run's curve starts
     there), chunks until done, ``stop_after`` units this session (whole chunks) or an
     interrupt, evaluations and checkpoints when due, a checkpoint at the end of every
-    session; a finished run gets its final evaluation, ``final_model/`` and
-    ``summary.json``. Returns the summary (``interrupted``/``stopped`` when cut short)."""
+    session (but one interrupted under ``whole_chunks``: the latest checkpoint stands); a
+    finished run gets its final evaluation, ``final_model/`` and ``summary.json``. Returns
+    the summary (``interrupted``/``stopped`` when cut short)."""
     plan = schedule or Schedule.steps(folder.config)
     unit = plan.unit
     if folder.resumed:

@@ -177,3 +177,25 @@ def test_bad_expert_iteration_configs_name_the_key():
              r"game must be castle-siege")]:
         with pytest.raises(ValueError, match=message):
             resolve(raw)
+
+
+def test_an_interrupted_round_is_redone_on_resume(tmp_path, monkeypatch):
+    from castle_envs.experiments import exit_siege
+
+    fits = []
+
+    def fit_then_interrupt(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 2:                 # in round 1, after its games, before its check
+            raise KeyboardInterrupt
+        return real_fit(*args, **kwargs)
+    real_fit = exit_siege.fit
+    monkeypatch.setattr(exit_siege, "fit", fit_then_interrupt)
+    run = tmp_path / "run"
+    cut = exit_siege.run_training(load_config(TINY_EXIT), run_dir=run, log=lambda line: None)
+    assert cut["interrupted"] and cut["rounds"] == 1
+    assert not (run / "round_1" / "summary.json").exists()
+    assert json.loads((run / "checkpoints" / "latest" / "rounds.json").read_text()) == {"rounds": 1}
+    monkeypatch.setattr(exit_siege, "fit", real_fit)
+    assert exit_siege.run_training(resume=str(run), log=lambda line: None)["rounds"] == 2
+    _check_rounds(run)
