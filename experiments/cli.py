@@ -22,7 +22,7 @@ COMMANDS = {
     "evaluate": "win rates of agents on common deals, with intervals",
     "tournament": "agents against each other: win rates and ratings",
     "solve": "solve deals with everything known: how winnable is each level?",
-    "train": "train from a YAML config (MaskablePPO, or algo: cem)",
+    "train": "train from a YAML config (MaskablePPO; algo: cem, move_ppo or exit_siege)",
 }
 
 #: a missing module -> the extra that installs it

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 
 from castle_envs.registry import GAMES, GameSpec, get_game
 
@@ -210,23 +208,6 @@ def svg_legend(names: list[str], colours: dict, x: float, y: float, size: float 
 
 def svg_legend_width(names: list[str], size: float = 11) -> float:
     return sum(12 + svg_text_width(n, size) + 18 for n in names)
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM (``timeout``, Docker, Kubernetes) interrupts like Ctrl-C, so that it too ends
-    in a checkpoint; the previous handler comes back afterwards."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def parse_budget(text: str) -> tuple[int | None, float | None]:

@@ -2,14 +2,16 @@
 
 A config is one ``TrainConfig`` holding a dataclass per section (``PPOConfig``,
 ``PolicyConfig``, ``SelfPlayConfig``, ``PretrainConfig``, ``EvalConfig``,
-``CheckpointConfig``, ``MovePPOConfig``, ``CEMConfig``); the dataclasses are the schema: every
+``CheckpointConfig``, ``MovePPOConfig``, ``CEMConfig``, ``ExItConfig``); the dataclasses are
+the schema: every
 allowed key, its type (the field's annotation), its default and, for a few, its allowed values
 (``choices`` in the field's metadata). ``SCHEMA`` is the same thing as a nested mapping
 (generated from them). ``load_config(path, overrides)`` and ``resolve(raw, overrides)``
 return the checked ``TrainConfig`` (defaults filled in) or raise ``ValueError`` naming the
 bad key, e.g. ``ppo.n_stepz: unknown key``. ``TrainConfig.to_dict()`` is the resolved
 mapping a run folder's ``config.yaml`` holds (key for key what it held before the
-dataclasses, so run folders of either age read back the same).
+dataclasses, so run folders of either age read back the same; a section added since, such as
+``exit_siege``, is filled with its defaults when an older file lacks it).
 """
 from __future__ import annotations
 
@@ -115,8 +117,21 @@ class CEMConfig:
     backend: str = field(default="local", metadata=_choices("local", "ray"))
 
 
+@dataclass(frozen=True)
+class ExItConfig:
+    """``exit_siege``: algo exit_siege (``experiments/exit_siege.py``), Castle Siege's expert
+    iteration; its training deals start at ``seed`` (20,000,000 or more)."""
+    rounds: int = 3
+    games: int = 100                 # training games a round
+    eval_games: int = 100            # check games a round (old scorer against new)
+    iterations: int = 1000           # ISMCTS iterations a decision
+    temp: float = 4.0                # the prior's temperature, in the search and the fit
+    init: str = ""                   # starting scorer: a policy.json ("" = the shipped
+                                     # castle_siege_very_hard_linear's)
+
+
 #: the algorithms a config can name (``algo``), each a trainer of the harness
-ALGOS = ("maskable_ppo", "cem", "move_ppo")
+ALGOS = ("maskable_ppo", "cem", "move_ppo", "exit_siege")
 
 
 @dataclass(frozen=True)
@@ -145,6 +160,7 @@ class TrainConfig:
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     move_ppo: MovePPOConfig = field(default_factory=MovePPOConfig)
     cem: CEMConfig = field(default_factory=CEMConfig)
+    exit_siege: ExItConfig = field(default_factory=ExItConfig)
 
     def to_dict(self) -> dict:
         """The resolved config as a plain nested mapping (fresh copies), in schema order."""
@@ -353,6 +369,8 @@ def _check_values(config: TrainConfig) -> None:
         _check_cem(config, spec)
     if config.algo == "move_ppo":
         _check_move_ppo(config, spec)
+    if config.algo == "exit_siege":
+        _check_exit_siege(config, spec)
     if config.shaping == "heuristic_potential" and spec.potential is None:
         games = ", ".join(slug for slug, g in GAMES.items() if g.potential)
         raise ValueError(f"shaping: heuristic_potential is defined for {games} only")
@@ -426,6 +444,21 @@ def _check_cem(config: TrainConfig, spec) -> None:
         raise ValueError("cem.elite: cannot exceed population + 1 (the mean competes too)")
     if cem.workers < 0:
         raise ValueError("cem.workers: must be 0 (every core) or more")
+
+
+def _check_exit_siege(config: TrainConfig, spec) -> None:
+    if not spec.linear_scorer:
+        raise ValueError("algo: exit_siege trains the Castle Siege linear scorer; game must be "
+                         "castle-siege")
+    ex = config.exit_siege
+    for name in ("rounds", "games", "eval_games", "iterations"):
+        if getattr(ex, name) < 1:
+            raise ValueError(f"exit_siege.{name}: must be at least 1, got {getattr(ex, name)}")
+    if not math.isfinite(ex.temp) or ex.temp <= 0:
+        raise ValueError(f"exit_siege.temp: expected a number above 0, got {ex.temp!r}")
+    if config.seed < 20_000_000:
+        raise ValueError(f"seed: exit_siege plays its training deals from here; use 20,000,000 "
+                         f"or more (the evaluation deals are below), got {config.seed}")
 
 
 def dump_config(config: TrainConfig | dict, path: str | Path) -> None:

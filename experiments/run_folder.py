@@ -15,23 +15,25 @@
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
   Ctrl-C and catches both, so the trainer checkpoints and exits cleanly.
 
-``run_chunked`` is the training loop of the trainers that train in chunks they drive
-themselves (``train_moves``, ``train_moves_aec``): a ``Chunked`` plug-in builds its model,
-trains one chunk, evaluates and saves or loads its weights; the harness decides when to
-evaluate (``eval.every_steps``), checkpoint (``checkpoint.every_steps``), keeps the wall
-clock, the best model and the summary. ``train.py`` (MaskablePPO, whose loop is
-Stable-Baselines3's: ARCHITECTURE.md says why it stays so) and ``train_cem.py`` (its
-checkpoint through ``save_checkpoint``, its generations its own loop) use the folder without
-the loop. ``folder.config`` is the run's typed ``TrainConfig`` (``experiments/config.py``).
+``run_chunked`` is the training loop of every trainer but MaskablePPO: a ``Chunked`` plug-in
+builds its model, trains one chunk, evaluates and saves or loads its weights; the harness
+counts the chunks' work against a ``Schedule`` (env steps to ``total_timesteps`` for the PPO
+trainers, ``train_moves`` and ``train_moves_aec``; generations for ``train_cem``; rounds for
+``exit_siege``), decides when to evaluate and checkpoint, keeps the wall clock, the best model
+and the summary. ``train.py`` (MaskablePPO, whose loop is Stable-Baselines3's: ARCHITECTURE.md
+says why it stays so) uses the folder without the loop. ``folder.config`` is the run's typed
+``TrainConfig`` (``experiments/config.py``).
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
 import shutil
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -204,13 +206,14 @@ class Chunked(Protocol):
         it (warm starts may add to ``progress``)."""
 
     def train_chunk(self, progress: dict) -> int:
-        """Train one chunk (a rollout and its update), adding its steps to
-        ``progress["num_timesteps"]`` (before logging them); return those steps."""
+        """Train one chunk (a rollout and its update; a CEM generation; an expert-iteration
+        round), adding what it did to the schedule's counter (``progress["num_timesteps"]``,
+        before logging them); return that amount."""
 
     def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
-        """Held-out evaluation: ``write_row`` each ``eval.csv`` row (less ``steps`` and
-        ``wall_seconds``, which the harness puts first); return the result (its
-        ``win_rate`` picks the best model)."""
+        """Held-out evaluation: ``write_row`` each ``eval.csv`` row (less the schedule's
+        ``column`` and ``wall_seconds``, which the harness puts first); return the result
+        (its ``win_rate`` picks the best model). Never called when ``eval_every`` is 0."""
 
     def write_checkpoint(self, folder: Path) -> None:
         """Write the model's checkpoint files into ``folder``."""
@@ -222,70 +225,108 @@ class Chunked(Protocol):
         """Release envs and writers."""
 
 
-#: the counters ``run_chunked`` keeps in ``progress.json``
-HARNESS_PROGRESS = {"num_timesteps": 0, "wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0,
-                    "best_win_rate": -1.0}
+#: the counters ``run_chunked`` keeps in ``progress.json`` (with the schedule's ``unit``)
+HARNESS_PROGRESS = {"wall_seconds": 0.0, "evals_done": 0, "checkpoints": 0, "best_win_rate": -1.0}
 
 
-def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = None) -> dict:
-    """Train ``trainer`` in ``folder`` to ``total_timesteps``: the starting policy evaluated
-    (a fresh run's curve starts there), chunks until done, ``stop_after`` steps this session
-    (whole chunks) or an interrupt, evaluations and checkpoints when due, a checkpoint at the
-    end of every session; a finished run gets its final evaluation, ``final_model/`` and
-    ``summary.json``. Returns the summary (``interrupted``/``stopped`` when cut short)."""
-    config = folder.config
+@dataclass(frozen=True)
+class Schedule:
+    """What ``run_chunked`` counts and when it evaluates and checkpoints. The PPO trainers'
+    (``Schedule.steps(config)``) counts env steps to ``total_timesteps``; CEM counts
+    generations and expert iteration rounds, each its own chunk."""
+    total: int                     # the run is done when the counter reaches it
+    eval_every: int                # held-out evaluation every so many; 0: none at all
+    checkpoint_every: int
+    unit: str = "num_timesteps"    # the ``progress.json`` counter chunks add to
+    column: str = "steps"          # its name in ``eval.csv``'s first column
+    eval_at_start: bool = True     # a fresh run's starting policy evaluated (the curve's origin)
+    eval_last: bool = False        # the last chunk evaluated before its checkpoint, not after
+    # an interrupt leaves the latest checkpoint as it is (the chunk it cut short is redone on
+    # resume) instead of checkpointing the middle of a chunk: for trainers whose state moves
+    # during a chunk in ways a checkpoint must not catch (CEM's generator, a round's scorer)
+    whole_chunks: bool = False
+    summary_keys: tuple = ()       # ``progress`` counters also copied into the summary
+
+    @classmethod
+    def steps(cls, config: TrainConfig) -> Schedule:
+        return cls(config.total_timesteps, config.eval.every_steps, config.checkpoint.every_steps)
+
+
+def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = None,
+                schedule: Schedule | None = None) -> dict:
+    """Train ``trainer`` in ``folder`` to the schedule's total (``Schedule.steps``:
+    ``total_timesteps`` env steps): the starting policy evaluated (a fresh run's curve starts
+    there), chunks until done, ``stop_after`` units this session (whole chunks) or an
+    interrupt, evaluations and checkpoints when due, a checkpoint at the end of every
+    session (but one interrupted under ``whole_chunks``: the latest checkpoint stands); a
+    finished run gets its final evaluation, ``final_model/`` and ``summary.json``. Returns
+    the summary (``interrupted``/``stopped`` when cut short)."""
+    plan = schedule or Schedule.steps(folder.config)
+    unit = plan.unit
     if folder.resumed:
-        progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
+        progress = folder.read_progress({unit: int, "wall_seconds": float})
     else:
-        progress = {**HARNESS_PROGRESS, **trainer.initial_progress()}
+        progress = {unit: 0, **HARNESS_PROGRESS, **trainer.initial_progress()}
     trainer.build(folder, progress)
     clock = {"start": time.perf_counter()}
+    last_eval = f"last_eval_{plan.column}"
 
     def lap() -> None:
         """Fold this session's time so far into ``progress["wall_seconds"]``."""
         progress["wall_seconds"] += time.perf_counter() - clock["start"]
         clock["start"] = time.perf_counter()
 
+    # what the latest checkpoint holds, for an interrupt of a ``whole_chunks`` schedule
+    checkpointed = copy.deepcopy(progress)
+
     def checkpoint() -> None:
         folder.save_checkpoint(trainer.write_checkpoint)
         folder.write_progress(progress)
+        checkpointed.clear()
+        checkpointed.update(copy.deepcopy(progress))
 
     def maybe_eval(final: bool = False) -> None:
-        every = config.eval.every_steps
-        due = progress["num_timesteps"] // every > progress["evals_done"]
-        if not (due or final) or progress.get("last_eval_steps") == progress["num_timesteps"]:
+        every = plan.eval_every
+        if not every:
             return
-        progress["last_eval_steps"] = progress["num_timesteps"]
-        progress["evals_done"] = progress["num_timesteps"] // every
+        due = progress[unit] // every > progress["evals_done"]
+        if not (due or final) or progress.get(last_eval) == progress[unit]:
+            return
+        progress[last_eval] = progress[unit]
+        progress["evals_done"] = progress[unit] // every
 
         def write_row(row: dict) -> None:
             wall = progress["wall_seconds"] + time.perf_counter() - clock["start"]
-            folder.append_eval({"steps": progress["num_timesteps"],
-                                "wall_seconds": round(wall, 1), **row})
+            folder.append_eval({plan.column: progress[unit], "wall_seconds": round(wall, 1),
+                                **row})
         result = trainer.evaluate(progress, write_row)
         if result["win_rate"] > progress["best_win_rate"]:
             progress["best_win_rate"] = result["win_rate"]
             trainer.save_model(folder / "best_model")
         progress["last_eval"] = result
 
-    session_steps = 0
-    if not folder.resumed:
+    session = 0
+    if not folder.resumed and plan.eval_at_start:
         maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
     with folder.interruptible() as guard:
-        while progress["num_timesteps"] < config.total_timesteps and (
-                stop_after is None or session_steps < stop_after):
-            session_steps += trainer.train_chunk(progress)
-            maybe_eval()
-            every = config.checkpoint.every_steps
-            if progress["num_timesteps"] // every > progress["checkpoints"]:
-                progress["checkpoints"] = progress["num_timesteps"] // every
+        while progress[unit] < plan.total and (stop_after is None or session < stop_after):
+            session += trainer.train_chunk(progress)
+            maybe_eval(final=plan.eval_last and progress[unit] >= plan.total)
+            every = plan.checkpoint_every
+            if progress[unit] // every > progress["checkpoints"]:
+                progress["checkpoints"] = progress[unit] // every
                 lap()
                 checkpoint()
     lap()
-    checkpoint()                   # an interrupted or stopped run resumes from here
-    summary: dict = {"run_dir": str(folder.path), "num_timesteps": progress["num_timesteps"],
+    if guard.interrupted and plan.whole_chunks:
+        progress.clear()           # the latest checkpoint stands: the run resumes from it
+        progress.update(checkpointed)
+    else:
+        checkpoint()               # an interrupted or stopped run resumes from here
+    summary: dict = {"run_dir": str(folder.path), unit: progress[unit],
+                     **{k: progress[k] for k in plan.summary_keys},
                      "wall_seconds": round(progress["wall_seconds"], 1)}
-    if guard.interrupted or progress["num_timesteps"] < config.total_timesteps:
+    if guard.interrupted or progress[unit] < plan.total:
         trainer.close()
         return {**summary, "interrupted": guard.interrupted, "stopped": True}
     maybe_eval(final=True)

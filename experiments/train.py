@@ -36,14 +36,14 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
-from .common import sigterm_as_interrupt
 from .config import TrainConfig, load_config
 from .run_folder import RunFolder
 from .stats import wilson_interval
 
 
 def add_parser(sub):
-    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO; algo: cem; algo: move_ppo)")
+    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO; algo: cem, "
+                                      "move_ppo or exit_siege)")
     p.add_argument("--config", help="YAML config (see configs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default runs/NAME_TIMESTAMP)")
@@ -58,15 +58,33 @@ def run(args) -> int:
     args.no_progress = args.no_progress or not sys.stderr.isatty()
     if bool(args.config) == bool(args.resume):
         raise ValueError("give exactly one of --config or --resume")
+    if args.resume and not (Path(args.resume) / RunFolder.CONFIG).is_file():
+        from .exit_siege import OLD_CONFIG, open_run
+        if (Path(args.resume) / OLD_CONFIG).is_file():   # a rounds folder from before the harness
+            open_run(args.resume)                        # writes its config.yaml
     config = (RunFolder.open(args.resume).config if args.resume
               else load_config(args.config, args.overrides))
     if config.algo == "cem":
         from . import train_cem
-        with sigterm_as_interrupt():   # CEM checkpoints after every generation
-            summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
-                                             progress_bar=not args.no_progress)
+        summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
+                                         progress_bar=not args.no_progress)
+        if summary.get("interrupted"):
+            print(f"interrupted: checkpointed after generation {summary['generations']}; "
+                  f"continue with castle-envs train --resume {summary['run_dir']}")
+            return 130
         print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
                                                    "wall_seconds", "final_eval")}, indent=2))
+        return 0
+    if config.algo == "exit_siege":
+        from . import exit_siege
+        summary = exit_siege.run_training(None if args.resume else config,
+                                          run_dir=args.run_dir, resume=args.resume)
+        if summary.get("interrupted"):
+            print(f"interrupted: checkpointed after round {summary['rounds']}; "
+                  f"continue with castle-envs train --resume {summary['run_dir']}")
+            return 130
+        print(json.dumps({k: summary.get(k) for k in ("run_dir", "rounds", "decisions",
+                                                       "wall_seconds")}, indent=2))
         return 0
     if config.algo == "move_ppo":
         from . import train_moves, train_moves_aec

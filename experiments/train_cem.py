@@ -13,12 +13,18 @@ seeds (0-9999 for ``castle-envs evaluate``, 1,000,000+ for held-out curves). Gam
 rules core (``State.new_game(default_rng(seed))`` deals exactly what ``env.reset(seed)``
 deals), on local processes or Ray (``castle_envs.experiments.parallel``).
 
+CEM is a plug-in of the training harness (``run_folder.run_chunked``): a generation is its
+chunk, counted as ``generations`` to ``cem.generations``, with its held-out evaluation every
+``cem.eval_every`` generations and after the last.
+
 Run: ``castle-envs train --config configs/castle_siege/very_hard_cem.yaml``. The run folder
 gets ``config.yaml``, ``history.csv`` (per generation: mean's and elite's fitness, held-out
-win rates), ``checkpoints/latest/checkpoint.json`` (the search's state after the last whole
-generation, put in place by ``RunFolder.save_checkpoint``: resume with ``--resume``; runs
-written before it kept ``checkpoint.json`` at the folder's root, and resume from there too)
-and ``policy.json`` (the mean, loadable as ``--agent linear:PATH``).
+win rates), ``eval.csv`` and ``progress.json`` (the harness's), ``checkpoints/latest/
+checkpoint.json`` (the search's state after the last whole generation: resume with
+``--resume``; runs written before it kept ``checkpoint.json`` at the folder's root and had no
+``progress.json``, and resume from there too), ``policy.json`` (the mean, loadable as
+``--agent linear:PATH``), ``best_model/policy.json`` (the mean of the best held-out
+evaluation), ``final_model/policy.json`` and ``summary.json``.
 """
 from __future__ import annotations
 
@@ -37,8 +43,8 @@ from castle_envs.castle_siege.rules import State
 
 from .config import CEMConfig, TrainConfig
 from .journal import write_atomic
-from .run_folder import RunFolder
 from .parallel import run_chunks
+from .run_folder import HARNESS_PROGRESS, RunFolder, Schedule, run_chunked
 
 #: the initial spread of a weight: 10% of its starting value, at least this much. Features
 #: in rank points (up to 13 per card) get a tenth of the spread of the 0/1 and count features,
@@ -92,27 +98,32 @@ def initial_search(init: str = "") -> tuple[np.ndarray, np.ndarray]:
     return mean, np.maximum(0.1 * np.abs(mean), floor)
 
 
-def run_training(config: TrainConfig, run_dir: str | Path | None = None, resume: str | None = None,
-                 progress_bar: bool = True, stop_after: int | None = None) -> dict:
+def run_training(config: TrainConfig | None, run_dir: str | Path | None = None,
+                 resume: str | None = None, progress_bar: bool = True,
+                 stop_after: int | None = None) -> dict:
     """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
     generations, checkpointed, as an interruption would."""
     if resume:
         # the run's own config, as saved
         folder = RunFolder.open(resume, algo="cem", what="CEM")
-        # killed before its first checkpoint: the run starts again, in its own folder
-        resume = resume if checkpoint_path(folder) is not None else None
+        ckpt = checkpoint_path(folder)
+        if ckpt is None:
+            # killed before its first checkpoint: the run starts again, in its own folder
+            folder.resumed = False
+            (folder / RunFolder.EVAL).unlink(missing_ok=True)
+        elif not (folder / RunFolder.PROGRESS).is_file():
+            # a run from before CEM was a plug-in of the harness: its counters are its checkpoint's
+            folder.write_progress({**HARNESS_PROGRESS,
+                                   **_counters(read_checkpoint(ckpt), folder.config.cem)})
+    elif config is None:
+        raise ValueError("give a config, or a run folder to resume")
     else:
         folder = RunFolder.create(config, run_dir)
-    config, run_dir = folder.config, folder.path
-    summary = _generations(folder, bool(resume), progress_bar, stop_after)
-    cem = config.cem
-    if summary["generations"] == cem.generations and cem.eval_games:
-        policy = LinearPolicy.load(run_dir / "policy.json")
-        rates = evaluate([policy.vector()], cem.eval_games, cem.eval_seed,
-                         _workers(cem), cem.backend)[0][0]
-        summary["final_eval"] = dict(zip(cem.eval_games, rates.tolist()))
-    else:
-        summary["final_eval"] = None
+    trainer = CEM(folder.config, progress_bar)
+    summary = run_chunked(trainer, folder, stop_after, trainer.schedule())
+    final = summary.get("final_eval")
+    summary["final_eval"] = final["by_difficulty"] if final else None
+    summary["policy"] = str(folder / "policy.json")
     return summary
 
 
@@ -171,92 +182,141 @@ def read_checkpoint(path: Path) -> dict:
     return saved
 
 
-def _checkpoint_writer(text: str) -> Callable[[Path], None]:
-    """What ``RunFolder.save_checkpoint`` calls to fill the new checkpoint folder."""
-    def write(folder: Path) -> None:
-        (folder / CHECKPOINT).write_text(text)
-    return write
-
-
 def _workers(cem: CEMConfig) -> int | None:
     return cem.workers or None
 
 
-def _generations(folder: RunFolder, resume: bool, progress_bar: bool,
-                 stop_after: int | None) -> dict:
-    config, run_dir = folder.config, folder.path
-    cem = config.cem
-    games = dict(cem.games)
-    weights = np.array([cem.fitness_weights.get(d, 1.0) for d in games])
-    held_out = dict(cem.eval_games)
-    rng = np.random.default_rng(config.seed)
-    old = run_dir / CHECKPOINT          # where runs before RunFolder's checkpoints kept it
-    saved: dict = {}
-    if resume:
-        ckpt = checkpoint_path(folder)
-        if ckpt is None:
-            raise FileNotFoundError(f"{run_dir} has no checkpoint to resume from")
-        saved = read_checkpoint(ckpt)
-        mean, sigma = np.array(saved["mean"]), np.array(saved["sigma"])
-        sigma0 = np.array(saved["sigma0"])
-        start = saved["generation"]
-        rng.bit_generator.state = saved["rng"]
-        trim_history(run_dir / "history.csv", start)
-    else:
-        mean, sigma = initial_search(cem.init)
-        sigma0 = sigma.copy()
-        start = 0
-        with open(run_dir / "history.csv", "w", newline="") as f:
-            csv.writer(f).writerow(["generation", "games", "steps", "seconds", "mean_fitness",
-                                    "elite_fitness", "best_fitness"]
-                                   + [f"eval_{d}" for d in held_out])
-    names = LinearPolicy.names()
-    total_games = start * (cem.population + 1) * sum(games.values())
-    total_steps = saved["steps"] if resume else 0
-    t0 = time.time() - (saved["wall_seconds"] if resume else 0.0)
-    end = cem.generations if stop_after is None else min(cem.generations, start + stop_after)
-    for gen in range(start, end):
-        noise = rng.standard_normal((cem.population, len(mean)))
-        thetas = [mean] + [mean + sigma * z for z in noise]   # the mean plays too: its fitness is the curve
-        rates, moves = evaluate(thetas, games, cem.deal_seed + gen * 1_000_000, _workers(cem),
-                                cem.backend)
-        total_steps += moves
-        fitness = rates @ weights
+def _counters(saved: dict, cem: CEMConfig) -> dict:
+    """The harness's counters of a checkpoint (``progress.json`` is written after it, so a
+    kill between the two leaves it a generation behind; runs from before the harness have
+    none)."""
+    done = saved["generation"]
+    return {"generations": done, "wall_seconds": float(saved["wall_seconds"]),
+            "steps": saved["steps"], "games": done * (cem.population + 1) * sum(cem.games.values()),
+            "checkpoints": done, "evals_done": done // cem.eval_every}
+
+
+# --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
+class CEM:
+    """CEM as a ``run_folder.Chunked`` trainer: the search's mean, spread and generator; a
+    chunk is one generation, and its ``history.csv`` row is written with its checkpoint
+    (after its held-out evaluation, when one is due)."""
+
+    def __init__(self, config: TrainConfig, progress_bar: bool = True):
+        self.config, self.cem = config, config.cem
+        self.games = dict(self.cem.games)
+        self.weights = np.array([self.cem.fitness_weights.get(d, 1.0) for d in self.games])
+        self.held_out = dict(self.cem.eval_games)
+        self.progress_bar = progress_bar
+        self.row: list | None = None      # this generation's history row, until it is written
+
+    def schedule(self) -> Schedule:
+        return Schedule(total=self.cem.generations,
+                        eval_every=self.cem.eval_every if self.held_out else 0,
+                        checkpoint_every=1, unit="generations", column="generation",
+                        eval_at_start=False, eval_last=True, summary_keys=("games", "steps"),
+                        whole_chunks=True)
+
+    def initial_progress(self) -> dict:
+        return {"games": 0, "steps": 0}
+
+    def build(self, folder: RunFolder, progress: dict) -> None:
+        self.folder, self.progress = folder, progress
+        self.history = folder / "history.csv"
+        self.rng = np.random.default_rng(self.config.seed)
+        if folder.resumed:
+            saved = read_checkpoint(checkpoint_path(folder) or folder.latest / CHECKPOINT)
+            self.mean, self.sigma = np.array(saved["mean"]), np.array(saved["sigma"])
+            self.sigma0 = np.array(saved["sigma0"])
+            self.rng.bit_generator.state = saved["rng"]
+            progress.update(_counters(saved, self.cem))
+            trim_history(self.history, saved["generation"])
+        else:
+            self.mean, self.sigma = initial_search(self.cem.init)
+            self.sigma0 = self.sigma.copy()
+            with open(self.history, "w", newline="") as f:
+                csv.writer(f).writerow(["generation", "games", "steps", "seconds",
+                                        "mean_fitness", "elite_fitness", "best_fitness"]
+                                       + [f"eval_{d}" for d in self.held_out])
+        self.t0 = time.time() - progress["wall_seconds"]
+
+    def train_chunk(self, progress: dict) -> int:
+        self._drop_old_checkpoint()
+        cem, gen = self.cem, progress["generations"]
+        noise = self.rng.standard_normal((cem.population, len(self.mean)))
+        # the mean plays too: its fitness is the curve
+        thetas = [self.mean] + [self.mean + self.sigma * z for z in noise]
+        rates, moves = evaluate(thetas, self.games, cem.deal_seed + gen * 1_000_000,
+                                _workers(cem), cem.backend)
+        progress["steps"] += moves
+        fitness = rates @ self.weights
         order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
         elite = np.array([thetas[i] for i in order[:cem.elite]])
-        mean = elite.mean(0)
+        self.mean = elite.mean(0)
         # a floor on the spread keeps exploring: with a few elites the plain CEM spread
         # collapses within a handful of generations (Szita and Lorincz 2006 add noise too)
-        sigma = np.maximum(elite.std(0), cem.sigma_floor * sigma0)
-        total_games += len(thetas) * sum(games.values())
-        row = [gen + 1, total_games, total_steps, round(time.time() - t0, 1), fitness[0],
-               fitness[order[:cem.elite]].mean(), fitness[order[0]]]
-        if held_out and ((gen + 1) % cem.eval_every == 0 or gen + 1 == cem.generations):
-            ev = evaluate([mean], held_out, cem.eval_seed, _workers(cem), cem.backend)[0][0]
-            row += ev.tolist()
-        else:
-            row += [""] * len(held_out)
-        # a kill may come between any two of these: the history row first (a resume drops
-        # the rows of generations the checkpoint does not hold, so none is counted twice),
-        # then the policy and the checkpoint, each replaced whole (never half written; the
-        # checkpoint through RunFolder.save_checkpoint, as every trainer's)
-        with open(run_dir / "history.csv", "a", newline="") as f:
-            csv.writer(f).writerow(row)
-            f.flush()
-        policy_path = run_dir / "policy.json"
-        LinearPolicy.from_vector(mean).save(policy_path.with_suffix(".json.tmp"))
+        self.sigma = np.maximum(elite.std(0), cem.sigma_floor * self.sigma0)
+        progress["games"] += len(thetas) * sum(self.games.values())
+        progress["generations"] = gen + 1
+        self.row = [gen + 1, progress["games"], progress["steps"],
+                    round(time.time() - self.t0, 1), fitness[0],
+                    fitness[order[:cem.elite]].mean(), fitness[order[0]]] + [""] * len(self.held_out)
+        return 1
+
+    def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
+        """The mean on the held-out deals (``cem.eval_games`` from ``cem.eval_seed``); the
+        best model is the one of the highest win rate weighted as the fitness is."""
+        cem = self.cem
+        rates = evaluate([self.mean], self.held_out, cem.eval_seed, _workers(cem),
+                         cem.backend)[0][0]
+        for (difficulty, games), rate in zip(self.held_out.items(), rates.tolist()):
+            write_row({"difficulty": difficulty, "games": games, "win_rate": rate})
+        if self.row is not None:
+            self.row[7:] = rates.tolist()
+        weights = np.array([cem.fitness_weights.get(d, 1.0) for d in self.held_out])
+        weights = weights if weights.sum() > 0 else np.ones(len(rates))
+        return {"win_rate": float(rates @ weights / weights.sum()),
+                "by_difficulty": dict(zip(self.held_out, rates.tolist()))}
+
+    def write_checkpoint(self, folder: Path) -> None:
+        """The generation's history row, then ``policy.json`` and the search's state.
+
+        A kill may come between any two of these: the history row first (a resume drops
+        the rows of generations the checkpoint does not hold, so none is counted twice),
+        then the policy, replaced whole, then the checkpoint (``folder`` is the new one,
+        which ``RunFolder.save_checkpoint`` puts in place once it is written)."""
+        progress = self.progress
+        if self.row is not None:
+            row, self.row = self.row, None
+            with open(self.history, "a", newline="") as f:
+                csv.writer(f).writerow(row)
+                f.flush()
+            if self.progress_bar:
+                evals = dict(zip(self.held_out, row[7:]))
+                logging.getLogger(__name__).info(
+                    f"generation {row[0]}/{self.cem.generations}: mean fitness {row[4]:.4f}, "
+                    f"elite {row[5]:.4f}, {row[3]:.0f} s" +
+                    (f", held-out {evals}" if row[7:] and row[7] != "" else ""))
+        policy_path = self.folder / "policy.json"
+        LinearPolicy.from_vector(self.mean).save(policy_path.with_suffix(".json.tmp"))
         os.replace(policy_path.with_suffix(".json.tmp"), policy_path)
-        state = json.dumps({"generation": gen + 1, "mean": mean.tolist(),
-                            "sigma": sigma.tolist(), "sigma0": sigma0.tolist(), "names": names,
-                            "wall_seconds": time.time() - t0, "steps": total_steps,
-                            "rng": rng.bit_generator.state}, indent=1)
-        folder.save_checkpoint(_checkpoint_writer(state))
-        if old.is_file():        # an old run's checkpoint, superseded from now on
+        state = {"generation": progress["generations"], "mean": self.mean.tolist(),
+                 "sigma": self.sigma.tolist(), "sigma0": self.sigma0.tolist(),
+                 "names": LinearPolicy.names(), "wall_seconds": progress["wall_seconds"],
+                 "steps": progress["steps"], "rng": self.rng.bit_generator.state}
+        (folder / CHECKPOINT).write_text(json.dumps(state, indent=1))
+
+    def save_model(self, target: Path) -> None:
+        """The mean as ``target/policy.json`` (``--agent linear:target/policy.json``)."""
+        target.mkdir(parents=True, exist_ok=True)
+        LinearPolicy.from_vector(self.mean).save(target / "policy.json")
+
+    def close(self) -> None:
+        self._drop_old_checkpoint()
+
+    def _drop_old_checkpoint(self) -> None:
+        """An old run's root ``checkpoint.json``, superseded once ``checkpoints/latest``
+        holds a checkpoint (never earlier: a kill between the two must leave one)."""
+        old = self.folder / CHECKPOINT
+        if old.is_file() and (self.folder.latest / CHECKPOINT).is_file():
             old.unlink()
-        if progress_bar:
-            logging.getLogger(__name__).info(
-                f"generation {gen + 1}/{cem.generations}: mean fitness {fitness[0]:.4f}, "
-                f"elite {row[5]:.4f}, {row[3]:.0f} s" +
-                (f", held-out {dict(zip(held_out, row[7:]))}" if row[7] != "" else ""))
-    return {"run_dir": str(run_dir), "generations": end, "games": total_games, "steps": total_steps,
-            "wall_seconds": round(time.time() - t0, 1), "policy": str(run_dir / "policy.json")}

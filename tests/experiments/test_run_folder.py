@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from castle_envs.experiments.config import resolve
-from castle_envs.experiments.run_folder import Interruptible, RunFolder, run_chunked
+from castle_envs.experiments.run_folder import Interruptible, RunFolder, Schedule, run_chunked
 
 
 def _config(**extra):
@@ -102,6 +102,63 @@ def test_resume_after_an_interrupt_ends_as_an_uninterrupted_run(tmp_path, sig):
 def test_stop_after_ends_the_session_after_whole_chunks(tmp_path):
     summary = run_chunked(Toy(), RunFolder.create(_config(), tmp_path / "run"), stop_after=3)
     assert summary == {**summary, "num_timesteps": 4, "interrupted": False, "stopped": True}
+
+
+class Rounds(Toy):
+    """The toy counting rounds (CEM's generations, expert iteration's rounds): a chunk is one."""
+
+    def train_chunk(self, progress):
+        progress["updates"] += 1
+        self.total += progress["updates"]
+        if progress["rounds"] == self.stop_at:
+            raise KeyboardInterrupt        # in the middle of a round: its state has moved
+        progress["rounds"] += 1
+        return 1
+
+    def evaluate(self, progress, write_row):
+        # which rounds were checkpointed when it ran: the last is evaluated before its own
+        write_row({"checkpointed": progress["checkpoints"]})
+        return {"win_rate": progress["rounds"] / 5}
+
+
+def test_a_schedule_counts_its_own_unit_and_may_evaluate_the_last_chunk_first(tmp_path):
+    plan = Schedule(total=5, eval_every=2, checkpoint_every=1, unit="rounds", column="round",
+                    eval_at_start=False, eval_last=True, summary_keys=("updates",))
+    summary = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "run"), schedule=plan)
+    assert {k: summary[k] for k in ("rounds", "updates", "final_eval")} == {
+        "rounds": 5, "updates": 5, "final_eval": {"win_rate": 1.0}}
+    rows = list(csv.DictReader(open(tmp_path / "run" / "eval.csv")))
+    assert [(r["round"], r["checkpointed"]) for r in rows] == [("2", "1"), ("4", "3"), ("5", "4")]
+    part = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "part"), stop_after=2,
+                       schedule=plan)
+    assert part["rounds"] == 2 and part["stopped"]
+    resumed = run_chunked(Rounds(), RunFolder.open(tmp_path / "part"), schedule=plan)
+    assert resumed["rounds"] == 5
+    assert list(csv.DictReader(open(tmp_path / "part" / "eval.csv"))) == rows
+
+
+def test_an_interrupt_of_whole_chunks_leaves_the_latest_checkpoint(tmp_path):
+    plan = Schedule(total=5, eval_every=0, checkpoint_every=1, unit="rounds", column="round",
+                    whole_chunks=True)
+    whole = Rounds()
+    run_chunked(whole, RunFolder.create(_config(), tmp_path / "whole"), schedule=plan)
+    cut = run_chunked(Rounds(stop_at=3), RunFolder.create(_config(), tmp_path / "part"),
+                      schedule=plan)
+    assert cut["interrupted"] and cut["rounds"] == 3
+    progress = json.loads((tmp_path / "part" / "progress.json").read_text())
+    assert (progress["rounds"], progress["updates"]) == (3, 3)    # round 4's start not kept
+    resumed = Rounds()
+    assert run_chunked(resumed, RunFolder.open(tmp_path / "part"), schedule=plan)["rounds"] == 5
+    assert resumed.total == whole.total
+
+
+def test_a_schedule_without_evaluations_writes_no_eval_csv_nor_best_model(tmp_path):
+    plan = Schedule(total=3, eval_every=0, checkpoint_every=1, unit="rounds", column="round")
+    summary = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "run"), schedule=plan)
+    assert summary["rounds"] == 3 and summary["final_eval"] is None
+    assert _files(tmp_path / "run") == ["checkpoints/latest/state.json", "config.yaml",
+                                        "final_model/model.json", "progress.json",
+                                        "summary.json"]
 
 
 def test_a_folder_without_config_is_not_a_run_folder(tmp_path):

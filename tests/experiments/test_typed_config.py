@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from castle_envs.experiments.config import (
     SCHEMA, CEMConfig, PPOConfig, TrainConfig, dump_config, load_config, resolve)
@@ -53,7 +54,12 @@ def test_an_old_config_yaml_reads_and_is_written_back_the_same(tmp_path, algo):
     folder = RunFolder.open(old.parent, algo=algo)
     assert folder.config.algo == algo
     dump_config(folder.config, tmp_path / "config.yaml")
-    assert (tmp_path / "config.yaml").read_text() == old.read_text()
+    # key for key as it was, then the sections added since (exit_siege) with their defaults
+    added = {"exit_siege": TrainConfig().to_dict()["exit_siege"]}
+    with open(tmp_path / "added.yaml", "w") as f:
+        yaml.safe_dump(added, f, sort_keys=False)
+    assert (tmp_path / "config.yaml").read_text() == (
+        old.read_text() + (tmp_path / "added.yaml").read_text())
 
 
 def test_an_old_run_of_another_algo_is_refused(tmp_path):
