@@ -11,14 +11,17 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
-root_width=0,halving=0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+root_width=0,halving=0,trees=1,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
 the root's priors with weight ``prior_mix`` (the root only: one network call a decision);
 ``root_width`` the root's moves (0: ``width``); ``halving=1`` picks the root's move by
-sequential halving over common worlds instead of the most visits (``vector.siege_ismcts``).
+sequential halving over common worlds instead of the most visits (``vector.siege_ismcts``);
+``trees`` independent searches a decision (each its own world and seed, ``iterations`` each),
+the move with the most visits summed over their roots (root parallelisation: the same
+iterations spent on shallower trees whose errors differ).
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from .castle_siege_linear import EndgamePlanner, LinearPolicy
 DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
             "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",
             "lam": 0.0, "prior": "", "prior_mix": 0.0, "prior_temp": 1.0, "root_width": 0,
-            "halving": 0}
+            "halving": 0, "trees": 1}
 #: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
 #: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
 #: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
@@ -49,7 +52,8 @@ class ISMCTSPolicy:
                  temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
                  leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
                  lam: float = 0.0, prior: str = "", prior_mix: float = 0.0,
-                 prior_temp: float = 1.0, root_width: int = 0, halving: int = 0):
+                 prior_temp: float = 1.0, root_width: int = 0, halving: int = 0,
+                 trees: int = 1):
         from castle_envs.core import jit as _jit
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
@@ -60,6 +64,10 @@ class ISMCTSPolicy:
         width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
         root_width = check_int("ismcts option root_width", root_width, 0, M.MAX_WIDTH)
         halving = check_int("ismcts option halving", halving, 0, 1)
+        trees = check_int("ismcts option trees", trees, 1, 64)
+        if trees > 1 and halving:
+            raise ValueError("ismcts options trees > 1 and halving=1 do not combine: halving "
+                             "picks one tree's move, trees sums the roots' visits")
         leaf = check_int("ismcts option leaf", leaf, 0)
         endgame = check_int("ismcts option endgame", endgame, 1)
         temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
@@ -85,11 +93,12 @@ class ISMCTSPolicy:
                         "leaf": leaf, "endgame": endgame, "standing": float(standing),
                         "value": str(value), "lam": float(lam), "prior": str(prior),
                         "prior_mix": float(prior_mix), "prior_temp": float(prior_temp),
-                        "root_width": root_width, "halving": halving}
+                        "root_width": root_width, "halving": halving, "trees": trees}
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.standing, self.lam = float(standing), float(lam)
-        self.root_width, self.halving = root_width, halving
+        self.root_width, self.halving, self.trees = root_width, halving, trees
+        self._roots: list[tuple[int, int, float, float]] = []   # summed roots (trees > 1)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -117,21 +126,40 @@ class ISMCTSPolicy:
             self._logits[:] = -np.inf
             ids, logits = self._prior.logits(state)
             self._logits[ids] = logits / self.prior_temp
-        b, v = self._rows(state.determinize(0, rng))
-        best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
-                              state.attack == "most_recent", state.defeated == "leave_game",
-                              self.weights, self.iterations, self.width, self.temp, self.c,
-                              self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
-                              self.standing, self._net, self.lam, state.rows, self._logits,
-                              mix, self.root_width, bool(self.halving))
-        return int(self._tree.act[0, best])
+        self._roots = []
+        for tree in range(self.trees):
+            b, v = self._rows(state.determinize(0, rng))
+            best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
+                                  state.attack == "most_recent", state.defeated == "leave_game",
+                                  self.weights, self.iterations, self.width, self.temp, self.c,
+                                  self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
+                                  self.standing, self._net, self.lam, state.rows, self._logits,
+                                  mix, self.root_width, bool(self.halving))
+            if self.trees == 1:
+                return int(self._tree.act[0, best])
+            self._add_root(self._tree_root())
+        # the most visits summed; a tie goes to the child listed first (the scorer's order)
+        return max(self._roots, key=lambda r: r[1])[0]
 
-    def root_stats(self) -> list[tuple[int, int, float, float]]:
-        """The last decision's root: (action, visits, mean value, prior) per child."""
+    def _tree_root(self) -> list[tuple[int, int, float, float]]:
         t = self._tree
         return [(int(t.act[0, i]), int(t.n[0, i]),
                  float(t.w[0, i] / t.n[0, i]) if t.n[0, i] else 0.0, float(t.prior[0, i]))
                 for i in range(int(t.width[0]))]
+
+    def _add_root(self, root: list[tuple[int, int, float, float]]) -> None:
+        where = {a: i for i, (a, _, _, _) in enumerate(self._roots)}
+        for a, n, q, p in root:
+            if a not in where:
+                where[a] = len(self._roots)
+                self._roots.append((a, 0, 0.0, p))
+            a0, n0, q0, p0 = self._roots[where[a]]
+            self._roots[where[a]] = (a, n0 + n, (q0 * n0 + q * n) / (n0 + n) if n0 + n else 0.0, p0)
+
+    def root_stats(self) -> list[tuple[int, int, float, float]]:
+        """The last decision's root: (action, visits, mean value, prior) per child (with
+        ``trees`` > 1, the visits summed over the trees and the values visit-weighted)."""
+        return self._roots if self.trees > 1 else self._tree_root()
 
     @staticmethod
     def _rows(world: State):

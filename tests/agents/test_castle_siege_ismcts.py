@@ -103,7 +103,7 @@ def test_plays_legal_moves_to_the_end_under_victory_deck_left():
     assert s.won == (s.deck_size > 0)
 
 
-@pytest.mark.parametrize("options", [{}, {"halving": 1, "root_width": 6}])
+@pytest.mark.parametrize("options", [{}, {"halving": 1, "root_width": 6}, {"trees": 2}])
 def test_decisions_depend_only_on_what_the_player_sees(options):
     """Two deals that differ only in the order of unseen cards get the same decision at
     every position of a game (the agent is handed the full state here on purpose)."""
@@ -138,6 +138,7 @@ def _game_actions(agent, seed):
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=40,width=4",
                                   "ismcts:iterations=40,width=4,halving=1,root_width=6",
+                                  "ismcts:iterations=20,width=4,trees=3",
                                   "search:samples=3,candidates=3,nodes=300"])
 def test_a_deal_plays_the_same_alone_and_after_other_games(spec):
     """The agent's play on a deal depends only on the deal and its seed: no noise state
@@ -149,15 +150,19 @@ def test_a_deal_plays_the_same_alone_and_after_other_games(spec):
     assert _game_actions(busy, 31_000_005) == alone
 
 
-def test_root_statistics_count_the_iterations():
-    policy = _policy(iterations=80)
+@pytest.mark.parametrize("trees", [1, 3])
+def test_root_statistics_count_the_iterations(trees):
+    """With ``trees`` > 1 the root's visits are summed over the trees and the move played is
+    the most visited of the sum."""
+    policy = _policy(iterations=80, trees=trees)
     s = State.new_game(difficulty="very_hard", deck=deal_deck(9))
     while len(np.flatnonzero(s.legal_action_mask())) == 1:
         s.apply_action(int(np.flatnonzero(s.legal_action_mask())[0]))
     action = policy(s, np.random.default_rng(0))
     stats = policy.root_stats()
-    assert sum(n for _, n, _, _ in stats) == 80
+    assert sum(n for _, n, _, _ in stats) == 80 * trees
     assert abs(sum(p for *_, p in stats) - 1) < 1e-9
+    assert len({a for a, *_ in stats}) == len(stats)
     assert action == max(stats, key=lambda r: r[1])[0]
     assert all(s.legal_action_mask()[a] for a, *_ in stats)
 
@@ -169,10 +174,16 @@ def test_root_statistics_count_the_iterations():
                                           ({"c": "x"}, "c"),
                                           ({"standing": -0.1}, "standing"),
                                           ({"halving": 2}, "halving"),
+                                          ({"trees": 0}, "trees"),
                                           ({"root_width": M.MAX_WIDTH + 1}, "root_width")])
 def test_bad_options_are_named(options, word):
     with pytest.raises(ValueError, match=f"ismcts option {word}"):
         _policy(**options)
+
+
+def test_root_parallel_trees_do_not_combine_with_halving():
+    with pytest.raises(ValueError, match="trees > 1 and halving=1"):
+        _policy(trees=2, halving=1)
 
 
 def test_spec_options_and_errors():

@@ -46,7 +46,9 @@ def _reshuffle_unseen(state: State, rng) -> State:
     deck = state.deck_cards()
     unseen = [c for c in deck if not state.recycled[c]]
     known = deck[len(unseen):]
-    order = [unseen[i] for i in rng.permutation(len(unseen))] + known
+    order = deck
+    while order == deck and len(unseen) > 1:   # a permutation may give the same order back
+        order = [unseen[i] for i in rng.permutation(len(unseen))] + known
     idx = (state.deck_head + np.arange(state.deck_size)) % 52
     other.deck[idx] = order
     assert other.deck_cards() != deck or len(unseen) < 2
