@@ -140,11 +140,15 @@ class Positions:
     def __len__(self) -> int:
         return len(self.obs)
 
-    def add_game(self, game: dict, index: int, view, planned: bool = False) -> None:
+    def add_game(self, game: dict, index: int, view, planned: bool = False,
+                 q_temp: float = 0.0, q_visits: int = 10) -> None:
         """The game's searched decisions; with ``planned`` also the teacher's moves where it
         did not search (the endgame planner's, once every card is known; as a one-hot
         target). Journals of the teacher's own games written before ``planned`` was kept
-        give them as the moves played."""
+        give them as the moves played. With ``q_temp`` > 0 the target is the softmax of the
+        children's mean values over ``q_temp`` instead of their visit shares (children with
+        fewer than ``q_visits`` visits left out: their means are noise), the search's
+        estimate of every move's worth rather than where it spent its iterations."""
         from castle_envs.castle_siege.observation import encode
         state = State.new_game(np.random.default_rng(game["seed"]), difficulty=game["difficulty"])
         searched = {step: children for step, children in game["searched"]}
@@ -163,8 +167,14 @@ class Positions:
                 k = min(n, view.capacity)
                 where = {int(a): i for i, a in enumerate(out["move_ids"][:k])}
                 target = np.zeros(k, np.float32)
-                for a, visits, _ in searched[step]:
-                    if a in where:      # a move the capacity cut cannot be learnt
+                children = [c for c in searched[step] if c[0] in where]  # the capacity cut
+                if q_temp > 0 and len(children) > 1:
+                    sure = [c for c in children if c[1] >= q_visits] or children
+                    best = max(q for _, _, q in sure)
+                    for a, _, q in sure:
+                        target[where[a]] = np.exp((q - best) / q_temp)
+                else:
+                    for a, visits, _ in children:
                         target[where[a]] += visits
                 if target.sum() > 0:
                     self.obs.append(encode(state).astype(np.float32))
@@ -180,7 +190,8 @@ class Positions:
                              "journalled outcome (a rules change since it was played?)")
 
 
-def load_positions(journals: list[str], capacity: int, holdout: float, planned: bool = False):
+def load_positions(journals: list[str], capacity: int, holdout: float, planned: bool = False,
+                   q_temp: float = 0.0, q_visits: int = 10):
     """(fit positions, held-back positions, games read): the last ``holdout`` share of each
     journal's games is held back."""
     from castle_envs.moves import move_view
@@ -191,7 +202,8 @@ def load_positions(journals: list[str], capacity: int, holdout: float, planned: 
         lines = [json.loads(x) for x in Path(path).read_text().split("\n")[:-1] if x.strip()]
         cut = len(lines) - int(round(holdout * len(lines)))
         for i, game in enumerate(lines):
-            (fit_set if i < cut else held).add_game(game, games, view, planned)
+            (fit_set if i < cut else held).add_game(game, games, view, planned, q_temp,
+                                                    q_visits)
             games += 1
     return fit_set, held, games
 
@@ -260,7 +272,7 @@ def fit(args) -> None:
         net = init.net.train()
     t0 = time.time()
     data, held, games = load_positions(args.journals, arch["capacity"], args.holdout,
-                                       args.planned)
+                                       args.planned, args.q_temp, args.q_visits)
     print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
                       "load_s": round(time.time() - t0, 1)}), flush=True)
     history: list[dict] = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
@@ -302,7 +314,9 @@ def fit(args) -> None:
                                "batch_size": args.batch_size,
                                "value_npz_epoch": best_value[1],
                                "value_target": args.value_target,
-                               "planned": args.planned}})
+                               "planned": args.planned,
+                               **({"q_temp": args.q_temp, "q_visits": args.q_visits}
+                                  if args.q_temp > 0 else {})}})
     (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
     np.savez(out / "value.npz", **best_value[2])
     print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
@@ -368,6 +382,11 @@ def main(argv=None) -> None:
     f.add_argument("--planned", action="store_true",
                    help="also learn the teacher's moves where it did not search (the "
                         "endgame planner's proven lines)")
+    f.add_argument("--q-temp", type=float, default=0.0,
+                   help="> 0: the move target is the softmax of the root children's mean "
+                        "values over this temperature, not their visit shares")
+    f.add_argument("--q-visits", type=int, default=10,
+                   help="with --q-temp: children with fewer visits are left out of the target")
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--torch-seed", type=int, default=0)
     e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value, "

@@ -117,3 +117,40 @@ def test_planned_moves_are_learnt_as_one_hot_targets(tmp_path):
     legacy, _, _ = E.load_positions([str(old)], 256, 0.0, planned=True)
     assert len(legacy) == len(with_planned)
     assert all(np.array_equal(a, b) for a, b in zip(legacy.target, with_planned.target))
+
+
+def test_value_targets_rank_the_children_by_their_mean_values(tmp_path):
+    """With ``q_temp`` the target is the softmax of the children's mean values (children
+    with too few visits left out), not their visit shares."""
+    journal = tmp_path / "j.jsonl"
+    _collect(journal, 1)
+    game = json.loads(journal.read_text().splitlines()[0])
+    visits, _, _ = E.load_positions([str(journal)], 256, 0.0)
+    values, _, _ = E.load_positions([str(journal)], 256, 0.0, q_temp=0.01, q_visits=3)
+    assert len(values) == len(visits) > 0
+    from castle_envs.moves import move_view
+    view = move_view("castle-siege", 256)
+    state = State.new_game(np.random.default_rng(game["seed"]), difficulty="very_hard")
+    searched = dict((step, kids) for step, kids in game["searched"] if kids)
+    checked = 0
+    for step, action in enumerate(game["actions"]):
+        if step in searched:
+            out, n = view.from_state(state)
+            where = {int(a): i for i, a in enumerate(out["move_ids"][:n])}
+            kids = searched[step]
+            sure = [k for k in kids if k[1] >= 3] or kids
+            target = values.target[checked]
+            assert abs(target.sum() - 1) < 1e-5
+            if len(kids) > 1:
+                best = max(sure, key=lambda k: k[2])
+                assert target[where[best[0]]] == target.max()
+                for a, n_visits, q in kids:
+                    if n_visits < 3 and len(sure) < len(kids):
+                        assert target[where[a]] == 0
+                    elif (a, n_visits, q) in map(tuple, sure):
+                        want = np.exp((q - best[2]) / 0.01)
+                        assert target[where[a]] == pytest.approx(
+                            want / sum(np.exp((k[2] - best[2]) / 0.01) for k in sure), rel=1e-4)
+            checked += 1
+        state.apply_action(action)
+    assert checked == len(values)
