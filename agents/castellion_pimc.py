@@ -15,7 +15,8 @@ At each decision with a choice the agent
    its slot's cards), from the agent's own generator (``reset(seed)`` reseeds it);
 3. plays each candidate in each world and then lets the planner play that world on
    (``horizon`` 0: to the end of the game; h > 0: until h more Ordeals are resolved);
-4. scores each finished world: 1 for a win, else ``share`` x the Ordeals passed / 3 (a world
+4. after half the worlds stops if no candidate is ahead of the planner's move (it is
+   played); otherwise plays the other half. It scores each finished world: 1 for a win, else ``share`` x the Ordeals passed / 3 (a world
    stopped at the horizon: ``share`` x the planner's value / 3,000, about the Ordeals
    passed, clipped to [0, ``share``]); and plays the candidate with the best mean over the
    same worlds (common random numbers), but leaves the planner's move only when the gain is
@@ -132,14 +133,19 @@ class PimcPolicy:
         view = state.player_view()
         worlds = [view.determinize(0, rng) for _ in range(self.worlds)]
         stop = 4 if self.horizon == 0 else state.current + self.horizon
-        means = []
-        for a in cands:
-            total = 0.0
-            for world in worlds:
-                w = world.clone()
-                w._apply(a)
-                total += self._finish(w, stop)
-            means.append(total / len(worlds))
+        totals = [0.0] * len(cands)
+        half = (len(worlds) + 1) // 2
+        done = 0
+        for chunk in (worlds[:half], worlds[half:]):
+            for j, a in enumerate(cands):
+                for world in chunk:
+                    w = world.clone()
+                    w._apply(a)
+                    totals[j] += self._finish(w, stop)
+            done += len(chunk)
+            if max(totals[1:]) <= totals[0]:
+                break      # no candidate ahead of the planner's move after half the worlds
+        means = [total / done for total in totals]
         best = max(range(len(cands)), key=lambda j: (means[j], -j))
         if best != 0 and means[best] - means[0] <= self.margin:
             best = 0
