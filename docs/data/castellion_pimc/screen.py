@@ -73,8 +73,8 @@ def play(level: str, spec: str, start: int, n: int) -> None:
 def report() -> None:
     from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
     print("| spec | level | deals | wins | planner wins | paired diff [95% CI] | better / worse "
-          "| CPU-s/game (planner) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| Ordeals passed a game (planner) | CPU-s/game (planner) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for level in LEVELS:
         data = _load(level)
         base = data.get("planner", {})
@@ -90,10 +90,12 @@ def report() -> None:
             lo, hi = wilson_interval(sum(a), len(a))
             cpu = sum(runs[s]["cpu"] for s in seeds) / len(seeds)
             cpu0 = sum(base[s]["cpu"] for s in seeds) / len(seeds)
+            passed = sum(runs[s]["passed"] for s in seeds) / len(seeds)
+            passed0 = sum(base[s]["passed"] for s in seeds) / len(seeds)
             print(f"| {spec} | {level} | {len(seeds)} | {sum(a)} ({100 * sum(a) / len(a):.1f}% "
                   f"[{100 * lo:.1f}, {100 * hi:.1f}]) | {sum(b)} | {100 * d['mean']:+.1f} "
                   f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] | {d['a_better']} / "
-                  f"{d['b_better']} | {cpu:.2f} ({cpu0:.2f}) |")
+                  f"{d['b_better']} | {passed:.2f} ({passed0:.2f}) | {cpu:.2f} ({cpu0:.2f}) |")
 
 
 def main() -> None:
