@@ -28,7 +28,7 @@ from .base import Agent, PolicyAgent, RandomAgent
 from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
 
 AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
-               "search", "ismcts", "planner")
+               "search", "ismcts", "planner", "pimc")
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
@@ -174,6 +174,11 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .castellion_planner import OPTION_TYPES, make_planner_policy
         policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
         return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)
+    if name == "pimc":
+        _only_for("pimc", game)
+        from .castellion_pimc import OPTION_TYPES as PIMC_OPTIONS, make_pimc_policy
+        policy = make_pimc_policy(parse_options(rest, PIMC_OPTIONS, "pimc"))
+        return PolicyAgent(policy, "pimc" + (":" + rest if rest else ""), seed)
     if name == "model":
         from .saved import load_agent
         if not rest.strip():
@@ -229,7 +234,7 @@ def split_agent_list(text: str) -> list[str]:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
             if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search",
-                                                      "ismcts", "planner")):
+                                                      "ismcts", "planner", "pimc")):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

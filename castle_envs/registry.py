@@ -104,7 +104,7 @@ GAMES = {
                  compiled_env="castle_envs.vector.castellion:CompiledCastellionEnv",
                  move_view="castle_envs.vector.moves:CastellionMoves", move_capacity=137,
                  heuristics={"heuristic": "castle_envs.agents.castellion:heuristic_policy"},
-                 agents=("planner",),
+                 agents=("planner", "pimc"),
                  solver="castle_envs.experiments.solve_castellion:run",
                  potential="castle_envs.agents.castellion:heuristic_potential"),
         GameSpec("castle-rooms", "Castle Rooms", "pettingzoo",
