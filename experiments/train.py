@@ -53,6 +53,18 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+def _report(summary: dict, done: str, keys: tuple) -> int:
+    """The exit of a trainer that runs through the harness: an interrupted run says where it
+    stopped and how to resume it (exit status 130), a finished one prints ``keys`` of its
+    summary."""
+    if summary.get("interrupted"):
+        print(f"interrupted: checkpointed after {done}; "
+              f"continue with castle-envs train --resume {summary['run_dir']}")
+        return 130
+    print(json.dumps({k: summary.get(k) for k in keys}, indent=2))
+    return 0
+
+
 def run(args) -> int:
     # progress bars only on a terminal: in logs and CI they are carriage-return noise
     args.no_progress = args.no_progress or not sys.stderr.isatty()
@@ -68,36 +80,22 @@ def run(args) -> int:
         from . import train_cem
         summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
                                          progress_bar=not args.no_progress)
-        if summary.get("interrupted"):
-            print(f"interrupted: checkpointed after generation {summary['generations']}; "
-                  f"continue with castle-envs train --resume {summary['run_dir']}")
-            return 130
-        print(json.dumps({k: summary[k] for k in ("run_dir", "generations", "games", "steps",
-                                                   "wall_seconds", "final_eval")}, indent=2))
-        return 0
+        return _report(summary, f"generation {summary.get('generations')}",
+                       ("run_dir", "generations", "games", "steps", "wall_seconds",
+                        "final_eval"))
     if config.algo == "exit_siege":
         from . import exit_siege
         summary = exit_siege.run_training(None if args.resume else config,
                                           run_dir=args.run_dir, resume=args.resume)
-        if summary.get("interrupted"):
-            print(f"interrupted: checkpointed after round {summary['rounds']}; "
-                  f"continue with castle-envs train --resume {summary['run_dir']}")
-            return 130
-        print(json.dumps({k: summary.get(k) for k in ("run_dir", "rounds", "decisions",
-                                                       "wall_seconds")}, indent=2))
-        return 0
+        return _report(summary, f"round {summary.get('rounds')}",
+                       ("run_dir", "rounds", "decisions", "wall_seconds"))
     if config.algo == "move_ppo":
         from . import train_moves, train_moves_aec
         module = train_moves if get_game(config.game).solitaire else train_moves_aec
         summary = module.run_training(None if args.resume else config,
                                            run_dir=args.run_dir, resume=args.resume)
-        if summary.get("interrupted"):
-            print(f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
-                  f"continue with castle-envs train --resume {summary['run_dir']}")
-            return 130
-        print(json.dumps({k: summary.get(k) for k in ("run_dir", "num_timesteps",
-                                                       "final_eval", "wall_seconds")}, indent=2))
-        return 0
+        return _report(summary, f"{summary.get('num_timesteps')} trained steps",
+                       ("run_dir", "num_timesteps", "final_eval", "wall_seconds"))
     if args.resume:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)
     else:
