@@ -56,49 +56,20 @@ import numpy as np
 
 from castle_envs.castellion.actions import (DESTROY, DISCARD_POWER, DRAW, ENCOUNTER_NOW, REVEAL, REVEAL_ORDEAL,
                                             TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, MENACE,
-                                         NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
-                                         ROWS, SEER, TRAITOR)
+from castle_envs.castellion.data import (ASSAULT, NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
+                                         SEER)
 from castle_envs.castellion import kernel as K
-from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
+from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
                                           JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
                                           REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
 
-from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
+from castle_envs.vector.castellion_moves import planner_value
 
 DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
             "info": 30.0, "reveal": 0}
 OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int,
                 "grow": float, "info": float, "reveal": int}
 WIN, LOSS = 1e6, -1e6
-_ORDERS = [orders_for(c.towers, c.bastions, c.lines) for c in ORDEALS]
-_NO_ORDER = orders_for(0, 0, 0)
-
-
-def _avail_of(w: list, regular: list) -> np.ndarray:
-    """Defenders per faction in the regular pile ``regular``, the safe pile, the revealed
-    tiles, the hand and Pyro's lifted tile of the kernel row ``w`` (as a list)."""
-    avail = [0, 0, 0, 0]
-    for pile in (regular, w[K.SAFE:K.SAFE + w[K.SAFE_N]], w[K.REV:K.REV + w[K.REV_N]],
-                 (w[K.HAND], w[K.LIFTED])):
-        for k in pile:
-            if 0 <= k < NUM_DEFENDER_KINDS:
-                avail[k // 3] += 1
-    return np.array(avail, np.int64)
-
-
-def _cells(state: State) -> np.ndarray:
-    return np.array(state.cells, np.int8)
-
-
-def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
-    """The castle after a row-removal card: rows slide down, empty columns close up."""
-    grid = cells.reshape(SIZE, SIZE)[rows:]
-    out = np.full((SIZE, SIZE), -1, np.int8)
-    cols = [c for c in range(SIZE) if grid[0, c] >= 0] if len(grid) else []
-    for i, c in enumerate(cols):
-        out[:len(grid), i] = grid[:, c]
-    return out.reshape(-1)
 
 
 class PlannerPolicy:
@@ -118,7 +89,7 @@ class PlannerPolicy:
         self.weights = (1.0, float(w1), float(w2))
         self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
         self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
-        self._memo: dict = {}
+        self._weights = np.array(self.weights)
 
     # --- the player's view ---------------------------------------------------------------
     @staticmethod
@@ -138,92 +109,16 @@ class PlannerPolicy:
         return (state.ordeals[slot],)
 
     # --- scoring ---------------------------------------------------------------------------
-    def _avail(self, state: State) -> np.ndarray:
-        """Defenders per faction still to come or in hand (piles, revealed, hand, lifted)."""
-        w = state.s.tolist()
-        return _avail_of(w, w[K.REG:K.REG + w[K.REG_N]])
-
-    def _card_cost(self, cells, card_id: int, avail, size: int, bast: int) -> float:
-        card = ORDEALS[card_id]
-        if card.kind == ROWS:
-            return castle_cost(cells, _NO_ORDER, avail, card.rows + 1)
-        plan = castle_cost(cells, _ORDERS[card_id], avail, 1)
-        if card.kind == ASSAULT and plan > 0:
-            # or a castle big enough that the penalty leaves a complete foundation
-            left = max(0, card.penalty - 4 * bast)
-            if left + SIZE <= CELLS:
-                found = sum(1 for c in range(SIZE) if cells[c] < 0)
-                plan = min(plan, max(0, left + SIZE - size, found))
-        return float(plan)
-
     def value(self, state: State) -> float:
         """The score of a position (module docstring); face-down cards averaged over their
-        slot's cards. It reads the position's kernel row as one list of ints (the planner
-        scores thousands of positions a decision)."""
-        w = state.s.tolist()
-        outcome = w[K.OUTCOME]
+        slot's cards. Compiled (``vector.castellion_moves.planner_value``): the planner
+        scores thousands of positions a decision."""
+        s = state.s
+        outcome = s[K.OUTCOME]
         if outcome:
             return WIN if outcome > 0 else LOSS
-        cells = _cells(state)
-        level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
-        regular = w[K.REG:K.REG + w[K.REG_N]]
-        avail = _avail_of(w, regular)
-        traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
-        ordeals, face = w[K.ORD:K.ORD + 3], w[K.FACE:K.FACE + 3]
-        beside = w[K.BESIDE:K.BESIDE + 6]
-        # a power's choices lead to many copies of a few positions: score each once
-        seen = tuple(-1 if down else card for card, down in zip(ordeals, face))
-        key = (level, cells.tobytes(), avail.tobytes(), current, seen, tuple(beside),
-               len(regular), traitors, w[K.SAFE_N], phase == REVEAL_ORDEAL_PHASE)
-        cached = self._memo.get(key)
-        if cached is not None:
-            return cached
-        castle_size = sum(w[K.HEIGHT:K.HEIGHT + SIZE])
-        size = castle_size
-        total = 1000.0 * current
-        cost0 = 0.0
-        bast = bastions(cells)
-        for slot in range(current, 3):
-            weight = self.weights[slot - current]
-            cards = ORDEALS_BY_SLOT[level][slot] if face[slot] else (ordeals[slot],)
-            cost = sum(self._card_cost(cells, c, avail, size, bast) for c in cards) / len(cards)
-            if slot == current:
-                cost0 = cost
-            total -= weight * cost
-            card = ORDEALS[ordeals[slot]]
-            if not face[slot] and card.kind == ROWS:
-                cells = _drop_rows(cells, card.rows)
-                size = int((cells >= 0).sum())
-                bast = bastions(cells)
-        total -= self.pressure * max(0.0, cost0 - self._slack_of(w, len(regular), traitors))
-        if level == MENACE:
-            # a failed Assault destroys 16 / 32 / 42 tiles (4 fewer per bastion) and the
-            # castle must keep its foundation: at the Menace every tile standing is insurance
-            total += self.grow * castle_size
-            # knowing an Assault lets the castle be built for it: each card still face down
-            # costs ``info`` (a tower just completed is about to turn one up)
-            down = sum(face[current:]) - (phase == REVEAL_ORDEAL_PHASE)
-            total -= self.info * down
-        if len(self._memo) > 200_000:
-            self._memo.clear()
-        self._memo[key] = total
-        return total
-
-    def _slack(self, state: State) -> float:
-        """Useful tiles the draws before the current ordeal's trigger may still bring."""
-        w = state.s.tolist()
-        regular = w[K.REG:K.REG + w[K.REG_N]]
-        return self._slack_of(w, len(regular),
-                              regular.count(TRAITOR) + regular.count(BLACK_TRAITOR))
-
-    def _slack_of(self, w: list, n_regular: int, traitors: int) -> float:
-        """``_slack`` of the row ``w`` (as a list) whose regular pile holds ``n_regular``
-        tiles, ``traitors`` of them Traitors."""
-        slot = w[K.CURRENT]
-        need = 2 if w[K.FACE + slot] else ORDEALS[w[K.ORD + slot]].traitors
-        left = need - w[K.BESIDE + 2 * slot] - w[K.BESIDE + 2 * slot + 1]
-        gap = (n_regular - traitors) / (traitors + 1)
-        return self.useful * ((left - 1 + 0.5) * gap + w[K.SAFE_N])
+        return float(planner_value(s, np.empty_like(s), state.level, self._weights,
+                                   self.pressure, self.useful, self.grow, self.info))
 
     # --- playing a move on copies ------------------------------------------------------------
     def _outcomes(self, view: State, action: int):

@@ -154,6 +154,46 @@ def _costs(t, u, level, avail):
 
 
 @njit(cache=True)
+def planner_value(s, u, level, weights, pressure, useful, grow, info):
+    """The Castellion planner's score of the non-final position in row ``s``
+    (``agents.castellion_planner.PlannerPolicy.value``: 1000 x ordeals passed, less the
+    weighted plan costs of the lowest ordeal and the two after it and the ``pressure`` on
+    the lowest one's missing tiles beyond what the draws before its trigger may bring; at
+    the Menace plus ``grow`` per castle tile, less ``info`` per ordeal still face down).
+    ``u`` is a scratch row; ``weights`` the three cost weights. The arithmetic is done in
+    the planner's order, so the value is the same to the last bit."""
+    avail = _avail(s)
+    c0, c1, c2 = _costs(s, u, level, avail)
+    current = np.int64(s[K.CURRENT])
+    total = 1000.0 * current
+    total -= weights[0] * c0
+    total -= weights[1] * c1
+    total -= weights[2] * c2
+    n_regular = np.int64(s[K.REG_N])
+    traitors = 0
+    for i in range(n_regular):
+        if s[K.REG + i] == TRAITOR or s[K.REG + i] == BLACK_TRAITOR:
+            traitors += 1
+    if s[K.FACE + current]:
+        need = 2
+    else:
+        need = _TRAITORS[s[K.ORD + current]]
+    left = need - np.int64(s[K.BESIDE + 2 * current]) - np.int64(s[K.BESIDE + 2 * current + 1])
+    gap = (n_regular - traitors) / (traitors + 1)
+    slack = useful * ((left - 1 + 0.5) * gap + np.int64(s[K.SAFE_N]))
+    total -= pressure * max(0.0, c0 - slack)
+    if level == MENACE:
+        total += grow * np.int64(K.castle_size(s))
+        down = 0
+        for slot in range(current, 3):
+            down += np.int64(s[K.FACE + slot])
+        if s[K.PHASE] == K.REVEAL_ORDEAL_PHASE:
+            down -= 1
+        total -= info * down
+    return total
+
+
+@njit(cache=True)
 def _close_up(u):
     """Empty columns closed up, as the planner scores a castle after a row removal (one
     that leaves a gap has lost anyway: its foundation is incomplete)."""

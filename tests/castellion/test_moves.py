@@ -9,7 +9,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from castle_envs.agents.castellion import heuristic_policy
-from castle_envs.agents.castellion_planner import PlannerPolicy
 from castle_envs.castellion.actions import (DISCARD_TRAITOR, ENCOUNTER_NOW, PLACE, PLACE_LEFT,
                                             PLACE_TRAITOR)
 from castle_envs.castellion.rules import DESTROY_PHASE, State
@@ -140,28 +139,14 @@ def test_encounter_rows_match_what_the_rules_then_do():
     assert checked[0.0] > 20 and checked[1.0] > 0
 
 
-def _planner_costs(planner, state):
-    """The planner's costs of the unresolved ordeals (``PlannerPolicy.value``'s loop):
+def _planner_costs(state):
+    """The planner's costs of the unresolved ordeals (its value's loop, in plain Python):
     each later one on the castle the face-up row-removal cards before it leave."""
-    from castle_envs.vector.castellion_plan import bastions
-    from castle_envs.agents.castellion_planner import _cells, _drop_rows
-    from castle_envs.castellion.data import ORDEALS, ROWS
-    cells, avail = _cells(state), planner._avail(state)
-    size, bast = state.castle_size, state.formations()[1]
-    costs = []
-    for slot in range(state.current, 3):
-        cards = planner._cards(state, slot)
-        costs.append(sum(planner._card_cost(cells, c, avail, size, bast) for c in cards)
-                     / len(cards))
-        card = ORDEALS[state.ordeals[slot]]
-        if not state.face_down[slot] and card.kind == ROWS:
-            cells = _drop_rows(cells, card.rows)
-            size, bast = int((cells >= 0).sum()), bastions(cells)
-    return costs + [0.0] * (3 - len(costs))
+    from tests.reference.castellion_planner_value import reference_costs
+    return reference_costs(state)
 
 
 def test_the_plan_costs_are_the_planners():
-    planner = PlannerPolicy()
     rng = np.random.default_rng(20_000_003)
     seen = 0
     for level in LEVELS:
@@ -176,7 +161,7 @@ def test_the_plan_costs_are_the_planners():
                         after.apply_action(a)
                         if after.current != state.current or after.outcome:
                             continue
-                        expect = _planner_costs(planner, after)
+                        expect = _planner_costs(after)
                         got = [row[f"cost_{k}/60"] for k in ("current", "next", "third")]
                         assert got == pytest.approx([min(c, 60) / 60 for c in expect])
                         seen += 1
