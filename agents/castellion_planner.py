@@ -49,27 +49,23 @@ face-down card *after* the current one when there is one, instead of the lowest 
 clearly better: 16 wins against 18 on 600 training deals, 13 against 8 on 800 others).
 
 Agent spec: ``planner[:w1=0.3,w2=0.1,useful=0.4,pressure=0.5,pyro=1,grow=8,info=30,reveal=0]``.
+
+The decisions are compiled (``vector.castellion_planner``, over kernel rows; the plain-Python
+planner it replaced is ``tests/reference/castellion_planner.py``, checked move for move):
+the ``pimc`` agent plays the planner through thousands of positions a decision.
 """
 from __future__ import annotations
 
-import numpy as np
 
-from castle_envs.castellion.actions import (DESTROY, DISCARD_POWER, DRAW, ENCOUNTER_NOW, REVEAL, REVEAL_ORDEAL,
-                                            TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
-                                         SEER)
-from castle_envs.castellion import kernel as K
-from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
-                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
-                                          REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
-
-from castle_envs.vector.castellion_moves import planner_value
+from castle_envs.castellion.data import PYRO
+from castle_envs.castellion.rules import State
+from castle_envs.vector import castellion_planner as C
 
 DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
             "info": 30.0, "reveal": 0}
 OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int,
                 "grow": float, "info": float, "reveal": int}
-WIN, LOSS = 1e6, -1e6
+WIN, LOSS = C.WIN, C.LOSS
 
 
 class PlannerPolicy:
@@ -89,188 +85,41 @@ class PlannerPolicy:
         self.weights = (1.0, float(w1), float(w2))
         self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
         self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
-        self._weights = np.array(self.weights)
+        self._prm = C.params(self.weights, self.pressure, self.useful, self.grow, self.info,
+                             self.pyro, self.reveal)
 
-    # --- the player's view ---------------------------------------------------------------
     @staticmethod
     def _visible(state: State) -> State:
         """The player's view (piles sorted, face-down cards set to their slot's first card),
-        as the planner's own model: the guard is lifted because ``_outcomes`` deals every card
+        as the planner's own model: the guard is lifted because the planner deals every card
         a face-down ordeal may be itself, and no move it simulates draws from a pile."""
         other = state.player_view()
         other.hidden = False
         return other
 
-    @staticmethod
-    def _cards(state: State, slot: int):
-        """The cards ``slot`` may hold as the player knows it."""
-        if slot < 3 and state.face_down[slot]:
-            return ORDEALS_BY_SLOT[state.level][slot]
-        return (state.ordeals[slot],)
-
-    # --- scoring ---------------------------------------------------------------------------
     def value(self, state: State) -> float:
         """The score of a position (module docstring); face-down cards averaged over their
-        slot's cards. Compiled (``vector.castellion_moves.planner_value``): the planner
-        scores thousands of positions a decision."""
-        s = state.s
-        outcome = s[K.OUTCOME]
-        if outcome:
-            return WIN if outcome > 0 else LOSS
-        return float(planner_value(s, np.empty_like(s), state.level, self._weights,
-                                   self.pressure, self.useful, self.grow, self.info))
-
-    # --- playing a move on copies ------------------------------------------------------------
-    def _outcomes(self, view: State, action: int):
-        """The positions ``action`` leads to, one per card a face-down current ordeal may be
-        when the move may resolve it; forced destructions finished."""
-        slot = view.current
-        out = []
-        for card in self._cards(view, slot):
-            other = view.clone()
-            other.ordeals[slot] = card
-            other._mask = None
-            other._apply(action)
-            self._settle(other)
-            out.append(other)
-            if not view.face_down[slot]:
-                break
-            if other.face_down[slot] and view.phase != TRAITOR_PHASE:
-                break       # the move did not turn the card up: no card could change it
-        return out
+        slot's cards."""
+        return float(C.value(state.s, state.level, self._prm))
 
     def _after(self, view: State, action: int) -> float:
-        outs = self._outcomes(view, action)
-        return sum(self._best_value(o) for o in outs) / len(outs)
-
-    def _best_value(self, state: State) -> float:
-        """The value of a position, taking the best choice of any power or move it waits on."""
-        phase = state.phase
-        if phase in (JUGGLE_PHASE, RECOVER_PHASE, MOVE_PHASE, LIFT_PHASE) or \
-                (phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY):
-            return max(self._after(state, a) for a in self._choices(state))
-        if phase == DEFENDER_PHASE:   # a recovered tile: place it or discard it
-            return max(self._after(state, a) for a in self._choices(state)
-                       if a != DISCARD_POWER)
-        return self.value(state)
-
-    def _choices(self, state: State):
-        legal = np.flatnonzero(state.legal_action_mask()).tolist()
-        if state.phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY:
-            tops = {(state.heights[c] - 1) * SIZE + c for c in range(SIZE) if state.heights[c]}
-            legal = [a for a in legal if a - DESTROY in tops] or legal
-        return legal
-
-    def _settle(self, state: State) -> None:
-        """Finish the destructions a move forces (a Traitor's cost, a penalty): the tile
-        whose loss costs least each time; long penalties take from the tallest column."""
-        while state.phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
-            legal = np.flatnonzero(state.legal_action_mask()).tolist()
-            if state.destroy_left > 4:
-                action = _tallest_top(state, legal)
-            else:
-                action = max(legal, key=lambda a: (self._one_step(state, a), -a))
-            state._apply(action)
-
-    # --- the policy ----------------------------------------------------------------------------
-    def __call__(self, state: State, rng=None) -> int:
-        mask = state.legal_action_mask()
-        legal = np.flatnonzero(mask).tolist()
-        if len(legal) == 1:
-            return legal[0]
-        view = self._visible(state)
-        phase = state.phase
-        if phase == DRAW_PHASE:
-            return self._turn_start(view, mask, legal)
-        if phase == REVEAL_PHASE:
-            return REVEAL if mask[REVEAL] else REVEAL + 1
-        if phase == REVEAL_ORDEAL_PHASE:
-            later = [a for a in legal if a - REVEAL_ORDEAL > state.current]
-            return min(later) if self.reveal and later else min(legal)
-        if phase == DEFENDER_PHASE:
-            options = [a for a in legal if a != DISCARD_POWER or self._power_worth(view)]
-        elif phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
-            if state.destroy_left > 4:
-                return _tallest_top(state, legal)
-            return max(legal, key=lambda a: (self._one_step(view, a), -a))
-        else:
-            options = self._choices(view)
-        bonus = {}
-        if phase == DEFENDER_PHASE and DISCARD_POWER in options and state.hand // 3 == SEER:
-            bonus[DISCARD_POWER] = 0.5     # seeing the next tiles: choices later
-        return max(options, key=lambda a: (self._after(view, a) + bonus.get(a, 0.0), -a))
+        """``action``'s value in ``view``, averaged over the cards a face-down lowest ordeal
+        may be, with the best choice of any power it leads to."""
+        return float(C.after_value(view.s, action, view.level, view._rules, self._prm))
 
     def _one_step(self, view: State, action: int) -> float:
-        other = view.clone()
-        other._apply(action)
-        return self.value(other)
+        """The value right after ``action`` (a destruction's)."""
+        return float(C.one_step_value(view.s, action, view.level, self._prm))
+
+    def _choices(self, state: State) -> list[int]:
+        """The moves the planner weighs: a Pyro's destruction only of top tiles."""
+        return C.choices(state.s, state.level, state._rules).tolist()
 
     def _power_worth(self, view: State) -> bool:
-        return self.pyro or view.hand // 3 != PYRO
+        return bool(self.pyro) or view.hand // 3 != PYRO
 
-    def _turn_start(self, view: State, mask, legal) -> int:
-        if mask[ENCOUNTER_NOW] and self._passes_now(view):
-            return ENCOUNTER_NOW
-        taken = [a for a in legal if TAKE_REVEALED <= a < ENCOUNTER_NOW]
-        if taken:
-            defenders = [a for a in taken
-                         if view.revealed[a - TAKE_REVEALED] < NUM_DEFENDER_KINDS]
-            if not defenders:
-                return taken[0]
-            return max(defenders, key=lambda a: (self._take_value(view, a), -a))
-        if mask[DRAW + 1] and (not mask[DRAW] or self._next_traitor_triggers(view)):
-            return DRAW + 1
-        return DRAW if mask[DRAW] else legal[0]
-
-    def _take_value(self, view: State, action: int) -> float:
-        other = view.clone()
-        other._apply(action)
-        return max(self._after(other, a) for a in np.flatnonzero(
-            other.legal_action_mask()).tolist() if a != DISCARD_POWER)
-
-    def _passes_now(self, view: State) -> bool:
-        """Every card the lowest ordeal may be is passed now, without penalty."""
-        before = view.current
-        for other in self._outcomes(view, ENCOUNTER_NOW):
-            if other.outcome < 0 or other.current == before or \
-                    other.castle_size < view.castle_size and \
-                    ORDEALS[other.ordeals[before]].kind == ASSAULT:
-                return False
-        return True
-
-    def _next_traitor_triggers(self, view: State) -> bool:
-        slot = view.current
-        need = 2 if view.face_down[slot] else ORDEALS[view.ordeals[slot]].traitors
-        if sum(view.beside[slot]) + 1 < need:
-            return False
-        return not self._passes_if_triggered(view)
-
-    def _passes_if_triggered(self, view: State) -> bool:
-        slot = view.current
-        for card in self._cards(view, slot):
-            other = view.clone()
-            other.ordeals[slot] = card
-            other._mask = None
-            if not other._encounter():
-                return False        # a penalty to pay
-            if other.outcome < 0:
-                return False
-        return True
-
-
-def _tallest_top(state: State, legal) -> int:
-    """The top tile of the tallest column that may lose one (a penalty keeps the foundation
-    as long as it can)."""
-    best, key = legal[0], None
-    for a in legal:
-        cell = a - DESTROY
-        r, c = divmod(cell, SIZE)
-        if r != state.heights[c] - 1:
-            continue
-        k = (state.heights[c], c)
-        if key is None or k > key:
-            best, key = a, k
-    return best
+    def __call__(self, state: State, rng=None) -> int:
+        return int(C.planner_move(state.s, state.level, state._rules, self._prm))
 
 
 def make_planner_policy(options: dict) -> PlannerPolicy:

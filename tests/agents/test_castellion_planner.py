@@ -6,7 +6,8 @@ import pytest
 from castle_envs.vector.castellion_plan import bastions
 from castle_envs.agents.castellion_planner import PlannerPolicy
 from castle_envs.agents.registry import make_agent
-from castle_envs.castellion.rules import State, formations_of_boards
+from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, JUGGLE_PHASE,
+                                          TRAITOR_PHASE, State, formations_of_boards)
 
 
 def _play(level, seed, policy, limit=400):
@@ -79,6 +80,43 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
                     checked += 1
                 s.apply_action(play(s, None))
     assert checked > 1000
+
+
+def test_compiled_planner_moves_as_the_plain_python_planner():
+    """The compiled planner (``vector.castellion_planner``) against the plain-Python planner
+    it replaced (``tests/reference/castellion_planner.py``): the same move at every decision
+    of planner games and of games of random moves (which reach powers, penalties and
+    reveals the planner avoids), and the same one-step and after-move values the ``pimc``
+    agent reads, with the default options and others."""
+    from tests.reference.castellion_planner import PlannerPolicy as Reference
+    settings = ({}, {"w1": 0.7, "w2": 0.25, "useful": 1.3, "pressure": 2.0, "grow": 3.0,
+                     "info": 11.0, "pyro": 0, "reveal": 1})
+    rng = np.random.default_rng(7)
+    checked = {"move": 0, "after": 0, "one_step": 0}
+    for options in settings:
+        new, old = PlannerPolicy(**options), Reference(**options)
+        for level in ("school", "academy", "menace"):
+            for seed in range(3):
+                s = State.new_game(np.random.default_rng(900 + seed), level)
+                while not s.is_terminal():
+                    view = s.player_view()
+                    move = new(view)
+                    assert move == old(view), (options, level, seed, s.describe_action(move))
+                    checked["move"] += 1
+                    legal = np.flatnonzero(s.legal_action_mask()).tolist()
+                    if s.phase in (DEFENDER_PHASE, TRAITOR_PHASE, JUGGLE_PHASE):
+                        v = new._visible(view)
+                        for a in legal[:6]:
+                            assert new._after(v, a) == old._after(v, a)
+                            checked["after"] += 1
+                    if s.phase == DESTROY_PHASE:
+                        v = new._visible(view)
+                        for a in legal[:6]:
+                            assert new._one_step(v, a) == old._one_step(v, a)
+                            checked["one_step"] += 1
+                    randomly = seed == 2 and rng.random() < 0.7
+                    s.apply_action(int(rng.choice(legal)) if randomly else move)
+    assert checked["move"] > 800 and checked["after"] > 500 and checked["one_step"] > 20, checked
 
 
 def test_compiled_bastions_match_the_rules():
