@@ -31,7 +31,8 @@ face-down cards replaced), the candidates are ranked on that view, and the plann
 reads hidden information (``tests/agents/test_castellion_pimc.py`` re-deals both and checks
 the decisions are unchanged).
 
-Agent spec: ``pimc[:worlds=8,top=2,gap=2,horizon=1,share=0.3,margin=0.02]`` (Castellion only;
+Agent spec: ``pimc[:worlds=8,top=2,gap=2,horizon=1,share=0.3,margin=0.02,planner_w1=...]``
+(``planner_<option>``: the planner's options, ``planner``'s spec; Castellion only;
 the defaults are the setting screened in ``docs/data/castellion_pimc/README.md``: on training
 deals, paired against the planner, Academy +23.0 points [+12.6, +32.5] on 100 deals, School
 +3.0 [-3.8, +9.8] on 200, Menace 2 wins against 2 on 106; 3.4 / 16 / 25 CPU-s a game).
@@ -47,11 +48,14 @@ from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PH
                                           State)
 from castle_envs.core.options import check_int
 
-from .castellion_planner import PlannerPolicy
+from .castellion_planner import OPTION_TYPES as PLANNER_OPTIONS, PlannerPolicy
 
 DEFAULTS = {"worlds": 8, "top": 2, "gap": 2.0, "horizon": 1, "share": 0.3, "margin": 0.02}
+#: the planner's options, given to pimc as ``planner_<name>``: the planner that ranks the
+#: candidates and plays the worlds on
+PREFIX = "planner_"
 OPTION_TYPES = {"worlds": int, "top": int, "gap": float, "horizon": int, "share": float,
-                "margin": float}
+                "margin": float, **{PREFIX + k: v for k, v in PLANNER_OPTIONS.items()}}
 #: moves a world's game may take before it is scored where it stands (a game takes < 400)
 MAX_STEPS = 2000
 
@@ -159,4 +163,6 @@ class PimcPolicy:
 
 
 def make_pimc_policy(options: dict) -> PimcPolicy:
-    return PimcPolicy(**options)
+    planner = {k[len(PREFIX):]: v for k, v in options.items() if k.startswith(PREFIX)}
+    own = {k: v for k, v in options.items() if not k.startswith(PREFIX)}
+    return PimcPolicy(**own, planner=PlannerPolicy(**planner))

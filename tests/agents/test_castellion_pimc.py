@@ -77,4 +77,10 @@ def test_bad_options_refused():
         make_agent("pimc:nope=1", "castellion")
     agent = make_agent("pimc:worlds=4,margin=0.05", "castellion", seed=0)
     assert agent.name == "pimc:worlds=4,margin=0.05"
+    # the planner's options reach the planner inside
+    tuned = make_agent("pimc:worlds=4,planner_w1=0.6,planner_pressure=1", "castellion", seed=0)
+    assert tuned.policy.planner.weights == (1.0, 0.6, 0.1)
+    assert tuned.policy.planner.pressure == 1.0
+    with pytest.raises(ValueError, match="w1"):
+        make_agent("pimc:planner_w1=-1", "castellion")
     assert agent.policy.worlds == 4 and agent.policy.margin == 0.05
