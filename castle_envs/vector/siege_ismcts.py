@@ -116,6 +116,24 @@ class ValueNet(NamedTuple):
     v: np.ndarray        # (INT_WORDS,) int32
 
 
+class Settings(NamedTuple):
+    """What every iteration of one search reads besides the tree and the world (``search``'s
+    arguments of the same names)."""
+    recent: bool
+    leave: bool
+    weights: np.ndarray
+    width: int
+    temp: float
+    c_puct: float
+    noise: float
+    shaped: float
+    leaf: int
+    standing: float
+    net: ValueNet
+    lam: float
+    rows: np.ndarray
+
+
 #: the arrays of a ValueNet, with their shapes in terms of its width H
 VALUE_ARRAYS = {"w1": (OBS_SIZE, "H"), "b1": ("H",), "w2": ("H", "H"), "b2": ("H",),
                 "wv": ("H",), "bv": (1,)}
@@ -333,10 +351,12 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
 
 
 @njit(cache=True)
-def _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, shaped, leaf,
-             standing, net, lam, rows, forced):
+def _iterate(t, x, w, memo, cfg, forced):
     """One iteration from the world in ``x``'s row 0 (dealt by the caller): descend, expand,
-    play out, back up. ``forced`` >= 0 takes that root edge instead of PUCT's choice."""
+    play out, back up, with the settings ``cfg`` (``Settings``). ``forced`` >= 0 takes that
+    root edge instead of PUCT's choice."""
+    recent, leave, weights, width, temp = cfg.recent, cfg.leave, cfg.weights, cfg.width, cfg.temp
+    shaped, standing, lam = cfg.shaped, cfg.standing, cfg.lam
     b, v = x.B[0], x.V[0]
     line = x.lines[0]
     cap = len(t.visits)
@@ -372,7 +392,7 @@ def _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, 
             best, best_u = 0, -1e300
             for i in range(k):
                 q = t.w[node, i] / t.n[node, i] if t.n[node, i] > 0 else fpu
-                u = (q - lo) * scale + c_puct * t.prior[node, i] * sq / (1.0 + t.n[node, i])
+                u = (q - lo) * scale + cfg.c_puct * t.prior[node, i] * sq / (1.0 + t.n[node, i])
                 if u > best_u:
                     best, best_u = i, u
         t.path[depth, 0] = node
@@ -402,12 +422,12 @@ def _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, 
             break
         _expand(t, node, b, v, recent, weights, width, temp, x)
         break
-    if value < 0.0 and leaf > 0 and _solved(w, memo, b, v, recent, leave, leaf, weights):
+    if value < 0.0 and cfg.leaf > 0 and _solved(w, memo, b, v, recent, leave, cfg.leaf, weights):
         value = 1.0
     if value < 0.0:
-        learned = net_value(net, b, v, rows, recent, leave) if lam > 0.0 else 0.0
+        learned = net_value(cfg.net, b, v, cfg.rows, recent, leave) if lam > 0.0 else 0.0
         if lam < 1.0:
-            playout(x, w, memo, 0, recent, leave, weights, width, noise, line, 0)
+            playout(x, w, memo, 0, recent, leave, weights, width, cfg.noise, line, 0)
             t.stats[1] += 1
             value = (1.0 - lam) * _value(b, v, shaped, standing) + lam * learned
         else:
@@ -425,17 +445,22 @@ def _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, 
 
 
 @njit(cache=True)
-def _deal(x, b0, v0, rng):
+def _copy_rows(b, v, b0, v0):
+    """A position's rows ``b0``/``v0`` into ``b``/``v`` (the card words a search reads)."""
     for k in range(NEED):
-        x.B[0, k] = b0[k]
+        b[k] = b0[k]
     for k in range(INT_WORDS):
-        x.V[0, k] = v0[k]
+        v[k] = v0[k]
+
+
+@njit(cache=True)
+def _deal(x, b0, v0, rng):
+    _copy_rows(x.B[0], x.V[0], b0, v0)
     shuffle_unseen(x.B[0], x.V[0], rng)
 
 
 @njit(cache=True)
-def _halving(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-             noise, shaped, leaf, standing, net, lam, rows):
+def _halving(t, x, w, memo, b0, v0, cfg, iterations):
     """Sequential halving over the root's children with common worlds: each round deals
     worlds and plays every child still in the running in each of them, then keeps the better
     half by mean value. The children left in a round have met the same worlds in every round,
@@ -455,17 +480,10 @@ def _halving(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, t
         per = max(1, (iterations - spent) // ((rounds - r) * m))
         for _ in range(per):
             _deal(x, b0, v0, t.rng)
-            for kk in range(NEED):
-                wb[kk] = x.B[0, kk]
-            for kk in range(INT_WORDS):
-                wv[kk] = x.V[0, kk]
+            _copy_rows(wb, wv, x.B[0], x.V[0])
             for j in range(m):
-                for kk in range(NEED):
-                    x.B[0, kk] = wb[kk]
-                for kk in range(INT_WORDS):
-                    x.V[0, kk] = wv[kk]
-                _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise,
-                         shaped, leaf, standing, net, lam, rows, alive[j])
+                _copy_rows(x.B[0], x.V[0], wb, wv)
+                _iterate(t, x, w, memo, cfg, alive[j])
                 spent += 1
         # best mean first; equal means keep the scorer's order (a stable insertion sort)
         for i in range(1, m):
@@ -504,23 +522,20 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
     t.value[0] = 0.0
     t.width[0] = -1
     B, V = x.B, x.V
-    for k in range(NEED):
-        B[0, k] = b0[k]
-    for k in range(INT_WORDS):
-        V[0, k] = v0[k]
+    _copy_rows(B[0], V[0], b0, v0)
     # the root is expanded even where every world is lost: its first child is then the
     # scorer's move
     _expand(t, 0, B[0], V[0], recent, weights, root_width if root_width > 0 else width, temp,
             x)
     if root_mix > 0.0:
         _mix_root_prior(t, root_logits, root_mix)
+    cfg = Settings(recent, leave, weights, width, temp, c_puct, noise, shaped, leaf, standing,
+                   net, lam, rows)
     if halving and t.width[0] > 1:
-        return _halving(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width,
-                        temp, c_puct, noise, shaped, leaf, standing, net, lam, rows)
+        return _halving(t, x, w, memo, b0, v0, cfg, iterations)
     for it in range(iterations):
         _deal(x, b0, v0, t.rng)
-        _iterate(t, x, w, memo, recent, leave, weights, width, temp, c_puct, noise, shaped,
-                 leaf, standing, net, lam, rows, -1)
+        _iterate(t, x, w, memo, cfg, -1)
     best = 0
     for i in range(t.width[0]):
         if t.n[0, i] > t.n[0, best]:
