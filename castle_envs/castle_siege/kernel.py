@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core import pcg64
 from ..core.jit import njit, unowned
-from ..core.kernel_common import first_illegal_of, penalised, xorshift_star
+from ..core.kernel_common import BatchStep, first_illegal_of, penalised, xorshift_star
 from . import layout as L
 from .actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_SUBSETS, RECYCLE_BASE,
                       REGROUP, ROYAL_BASE)
@@ -618,58 +618,29 @@ def refresh_all(cards, ints, rows, recent, leave, obs, mask):
 
 
 @njit(cache=True)
-def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
-    """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated)."""
+def _played(b, v, action, leave, shaped):
+    """Plays a legal ``action`` and counts the step; returns its reward (1 for the win;
+    ``shaped`` adds 0.01 per defender defeated and 0.1 per castle captured)."""
     defeated = v[EVENTS + EV_DEFEATED]
     taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
     apply(b, v, action, leave)
     v[STEPS] += 1
-    term = v[OUTCOME] != 0
     r = 1.0 if v[OUTCOME] == 1 else 0.0
     if shaped:
         r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
              + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken))
-    out[0] = r
+    return r
+
+
+@njit(cache=True)
+def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
+    """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated)."""
+    out[0] = _played(b, v, action, leave, shaped)
+    term = v[OUTCOME] != 0
     out[1] = term
     out[2] = (not term) and v[STEPS] >= max_steps
     update_obs(b, v, recent, leave, obs)
     compute_mask(b, v, recent, m)
-
-
-@njit(cache=True)
-def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
-              obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
-    """Env ``i``'s step with autoreset in the same step: a finished env's last observation
-    goes to ``final_obs`` and its row of ``obs``/``mask`` shows the next game. The row of
-    ``obs`` must hold what the last step (or reset) wrote there: it is updated in place."""
-    b = cards[i]
-    v = ints[i]
-    a = actions[i]
-    if not penalised(i, a, NUM_ACTIONS, mask, penalty, illegal, rewards, terminated, truncated,
-                     won):
-        defeated = v[EVENTS + EV_DEFEATED]
-        taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
-        apply(b, v, a, leave)
-        v[STEPS] += 1
-        term = v[OUTCOME] != 0
-        terminated[i] = term
-        truncated[i] = (not term) and v[STEPS] >= max_steps
-        won[i] = v[OUTCOME] == 1
-        r = 1.0 if v[OUTCOME] == 1 else 0.0
-        if shaped:
-            r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
-                 + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2]
-                          + b[CAPTURED + 3] - taken))
-        rewards[i] = r
-    finished = terminated[i] or truncated[i]
-    done[i] = finished
-    update_obs(b, v, recent, leave, obs[i])
-    if finished:
-        for k in range(L.OBS_SIZE):   # (a slice assignment would allocate a temporary)
-            final_obs[i, k] = obs[i, k]
-        deal(b, v, rng[i], rows)
-        encode(b, v, rows, recent, leave, obs[i])
-    compute_mask(b, v, recent, mask[i])
 
 
 # The batch entry points take a row range and touch only those rows, and release the GIL
@@ -678,24 +649,41 @@ def _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_ste
 # ``unowned`` (``core.jit``): the row views the helpers work on then need no atomic reference
 # counting, which was about 15% of a step.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
-              penalty, obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
-    """One step of envs ``lo`` to ``hi - 1`` (``_step_env``)."""
+def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step):
+    """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
+    env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
+    the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
+    faster than the named tuple). The row of ``obs`` must hold what the last step
+    (or reset) wrote there: it is updated in place."""
     cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)   # see core.jit.unowned
-    obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
+    out = BatchStep(*step)
+    obs, mask, final_obs = unowned(obs), unowned(mask), unowned(out.final_obs)
     for i in range(lo, hi):
-        _step_env(i, cards, ints, rng, actions, rows, recent, leave, shaped, max_steps,
-                  penalty, obs, mask, rewards, terminated, truncated, done, won, illegal,
-                  final_obs)
+        b = cards[i]
+        v = ints[i]
+        a = actions[i]
+        if not penalised(i, a, NUM_ACTIONS, mask, out):
+            out.rewards[i] = _played(b, v, a, leave, shaped)
+            term = v[OUTCOME] != 0
+            out.terminated[i] = term
+            out.truncated[i] = (not term) and v[STEPS] >= out.max_steps
+            out.won[i] = v[OUTCOME] == 1
+        finished = out.terminated[i] or out.truncated[i]
+        out.done[i] = finished
+        update_obs(b, v, recent, leave, obs[i])
+        if finished:
+            for k in range(L.OBS_SIZE):   # (a slice assignment would allocate a temporary)
+                final_obs[i, k] = obs[i, k]
+            deal(b, v, rng[i], rows)
+            encode(b, v, rows, recent, leave, obs[i])
+        compute_mask(b, v, recent, mask[i])
 
 
 @njit(cache=True, nogil=True)
-def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, max_steps, penalty,
-               obs, mask, rewards, terminated, truncated, done, won, illegal, final_obs):
-    """One step of every env (``_step_env``), on this thread."""
-    step_rows(0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped,
-              max_steps, penalty, obs, mask, rewards, terminated, truncated, done, won,
-              illegal, final_obs)
+def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step):
+    """One step of every env (``step_rows``), on this thread."""
+    step_rows(0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped, obs,
+              mask, step)
 
 
 @njit(cache=True, nogil=True)

@@ -1,28 +1,46 @@
-"""Small compiled helpers that every game's kernels share: the illegal-action step, the
-xorshift64* generator and the probing of a transposition table of hash pairs."""
+"""Small compiled helpers that every game's kernels share: the batch step's settings and
+outputs (``BatchStep``), the illegal-action step, the xorshift64* generator and the probing
+of a transposition table of hash pairs."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from .jit import njit
 
+
+class BatchStep(NamedTuple):
+    """What every game's batch step (``step_rows``) reads and writes besides the game's
+    rows, the actions and the observation and mask rows: the env's step limit and illegal
+    action penalty, and its per-env buffers (``vector/_base.py``)."""
+    max_steps: int
+    penalty: float
+    rewards: np.ndarray      # (n,) float64
+    terminated: np.ndarray   # (n,) bool
+    truncated: np.ndarray    # (n,) bool
+    done: np.ndarray         # (n,) bool: terminated or truncated (the env started anew)
+    won: np.ndarray          # (n,) bool
+    illegal: np.ndarray      # (n,) bool: the action was illegal (penalty mode)
+    final_obs: np.ndarray    # (n, OBS_SIZE) float32: a finished game's last observation
+
 _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
 
 
 @njit(cache=True)
-def penalised(i, a, num_actions, mask, penalty, illegal, rewards, terminated, truncated, won):
+def penalised(i, a, num_actions, mask, out):
     """Whether env ``i``'s action ``a`` is out of range or masked out; such a step ends the
-    episode with ``penalty`` (only in illegal_action="penalty" mode: raise mode checks
-    before the kernels run)."""
+    episode with ``out.penalty`` (only in illegal_action="penalty" mode: raise mode checks
+    before the kernels run). ``out``: a ``BatchStep``."""
     bad = a < 0 or a >= num_actions
     if not bad:
         bad = not mask[i, a]
-    illegal[i] = bad
+    out.illegal[i] = bad
     if bad:
-        rewards[i] = penalty
-        terminated[i] = True
-        truncated[i] = False
-        won[i] = False
+        out.rewards[i] = out.penalty
+        out.terminated[i] = True
+        out.truncated[i] = False
+        out.won[i] = False
     return bad
 
 

@@ -180,10 +180,11 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         self._read_actions(actions)
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
+        # the kernels' BatchStep, as a plain tuple (numba types it faster than a named one)
+        step = (self.max_episode_steps, self.penalty, self._rewards, self._terminated,
+                self._truncated, self._done, self._won, self._illegal, self._final_obs)
         self.run_rows(self.kernel.step_rows, *self._row_state, self._rng, self._actions,
-                      *self._game_args, self._reward_arg, self.max_episode_steps, self.penalty,
-                      self._obs, self._mask_padded, self._rewards, self._terminated,
-                      self._truncated, self._done, self._won, self._illegal, self._final_obs)
+                      *self._game_args, self._reward_arg, self._obs, self._mask_padded, step)
         info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
         if self._done.any():
             done = self._done.copy()
