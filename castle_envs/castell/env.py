@@ -74,7 +74,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.aec_env import MaskedAECEnv, wrap
 from ..core.saved import StateReader
 from ..core.options import check_bool, check_choice, check_keywords
@@ -86,8 +86,7 @@ from .rules import CATEGORIES, RULE_DEFAULTS, State
 
 REWARDS = ("win_loss", "score_diff")
 #: the constructor's named keyword arguments (beside the rules options)
-KEYWORDS = ("num_players", "advanced", "render_mode", "reward", "illegal_action",
-            "illegal_action_penalty", "max_episode_steps", "observation")
+KEYWORDS = ("num_players", "advanced") + ENV_KEYWORDS
 #: what ``info["category_scores"]`` holds, in this order
 SCORE_KEYS = CATEGORIES + ("total",)
 

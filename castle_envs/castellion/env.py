@@ -65,7 +65,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.options import check_choice, check_keywords
@@ -78,8 +78,7 @@ from .rules import RULE_DEFAULTS, State
 
 REWARDS = ("win", "ordeals")
 #: the constructor's named keyword arguments (beside the rules options)
-KEYWORDS = ("level", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
-            "max_episode_steps", "observation")
+KEYWORDS = ("level",) + ENV_KEYWORDS
 RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
                  "safe_top": None, "ordeals": None, "state": None}
 

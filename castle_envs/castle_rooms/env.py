@@ -76,7 +76,7 @@ import numpy as np
 
 from castle_envs.core import check_options
 from castle_envs.core.aec_env import MaskedAECEnv, wrap
-from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION
+from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from castle_envs.core.options import check_choice, unexpected_keyword
 
 from . import observation as _layout
@@ -87,8 +87,7 @@ RESET_OPTIONS = {"first_player": None, "deck": None, "state": None}
 #: ``info["end_reason"]`` codes: the index of the reason here (0: the game is still on)
 END_REASONS = ("", "row", "deck")
 #: the constructor's keyword arguments beside the rules options
-KEYWORDS = ("num_players", "render_mode", "illegal_action", "illegal_action_penalty",
-            "max_episode_steps", "observation")
+KEYWORDS = ("num_players",) + tuple(k for k in ENV_KEYWORDS if k != "reward")
 
 
 class raw_env(MaskedAECEnv):

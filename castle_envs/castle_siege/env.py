@@ -59,7 +59,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.options import check_choice, check_keywords
@@ -71,8 +71,7 @@ from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows
 
 REWARDS = ("win", "shaped")
 #: the constructor's named keyword arguments (beside the rules options)
-KEYWORDS = ("difficulty", "render_mode", "reward", "illegal_action", "illegal_action_penalty",
-            "max_episode_steps", "observation")
+KEYWORDS = ("difficulty",) + ENV_KEYWORDS
 _DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
 #: the info keys of the event counters, in ``EVENTS`` order
 INFO_EVENT_KEYS = tuple(f"events_{name}" for name in EVENTS)

@@ -18,6 +18,10 @@ ILLEGAL_ACTION_MODES = ("raise", "penalty")
 #: (PettingZoo classic's convention, and what Gymnasium's and PettingZoo's checkers need,
 #: as they step unmasked random actions); ``illegal_action="raise"`` raises instead
 DEFAULT_ILLEGAL_ACTION = "penalty"
+#: the keyword arguments every env's constructor names after its game's own (the constructors'
+#: ``KEYWORDS``, beside the rules options); Castle Rooms has no ``reward``
+ENV_KEYWORDS = ("render_mode", "reward", "illegal_action", "illegal_action_penalty",
+                "max_episode_steps", "observation")
 
 
 def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
