@@ -33,6 +33,7 @@ sha256; beside ``seed``, ``agent_seed``, ``episodes``, ``variants`` and ``env_op
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import logging
@@ -196,6 +197,7 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
         raise ValueError(f"an agent is listed twice: {agents}")
     check_record_count(record)
     env_options = dict(env_options or {})
+    from . import journal
     from .provenance import provenance
     results: dict[str, Any] = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
                "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
@@ -207,19 +209,87 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     results["provenance"]["workers"] = workers
     results["provenance"]["backend"] = backend
     per_variant_returns: dict = {}
-    done, log_file = {}, None
-    if log_path:
-        done, log_file = open_episode_log(log_path, resume, {
-            "game": game, "variant_arg": spec.variant_arg, "episodes": episodes, "seed": seed,
-            "agent_seed": agent_seed, "env_options": env_options,
-            "opponent": results["opponent"], "record": record})
-    try:
-        _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options, opponent,
-                           workers, backend, address, progress, record, agent_seed, results,
-                           per_variant_returns, done, log_file)
-    finally:
-        if log_file is not None:
-            log_file.close()
+    done: dict = {}
+    with contextlib.ExitStack() as stack:
+        log_file = None
+        if log_path:
+            done, log_file = open_episode_log(log_path, resume, {
+                "game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
+                "seed": seed, "agent_seed": agent_seed, "env_options": env_options,
+                "opponent": results["opponent"], "record": record})
+            stack.enter_context(log_file)
+        for value in variants:
+            variant = {spec.variant_arg: value}
+            check_setup(spec, variant, env_options, agents + ([opponent] if not spec.solitaire else []))
+            per_agent, per_agent_events = {}, {}
+            for agent in agents:
+                n_seats = int(value) if spec.variant_arg == "num_players" else 1
+                if n_seats == 1:
+                    plan: tuple = ((agent,),)
+                else:   # the agent rotates through the seats
+                    plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
+                                 for k in range(n_seats))
+                have = done.get((value, agent), {})
+                missing = [i for i in range(episodes) if i not in have]
+                chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
+                           seed, tuple(missing[k] for k in idx), record, agent_seed)
+                          for idx in split(len(missing), workers or 8)] if missing else []
+                bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
+                if bar is not None and have:
+                    bar.update(len(have))
+
+                def save(i, chunk, value=value, agent=agent):
+                    if log_file is not None:
+                        journal.append(log_file, *({"variant": value, "agent": agent,
+                                                    "episode": r} for r in chunk))
+
+                start = time.perf_counter()
+                try:
+                    new = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
+                                                     address, tick, [len(c[5]) for c in chunks],
+                                                     on_result=save)
+                           for r in chunk] if chunks else []
+                finally:
+                    if bar is not None:
+                        bar.close()
+                by_index = {**have, **{r["index"]: r for r in new}}
+                records = [by_index[i] for i in range(episodes)]
+                seconds = time.perf_counter() - start
+                seat_of = [i % n_seats for i in range(episodes)]
+                ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
+                per_agent[agent] = ret
+                per_agent_events[agent] = records
+                games = [r.pop("record") for r in records if "record" in r]
+                for g in games:
+                    g["source"] = "castle-envs evaluate"
+                results.setdefault("records", []).extend(games)
+                wins = int((ret > 0).sum())
+                low, high = wilson_interval(wins, episodes)
+                _, r_low, r_high = mean_interval(ret)
+                event_names = sorted({k for r in records for k in r["events"]})
+                events = {k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
+                          for k in event_names}
+                results["results"].append({
+                    "agent": agent, spec.variant_arg: value, "episodes": episodes, "wins": wins,
+                    "win_rate": wins / episodes, "win_low": low, "win_high": high,
+                    "mean_return": float(ret.mean()), "return_low": r_low, "return_high": r_high,
+                    "mean_length": float(np.mean([r["length"] for r in records])),
+                    "truncated": int(sum(r["truncated"] for r in records)),
+                    "events_mean": events, "seconds": seconds})
+            for agent in agents:
+                per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
+            results.setdefault("deals", []).extend(
+                {spec.variant_arg: value, "seed": seed + i,
+                 "returns": {a: float(per_agent[a][i]) for a in agents}} for i in range(episodes))
+            for i, base in enumerate(agents):   # every pair, the later agent against the earlier
+                for agent in agents[i + 1:]:
+                    a, b = per_agent[agent], per_agent[base]
+                    results["paired"].append({
+                        "agent": agent, "baseline": base, spec.variant_arg: value,
+                        "win_diff": paired_proportion_difference(a > 0, b > 0),
+                        "return_diff": paired_difference(a, b),
+                        "events_diff": _event_differences(per_agent_events[agent],
+                                                          per_agent_events[base])})
     if len(variants) > 1:
         results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
     return results
@@ -248,84 +318,6 @@ def open_episode_log(path: str, resume: bool, settings: dict):
         f = open(path, "w")
         journal.append(f, {"settings": settings})
     return done, f
-
-
-def _evaluate_variants(spec, game, variants, agents, episodes, seed, env_options, opponent,
-                       workers, backend, address, progress, record, agent_seed, results,
-                       per_variant_returns, done, log_file):
-    from . import journal
-    for value in variants:
-        variant = {spec.variant_arg: value}
-        check_setup(spec, variant, env_options, agents + ([opponent] if not spec.solitaire else []))
-        per_agent, per_agent_events = {}, {}
-        for agent in agents:
-            n_seats = int(value) if spec.variant_arg == "num_players" else 1
-            if n_seats == 1:
-                plan: tuple = ((agent,),)
-            else:   # the agent rotates through the seats
-                plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
-                             for k in range(n_seats))
-            have = done.get((value, agent), {})
-            missing = [i for i in range(episodes) if i not in have]
-            chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
-                       seed, tuple(missing[k] for k in idx), record, agent_seed)
-                      for idx in split(len(missing), workers or 8)] if missing else []
-            bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
-            if bar is not None and have:
-                bar.update(len(have))
-
-            def save(i, chunk, value=value, agent=agent):
-                if log_file is not None:
-                    journal.append(log_file, *({"variant": value, "agent": agent,
-                                                "episode": r} for r in chunk))
-
-            start = time.perf_counter()
-            try:
-                new = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
-                                                 address, tick, [len(c[5]) for c in chunks],
-                                                 on_result=save)
-                       for r in chunk] if chunks else []
-            finally:
-                if bar is not None:
-                    bar.close()
-            by_index = {**have, **{r["index"]: r for r in new}}
-            records = [by_index[i] for i in range(episodes)]
-            seconds = time.perf_counter() - start
-            seat_of = [i % n_seats for i in range(episodes)]
-            ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
-            per_agent[agent] = ret
-            per_agent_events[agent] = records
-            games = [r.pop("record") for r in records if "record" in r]
-            for g in games:
-                g["source"] = "castle-envs evaluate"
-            results.setdefault("records", []).extend(games)
-            wins = int((ret > 0).sum())
-            low, high = wilson_interval(wins, episodes)
-            _, r_low, r_high = mean_interval(ret)
-            event_names = sorted({k for r in records for k in r["events"]})
-            events = {k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
-                      for k in event_names}
-            results["results"].append({
-                "agent": agent, spec.variant_arg: value, "episodes": episodes, "wins": wins,
-                "win_rate": wins / episodes, "win_low": low, "win_high": high,
-                "mean_return": float(ret.mean()), "return_low": r_low, "return_high": r_high,
-                "mean_length": float(np.mean([r["length"] for r in records])),
-                "truncated": int(sum(r["truncated"] for r in records)),
-                "events_mean": events, "seconds": seconds})
-        for agent in agents:
-            per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
-        results.setdefault("deals", []).extend(
-            {spec.variant_arg: value, "seed": seed + i,
-             "returns": {a: float(per_agent[a][i]) for a in agents}} for i in range(episodes))
-        for i, base in enumerate(agents):   # every pair, the later agent against the earlier
-            for agent in agents[i + 1:]:
-                a, b = per_agent[agent], per_agent[base]
-                results["paired"].append({
-                    "agent": agent, "baseline": base, spec.variant_arg: value,
-                    "win_diff": paired_proportion_difference(a > 0, b > 0),
-                    "return_diff": paired_difference(a, b),
-                    "events_diff": _event_differences(per_agent_events[agent],
-                                                      per_agent_events[base])})
 
 
 def aggregate_over_variants(returns: dict, seed: int = 0) -> list[dict]:
