@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -208,7 +209,20 @@ def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
 
 
 # --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
-class MovePPO:
+class SavesMoveNet:
+    """What both move-feature PPO trainers (this one and ``train_moves_aec``'s self-play) do
+    alike: save their network as a model directory."""
+    net: Any
+    arch: dict
+    config: TrainConfig
+    card_extra: dict
+
+    def save_model(self, target: Path) -> None:
+        move_policy.save(self.net, target, self.arch, self.config.game,
+                         self.config.variant, self.config.env_kwargs, self.card_extra)
+
+
+class MovePPO(SavesMoveNet):
     """PPO over move features as a ``run_folder.Chunked`` trainer: the network, its optimizer
     and the batched envs; a chunk is one rollout of ``ppo.n_steps`` and its update."""
 
@@ -366,10 +380,6 @@ class MovePPO:
         except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
                              f"({str(err).splitlines()[0]})") from None
-
-    def save_model(self, target: Path) -> None:
-        move_policy.save(self.net, target, self.arch, self.config.game,
-                         self.config.variant, self.config.env_kwargs, self.card_extra)
 
     def close(self) -> None:
         self.writer.close()

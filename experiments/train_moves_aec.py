@@ -40,7 +40,7 @@ from castle_envs.registry import get_game
 from .config import TrainConfig
 from .run_folder import RunFolder, open_or_create, run_chunked
 from .stats import wilson_interval
-from .train_moves import log_update, ppo_epochs
+from .train_moves import SavesMoveNet, log_update, ppo_epochs
 
 #: a game longer than this (every game here ends far sooner) counts as a draw
 MAX_GAME_STEPS = 5000
@@ -219,7 +219,7 @@ def _advantages(traj: dict, states: list, gamma: float, lam: float):
 
 
 # --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
-class SelfPlayMovePPO:
+class SelfPlayMovePPO(SavesMoveNet):
     """Self-play PPO over move features as a ``run_folder.Chunked`` trainer: the network, its
     optimizer, the snapshot pool and the fixed opponents; a chunk is ``n_envs`` whole games
     and their update."""
@@ -347,10 +347,6 @@ class SelfPlayMovePPO:
             raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
                              f"({str(err).splitlines()[0]})") from None
         return pool[-self.sp.pool_size:]
-
-    def save_model(self, target: Path) -> None:
-        move_policy.save(self.net, target, self.arch, self.config.game,
-                         self.config.variant, self.config.env_kwargs, self.card_extra)
 
     def close(self) -> None:
         self.writer.close()
