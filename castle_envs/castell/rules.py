@@ -24,11 +24,13 @@ from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, L
 NR, NS = D.NUM_REGIONS, D.SIZES
 #: the largest count a saved state may hold in any field (the real bounds are checked after)
 _MAX_SAVED = 1_000_000
-_SAVED_KEYS = ("game", "num_players", "rules", "regions", "lp", "lp_tokens", "fest_region",
-               "fest_held", "pawn", "hand", "in_tower", "skills", "tokens", "collected",
-               "size_tokens", "prizes", "best", "rotation", "round", "first", "turn_index",
-               "recruits", "edits", "moved", "trained", "specialed", "recruit_open", "bag",
-               "wheel", "fest_sizes", "towers", "performed")
+#: a state's array, int and bool fields (``clone``, ``to_dict``, ``from_dict``)
+_ARRAYS = ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",
+           "in_tower", "skills", "tokens", "collected", "size_tokens", "prizes", "best")
+_INTS = ("rotation", "round", "first", "turn_index", "recruits", "edits")
+_BOOLS = ("moved", "trained", "specialed", "recruit_open")
+_SAVED_KEYS = (("game", "num_players", "rules") + _ARRAYS + _INTS + _BOOLS
+               + ("bag", "wheel", "fest_sizes", "towers", "performed"))
 BAL, BAS, MIX, STR, WID = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 ADJ_IDX = tuple(np.array(a, dtype=np.int64) for a in D.ADJACENT)
 ADJ_SETS = tuple(frozenset(a) for a in D.ADJACENT)
@@ -619,9 +621,7 @@ class State(GameState):
     def clone(self) -> "State":
         s = State.__new__(State)
         s.__dict__.update(self.__dict__)
-        for name in ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",
-                     "in_tower", "skills", "tokens", "collected", "size_tokens", "prizes",
-                     "best"):
+        for name in _ARRAYS:
             setattr(s, name, getattr(self, name).copy())
         s.rules = dict(self.rules)
         s.bag = list(self.bag)
@@ -636,19 +636,15 @@ class State(GameState):
         s.__dict__.pop("_won_cache", None)
         return s
 
-    _ARRAYS = ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",
-               "in_tower", "skills", "tokens", "collected", "size_tokens", "prizes", "best")
-    _INTS = ("rotation", "round", "first", "turn_index", "recruits", "edits")
-    _BOOLS = ("moved", "trained", "specialed", "recruit_open")
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"game": "castell", "num_players": self.num_players,
                              "rules": dict(self.rules)}
-        for name in self._ARRAYS:
+        for name in _ARRAYS:
             d[name] = getattr(self, name).tolist()
-        for name in self._INTS:
+        for name in _INTS:
             d[name] = int(getattr(self, name))
-        for name in self._BOOLS:
+        for name in _BOOLS:
             d[name] = bool(getattr(self, name))
         d["bag"] = list(self.bag)
         d["wheel"] = list(self.wheel)
@@ -685,15 +681,15 @@ class State(GameState):
             if type(rules[key]) is not type(default):
                 r.bad(f"rules.{key} must be a {type(default).__name__}, got {rules[key]!r}")
         s = cls(P, **rules)
-        for name in cls._ARRAYS:
+        for name in _ARRAYS:
             ref = getattr(s, name)
             if ref.dtype == bool:
                 setattr(s, name, r.bool_array(d[name], name, ref.shape))
             else:
                 setattr(s, name, r.int_array(d[name], name, ref.shape, -1, _MAX_SAVED))
-        for name in cls._INTS:
+        for name in _INTS:
             setattr(s, name, r.int(d[name], name, -1, _MAX_SAVED))
-        for name in cls._BOOLS:
+        for name in _BOOLS:
             setattr(s, name, r.bool(d[name], name))
         s.bag = r.ints(d["bag"], "bag", 0, NS - 1, max_length=sum(D.CASTELLERS_PER_SIZE))
         s.wheel = r.ints(d["wheel"], "wheel", 0, max(D.WHEEL_TILES),
