@@ -231,11 +231,29 @@ def _run_jobs(jobs: list[dict], workers: int, backend: str, address: str | None 
         yield from records
 
 
-def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
+def verdict_counts(records: list[dict], budget: str) -> dict:
+    """What both solvers' summaries (this one's and ``solve_castellion``'s) hold first: the
+    budget, the deals and their seeds, and the verdicts counted."""
     n = len(records)
     won = sum(r["verdict"] == "winnable" for r in records)
     lost = sum(r["verdict"] == "unwinnable" for r in records)
-    unknown = n - won - lost
+    return {"budget": budget, "deals": n,
+            "seeds": [records[0]["seed"], records[-1]["seed"]] if records else [],
+            "winnable": won, "unwinnable": lost, "unknown": n - won - lost,
+            "winnable_fraction": won / n if n else None}
+
+
+def random_play(records: list[dict]) -> dict:
+    """The random-play games the solvers' records count, summed (``summary["random"]``)."""
+    games = sum(r["random_games"] for r in records)
+    wins = sum(r["random_wins"] for r in records)
+    return {"games": games, "wins": wins, "win_rate": wins / games if games else None,
+            "interval_95": list(wilson_interval(wins, games))}
+
+
+def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
+    counts = verdict_counts(records, budget)
+    n, won, unknown = counts["deals"], counts["winnable"], counts["unknown"]
     lower = wilson_interval(won, n)[0]
     upper = wilson_interval(won + unknown, n)[1]
     seconds = [r["seconds"] for r in records]
@@ -246,13 +264,8 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
         vals = [r["events"][key] for r in wins]
         usage[key] = {"mean": statistics.fmean(vals) if vals else None,
                       "share_of_lines": (sum(v > 0 for v in vals) / len(vals)) if vals else None}
-    rand_games = sum(r["random_games"] for r in records)
-    rand_wins = sum(r["random_wins"] for r in records)
     return {
-        "difficulty": difficulty, "budget": budget, "deals": n, "seeds":
-        [records[0]["seed"], records[-1]["seed"]] if records else [],
-        "winnable": won, "unwinnable": lost, "unknown": unknown,
-        "winnable_fraction": won / n if n else None,
+        "difficulty": difficulty, **counts,
         "unknown_fraction": unknown / n if n else None,
         "winnable_interval_95": [lower, upper],
         "nodes": {"mean": statistics.fmean(nodes), "median": statistics.median(nodes),
@@ -260,9 +273,7 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
         "seconds": {"mean": statistics.fmean(seconds), "median": statistics.median(seconds),
                     "max": max(seconds), "total": sum(seconds)} if n else {},
         "winning_line_usage": usage,
-        "random": {"games": rand_games, "wins": rand_wins,
-                   "win_rate": rand_wins / rand_games if rand_games else None,
-                   "interval_95": list(wilson_interval(rand_wins, rand_games))},
+        "random": random_play(records),
     }
 
 

@@ -121,10 +121,9 @@ def budget_curve(records: list[dict], budgets) -> list[dict]:
 
 
 def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dict:
-    n = len(records)
-    won = sum(r["verdict"] == "winnable" for r in records)
-    lost = sum(r["verdict"] == "unwinnable" for r in records)
-    unknown = n - won - lost
+    from .solve import random_play, verdict_counts
+    counts = verdict_counts(records, budget)
+    n, won, unknown = counts["deals"], counts["winnable"], counts["unknown"]
     nodes = sum(r["nodes"] for r in records)
     seconds = sum(r["seconds"] for r in records)
     # the solver's own speed: the probes' moves and time left out
@@ -134,13 +133,8 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
     for r in records:
         if r["verdict"] != "winnable":
             stuck[min(r["reached"], 2)] += 1
-    rand_games = sum(r["random_games"] for r in records)
-    rand_wins = sum(r["random_wins"] for r in records)
     summary = {
-        "game": "castellion", "level": level, "budget": budget, "deals": n,
-        "seeds": [records[0]["seed"], records[-1]["seed"]] if records else [],
-        "winnable": won, "unwinnable": lost, "unknown": unknown,
-        "winnable_fraction": won / n if n else None,
+        "game": "castellion", "level": level, **counts,
         "winnable_interval_95": [wilson_interval(won, n)[0],
                                  wilson_interval(won + unknown, n)[1]],
         "not_proven_winnable_stuck_at_ordeal": {"I": stuck[0], "II": stuck[1], "III": stuck[2]},
@@ -151,9 +145,7 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
         "loss_nodes_total": sum(r.get("loss_nodes", 0) for r in records),
         "nodes_total": nodes, "solver_seconds_total": seconds,
         "nodes_per_second": solver_nodes / solver_seconds if solver_seconds else None,
-        "random": {"games": rand_games, "wins": rand_wins,
-                   "win_rate": rand_wins / rand_games if rand_games else None,
-                   "interval_95": list(wilson_interval(rand_wins, rand_games))},
+        "random": random_play(records),
     }
     if nodes_budget:
         steps = sorted({max(1, nodes_budget // 10), max(1, nodes_budget // 4),
