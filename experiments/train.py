@@ -83,19 +83,18 @@ def run(args) -> int:
         return _report(summary, f"generation {summary.get('generations')}",
                        ("run_dir", "generations", "games", "steps", "wall_seconds",
                         "final_eval"))
-    if config.algo == "exit_siege":
-        from . import exit_siege
-        summary = exit_siege.run_training(None if args.resume else config,
-                                          run_dir=args.run_dir, resume=args.resume)
-        return _report(summary, f"round {summary.get('rounds')}",
-                       ("run_dir", "rounds", "decisions", "wall_seconds"))
-    if config.algo == "move_ppo":
-        from . import train_moves, train_moves_aec
-        module = train_moves if get_game(config.game).solitaire else train_moves_aec
+    if config.algo in ("exit_siege", "move_ppo"):   # run_training(config, or None to resume)
+        if config.algo == "exit_siege":
+            from . import exit_siege
+            module, keys = exit_siege, ("run_dir", "rounds", "decisions", "wall_seconds")
+        else:
+            from . import train_moves, train_moves_aec
+            module = train_moves if get_game(config.game).solitaire else train_moves_aec
+            keys = ("run_dir", "num_timesteps", "final_eval", "wall_seconds")
         summary = module.run_training(None if args.resume else config,
-                                           run_dir=args.run_dir, resume=args.resume)
-        return _report(summary, f"{summary.get('num_timesteps')} trained steps",
-                       ("run_dir", "num_timesteps", "final_eval", "wall_seconds"))
+                                      run_dir=args.run_dir, resume=args.resume)
+        return _report(summary, f"round {summary.get('rounds')}" if config.algo == "exit_siege"
+                       else f"{summary.get('num_timesteps')} trained steps", keys)
     if args.resume:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)
     else:
