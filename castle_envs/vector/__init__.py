@@ -37,13 +37,20 @@ def make_vec(game: str, num_envs: int, **kwargs):
     if not spec.solitaire:
         raise ValueError(f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
                          f"games: {sorted(VECTOR_GAMES)}")
+    return _per_env(spec, num_envs, kwargs,
+                    f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
+                    f"one by one (gymnasium SyncVectorEnv, same-step autoreset)", stacklevel=3)
+
+
+def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
+    """The Python envs of ``spec`` stepped one by one (``PerEnvVectorEnv``), after a warning
+    (``stacklevel``: counted from here); the threading keywords do not apply to them."""
     import warnings
 
     from .per_env import PerEnvVectorEnv
     kwargs.pop("parallel", None)
     kwargs.pop("threads", None)
-    warnings.warn(f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
-                  f"one by one (gymnasium SyncVectorEnv, same-step autoreset)", stacklevel=2)
+    warnings.warn(warning, stacklevel=stacklevel)
     return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
 
 
@@ -54,15 +61,10 @@ def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
     plain Python), with a warning naming the ``fast`` extra."""
     if HAVE_NUMBA:
         return make_vec(game, num_envs, **kwargs)
-    import warnings
-
     from ..registry import get_game
-    from .per_env import PerEnvVectorEnv
-    kwargs.pop("parallel", None)
-    kwargs.pop("threads", None)
-    warnings.warn(f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
-                  f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}", stacklevel=3)
-    return PerEnvVectorEnv(get_game(game).load_env_class(), num_envs, **kwargs)
+    return _per_env(get_game(game), num_envs, kwargs,
+                    f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
+                    f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}", stacklevel=4)
 
 
 def make_single(game: str, **kwargs):
