@@ -2,7 +2,8 @@
 # missing and installs what it needs (the stamp files make repeat runs fast). The test
 # environment holds every extra, so that no test is skipped for a missing package.
 # `make docs` builds the documentation site into site/ (open site/index.html).
-# `make lint` runs ruff and mypy; `make test` runs them, then the tests.
+# `make lint` runs ruff (lint and `ruff format --check`) and mypy; `make test` runs them, then
+# the tests.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -37,6 +38,7 @@ demo: $(VENV)/.installed-train
 # checkout that docs/hooks.py lays out (as for the API reference)
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python docs/hooks.py
 	$(BIN)/mypy
 
