@@ -29,8 +29,8 @@ import json
 from pathlib import Path
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
-from .model_files import (FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE,  # noqa: F401
-                          load_tensors, load_weights, write_card)
+from .model_files import FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE, load_tensors  # noqa: F401
+from .model_files import load_weights, write_card  # noqa: F401
 
 KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")

@@ -293,6 +293,7 @@ def test_solve_command_gives_the_same_records_with_two_workers(tmp_path):
             "--random-games", "1", "--json"]
     assert cli.main(base + ["--out", str(one)]) == 0
     assert cli.main(base + ["--out", str(two), "--workers", "2"]) == 0
-    strip = lambda text: [{k: v for k, v in json.loads(line).items()  # noqa: E731
-                           if k != "seconds"} for line in text.splitlines()]
+    def strip(text):
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
+                for line in text.splitlines()]
     assert strip(one.read_text()) == strip(two.read_text())

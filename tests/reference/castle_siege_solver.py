@@ -17,8 +17,8 @@ import numpy as np
 from castle_envs.castle_siege.actions import HAND_SLOTS, NUM_SUBSETS, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, Result,  # noqa: F401
-                                             deal_deck, state_key)
+from castle_envs.castle_siege.solver import UNKNOWN, UNWINNABLE, WINNABLE, Result  # noqa: F401
+from castle_envs.castle_siege.solver import deal_deck, state_key  # noqa: F401
 
 _SUBSET_SLOTS = [tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1)
                  for s in range(NUM_SUBSETS)]
