@@ -11,6 +11,7 @@ Two class flags tell a harness what to pass (so it skips work nobody reads):
 observation vector; agents that decide from the state alone leave it ``False`` and get
 ``None``).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -40,6 +41,7 @@ class Agent(ABC):
 
 class RandomAgent(Agent):
     """Uniform over the legal moves."""
+
     name = "random"
 
     def act(self, observation, action_mask, state=None) -> int:
@@ -53,6 +55,7 @@ class PolicyAgent(Agent):
     """An agent from a function ``policy(state, rng) -> action`` that reads only what the
     acting player may see (the games' hand-written baselines). It is given the live state
     read-only by harnesses that promise not to change it during ``act``; a clone otherwise."""
+
     needs_state = True
 
     def __init__(self, policy, name: str, seed: int | None = None):

@@ -4,17 +4,36 @@ It reads only what the player sees: the castle, the tile in hand, the revealed t
 discard pile, the Traitors beside each ordeal, the face-up ordeal cards (a face-down
 card's requirement is unknown to it) and the piles' sizes, never their order.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.castellion.actions import (DESTROY, DISCARD, DISCARD_TRAITOR, DRAW,
-                                            ENCOUNTER_NOW, PLACE, PLACE_LEFT,
-                                            PLACE_TRAITOR, REVEAL, TAKE_REVEALED)
+from castle_envs.castellion.actions import (
+    DESTROY,
+    DISCARD,
+    DISCARD_TRAITOR,
+    DRAW,
+    ENCOUNTER_NOW,
+    PLACE,
+    PLACE_LEFT,
+    PLACE_TRAITOR,
+    REVEAL,
+    TAKE_REVEALED,
+)
 from castle_envs.castellion.data import ASSAULT, FORMATIONS, ORDEALS, ORDEALS_BY_SLOT, ROWS
-from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
-                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_PHASE,
-                                          SIZE, TRAITOR_PHASE, component)
+from castle_envs.castellion.rules import (
+    DEFENDER_PHASE,
+    DESTROY_PHASE,
+    DRAW_PHASE,
+    JUGGLE_PHASE,
+    LIFT_PHASE,
+    MOVE_PHASE,
+    REVEAL_PHASE,
+    SIZE,
+    TRAITOR_PHASE,
+    component,
+)
 
 # unknown (face-down) ordeal: plan for two of each formation
 _UNKNOWN_NEED = (2, 2, 2)
@@ -145,10 +164,15 @@ def heuristic_policy(state, rng: np.random.Generator) -> int:
             return ENCOUNTER_NOW
         taken = [a for a in legal if TAKE_REVEALED <= a < ENCOUNTER_NOW]
         if taken:
-            return max(taken, key=lambda a: (_best_placement(state, state.revealed[a - TAKE_REVEALED]), -a))
+            return max(
+                taken, key=lambda a: (_best_placement(state, state.revealed[a - TAKE_REVEALED]), -a)
+            )
         slot = state.current
-        need = 2 if slot < 3 and state.face_down[slot] else (
-            ORDEALS[state.ordeals[slot]].traitors if slot < 3 else 99)
+        need = (
+            2
+            if slot < 3 and state.face_down[slot]
+            else (ORDEALS[state.ordeals[slot]].traitors if slot < 3 else 99)
+        )
         close = slot < 3 and sum(state.beside[slot]) + 1 >= need and not _encounter_ready(state)
         if mask[DRAW + 1] and (close or not mask[DRAW]):
             return DRAW + 1
@@ -176,7 +200,9 @@ def heuristic_policy(state, rng: np.random.Generator) -> int:
             return PLACE_TRAITOR
         if card.kind in (ASSAULT, ROWS) and state.castle_size <= 4:
             return PLACE_TRAITOR
-        return DISCARD_TRAITOR if card.kind == FORMATIONS or state.castle_size > 4 else PLACE_TRAITOR
+        return (
+            DISCARD_TRAITOR if card.kind == FORMATIONS or state.castle_size > 4 else PLACE_TRAITOR
+        )
     if phase in (DESTROY_PHASE, JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE):
         options = [a for a in legal if a >= DESTROY] if phase != MOVE_PHASE else legal
         if phase == LIFT_PHASE:
@@ -194,8 +220,9 @@ def _best_placement(state, kind: int) -> float:
     other._mask = None
     if kind >= 12:
         return castle_score(state) - 20.0
-    places = [a for a in np.flatnonzero(other.legal_action_mask()).tolist()
-              if PLACE <= a <= PLACE_LEFT]
+    places = [
+        a for a in np.flatnonzero(other.legal_action_mask()).tolist() if PLACE <= a <= PLACE_LEFT
+    ]
     return max((_after(other, a) for a in places), default=castle_score(state) - 10.0)
 
 
@@ -204,4 +231,3 @@ def _best_after_lift(state, lift: int) -> float:
     other._apply(lift)
     moves = np.flatnonzero(other.legal_action_mask()).tolist()
     return max((_after(other, a) for a in moves), default=-1e9)
-

@@ -54,6 +54,7 @@ The decisions are compiled (``vector.castellion_planner``, over kernel rows; the
 planner it replaced is ``tests/reference/castellion_planner.py``, checked move for move):
 the ``pimc`` agent plays the planner through thousands of positions a decision.
 """
+
 from __future__ import annotations
 
 
@@ -61,23 +62,56 @@ from castle_envs.castellion.data import PYRO
 from castle_envs.castellion.rules import State
 from castle_envs.vector import castellion_planner as C
 
-DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
-            "info": 30.0, "reveal": 0}
-OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int,
-                "grow": float, "info": float, "reveal": int}
+DEFAULTS = {
+    "w1": 0.3,
+    "w2": 0.1,
+    "useful": 0.4,
+    "pressure": 0.5,
+    "pyro": 1,
+    "grow": 8.0,
+    "info": 30.0,
+    "reveal": 0,
+}
+OPTION_TYPES = {
+    "w1": float,
+    "w2": float,
+    "useful": float,
+    "pressure": float,
+    "pyro": int,
+    "grow": float,
+    "info": float,
+    "reveal": int,
+}
 WIN, LOSS = C.WIN, C.LOSS
 
 
 class PlannerPolicy:
     """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
 
-    def __init__(self, w1: float = 0.3, w2: float = 0.1, useful: float = 0.4,
-                 pressure: float = 0.5, pyro: int = 1, grow: float = 8.0, info: float = 30.0,
-                 reveal: int = 0):
-        for name, value in (("w1", w1), ("w2", w2), ("useful", useful),
-                            ("pressure", pressure), ("grow", grow), ("info", info)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not 0 <= value <= 100:
+    def __init__(
+        self,
+        w1: float = 0.3,
+        w2: float = 0.1,
+        useful: float = 0.4,
+        pressure: float = 0.5,
+        pyro: int = 1,
+        grow: float = 8.0,
+        info: float = 30.0,
+        reveal: int = 0,
+    ):
+        for name, value in (
+            ("w1", w1),
+            ("w2", w2),
+            ("useful", useful),
+            ("pressure", pressure),
+            ("grow", grow),
+            ("info", info),
+        ):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 <= value <= 100
+            ):
                 raise ValueError(f"planner option {name} must be a number in 0-100, got {value!r}")
         for name, value in (("pyro", pyro), ("reveal", reveal)):
             if value not in (0, 1) or isinstance(value, bool):
@@ -85,8 +119,9 @@ class PlannerPolicy:
         self.weights = (1.0, float(w1), float(w2))
         self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
         self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
-        self._prm = C.params(self.weights, self.pressure, self.useful, self.grow, self.info,
-                             self.pyro, self.reveal)
+        self._prm = C.params(
+            self.weights, self.pressure, self.useful, self.grow, self.info, self.pyro, self.reveal
+        )
 
     @staticmethod
     def _visible(state: State) -> State:

@@ -3,12 +3,20 @@
 Both read only what the player sees: the hand, the defenders, the castles, the discard pile
 and the deck's *size* (never its order).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.castle_siege.actions import (END_BATTLE, NUM_SUBSETS, RECYCLE_BASE, REGROUP,
-                                              ROYAL_BASE, DISCARD_BASE, slots_of)
+from castle_envs.castle_siege.actions import (
+    END_BATTLE,
+    NUM_SUBSETS,
+    RECYCLE_BASE,
+    REGROUP,
+    ROYAL_BASE,
+    DISCARD_BASE,
+    slots_of,
+)
 from castle_envs.castle_siege.cards import NUM_CARDS, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
 
@@ -37,19 +45,20 @@ def greedy_policy(state, rng: np.random.Generator) -> int:
         subset, target = divmod(a, NUM_CARDS)
         slots = _SLOTS[subset + 1]
         return (len(slots), -RANKS[target], sum(RANKS[hand[i]] for i in slots))
+
     return int(min(plays, key=cost))
 
 
 class _Weights:
-    kill = 14.0        # a defender removed
-    focus = 4.0        # ... from the column we are clearing first
-    clear = 6.0        # ... leaving its castle open to capture
+    kill = 14.0  # a defender removed
+    focus = 4.0  # ... from the column we are clearing first
+    clear = 6.0  # ... leaving its castle open to capture
     capture_next = 8.0  # ... and the rest of the hand then captures it exactly
-    card = 4.0         # each card spent (the deck is the clock)
-    overkill = 0.3     # each rank point spent beyond the defender's rank
-    precision = 6.0    # a card sent back to the deck
-    flush = 5.0        # a card drawn back
-    high_card = 0.15   # per rank point of the cards spent (keep high cards for big defenders)
+    card = 4.0  # each card spent (the deck is the clock)
+    overkill = 0.3  # each rank point spent beyond the defender's rank
+    precision = 6.0  # a card sent back to the deck
+    flush = 5.0  # a card drawn back
+    high_card = 0.15  # per rank point of the cards spent (keep high cards for big defenders)
 
 
 def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
@@ -85,10 +94,10 @@ def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
     if phase == ROYAL:
         return ROYAL_BASE + _royal_castle(state)
     if phase == DISCARD:
-        hand = state.hand[:state.hand_size].tolist()
+        hand = state.hand[: state.hand_size].tolist()
         return DISCARD_BASE + max(range(len(hand)), key=lambda i: RANKS[hand[i]])
     mask = state.legal_action_mask()
-    hand = state.hand[:state.hand_size].tolist()
+    hand = state.hand[: state.hand_size].tolist()
     ranks = [RANKS[c] for c in hand]
     col_len = state.col_len.tolist()
     captured = state.captured.tolist()
@@ -96,7 +105,7 @@ def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
     castle_of = {castles[c]: c for c in range(4) if not captured[c]}
     column_of = {}
     for c in range(4):
-        for card in state.columns[c, :col_len[c]].tolist():
+        for card in state.columns[c, : col_len[c]].tolist():
             column_of[card] = c
     standing = [c for c in range(4) if not captured[c]]
     focus = min(standing, key=lambda c: (col_len[c], RANKS[castles[c]])) if standing else -1
@@ -112,7 +121,7 @@ def heuristic_policy(state, rng: np.random.Generator, w=_Weights) -> int:
         for i in slots:
             total += ranks[i]
         n = len(slots)
-        if target in castle_of:   # exact capture
+        if target in castle_of:  # exact capture
             score = 1000.0 - w.card * n - w.high_card * total
         elif is_royal(cards):
             col = column_of[target]
@@ -156,7 +165,7 @@ def _royal_castle(state) -> int:
     for c in range(4):
         if state.captured[c]:
             continue
-        col = state.columns[c, :state.col_len[c]].tolist()
+        col = state.columns[c, : state.col_len[c]].tolist()
         k = (len(col), sum(RANKS[x] for x in col), RANKS[int(state.castles[c])])
         if key is None or k > key:
             best, key = c, k

@@ -23,6 +23,7 @@ sequential halving over common worlds instead of the most visits (``vector.siege
 the move with the most visits summed over their roots (root parallelisation: the same
 iterations spent on shallower trees whose errors differ).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,10 +34,25 @@ from castle_envs.core.options import check_int, check_real
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
-DEFAULTS = {"iterations": 1000, "width": 8, "temp": 1.0, "c": 1.0, "noise": 0.0,
-            "shaped": 0.1, "leaf": 0, "endgame": 20000, "standing": 0.0, "value": "",
-            "lam": 0.0, "prior": "", "prior_mix": 0.0, "prior_temp": 1.0, "root_width": 0,
-            "halving": 0, "trees": 1}
+DEFAULTS = {
+    "iterations": 1000,
+    "width": 8,
+    "temp": 1.0,
+    "c": 1.0,
+    "noise": 0.0,
+    "shaped": 0.1,
+    "leaf": 0,
+    "endgame": 20000,
+    "standing": 0.0,
+    "value": "",
+    "lam": 0.0,
+    "prior": "",
+    "prior_mix": 0.0,
+    "prior_temp": 1.0,
+    "root_width": 0,
+    "halving": 0,
+    "trees": 1,
+}
 #: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
 #: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
 #: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
@@ -48,26 +64,45 @@ ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 class ISMCTSPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    def __init__(self, weights: LinearPolicy, iterations: int = 1000, width: int = 8,
-                 temp: float = 1.0, c: float = 1.0, noise: float = 0.0, shaped: float = 0.1,
-                 leaf: int = 0, endgame: int = 20000, standing: float = 0.0, value: str = "",
-                 lam: float = 0.0, prior: str = "", prior_mix: float = 0.0,
-                 prior_temp: float = 1.0, root_width: int = 0, halving: int = 0,
-                 trees: int = 1):
+    def __init__(
+        self,
+        weights: LinearPolicy,
+        iterations: int = 1000,
+        width: int = 8,
+        temp: float = 1.0,
+        c: float = 1.0,
+        noise: float = 0.0,
+        shaped: float = 0.1,
+        leaf: int = 0,
+        endgame: int = 20000,
+        standing: float = 0.0,
+        value: str = "",
+        lam: float = 0.0,
+        prior: str = "",
+        prior_mix: float = 0.0,
+        prior_temp: float = 1.0,
+        root_width: int = 0,
+        halving: int = 0,
+        trees: int = 1,
+    ):
         from castle_envs.core import jit as _jit
+
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
+
         iterations = check_int("ismcts option iterations", iterations, 1)
         width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
         root_width = check_int("ismcts option root_width", root_width, 0, M.MAX_WIDTH)
         halving = check_int("ismcts option halving", halving, 0, 1)
         trees = check_int("ismcts option trees", trees, 1, 64)
         if trees > 1 and halving:
-            raise ValueError("ismcts options trees > 1 and halving=1 do not combine: halving "
-                             "picks one tree's move, trees sums the roots' visits")
+            raise ValueError(
+                "ismcts options trees > 1 and halving=1 do not combine: halving "
+                "picks one tree's move, trees sums the roots' visits"
+            )
         leaf = check_int("ismcts option leaf", leaf, 0)
         endgame = check_int("ismcts option endgame", endgame, 1)
         temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
@@ -81,24 +116,39 @@ class ISMCTSPolicy:
         prior_mix = check_real("ismcts option prior_mix", prior_mix, 0.0, 1.0)
         prior_temp = check_real("ismcts option prior_temp", prior_temp, 0.0, low_open=True)
         if prior_mix > 0 and not prior:
-            raise ValueError("ismcts option prior_mix > 0 needs prior=FILE.npz (a move network's"
-                             " scores, exit_siege_net export --what prior)")
+            raise ValueError(
+                "ismcts option prior_mix > 0 needs prior=FILE.npz (a move network's"
+                " scores, exit_siege_net export --what prior)"
+            )
         self._net = M.new_value_net(load_value_net(value) if value else None)
         self._prior = MovePrior(load_prior(prior)) if prior else None
         self.prior_mix, self.prior_temp = float(prior_mix), float(prior_temp)
         self._logits = np.full(NUM_ACTIONS, -np.inf)
         #: the settings, as a spec or ``model.json`` gives them
-        self.options = {"iterations": iterations, "width": width, "temp": float(temp),
-                        "c": float(c), "noise": float(noise), "shaped": float(shaped),
-                        "leaf": leaf, "endgame": endgame, "standing": float(standing),
-                        "value": str(value), "lam": float(lam), "prior": str(prior),
-                        "prior_mix": float(prior_mix), "prior_temp": float(prior_temp),
-                        "root_width": root_width, "halving": halving, "trees": trees}
+        self.options = {
+            "iterations": iterations,
+            "width": width,
+            "temp": float(temp),
+            "c": float(c),
+            "noise": float(noise),
+            "shaped": float(shaped),
+            "leaf": leaf,
+            "endgame": endgame,
+            "standing": float(standing),
+            "value": str(value),
+            "lam": float(lam),
+            "prior": str(prior),
+            "prior_mix": float(prior_mix),
+            "prior_temp": float(prior_temp),
+            "root_width": root_width,
+            "halving": halving,
+            "trees": trees,
+        }
         self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
         self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
         self.standing, self.lam = float(standing), float(lam)
         self.root_width, self.halving, self.trees = root_width, halving, trees
-        self._roots: list[tuple[int, int, float, float]] = []   # summed roots (trees > 1)
+        self._roots: list[tuple[int, int, float, float]] = []  # summed roots (trees > 1)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
@@ -107,19 +157,18 @@ class ISMCTSPolicy:
         self._w = siege_solver.new_work(max(10, min(22, (2 * max(leaf, 1)).bit_length())))
         self._memo = shared_memo()
         self.searched = False
-        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
-                                                     probe_weights=self.weights))
+        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame, probe_weights=self.weights))
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:
         self.searched = False
         legal = np.flatnonzero(state.legal_action_mask())
         if len(legal) == 1:
             return int(legal[0])
-        if state.deck_size == int(state.recycled.sum()):   # no unseen card left
+        if state.deck_size == int(state.recycled.sum()):  # no unseen card left
             action = self.endgame.move(state)
             if action is not None:
                 return action
-        self.searched = True   # root_stats() describes this decision
+        self.searched = True  # root_stats() describes this decision
         mix = 0.0
         if self._prior is not None:
             mix = self.prior_mix
@@ -129,12 +178,33 @@ class ISMCTSPolicy:
         self._roots = []
         for tree in range(self.trees):
             b, v = self._rows(state.determinize(0, rng))
-            best = self._M.search(self._tree, self._x, self._w, self._memo, b, v,
-                                  state.attack == "most_recent", state.defeated == "leave_game",
-                                  self.weights, self.iterations, self.width, self.temp, self.c,
-                                  self.noise, self.shaped, self.leaf, int(rng.integers(1 << 62)),
-                                  self.standing, self._net, self.lam, state.rows, self._logits,
-                                  mix, self.root_width, bool(self.halving))
+            best = self._M.search(
+                self._tree,
+                self._x,
+                self._w,
+                self._memo,
+                b,
+                v,
+                state.attack == "most_recent",
+                state.defeated == "leave_game",
+                self.weights,
+                self.iterations,
+                self.width,
+                self.temp,
+                self.c,
+                self.noise,
+                self.shaped,
+                self.leaf,
+                int(rng.integers(1 << 62)),
+                self.standing,
+                self._net,
+                self.lam,
+                state.rows,
+                self._logits,
+                mix,
+                self.root_width,
+                bool(self.halving),
+            )
             if self.trees == 1:
                 return int(self._tree.act[0, best])
             self._add_root(self._tree_root())
@@ -143,9 +213,15 @@ class ISMCTSPolicy:
 
     def _tree_root(self) -> list[tuple[int, int, float, float]]:
         t = self._tree
-        return [(int(t.act[0, i]), int(t.n[0, i]),
-                 float(t.w[0, i] / t.n[0, i]) if t.n[0, i] else 0.0, float(t.prior[0, i]))
-                for i in range(int(t.width[0]))]
+        return [
+            (
+                int(t.act[0, i]),
+                int(t.n[0, i]),
+                float(t.w[0, i] / t.n[0, i]) if t.n[0, i] else 0.0,
+                float(t.prior[0, i]),
+            )
+            for i in range(int(t.width[0]))
+        ]
 
     def _add_root(self, root: list[tuple[int, int, float, float]]) -> None:
         where = {a: i for i, (a, _, _, _) in enumerate(self._roots)}
@@ -165,10 +241,10 @@ class ISMCTSPolicy:
     def _rows(world: State):
         from castle_envs.castle_siege import kernel as K
         from castle_envs.vector.castle_siege import write_state
+
         b = np.zeros(K.CARD_WORDS, np.int8)
         v = np.zeros(K.INT_WORDS, np.int32)
-        write_state(b, v, world, world.rows, {"attack": world.attack,
-                                              "defeated": world.defeated})
+        write_state(b, v, world, world.rows, {"attack": world.attack, "defeated": world.defeated})
         return b, v
 
 
@@ -178,6 +254,7 @@ def load_value_net(path) -> dict:
     from castle_envs.vector.siege_ismcts import VALUE_ARRAYS
 
     from .model_files import load_npz_arrays
+
     return load_npz_arrays(path, VALUE_ARRAYS, "ismcts option value", "value network")
 
 
@@ -187,19 +264,29 @@ class MovePrior:
 
     def __init__(self, arrays: dict):
         from castle_envs.moves import move_view
+
         self.a = {k: np.asarray(arrays[k], np.float64) for k in PRIOR_ARRAYS}
         hidden, features = self.a["b1"].shape[0], self.a["m1"].shape[0] - self.a["b1"].shape[0]
         self.moves = move_view("castle-siege", 256)
-        want = {"w1": (self.a["w1"].shape[0], hidden), "w2": (hidden, hidden), "b2": (hidden,),
-                "m1": (hidden + features, hidden), "c1": (hidden,), "m2": (hidden,),
-                "c2": (1,)}
+        want = {
+            "w1": (self.a["w1"].shape[0], hidden),
+            "w2": (hidden, hidden),
+            "b2": (hidden,),
+            "m1": (hidden + features, hidden),
+            "c1": (hidden,),
+            "m2": (hidden,),
+            "c2": (1,),
+        }
         for name, shape in want.items():
             if self.a[name].shape != shape:
-                raise ValueError(f"prior network array {name}: expected shape {shape}, "
-                                 f"got {self.a[name].shape}")
+                raise ValueError(
+                    f"prior network array {name}: expected shape {shape}, got {self.a[name].shape}"
+                )
         if features != self.moves.num_features or self.a["lin"].shape[0] > features:
-            raise ValueError(f"prior network: {features} move features; this version's move "
-                             f"view has {self.moves.num_features}")
+            raise ValueError(
+                f"prior network: {features} move features; this version's move "
+                f"view has {self.moves.num_features}"
+            )
         self.offset = features - self.a["lin"].shape[0]
 
     def logits(self, state) -> tuple[np.ndarray, np.ndarray]:
@@ -210,14 +297,15 @@ class MovePrior:
         a = self.a
         obs = self.moves.observation(state).astype(np.float64)
         h = np.maximum(np.maximum(obs @ a["w1"] + a["b1"], 0.0) @ a["w2"] + a["b2"], 0.0)
-        z = np.maximum(h @ a["m1"][:len(h)] + feats @ a["m1"][len(h):] + a["c1"], 0.0)
-        out = z @ a["m2"] + a["c2"][0] + feats[:, self.offset:] @ a["lin"]
+        z = np.maximum(h @ a["m1"][: len(h)] + feats @ a["m1"][len(h) :] + a["c1"], 0.0)
+        out = z @ a["m2"] + a["c2"][0] + feats[:, self.offset :] @ a["lin"]
         return view["move_ids"][keep].astype(np.int64), out
 
 
 def load_prior(path) -> dict:
     """The arrays of a root prior file (``.npz`` of plain arrays; nothing pickled is read)."""
     from .model_files import load_npz_arrays
+
     return load_npz_arrays(path, PRIOR_ARRAYS, "ismcts option prior", "prior network")
 
 

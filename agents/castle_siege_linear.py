@@ -22,6 +22,7 @@ measured with, now ``tests/reference/castle_siege_solver.py``) with that node bu
 when it proves a win, plays the winning line; otherwise it plays by the weights. It never
 reads an unseen card.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,39 +32,46 @@ from pathlib import Path
 
 import numpy as np
 
-from castle_envs.castle_siege.actions import (DISCARD_BASE, END_BATTLE, HAND_SLOTS, NUM_SUBSETS,
-                                              RECYCLE_BASE, REGROUP, ROYAL_BASE)
+from castle_envs.castle_siege.actions import (
+    DISCARD_BASE,
+    END_BATTLE,
+    HAND_SLOTS,
+    NUM_SUBSETS,
+    RECYCLE_BASE,
+    REGROUP,
+    ROYAL_BASE,
+)
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
 
 BATTLE_FEATURES = (
-    "capture",          # 1 for an exact capture of a castle
-    "royal",            # 1 for a Royal Assault
+    "capture",  # 1 for an exact capture of a castle
+    "royal",  # 1 for a Royal Assault
     "royal_own_column",  # ... striking a defender of the castle it will capture anyway
-    "attack",           # 1 for a plain attack on a defender
-    "cards",            # cards spent
-    "rank_spent",       # rank points spent
-    "overkill",         # attack: rank points beyond the defender's
-    "target_rank",      # attack or royal: the defender's rank
-    "focus",            # attack: on the standing castle with the fewest defenders
-    "clear",            # attack: removes a column's last defender
-    "capture_next",     # ... and the rest of the hand then captures that castle exactly
-    "precision",        # attack: exact sum (a card goes back to the deck)
-    "flush",            # attack: two or more cards of one suit, not exact, deck not empty
-    "royals_spent",     # J, Q or K cards spent outside a Royal Assault
+    "attack",  # 1 for a plain attack on a defender
+    "cards",  # cards spent
+    "rank_spent",  # rank points spent
+    "overkill",  # attack: rank points beyond the defender's
+    "target_rank",  # attack or royal: the defender's rank
+    "focus",  # attack: on the standing castle with the fewest defenders
+    "clear",  # attack: removes a column's last defender
+    "capture_next",  # ... and the rest of the hand then captures that castle exactly
+    "precision",  # attack: exact sum (a card goes back to the deck)
+    "flush",  # attack: two or more cards of one suit, not exact, deck not empty
+    "royals_spent",  # J, Q or K cards spent outside a Royal Assault
     "royals_spent_late",  # ... times (1 - deck/32): late in the game
-    "cards_late",       # cards spent times (1 - deck/32)
-    "regroup",          # 1 for Regroup
-    "regroup_royals",   # ... times J, Q, K cards thrown away by it
+    "cards_late",  # cards spent times (1 - deck/32)
+    "regroup",  # 1 for Regroup
+    "regroup_royals",  # ... times J, Q, K cards thrown away by it
 )
 RECYCLE_FEATURES = (
     "castle_distance",  # |rank - nearest standing castle's rank|
     "rank",
-    "castle_exact",     # rank equals a standing castle's rank
-    "defender_match",   # defenders of exactly this rank
-    "royal_rank",       # a J, Q or K
-    "royal_missing",    # a J, Q or K whose rank the hand lacks
-    "soon",             # the deck holds at most 8 cards (it comes back within two turns)
+    "castle_exact",  # rank equals a standing castle's rank
+    "defender_match",  # defenders of exactly this rank
+    "royal_rank",  # a J, Q or K
+    "royal_missing",  # a J, Q or K whose rank the hand lacks
+    "soon",  # the deck holds at most 8 cards (it comes back within two turns)
     "soon_castle_exact",
     "soon_royal_missing",
 )
@@ -76,32 +84,48 @@ _IS_ROYAL_RANK = np.isin(_RANKS, _ROYAL_RANKS)
 # _IN[s, i]: hand slot i belongs to subset s (bitmask s, 0..31)
 _IN = np.array([[(s >> i) & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS + 1)], bool)
 # _SUB[c, s]: subset s lies within subset c
-_SUB = np.array([[(s & ~c) == 0 for s in range(NUM_SUBSETS + 1)]
-                 for c in range(NUM_SUBSETS + 1)], bool)
+_SUB = np.array(
+    [[(s & ~c) == 0 for s in range(NUM_SUBSETS + 1)] for c in range(NUM_SUBSETS + 1)], bool
+)
 _FULL = NUM_SUBSETS
 
 
 def _weights(values: dict, names) -> np.ndarray:
     if not isinstance(values, dict):
-        raise ValueError(f"a weight block must map feature names to numbers, got "
-                         f"{type(values).__name__}")
+        raise ValueError(
+            f"a weight block must map feature names to numbers, got {type(values).__name__}"
+        )
     unknown = sorted(set(values) - set(names))
     if unknown:
         raise ValueError(f"unknown feature weights {unknown}; known: {list(names)}")
     for name, value in values.items():
         # NaN would make every score NaN and argmax pick the first move, silently
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-                or not np.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.number))
+            or not np.isfinite(value)
+        ):
             raise ValueError(f"weight {name!r} must be a finite number, got {value!r}")
     return np.array([float(values.get(n, 0.0)) for n in names])
 
 
 # the heuristic's weights (castle_envs.agents.castle_siege._Weights) in this feature space
 HEURISTIC_WEIGHTS = {
-    "battle": {"capture": 1000.0, "royal": 500.0, "royal_own_column": -50.0, "attack": 14.0,
-               "cards": -4.0, "rank_spent": -0.15, "overkill": -0.3, "focus": 4.0,
-               "clear": 6.0, "capture_next": 8.0, "precision": 6.0, "flush": 5.0,
-               "regroup": 1.0},
+    "battle": {
+        "capture": 1000.0,
+        "royal": 500.0,
+        "royal_own_column": -50.0,
+        "attack": 14.0,
+        "cards": -4.0,
+        "rank_spent": -0.15,
+        "overkill": -0.3,
+        "focus": 4.0,
+        "clear": 6.0,
+        "capture_next": 8.0,
+        "precision": 6.0,
+        "flush": 5.0,
+        "regroup": 1.0,
+    },
     "recycle": {"castle_distance": -1.0, "rank": -0.01},
     "royal": {"defenders": 100.0, "defender_ranks": 1.0, "castle_rank": 0.01},
 }
@@ -115,24 +139,35 @@ class LinearPolicy:
     with ``endgame_nodes``, a solved line once the deck's order is known)."""
 
     def __init__(self, weights: dict | None = None, endgame_nodes: int = 0):
-        if isinstance(endgame_nodes, bool) or not isinstance(endgame_nodes, int) or endgame_nodes < 0:
+        if (
+            isinstance(endgame_nodes, bool)
+            or not isinstance(endgame_nodes, int)
+            or endgame_nodes < 0
+        ):
             raise ValueError(f"endgame_nodes must be a non-negative int, got {endgame_nodes!r}")
         self.endgame_nodes = endgame_nodes
         # a failed solve is not retried until the next turn (the measured agent's rule); the
         # solver is made on first use (large tables)
-        self.endgame = EndgamePlanner(make_solver=partial(reference_solver, endgame_nodes),
-                                      by_turn=True) if endgame_nodes else None
+        self.endgame = (
+            EndgamePlanner(make_solver=partial(reference_solver, endgame_nodes), by_turn=True)
+            if endgame_nodes
+            else None
+        )
         weights = weights or HEURISTIC_WEIGHTS
         if not isinstance(weights, dict):
-            raise ValueError(f"weights must map blocks (battle, recycle, royal) to feature "
-                             f"weights, got {type(weights).__name__}")
+            raise ValueError(
+                f"weights must map blocks (battle, recycle, royal) to feature "
+                f"weights, got {type(weights).__name__}"
+            )
         unknown = sorted(set(weights) - {"battle", "recycle", "royal"})
         if unknown:
             raise ValueError(f"unknown weight blocks {unknown}; known: battle, recycle, royal")
         for block in ("battle", "recycle", "royal"):
             if not isinstance(weights.get(block, {}), dict):
-                raise ValueError(f"weight block {block!r} must map feature names to numbers, "
-                                 f"got {type(weights[block]).__name__}")
+                raise ValueError(
+                    f"weight block {block!r} must map feature names to numbers, "
+                    f"got {type(weights[block]).__name__}"
+                )
         self.weights = {k: dict(weights.get(k, {})) for k in ("battle", "recycle", "royal")}
         self.battle = _weights(self.weights["battle"], BATTLE_FEATURES)
         self.recycle = _weights(self.weights["recycle"], RECYCLE_FEATURES)
@@ -141,8 +176,11 @@ class LinearPolicy:
     # --- vectors <-> named weights (what the trainer searches over) ------------------------
     @staticmethod
     def names() -> list[str]:
-        return ([f"battle.{n}" for n in BATTLE_FEATURES] + [f"recycle.{n}" for n in RECYCLE_FEATURES]
-                + [f"royal.{n}" for n in ROYAL_FEATURES])
+        return (
+            [f"battle.{n}" for n in BATTLE_FEATURES]
+            + [f"recycle.{n}" for n in RECYCLE_FEATURES]
+            + [f"royal.{n}" for n in ROYAL_FEATURES]
+        )
 
     def vector(self) -> np.ndarray:
         return np.concatenate([self.battle, self.recycle, self.royal])
@@ -160,24 +198,37 @@ class LinearPolicy:
         return cls(blocks)
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps({"game": "castle-siege", "policy": "linear",
-                                          "weights": self.weights}, indent=1) + "\n")
+        Path(path).write_text(
+            json.dumps(
+                {"game": "castle-siege", "policy": "linear", "weights": self.weights}, indent=1
+            )
+            + "\n"
+        )
 
     @classmethod
     def load(cls, path, endgame_nodes: int = 0) -> "LinearPolicy":
         path = Path(path)
         if not path.is_file():
-            raise ValueError(f"{path} is not a Castle Siege linear policy file: "
-                             f"{'a directory' if path.is_dir() else 'no such file'}")
+            raise ValueError(
+                f"{path} is not a Castle Siege linear policy file: "
+                f"{'a directory' if path.is_dir() else 'no such file'}"
+            )
         try:
             data = json.loads(path.read_text())
         except (ValueError, UnicodeDecodeError) as err:
-            raise ValueError(f"{path} is not a Castle Siege linear policy file: not JSON "
-                             f"({err})") from None
-        if not isinstance(data, dict) or data.get("policy") != "linear" \
-                or data.get("game") != "castle-siege" or not isinstance(data.get("weights"), dict):
-            raise ValueError(f"{path} is not a Castle Siege linear policy file (a JSON object "
-                             f"with game, policy and weights)")
+            raise ValueError(
+                f"{path} is not a Castle Siege linear policy file: not JSON ({err})"
+            ) from None
+        if (
+            not isinstance(data, dict)
+            or data.get("policy") != "linear"
+            or data.get("game") != "castle-siege"
+            or not isinstance(data.get("weights"), dict)
+        ):
+            raise ValueError(
+                f"{path} is not a Castle Siege linear policy file (a JSON object "
+                f"with game, policy and weights)"
+            )
         try:
             return cls(data["weights"], endgame_nodes)
         except ValueError as err:
@@ -200,7 +251,7 @@ class LinearPolicy:
             castles, feats = royal_features(state)
             return ROYAL_BASE + int(castles[int(np.argmax(feats @ self.royal))])
         if phase == DISCARD:
-            hand = state.hand[:state.hand_size]
+            hand = state.hand[: state.hand_size]
             return DISCARD_BASE + int(np.argmax(_RANKS[hand]))
         raise ValueError(f"no move to choose in phase {phase}")
 
@@ -209,7 +260,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     """(legal battle-phase action ids, their features (n, len(BATTLE_FEATURES))); the last
     row is *end battle phase*, all zeros."""
     mask = state.legal_action_mask()
-    hand = state.hand[:state.hand_size].astype(np.int64)
+    hand = state.hand[: state.hand_size].astype(np.int64)
     n_hand = len(hand)
     hand_ranks = np.zeros(HAND_SLOTS, np.int64)
     hand_ranks[:n_hand] = _RANKS[hand]
@@ -230,7 +281,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     castles = state.castles.astype(np.int64)
     column_of = np.full(NUM_CARDS, -1, np.int64)
     for c in range(4):
-        column_of[state.columns[c, :col_len[c]].astype(np.int64)] = c
+        column_of[state.columns[c, : col_len[c]].astype(np.int64)] = c
     castle_card = np.zeros(NUM_CARDS, bool)
     castle_card[castles[~captured]] = True
     standing = [c for c in range(4) if not captured[c]]
@@ -239,7 +290,7 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
     late = 1.0 - min(state.deck_size, 32) / 32.0
 
     legal = np.flatnonzero(mask[:RECYCLE_BASE])
-    subset = legal // NUM_CARDS + 1            # bitmask 1..31
+    subset = legal // NUM_CARDS + 1  # bitmask 1..31
     target = legal % NUM_CARDS
     f = np.zeros((len(legal) + 2, len(BATTLE_FEATURES)))
     is_capture = castle_card[target]
@@ -265,13 +316,15 @@ def battle_features(state) -> tuple[np.ndarray, np.ndarray]:
         need = np.zeros(k, np.int64)
         need[clear] = _RANKS[castles[col[clear]]]
         # some sub-subset of the rest sums exactly to the castle's rank
-        reach = (_SUB[rest] & (sub_total[None, :] == need[:, None]))
+        reach = _SUB[rest] & (sub_total[None, :] == need[:, None])
         # only subsets of the real hand count
         reach &= (np.arange(_FULL + 1) < (1 << n_hand))[None, :]
         f[:k, 10] = clear & reach[:, 1:].any(1)
     exact = is_attack & (total == rank)
     f[:k, 11] = exact
-    f[:k, 12] = is_attack & ~exact & (sub_cards[subset] >= 2) & sub_one_suit[subset] & (state.deck_size > 0)
+    f[:k, 12] = (
+        is_attack & ~exact & (sub_cards[subset] >= 2) & sub_one_suit[subset] & (state.deck_size > 0)
+    )
     spent_royals = np.where(royal_move, 0, sub_royals[subset])
     f[:k, 13] = spent_royals
     f[:k, 14] = spent_royals * late
@@ -294,9 +347,11 @@ def recycle_features(state) -> tuple[np.ndarray, np.ndarray]:
     pile = np.flatnonzero(state.discard)
     ranks = _RANKS[pile]
     standing = _RANKS[state.castles[~state.captured].astype(np.int64)]
-    defenders = np.concatenate([state.columns[c, :state.col_len[c]] for c in range(4)]).astype(np.int64)
+    defenders = np.concatenate([state.columns[c, : state.col_len[c]] for c in range(4)]).astype(
+        np.int64
+    )
     defender_ranks = _RANKS[defenders] if len(defenders) else np.zeros(0, np.int64)
-    hand_ranks = set(_RANKS[state.hand[:state.hand_size].astype(np.int64)].tolist())
+    hand_ranks = set(_RANKS[state.hand[: state.hand_size].astype(np.int64)].tolist())
     f = np.zeros((len(pile), len(RECYCLE_FEATURES)))
     if len(standing):
         dist = np.abs(ranks[:, None] - standing[None, :]).min(1)
@@ -318,7 +373,7 @@ def royal_features(state) -> tuple[np.ndarray, np.ndarray]:
     castles = np.flatnonzero(~state.captured)
     f = np.zeros((len(castles), len(ROYAL_FEATURES)))
     for i, c in enumerate(castles.tolist()):
-        col = state.columns[c, :state.col_len[c]].astype(np.int64)
+        col = state.columns[c, : state.col_len[c]].astype(np.int64)
         f[i] = (len(col), _RANKS[col].sum(), RANKS[int(state.castles[c])])
     return castles, f
 
@@ -332,6 +387,7 @@ def _royal_castle(state) -> int:
 def reference_solver(max_nodes: int):
     """The linear model's endgame solver: the compiled one in its reference mode."""
     from castle_envs.vector.solve_castle_siege import CompiledSolver
+
     return CompiledSolver(max_nodes=max_nodes, reference=True)
 
 
@@ -348,8 +404,8 @@ class EndgamePlanner:
         if (solver is None) == (make_solver is None):
             raise ValueError("give a solver or make_solver, not both")
         self.solver, self.make_solver, self.by_turn = solver, make_solver, by_turn
-        self._plan: list = []       # (position key, action) of a proven line, last move first
-        self._tried: Any = None     # the position (or turn) whose endgame solve failed
+        self._plan: list = []  # (position key, action) of a proven line, last move first
+        self._tried: Any = None  # the position (or turn) whose endgame solve failed
 
     def __getstate__(self) -> dict:
         # a solver made here holds a compiled module: made again after unpickling
@@ -358,14 +414,16 @@ class EndgamePlanner:
     def move(self, state) -> int | None:
         """The next move of a proven winning line, solving when there is none yet."""
         from castle_envs.castle_siege.solver import WINNABLE, keyed_plan, state_key
+
         key = state_key(state)
         if self._plan and self._plan[-1][0] == key:
             return self._plan.pop()[1]
         self._plan = []
-        if state.deck_size != int(state.recycled.sum()):   # unseen cards remain in the deck
+        if state.deck_size != int(state.recycled.sum()):  # unseen cards remain in the deck
             return None
-        tried = ((state.turn, state.castles.tobytes(), state.captured.tobytes())
-                 if self.by_turn else key)
+        tried = (
+            (state.turn, state.castles.tobytes(), state.captured.tobytes()) if self.by_turn else key
+        )
         if tried == self._tried:
             return None
         if self.solver is None:

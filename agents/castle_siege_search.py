@@ -42,6 +42,7 @@ Agent spec: ``search[:samples=16,candidates=6,nodes=2000,endgame=20000,policy=PA
 inner=solver|nested,level=1,width=3,playouts=1]``; ``policy`` is a ``LinearPolicy`` weights
 file (default: the shipped Very Hard scorer).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,8 +53,16 @@ from castle_envs.core.options import check_int
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
-DEFAULTS = {"samples": 16, "candidates": 6, "nodes": 2000, "endgame": 20000,
-            "inner": "solver", "level": 1, "width": 3, "playouts": 1}
+DEFAULTS = {
+    "samples": 16,
+    "candidates": 6,
+    "nodes": 2000,
+    "endgame": 20000,
+    "inner": "solver",
+    "level": 1,
+    "width": 3,
+    "playouts": 1,
+}
 #: the settings a spec or a model directory may give, with their types
 SEARCH_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 INNER = ("solver", "nested")
@@ -62,17 +71,30 @@ INNER = ("solver", "nested")
 class SearchPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    def __init__(self, weights: LinearPolicy, samples: int = 16, candidates: int = 6,
-                 nodes: int = 2000, endgame: int = 20000, inner: str = "solver",
-                 level: int = 1, width: int = 3, playouts: int = 1, probe_share: float = 0.5,
-                 noise: float = 0.15, min_samples: int | None = None):
+    def __init__(
+        self,
+        weights: LinearPolicy,
+        samples: int = 16,
+        candidates: int = 6,
+        nodes: int = 2000,
+        endgame: int = 20000,
+        inner: str = "solver",
+        level: int = 1,
+        width: int = 3,
+        playouts: int = 1,
+        probe_share: float = 0.5,
+        noise: float = 0.15,
+        min_samples: int | None = None,
+    ):
         from castle_envs.vector.solve_castle_siege import shared_memo
         from castle_envs.core import jit as _jit
         from castle_envs.vector import siege_solver as S
+
         if not _jit.HAVE_NUMBA:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
         from castle_envs.vector.solve_castle_siege import CompiledSolver
         from castle_envs.vector import siege_nested
+
         samples = check_int("search option samples", samples, 1)
         candidates = check_int("search option candidates", candidates, 2)
         nodes = check_int("search option nodes", nodes, 1)
@@ -81,8 +103,9 @@ class SearchPolicy:
         width = check_int("search option width", width, 2, siege_nested.MAX_WIDTH)
         playouts = check_int("search option playouts", playouts, 1)
         if inner not in INNER:
-            raise ValueError(f"search option inner must be one of {', '.join(INNER)}, "
-                             f"got {inner!r}")
+            raise ValueError(
+                f"search option inner must be one of {', '.join(INNER)}, got {inner!r}"
+            )
         self.inner, self.level, self.width, self.playouts = inner, level, width, playouts
         self._N = siege_nested
         self._x = siege_nested.new_scratch()
@@ -94,8 +117,7 @@ class SearchPolicy:
         # this kept the Very Hard win rate and cut the time by a quarter; stopping after a
         # quarter of them halved the wins)
         self.min_samples = max(1, samples // 2) if min_samples is None else min_samples
-        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame,
-                                                     probe_weights=self.weights))
+        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame, probe_weights=self.weights))
         self._S = S
         self._memo = shared_memo()
         self._w = S.new_work(max(10, min(22, (2 * nodes * candidates).bit_length())))
@@ -104,7 +126,7 @@ class SearchPolicy:
         legal = np.flatnonzero(state.legal_action_mask())
         if len(legal) == 1:
             return int(legal[0])
-        known = state.deck_size == int(state.recycled.sum())   # no unseen card left
+        known = state.deck_size == int(state.recycled.sum())  # no unseen card left
         if known:
             action = self.endgame.move(state)
             if action is not None:
@@ -114,6 +136,7 @@ class SearchPolicy:
         if len(candidates) == 1:
             return candidates[0]
         from castle_envs.vector.castle_siege import write_state
+
         S = self._S
         rules = {"attack": state.attack, "defeated": state.defeated}
         rows_b = np.zeros((len(worlds), S.CARD_WORDS), np.int8)
@@ -126,21 +149,48 @@ class SearchPolicy:
             totals = np.zeros(len(candidates), np.int64)
             # the noise streams come from the agent's generator: what the agent has seen
             # (its draws so far), never the real deck
-            self._N.evaluate_moves(self._x, self._w, self._memo, rows_b, rows_v,
-                                   np.array(candidates, np.int64), recent, leave, self.weights,
-                                   self.level, self.width, self.noise, self.playouts,
-                                   int(rng.integers(1 << 30)), wins, totals)
+            self._N.evaluate_moves(
+                self._x,
+                self._w,
+                self._memo,
+                rows_b,
+                rows_v,
+                np.array(candidates, np.int64),
+                recent,
+                leave,
+                self.weights,
+                self.level,
+                self.width,
+                self.noise,
+                self.playouts,
+                int(rng.integers(1 << 30)),
+                wins,
+                totals,
+            )
             # most wins, then the best mean score; ties: the scorer's order
-            return candidates[max(range(len(candidates)),
-                                  key=lambda j: (wins[j], totals[j], -j))]
+            return candidates[max(range(len(candidates)), key=lambda j: (wins[j], totals[j], -j))]
         # the probes' noise comes from the agent's generator, so a decision depends only on
         # the deal and the agent's seed, never on the games this agent played before
         self._w.rng[0] = np.uint64(int(rng.integers(1, 1 << 63)))
-        S.evaluate_moves(self._w, S.ZOBRIST, self._memo, rows_b, rows_v,
-                         np.array(candidates, np.int64), recent, leave, self.nodes,
-                         self.probe_share, self.noise, self.weights, True, True, wins,
-                         self.min_samples)
-        return candidates[int(np.argmax(wins))]   # ties: the scorer's order
+        S.evaluate_moves(
+            self._w,
+            S.ZOBRIST,
+            self._memo,
+            rows_b,
+            rows_v,
+            np.array(candidates, np.int64),
+            recent,
+            leave,
+            self.nodes,
+            self.probe_share,
+            self.noise,
+            self.weights,
+            True,
+            True,
+            wins,
+            self.min_samples,
+        )
+        return candidates[int(np.argmax(wins))]  # ties: the scorer's order
 
     def _candidates(self, world: State, legal) -> list[int]:
         """The scorer's best moves, best first (end battle phase always among them)."""
@@ -150,12 +200,14 @@ class SearchPolicy:
             return [ROYAL_BASE + int(castles[i]) for i in order]
         if world.phase == PRECISION:
             from castle_envs.agents.castle_siege_linear import recycle_features
+
             cards, feats = recycle_features(world)
             order = np.argsort(-(feats @ self.scorer.recycle), kind="stable")
-            return [RECYCLE_BASE + int(cards[i]) for i in order[:self.candidates]]
+            return [RECYCLE_BASE + int(cards[i]) for i in order[: self.candidates]]
         if world.phase != BATTLE:
             return [self.scorer(world)]
         from castle_envs.agents.castle_siege_linear import battle_features
+
         actions, feats = battle_features(world)
         order = np.argsort(-(feats @ self.scorer.battle), kind="stable")
         out = []
@@ -172,6 +224,7 @@ class SearchPolicy:
 
 def _royal(world):
     from castle_envs.agents.castle_siege_linear import royal_features
+
     return royal_features(world)
 
 

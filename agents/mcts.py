@@ -23,6 +23,7 @@ Budget: ``sims`` simulations per move, or ``time`` seconds (a time budget makes 
 depend on machine speed: use ``sims`` for reproducible numbers). Rollouts: ``random``
 (uniform legal moves) or ``heuristic`` (the game's heuristic baseline).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,9 +47,17 @@ class _Node:
 class MCTSAgent(Agent):
     needs_state = True
 
-    def __init__(self, seed: int | None = None, sims: int = 200, time: float | None = None,
-                 c: float = 1.0, rollout: str = "random", rollout_policy=None,
-                 max_rollout_steps: int | None = None, widening: float = 2.0):
+    def __init__(
+        self,
+        seed: int | None = None,
+        sims: int = 200,
+        time: float | None = None,
+        c: float = 1.0,
+        rollout: str = "random",
+        rollout_policy=None,
+        max_rollout_steps: int | None = None,
+        widening: float = 2.0,
+    ):
         super().__init__(seed)
         if sims < 1:
             raise ValueError(f"mcts: sims must be at least 1, got {sims}")
@@ -115,21 +124,24 @@ class MCTSAgent(Agent):
                     untried.append(a)
                     continue
                 child.avail += 1
-                ucb = (child.value[p] / child.visits
-                       + c * math.sqrt(math.log(child.avail) / child.visits))
+                ucb = child.value[p] / child.visits + c * math.sqrt(
+                    math.log(child.avail) / child.visits
+                )
                 if ucb > best_ucb:
                     best, best_ucb = a, ucb
             # progressive widening: a node visited v times has at most pw·sqrt(v) children
-            if untried and (best is None or
-                            len(legal) - len(untried) < self.widening * math.sqrt(node.visits + 1)):
+            if untried and (
+                best is None
+                or len(legal) - len(untried) < self.widening * math.sqrt(node.visits + 1)
+            ):
                 a = -1
                 if self.rollout_policy is not None and self.rollout == "heuristic":
-                    a = self.rollout_policy(s, rng)   # the heuristic's move is tried first
+                    a = self.rollout_policy(s, rng)  # the heuristic's move is tried first
                 if a not in untried:
                     a = untried[int(rng.integers(len(untried)))]
                 child = _Node(n)
                 children[a] = child
-                s._apply(a)   # legal in this determinization
+                s._apply(a)  # legal in this determinization
                 path.append(child)
                 break
             node = children[best]  # type: ignore[index]  # a tried move when none is untried
@@ -164,5 +176,6 @@ def _determinize(state, player: int, rng):
         return state.determinize(player, rng)
     except NotImplementedError:
         kind = f"{type(state).__module__}.{type(state).__qualname__}"
-        raise ValueError(f"mcts needs {kind}.determinize(), which this game does not "
-                         "implement") from None
+        raise ValueError(
+            f"mcts needs {kind}.determinize(), which this game does not implement"
+        ) from None

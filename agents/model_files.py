@@ -2,6 +2,7 @@
 (``model.json``) and the weights read without running code. ``saved`` (which loads each
 kind) and the kinds' own modules (``move_policy``) share them from here.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,14 @@ def load_tensors(path):
         return torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError,
-            TypeError) as err:
+    except (
+        pickle.UnpicklingError,
+        RuntimeError,
+        EOFError,
+        ValueError,
+        AttributeError,
+        TypeError,
+    ) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"refused {path}: not a plain file of tensors ({first})") from None
 
@@ -45,8 +52,10 @@ def load_weights(module, directory, card: dict) -> None:
     try:
         module.load_state_dict(tensors)
     except (RuntimeError, TypeError, AttributeError) as err:
-        raise ValueError(f"{directory}: the weights do not fit the policy model.json "
-                         f"describes ({str(err).splitlines()[0]})") from None
+        raise ValueError(
+            f"{directory}: the weights do not fit the policy model.json "
+            f"describes ({str(err).splitlines()[0]})"
+        ) from None
 
 
 def load_npz_arrays(path, names, option: str, what: str) -> dict:

@@ -13,6 +13,7 @@ multi-player games: ``experiments/train_moves_aec.py``, self-play);
 saved as a model directory of kind ``move_policy`` (``model.json`` + ``weights.pt`` of plain
 tensors), loaded by ``--agent model:DIR`` (``agents/saved.py``).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,10 +33,12 @@ def build_net(obs_size: int, num_features: int, hidden: int = 128, linear_offset
         def __init__(self):
             super().__init__()
             self.linear_offset = linear_offset
-            self.state = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(),
-                                       nn.Linear(hidden, hidden), nn.ReLU())
-            self.move = nn.Sequential(nn.Linear(hidden + num_features, hidden), nn.ReLU(),
-                                      nn.Linear(hidden, 1))
+            self.state = nn.Sequential(
+                nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+            )
+            self.move = nn.Sequential(
+                nn.Linear(hidden + num_features, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+            )
             self.linear = nn.Linear(num_features - linear_offset, 1, bias=False)
             self.value = nn.Linear(hidden, 1)
             # the MLP starts silent: the first policy is the linear term's (CEM when given)
@@ -50,7 +53,7 @@ def build_net(obs_size: int, num_features: int, hidden: int = 128, linear_offset
         def move_logits(self, h, owner, rows):
             """Logits of packed move ``rows`` (M, F); ``owner[m]``: its row of ``h``."""
             x = torch.cat([h[owner], rows], dim=1)
-            return (self.move(x) + self.linear(rows[:, self.linear_offset:])).squeeze(1)
+            return (self.move(x) + self.linear(rows[:, self.linear_offset :])).squeeze(1)
 
         def forward(self, obs, feats, mask):
             """Padded logits (B, capacity) (-inf where ``mask`` is False) and values (B,)."""
@@ -71,6 +74,7 @@ def init_linear(net, policy_json, temperature: float = 1.0) -> None:
 
     from .castle_siege_linear import LinearPolicy
     from .options import locate_shipped, shipped_models_dir
+
     policy_json = locate_shipped(str(policy_json), shipped_models_dir(), "models")
     weights = LinearPolicy.load(policy_json).vector() * linear_scale() / temperature
     with torch.no_grad():
@@ -79,16 +83,25 @@ def init_linear(net, policy_json, temperature: float = 1.0) -> None:
 
 class MovePolicyAgent(Agent):
     """Plays the legal move with the highest logit (``greedy``) or samples the softmax."""
+
     name = "move_policy"
     needs_state = True
     needs_observation = True
 
-    def __init__(self, net, arch: dict, game: str = "castle-siege", greedy: bool = True,
-                 seed: int | None = None, name: str | None = None):
+    def __init__(
+        self,
+        net,
+        arch: dict,
+        game: str = "castle-siege",
+        greedy: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
         super().__init__(seed)
         import torch
 
         from castle_envs.moves import move_view
+
         # one position at a time through a small network: one thread is fastest (two
         # threads measured ~3x slower per move on the 2-core machine)
         torch.set_num_threads(1)
@@ -106,7 +119,7 @@ class MovePolicyAgent(Agent):
         view, n = self.moves.from_state(state)
         if n == 0:
             raise ValueError("no legal move in this position")
-        if isinstance(observation, dict):      # a PettingZoo observation
+        if isinstance(observation, dict):  # a PettingZoo observation
             observation = observation["observation"]
         if observation is None:
             observation = self.moves.observation(state)
@@ -124,17 +137,34 @@ class MovePolicyAgent(Agent):
         return int(view["move_ids"][rows][choice])
 
 
-def save(net, directory, arch: dict, game: str, variant: dict, env_kwargs: dict,
-         extra: dict | None = None) -> Path:
+def save(
+    net,
+    directory,
+    arch: dict,
+    game: str,
+    variant: dict,
+    env_kwargs: dict,
+    extra: dict | None = None,
+) -> Path:
     import torch
 
     from .model_files import WEIGHTS_FILE, write_card
-    directory = write_card(directory, {
-        "kind": "move_policy", "game": game, "variant": dict(variant),
-        "env_kwargs": dict(env_kwargs), "policy": {k: arch[k] for k in ARCH_KEYS},
-        "weights": WEIGHTS_FILE, **(extra or {})})
-    torch.save({k: v.detach().clone() for k, v in net.state_dict().items()},
-               directory / WEIGHTS_FILE)
+
+    directory = write_card(
+        directory,
+        {
+            "kind": "move_policy",
+            "game": game,
+            "variant": dict(variant),
+            "env_kwargs": dict(env_kwargs),
+            "policy": {k: arch[k] for k in ARCH_KEYS},
+            "weights": WEIGHTS_FILE,
+            **(extra or {}),
+        },
+    )
+    torch.save(
+        {k: v.detach().clone() for k, v in net.state_dict().items()}, directory / WEIGHTS_FILE
+    )
     return directory
 
 
@@ -157,13 +187,15 @@ def load(directory, card: dict, seed: int | None = None, name: str | None = None
     from castle_envs.moves import feature_names
 
     from .model_files import load_weights
+
     directory = Path(directory)
     arch = check_arch(card.get("policy"))
     if arch["num_features"] != len(feature_names(card["game"])):
-        raise ValueError(f"{directory}: the model has {arch['num_features']} move features; "
-                         f"this version's {card['game']} view has "
-                         f"{len(feature_names(card['game']))}")
-    net = build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
-                    arch["linear_offset"])
+        raise ValueError(
+            f"{directory}: the model has {arch['num_features']} move features; "
+            f"this version's {card['game']} view has "
+            f"{len(feature_names(card['game']))}"
+        )
+    net = build_net(arch["obs_size"], arch["num_features"], arch["hidden"], arch["linear_offset"])
     load_weights(net, directory, card)
     return MovePolicyAgent(net, arch, card["game"], seed=seed, name=name)

@@ -1,5 +1,6 @@
 """What the agent modules share below the registry: reading ``key=value`` options and finding
 the shipped ``models/`` folder (``registry`` re-exports them)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,13 +29,15 @@ def parse_options(text: str, types: dict, what: str) -> dict:
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise ValueError(f"malformed {what} option {item!r}: write key=value "
-                             f"(keys: {', '.join(types)})")
+            raise ValueError(
+                f"malformed {what} option {item!r}: write key=value (keys: {', '.join(types)})"
+            )
         if key not in types:
             raise ValueError(f"unknown {what} option {key!r}; known: {', '.join(types)}")
         try:
             options[key] = types[key](value.strip())
         except ValueError:
-            raise ValueError(f"{what} option {key} needs a {types[key].__name__}, "
-                             f"got {value.strip()!r}") from None
+            raise ValueError(
+                f"{what} option {key} needs a {types[key].__name__}, got {value.strip()!r}"
+            ) from None
     return options

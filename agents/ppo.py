@@ -8,6 +8,7 @@ A Stable-Baselines3 ``.zip`` holds pickled objects that run code when loaded, so
 ``ppo:FILE.zip`` is refused unless the spec says the file is the user's own
 (``ppo:FILE.zip,trust_pickle=1``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,9 @@ from .base import Agent
 class PPOAgent(Agent):
     needs_observation = True
 
-    def __init__(self, policy, name: str = "ppo", seed: int | None = None,
-                 deterministic: bool = True):
+    def __init__(
+        self, policy, name: str = "ppo", seed: int | None = None, deterministic: bool = True
+    ):
         super().__init__(seed)
         self.policy = policy
         self.name = name
@@ -28,7 +30,9 @@ class PPOAgent(Agent):
     def act(self, observation, action_mask, state=None) -> int:
         if isinstance(observation, dict):
             observation = observation["observation"]
-        action, _ = self.policy.predict(np.asarray(observation, dtype=np.float32),
-                                        action_masks=np.asarray(action_mask, bool),
-                                        deterministic=self.deterministic)
+        action, _ = self.policy.predict(
+            np.asarray(observation, dtype=np.float32),
+            action_masks=np.asarray(action_mask, bool),
+            deterministic=self.deterministic,
+        )
         return int(action)

@@ -16,6 +16,7 @@ builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=
 rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
 agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,20 @@ from castle_envs.registry import GAMES, get_game, load
 from .base import Agent, PolicyAgent, RandomAgent
 from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
 
-AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", "linear",
-               "search", "ismcts", "planner", "pimc")
+AGENT_NAMES = (
+    "best",
+    "random",
+    "greedy",
+    "heuristic",
+    "mcts",
+    "model",
+    "ppo",
+    "linear",
+    "search",
+    "ismcts",
+    "planner",
+    "pimc",
+)
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
@@ -38,10 +51,13 @@ AGENT_NAMES = ("best", "random", "greedy", "heuristic", "mcts", "model", "ppo", 
 #: scorer alone (its endgame search is the compiled solver); ``castle-envs demo``'s ``trained``
 SIEGE_TRAINED_SCORER: list[tuple[str, str | None]] = [
     ("model:{models}/castle_siege_very_hard_linear", "numba"),
-    ("linear:{models}/castle_siege_very_hard_linear/policy.json", None)]
+    ("linear:{models}/castle_siege_very_hard_linear/policy.json", None),
+]
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
-    "castle-siege": [("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
-                     *SIEGE_TRAINED_SCORER],
+    "castle-siege": [
+        ("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
+        *SIEGE_TRAINED_SCORER,
+    ],
     "castellion": [("planner", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
@@ -61,9 +77,11 @@ def first_runnable(choices: list[tuple[str, str | None]]) -> str:
     installed (the last one when none is), its ``{models}/`` the shipped models folder
     (relative to the working directory when it lies below it)."""
     import importlib.util
-    template = next((t for t, needs in choices
-                     if needs is None or importlib.util.find_spec(needs) is not None),
-                    choices[-1][0])
+
+    template = next(
+        (t for t, needs in choices if needs is None or importlib.util.find_spec(needs) is not None),
+        choices[-1][0],
+    )
     models = shipped_models_dir()
     try:
         shown = models.relative_to(Path.cwd())
@@ -71,8 +89,15 @@ def first_runnable(choices: list[tuple[str, str | None]]) -> str:
         shown = models
     return template.replace("{models}", str(shown) if str(shown) != "." else os.curdir)
 
-_MCTS_OPTIONS = {"sims": int, "time": float, "c": float, "rollout": str,
-                 "max_rollout_steps": int, "widening": float}
+
+_MCTS_OPTIONS = {
+    "sims": int,
+    "time": float,
+    "c": float,
+    "rollout": str,
+    "max_rollout_steps": int,
+    "widening": float,
+}
 
 
 def heuristic_policy(game: str, name: str = "heuristic"):
@@ -81,8 +106,9 @@ def heuristic_policy(game: str, name: str = "heuristic"):
     spec = get_game(game)
     if name in spec.heuristics:
         return load(spec.heuristics[name])
-    raise ValueError(f"no {name} agent for {game} yet; agents for it: "
-                     f"{', '.join(available_agents(game))}")
+    raise ValueError(
+        f"no {name} agent for {game} yet; agents for it: {', '.join(available_agents(game))}"
+    )
 
 
 #: how ``available_agents`` writes the game-only agents that take an argument
@@ -91,7 +117,8 @@ _SHOWN = {"linear": "linear:PATH"}
 
 def available_agents(game: str) -> list[str]:
     names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + [
-        _SHOWN.get(name, name) for name in get_game(game).agents]
+        _SHOWN.get(name, name) for name in get_game(game).agents
+    ]
     for name in ("heuristic", "greedy"):
         try:
             heuristic_policy(game, name)
@@ -115,8 +142,10 @@ def parse_spec(spec: str) -> tuple[str, str]:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     if name not in AGENT_NAMES:
-        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
-                         "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)")
+        raise ValueError(
+            f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
+            "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)"
+        )
     return name, rest
 
 
@@ -136,6 +165,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return PolicyAgent(heuristic_policy(game, name), name, seed)
     if name == "mcts":
         from .mcts import MCTSAgent
+
         options = parse_options(rest, _MCTS_OPTIONS, "mcts")
         if options.get("rollout") == "heuristic":
             options["rollout_policy"] = heuristic_policy(game, "heuristic")
@@ -145,46 +175,55 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if name == "linear":
         _only_for("linear", game)
         if not rest.strip():
-            raise ValueError("linear needs a weights file: linear:models/castle_siege_linear/policy.json")
+            raise ValueError(
+                "linear needs a weights file: linear:models/castle_siege_linear/policy.json"
+            )
         from .castle_siege_linear import LinearPolicy
+
         path, _, opts = rest.strip().partition(",")
         options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
         policy: Callable = LinearPolicy.load(  # each kind of agent has its own policy class
             locate_shipped(path.strip(), shipped_models_dir(), "models"),
-            endgame_nodes=options.get("endgame", 0))
+            endgame_nodes=options.get("endgame", 0),
+        )
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
     if name == "search":
         _only_for("search", game)
         from .castle_siege_search import make_search_policy
         from .castle_siege_search import SEARCH_OPTIONS
-        options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str},
-                                "search")
-        policy = make_search_policy(options, shipped_models_dir()
-                                    / "castle_siege_very_hard_linear" / "policy.json")
+
+        options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str}, "search")
+        policy = make_search_policy(
+            options, shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
+        )
         return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
     if name == "ismcts":
         _only_for("ismcts", game)
         from .castle_siege_ismcts import ISMCTS_OPTIONS, make_ismcts_policy
+
         options = parse_options(rest, {**ISMCTS_OPTIONS, "policy": str}, "ismcts")
-        policy = make_ismcts_policy(options, shipped_models_dir()
-                                    / "castle_siege_very_hard_linear" / "policy.json")
+        policy = make_ismcts_policy(
+            options, shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
+        )
         return PolicyAgent(policy, "ismcts" + (":" + rest if rest else ""), seed)
     if name == "planner":
         _only_for("planner", game)
         from .castellion_planner import OPTION_TYPES, make_planner_policy
+
         policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
         return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)
     if name == "pimc":
         _only_for("pimc", game)
         from .castellion_pimc import OPTION_TYPES as PIMC_OPTIONS, make_pimc_policy
+
         policy = make_pimc_policy(parse_options(rest, PIMC_OPTIONS, "pimc"))
         return PolicyAgent(policy, "pimc" + (":" + rest if rest else ""), seed)
     if name == "model":
         from .saved import load_agent
+
         if not rest.strip():
             raise ValueError("model needs a model directory: model:models/DIR")
-        return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game,
-                          seed)
+        return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game, seed)
     return _ppo_agent(rest, game, seed)
 
 
@@ -200,8 +239,9 @@ def _ppo_agent(rest: str, game: str, seed: int | None = None) -> Agent:
         raise ValueError("ppo agent needs a model path: ppo:models/DIR")
     if os.path.isdir(path):
         if options:
-            raise ValueError("trust_pickle applies to .zip files only; a model directory "
-                             "loads safely without it")
+            raise ValueError(
+                "trust_pickle applies to .zip files only; a model directory loads safely without it"
+            )
         agent = load_agent(path, game, seed)
         agent.name = f"ppo:{path}"
         return agent
@@ -212,7 +252,8 @@ def _ppo_agent(rest: str, game: str, seed: int | None = None) -> Agent:
             f"refused {path!r}: a Stable-Baselines3 zip holds pickled objects that can run "
             "code when loaded. Load a safe model directory instead (model:DIR, what "
             "castle-envs train writes), or, for a file you made yourself, "
-            f"ppo:{path},trust_pickle=1")
+            f"ppo:{path},trust_pickle=1"
+        )
     model = load_sb3_zip_trusted(path)
     return PPOAgent(model.policy, f"ppo:{rest.strip()}", seed)
 
@@ -233,8 +274,9 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith(("mcts", "linear", "ppo", "search",
-                                                      "ismcts", "planner", "pimc")):
+            if not specs or not specs[-1].startswith(
+                ("mcts", "linear", "ppo", "search", "ismcts", "planner", "pimc")
+            ):
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

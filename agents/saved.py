@@ -23,6 +23,7 @@ code. ``ppo:FILE.zip`` is therefore refused unless the user says the file is the
 (``ppo:FILE.zip,trust_pickle=1``); ``convert_sb3_zip`` turns such a file into a safe
 directory once.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,9 @@ def read_card(path) -> dict:
     path = Path(path)
     card_path = path / MODEL_FILE if path.is_dir() else path
     if card_path.name != MODEL_FILE or not card_path.is_file():
-        raise FileNotFoundError(f"no model at {str(path)!r}: expected a directory holding "
-                                f"{MODEL_FILE}")
+        raise FileNotFoundError(
+            f"no model at {str(path)!r}: expected a directory holding {MODEL_FILE}"
+        )
     try:
         card = json.loads(card_path.read_text(), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as err:
@@ -62,11 +64,17 @@ def read_card(path) -> dict:
     for key in ("variant", "env_kwargs", "options"):
         if not isinstance(card.setdefault(key, {}), dict):
             raise _bad(path, f"{key} must be a JSON object")
-    weights = card.setdefault("weights", WEIGHTS_FILE if card["kind"] in
-                              ("maskable_ppo", "move_policy") else "policy.json")
+    weights = card.setdefault(
+        "weights",
+        WEIGHTS_FILE if card["kind"] in ("maskable_ppo", "move_policy") else "policy.json",
+    )
     # a file beside model.json, never a path that leaves the directory
-    if not isinstance(weights, str) or not weights or Path(weights).name != weights \
-            or weights in (".", ".."):
+    if (
+        not isinstance(weights, str)
+        or not weights
+        or Path(weights).name != weights
+        or weights in (".", "..")
+    ):
         raise _bad(path, f"weights must name a file in the directory, got {weights!r}")
     return card
 
@@ -98,16 +106,25 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
 
     policy = card.get("policy", {})
     net_arch, activation = policy.get("net_arch"), policy.get("activation")
-    if not isinstance(net_arch, list) or not net_arch or not all(
-            isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch):
+    if (
+        not isinstance(net_arch, list)
+        or not net_arch
+        or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch
+        )
+    ):
         raise ValueError(f"policy.net_arch must be a list of layer sizes, got {net_arch!r}")
     if activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {ACTIVATIONS}, got {activation!r}")
     if observation_space is None:
         observation_space, action_space = _spaces(card)
     return MaskableActorCriticPolicy(
-        observation_space, action_space, lr_schedule=lambda _: 0.0, net_arch=list(net_arch),
-        activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation])
+        observation_space,
+        action_space,
+        lr_schedule=lambda _: 0.0,
+        net_arch=list(net_arch),
+        activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
+    )
 
 
 def load_maskable_policy(directory, card: dict | None = None):
@@ -119,16 +136,31 @@ def load_maskable_policy(directory, card: dict | None = None):
     return policy
 
 
-def save_maskable_ppo(state_dict, directory, game: str, variant: dict, env_kwargs: dict,
-                      net_arch, activation: str, extra: dict | None = None) -> Path:
+def save_maskable_ppo(
+    state_dict,
+    directory,
+    game: str,
+    variant: dict,
+    env_kwargs: dict,
+    net_arch,
+    activation: str,
+    extra: dict | None = None,
+) -> Path:
     """Write a MaskablePPO policy's ``state_dict()`` as a safe model directory."""
     import torch
 
-    directory = write_card(directory, {
-        "kind": "maskable_ppo", "game": game, "variant": dict(variant),
-        "env_kwargs": dict(env_kwargs),
-        "policy": {"net_arch": list(net_arch), "activation": activation},
-        "weights": WEIGHTS_FILE, **(extra or {})})
+    directory = write_card(
+        directory,
+        {
+            "kind": "maskable_ppo",
+            "game": game,
+            "variant": dict(variant),
+            "env_kwargs": dict(env_kwargs),
+            "policy": {"net_arch": list(net_arch), "activation": activation},
+            "weights": WEIGHTS_FILE,
+            **(extra or {}),
+        },
+    )
     torch.save(dict(state_dict), directory / WEIGHTS_FILE)
     return directory
 
@@ -144,38 +176,45 @@ def load_agent(path, game: str, seed: int | None = None):
     name = f"model:{path}"
     if card["kind"] == "maskable_ppo":
         from .ppo import PPOAgent
+
         return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
     if card["kind"] == "move_policy":
         from . import move_policy
+
         try:
             return move_policy.load(directory, card, seed=seed, name=name)
         except ValueError as err:
             raise _bad(path, str(err)) from None
     from .base import PolicyAgent
     from .castle_siege_linear import LinearPolicy
+
     if card["kind"] == "search":
         from .castle_siege_search import SEARCH_OPTIONS, SearchPolicy
+
         unknown = sorted(set(card["options"]) - set(SEARCH_OPTIONS))
         if unknown:
             raise _bad(path, f"unknown search options {unknown}; known: {list(SEARCH_OPTIONS)}")
-        return PolicyAgent(SearchPolicy(LinearPolicy.load(directory / card["weights"]),
-                                        **card["options"]), name, seed)
+        return PolicyAgent(
+            SearchPolicy(LinearPolicy.load(directory / card["weights"]), **card["options"]),
+            name,
+            seed,
+        )
     if card["kind"] == "ismcts":
         from .castle_siege_ismcts import ISMCTS_OPTIONS, ISMCTSPolicy
+
         unknown = sorted(set(card["options"]) - set(ISMCTS_OPTIONS))
         if unknown:
             raise _bad(path, f"unknown ismcts options {unknown}; known: {list(ISMCTS_OPTIONS)}")
         options = dict(card["options"])
-        for key in ("value", "prior"):   # the network files sit in the model directory
+        for key in ("value", "prior"):  # the network files sit in the model directory
             if options.get(key):
                 options[key] = str(directory / Path(str(options[key])).name)
         search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
         for key in ("value", "prior"):
-            search.options[key] = card["options"].get(key, "")   # as the card says
+            search.options[key] = card["options"].get(key, "")  # as the card says
         return PolicyAgent(search, name, seed)
     endgame = card["options"].get("endgame", 0)
-    policy = LinearPolicy.load(directory / card["weights"],
-                               endgame_nodes=endgame)
+    policy = LinearPolicy.load(directory / card["weights"], endgame_nodes=endgame)
     return PolicyAgent(policy, name, seed)
 
 
@@ -185,21 +224,31 @@ def load_sb3_zip_trusted(path):
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as err:
-        raise ValueError(f"loading a MaskablePPO zip needs the 'train' extra "
-                         f"(pip install \"castle-envs[train]\"): {err}") from None
+        raise ValueError(
+            f"loading a MaskablePPO zip needs the 'train' extra "
+            f'(pip install "castle-envs[train]"): {err}'
+        ) from None
     try:
         return MaskablePPO.load(path, device="cpu")
-    except Exception as err:   # a zip that is not a MaskablePPO model
+    except Exception as err:  # a zip that is not a MaskablePPO model
         raise ValueError(f"cannot load a MaskablePPO model from {path!r}: {err}") from None
 
 
-def convert_sb3_zip(path, directory, game: str, variant: dict, env_kwargs: dict | None = None,
-                    trust_pickle: bool = False) -> Path:
+def convert_sb3_zip(
+    path,
+    directory,
+    game: str,
+    variant: dict,
+    env_kwargs: dict | None = None,
+    trust_pickle: bool = False,
+) -> Path:
     """Turn a MaskablePPO zip you made yourself into a safe model directory."""
     if not trust_pickle:
-        raise ValueError(f"{path} is a Stable-Baselines3 zip, which holds pickled objects that "
-                         "run code when loaded; convert it only if you made it yourself "
-                         "(trust_pickle=True)")
+        raise ValueError(
+            f"{path} is a Stable-Baselines3 zip, which holds pickled objects that "
+            "run code when loaded; convert it only if you made it yourself "
+            "(trust_pickle=True)"
+        )
     model = load_sb3_zip_trusted(path)
     kwargs = model.policy_kwargs or {}
     activation = kwargs.get("activation_fn")
@@ -207,7 +256,12 @@ def convert_sb3_zip(path, directory, game: str, variant: dict, env_kwargs: dict 
     arch = kwargs.get("net_arch", [64, 64])
     if isinstance(arch, dict):
         arch = arch.get("pi", [64, 64])
-    return save_maskable_ppo(model.policy.state_dict(), directory, game, variant,
-                             env_kwargs or {}, arch,
-                             {"relu": "relu", "tanh": "tanh"}.get(name, name))
-
+    return save_maskable_ppo(
+        model.policy.state_dict(),
+        directory,
+        game,
+        variant,
+        env_kwargs or {},
+        arch,
+        {"relu": "relu", "tanh": "tanh"}.get(name, name),
+    )

@@ -17,6 +17,7 @@ NoneType``), and its checks are the ones this project's tests run with
 ``gymnasium.utils.env_checker.check_env`` on every env. ``gymnasium.make(id,
 disable_env_checker=False)`` turns it back on.
 """
+
 import importlib
 from functools import partial
 
@@ -29,14 +30,18 @@ __version__ = "0.1.0"
 
 def _vector_entry_point(game: str, num_envs: int = 1, **kwargs):
     from .vector import gym_vector_env
+
     return gym_vector_env(game, num_envs, **kwargs)
 
 
 for _spec in GAMES.values():
     if _spec.gym_id is not None and _spec.gym_id not in gymnasium.registry:
-        gymnasium.register(id=_spec.gym_id, entry_point=_spec.env_class,
-                           vector_entry_point=partial(_vector_entry_point, _spec.slug),
-                           disable_env_checker=True)
+        gymnasium.register(
+            id=_spec.gym_id,
+            entry_point=_spec.env_class,
+            vector_entry_point=partial(_vector_entry_point, _spec.slug),
+            disable_env_checker=True,
+        )
 
 _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
 
@@ -44,12 +49,14 @@ _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
 def sample_masked(masks, rng=None, no_legal: int = 0):
     """A uniformly random legal action per mask row (see ``castle_envs.core.masks``)."""
     from .core.masks import sample_masked as _sample
+
     return _sample(masks, rng, no_legal)
 
 
 def make_vec(game: str, num_envs: int, **kwargs):
     """A batched ``gymnasium.vector.VectorEnv`` of ``game`` ("castle-siege", "castellion")."""
     from .vector import make_vec as _make_vec
+
     return _make_vec(game, num_envs, **kwargs)
 
 

@@ -48,6 +48,7 @@ Castle Siege and Castellion views and the Gymnasium wrappers are in ``vector/mov
 (they read the compiled envs' rows), re-exported here and loaded on first use; the shared
 base classes are in ``core/moves.py``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -66,13 +67,19 @@ AEC_MOVE_GAMES = tuple(slug for slug in MOVE_GAMES if not GAMES[slug].solitaire)
 
 #: the names that live in the vector layer (``vector/moves.py``), loaded on first use so
 #: that the multi-player games' views do not import the compiled kernels
-_VECTOR_NAMES = ("SIEGE_FEATURES", "SiegeMoves", "CastellionMoves", "MoveFeatureObservation",
-                 "MoveFeatureVectorEnv")
+_VECTOR_NAMES = (
+    "SIEGE_FEATURES",
+    "SiegeMoves",
+    "CastellionMoves",
+    "MoveFeatureObservation",
+    "MoveFeatureVectorEnv",
+)
 
 
 def __getattr__(name: str) -> Any:
     if name in _VECTOR_NAMES:
         from .vector import moves
+
         return getattr(moves, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -80,14 +87,15 @@ def __getattr__(name: str) -> Any:
 def _check_game(game: str) -> str:
     slug = get_game(game).slug
     if slug not in MOVE_GAMES:
-        raise ValueError(f"no move-feature view for {slug!r} yet; games with one: "
-                         f"{list(MOVE_GAMES)}")
+        raise ValueError(
+            f"no move-feature view for {slug!r} yet; games with one: {list(MOVE_GAMES)}"
+        )
     return slug
 
 
 def _view_class(game: str):
     target = GAMES[_check_game(game)].move_view
-    assert target is not None         # a game of MOVE_GAMES
+    assert target is not None  # a game of MOVE_GAMES
     return load(target)
 
 
@@ -106,12 +114,14 @@ def move_view(game: str, capacity: int | None = None):
 def linear_scale(game: str = "castle-siege") -> np.ndarray:
     """Castle Siege: the linear scorer's feature i is column ``LINEAR + i`` times this."""
     from .vector.moves import linear_scale as scale
+
     _check_game(game)
     return scale()
 
 
-def move_spaces(game: str, obs_space: gym.spaces.Box, num_actions: int,
-                capacity: int) -> gym.spaces.Dict:
+def move_spaces(
+    game: str, obs_space: gym.spaces.Box, num_actions: int, capacity: int
+) -> gym.spaces.Dict:
     return view_spaces(obs_space, num_actions, capacity, len(feature_names(game)))
 
 
@@ -123,21 +133,29 @@ class MoveFeatureAECWrapper(BaseWrapper):
 
     def __init__(self, env, capacity: int | None = None):
         raw = env.unwrapped
-        game = next((slug for slug in AEC_MOVE_GAMES
-                     if isinstance(raw, GAMES[slug].load_env_class())), None)
+        game = next(
+            (slug for slug in AEC_MOVE_GAMES if isinstance(raw, GAMES[slug].load_env_class())), None
+        )
         if game is None:
-            raise ValueError(f"MoveFeatureAECWrapper needs a Castle Rooms or Castell env, got "
-                             f"{type(raw).__name__}; games with a move view: {list(MOVE_GAMES)}")
+            raise ValueError(
+                f"MoveFeatureAECWrapper needs a Castle Rooms or Castell env, got "
+                f"{type(raw).__name__}; games with a move view: {list(MOVE_GAMES)}"
+            )
         super().__init__(env)
         self.game = game
         self.moves = move_view(self.game, capacity)
         agent = raw.possible_agents[0]
         base = raw.observation_space(agent)
-        space = move_spaces(self.game, base["observation"], int(raw.action_space(agent).n),
-                            self.moves.capacity)
-        space = gym.spaces.Dict({"observation": base["observation"],
-                                 "action_mask": base["action_mask"],
-                                 **{k: v for k, v in space.items() if k != "observation"}})
+        space = move_spaces(
+            self.game, base["observation"], int(raw.action_space(agent).n), self.moves.capacity
+        )
+        space = gym.spaces.Dict(
+            {
+                "observation": base["observation"],
+                "action_mask": base["action_mask"],
+                **{k: v for k, v in space.items() if k != "observation"},
+            }
+        )
         self.observation_spaces = {a: space for a in raw.possible_agents}
 
     def observation_space(self, agent):
@@ -146,13 +164,14 @@ class MoveFeatureAECWrapper(BaseWrapper):
     def observe(self, agent):
         obs = self.env.observe(agent)
         out = self.moves.empty()
-        if obs["action_mask"].any():     # the seat to act
+        if obs["action_mask"].any():  # the seat to act
             self.moves.from_state(self.env.unwrapped.game_state, out)
         return {**obs, **out}
 
 
-def make_move_env(game: str = "castle-siege", compiled: bool = False,
-                  capacity: int | None = None, **kwargs):
+def make_move_env(
+    game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs
+):
     """The env with the move view: a Gymnasium single env (``compiled=True``: on the
     kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
     its order checks) wrapped in ``MoveFeatureAECWrapper``."""
@@ -161,8 +180,10 @@ def make_move_env(game: str = "castle-siege", compiled: bool = False,
         if compiled:
             raise ValueError(f"{game} has no compiled env; drop compiled=True")
         from .core.aec_env import wrap
+
         return MoveFeatureAECWrapper(wrap(get_game(game).make(**kwargs)), capacity)
     from .vector.moves import MoveFeatureObservation, compiled_move_env
+
     if compiled:
         return compiled_move_env(game, capacity, **kwargs)
     return MoveFeatureObservation(get_game(game).make(**kwargs), capacity)
@@ -172,4 +193,5 @@ def make_move_vec(game: str, num_envs: int, capacity: int | None = None, **kwarg
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     game = _check_game(game)
     from .vector.moves import make_move_vec as make
+
     return make(game, num_envs, capacity, **kwargs)

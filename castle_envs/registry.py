@@ -12,6 +12,7 @@ objects of any layer as ``"module:name"`` strings (a game's heuristic may live i
 ``castle_envs.agents``); nothing here imports them, the code that uses one loads it
 (``load``).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -20,12 +21,12 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class GameSpec:
-    slug: str                 # command-line name, e.g. "castle-siege"
+    slug: str  # command-line name, e.g. "castle-siege"
     title: str
-    api: str                  # "gymnasium" or "pettingzoo"
-    env_class: str            # "module:Class" of the env
-    variant_arg: str          # the keyword that picks a variant
-    variants: tuple           # its allowed values, default first
+    api: str  # "gymnasium" or "pettingzoo"
+    env_class: str  # "module:Class" of the env
+    variant_arg: str  # the keyword that picks a variant
+    variants: tuple  # its allowed values, default first
     gym_id: str | None = None
     rules_doc: str = ""
     extra: dict = field(default_factory=dict)
@@ -81,44 +82,77 @@ def load(target: str):
 
 
 GAMES = {
-    spec.slug: spec for spec in [
-        GameSpec("castle-siege", "Castle Siege", "gymnasium",
-                 "castle_envs.castle_siege.env:CastleSiegeEnv", "difficulty",
-                 ("very_hard", "easy", "medium", "hard"), "castle_envs/CastleSiege-v0",
-                 "castle_envs/castle_siege/RULES.md",
-                 renderer="castle_envs.castle_siege.render",
-                 vector_env="castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
-                 compiled_env="castle_envs.vector.single:CompiledCastleSiegeEnv",
-                 move_view="castle_envs.vector.moves:SiegeMoves", move_capacity=256,
-                 heuristics={"heuristic": "castle_envs.agents.castle_siege:heuristic_policy",
-                             "greedy": "castle_envs.agents.castle_siege:greedy_policy"},
-                 agents=("linear", "search", "ismcts"),
-                 solver="castle_envs.experiments.solve:run_castle_siege",
-                 linear_scorer=True),
-        GameSpec("castellion", "Castellion", "gymnasium",
-                 "castle_envs.castellion.env:CastellionEnv", "level",
-                 ("school", "academy", "menace"), "castle_envs/Castellion-v0",
-                 "castle_envs/castellion/RULES.md",
-                 renderer="castle_envs.castellion.render",
-                 vector_env="castle_envs.vector.castellion:CastellionVectorEnv",
-                 compiled_env="castle_envs.vector.castellion:CompiledCastellionEnv",
-                 move_view="castle_envs.vector.moves:CastellionMoves", move_capacity=137,
-                 heuristics={"heuristic": "castle_envs.agents.castellion:heuristic_policy"},
-                 agents=("planner", "pimc"),
-                 solver="castle_envs.experiments.solve_castellion:run",
-                 potential="castle_envs.agents.castellion:heuristic_potential"),
-        GameSpec("castle-rooms", "Castle Rooms", "pettingzoo",
-                 "castle_envs.castle_rooms.env:raw_env", "num_players", (2, 3, 4), None,
-                 "castle_envs/castle_rooms/RULES.md",
-                 renderer="castle_envs.castle_rooms.render",
-                 move_view="castle_envs.castle_rooms.moves:RoomsMoves", move_capacity=109,
-                 heuristics={"heuristic": "castle_envs.castle_rooms.balance:greedy_policy"}),
-        GameSpec("castell", "Castell", "pettingzoo",
-                 "castle_envs.castell.env:raw_env", "num_players", (2, 3, 4), None,
-                 "castle_envs/castell/RULES.md",
-                 renderer="castle_envs.castell.render",
-                 move_view="castle_envs.castell.moves:CastellMoves", move_capacity=395,
-                 heuristics={"heuristic": "castle_envs.castell.measure:heuristic_policy"}),
+    spec.slug: spec
+    for spec in [
+        GameSpec(
+            "castle-siege",
+            "Castle Siege",
+            "gymnasium",
+            "castle_envs.castle_siege.env:CastleSiegeEnv",
+            "difficulty",
+            ("very_hard", "easy", "medium", "hard"),
+            "castle_envs/CastleSiege-v0",
+            "castle_envs/castle_siege/RULES.md",
+            renderer="castle_envs.castle_siege.render",
+            vector_env="castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
+            compiled_env="castle_envs.vector.single:CompiledCastleSiegeEnv",
+            move_view="castle_envs.vector.moves:SiegeMoves",
+            move_capacity=256,
+            heuristics={
+                "heuristic": "castle_envs.agents.castle_siege:heuristic_policy",
+                "greedy": "castle_envs.agents.castle_siege:greedy_policy",
+            },
+            agents=("linear", "search", "ismcts"),
+            solver="castle_envs.experiments.solve:run_castle_siege",
+            linear_scorer=True,
+        ),
+        GameSpec(
+            "castellion",
+            "Castellion",
+            "gymnasium",
+            "castle_envs.castellion.env:CastellionEnv",
+            "level",
+            ("school", "academy", "menace"),
+            "castle_envs/Castellion-v0",
+            "castle_envs/castellion/RULES.md",
+            renderer="castle_envs.castellion.render",
+            vector_env="castle_envs.vector.castellion:CastellionVectorEnv",
+            compiled_env="castle_envs.vector.castellion:CompiledCastellionEnv",
+            move_view="castle_envs.vector.moves:CastellionMoves",
+            move_capacity=137,
+            heuristics={"heuristic": "castle_envs.agents.castellion:heuristic_policy"},
+            agents=("planner", "pimc"),
+            solver="castle_envs.experiments.solve_castellion:run",
+            potential="castle_envs.agents.castellion:heuristic_potential",
+        ),
+        GameSpec(
+            "castle-rooms",
+            "Castle Rooms",
+            "pettingzoo",
+            "castle_envs.castle_rooms.env:raw_env",
+            "num_players",
+            (2, 3, 4),
+            None,
+            "castle_envs/castle_rooms/RULES.md",
+            renderer="castle_envs.castle_rooms.render",
+            move_view="castle_envs.castle_rooms.moves:RoomsMoves",
+            move_capacity=109,
+            heuristics={"heuristic": "castle_envs.castle_rooms.balance:greedy_policy"},
+        ),
+        GameSpec(
+            "castell",
+            "Castell",
+            "pettingzoo",
+            "castle_envs.castell.env:raw_env",
+            "num_players",
+            (2, 3, 4),
+            None,
+            "castle_envs/castell/RULES.md",
+            renderer="castle_envs.castell.render",
+            move_view="castle_envs.castell.moves:CastellMoves",
+            move_capacity=395,
+            heuristics={"heuristic": "castle_envs.castell.measure:heuristic_policy"},
+        ),
     ]
 }
 

@@ -30,6 +30,7 @@ env_config
     "castell"); every other key goes to that game's ``raw_env`` (``num_players``,
     rule options, ``max_episode_steps``, ...).
 """
+
 from __future__ import annotations
 
 import gymnasium
@@ -45,18 +46,22 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         config = dict(config or {})
         spec = get_game(config.pop("game", "castle-rooms"))
         if spec.solitaire:
-            raise ValueError(f"{spec.slug} is a single-agent Gymnasium game; the RLlib adapter "
-                             "is for the multi-player (PettingZoo) games")
+            raise ValueError(
+                f"{spec.slug} is a single-agent Gymnasium game; the RLlib adapter "
+                "is for the multi-player (PettingZoo) games"
+            )
         self.game = spec.slug
-        config.setdefault("illegal_action", "raise")   # a masked policy never picks one
+        config.setdefault("illegal_action", "raise")  # a masked policy never picks one
         self.aec = spec.make(**config)
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         inner = self.aec.observation_space(self.agents[0])
         n_actions = int(self.aec.action_space(self.agents[0]).n)
-        space = gymnasium.spaces.Dict({
-            "observations": inner["observation"],
-            "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n_actions,), dtype=np.float32),
-        })
+        space = gymnasium.spaces.Dict(
+            {
+                "observations": inner["observation"],
+                "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n_actions,), dtype=np.float32),
+            }
+        )
         self.observation_spaces = {a: space for a in self.agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.agents}
         # (RLlib types agent ids as any hashable; these are the AEC env's str names)
@@ -65,8 +70,10 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
 
     def _obs(self, agent: str) -> dict:
         raw = self.aec.observe(agent)
-        return {"observations": raw["observation"],
-                "action_mask": raw["action_mask"].astype(np.float32)}
+        return {
+            "observations": raw["observation"],
+            "action_mask": raw["action_mask"].astype(np.float32),
+        }
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
@@ -86,12 +93,12 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
             everyone = list(aec.agents)
             obs = {a: self._obs(a) for a in everyone}
             rewards = {a: float(aec.rewards[a]) for a in everyone}
-            infos = {a: {k: v for k, v in aec.infos[a].items() if k != "action_mask"}
-                     for a in everyone}
+            infos = {
+                a: {k: v for k, v in aec.infos[a].items() if k != "action_mask"} for a in everyone
+            }
             return (obs, rewards, {"__all__": terminated}, {"__all__": truncated}, infos)
         nxt = aec.agent_selection
-        return ({nxt: self._obs(nxt)}, {agent: 0.0},
-                {"__all__": False}, {"__all__": False}, {})
+        return ({nxt: self._obs(nxt)}, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
 
     def render(self):
         return self.aec.render()

@@ -5,6 +5,7 @@ through ``SingleAgentEnv``: the learner holds one seat, the other seats are play
 given opponent policies between the learner's moves. The mask is in
 ``info["action_mask"]`` and ``action_masks()``, as in the solitaire envs.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -21,8 +22,12 @@ Policy = Callable[..., int]
 
 
 class SingleAgentEnv(gym.Env):
-    def __init__(self, aec_env, opponents: Sequence[Policy] | Callable[[np.random.Generator], Sequence[Policy]],
-                 seat: int | str = "random"):
+    def __init__(
+        self,
+        aec_env,
+        opponents: Sequence[Policy] | Callable[[np.random.Generator], Sequence[Policy]],
+        seat: int | str = "random",
+    ):
         """``opponents``: one policy per other seat (reused if shorter), or a function of the
         env's rng returning them anew each episode (self-play pools). ``seat``: the learner's
         seat, or ``"random"`` for a uniformly drawn seat each episode."""
@@ -49,8 +54,11 @@ class SingleAgentEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self.seat = (int(self.np_random.integers(self.num_players)) if self.seat_choice == "random"
-                     else self.seat_choice)
+        self.seat = (
+            int(self.np_random.integers(self.num_players))
+            if self.seat_choice == "random"
+            else self.seat_choice
+        )
         others = self._draw_opponents()
         self._policies = {}
         for s in range(self.num_players):
@@ -101,7 +109,7 @@ class SingleAgentEnv(gym.Env):
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0
-        self.aec.step(action_int(action))   # floats are refused, not truncated
+        self.aec.step(action_int(action))  # floats are refused, not truncated
         obs, info = self._advance()
         reward = self._reward
         if self._done:

@@ -16,6 +16,7 @@ Nothing here is a copy kept by hand: every run reads the sources again.
 
 The build needs the ``docs`` extra (it imports castle_envs to make the envs).
 """
+
 from __future__ import annotations
 
 import ast
@@ -32,8 +33,8 @@ import numpy as np
 from castle_envs.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ("ppo_vec", "rllib_castle_rooms")   # example scripts shown whole (source/<name>.md)
-FRAME_MOVES = 12          # random legal moves played (seeded) before the frame is drawn
+SCRIPTS = ("ppo_vec", "rllib_castle_rooms")  # example scripts shown whole (source/<name>.md)
+FRAME_MOVES = 12  # random legal moves played (seeded) before the frame is drawn
 
 
 # --- docstrings to Markdown ---------------------------------------------------------------------
@@ -115,11 +116,19 @@ def png_bytes(frame: np.ndarray) -> bytes:
         raw = b"".join(b"\x00" + frame[row].tobytes() for row in range(height))
 
         def chunk(kind: bytes, data: bytes) -> bytes:
-            return (struct.pack(">I", len(data)) + kind + data
-                    + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-        return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height,
-                                                                   8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+            return (
+                struct.pack(">I", len(data))
+                + kind
+                + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+            )
+
+        return (
+            b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 6))
+            + chunk(b"IEND", b"")
+        )
     image = Image.fromarray(frame).quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=0)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
@@ -165,6 +174,7 @@ def code(text) -> str:
 def action_layout(module_name: str) -> list[tuple[str, int, int, str]]:
     """(move kind, first id, last id, an example) for each run of one kind in the table."""
     import importlib
+
     table = importlib.import_module(f"castle_envs.{module_name}.actions").ACTIONS
     runs: list[list] = []
     for i, move in enumerate(table.moves):
@@ -188,7 +198,7 @@ def changelog_sections() -> list[tuple[str, list[str]]]:
             continue
         elif line.startswith("- "):
             bullet = [line[2:].strip()]
-            sections[-1][1].append(bullet)          # type: ignore[arg-type]
+            sections[-1][1].append(bullet)  # type: ignore[arg-type]
         elif line.startswith("  ") and bullet is not None:
             bullet.append(line.strip())
         elif not line.startswith("  "):
@@ -200,28 +210,35 @@ def mentions(text: str, spec) -> bool:
     names = [spec.title, spec.slug, spec.slug.replace("-", "_"), spec.slug.replace("-", " ")]
     if spec.gym_id:
         names.append(spec.gym_id)
-    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.IGNORECASE)
-               for n in names)
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.IGNORECASE) for n in names)
 
 
 def version_history(spec, version: str) -> str:
-    out = ["## Version history", "",
-           f"- **{version}** (castle-envs 0.1.0): the first version of the environment."]
+    out = [
+        "## Version history",
+        "",
+        f"- **{version}** (castle-envs 0.1.0): the first version of the environment.",
+    ]
     for title, bullets in changelog_sections():
         if title.startswith("0.1.0"):
             continue
         own = [b for b in bullets if mentions(b, spec)]
         if own:
-            out += ["", f"Changes since, in *{title}* ([changelog](../changelog.md)), "
-                    f"that name {spec.title} (the environment keeps the id {version}):", ""]
+            out += [
+                "",
+                f"Changes since, in *{title}* ([changelog](../changelog.md)), "
+                f"that name {spec.title} (the environment keeps the id {version}):",
+                "",
+            ]
             out += [f"- {b}" for b in own]
     return "\n".join(out) + "\n"
 
 
 def env_page(spec) -> tuple[str, bytes]:
     module_name = spec.env_class.split(":")[0].split(".")[1]
-    summary, body = docstring_markdown(module_docstring(ROOT / "castle_envs" / module_name
-                                                        / "env.py"))
+    summary, body = docstring_markdown(
+        module_docstring(ROOT / "castle_envs" / module_name / "env.py")
+    )
     env = live_env(spec)
     agent = None
     if spec.api == "gymnasium":
@@ -242,17 +259,24 @@ def env_page(spec) -> tuple[str, bytes]:
     frame = env.render()
     env.close()
     image = f"{module_name}.png"
-    variants = ", ".join(code(v) + (" (default)" if i == 0 and spec.api == "gymnasium" else "")
-                         for i, v in enumerate(spec.variants))
+    variants = ", ".join(
+        code(v) + (" (default)" if i == 0 and spec.api == "gymnasium" else "")
+        for i, v in enumerate(spec.variants)
+    )
     players = "" if spec.api == "gymnasium" else " (frame and spaces below: 3 players)"
     lines = [
-        f"# {spec.title}", "",
-        f"*{summary}*", "",
-        f"![{spec.title}: env.render() in rgb_array mode]({image})", "",
-        f"/// caption\n`env.render()` (`render_mode=\"rgb_array\"`, a {frame.shape[1]}x"
+        f"# {spec.title}",
+        "",
+        f"*{summary}*",
+        "",
+        f"![{spec.title}: env.render() in rgb_array mode]({image})",
+        "",
+        f'/// caption\n`env.render()` (`render_mode="rgb_array"`, a {frame.shape[1]}x'
         f"{frame.shape[0]} frame) after `reset(seed=0)` and {played} seeded random legal "
-        f"moves, drawn when this page was built.\n///", "",
-        "| | |", "|---|---|",
+        f"moves, drawn when this page was built.\n///",
+        "",
+        "| | |",
+        "|---|---|",
         f"| API | {'Gymnasium' if spec.api == 'gymnasium' else 'PettingZoo AEC'} |",
         f"| Import | {code(importer)} |",
         f"| Make | {code(make)} |",
@@ -263,31 +287,46 @@ def env_page(spec) -> tuple[str, bytes]:
         f"| Version | {code(version)} |",
         f"| Rules | [{spec.title}: the rules as implemented](../rules/{module_name}.md) |",
         "",
-        "## Description", "",
+        "## Description",
+        "",
         "This section and the ones after it up to *Action space* are the env module's "
-        f"docstring ({code(spec.env_class.split(':')[0])}), read when this page was built.", "",
-        body, "",
-        "## Action space", "",
+        f"docstring ({code(spec.env_class.split(':')[0])}), read when this page was built.",
+        "",
+        body,
+        "",
+        "## Action space",
+        "",
         f"{code(action_space)}, masked: only the moves legal in the position are allowed. "
-        + ("The mask is `info[\"action_mask\"]` and `env.unwrapped.action_masks()`. "
-           if spec.api == "gymnasium" else
-           "The mask is `observation[\"action_mask\"]` and `info[\"action_mask\"]` of the "
-           "agent to act. ")
+        + (
+            'The mask is `info["action_mask"]` and `env.unwrapped.action_masks()`. '
+            if spec.api == "gymnasium"
+            else 'The mask is `observation["action_mask"]` and `info["action_mask"]` of the '
+            "agent to act. "
+        )
         + f"Every id decodes to a move (`castle_envs.{module_name}.decode_action`, "
         f"`encode_action`). The layout, read from the action table "
-        f"(`castle_envs.{module_name}.actions.ACTIONS`):", "",
-        "| move kind | ids | count | first of its kind |", "|---|---|---|---|",
+        f"(`castle_envs.{module_name}.actions.ACTIONS`):",
+        "",
+        "| move kind | ids | count | first of its kind |",
+        "|---|---|---|---|",
     ]
     for kind, first, last, example in action_layout(module_name):
         ids = str(first) if first == last else f"{first}–{last}"
         lines.append(f"| {code(kind)} | {ids} | {last - first + 1} | {code(example)} |")
-    lines += ["", "## Observation space", "",
-              f"{code(observation_space)}; the layout is documented in "
-              f"`castle_envs.{module_name}.observation`.", "",
-              version_history(spec, version),
-              "## API", "",
-              f"The env class: [`{spec.env_class.replace(':', '.')}`]"
-              f"(../api/envs.md#{spec.env_class.replace(':', '.')}).", ""]
+    lines += [
+        "",
+        "## Observation space",
+        "",
+        f"{code(observation_space)}; the layout is documented in "
+        f"`castle_envs.{module_name}.observation`.",
+        "",
+        version_history(spec, version),
+        "## API",
+        "",
+        f"The env class: [`{spec.env_class.replace(':', '.')}`]"
+        f"(../api/envs.md#{spec.env_class.replace(':', '.')}).",
+        "",
+    ]
     return "\n".join(lines), png_bytes(frame)
 
 
@@ -321,21 +360,30 @@ def main() -> None:
 
     for script in SCRIPTS:
         path = ROOT / "experiments" / f"{script}.py"
-        write(f"source/{script}.md",
-              f"# experiments/{script}.py\n\nThe script as it is in the repository (installed "
-              f"as `castle_envs.experiments.{script}`), shown when this site was built.\n\n"
-              f"````python\n{path.read_text(encoding='utf-8').rstrip()}\n````\n", path)
+        write(
+            f"source/{script}.md",
+            f"# experiments/{script}.py\n\nThe script as it is in the repository (installed "
+            f"as `castle_envs.experiments.{script}`), shown when this site was built.\n\n"
+            f"````python\n{path.read_text(encoding='utf-8').rstrip()}\n````\n",
+            path,
+        )
 
-    index = ["# Shipped models", "",
-             "Each model directory under `models/` has a card (its README), shown here. Load "
-             "one as an agent with `--agent model:models/NAME` (see "
-             "[Evaluate an agent](../howto/evaluate.md)).", "",
-             "| model | card |", "|---|---|"]
+    index = [
+        "# Shipped models",
+        "",
+        "Each model directory under `models/` has a card (its README), shown here. Load "
+        "one as an agent with `--agent model:models/NAME` (see "
+        "[Evaluate an agent](../howto/evaluate.md)).",
+        "",
+        "| model | card |",
+        "|---|---|",
+    ]
     for card in sorted((ROOT / "models").glob("*/README.md")):
         name = card.parent.name
         text = card.read_text(encoding="utf-8")
-        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")),
-                     name)
+        title = next(
+            (line[2:].strip() for line in text.splitlines() if line.startswith("# ")), name
+        )
         write(f"models/{name}/README.md", text, card)
         index.append(f"| [`{name}`]({name}/README.md) | {title} |")
     write("models/index.md", "\n".join(index) + "\n")

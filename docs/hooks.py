@@ -12,6 +12,7 @@ blank line between a paragraph and a list that follows it at once (else the list
 the paragraph), and indents a nested list item by a multiple of 4 spaces (``   - x`` under
 ``2. y`` would otherwise become an item of the outer list).
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,8 @@ from pathlib import Path
 
 try:
     import tomllib
-except ModuleNotFoundError:       # Python 3.10 (make lint runs this file there too)
-    tomllib = None                # type: ignore[assignment]
+except ModuleNotFoundError:  # Python 3.10 (make lint runs this file there too)
+    tomllib = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEW = ROOT / "build" / "docs-api"
@@ -36,7 +37,7 @@ def _link(link: Path, target: Path) -> None:
         link.unlink()
     try:
         link.symlink_to(target, target_is_directory=target.is_dir())
-    except FileExistsError:       # another build made the same link at the same time
+    except FileExistsError:  # another build made the same link at the same time
         pass
 
 
@@ -54,8 +55,11 @@ def package_view() -> Path:
     package = VIEW / "castle_envs"
     package.mkdir(parents=True, exist_ok=True)
     mapped = _package_dirs((ROOT / "pyproject.toml").read_text())
-    wanted = {entry.name: entry for entry in (ROOT / "castle_envs").iterdir()
-              if entry.name != "__pycache__"}
+    wanted = {
+        entry.name: entry
+        for entry in (ROOT / "castle_envs").iterdir()
+        if entry.name != "__pycache__"
+    }
     for name, folder in mapped.items():
         wanted[name.removeprefix("castle_envs.")] = ROOT / folder
     for stale in package.iterdir():
@@ -77,13 +81,25 @@ def on_page_markdown(markdown: str, **kwargs) -> str:
     for line in markdown.splitlines():
         if FENCE.match(line):
             fenced = not fenced
-        elif not fenced and (item := LIST_ITEM.match(line)) and len(item.group(1)) % 4 \
-                and out and out[-1].strip() and (LIST_ITEM.match(out[-1]) or out[-1][0] == " "):
-            depth = -(-len(item.group(1)) // 4)          # 1-3 spaces: 4; 5-7: 8
+        elif (
+            not fenced
+            and (item := LIST_ITEM.match(line))
+            and len(item.group(1)) % 4
+            and out
+            and out[-1].strip()
+            and (LIST_ITEM.match(out[-1]) or out[-1][0] == " ")
+        ):
+            depth = -(-len(item.group(1)) // 4)  # 1-3 spaces: 4; 5-7: 8
             line = " " * (4 * depth) + line.lstrip()
-        elif not fenced and out and LIST_ITEM.match(line) and out[-1].strip() \
-                and not LIST_ITEM.match(out[-1]) and not out[-1].startswith(("#", "|", " ")) \
-                and not LIST_ITEM.match(line).group(1):
+        elif (
+            not fenced
+            and out
+            and LIST_ITEM.match(line)
+            and out[-1].strip()
+            and not LIST_ITEM.match(out[-1])
+            and not out[-1].startswith(("#", "|", " "))
+            and not LIST_ITEM.match(line).group(1)
+        ):
             out.append("")
         out.append(line)
     return "\n".join(out) + "\n"

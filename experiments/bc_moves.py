@@ -17,6 +17,7 @@ the positions its own play leads to, not only in the teacher's.
 Games are played on the rules state (``GameState``), one position at a time; the variants
 (``move_ppo.levels`` or the config's variant) take turns game by game.
 """
+
 from __future__ import annotations
 
 import time
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 def _variants(config: TrainConfig) -> list[dict]:
     from .config import levels_of
+
     return levels_of(config)
 
 
@@ -55,9 +57,14 @@ class Data:
 
     def tensors(self):
         import torch
-        return (torch.as_tensor(np.stack(self.obs)), torch.as_tensor(np.concatenate(self.rows)),
-                torch.as_tensor(self.counts), torch.as_tensor(self.labels),
-                torch.as_tensor(self.returns, dtype=torch.float32))
+
+        return (
+            torch.as_tensor(np.stack(self.obs)),
+            torch.as_tensor(np.concatenate(self.rows)),
+            torch.as_tensor(self.counts),
+            torch.as_tensor(self.labels),
+            torch.as_tensor(self.returns, dtype=torch.float32),
+        )
 
 
 def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, net=None) -> dict:
@@ -69,15 +76,14 @@ def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, 
 
     gamma = config.ppo.gamma
     view = move_view(config.game, config.move_ppo.capacity)
-    envs = [get_game(config.game).make(**config.env_kwargs, **v)
-            for v in _variants(config)]
+    envs = [get_game(config.game).make(**config.env_kwargs, **v) for v in _variants(config)]
     wins = decisions = 0
     for g in range(episodes):
         env = envs[g % len(envs)]
         state = env._new_state(np.random.default_rng(seed + g), {})
         teacher.reset(seed + g)
         steps = 0
-        game, rewards = [], []     # the recorded positions (step, row) and every reward
+        game, rewards = [], []  # the recorded positions (step, row) and every reward
         while not state.is_terminal() and steps < env.max_episode_steps:
             mask = state.legal_action_mask()
             view_out, n = view.from_state(state)
@@ -89,15 +95,18 @@ def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, 
             if n > 1:
                 obs = view.observation(state)
                 where = np.flatnonzero(ids == label_action)
-                if len(where):      # always, unless the capacity cut the teacher's move
+                if len(where):  # always, unless the capacity cut the teacher's move
                     game.append((steps, obs, view_out["move_features"][:k], int(where[0])))
             if net is None or n == 1:
                 action = label_action if label_action is not None else int(ids[0])
             else:
                 with torch.no_grad():
                     h = net.embed(torch.as_tensor(obs)[None])
-                    logits = net.move_logits(h, torch.zeros(k, dtype=torch.long),
-                                             torch.as_tensor(view_out["move_features"][:k]))
+                    logits = net.move_logits(
+                        h,
+                        torch.zeros(k, dtype=torch.long),
+                        torch.as_tensor(view_out["move_features"][:k]),
+                    )
                 action = int(ids[int(torch.argmax(logits))])
             before = env._reward_snapshot(state)
             state.apply_action(action)
@@ -113,8 +122,15 @@ def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, 
     return {"episodes": episodes, "wins": wins, "decisions": decisions}
 
 
-def fit(net, data: Data, epochs: int, batch_size: int, learning_rate: float,
-        seed: int, vf_coef: float = 0.5) -> list:
+def fit(
+    net,
+    data: Data,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    vf_coef: float = 0.5,
+) -> list:
     """Cross-entropy of the teacher's rows plus ``vf_coef`` x the value's squared error,
     ``epochs`` passes over ``data``; returns the mean loss, accuracy and value error of each
     pass."""
@@ -131,12 +147,13 @@ def fit(net, data: Data, epochs: int, batch_size: int, learning_rate: float,
         perm = torch.randperm(n, generator=gen)
         total = correct = value = 0.0
         for start in range(0, n, batch_size):
-            idx = perm[start:start + batch_size]
+            idx = perm[start : start + batch_size]
             cnt = counts[idx]
             owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
             first = torch.repeat_interleave(offsets[idx], cnt)
             within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
-                torch.cumsum(cnt, 0) - cnt, cnt)
+                torch.cumsum(cnt, 0) - cnt, cnt
+            )
             width = int(cnt.max())
             mask = torch.arange(width)[None, :] < cnt[:, None]
             h = net.embed(obs[idx])
@@ -170,10 +187,24 @@ def pretrain(net, config: TrainConfig, log=print) -> dict:
     for r in range(pre.dagger + 1):
         played = collect(config, teacher, pre.episodes, seed, data, net if r else None)
         seed += pre.episodes
-        history = fit(net, data, pre.epochs, pre.batch_size, pre.learning_rate,
-                      pre.seed + r, config.ppo.vf_coef)
-        rounds.append({"round": r, "player": "network" if r else "teacher", **played,
-                       "positions": len(data), "fit": history[-1],
-                       "seconds": round(time.perf_counter() - t0, 1)})
+        history = fit(
+            net,
+            data,
+            pre.epochs,
+            pre.batch_size,
+            pre.learning_rate,
+            pre.seed + r,
+            config.ppo.vf_coef,
+        )
+        rounds.append(
+            {
+                "round": r,
+                "player": "network" if r else "teacher",
+                **played,
+                "positions": len(data),
+                "fit": history[-1],
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
         log(rounds[-1])
     return {"teacher": pre.agent, "rounds": rounds}

@@ -25,6 +25,7 @@ threads together), which stays meaningful on a machine shared with other jobs; f
 run it is the work per core-second, not the speed. The load average (``os.getloadavg``) at the
 start of each batched measurement is reported beside it.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,26 +47,53 @@ def add_parser(sub):
     p.add_argument("--seconds", type=positive_float, default=3.0, help="time per measurement")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--batch-sizes", type=positive_int_list, default="1,64,1024,4096",
-                   help="batched env sizes, comma-separated ('' to skip the batched figures)")
-    p.add_argument("--parallel", nargs="?", const="on", default="off",
-                   choices=["off", "on", "both"],
-                   help="batched env split over --threads Python threads: off (default, one "
-                        "thread), on (--parallel alone), or both, each figure labelled")
-    p.add_argument("--threads", type=positive_int,
-                   help="threads for --parallel on/both (default: one per available core, "
-                        "as long as each gets 256 envs; fewer envs run on one thread)")
+    p.add_argument(
+        "--batch-sizes",
+        type=positive_int_list,
+        default="1,64,1024,4096",
+        help="batched env sizes, comma-separated ('' to skip the batched figures)",
+    )
+    p.add_argument(
+        "--parallel",
+        nargs="?",
+        const="on",
+        default="off",
+        choices=["off", "on", "both"],
+        help="batched env split over --threads Python threads: off (default, one "
+        "thread), on (--parallel alone), or both, each figure labelled",
+    )
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        help="threads for --parallel on/both (default: one per available core, "
+        "as long as each gets 256 envs; fewer envs run on one thread)",
+    )
     p.add_argument("--no-peer", action="store_true", help="skip PettingZoo's connect_four")
-    p.add_argument("--solver-deals", type=int, default=10,
-                   help="Castle Siege: deals on which the solver is timed (0: skip)")
-    p.add_argument("--solver-nodes", type=positive_int, default=20_000,
-                   help="Castle Siege: node budget per deal for the solver timing")
-    p.add_argument("--learners", action="store_true",
-                   help="training steps per second of the move-feature PPO (algo: move_ppo) "
-                        "beside MaskablePPO's (algo: maskable_ppo), same machine, same run: "
-                        "Castle Siege, Castellion or Castle Rooms (needs the train extra)")
-    p.add_argument("--learner-steps", type=positive_int, default=16_384,
-                   help="env steps each learner trains for in --learners")
+    p.add_argument(
+        "--solver-deals",
+        type=int,
+        default=10,
+        help="Castle Siege: deals on which the solver is timed (0: skip)",
+    )
+    p.add_argument(
+        "--solver-nodes",
+        type=positive_int,
+        default=20_000,
+        help="Castle Siege: node budget per deal for the solver timing",
+    )
+    p.add_argument(
+        "--learners",
+        action="store_true",
+        help="training steps per second of the move-feature PPO (algo: move_ppo) "
+        "beside MaskablePPO's (algo: maskable_ppo), same machine, same run: "
+        "Castle Siege, Castellion or Castle Rooms (needs the train extra)",
+    )
+    p.add_argument(
+        "--learner-steps",
+        type=positive_int,
+        default=16_384,
+        help="env steps each learner trains for in --learners",
+    )
     p.set_defaults(run=run)
 
 
@@ -82,8 +110,13 @@ class _Clock:
     def result(self, steps: int, games: int) -> dict:
         elapsed = time.perf_counter() - self.start
         cpu = time.process_time() - self.cpu_start
-        return {"steps": steps, "games": games, "seconds": elapsed,
-                "steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / max(cpu, 1e-9)}
+        return {
+            "steps": steps,
+            "games": games,
+            "seconds": elapsed,
+            "steps_per_s": steps / elapsed,
+            "steps_per_cpu_s": steps / max(cpu, 1e-9),
+        }
 
 
 def bench_core(make_state, seconds: float, seed: int) -> dict:
@@ -148,8 +181,15 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
     return clock.result(steps, games)
 
 
-def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed: int,
-                  parallel: bool = False, threads: int | None = None) -> dict:
+def bench_batched(
+    slug: str,
+    variant: dict,
+    num_envs: int,
+    seconds: float,
+    seed: int,
+    parallel: bool = False,
+    threads: int | None = None,
+) -> dict:
     """Random masked play on the batched env; steps are counted across the batch.
     ``parallel``/``threads``: the env's keywords (the batch split into row ranges stepped on
     that many threads); the actions are drawn on the same threads, each its own rows."""
@@ -159,21 +199,30 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     from castle_envs.castle_siege import kernel as siege_kernel
 
     start = time.perf_counter()
-    envs = castle_envs.make_vec(slug, num_envs, copy=False, parallel=parallel,
-                                threads=threads if parallel else None, **variant)
+    envs = castle_envs.make_vec(
+        slug,
+        num_envs,
+        copy=False,
+        parallel=parallel,
+        threads=threads if parallel else None,
+        **variant,
+    )
     envs.reset(seed=seed)
-    words = (np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-             ^ np.uint64(seed))
+    words = np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(
+        seed
+    )
     actions = np.zeros(num_envs, np.int64)
-    kernels = getattr(envs, "kernel", siege_kernel)   # the env's kernel module
+    kernels = getattr(envs, "kernel", siege_kernel)  # the env's kernel module
     mask = envs._mask_padded
     if hasattr(kernels, "sample_counted_rows"):
         # the same uniform draw, guided by the per-row legal counts the step kernel left
         def sample():
             envs.run_rows(kernels.sample_counted_rows, mask, envs._ints, words, actions)
     else:
+
         def sample():
             envs.run_rows(kernels.sample_legal_rows, mask, words, actions)
+
     sample()
     envs.step(actions)
     first_call = time.perf_counter() - start
@@ -192,11 +241,16 @@ def bench_batched(slug: str, variant: dict, num_envs: int, seconds: float, seed:
     buffers = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
     memory = sum(b.nbytes for b in buffers if b.base is None)
     envs.close()
-    return {"num_envs": num_envs, **result,
-            "bytes_per_env": memory / num_envs,
-            "first_call_s": first_call, "parallel": envs.threads > 1, "threads": envs.threads,
-            "load_average": load,
-            "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None}
+    return {
+        "num_envs": num_envs,
+        **result,
+        "bytes_per_env": memory / num_envs,
+        "first_call_s": first_call,
+        "parallel": envs.threads > 1,
+        "threads": envs.threads,
+        "load_average": load,
+        "numba_cache_hits": sum(stats.cache_hits.values()) if stats else None,
+    }
 
 
 def bench_peer(seconds: float, seed: int) -> dict:
@@ -245,51 +299,72 @@ def run(args) -> int:
         r = results[-1]
         label = f"{spec.slug} {list(variant.values())[0]}"
         if not args.json:
-            print(f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
-                  f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
-                  f"({r['core']['games']} games core, {r['env']['games']} env; per CPU-second: "
-                  f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})")
+            print(
+                f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
+                f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
+                f"({r['core']['games']} games core, {r['env']['games']} env; per CPU-second: "
+                f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})"
+            )
         if spec.slug in _vector_games() and sizes:
             from castle_envs.vector import make_single
+
             compiled = make_single(spec.slug, **variant)
-            _, info = compiled.reset(seed=args.seed)   # compiles, or loads numba's cache
+            _, info = compiled.reset(seed=args.seed)  # compiles, or loads numba's cache
             compiled.step(int(np.flatnonzero(info["action_mask"])[0]))
             r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
             if not args.json:
-                print(f"{'':<26} compiled single env (castle_envs.vector) "
-                      f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
-                      f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)")
+                print(
+                    f"{'':<26} compiled single env (castle_envs.vector) "
+                    f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
+                    f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)"
+                )
             r["batched"] = []
             from castle_envs.vector._threads import resolve_threads
+
             settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
                 for parallel in settings:
-                    if parallel and False in settings and resolve_threads(True, args.threads, n) == 1:
+                    if (
+                        parallel
+                        and False in settings
+                        and resolve_threads(True, args.threads, n) == 1
+                    ):
                         if not args.json:
                             print(f"{'':<26} batched x{n:<5} (threaded: one thread at this size)")
                         continue
-                    b = bench_batched(spec.slug, variant, n, args.seconds, args.seed, parallel,
-                                      args.threads)
+                    b = bench_batched(
+                        spec.slug, variant, n, args.seconds, args.seed, parallel, args.threads
+                    )
                     r["batched"].append(b)
                     if not args.json:
                         label = "one thread" if b["threads"] == 1 else f"{b['threads']} threads"
-                        load = ("" if b["load_average"] is None
-                                else f"   load average {b['load_average']:.2f}")
-                        print(f"{'':<26} batched x{n:<5} {label:<11} "
-                              f"{b['steps_per_s']:>12,.0f} steps/s   "
-                              f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
-                              f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
-                              f"{b['first_call_s']:.2f} s (numba cache hits: "
-                              f"{b['numba_cache_hits']}){load}")
+                        load = (
+                            ""
+                            if b["load_average"] is None
+                            else f"   load average {b['load_average']:.2f}"
+                        )
+                        print(
+                            f"{'':<26} batched x{n:<5} {label:<11} "
+                            f"{b['steps_per_s']:>12,.0f} steps/s   "
+                            f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
+                            f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
+                            f"{b['first_call_s']:.2f} s (numba cache hits: "
+                            f"{b['numba_cache_hits']}){load}"
+                        )
         if spec.slug in SOLVER_BENCHES and args.solver_deals > 0:
-            r["solvers"] = SOLVER_BENCHES[spec.slug](variant[spec.variant_arg], args.seed,
-                                                     args.solver_deals, args.solver_nodes,
-                                                     quiet=args.json)
+            r["solvers"] = SOLVER_BENCHES[spec.slug](
+                variant[spec.variant_arg],
+                args.seed,
+                args.solver_deals,
+                args.solver_nodes,
+                quiet=args.json,
+            )
     if args.learners:
         game = jobs[0][0].slug if args.game is not None else "castle-siege"
         if game not in LEARNER_CONFIGS:
-            raise ValueError(f"--learners measures the learners of {', '.join(LEARNER_CONFIGS)}; "
-                             f"not {game}")
+            raise ValueError(
+                f"--learners measures the learners of {', '.join(LEARNER_CONFIGS)}; not {game}"
+            )
         difficulty = jobs[0][1].get("difficulty", "very_hard") if args.game else "very_hard"
         learners = bench_learners(difficulty, args.learner_steps, quiet=args.json, game=game)
         results.append({"game": game, "learners": learners})
@@ -300,20 +375,30 @@ def run(args) -> int:
             if "error" in peer:
                 print(f"(PettingZoo connect_four_v3 not measured: {peer['error']})")
             else:
-                print(f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
-                      f" steps/s   ({peer['games']} games)")
+                print(
+                    f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
+                    f" steps/s   ({peer['games']} games)"
+                )
                 for r in results[:-1]:
                     if "env" not in r:
-                        continue        # a row of learners: no env to compare
+                        continue  # a row of learners: no env to compare
                     compiled = r.get("env_compiled")
-                    print(f"  {r['game']}: env / connect_four = "
-                          f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
-                          + (f", compiled single env / connect_four = "
-                             f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}" if compiled else "")
-                          + "".join(f", batched x{b['num_envs']}"
-                                    + (f" {b['threads']} threads" if b.get("threads", 1) > 1 else "")
-                                    + f" / connect_four = {b['steps_per_s'] / peer['steps_per_s']:.1f}"
-                                    for b in r.get("batched", [])))
+                    print(
+                        f"  {r['game']}: env / connect_four = "
+                        f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
+                        + (
+                            f", compiled single env / connect_four = "
+                            f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}"
+                            if compiled
+                            else ""
+                        )
+                        + "".join(
+                            f", batched x{b['num_envs']}"
+                            + (f" {b['threads']} threads" if b.get("threads", 1) > 1 else "")
+                            + f" / connect_four = {b['steps_per_s'] / peer['steps_per_s']:.1f}"
+                            for b in r.get("batched", [])
+                        )
+                    )
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
@@ -321,17 +406,24 @@ def run(args) -> int:
 
 #: the learners --learners trains, each with its shipped config's network and PPO settings
 LEARNER_CONFIGS = {
-    "castle-siege": {"move_ppo": "configs/castle_siege/hard_move_ppo.yaml",
-                     "maskable_ppo": "configs/castle_siege/very_hard.yaml"},
-    "castellion": {"move_ppo": "configs/castellion/move_ppo.yaml",
-                   "maskable_ppo": "configs/castellion/academy.yaml"},
-    "castle-rooms": {"move_ppo": "configs/castle_rooms/2p_move_ppo.yaml",
-                     "maskable_ppo": "configs/castle_rooms/2p.yaml"},
+    "castle-siege": {
+        "move_ppo": "configs/castle_siege/hard_move_ppo.yaml",
+        "maskable_ppo": "configs/castle_siege/very_hard.yaml",
+    },
+    "castellion": {
+        "move_ppo": "configs/castellion/move_ppo.yaml",
+        "maskable_ppo": "configs/castellion/academy.yaml",
+    },
+    "castle-rooms": {
+        "move_ppo": "configs/castle_rooms/2p_move_ppo.yaml",
+        "maskable_ppo": "configs/castle_rooms/2p.yaml",
+    },
 }
 
 
-def bench_learners(difficulty: str, steps: int, quiet: bool = False,
-                   game: str = "castle-siege") -> dict:
+def bench_learners(
+    difficulty: str, steps: int, quiet: bool = False, game: str = "castle-siege"
+) -> dict:
     """Env steps per second while training (rollouts and updates together), each learner
     of ``game`` for about ``steps`` env steps (Castle Siege on ``difficulty``), one after the
     other in this process, evaluation, checkpoints and warm starts off; run folders in a
@@ -344,11 +436,15 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False,
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for algo, path in LEARNER_CONFIGS[game].items():
-            overrides = [f"total_timesteps={steps}", "eval.every_steps=1000000000",
-                         "checkpoint.every_steps=1000000000", "eval.episodes=1",
-                         "torch_threads=1"]
+            overrides = [
+                f"total_timesteps={steps}",
+                "eval.every_steps=1000000000",
+                "checkpoint.every_steps=1000000000",
+                "eval.episodes=1",
+                "torch_threads=1",
+            ]
             spec = get_game(game)
-            if difficulty in spec.variants:       # Castle Siege's difficulty
+            if difficulty in spec.variants:  # Castle Siege's difficulty
                 overrides.append(f"variant.{spec.variant_arg}={difficulty}")
             if algo == "move_ppo":
                 overrides.append("pretrain.agent=''")
@@ -358,29 +454,41 @@ def bench_learners(difficulty: str, steps: int, quiet: bool = False,
             cpu0, wall0 = time.process_time(), time.perf_counter()
             if algo == "move_ppo" and not get_game(game).solitaire:
                 from .train_moves_aec import run_training as run_aec
+
                 summary = run_aec(config, run_dir=os.path.join(tmp, algo))
-                detail = {"n_envs": config.n_envs, "env": "whole self-play games, Python "
-                                                            "move view"}
+                detail = {"n_envs": config.n_envs, "env": "whole self-play games, Python move view"}
             elif algo == "move_ppo":
                 from .train_moves import run_training
+
                 summary = run_training(config, run_dir=os.path.join(tmp, algo))
                 detail = {"n_envs": config.n_envs, "env": "batched move view"}
             else:
                 from .train import train
+
                 summary = train(config, run_dir=os.path.join(tmp, algo), progress_bar=False)
-                detail = {"n_envs": config.n_envs, "env": f"{config.vec_env} vec env "
-                                                            "of Python envs"}
+                detail = {
+                    "n_envs": config.n_envs,
+                    "env": f"{config.vec_env} vec env of Python envs",
+                }
             wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
             n = int(summary["num_timesteps"])
-            out[algo] = {"steps": n, "seconds": wall, "steps_per_s": n / wall,
-                         "steps_per_cpu_s": n / max(cpu, 1e-9), "load_average": load,
-                         "config": path, **detail}
+            out[algo] = {
+                "steps": n,
+                "seconds": wall,
+                "steps_per_s": n / wall,
+                "steps_per_cpu_s": n / max(cpu, 1e-9),
+                "load_average": load,
+                "config": path,
+                **detail,
+            }
             if not quiet:
                 r = out[algo]
-                print(f"learner {algo:<13} {r['steps_per_s']:>10,.0f} env steps/s while "
-                      f"training ({r['steps_per_cpu_s']:,.0f} per CPU-second; {n} steps, "
-                      f"{r['n_envs']} envs, {r['env']}, {path}, load average "
-                      f"{load if load is None else round(load, 2)})")
+                print(
+                    f"learner {algo:<13} {r['steps_per_s']:>10,.0f} env steps/s while "
+                    f"training ({r['steps_per_cpu_s']:,.0f} per CPU-second; {n} steps, "
+                    f"{r['n_envs']} envs, {r['env']}, {path}, load average "
+                    f"{load if load is None else round(load, 2)})"
+                )
     return out
 
 
@@ -391,13 +499,15 @@ def bench_solvers(difficulty: str, seed: int, deals: int, nodes: int, quiet: boo
     from castle_envs.core.jit import HAVE_NUMBA
 
     from .solve import compare_solvers
+
     if not HAVE_NUMBA:
         if not quiet:
             print("(solver timing skipped: the compiled solver needs numba)")
         return {"error": "numba is not installed"}
     text = io.StringIO()
-    report = compare_solvers(difficulty, seed, deals, nodes,
-                             {"attack": "any", "defeated": "discard"}, text)
+    report = compare_solvers(
+        difficulty, seed, deals, nodes, {"attack": "any", "defeated": "discard"}, text
+    )
     if not quiet:
         for line in text.getvalue().splitlines():
             print(f"{'':<26} solver: {line.strip()}")
@@ -410,8 +520,16 @@ SOLVER_BENCHES = {"castle-siege": bench_solvers}
 
 def _vector_games():
     from castle_envs.vector import VECTOR_GAMES
+
     return VECTOR_GAMES
 
 
-__all__ = ["bench_core", "bench_gym", "bench_aec", "bench_game", "bench_batched", "bench_peer",
-           "get_game"]
+__all__ = [
+    "bench_core",
+    "bench_gym",
+    "bench_aec",
+    "bench_game",
+    "bench_batched",
+    "bench_peer",
+    "get_game",
+]

@@ -6,6 +6,7 @@ help, so that ``castle-envs --help`` imports none of them: a subcommand's module
 only when it runs, and one that needs an optional extra (``train`` needs PyYAML, torch and
 sb3-contrib) says which extra to install instead of failing at start.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,19 @@ COMMANDS = {
 }
 
 #: a missing module -> the extra that installs it
-EXTRAS = {"yaml": "train", "torch": "train", "stable_baselines3": "train",
-          "sb3_contrib": "train", "tensorboard": "train", "tqdm": "train", "rich": "train",
-          "ray": "distributed", "numba": "fast", "matplotlib": "notebooks", "pygame": "dev"}
+EXTRAS = {
+    "yaml": "train",
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "tensorboard": "train",
+    "tqdm": "train",
+    "rich": "train",
+    "ray": "distributed",
+    "numba": "fast",
+    "matplotlib": "notebooks",
+    "pygame": "dev",
+}
 
 
 def missing_extra_message(command: str | None, err: ImportError) -> str:
@@ -36,8 +47,10 @@ def missing_extra_message(command: str | None, err: ImportError) -> str:
     extra = EXTRAS.get(module)
     if extra is None:
         return f"castle-envs {command}: error: {err}"
-    return (f"castle-envs {command}: error: this needs the '{extra}' extra ({module} is not "
-            f"installed): pip install \"castle-envs[{extra}]\"")
+    return (
+        f"castle-envs {command}: error: this needs the '{extra}' extra ({module} is not "
+        f'installed): pip install "castle-envs[{extra}]"'
+    )
 
 
 class Parser(argparse.ArgumentParser):
@@ -64,7 +77,8 @@ def build_parser(command: str | None = None, lazy: bool = False) -> argparse.Arg
     """The parser. ``lazy``: only ``command``'s module is imported (for its full arguments),
     the others are listed by name; otherwise every subcommand whose module imports."""
     parser = Parser(
-        prog="castle-envs", description="RL environments for four castle-themed tabletop games")
+        prog="castle-envs", description="RL environments for four castle-themed tabletop games"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == command or not lazy:
@@ -115,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit_:       # --help (0) or a usage error (2, one line printed)
+    except SystemExit as exit_:  # --help (0) or a usage error (2, one line printed)
         return int(exit_.code or 0)
     try:
         return int(args.run(args) or 0)
@@ -126,8 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         # a path that cannot be read or written (missing, a folder, no permission, disk full)
         where = f"{err.filename}: " if getattr(err, "filename", None) else ""
-        print(f"castle-envs {args.command}: error: {where}{one_line(err.strerror or err)}",
-              file=sys.stderr)
+        print(
+            f"castle-envs {args.command}: error: {where}{one_line(err.strerror or err)}",
+            file=sys.stderr,
+        )
         return 2
     except ImportError as err:
         print(missing_extra_message(args.command, err), file=sys.stderr)

@@ -1,4 +1,5 @@
 """Helpers the subcommands share: picking a game and its variant from the command line."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,18 @@ def game_and_variant(args) -> tuple[GameSpec, dict]:
     for key, value in given.items():
         if value is not None and key != spec.variant_arg:
             flag = "--players" if key == "num_players" else f"--{key}"
-            raise ValueError(f"{flag} does not apply to {spec.slug}; it takes "
-                             f"--{'players' if spec.variant_arg == 'num_players' else spec.variant_arg}")
+            raise ValueError(
+                f"{flag} does not apply to {spec.slug}; it takes "
+                f"--{'players' if spec.variant_arg == 'num_players' else spec.variant_arg}"
+            )
     value = given[spec.variant_arg]
     if value is None:
         value = spec.variants[0]
     if value not in spec.variants:
-        raise ValueError(f"unknown {spec.variant_arg} {value!r} for {spec.slug}; "
-                         f"choose one of {list(spec.variants)}")
+        raise ValueError(
+            f"unknown {spec.variant_arg} {value!r} for {spec.slug}; "
+            f"choose one of {list(spec.variants)}"
+        )
     return spec, {spec.variant_arg: value}
 
 
@@ -54,11 +59,15 @@ def read_evaluate_csv(paths: list[str], variant: str, command: str) -> dict:
             try:
                 for row in csv.DictReader(f):
                     out.setdefault(row[variant], {})[row["agent"].split(":")[0]] = (
-                        float(row["win_rate"]), float(row["win_low"]), float(row["win_high"]),
-                        int(row["episodes"]))
+                        float(row["win_rate"]),
+                        float(row["win_low"]),
+                        float(row["win_high"]),
+                        int(row["episodes"]),
+                    )
             except (KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
-                raise ValueError(f"--agents-csv {path!r}: not a CSV written by {command} "
-                                 f"({err!r})") from None
+                raise ValueError(
+                    f"--agents-csv {path!r}: not a CSV written by {command} ({err!r})"
+                ) from None
     return out
 
 
@@ -86,6 +95,7 @@ def non_negative_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """An argparse type: a finite number above 0 (not NaN, not inf)."""
     import math
+
     try:
         value = float(text)
     except ValueError:
@@ -110,8 +120,9 @@ def writable_dir(path, flag: str):
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ValueError(f"{flag} {str(path)!r}: cannot create the folder "
-                         f"({err.strerror or err})") from None
+        raise ValueError(
+            f"{flag} {str(path)!r}: cannot create the folder ({err.strerror or err})"
+        ) from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise ValueError(f"{flag} {str(path)!r}: the folder is not writable")
     return path
@@ -139,8 +150,10 @@ def read_json(path, flag: str):
 
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{flag} {str(path)!r}: " + ("a folder, not a file" if path.is_dir()
-                                                      else "no such file"))
+        raise ValueError(
+            f"{flag} {str(path)!r}: "
+            + ("a folder, not a file" if path.is_dir() else "no such file")
+        )
     try:
         return json.loads(path.read_text(), parse_constant=_no_json_constant)
     except (ValueError, UnicodeDecodeError) as err:
@@ -155,8 +168,10 @@ def read_json_lines(path, flag: str, keys=()):
 
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{flag} {str(path)!r}: " + ("a folder, not a file" if path.is_dir()
-                                                      else "no such file"))
+        raise ValueError(
+            f"{flag} {str(path)!r}: "
+            + ("a folder, not a file" if path.is_dir() else "no such file")
+        )
     records = []
     with open(path, encoding="utf-8", errors="strict") as f:
         try:
@@ -166,12 +181,15 @@ def read_json_lines(path, flag: str, keys=()):
                 try:
                     record = json.loads(text, parse_constant=_no_json_constant)
                 except ValueError as err:
-                    raise ValueError(f"{flag} {str(path)!r} line {number}: not valid JSON "
-                                     f"({err})") from None
+                    raise ValueError(
+                        f"{flag} {str(path)!r} line {number}: not valid JSON ({err})"
+                    ) from None
                 missing = [k for k in keys if not isinstance(record, dict) or k not in record]
                 if missing:
-                    raise ValueError(f"{flag} {str(path)!r} line {number}: expected a JSON "
-                                     f"object with {', '.join(keys)}")
+                    raise ValueError(
+                        f"{flag} {str(path)!r} line {number}: expected a JSON "
+                        f"object with {', '.join(keys)}"
+                    )
                 records.append(record)
         except UnicodeDecodeError:
             raise ValueError(f"{flag} {str(path)!r}: not a text file") from None
@@ -224,5 +242,6 @@ def parse_budget(text: str) -> tuple[int | None, float | None]:
                 return nodes, None
     except ValueError:
         pass
-    raise ValueError(f"--budget must be a positive node count (20000) or seconds (10s), "
-                     f"got {text!r}")
+    raise ValueError(
+        f"--budget must be a positive node count (20000) or seconds (10s), got {text!r}"
+    )

@@ -13,6 +13,7 @@ mapping a run folder's ``config.yaml`` holds (key for key what it held before th
 dataclasses, so run folders of either age read back the same; a section added since, such as
 ``exit_siege``, is filled with its defaults when an older file lacks it).
 """
+
 from __future__ import annotations
 
 import copy
@@ -33,6 +34,7 @@ def _choices(*values: str) -> dict:
 @dataclass(frozen=True)
 class PPOConfig:
     """``ppo``: MaskablePPO's and move PPO's update settings (passed to MaskablePPO as is)."""
+
     learning_rate: float = 3e-4
     n_steps: int = 256
     batch_size: int = 256
@@ -48,6 +50,7 @@ class PPOConfig:
 @dataclass(frozen=True)
 class PolicyConfig:
     """``policy``: MaskablePPO's network."""
+
     net_arch: list = field(default_factory=lambda: [256, 256])
     activation: str = field(default="relu", metadata=_choices("relu", "tanh"))
 
@@ -55,65 +58,71 @@ class PolicyConfig:
 @dataclass(frozen=True)
 class SelfPlayConfig:
     """``self_play``: snapshots of the learner as opponents (multi-player games)."""
+
     enabled: bool = False
     snapshot_every: int = 50_000
     pool_size: int = 5
-    fixed_opponent_share: float = 0.5      # share of episodes against `opponents`
+    fixed_opponent_share: float = 0.5  # share of episodes against `opponents`
 
 
 @dataclass(frozen=True)
 class PretrainConfig:
     """``pretrain``: behaviour cloning before PPO."""
-    agent: str = ""                  # e.g. heuristic; empty = no pretraining
+
+    agent: str = ""  # e.g. heuristic; empty = no pretraining
     episodes: int = 0
     epochs: int = 5
     batch_size: int = 512
     learning_rate: float = 1e-3
-    seed: int = 2_000_000            # its deals, disjoint from the eval seeds
-    dagger: int = 0                  # move_ppo: rounds of the network's games, teacher-labelled
+    seed: int = 2_000_000  # its deals, disjoint from the eval seeds
+    dagger: int = 0  # move_ppo: rounds of the network's games, teacher-labelled
 
 
 @dataclass(frozen=True)
 class EvalConfig:
     """``eval``: the held-out evaluations of the learning curve."""
+
     every_steps: int = 20_000
     episodes: int = 200
-    seed: int = 1_000_000            # held-out deals: seeds from here on
-    opponent: str = "heuristic"      # multi-player move_ppo: the agent it is rated against
+    seed: int = 1_000_000  # held-out deals: seeds from here on
+    opponent: str = "heuristic"  # multi-player move_ppo: the agent it is rated against
 
 
 @dataclass(frozen=True)
 class CheckpointConfig:
     """``checkpoint``: how often the run folder's ``checkpoints/latest`` is replaced."""
+
     every_steps: int = 50_000
 
 
 @dataclass(frozen=True)
 class MovePPOConfig:
     """``move_ppo``: algo move_ppo (``experiments/train_moves.py``)."""
-    capacity: int = 256              # move rows per position (castle_envs.moves)
-    hidden: int = 128                # width of the state and move MLPs
-    init_linear: str = ""            # a CEM policy.json: the linear term starts there
-    temperature: float = 1.0         # ... divided by this (higher: more exploration)
-    levels: list = field(default_factory=list)   # variants side by side (n_envs split evenly;
-                                                 # one named twice gets twice the envs)
+
+    capacity: int = 256  # move rows per position (castle_envs.moves)
+    hidden: int = 128  # width of the state and move MLPs
+    init_linear: str = ""  # a CEM policy.json: the linear term starts there
+    temperature: float = 1.0  # ... divided by this (higher: more exploration)
+    levels: list = field(default_factory=list)  # variants side by side (n_envs split evenly;
+    # one named twice gets twice the envs)
 
 
 @dataclass(frozen=True)
 class CEMConfig:
     """``cem``: algo cem (``experiments/train_cem.py``)."""
+
     games: dict = field(default_factory=lambda: {"hard": 400, "very_hard": 1000})  # per candidate
     fitness_weights: dict = field(default_factory=lambda: {"hard": 1.0, "very_hard": 10.0})
     population: int = 16
     elite: int = 4
     generations: int = 20
-    sigma_floor: float = 0.3         # spread floor, as a share of the initial spread
-    init: str = ""                   # starting weights: a policy.json ("" = heuristic's)
-    deal_seed: int = 10_000_000      # training deals: from here, 10**6 per generation
+    sigma_floor: float = 0.3  # spread floor, as a share of the initial spread
+    init: str = ""  # starting weights: a policy.json ("" = heuristic's)
+    deal_seed: int = 10_000_000  # training deals: from here, 10**6 per generation
     eval_games: dict = field(default_factory=lambda: {"hard": 1000, "very_hard": 3000})
     eval_seed: int = 1_000_000
     eval_every: int = 3
-    workers: int = 0                 # 0: every core
+    workers: int = 0  # 0: every core
     backend: str = field(default="local", metadata=_choices("local", "ray"))
 
 
@@ -121,13 +130,14 @@ class CEMConfig:
 class ExItConfig:
     """``exit_siege``: algo exit_siege (``experiments/exit_siege.py``), Castle Siege's expert
     iteration; its training deals start at ``seed`` (20,000,000 or more)."""
+
     rounds: int = 3
-    games: int = 100                 # training games a round
-    eval_games: int = 100            # check games a round (old scorer against new)
-    iterations: int = 1000           # ISMCTS iterations a decision
-    temp: float = 4.0                # the prior's temperature, in the search and the fit
-    init: str = ""                   # starting scorer: a policy.json ("" = the shipped
-                                     # castle_siege_very_hard_linear's)
+    games: int = 100  # training games a round
+    eval_games: int = 100  # check games a round (old scorer against new)
+    iterations: int = 1000  # ISMCTS iterations a decision
+    temp: float = 4.0  # the prior's temperature, in the search and the fit
+    init: str = ""  # starting scorer: a policy.json ("" = the shipped
+    # castle_siege_very_hard_linear's)
 
 
 #: the algorithms a config can name (``algo``), each a trainer of the harness
@@ -137,22 +147,23 @@ ALGOS = ("maskable_ppo", "cem", "move_ppo", "exit_siege")
 @dataclass(frozen=True)
 class TrainConfig:
     """A whole training config; ``to_dict()`` is what a run folder's ``config.yaml`` holds."""
+
     name: str = "run"
     algo: str = field(default="maskable_ppo", metadata=_choices(*ALGOS))
     game: str = "castle-siege"
-    variant: dict = field(default_factory=dict)      # e.g. {difficulty: very_hard}
-    env_kwargs: dict = field(default_factory=dict)   # passed to the env (reward, rules options)
+    variant: dict = field(default_factory=dict)  # e.g. {difficulty: very_hard}
+    env_kwargs: dict = field(default_factory=dict)  # passed to the env (reward, rules options)
     shaping: str = field(default="", metadata=_choices("", "heuristic_potential"))
     seed: int = 0
     total_timesteps: int = 100_000
     n_envs: int = 8
     vec_env: str = field(default="dummy", metadata=_choices("dummy", "subproc"))
     device: str = field(default="cpu", metadata=_choices("cpu", "cuda", "auto"))
-    torch_threads: int = 1           # 1 avoids oversubscribing small CPUs
+    torch_threads: int = 1  # 1 avoids oversubscribing small CPUs
     run_dir: str = "runs"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
-    curriculum: list = field(default_factory=list)   # [{variant: {...}, until_steps: N}, ...]
+    curriculum: list = field(default_factory=list)  # [{variant: {...}, until_steps: N}, ...]
     opponents: list = field(default_factory=lambda: ["random"])  # agent specs, other seats
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
@@ -199,13 +210,16 @@ SCHEMA: dict[str, Any] = _schema(TrainConfig)
 
 
 def _defaults(schema: dict) -> dict:
-    return {k: _defaults(v) if isinstance(v, dict) else copy.deepcopy(v[1])
-            for k, v in schema.items()}
+    return {
+        k: _defaults(v) if isinstance(v, dict) else copy.deepcopy(v[1]) for k, v in schema.items()
+    }
 
 
 def _merge(schema: dict, given: Any, prefix: str = "") -> dict:
     if not isinstance(given, dict):
-        raise ValueError(f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {type(given).__name__}")
+        raise ValueError(
+            f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {type(given).__name__}"
+        )
     out = _defaults(schema)
     for key, value in given.items():
         path = f"{prefix}{key}"
@@ -221,7 +235,9 @@ def _merge(schema: dict, given: Any, prefix: str = "") -> dict:
         if kind is int and isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ValueError(f"{path}: expected {kind.__name__}, got {type(value).__name__} {value!r}")
+            raise ValueError(
+                f"{path}: expected {kind.__name__}, got {type(value).__name__} {value!r}"
+            )
         if choices is not None and value not in choices:
             raise ValueError(f"{path}: {value!r} is not one of {list(choices)}")
         out[key] = value
@@ -232,7 +248,7 @@ def _build(cls: type[_Section], values: dict) -> _Section:
     """The dataclass ``cls`` of a merged (complete, type-checked) mapping."""
     hints = typing.get_type_hints(cls)
     kwargs = {}
-    for f in dataclasses.fields(cls):       # type: ignore[arg-type]  # cls is a dataclass
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]  # cls is a dataclass
         kind = _kind(hints[f.name])
         value = values[f.name]
         kwargs[f.name] = _build(kind, value) if dataclasses.is_dataclass(kind) else value
@@ -310,7 +326,9 @@ def _check_variant(config: dict) -> None:
             raise ValueError(f"variant.{key}: {spec.slug} takes variant.{spec.variant_arg}")
     value = config["variant"].get(spec.variant_arg, spec.variants[0])
     if value not in spec.variants:
-        raise ValueError(f"variant.{spec.variant_arg}: {value!r} is not one of {list(spec.variants)}")
+        raise ValueError(
+            f"variant.{spec.variant_arg}: {value!r} is not one of {list(spec.variants)}"
+        )
     config["variant"] = {spec.variant_arg: value}
 
 
@@ -324,27 +342,53 @@ def _check_values(config: TrainConfig) -> None:
     from castle_envs.registry import GAMES, get_game
 
     spec = get_game(config.game)
-    for name in ("total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.batch_size",
-                 "ppo.n_epochs", "eval.every_steps", "eval.episodes", "checkpoint.every_steps",
-                 "self_play.snapshot_every", "self_play.pool_size", "pretrain.epochs",
-                 "pretrain.batch_size"):
+    for name in (
+        "total_timesteps",
+        "n_envs",
+        "torch_threads",
+        "ppo.n_steps",
+        "ppo.batch_size",
+        "ppo.n_epochs",
+        "eval.every_steps",
+        "eval.episodes",
+        "checkpoint.every_steps",
+        "self_play.snapshot_every",
+        "self_play.pool_size",
+        "pretrain.epochs",
+        "pretrain.batch_size",
+    ):
         if _get(config, name) < 1:
             raise ValueError(f"{name}: must be at least 1, got {_get(config, name)}")
-    for name, rule in (("ppo.learning_rate", "positive"), ("ppo.clip_range", "positive"),
-                       ("ppo.max_grad_norm", "positive"), ("pretrain.learning_rate", "positive"),
-                       ("ppo.gamma", "share"), ("ppo.gae_lambda", "share"),
-                       ("self_play.fixed_opponent_share", "share"), ("ppo.ent_coef", "finite"),
-                       ("ppo.vf_coef", "finite"), ("cem.sigma_floor", "finite")):
+    for name, rule in (
+        ("ppo.learning_rate", "positive"),
+        ("ppo.clip_range", "positive"),
+        ("ppo.max_grad_norm", "positive"),
+        ("pretrain.learning_rate", "positive"),
+        ("ppo.gamma", "share"),
+        ("ppo.gae_lambda", "share"),
+        ("self_play.fixed_opponent_share", "share"),
+        ("ppo.ent_coef", "finite"),
+        ("ppo.vf_coef", "finite"),
+        ("cem.sigma_floor", "finite"),
+    ):
         value = _get(config, name)
-        if not math.isfinite(value) or (rule == "positive" and value <= 0) or (
-                rule == "share" and not 0 <= value <= 1):
-            want = {"positive": "a number above 0", "share": "a number in 0-1",
-                    "finite": "a finite number"}[rule]
+        if (
+            not math.isfinite(value)
+            or (rule == "positive" and value <= 0)
+            or (rule == "share" and not 0 <= value <= 1)
+        ):
+            want = {
+                "positive": "a number above 0",
+                "share": "a number in 0-1",
+                "finite": "a finite number",
+            }[rule]
             raise ValueError(f"{name}: expected {want}, got {value!r}")
     arch = config.policy.net_arch
     if any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
-        raise ValueError(f"policy.net_arch: expected a list of positive layer widths such as "
-                         f"[256, 256], got {arch!r}")
+        raise ValueError(
+            f"policy.net_arch: expected a list of positive layer widths such as "
+            f"[256, 256], got {arch!r}"
+        )
     ppo = config.ppo
     whole_games = config.algo == "move_ppo" and not spec.solitaire
     if not whole_games and (ppo.n_steps * config.n_envs) % ppo.batch_size:
@@ -354,8 +398,10 @@ def _check_values(config: TrainConfig) -> None:
             raise ValueError(f"curriculum[{i}]: expected keys variant and until_steps")
         stage_value = (stage.get("variant") or {}).get(spec.variant_arg)
         if stage_value not in spec.variants:
-            raise ValueError(f"curriculum[{i}].variant.{spec.variant_arg}: {stage_value!r} "
-                             f"is not one of {list(spec.variants)}")
+            raise ValueError(
+                f"curriculum[{i}].variant.{spec.variant_arg}: {stage_value!r} "
+                f"is not one of {list(spec.variants)}"
+            )
         if not isinstance(stage.get("until_steps"), int):
             raise ValueError(f"curriculum[{i}].until_steps: expected int")
     pre = config.pretrain
@@ -380,8 +426,10 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
     from castle_envs.moves import MOVE_GAMES
 
     if spec.slug not in MOVE_GAMES:
-        raise ValueError(f"algo: move_ppo needs a game with a move-feature view "
-                         f"({', '.join(MOVE_GAMES)}), not {spec.slug}")
+        raise ValueError(
+            f"algo: move_ppo needs a game with a move-feature view "
+            f"({', '.join(MOVE_GAMES)}), not {spec.slug}"
+        )
     m = config.move_ppo
     for name in ("capacity", "hidden"):
         if getattr(m, name) < 1:
@@ -393,10 +441,13 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
     pre = config.pretrain
     if pre.agent:
         from castle_envs.agents.registry import parse_spec
+
         parse_spec(pre.agent)
         if pre.seed < 20_000_000:
-            raise ValueError(f"pretrain.seed: the teacher's deals must be training deals, "
-                             f"20,000,000 or more, got {pre.seed}")
+            raise ValueError(
+                f"pretrain.seed: the teacher's deals must be training deals, "
+                f"20,000,000 or more, got {pre.seed}"
+            )
     if pre.dagger < 0 or (pre.dagger and not pre.agent):
         raise ValueError("pretrain.dagger: rounds (0 or more) of a pretrain.agent teacher")
     levels = m.levels
@@ -407,34 +458,48 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
             if value not in spec.variants:
                 raise ValueError(f"move_ppo.levels: {value!r} is not one of {list(spec.variants)}")
         if config.n_envs % len(levels):
-            raise ValueError("move_ppo.levels: their count must divide n_envs (a level named "
-                             "twice gets twice the envs)")
+            raise ValueError(
+                "move_ppo.levels: their count must divide n_envs (a level named "
+                "twice gets twice the envs)"
+            )
     if not spec.solitaire:
         # experiments/train_moves_aec.py: n_envs whole games per update (ppo.n_steps unused)
         from castle_envs.agents.registry import parse_spec
+
         for spec_text in [*config.opponents, config.eval.opponent]:
             parse_spec(spec_text)
         if not config.opponents and not config.self_play.enabled:
             raise ValueError("opponents: give fixed opponents or enable self_play")
     if config.seed < 20_000_000:
-        raise ValueError(f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
-                         f"more (the study and evaluation deals are below), got {config.seed}")
+        raise ValueError(
+            f"seed: move_ppo trains on deals seeded from here; use 20,000,000 or "
+            f"more (the study and evaluation deals are below), got {config.seed}"
+        )
 
 
 def _check_cem(config: TrainConfig, spec) -> None:
     if not spec.linear_scorer:
-        raise ValueError("algo: cem trains the Castle Siege linear scorer; game must be castle-siege")
+        raise ValueError(
+            "algo: cem trains the Castle Siege linear scorer; game must be castle-siege"
+        )
     cem = config.cem
     for block in ("games", "fitness_weights", "eval_games"):
         for difficulty, value in getattr(cem, block).items():
             if difficulty not in spec.variants:
-                raise ValueError(f"cem.{block}.{difficulty}: not a difficulty "
-                                 f"(one of {list(spec.variants)})")
+                raise ValueError(
+                    f"cem.{block}.{difficulty}: not a difficulty (one of {list(spec.variants)})"
+                )
             kind = float if block == "fitness_weights" else int
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                    kind is int and not float(value).is_integer()) or value < 0:
-                raise ValueError(f"cem.{block}.{difficulty}: expected a non-negative "
-                                 f"{kind.__name__}, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or (kind is int and not float(value).is_integer())
+                or value < 0
+            ):
+                raise ValueError(
+                    f"cem.{block}.{difficulty}: expected a non-negative "
+                    f"{kind.__name__}, got {value!r}"
+                )
     if not cem.games or sum(cem.games.values()) < 1:
         raise ValueError("cem.games: needs at least one training deal")
     for name in ("population", "elite", "generations", "eval_every"):
@@ -448,8 +513,9 @@ def _check_cem(config: TrainConfig, spec) -> None:
 
 def _check_exit_siege(config: TrainConfig, spec) -> None:
     if not spec.linear_scorer:
-        raise ValueError("algo: exit_siege trains the Castle Siege linear scorer; game must be "
-                         "castle-siege")
+        raise ValueError(
+            "algo: exit_siege trains the Castle Siege linear scorer; game must be castle-siege"
+        )
     ex = config.exit_siege
     for name in ("rounds", "games", "eval_games", "iterations"):
         if getattr(ex, name) < 1:
@@ -457,8 +523,10 @@ def _check_exit_siege(config: TrainConfig, spec) -> None:
     if not math.isfinite(ex.temp) or ex.temp <= 0:
         raise ValueError(f"exit_siege.temp: expected a number above 0, got {ex.temp!r}")
     if config.seed < 20_000_000:
-        raise ValueError(f"seed: exit_siege plays its training deals from here; use 20,000,000 "
-                         f"or more (the evaluation deals are below), got {config.seed}")
+        raise ValueError(
+            f"seed: exit_siege plays its training deals from here; use 20,000,000 "
+            f"or more (the evaluation deals are below), got {config.seed}"
+        )
 
 
 def dump_config(config: TrainConfig | dict, path: str | Path) -> None:
@@ -474,8 +542,9 @@ def new_run_dir(config: TrainConfig | dict, run_dir=None) -> tuple[TrainConfig, 
     import time
 
     config = resolve(config)
-    run_dir = Path(run_dir or Path(config.run_dir) /
-                   f"{config.name}_{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir = Path(
+        run_dir or Path(config.run_dir) / f"{config.name}_{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir
@@ -484,5 +553,6 @@ def new_run_dir(config: TrainConfig | dict, run_dir=None) -> tuple[TrainConfig, 
 def levels_of(config: TrainConfig) -> list[dict]:
     """The variants trained side by side (``move_ppo.levels``), else the config's one."""
     from castle_envs.registry import get_game
+
     arg = get_game(config.game).variant_arg
     return [{arg: v} for v in config.move_ppo.levels] or [dict(config.variant)]

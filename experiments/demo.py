@@ -8,6 +8,7 @@ endgame search (``models/castle_siege_very_hard_linear``); then the strongest sh
 so that the whole demo takes under a minute. ``castle-envs evaluate`` measures more agents,
 variants and events on as many deals as you like.
 """
+
 from __future__ import annotations
 
 import time
@@ -30,12 +31,20 @@ def add_parser(sub):
     p.add_argument("--difficulty", default="very_hard")
     p.add_argument("--seed", type=int, default=0)
     # the strongest agent searches (about 2 s a Very Hard game): a few deals show it
-    p.add_argument("--best-episodes", type=int, default=10,
-                   help="deals for the strongest shipped agent (best) after the others "
-                        "(default 10; 0 skips it)")
-    p.add_argument("--agent", dest="agents", action="append",
-                   help="agent specs, comma-separated or repeated (default random,heuristic,"
-                        "trained; best is the strongest shipped agent)")
+    p.add_argument(
+        "--best-episodes",
+        type=int,
+        default=10,
+        help="deals for the strongest shipped agent (best) after the others "
+        "(default 10; 0 skips it)",
+    )
+    p.add_argument(
+        "--agent",
+        dest="agents",
+        action="append",
+        help="agent specs, comma-separated or repeated (default random,heuristic,"
+        "trained; best is the strongest shipped agent)",
+    )
     p.set_defaults(run=run)
 
 
@@ -49,11 +58,15 @@ def demo_agents(specs: list[str] | None = None) -> dict:
     from castle_envs.agents.registry import SIEGE_TRAINED_SCORER, first_runnable
 
     from .evaluate import parse_agents, resolve_best
+
     specs = specs or parse_agents(None, DEFAULT_AGENTS)
     trained = first_runnable(SIEGE_TRAINED_SCORER)
-    return {spec: make_agent(trained if spec == "trained" else resolve_best(spec, "castle-siege"),
-                             "castle-siege")
-            for spec in specs}
+    return {
+        spec: make_agent(
+            trained if spec == "trained" else resolve_best(spec, "castle-siege"), "castle-siege"
+        )
+        for spec in specs
+    }
 
 
 def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:
@@ -61,11 +74,14 @@ def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:
     wins = 0
     for episode in range(episodes):
         agent.reset(seed + episode)
-        obs, info = env.reset(seed=seed + episode)   # same deals for every agent
+        obs, info = env.reset(seed=seed + episode)  # same deals for every agent
         done = False
         while not done:
-            state = (env.unwrapped.state.player_view()  # type: ignore[attr-defined]  # the game's
-                     if agent.needs_state else None)
+            state = (
+                env.unwrapped.state.player_view()  # type: ignore[attr-defined]  # the game's
+                if agent.needs_state
+                else None
+            )
             action = agent.act(obs, info["action_mask"], state)
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
@@ -78,24 +94,32 @@ def run(args) -> int:
         raise ValueError("--episodes must be at least 1")
     if args.best_episodes < 0:
         raise ValueError("--best-episodes must be 0 or more")
-    print(f"Castle Siege {args.difficulty}: {args.episodes} deals (seeds {args.seed}.."
-          f"{args.seed + args.episodes - 1}), the same deals for every agent")
+    print(
+        f"Castle Siege {args.difficulty}: {args.episodes} deals (seeds {args.seed}.."
+        f"{args.seed + args.episodes - 1}), the same deals for every agent"
+    )
     from .evaluate import parse_agents
+
     for name, agent in demo_agents(parse_agents(args.agents, DEFAULT_AGENTS)).items():
         start = time.perf_counter()
         wins = play_episodes(agent, args.difficulty, args.episodes, args.seed)
         low, high = wilson_interval(wins, args.episodes)
-        print(f"  {name:<10} win rate {wins / args.episodes:6.1%}  "
-              f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s)")
+        print(
+            f"  {name:<10} win rate {wins / args.episodes:6.1%}  "
+            f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s)"
+        )
     if not args.agents and args.best_episodes > 0:
         from castle_envs.agents.registry import resolve_spec
+
         agent = make_agent("best", "castle-siege")
         start = time.perf_counter()
         wins = play_episodes(agent, args.difficulty, args.best_episodes, args.seed)
         low, high = wilson_interval(wins, args.best_episodes)
-        print(f"  {'best':<10} win rate {wins / args.best_episodes:6.1%}  "
-              f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s, "
-              f"first {args.best_episodes} deals; {resolve_spec('best', 'castle-siege')})")
+        print(
+            f"  {'best':<10} win rate {wins / args.best_episodes:6.1%}  "
+            f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s, "
+            f"first {args.best_episodes} deals; {resolve_spec('best', 'castle-siege')})"
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ games).
 The loop drives the rules core directly (what the env does, without building observations
 nobody reads): agents with ``needs_observation`` get the env's encoding for their seat.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,9 @@ def _env(game: str, variant: tuple, env_options: tuple):
 
 def _agent(spec: str, game: str, seat: int):
     from castle_envs.agents.registry import make_agent
+
     key = (spec, game, seat)
-    if key not in _AGENTS:   # built once per worker (a PPO model loads once)
+    if key not in _AGENTS:  # built once per worker (a PPO model loads once)
         _AGENTS[key] = make_agent(spec, game)
     return _AGENTS[key]
 
@@ -52,7 +54,8 @@ def _numeric_info(info: dict) -> dict:
 
     def number(v):
         return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
-            v, (bool, np.bool_))
+            v, (bool, np.bool_)
+        )
 
     for key, value in info.items():
         if key in _NOT_COUNTERS:
@@ -66,16 +69,25 @@ def _numeric_info(info: dict) -> dict:
     return out
 
 
-def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, seed: int,
-                 index: int, record: bool = False, agent_seed: int = 0) -> dict:
+def play_episode(
+    game: str,
+    variant: tuple,
+    env_options: tuple,
+    seats: tuple,
+    seed: int,
+    index: int,
+    record: bool = False,
+    agent_seed: int = 0,
+) -> dict:
     """One game with ``seats[s]`` (agent specs) in seat ``s``; returns a small summary, and
     with ``record`` the game record as well (``records.py``: the deal, every action)."""
     spec = get_game(game)
     env = _env(game, variant, env_options)
     state = env._new_state(np.random.default_rng(seed + index), {})
     if len(seats) != state.num_players:
-        raise ValueError(f"{game} with {dict(variant)} has {state.num_players} seats, "
-                         f"got {len(seats)} agents")
+        raise ValueError(
+            f"{game} with {dict(variant)} has {state.num_players} seats, got {len(seats)} agents"
+        )
     agents = [_agent(s, game, i) for i, s in enumerate(seats)]
     deal = seed + index
     for seat, agent in enumerate(agents):
@@ -83,9 +95,17 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
     recorder = None
     if record:
         from .records import Recorder
-        recorder = Recorder(game, dict(variant), dict(env_options), seed + index, state,
-                            list(seats), "castle-envs episodes",
-                            [[agent_seed, deal, s] for s in range(len(seats))])
+
+        recorder = Recorder(
+            game,
+            dict(variant),
+            dict(env_options),
+            seed + index,
+            state,
+            list(seats),
+            "castle-envs episodes",
+            [[agent_seed, deal, s] for s in range(len(seats))],
+        )
     solitaire = spec.solitaire
     limit = env.max_episode_steps
     steps = 0
@@ -110,18 +130,41 @@ def play_episode(game: str, variant: tuple, env_options: tuple, seats: tuple, se
         events = _numeric_info(env._info(state))
     elif hasattr(state, "event_counts"):
         events = _numeric_info({"events": state.event_counts()})
-    out = {"index": index, "returns": returns, "length": steps,
-           "truncated": not state.is_terminal(), "events": events}
+    out = {
+        "index": index,
+        "returns": returns,
+        "length": steps,
+        "truncated": not state.is_terminal(),
+        "events": events,
+    }
     if recorder is not None:
         out["record"] = recorder.finish(state)
     return out
 
 
-def play_chunk(game: str, variant: tuple, env_options: tuple, seat_plan: tuple, seed: int,
-               indices: tuple, record_below: int = 0, agent_seed: int = 0) -> list:
+def play_chunk(
+    game: str,
+    variant: tuple,
+    env_options: tuple,
+    seat_plan: tuple,
+    seed: int,
+    indices: tuple,
+    record_below: int = 0,
+    agent_seed: int = 0,
+) -> list:
     """Episodes ``indices``; ``seat_plan`` is a list of seat tuples, episode ``i`` uses
     ``seat_plan[i % len(seat_plan)]`` (one entry for evaluation; rotations for tournaments).
     Episodes with ``index < record_below`` carry their game record."""
-    return [play_episode(game, variant, env_options, seat_plan[i % len(seat_plan)], seed, i,
-                         record=i < record_below, agent_seed=agent_seed)
-            for i in indices]
+    return [
+        play_episode(
+            game,
+            variant,
+            env_options,
+            seat_plan[i % len(seat_plan)],
+            seed,
+            i,
+            record=i < record_below,
+            agent_seed=agent_seed,
+        )
+        for i in indices
+    ]

@@ -13,6 +13,7 @@ first replays the first N deals with the ``MovePolicyAgent`` the ``model:`` spec
 Python env and stops if any outcome differs. Paired intervals are the ones
 ``castle-envs evaluate`` reports (Newcombe's for paired proportions).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,9 @@ def model_wins(agent, difficulty: str, seeds: range, batch: int = 1000) -> np.nd
                 mask = torch.as_tensor(obs["move_mask"][live]).bool()
                 logits = torch.full(mask.shape, float("-inf"))
                 owner = torch.nonzero(mask, as_tuple=True)[0]
-                logits[mask] = net.move_logits(h, owner, torch.as_tensor(
-                    obs["move_features"][live])[mask])
+                logits[mask] = net.move_logits(
+                    h, owner, torch.as_tensor(obs["move_features"][live])[mask]
+                )
                 actions = np.full(n, -1, np.int64)
                 # finished envs have autoreset: any legal move of their new deal will do
                 actions[:] = obs["move_ids"][:, 0]
@@ -99,43 +101,64 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     agent = load_agent(args.model, "castle-siege")
     baseline = LinearPolicy.load(args.baseline)
-    summary = {"model": args.model, "baseline": f"linear:{args.baseline}",
-               "episodes": args.episodes, "seed": args.seed, "results": []}
+    summary = {
+        "model": args.model,
+        "baseline": f"linear:{args.baseline}",
+        "episodes": args.episodes,
+        "seed": args.seed,
+        "results": [],
+    }
     for difficulty in args.difficulty.split(","):
         seeds = range(args.seed, args.seed + args.episodes)
         t0 = time.perf_counter()
         mine = model_wins(agent, difficulty, seeds)
         t1 = time.perf_counter()
         if args.check:
-            check_against_agent(agent, difficulty, seeds[:args.check], mine)
+            check_against_agent(agent, difficulty, seeds[: args.check], mine)
         t2 = time.perf_counter()
         base = linear_wins(baseline, difficulty, seeds)
         t3 = time.perf_counter()
-        row = {"difficulty": difficulty, "deals": f"seeds {seeds[0]}-{seeds[-1]}",
-               "checked_with_agent": args.check}
+        row = {
+            "difficulty": difficulty,
+            "deals": f"seeds {seeds[0]}-{seeds[-1]}",
+            "checked_with_agent": args.check,
+        }
         for name, w, secs in (("model", mine, t1 - t0), ("linear", base, t3 - t2)):
             lo, hi = wilson_interval(int(w.sum()), len(w))
-            row[name] = {"wins": int(w.sum()), "win_rate": float(w.mean()), "low": lo,
-                         "high": hi, "seconds": round(secs, 1)}
+            row[name] = {
+                "wins": int(w.sum()),
+                "win_rate": float(w.mean()),
+                "low": lo,
+                "high": hi,
+                "seconds": round(secs, 1),
+            }
         row["paired_model_minus_linear"] = paired_proportion_difference(mine, base)
         summary["results"].append(row)
         d = row["paired_model_minus_linear"]
-        print(f"{difficulty:<10} model {100 * mine.mean():6.2f}% [{100 * row['model']['low']:.2f}, "
-              f"{100 * row['model']['high']:.2f}]   linear {100 * base.mean():6.2f}% "
-              f"[{100 * row['linear']['low']:.2f}, {100 * row['linear']['high']:.2f}]   "
-              f"model - linear {100 * d['mean']:+.2f} [{100 * d['low']:+.2f}, "
-              f"{100 * d['high']:+.2f}] (better on {d['a_better']} deals, worse on "
-              f"{d['b_better']}); {row['model']['seconds']} s / {row['linear']['seconds']} s",
-              flush=True)
+        print(
+            f"{difficulty:<10} model {100 * mine.mean():6.2f}% [{100 * row['model']['low']:.2f}, "
+            f"{100 * row['model']['high']:.2f}]   linear {100 * base.mean():6.2f}% "
+            f"[{100 * row['linear']['low']:.2f}, {100 * row['linear']['high']:.2f}]   "
+            f"model - linear {100 * d['mean']:+.2f} [{100 * d['low']:+.2f}, "
+            f"{100 * d['high']:+.2f}] (better on {d['a_better']} deals, worse on "
+            f"{d['b_better']}); {row['model']['seconds']} s / {row['linear']['seconds']} s",
+            flush=True,
+        )
         if args.out:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
-            np.savetxt(out / f"per_deal_{difficulty}_seed{args.seed}_n{args.episodes}.csv",
-                       np.stack([np.array(seeds), mine, base], 1).astype(int), fmt="%d",
-                       delimiter=",", header="seed,model_won,linear_won", comments="")
+            np.savetxt(
+                out / f"per_deal_{difficulty}_seed{args.seed}_n{args.episodes}.csv",
+                np.stack([np.array(seeds), mine, base], 1).astype(int),
+                fmt="%d",
+                delimiter=",",
+                header="seed,model_won,linear_won",
+                comments="",
+            )
     if args.out:
         (Path(args.out) / f"eval_seed{args.seed}_n{args.episodes}.json").write_text(
-            json.dumps(summary, indent=1))
+            json.dumps(summary, indent=1)
+        )
     return 0
 
 

@@ -31,6 +31,7 @@ uncommitted changes, Python and NumPy versions, the command line and its argumen
 workers and backend, and for each agent the resolved spec and the files it reads with their
 sha256; beside ``seed``, ``agent_seed``, ``episodes``, ``variants`` and ``env_options``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,8 +49,14 @@ from castle_envs.registry import GAMES, get_game
 from .common import positive_int, writable_dir
 from .episodes import play_chunk
 from .parallel import BACKENDS, run_chunks, split
-from .stats import (iqm, mean_interval, paired_difference, paired_proportion_difference,
-                    stratified_bootstrap, wilson_interval)
+from .stats import (
+    iqm,
+    mean_interval,
+    paired_difference,
+    paired_proportion_difference,
+    stratified_bootstrap,
+    wilson_interval,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +69,24 @@ def add_parser(sub):
     p.add_argument("--players", help="Castle Rooms / Castell: 2,3,4 or all")
     add_run_arguments(p, agent_flag="--agent", default_agents="random")
     p.add_argument("--episodes", type=int, default=1000)
-    p.add_argument("--opponent", default="random",
-                   help="multi-player games: the agent in the other seats (default random)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="env keyword, e.g. --option attack=most_recent (repeatable)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue a killed run: play only the episodes missing from "
-                        "<out>/<name>-episodes.jsonl (same settings and --name)")
+    p.add_argument(
+        "--opponent",
+        default="random",
+        help="multi-player games: the agent in the other seats (default random)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env keyword, e.g. --option attack=most_recent (repeatable)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue a killed run: play only the episodes missing from "
+        "<out>/<name>-episodes.jsonl (same settings and --name)",
+    )
     p.set_defaults(run=run)
 
 
@@ -76,31 +94,50 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     # tournament's --agents also answers to --agent (which argparse would otherwise find
     # ambiguous beside --agent-seed)
     flags = [agent_flag] + (["--agent"] if agent_flag == "--agents" else [])
-    p.add_argument(*flags, dest="agents", action="append",
-                   help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
-                        f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})")
-    p.add_argument("--seed", type=int, default=0,
-                   help="the first deal: episode i plays deal SEED + i (default 0)")
-    p.add_argument("--agent-seed", type=int, default=0,
-                   help="the agents' own randomness: on deal D the agent in seat s is reset "
-                        "with [AGENT_SEED, D, s], so a deal plays the same in any run (default 0)")
-    p.add_argument("--workers", type=positive_int, default=None,
-                   help="local processes (default: all cores)")
+    p.add_argument(
+        *flags,
+        dest="agents",
+        action="append",
+        help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
+        f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the first deal: episode i plays deal SEED + i (default 0)",
+    )
+    p.add_argument(
+        "--agent-seed",
+        type=int,
+        default=0,
+        help="the agents' own randomness: on deal D the agent in seat s is reset "
+        "with [AGENT_SEED, D, s], so a deal plays the same in any run (default 0)",
+    )
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="local processes (default: all cores)"
+    )
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
     p.add_argument("--out", default="results", help="results folder (default results/)")
     p.add_argument("--name", default=None, help="file name stem (default from the run)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--record", type=int, default=0, metavar="N",
-                   help="also write the first N games as game records (JSON, one file per game "
-                        "in <out>/<name>-records/; watch one with castle-envs replay FILE)")
+    p.add_argument(
+        "--record",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also write the first N games as game records (JSON, one file per game "
+        "in <out>/<name>-records/; watch one with castle-envs replay FILE)",
+    )
 
 
 def parse_agents(values, default: str, game: str | None = None) -> list[str]:
     """Agent specs from ``--agent`` values; ``best`` becomes the game's strongest shipped
     agent, and the command says which."""
     from castle_envs.agents.registry import split_agent_list
+
     specs = []
     for value in values or [default]:
         specs += split_agent_list(value)
@@ -109,12 +146,18 @@ def parse_agents(values, default: str, game: str | None = None) -> list[str]:
 
 def resolve_best(spec: str, game: str) -> str:
     from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
+
     resolved = resolve_spec(spec, game)
     if resolved != spec:
         strongest, needs = BEST_AGENTS[game][0]
-        note = "" if resolved.endswith(strongest.split("}")[-1]) else (
-            f" (the strongest, {strongest.split('/')[-1]}, needs {needs}: "
-            'pip install numba, a dependency of castle-envs that did not install here)')
+        note = (
+            ""
+            if resolved.endswith(strongest.split("}")[-1])
+            else (
+                f" (the strongest, {strongest.split('/')[-1]}, needs {needs}: "
+                "pip install numba, a dependency of castle-envs that did not install here)"
+            )
+        )
         log.info("agent %r for %s is %s%s", spec, game, resolved, note)
     return resolved
 
@@ -133,8 +176,10 @@ def parse_variants(spec, args) -> list:
     for name in names:
         value = int(name) if spec.variant_arg == "num_players" and str(name).isdigit() else name
         if value not in spec.variants:
-            raise ValueError(f"unknown {spec.variant_arg} {name!r} for {spec.slug}; "
-                             f"choose from {list(spec.variants)} or all")
+            raise ValueError(
+                f"unknown {spec.variant_arg} {name!r} for {spec.slug}; "
+                f"choose from {list(spec.variants)} or all"
+            )
         out.append(value)
     return out
 
@@ -159,6 +204,7 @@ def parse_env_options(items) -> dict:
 def check_setup(spec, variant: dict, env_options: dict, agents: list[str]) -> None:
     """Fail fast, in this process, on a bad option or agent (before any worker starts)."""
     from castle_envs.agents.registry import make_agent
+
     try:
         spec.make(**variant, **env_options)
     except TypeError as err:
@@ -181,11 +227,23 @@ def progress_bar(total: int, enabled: bool, desc: str):
     return bar, bar.update
 
 
-def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: int = 0,
-             env_options: dict | None = None, opponent: str = "random", workers=None,
-             backend: str = "local", address=None, progress: bool = False,
-             record: int = 0, agent_seed: int = 0, log_path: str | None = None,
-             resume: bool = False) -> dict:
+def evaluate(
+    game: str,
+    variants: list,
+    agents: list[str],
+    episodes: int,
+    seed: int = 0,
+    env_options: dict | None = None,
+    opponent: str = "random",
+    workers=None,
+    backend: str = "local",
+    address=None,
+    progress: bool = False,
+    record: int = 0,
+    agent_seed: int = 0,
+    log_path: str | None = None,
+    resume: bool = False,
+) -> dict:
     """Play every agent on ``episodes`` common deals per variant; the summary dict. With
     ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
     variant's first ``record`` games. With ``log_path`` every finished episode is appended
@@ -199,13 +257,22 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     env_options = dict(env_options or {})
     from . import journal
     from .provenance import provenance
-    results: dict[str, Any] = {"game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
-               "seed": seed, "agent_seed": agent_seed, "variants": list(variants),
-               "env_options": env_options, "agents": agents,
-               "opponent": opponent if not spec.solitaire else None,
-               "results": [], "paired": [], "aggregate": [],
-               "provenance": provenance(agents + ([opponent] if not spec.solitaire
-                                                   else []), game)}
+
+    results: dict[str, Any] = {
+        "game": game,
+        "variant_arg": spec.variant_arg,
+        "episodes": episodes,
+        "seed": seed,
+        "agent_seed": agent_seed,
+        "variants": list(variants),
+        "env_options": env_options,
+        "agents": agents,
+        "opponent": opponent if not spec.solitaire else None,
+        "results": [],
+        "paired": [],
+        "aggregate": [],
+        "provenance": provenance(agents + ([opponent] if not spec.solitaire else []), game),
+    }
     results["provenance"]["workers"] = workers
     results["provenance"]["backend"] = backend
     per_variant_returns: dict = {}
@@ -213,42 +280,86 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
     with contextlib.ExitStack() as stack:
         log_file = None
         if log_path:
-            done, log_file = open_episode_log(log_path, resume, {
-                "game": game, "variant_arg": spec.variant_arg, "episodes": episodes,
-                "seed": seed, "agent_seed": agent_seed, "env_options": env_options,
-                "opponent": results["opponent"], "record": record})
+            done, log_file = open_episode_log(
+                log_path,
+                resume,
+                {
+                    "game": game,
+                    "variant_arg": spec.variant_arg,
+                    "episodes": episodes,
+                    "seed": seed,
+                    "agent_seed": agent_seed,
+                    "env_options": env_options,
+                    "opponent": results["opponent"],
+                    "record": record,
+                },
+            )
             stack.enter_context(log_file)
         for value in variants:
             variant = {spec.variant_arg: value}
-            check_setup(spec, variant, env_options, agents + ([opponent] if not spec.solitaire else []))
+            check_setup(
+                spec, variant, env_options, agents + ([opponent] if not spec.solitaire else [])
+            )
             per_agent, per_agent_events = {}, {}
             for agent in agents:
                 n_seats = int(value) if spec.variant_arg == "num_players" else 1
                 if n_seats == 1:
                     plan: tuple = ((agent,),)
-                else:   # the agent rotates through the seats
-                    plan = tuple(tuple(agent if s == k else opponent for s in range(n_seats))
-                                 for k in range(n_seats))
+                else:  # the agent rotates through the seats
+                    plan = tuple(
+                        tuple(agent if s == k else opponent for s in range(n_seats))
+                        for k in range(n_seats)
+                    )
                 have = done.get((value, agent), {})
                 missing = [i for i in range(episodes) if i not in have]
-                chunks = [(game, tuple(variant.items()), tuple(sorted(env_options.items())), plan,
-                           seed, tuple(missing[k] for k in idx), record, agent_seed)
-                          for idx in split(len(missing), workers or 8)] if missing else []
+                chunks = (
+                    [
+                        (
+                            game,
+                            tuple(variant.items()),
+                            tuple(sorted(env_options.items())),
+                            plan,
+                            seed,
+                            tuple(missing[k] for k in idx),
+                            record,
+                            agent_seed,
+                        )
+                        for idx in split(len(missing), workers or 8)
+                    ]
+                    if missing
+                    else []
+                )
                 bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
                 if bar is not None and have:
                     bar.update(len(have))
 
                 def save(i, chunk, value=value, agent=agent):
                     if log_file is not None:
-                        journal.append(log_file, *({"variant": value, "agent": agent,
-                                                    "episode": r} for r in chunk))
+                        journal.append(
+                            log_file,
+                            *({"variant": value, "agent": agent, "episode": r} for r in chunk),
+                        )
 
                 start = time.perf_counter()
                 try:
-                    new = [r for chunk in run_chunks(play_chunk, chunks, workers, backend,
-                                                     address, tick, [len(c[5]) for c in chunks],
-                                                     on_result=save)
-                           for r in chunk] if chunks else []
+                    new = (
+                        [
+                            r
+                            for chunk in run_chunks(
+                                play_chunk,
+                                chunks,
+                                workers,
+                                backend,
+                                address,
+                                tick,
+                                [len(c[5]) for c in chunks],
+                                on_result=save,
+                            )
+                            for r in chunk
+                        ]
+                        if chunks
+                        else []
+                    )
                 finally:
                     if bar is not None:
                         bar.close()
@@ -267,29 +378,53 @@ def evaluate(game: str, variants: list, agents: list[str], episodes: int, seed: 
                 low, high = wilson_interval(wins, episodes)
                 _, r_low, r_high = mean_interval(ret)
                 event_names = sorted({k for r in records for k in r["events"]})
-                events = {k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
-                          for k in event_names}
-                results["results"].append({
-                    "agent": agent, spec.variant_arg: value, "episodes": episodes, "wins": wins,
-                    "win_rate": wins / episodes, "win_low": low, "win_high": high,
-                    "mean_return": float(ret.mean()), "return_low": r_low, "return_high": r_high,
-                    "mean_length": float(np.mean([r["length"] for r in records])),
-                    "truncated": int(sum(r["truncated"] for r in records)),
-                    "events_mean": events, "seconds": seconds})
+                events = {
+                    k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
+                    for k in event_names
+                }
+                results["results"].append(
+                    {
+                        "agent": agent,
+                        spec.variant_arg: value,
+                        "episodes": episodes,
+                        "wins": wins,
+                        "win_rate": wins / episodes,
+                        "win_low": low,
+                        "win_high": high,
+                        "mean_return": float(ret.mean()),
+                        "return_low": r_low,
+                        "return_high": r_high,
+                        "mean_length": float(np.mean([r["length"] for r in records])),
+                        "truncated": int(sum(r["truncated"] for r in records)),
+                        "events_mean": events,
+                        "seconds": seconds,
+                    }
+                )
             for agent in agents:
                 per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
             results.setdefault("deals", []).extend(
-                {spec.variant_arg: value, "seed": seed + i,
-                 "returns": {a: float(per_agent[a][i]) for a in agents}} for i in range(episodes))
-            for i, base in enumerate(agents):   # every pair, the later agent against the earlier
-                for agent in agents[i + 1:]:
+                {
+                    spec.variant_arg: value,
+                    "seed": seed + i,
+                    "returns": {a: float(per_agent[a][i]) for a in agents},
+                }
+                for i in range(episodes)
+            )
+            for i, base in enumerate(agents):  # every pair, the later agent against the earlier
+                for agent in agents[i + 1 :]:
                     a, b = per_agent[agent], per_agent[base]
-                    results["paired"].append({
-                        "agent": agent, "baseline": base, spec.variant_arg: value,
-                        "win_diff": paired_proportion_difference(a > 0, b > 0),
-                        "return_diff": paired_difference(a, b),
-                        "events_diff": _event_differences(per_agent_events[agent],
-                                                          per_agent_events[base])})
+                    results["paired"].append(
+                        {
+                            "agent": agent,
+                            "baseline": base,
+                            spec.variant_arg: value,
+                            "win_diff": paired_proportion_difference(a > 0, b > 0),
+                            "return_diff": paired_difference(a, b),
+                            "events_diff": _event_differences(
+                                per_agent_events[agent], per_agent_events[base]
+                            ),
+                        }
+                    )
     if len(variants) > 1:
         results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
     return results
@@ -299,6 +434,7 @@ def open_episode_log(path: str, resume: bool, settings: dict):
     """The episodes a killed run finished (``resume``: read back from ``path``, keyed by
     (variant, agent) then episode index) and the log opened to append the rest to."""
     from . import journal
+
     done: dict = {}
     if resume and os.path.exists(path):
         lines = journal.read(path)
@@ -307,8 +443,10 @@ def open_episode_log(path: str, resume: bool, settings: dict):
         if lines[0]["settings"] != json.loads(json.dumps(settings)):
             theirs = lines[0]["settings"]
             differ = [k for k in settings if theirs.get(k) != json.loads(json.dumps(settings[k]))]
-            raise ValueError(f"--resume: {path} was written with other settings "
-                             f"({', '.join(differ)}); rerun without --resume, or give --name")
+            raise ValueError(
+                f"--resume: {path} was written with other settings "
+                f"({', '.join(differ)}); rerun without --resume, or give --name"
+            )
         for line in lines[1:]:
             ep = line["episode"]
             done.setdefault((line["variant"], line["agent"]), {})[ep["index"]] = ep
@@ -329,36 +467,65 @@ def aggregate_over_variants(returns: dict, seed: int = 0) -> list[dict]:
         wins = {v: (r > 0).astype(float) for v, r in by_variant.items()}
         win = stratified_bootstrap(wins, np.mean, seed=seed)
         ret = stratified_bootstrap(by_variant, iqm, seed=seed)
-        out.append({"agent": agent, "variants": list(by_variant), "mean_win_rate": win["value"],
-                    "mean_win_low": win["low"], "mean_win_high": win["high"],
-                    "return_iqm": ret["value"], "return_iqm_low": ret["low"],
-                    "return_iqm_high": ret["high"], "resamples": win["resamples"]})
+        out.append(
+            {
+                "agent": agent,
+                "variants": list(by_variant),
+                "mean_win_rate": win["value"],
+                "mean_win_low": win["low"],
+                "mean_win_high": win["high"],
+                "return_iqm": ret["value"],
+                "return_iqm_low": ret["low"],
+                "return_iqm_high": ret["high"],
+                "resamples": win["resamples"],
+            }
+        )
     return out
 
 
 def _event_differences(records_a, records_b) -> dict:
     names = sorted({k for r in records_a + records_b for k in r["events"]})
-    return {k: paired_difference([r["events"].get(k, 0.0) for r in records_a],
-                                 [r["events"].get(k, 0.0) for r in records_b]) for k in names}
+    return {
+        k: paired_difference(
+            [r["events"].get(k, 0.0) for r in records_a],
+            [r["events"].get(k, 0.0) for r in records_b],
+        )
+        for k in names
+    }
 
 
 def run(args) -> int:
     spec = get_game(args.game)
-    writable_dir(args.out, "--out")        # now, not after the evaluation
+    writable_dir(args.out, "--out")  # now, not after the evaluation
     agents = parse_agents(args.agents, "random", spec.slug)
     variants = parse_variants(spec, args)
-    name = args.name or (f"evaluate-{args.game}-" + "-".join(map(str, variants))
-                         + f"-seed{args.seed}-n{args.episodes}")
-    summary = evaluate(args.game, variants, agents, args.episodes, args.seed,
-                       parse_env_options(args.option), resolve_best(args.opponent, spec.slug),
-                       args.workers,
-                       args.backend, args.address, progress=not args.no_progress,
-                       record=args.record, agent_seed=args.agent_seed,
-                       log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
-                       resume=getattr(args, "resume", False))
-    summary["provenance"]["arguments"] = {k: v for k, v in vars(args).items()
-                                          if isinstance(v, (str, int, float, bool, list,
-                                                            type(None)))}
+    name = args.name or (
+        f"evaluate-{args.game}-"
+        + "-".join(map(str, variants))
+        + f"-seed{args.seed}-n{args.episodes}"
+    )
+    summary = evaluate(
+        args.game,
+        variants,
+        agents,
+        args.episodes,
+        args.seed,
+        parse_env_options(args.option),
+        resolve_best(args.opponent, spec.slug),
+        args.workers,
+        args.backend,
+        args.address,
+        progress=not args.no_progress,
+        record=args.record,
+        agent_seed=args.agent_seed,
+        log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
+        resume=getattr(args, "resume", False),
+    )
+    summary["provenance"]["arguments"] = {
+        k: v
+        for k, v in vars(args).items()
+        if isinstance(v, (str, int, float, bool, list, type(None)))
+    }
     print_summary(summary)
     games = summary.pop("records", [])
     paths = write_results(summary, args.out, name, plot=not args.no_plot)
@@ -366,8 +533,10 @@ def run(args) -> int:
     print("wrote " + ", ".join(paths))
     if games:
         folder = write_records(games, os.path.join(args.out, f"{name}-records"))
-        print(f"wrote {len(games)} game record{'s' * (len(games) != 1)} to {folder} "
-              "(castle-envs replay FILE)")
+        print(
+            f"wrote {len(games)} game record{'s' * (len(games) != 1)} to {folder} "
+            "(castle-envs replay FILE)"
+        )
     return 0
 
 
@@ -379,6 +548,7 @@ def check_record_count(record: int) -> None:
 def write_records(games: list[dict], folder: str) -> str:
     """One JSON file per game: <variant>-<agents>-<deal seed>.json."""
     from .records import file_stem, save
+
     for g in games:
         variant = "-".join(str(v) for v in g["variant"].values())
         agents = "-vs-".join(dict.fromkeys(g["agents"]))
@@ -388,41 +558,66 @@ def write_records(games: list[dict], folder: str) -> str:
 
 def print_summary(summary: dict) -> None:
     key = summary["variant_arg"]
-    print(f"{summary['game']}: {summary['episodes']} episodes per agent and {key}, "
-          f"seeds {summary['seed']}..{summary['seed'] + summary['episodes'] - 1} (common deals)")
+    print(
+        f"{summary['game']}: {summary['episodes']} episodes per agent and {key}, "
+        f"seeds {summary['seed']}..{summary['seed'] + summary['episodes'] - 1} (common deals)"
+    )
     for r in summary["results"]:
         events = ", ".join(f"{k} {v:.2f}" for k, v in r["events_mean"].items())
-        print(f"  {str(r[key]):<10} {r['agent']:<28} win {r['win_rate']:7.2%} "
-              f"[{r['win_low']:.2%}, {r['win_high']:.2%}]  return {r['mean_return']:+.3f}  "
-              f"length {r['mean_length']:.1f}  ({r['seconds']:.1f} s)")
+        print(
+            f"  {str(r[key]):<10} {r['agent']:<28} win {r['win_rate']:7.2%} "
+            f"[{r['win_low']:.2%}, {r['win_high']:.2%}]  return {r['mean_return']:+.3f}  "
+            f"length {r['mean_length']:.1f}  ({r['seconds']:.1f} s)"
+        )
         if events:
             print(f"  {'':<10} events per game: {events}")
     for p in summary["paired"]:
         d = p["win_diff"]
-        print(f"  {str(p[key]):<10} {p['agent']} - {p['baseline']}: win rate "
-              f"{d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] "
-              f"(better on {d['a_better']} deals, worse on {d['b_better']})")
-        if not d["a_better"] and not d["b_better"]:   # no wins either way: show the events
+        print(
+            f"  {str(p[key]):<10} {p['agent']} - {p['baseline']}: win rate "
+            f"{d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] "
+            f"(better on {d['a_better']} deals, worse on {d['b_better']})"
+        )
+        if not d["a_better"] and not d["b_better"]:  # no wins either way: show the events
             for name, e in p["events_diff"].items():
                 if name != "turns" and (e["a_better"] or e["b_better"]):
-                    print(f"  {'':<10}   {name}: {e['mean']:+.3f} [{e['low']:+.3f}, {e['high']:+.3f}]")
+                    print(
+                        f"  {'':<10}   {name}: {e['mean']:+.3f} [{e['low']:+.3f}, {e['high']:+.3f}]"
+                    )
     for a in summary.get("aggregate", []):
-        print(f"  {'all':<10} {a['agent']:<28} mean win rate {a['mean_win_rate']:7.2%} "
-              f"[{a['mean_win_low']:.2%}, {a['mean_win_high']:.2%}]  return IQM "
-              f"{a['return_iqm']:+.3f} [{a['return_iqm_low']:+.3f}, {a['return_iqm_high']:+.3f}]"
-              f"  (stratified bootstrap over {len(a['variants'])} {key}s)")
+        print(
+            f"  {'all':<10} {a['agent']:<28} mean win rate {a['mean_win_rate']:7.2%} "
+            f"[{a['mean_win_low']:.2%}, {a['mean_win_high']:.2%}]  return IQM "
+            f"{a['return_iqm']:+.3f} [{a['return_iqm_low']:+.3f}, {a['return_iqm_high']:+.3f}]"
+            f"  (stratified bootstrap over {len(a['variants'])} {key}s)"
+        )
 
 
 def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list[str]:
     os.makedirs(out, exist_ok=True)
     key = summary["variant_arg"]
     stem = os.path.join(out, name)
-    from .journal import write_atomic   # the per-deal returns go to the -deals.csv
-    write_atomic(stem + ".json", json.dumps({k: v for k, v in summary.items() if k != "deals"},
-                                            indent=2))
+    from .journal import write_atomic  # the per-deal returns go to the -deals.csv
+
+    write_atomic(
+        stem + ".json", json.dumps({k: v for k, v in summary.items() if k != "deals"}, indent=2)
+    )
     event_names = sorted({k for r in summary["results"] for k in r["events_mean"]})
-    columns = ["agent", key, "episodes", "wins", "win_rate", "win_low", "win_high",
-               "mean_return", "return_low", "return_high", "mean_length", "truncated", "seconds"]
+    columns = [
+        "agent",
+        key,
+        "episodes",
+        "wins",
+        "win_rate",
+        "win_low",
+        "win_high",
+        "mean_return",
+        "return_low",
+        "return_high",
+        "mean_length",
+        "truncated",
+        "seconds",
+    ]
     with open(stem + ".csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(columns + [f"events_{e}" for e in event_names])
@@ -432,12 +627,36 @@ def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list
     if summary["paired"]:
         with open(stem + "-paired.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["agent", "baseline", key, "win_diff", "win_diff_low", "win_diff_high",
-                        "return_diff", "return_diff_low", "return_diff_high", "n"])
+            w.writerow(
+                [
+                    "agent",
+                    "baseline",
+                    key,
+                    "win_diff",
+                    "win_diff_low",
+                    "win_diff_high",
+                    "return_diff",
+                    "return_diff_low",
+                    "return_diff_high",
+                    "n",
+                ]
+            )
             for p in summary["paired"]:
                 d, e = p["win_diff"], p["return_diff"]
-                w.writerow([p["agent"], p["baseline"], p[key], d["mean"], d["low"], d["high"],
-                            e["mean"], e["low"], e["high"], d["n"]])
+                w.writerow(
+                    [
+                        p["agent"],
+                        p["baseline"],
+                        p[key],
+                        d["mean"],
+                        d["low"],
+                        d["high"],
+                        e["mean"],
+                        e["low"],
+                        e["high"],
+                        d["n"],
+                    ]
+                )
         paths.append(stem + "-paired.csv")
     if summary.get("deals"):
         agents = summary["agents"]
@@ -469,6 +688,7 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
     """Win rate with its interval per agent × variant; None (and a message) without matplotlib."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -491,17 +711,26 @@ def win_rate_figure(summary: dict):
     key = summary["variant_arg"]
     variants = list(dict.fromkeys(r[key] for r in summary["results"]))
     agents = summary["agents"]
-    fig, ax = plt.subplots(figsize=(max(MIN_FIGURE[0], 1.5 + 1.6 * len(variants)),
-                                    MIN_FIGURE[1]), dpi=100, layout="constrained")
+    fig, ax = plt.subplots(
+        figsize=(max(MIN_FIGURE[0], 1.5 + 1.6 * len(variants)), MIN_FIGURE[1]),
+        dpi=100,
+        layout="constrained",
+    )
     width = 0.8 / len(agents)
     handles = []
     for k, agent in enumerate(agents):
-        rows = [next(r for r in summary["results"] if r["agent"] == agent and r[key] == v)
-                for v in variants]
+        rows = [
+            next(r for r in summary["results"] if r["agent"] == agent and r[key] == v)
+            for v in variants
+        ]
         x = np.arange(len(variants)) + (k - (len(agents) - 1) / 2) * width
         y = np.array([r["win_rate"] for r in rows])
-        err = np.array([[r["win_rate"] - r["win_low"] for r in rows],
-                        [r["win_high"] - r["win_rate"] for r in rows]])
+        err = np.array(
+            [
+                [r["win_rate"] - r["win_low"] for r in rows],
+                [r["win_high"] - r["win_rate"] for r in rows],
+            ]
+        )
         bars = ax.bar(x, y, width, yerr=err, capsize=3)
         handles.append(bars)
         ax.bar_label(bars, [f"{v:.1%}" for v in y], padding=2, fontsize=7)
@@ -526,11 +755,14 @@ def _fit_figure(fig, title, handles, labels) -> None:
         entry_w = probe.get_window_extent(renderer).width
         probe.remove()
         ncols = max(1, min(len(labels), int((fig.bbox.width - 20) // max(entry_w, 1.0))))
-        legend = fig.legend(handles, labels, fontsize=8, ncols=ncols,
-                            loc="outside lower center", frameon=False)
+        legend = fig.legend(
+            handles, labels, fontsize=8, ncols=ncols, loc="outside lower center", frameon=False
+        )
         fig.canvas.draw()
-        need = max(title.get_window_extent(renderer).width,
-                   legend.get_window_extent(renderer).width) + 20
+        need = (
+            max(title.get_window_extent(renderer).width, legend.get_window_extent(renderer).width)
+            + 20
+        )
         if need <= fig.bbox.width:
             return
         fig.set_figwidth(need / fig.dpi)

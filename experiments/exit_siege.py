@@ -34,6 +34,7 @@ becomes the run's ``config.yaml``.
 The command line builds the config; run again with the same ``--out`` and arguments, it
 resumes (``--rounds`` may grow: a round's games do not depend on how many follow).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,8 +80,9 @@ def play(policy: ISMCTSPolicy, seed: int, difficulty: str, record: list | None) 
     return state.outcome == 1
 
 
-def fit(data: list, w0: np.ndarray, temp: float, l2: float = 1e-3, steps: int = 300,
-        lr: float = 0.05) -> tuple[np.ndarray, float, float]:
+def fit(
+    data: list, w0: np.ndarray, temp: float, l2: float = 1e-3, steps: int = 300, lr: float = 0.05
+) -> tuple[np.ndarray, float, float]:
     """Battle weights minimising mean cross-entropy(visits, softmax(F w / temp)) + l2 |w-w0|^2
     (Adam, full batch). Returns (w, loss at w0, loss at w)."""
     feats = [f for f, _ in data]
@@ -89,7 +91,7 @@ def fit(data: list, w0: np.ndarray, temp: float, l2: float = 1e-3, steps: int = 
     F = np.concatenate(feats).astype(np.float64)
     P = np.concatenate(targets).astype(np.float64)
     seg = np.repeat(np.arange(len(feats)), sizes)
-    scale = F.std(axis=0) + 1e-6      # steps in standardized units
+    scale = F.std(axis=0) + 1e-6  # steps in standardized units
 
     def loss_grad(w):
         z = F @ w / temp
@@ -111,7 +113,7 @@ def fit(data: list, w0: np.ndarray, temp: float, l2: float = 1e-3, steps: int = 
         g = g * scale
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
-        w -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8) * scale
+        w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8) * scale
     end, _ = loss_grad(w)
     return w, float(start), float(end)
 
@@ -146,9 +148,16 @@ class ExpertIteration:
         self.log = log or _say
 
     def schedule(self) -> Schedule:
-        return Schedule(total=self.ex.rounds, eval_every=0, checkpoint_every=1, unit="rounds",
-                        column="round", eval_at_start=False, summary_keys=("decisions",),
-                        whole_chunks=True)
+        return Schedule(
+            total=self.ex.rounds,
+            eval_every=0,
+            checkpoint_every=1,
+            unit="rounds",
+            column="round",
+            eval_at_start=False,
+            summary_keys=("decisions",),
+            whole_chunks=True,
+        )
 
     def initial_progress(self) -> dict:
         return {"decisions": 0}
@@ -158,8 +167,11 @@ class ExpertIteration:
         self.path = folder.path
         self.data: list = []
         done = done_rounds(self.path) if folder.resumed else 0
-        self.scorer = (LinearPolicy.load(self.path / f"round_{done - 1}" / "policy.json")
-                       if done else LinearPolicy.load(self.ex.init or default_init()))
+        self.scorer = (
+            LinearPolicy.load(self.path / f"round_{done - 1}" / "policy.json")
+            if done
+            else LinearPolicy.load(self.ex.init or default_init())
+        )
         for k in range(done):
             with np.load(self.path / f"round_{k}" / "data.npz") as saved:
                 self.data += _unpack(saved)
@@ -174,8 +186,10 @@ class ExpertIteration:
         scorer = self.scorer
         search = ISMCTSPolicy(scorer, iterations=ex.iterations, temp=ex.temp)
         record: list = []
-        wins = sum(play(search, self.config.seed + k * ex.games + i, self.difficulty, record)
-                   for i in range(ex.games))
+        wins = sum(
+            play(search, self.config.seed + k * ex.games + i, self.difficulty, record)
+            for i in range(ex.games)
+        )
         np.savez_compressed(folder / "data.npz", **_pack(record))
         self.data += record
         w, before, after = fit(self.data, scorer.battle.copy(), ex.temp)
@@ -190,25 +204,38 @@ class ExpertIteration:
         if keep:
             self.scorer = scorer = candidate
         scorer.save(folder / "policy.json")
-        summary = {"round": k, "train_games": ex.games, "train_wins": int(wins),
-                   "decisions": len(record), "all_decisions": len(self.data),
-                   "loss_before": before, "loss_after": after,
-                   "check_seeds": [seeds[0], seeds[-1]],
-                   "check_old": _rate(old_w), "check_new": _rate(new_w), "paired": diff,
-                   "kept_new": bool(keep), "wall_s": time.time() - start,
-                   "cpu_s": time.process_time() - cpu,
-                   "battle_weights": dict(zip(BATTLE_FEATURES, map(float, scorer.battle)))}
+        summary = {
+            "round": k,
+            "train_games": ex.games,
+            "train_wins": int(wins),
+            "decisions": len(record),
+            "all_decisions": len(self.data),
+            "loss_before": before,
+            "loss_after": after,
+            "check_seeds": [seeds[0], seeds[-1]],
+            "check_old": _rate(old_w),
+            "check_new": _rate(new_w),
+            "paired": diff,
+            "kept_new": bool(keep),
+            "wall_s": time.time() - start,
+            "cpu_s": time.process_time() - cpu,
+            "battle_weights": dict(zip(BATTLE_FEATURES, map(float, scorer.battle))),
+        }
         # the summary last: a round with one is done
         (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
         progress["rounds"], progress["decisions"] = k + 1, len(self.data)
-        self.log(f"round {k}: train {wins}/{ex.games}, loss {before:.4f} -> {after:.4f}, "
-                 f"check old {int(old_w.sum())} new {int(new_w.sum())} of {len(seeds)}, "
-                 f"{'kept' if keep else 'dropped'} ({summary['cpu_s']:.0f} CPU-s)")
+        self.log(
+            f"round {k}: train {wins}/{ex.games}, loss {before:.4f} -> {after:.4f}, "
+            f"check old {int(old_w.sum())} new {int(new_w.sum())} of {len(seeds)}, "
+            f"{'kept' if keep else 'dropped'} ({summary['cpu_s']:.0f} CPU-s)"
+        )
         return 1
 
     def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
-        raise NotImplementedError("expert iteration's check is part of its round "
-                                  "(its schedule has no held-out evaluation)")
+        raise NotImplementedError(
+            "expert iteration's check is part of its round "
+            "(its schedule has no held-out evaluation)"
+        )
 
     def write_checkpoint(self, folder: Path) -> None:
         """The scorer and how many rounds it comes from (the rounds' data stay in their
@@ -225,8 +252,13 @@ class ExpertIteration:
         pass
 
 
-def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
-                 stop_after: int | None = None, log: Callable[[str], None] | None = None) -> dict:
+def run_training(
+    config: TrainConfig | None = None,
+    run_dir=None,
+    resume=None,
+    stop_after: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict:
     """Run (or ``resume`` a run folder, an old rounds folder included); ``stop_after`` ends
     this session after that many rounds, checkpointed, as an interrupt would."""
     if resume:
@@ -236,10 +268,20 @@ def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
             # checkpoint: the round folders say how far it got
             done = done_rounds(folder.path)
             if done:
-                wall = sum(json.loads((folder / f"round_{k}" / "summary.json").read_text())
-                           .get("wall_s", 0.0) for k in range(done))
-                folder.write_progress({"rounds": done, **HARNESS_PROGRESS,
-                                       "wall_seconds": float(wall), "decisions": 0})
+                wall = sum(
+                    json.loads((folder / f"round_{k}" / "summary.json").read_text()).get(
+                        "wall_s", 0.0
+                    )
+                    for k in range(done)
+                )
+                folder.write_progress(
+                    {
+                        "rounds": done,
+                        **HARNESS_PROGRESS,
+                        "wall_seconds": float(wall),
+                        "decisions": 0,
+                    }
+                )
             else:
                 folder.resumed = False
     elif config is None:
@@ -253,8 +295,15 @@ def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
 # --- run folders from before the harness: a config.json of the command line ---------------------
 OLD_CONFIG = "config.json"
 _OLD_KEYS: dict[str, type | tuple[type, ...]] = {
-    "rounds": int, "games": int, "eval_games": int, "difficulty": str, "iterations": int,
-    "temp": (int, float), "seed": int, "init": str}
+    "rounds": int,
+    "games": int,
+    "eval_games": int,
+    "difficulty": str,
+    "iterations": int,
+    "temp": (int, float),
+    "seed": int,
+    "init": str,
+}
 
 
 def open_run(path) -> RunFolder:
@@ -280,9 +329,11 @@ def old_config(path: Path) -> TrainConfig:
                 raise TypeError(f"{key!r} is {args[key]!r}")
         return exit_config(args)
     except (OSError, ValueError, TypeError) as err:
-        raise ValueError(f"{path}: not the config.json of an expert-iteration rounds folder "
-                         f"({err}); start the run again in a new folder (--out), or write "
-                         f"its config.yaml (algo: exit_siege)") from None
+        raise ValueError(
+            f"{path}: not the config.json of an expert-iteration rounds folder "
+            f"({err}); start the run again in a new folder (--out), or write "
+            f"its config.yaml (algo: exit_siege)"
+        ) from None
 
 
 def exit_config(args: dict) -> TrainConfig:
@@ -291,12 +342,23 @@ def exit_config(args: dict) -> TrainConfig:
     init = args["init"]
     if init and Path(init).resolve() == default_init().resolve():
         init = ""
-    return resolve({"name": "exit_siege", "algo": "exit_siege", "game": "castle-siege",
-                    "variant": {"difficulty": args["difficulty"]}, "seed": args["seed"],
-                    "exit_siege": {"rounds": args["rounds"], "games": args["games"],
-                                   "eval_games": args["eval_games"],
-                                   "iterations": args["iterations"], "temp": args["temp"],
-                                   "init": init}})
+    return resolve(
+        {
+            "name": "exit_siege",
+            "algo": "exit_siege",
+            "game": "castle-siege",
+            "variant": {"difficulty": args["difficulty"]},
+            "seed": args["seed"],
+            "exit_siege": {
+                "rounds": args["rounds"],
+                "games": args["games"],
+                "eval_games": args["eval_games"],
+                "iterations": args["iterations"],
+                "temp": args["temp"],
+                "init": init,
+            },
+        }
+    )
 
 
 def main(argv=None) -> None:
@@ -309,8 +371,11 @@ def main(argv=None) -> None:
     p.add_argument("--iterations", type=int, default=1000)
     p.add_argument("--temp", type=float, default=4.0)
     p.add_argument("--seed", type=int, default=TRAIN_SEEDS)
-    p.add_argument("--init", default="", help="starting scorer, a policy.json (default: the "
-                                              "shipped castle_siege_very_hard_linear)")
+    p.add_argument(
+        "--init",
+        default="",
+        help="starting scorer, a policy.json (default: the shipped castle_siege_very_hard_linear)",
+    )
     args = p.parse_args(argv)
     if args.seed < TRAIN_SEEDS:
         p.error(f"--seed must be at least {TRAIN_SEEDS:,}: lower seeds are evaluation deals")
@@ -337,13 +402,24 @@ def _check_same_run(folder: RunFolder, config: TrainConfig) -> None:
     (``--rounds`` may change: written to the run's config.yaml)."""
     saved = folder.config
     grown = dataclasses.replace(saved.exit_siege, rounds=config.exit_siege.rounds)
-    differ = [name for name, a, b in (("variant", saved.variant, config.variant),
-                                      ("seed", saved.seed, config.seed)) if a != b]
-    differ += [f"exit_siege.{f.name}" for f in dataclasses.fields(grown)
-               if getattr(grown, f.name) != getattr(config.exit_siege, f.name)]
+    differ = [
+        name
+        for name, a, b in (
+            ("variant", saved.variant, config.variant),
+            ("seed", saved.seed, config.seed),
+        )
+        if a != b
+    ]
+    differ += [
+        f"exit_siege.{f.name}"
+        for f in dataclasses.fields(grown)
+        if getattr(grown, f.name) != getattr(config.exit_siege, f.name)
+    ]
     if differ:
-        raise ValueError(f"{folder.path} is a run of other arguments ({', '.join(differ)} "
-                         f"differ): give the same ones to resume it, or another --out")
+        raise ValueError(
+            f"{folder.path} is a run of other arguments ({', '.join(differ)} "
+            f"differ): give the same ones to resume it, or another --out"
+        )
     if grown != saved.exit_siege:
         dump_config(saved.replace(exit_siege=grown), folder / RunFolder.CONFIG)
 
@@ -360,10 +436,16 @@ def _rate(wins: np.ndarray) -> dict:
 def _pack(record: list) -> dict:
     sizes = np.array([len(f) for f, _ in record], np.int64)
     if not record:
-        return {"sizes": sizes, "feats": np.zeros((0, len(BATTLE_FEATURES)), np.float32),
-                "visits": np.zeros(0, np.float32)}
-    return {"sizes": sizes, "feats": np.concatenate([f for f, _ in record]),
-            "visits": np.concatenate([v for _, v in record])}
+        return {
+            "sizes": sizes,
+            "feats": np.zeros((0, len(BATTLE_FEATURES)), np.float32),
+            "visits": np.zeros(0, np.float32),
+        }
+    return {
+        "sizes": sizes,
+        "feats": np.concatenate([f for f, _ in record]),
+        "visits": np.concatenate([v for _, v in record]),
+    }
 
 
 def _unpack(saved) -> list:

@@ -29,6 +29,7 @@ every legal move's 75 features) instead, read top to bottom in three steps:
     python -m castle_envs.experiments.exit_siege_net collect --seed 22000000 --games 500 --journal docs/data/castle_siege_exit_net/vh-22000000.jsonl
     python -m castle_envs.experiments.exit_siege_net fit --journals docs/data/castle_siege_exit_net/vh-*.jsonl --out runs/exit_net/round0
 """
+
 from __future__ import annotations
 
 import argparse
@@ -78,16 +79,23 @@ def play(agent, seed: int, difficulty: str, student=None, beta: float = 1.0) -> 
         view = state.player_view()
         action = agent.act(None, None, state=view)
         if search.searched:
-            searched.append([len(actions), [[a, n, round(q, 5)]
-                                            for a, n, q, _ in search.root_stats() if n > 0]])
+            searched.append(
+                [len(actions), [[a, n, round(q, 5)] for a, n, q, _ in search.root_stats() if n > 0]]
+            )
         elif int(state.legal_action_mask().sum()) > 1:
             planned.append([len(actions), int(action)])
         if student is not None and coin.random() >= beta:
             action = student.act(None, None, state=view)
         actions.append(int(action))
         state.apply_action(action)
-    game = {"seed": seed, "difficulty": difficulty, "outcome": int(state.outcome),
-            "actions": actions, "searched": searched, "planned": planned}
+    game = {
+        "seed": seed,
+        "difficulty": difficulty,
+        "outcome": int(state.outcome),
+        "actions": actions,
+        "searched": searched,
+        "planned": planned,
+    }
     if student is not None:
         game["beta"] = beta
     return game
@@ -95,14 +103,16 @@ def play(agent, seed: int, difficulty: str, student=None, beta: float = 1.0) -> 
 
 def collect(args) -> None:
     if args.seed < TRAIN_SEEDS:
-        raise SystemExit(f"--seed {args.seed}: training deals start at {TRAIN_SEEDS:,}; "
-                         "lower seeds are evaluation deals")
+        raise SystemExit(
+            f"--seed {args.seed}: training deals start at {TRAIN_SEEDS:,}; "
+            "lower seeds are evaluation deals"
+        )
     journal = Path(args.journal)
     journal.parent.mkdir(parents=True, exist_ok=True)
     if journal.exists() and journal.stat().st_size:
         text = journal.read_text()
-        if not text.endswith("\n"):        # a game cut off by a kill: drop it, replay it
-            journal.write_text(text[:text.rfind("\n") + 1])
+        if not text.endswith("\n"):  # a game cut off by a kill: drop it, replay it
+            journal.write_text(text[: text.rfind("\n") + 1])
     done = _finished(journal)
     agent = make_agent(args.teacher, "castle-siege", seed=0)
     if not hasattr(agent, "policy") or not hasattr(agent.policy, "root_stats"):
@@ -123,8 +133,16 @@ def collect(args) -> None:
             f.flush()
             played += 1
             wins += game["outcome"] == 1
-    print(json.dumps({"journal": str(journal), "played": played, "wins": wins,
-                      "cpu_s_per_game": round((time.process_time() - t0) / max(played, 1), 2)}))
+    print(
+        json.dumps(
+            {
+                "journal": str(journal),
+                "played": played,
+                "wins": wins,
+                "cpu_s_per_game": round((time.process_time() - t0) / max(played, 1), 2),
+            }
+        )
+    )
 
 
 class Positions:
@@ -134,14 +152,21 @@ class Positions:
 
     def __init__(self):
         self.obs, self.rows, self.target, self.won, self.game = [], [], [], [], []
-        self.teachers: set[str] = set()   # the teachers named by the games read
-        self.root: list[float] = []   # the root's value: its children's visit-weighted mean
+        self.teachers: set[str] = set()  # the teachers named by the games read
+        self.root: list[float] = []  # the root's value: its children's visit-weighted mean
 
     def __len__(self) -> int:
         return len(self.obs)
 
-    def add_game(self, game: dict, index: int, view, planned: bool = False,
-                 q_temp: float = 0.0, q_visits: int = 10) -> None:
+    def add_game(
+        self,
+        game: dict,
+        index: int,
+        view,
+        planned: bool = False,
+        q_temp: float = 0.0,
+        q_visits: int = 10,
+    ) -> None:
         """The game's searched decisions; with ``planned`` also the teacher's moves where it
         did not search (the endgame planner's, once every card is known; as a one-hot
         target). Journals of the teacher's own games written before ``planned`` was kept
@@ -150,6 +175,7 @@ class Positions:
         fewer than ``q_visits`` visits left out: their means are noise), the search's
         estimate of every move's worth rather than where it spent its iterations."""
         from castle_envs.castle_siege.observation import encode
+
         state = State.new_game(np.random.default_rng(game["seed"]), difficulty=game["difficulty"])
         searched = {step: children for step, children in game["searched"]}
         if planned and "planned" in game:
@@ -186,15 +212,24 @@ class Positions:
                     self.game.append(index)
             state.apply_action(action)
         if state.outcome != game["outcome"]:
-            raise ValueError(f"deal {game['seed']}: the journalled moves do not replay to the "
-                             "journalled outcome (a rules change since it was played?)")
+            raise ValueError(
+                f"deal {game['seed']}: the journalled moves do not replay to the "
+                "journalled outcome (a rules change since it was played?)"
+            )
 
 
-def load_positions(journals: list[str], capacity: int, holdout: float, planned: bool = False,
-                   q_temp: float = 0.0, q_visits: int = 10):
+def load_positions(
+    journals: list[str],
+    capacity: int,
+    holdout: float,
+    planned: bool = False,
+    q_temp: float = 0.0,
+    q_visits: int = 10,
+):
     """(fit positions, held-back positions, games read): the last ``holdout`` share of each
     journal's games is held back."""
     from castle_envs.moves import move_view
+
     view = move_view("castle-siege", capacity)
     fit_set, held, games = Positions(), Positions(), 0
     for path in journals:
@@ -202,14 +237,14 @@ def load_positions(journals: list[str], capacity: int, holdout: float, planned: 
         lines = [json.loads(x) for x in Path(path).read_text().split("\n")[:-1] if x.strip()]
         cut = len(lines) - int(round(holdout * len(lines)))
         for i, game in enumerate(lines):
-            (fit_set if i < cut else held).add_game(game, games, view, planned, q_temp,
-                                                    q_visits)
+            (fit_set if i < cut else held).add_game(game, games, view, planned, q_temp, q_visits)
             games += 1
     return fit_set, held, games
 
 
 def _batches(data: Positions, idx, value_target: str = "outcome"):
     import torch
+
     counts = torch.as_tensor([len(data.rows[i]) for i in idx])
     width = int(counts.max())
     mask = torch.arange(width)[None, :] < counts[:, None]
@@ -226,6 +261,7 @@ def losses(net, batch):
     """(cross-entropy to the visit shares, value squared error, agreement with the search's
     most visited move) per position of a batch."""
     import torch
+
     obs, rows, mask, target, won = batch
     h = net.embed(obs)
     owner = torch.nonzero(mask, as_tuple=True)[0]
@@ -238,9 +274,11 @@ def losses(net, batch):
     return ce, v_err, agree
 
 
-def evaluate_loss(net, data: Positions, value_target: str = "outcome",
-                  batch_size: int = 512) -> dict:
+def evaluate_loss(
+    net, data: Positions, value_target: str = "outcome", batch_size: int = 512
+) -> dict:
     import torch
+
     total = np.zeros(3)
     with torch.no_grad():
         for start in range(0, len(data), batch_size):
@@ -260,10 +298,16 @@ def fit(args) -> None:
     if args.hidden:
         # a fresh network of another width; its linear term starts at the CEM scorer's, as
         # the move PPO's did
-        arch = {"obs_size": 882, "num_features": 75, "hidden": args.hidden,
-                "linear_offset": 45, "capacity": 256}
-        net = move_policy.build_net(arch["obs_size"], arch["num_features"], args.hidden,
-                                    arch["linear_offset"]).train()
+        arch = {
+            "obs_size": 882,
+            "num_features": 75,
+            "hidden": args.hidden,
+            "linear_offset": 45,
+            "capacity": 256,
+        }
+        net = move_policy.build_net(
+            arch["obs_size"], arch["num_features"], args.hidden, arch["linear_offset"]
+        ).train()
         move_policy.init_linear(net, LINEAR)
     else:
         init = load_agent(args.init, "castle-siege")
@@ -271,10 +315,20 @@ def fit(args) -> None:
         arch = move_policy.check_arch(card["policy"])
         net = init.net.train()
     t0 = time.time()
-    data, held, games = load_positions(args.journals, arch["capacity"], args.holdout,
-                                       args.planned, args.q_temp, args.q_visits)
-    print(json.dumps({"games": games, "positions": len(data), "held_back": len(held),
-                      "load_s": round(time.time() - t0, 1)}), flush=True)
+    data, held, games = load_positions(
+        args.journals, arch["capacity"], args.holdout, args.planned, args.q_temp, args.q_visits
+    )
+    print(
+        json.dumps(
+            {
+                "games": games,
+                "positions": len(data),
+                "held_back": len(held),
+                "load_s": round(time.time() - t0, 1),
+            }
+        ),
+        flush=True,
+    )
     history: list[dict] = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
     print(json.dumps(history[-1]), flush=True)
     # the value head overfits the games' outcomes long before the policy stops learning
@@ -288,7 +342,7 @@ def fit(args) -> None:
         order = gen.permutation(len(data))
         run = np.zeros(3)
         for start in range(0, len(data), args.batch_size):
-            idx = order[start:start + args.batch_size]
+            idx = order[start : start + args.batch_size]
             ce, v_err, agree = losses(net, _batches(data, idx, args.value_target))
             loss = ce.mean() + args.vf_coef * v_err.mean()
             optimizer.zero_grad()
@@ -296,27 +350,44 @@ def fit(args) -> None:
             optimizer.step()
             run += [float(ce.detach().sum()), float(v_err.detach().sum()), float(agree.sum())]
         net.eval()
-        history.append({"epoch": epoch, "fit": dict(zip(("ce", "value_mse", "agreement"),
-                                                      (run / len(data)).round(4))),
-                        "held_back": evaluate_loss(net, held, args.value_target),
-                        "wall_s": round(time.time() - t0, 1)})
+        history.append(
+            {
+                "epoch": epoch,
+                "fit": dict(zip(("ce", "value_mse", "agreement"), (run / len(data)).round(4))),
+                "held_back": evaluate_loss(net, held, args.value_target),
+                "wall_s": round(time.time() - t0, 1),
+            }
+        )
         print(json.dumps(history[-1]), flush=True)
         if len(held) and history[-1]["held_back"]["value_mse"] < best_value[0]:
             best_value = (history[-1]["held_back"]["value_mse"], epoch, value_arrays(net))
-    out = move_policy.save(net, args.out, arch, "castle-siege", {"difficulty": "very_hard"}, {},
-                           extra={"trained": {
-                               "algo": "exit_siege_net", "teachers": sorted(data.teachers | held.teachers),
-                               "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
-                               "journals": [Path(j).name for j in args.journals],
-                               "games": games, "positions": len(data),
-                               "held_back_positions": len(held), "epochs": args.epochs,
-                               "lr": args.lr, "vf_coef": args.vf_coef,
-                               "batch_size": args.batch_size,
-                               "value_npz_epoch": best_value[1],
-                               "value_target": args.value_target,
-                               "planned": args.planned,
-                               **({"q_temp": args.q_temp, "q_visits": args.q_visits}
-                                  if args.q_temp > 0 else {})}})
+    out = move_policy.save(
+        net,
+        args.out,
+        arch,
+        "castle-siege",
+        {"difficulty": "very_hard"},
+        {},
+        extra={
+            "trained": {
+                "algo": "exit_siege_net",
+                "teachers": sorted(data.teachers | held.teachers),
+                "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
+                "journals": [Path(j).name for j in args.journals],
+                "games": games,
+                "positions": len(data),
+                "held_back_positions": len(held),
+                "epochs": args.epochs,
+                "lr": args.lr,
+                "vf_coef": args.vf_coef,
+                "batch_size": args.batch_size,
+                "value_npz_epoch": best_value[1],
+                "value_target": args.value_target,
+                "planned": args.planned,
+                **({"q_temp": args.q_temp, "q_visits": args.q_visits} if args.q_temp > 0 else {}),
+            }
+        },
+    )
     (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
     np.savez(out / "value.npz", **best_value[2])
     print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
@@ -326,24 +397,36 @@ def value_arrays(net) -> dict:
     """The move network's state encoder and value head as ``siege_ismcts.VALUE_ARRAYS``
     (weights transposed to input x output)."""
     sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-    return {"w1": sd["state.0.weight"].T, "b1": sd["state.0.bias"],
-            "w2": sd["state.2.weight"].T, "b2": sd["state.2.bias"],
-            "wv": sd["value.weight"][0], "bv": sd["value.bias"]}
+    return {
+        "w1": sd["state.0.weight"].T,
+        "b1": sd["state.0.bias"],
+        "w2": sd["state.2.weight"].T,
+        "b2": sd["state.2.bias"],
+        "wv": sd["value.weight"][0],
+        "bv": sd["value.bias"],
+    }
 
 
 def prior_arrays(net) -> dict:
     """The move network's move scores as ``castle_siege_ismcts.PRIOR_ARRAYS`` (weights
     transposed to input x output), for the search's root priors."""
     sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-    return {"w1": sd["state.0.weight"].T, "b1": sd["state.0.bias"],
-            "w2": sd["state.2.weight"].T, "b2": sd["state.2.bias"],
-            "m1": sd["move.0.weight"].T, "c1": sd["move.0.bias"],
-            "m2": sd["move.2.weight"][0], "c2": sd["move.2.bias"],
-            "lin": sd["linear.weight"][0]}
+    return {
+        "w1": sd["state.0.weight"].T,
+        "b1": sd["state.0.bias"],
+        "w2": sd["state.2.weight"].T,
+        "b2": sd["state.2.bias"],
+        "m1": sd["move.0.weight"].T,
+        "c1": sd["move.0.bias"],
+        "m2": sd["move.2.weight"][0],
+        "c2": sd["move.2.bias"],
+        "lin": sd["linear.weight"][0],
+    }
 
 
 def export(args) -> None:
     from castle_envs.agents.saved import load_agent
+
     net = load_agent(args.model, "castle-siege").net
     np.savez(args.out, **(prior_arrays(net) if args.what == "prior" else value_arrays(net)))
     print(json.dumps({"saved": args.out, "what": args.what}))
@@ -358,42 +441,74 @@ def main(argv=None) -> None:
     c.add_argument("--journal", required=True)
     c.add_argument("--difficulty", default="very_hard")
     c.add_argument("--teacher", default=TEACHER)
-    c.add_argument("--student", default="",
-                   help="an agent spec (model:DIR) whose moves are played while the teacher "
-                        "labels every decision (DAgger); default: the teacher plays")
-    c.add_argument("--beta", type=float, default=0.0,
-                   help="with --student: the share of decisions where the teacher's move is "
-                        "played instead")
+    c.add_argument(
+        "--student",
+        default="",
+        help="an agent spec (model:DIR) whose moves are played while the teacher "
+        "labels every decision (DAgger); default: the teacher plays",
+    )
+    c.add_argument(
+        "--beta",
+        type=float,
+        default=0.0,
+        help="with --student: the share of decisions where the teacher's move is played instead",
+    )
     f = sub.add_parser("fit", help="the move network fitted to the journals' searches")
     f.add_argument("--journals", nargs="+", required=True)
     f.add_argument("--out", required=True)
     f.add_argument("--init", default="models/castle_siege_hard_move_ppo")
-    f.add_argument("--hidden", type=int, default=0,
-                   help="start from a fresh network this wide (its linear term the CEM "
-                        "scorer's) instead of --init")
+    f.add_argument(
+        "--hidden",
+        type=int,
+        default=0,
+        help="start from a fresh network this wide (its linear term the CEM "
+        "scorer's) instead of --init",
+    )
     f.add_argument("--epochs", type=int, default=4)
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--batch-size", type=int, default=256)
     f.add_argument("--vf-coef", type=float, default=0.5)
     f.add_argument("--holdout", type=float, default=0.1)
-    f.add_argument("--value-target", choices=("outcome", "search"), default="outcome",
-                   help="the value head learns the game's outcome (1 won, 0 lost) or the "
-                        "search's value of the root (its visit-weighted mean)")
-    f.add_argument("--planned", action="store_true",
-                   help="also learn the teacher's moves where it did not search (the "
-                        "endgame planner's proven lines)")
-    f.add_argument("--q-temp", type=float, default=0.0,
-                   help="> 0: the move target is the softmax of the root children's mean "
-                        "values over this temperature, not their visit shares")
-    f.add_argument("--q-visits", type=int, default=10,
-                   help="with --q-temp: children with fewer visits are left out of the target")
+    f.add_argument(
+        "--value-target",
+        choices=("outcome", "search"),
+        default="outcome",
+        help="the value head learns the game's outcome (1 won, 0 lost) or the "
+        "search's value of the root (its visit-weighted mean)",
+    )
+    f.add_argument(
+        "--planned",
+        action="store_true",
+        help="also learn the teacher's moves where it did not search (the "
+        "endgame planner's proven lines)",
+    )
+    f.add_argument(
+        "--q-temp",
+        type=float,
+        default=0.0,
+        help="> 0: the move target is the softmax of the root children's mean "
+        "values over this temperature, not their visit shares",
+    )
+    f.add_argument(
+        "--q-visits",
+        type=int,
+        default=10,
+        help="with --q-temp: children with fewer visits are left out of the target",
+    )
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--torch-seed", type=int, default=0)
-    e = sub.add_parser("export", help="a move network's value head as an ismcts leaf value, "
-                                      "or its move scores as the root's priors")
+    e = sub.add_parser(
+        "export",
+        help="a move network's value head as an ismcts leaf value, "
+        "or its move scores as the root's priors",
+    )
     e.add_argument("--model", required=True)
-    e.add_argument("--what", choices=("value", "prior"), default="value",
-                   help="value: the ismcts option value=; prior: the ismcts option prior=")
+    e.add_argument(
+        "--what",
+        choices=("value", "prior"),
+        default="value",
+        help="value: the ismcts option value=; prior: the ismcts option prior=",
+    )
     e.add_argument("--out", required=True, help="the .npz file to write")
     args = p.parse_args(argv)
     {"collect": collect, "fit": fit, "export": export}[args.cmd](args)

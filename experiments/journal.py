@@ -10,6 +10,7 @@ nothing counted twice.
   redone and the next line starts cleanly; a bad line anywhere else is corruption, refused
   with its line number (``JournalError``).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,15 +38,21 @@ def read(path: str, repair: bool = True) -> list[dict]:
             continue
         try:
             record = json.loads(raw)
-            if last:            # whole JSON but no newline: written up to its last byte
+            if last:  # whole JSON but no newline: written up to its last byte
                 raise ValueError("no newline")
         except ValueError:
             tail_only = last or (number == len(lines) - 1 and not lines[-1].strip())
             if not tail_only:
-                raise JournalError(f"{path}: line {number} is not JSON ({raw[:60]!r}...); "
-                                   "the file is damaged before its last line") from None
-            log.warning("%s: the last line was cut off (%d bytes, a crash mid-write?): "
-                        "dropped, its work will be redone", path, len(raw))
+                raise JournalError(
+                    f"{path}: line {number} is not JSON ({raw[:60]!r}...); "
+                    "the file is damaged before its last line"
+                ) from None
+            log.warning(
+                "%s: the last line was cut off (%d bytes, a crash mid-write?): "
+                "dropped, its work will be redone",
+                path,
+                len(raw),
+            )
             if repair:
                 with open(path, "r+b") as f:
                     f.truncate(good_end)

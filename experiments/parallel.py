@@ -8,6 +8,7 @@ Backends: ``local`` (``workers`` processes, default all cores; 1 runs in this pr
 ``ray`` (``address`` of a running cluster, or None for a local Ray instance; needs the
 ``distributed`` extra).
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -30,9 +31,16 @@ def split(n: int, workers: int, max_chunk: int = 50) -> list[tuple]:
     return [tuple(range(i, min(n, i + size))) for i in range(0, n, size)]
 
 
-def run_chunks(fn, chunks: list, workers: int | None = None, backend: str = "local",
-               address: str | None = None, progress=None, weights=None,
-               on_result=None) -> list:
+def run_chunks(
+    fn,
+    chunks: list,
+    workers: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    progress=None,
+    weights=None,
+    on_result=None,
+) -> list:
     """``[fn(*c) for c in chunks]``, in parallel. ``progress(k)`` is called as chunks finish,
     with the chunk's weight (``weights[i]``, default 1); ``on_result(i, result)`` with each
     chunk's result as it comes in (to save finished work before the whole run ends)."""
@@ -56,7 +64,7 @@ def run_chunks(fn, chunks: list, workers: int | None = None, backend: str = "loc
             tick(w)
         return results
     results = [None] * len(chunks)
-    context = multiprocessing.get_context("spawn")   # safe with torch and threads
+    context = multiprocessing.get_context("spawn")  # safe with torch and threads
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
         futures = {pool.submit(fn, *c): i for i, c in enumerate(chunks)}
         for future in as_completed(futures):
@@ -71,13 +79,13 @@ def _run_ray(fn, chunks, address, tick, weights, workers, on_result):
     try:
         import ray
     except ImportError:
-        raise ValueError("--backend ray needs the 'distributed' extra: "
-                         "pip install 'castle-envs[distributed]'") from None
+        raise ValueError(
+            "--backend ray needs the 'distributed' extra: pip install 'castle-envs[distributed]'"
+        ) from None
     started = False
     if not ray.is_initialized():
         kwargs = {"address": address} if address else {"num_cpus": workers or default_workers()}
-        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False,
-                 **kwargs)
+        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, **kwargs)
         started = True
     try:
         remote = ray.remote(fn)

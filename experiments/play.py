@@ -15,6 +15,7 @@ terminal's width, between words. In the multi-player games the person holds the 
 (default 0; ``--hotseat`` for all) and the ``--opponent`` agent (default the game's
 heuristic) plays the others.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,29 +32,53 @@ from castle_envs.registry import get_game
 from .common import add_game_arguments, describer, game_and_variant
 
 PAGE = 20
-COMMANDS_HELP = ("Commands: a move's number; part of a move's text to list the moves that "
-                 "contain it (a move is played when only one does); n / p: next / previous "
-                 "page; all: every move again; b: the board; save [FILE]: write the game "
-                 "record; ?: this help; q: quit.")
+COMMANDS_HELP = (
+    "Commands: a move's number; part of a move's text to list the moves that "
+    "contain it (a move is played when only one does); n / p: next / previous "
+    "page; all: every move again; b: the board; save [FILE]: write the game "
+    "record; ?: this help; q: quit."
+)
 
 
 def add_parser(sub):
     p = sub.add_parser("play", help="play a game in the terminal")
     add_game_arguments(p)
     p.add_argument("--seed", type=int, default=None, help="the deal (a non-negative integer)")
-    p.add_argument("--human", type=int, nargs="*", default=[0],
-                   help="multi-player games: the seats a person plays (default 0)")
+    p.add_argument(
+        "--human",
+        type=int,
+        nargs="*",
+        default=[0],
+        help="multi-player games: the seats a person plays (default 0)",
+    )
     p.add_argument("--hotseat", action="store_true", help="a person plays every seat")
-    p.add_argument("--opponent", default="heuristic",
-                   help="multi-player games: the agent in the other seats (default heuristic; "
-                        "best, random, mcts:sims=50, model:DIR, linear:PATH ...)")
-    p.add_argument("--save", default=None, metavar="FILE",
-                   help="write the game record to FILE when the game ends or you quit")
-    p.add_argument("--page", type=int, default=PAGE, metavar="N",
-                   help=f"moves listed at a time (default {PAGE})")
-    p.add_argument("--width", type=int, default=None, metavar="N",
-                   help="wrap text to N columns, between words (default: the terminal's "
-                        "width, 80 when unknown; 0: no wrapping)")
+    p.add_argument(
+        "--opponent",
+        default="heuristic",
+        help="multi-player games: the agent in the other seats (default heuristic; "
+        "best, random, mcts:sims=50, model:DIR, linear:PATH ...)",
+    )
+    p.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="write the game record to FILE when the game ends or you quit",
+    )
+    p.add_argument(
+        "--page",
+        type=int,
+        default=PAGE,
+        metavar="N",
+        help=f"moves listed at a time (default {PAGE})",
+    )
+    p.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        metavar="N",
+        help="wrap text to N columns, between words (default: the terminal's "
+        "width, 80 when unknown; 0: no wrapping)",
+    )
     p.set_defaults(run=run)
 
 
@@ -67,13 +92,19 @@ def run(args, stdin=None, stdout=None) -> int:
     spec, variant = game_and_variant(args)
     env = spec.make(render_mode="ansi", **variant)
     render = spec.load_renderer()
-    session = Session(stdin or sys.stdin, stdout or sys.stdout, spec.slug,
-                      getattr(render, "LEGEND", ""), args.page, width=args.width,
-                      events=getattr(render, "events", None))
+    session = Session(
+        stdin or sys.stdin,
+        stdout or sys.stdout,
+        spec.slug,
+        getattr(render, "LEGEND", ""),
+        args.page,
+        width=args.width,
+        events=getattr(render, "events", None),
+    )
     game = _Game(spec, variant, args.seed, args.save)
     try:
         return _play(spec, env, game, session, args)
-    except KeyboardInterrupt:         # Ctrl-C: keep the game when asked to, then stop
+    except KeyboardInterrupt:  # Ctrl-C: keep the game when asked to, then stop
         if game.recorder is not None and game.save_path:
             session.say("")
             game.save(_rules(env), session)
@@ -90,6 +121,7 @@ def _play(spec, env, game, session, args) -> int:
     from castle_envs.agents import make_agent
 
     from .evaluate import resolve_best
+
     opponent_spec = resolve_best(args.opponent, spec.slug)
     opponent = make_agent(opponent_spec, spec.slug, seed=args.seed)
     return _play_multiplayer(env, game, seats, opponent, opponent_spec, session)
@@ -120,8 +152,16 @@ class Session:
     """The terminal: paged move lists, filters, commands; ``choose`` returns an action id,
     ``None`` to quit, or ``"save"`` with ``self.save_path`` set."""
 
-    def __init__(self, stdin, stdout, game: str = "", legend: str = "", page: int = PAGE,
-                 width: int | None = None, events=None):
+    def __init__(
+        self,
+        stdin,
+        stdout,
+        game: str = "",
+        legend: str = "",
+        page: int = PAGE,
+        width: int | None = None,
+        events=None,
+    ):
         self.stdin, self.stdout = stdin, stdout
         render = get_game(game).load_renderer() if game else None
         self.cards = bool(getattr(render, "TYPED_CARDS", False))
@@ -158,7 +198,7 @@ class Session:
         self.stdout.flush()
         try:
             return self.stdin.readline()
-        except (UnicodeDecodeError, ValueError) as err:     # bytes that are not text
+        except (UnicodeDecodeError, ValueError) as err:  # bytes that are not text
             return f"\0unreadable input ({type(err).__name__})\n"
 
     def choose(self, state, mask, board=None):
@@ -169,8 +209,8 @@ class Session:
             self.say("How to read the moves: " + self.legend)
             self.say("Type ? for help.")
             self.legend_shown = True
-        view = list(range(len(legal)))        # the moves listed (indices into legal)
-        page, query = 0, None                 # query: the text that narrowed the list
+        view = list(range(len(legal)))  # the moves listed (indices into legal)
+        page, query = 0, None  # query: the text that narrowed the list
         self._list(texts, view, page, query)
         while True:
             line = self._read()
@@ -200,8 +240,10 @@ class Session:
                 return "save"
             if text in ("", "n", "next", "more"):
                 if not text and pages == 1:
-                    self.say(f"type a move's number (0-{len(legal) - 1}), part of a move, "
-                             "? for help or q to quit")
+                    self.say(
+                        f"type a move's number (0-{len(legal) - 1}), part of a move, "
+                        "? for help or q to quit"
+                    )
                     continue
                 page = (page + 1) % pages
                 self._list(texts, view, page, query)
@@ -217,8 +259,10 @@ class Session:
             if raw.isascii() and raw.isdigit():
                 if len(raw) <= 6 and int(raw) < len(legal):
                     return legal[int(raw)]
-                self.say(f"'{_shown(raw)}' is not a move number: type 0-{len(legal) - 1}, "
-                         "part of a move, ? for help or q")
+                self.say(
+                    f"'{_shown(raw)}' is not a move number: type 0-{len(legal) - 1}, "
+                    "part of a move, ? for help or q"
+                )
                 continue
             exact = [i for i in range(len(legal)) if text in (keys[i], codes[i])]
             if len(exact) == 1:
@@ -227,8 +271,10 @@ class Session:
             if len(matches) == 1:
                 return legal[matches[0]]
             if not matches:
-                self.say(f"'{_shown(raw)}' is not a move number and no legal move contains "
-                         f"it: type 0-{len(legal) - 1}, part of a move, ? for help or q")
+                self.say(
+                    f"'{_shown(raw)}' is not a move number and no legal move contains "
+                    f"it: type 0-{len(legal) - 1}, part of a move, ? for help or q"
+                )
                 continue
             view, page, query = matches, 0, _shown(raw)
             self._list(texts, view, page, query)
@@ -240,18 +286,23 @@ class Session:
         if phrase:
             return phrase
         words = text.split()
-        return [i for i in range(len(keys))
-                if all(w in keys[i] for w in words) or all(w in codes[i] for w in words)]
+        return [
+            i
+            for i in range(len(keys))
+            if all(w in keys[i] for w in words) or all(w in codes[i] for w in words)
+        ]
 
     def _list(self, texts, view, page, query):
         size = self.page_size
         pages = max(1, -(-len(view) // size))
-        shown = view[page * size:(page + 1) * size]
+        shown = view[page * size : (page + 1) * size]
         if query is not None:
             self.say(f"{len(view)} moves contain '{query}':")
         elif len(view) > size:
-            self.say(f"{len(view)} legal moves, page {page + 1} of {pages} "
-                     "(Enter or n: next page; type part of a move to narrow the list):")
+            self.say(
+                f"{len(view)} legal moves, page {page + 1} of {pages} "
+                "(Enter or n: next page; type part of a move to narrow the list):"
+            )
             groups = _groups([texts[i] for i in view])
             if groups:
                 self.say("  moves: " + ", ".join(groups))
@@ -277,8 +328,9 @@ def _ordered(state, mask, describe, key=None) -> tuple[list[int], list[str]]:
     rank: dict[str, int] = {}
     for t in texts:
         rank.setdefault(_head(t), len(rank))
-    order = sorted(range(len(legal)),
-                   key=lambda i: (rank[_head(texts[i])], texts[i].count(" + "), i))
+    order = sorted(
+        range(len(legal)), key=lambda i: (rank[_head(texts[i])], texts[i].count(" + "), i)
+    )
     return [legal[i] for i in order], [texts[i] for i in order]
 
 
@@ -294,9 +346,16 @@ def wrap(text: str, width: int) -> str:
             out.append(line)
             continue
         indent = " " * len(_NUMBERED.match(line).group(1))  # type: ignore[union-attr]  # any line
-        out.extend(textwrap.wrap(line, width, subsequent_indent=indent,
-                                 break_long_words=False, break_on_hyphens=False)
-                   or [line])
+        out.extend(
+            textwrap.wrap(
+                line,
+                width,
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or [line]
+        )
     return "\n".join(out)
 
 
@@ -326,18 +385,21 @@ class _Game:
 
     def __init__(self, spec, variant, seed, save_path):
         self.spec, self.variant, self.seed, self.save_path = spec, variant, seed, save_path
-        self.recorder: Any = None           # a records.Recorder once started
+        self.recorder: Any = None  # a records.Recorder once started
 
     def start(self, state, agents):
         from .records import Recorder
-        self.recorder = Recorder(self.spec.slug, dict(self.variant), {}, self.seed, state,
-                                 agents, "castle-envs play")
+
+        self.recorder = Recorder(
+            self.spec.slug, dict(self.variant), {}, self.seed, state, agents, "castle-envs play"
+        )
 
     def step(self, action, state):
         self.recorder.step(action, state)
 
     def save(self, state, session, path=None) -> None:
         from .records import save
+
         path = path or self.save_path or "castle-envs-game.json"
         try:
             save(self.recorder.finish(state), path)
@@ -393,8 +455,9 @@ def _play_solitaire(env, game, session) -> int:
 
 def _play_multiplayer(env, game, humans, opponent, opponent_spec, session) -> int:
     env.reset(seed=game.seed)
-    game.start(_rules(env), ["human" if s in humans else opponent_spec
-                           for s in range(env.num_players)])
+    game.start(
+        _rules(env), ["human" if s in humans else opponent_spec for s in range(env.num_players)]
+    )
     totals = {agent: 0.0 for agent in env.agents}
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()

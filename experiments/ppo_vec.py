@@ -14,6 +14,7 @@ finished since the last point) as JSON for comparisons.
 Truncation is not bootstrapped: Castle Siege provably ends within 45 turns (RULES.md), far
 below the 1000-step guard, so every episode end is a real termination.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,12 @@ def parse_args(argv=None):
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--num-steps", type=int, default=64, help="rollout length per env")
     p.add_argument("--learning-rate", type=float, default=3e-4)
-    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=False,
-                   help="decay the learning rate linearly to 0 (off: as sb3's default)")
+    p.add_argument(
+        "--anneal-lr",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="decay the learning rate linearly to 0 (off: as sb3's default)",
+    )
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--num-minibatches", type=int, default=4)
@@ -69,10 +74,20 @@ class Agent(nn.Module):
 
     def __init__(self, obs_size, n_actions, hidden):
         super().__init__()
-        self.critic = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden),
-                                    nn.Tanh(), layer(hidden, 1, std=1.0))
-        self.actor = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden),
-                                   nn.Tanh(), layer(hidden, n_actions, std=0.01))
+        self.critic = nn.Sequential(
+            layer(obs_size, hidden),
+            nn.Tanh(),
+            layer(hidden, hidden),
+            nn.Tanh(),
+            layer(hidden, 1, std=1.0),
+        )
+        self.actor = nn.Sequential(
+            layer(obs_size, hidden),
+            nn.Tanh(),
+            layer(hidden, hidden),
+            nn.Tanh(),
+            layer(hidden, n_actions, std=0.01),
+        )
 
     def value(self, obs):
         return self.critic(obs).squeeze(-1)
@@ -104,17 +119,33 @@ class Curve:
         ret, win = float(np.mean(self.returns)), float(np.mean(self.wins))
         self.writer.add_scalar("charts/episodic_return", ret, step)
         self.writer.add_scalar("charts/win_rate", win, step)
-        self.points.append({"step": int(step), "return": ret, "win_rate": win,
-                            "episodes": len(self.returns), "sps": sps})
-        print(f"step {step:>9,}  return {ret:6.3f}  win rate {win:5.3f}  "
-              f"({len(self.returns)} episodes)  {sps:,.0f} steps/s", flush=True)
+        self.points.append(
+            {
+                "step": int(step),
+                "return": ret,
+                "win_rate": win,
+                "episodes": len(self.returns),
+                "sps": sps,
+            }
+        )
+        print(
+            f"step {step:>9,}  return {ret:6.3f}  win rate {win:5.3f}  "
+            f"({len(self.returns)} episodes)  {sps:,.0f} steps/s",
+            flush=True,
+        )
         self.returns, self.wins = [], []
 
 
 # --- PPO on the batched env ---------------------------------------------------------------------
 def train_ppo_vec(args, writer, curve):
-    envs = castle_envs.make_vec("castle-siege", args.num_envs, difficulty=args.difficulty,
-                                reward=args.reward, copy=False, illegal_action="raise")
+    envs = castle_envs.make_vec(
+        "castle-siege",
+        args.num_envs,
+        difficulty=args.difficulty,
+        reward=args.reward,
+        copy=False,
+        illegal_action="raise",
+    )
     n, t_len = args.num_envs, args.num_steps
     obs_size, n_actions = envs.single_observation_space.shape[0], envs.single_action_space.n
     agent = Agent(obs_size, n_actions, args.hidden)
@@ -127,7 +158,10 @@ def train_ppo_vec(args, writer, curve):
     logp_buf, rew_buf, done_buf, val_buf = (torch.zeros((t_len, n)) for _ in range(4))
 
     obs, info = envs.reset(seed=args.seed)
-    next_obs, next_mask = torch.from_numpy(obs).clone(), torch.from_numpy(info["action_mask"]).clone()
+    next_obs, next_mask = (
+        torch.from_numpy(obs).clone(),
+        torch.from_numpy(info["action_mask"]).clone(),
+    )
     next_done = torch.zeros(n)
     episode_return = np.zeros(n)
     batch = n * t_len
@@ -183,8 +217,9 @@ def train_ppo_vec(args, writer, curve):
                 ratio = (logp - b_logp[idx]).exp()
                 mb_adv = b_adv[idx]
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+                ).mean()
                 v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
                 optimizer.zero_grad()
@@ -227,18 +262,30 @@ def train_sb3(args, writer, curve):
         def _on_rollout_end(self):
             curve.point(self.num_timesteps, self.num_timesteps / (time.perf_counter() - self.start))
 
-    venv = DummyVecEnv([lambda: CastleSiegeEnv(args.difficulty, reward=args.reward,
-                                               illegal_action="raise")
-                        for _ in range(args.num_envs)])
+    venv = DummyVecEnv(
+        [
+            lambda: CastleSiegeEnv(args.difficulty, reward=args.reward, illegal_action="raise")
+            for _ in range(args.num_envs)
+        ]
+    )
     venv.seed(args.seed)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=args.num_steps,
-                        batch_size=args.num_envs * args.num_steps // args.num_minibatches,
-                        n_epochs=args.update_epochs, learning_rate=args.learning_rate,
-                        gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_coef,
-                        ent_coef=args.ent_coef, vf_coef=args.vf_coef,
-                        max_grad_norm=args.max_grad_norm, seed=args.seed,
-                        policy_kwargs={"net_arch": [args.hidden, args.hidden],
-                                       "activation_fn": nn.Tanh}, verbose=0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=args.num_steps,
+        batch_size=args.num_envs * args.num_steps // args.num_minibatches,
+        n_epochs=args.update_epochs,
+        learning_rate=args.learning_rate,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_coef,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        seed=args.seed,
+        policy_kwargs={"net_arch": [args.hidden, args.hidden], "activation_fn": nn.Tanh},
+        verbose=0,
+    )
     log = Log()
     model.learn(args.total_timesteps, callback=log)
     return model.num_timesteps, time.perf_counter() - log.start
@@ -257,8 +304,12 @@ def main(argv=None):
     writer.close()
     print(f"{args.algo}: {steps:,} env steps in {seconds:.1f} s = {steps / seconds:,.0f} steps/s")
     if args.curve:
-        Path(args.curve).write_text(json.dumps(
-            {"args": vars(args), "steps": steps, "seconds": seconds, "points": curve.points}, indent=1))
+        Path(args.curve).write_text(
+            json.dumps(
+                {"args": vars(args), "steps": steps, "seconds": seconds, "points": curve.points},
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ digests, or whose outcome differs from the replay's, naming the step and what di
 ``castle-envs play --save FILE`` writes the game a person played; ``castle-envs replay FILE``
 shows one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,28 +58,69 @@ def _plain(value):
     return value
 
 
-def make_record(game: str, variant: dict, env_options: dict, seed, start: dict, agents,
-                actions, digests, returns, terminal: bool, source: str,
-                agent_seeds=None) -> dict:
-    return _plain({
-        "format": FORMAT, "version": VERSION, "game": game, "variant": dict(variant),
-        "env_options": dict(env_options), "seed": seed, "start": start,
-        "agents": list(agents), "agent_seeds": agent_seeds,
-        "actions": [int(a) for a in actions], "digests": list(digests),
-        "outcome": {"returns": [float(r) for r in returns], "steps": len(actions),
-                    "terminal": bool(terminal)},
-        "source": source, "castle_envs_version": castle_envs.__version__})
+def make_record(
+    game: str,
+    variant: dict,
+    env_options: dict,
+    seed,
+    start: dict,
+    agents,
+    actions,
+    digests,
+    returns,
+    terminal: bool,
+    source: str,
+    agent_seeds=None,
+) -> dict:
+    return _plain(
+        {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": game,
+            "variant": dict(variant),
+            "env_options": dict(env_options),
+            "seed": seed,
+            "start": start,
+            "agents": list(agents),
+            "agent_seeds": agent_seeds,
+            "actions": [int(a) for a in actions],
+            "digests": list(digests),
+            "outcome": {
+                "returns": [float(r) for r in returns],
+                "steps": len(actions),
+                "terminal": bool(terminal),
+            },
+            "source": source,
+            "castle_envs_version": castle_envs.__version__,
+        }
+    )
 
 
 class Recorder:
     """Builds a record while a game is played: ``step(action)`` after each action is
     applied to ``state`` (the live position), ``finish()`` at the end."""
 
-    def __init__(self, game: str, variant: dict, env_options: dict, seed, state, agents,
-                 source: str, agent_seeds=None):
-        self.meta = dict(game=game, variant=variant, env_options=env_options, seed=seed,
-                         start=state.to_dict(), agents=agents, source=source,
-                         agent_seeds=agent_seeds)
+    def __init__(
+        self,
+        game: str,
+        variant: dict,
+        env_options: dict,
+        seed,
+        state,
+        agents,
+        source: str,
+        agent_seeds=None,
+    ):
+        self.meta = dict(
+            game=game,
+            variant=variant,
+            env_options=env_options,
+            seed=seed,
+            start=state.to_dict(),
+            agents=agents,
+            source=source,
+            agent_seeds=agent_seeds,
+        )
         self.actions: list[int] = []
         self.digests: list[str] = []
 
@@ -87,8 +129,13 @@ class Recorder:
         self.digests.append(digest(state_after))
 
     def finish(self, state) -> dict:
-        return make_record(**self.meta, actions=self.actions, digests=self.digests,
-                           returns=state.returns(), terminal=state.is_terminal())
+        return make_record(
+            **self.meta,
+            actions=self.actions,
+            digests=self.digests,
+            returns=state.returns(),
+            terminal=state.is_terminal(),
+        )
 
 
 def save(record: dict, path: str) -> str:
@@ -116,27 +163,38 @@ def load(path: str) -> dict:
     return record
 
 
-_FIELDS = {"game": str, "variant": dict, "env_options": dict, "start": dict, "agents": list,
-           "actions": list, "outcome": dict}
+_FIELDS = {
+    "game": str,
+    "variant": dict,
+    "env_options": dict,
+    "start": dict,
+    "agents": list,
+    "actions": list,
+    "outcome": dict,
+}
 
 
 def check_fields(record, where: str = "record") -> None:
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise RecordError(f"{where} is not a castle-envs game record "
-                          f"(no \"format\": \"{FORMAT}\")")
+        raise RecordError(f'{where} is not a castle-envs game record (no "format": "{FORMAT}")')
     if record.get("version") != VERSION:
-        raise RecordError(f"{where} has record version {record.get('version')!r}; this "
-                          f"castle-envs reads version {VERSION}")
+        raise RecordError(
+            f"{where} has record version {record.get('version')!r}; this "
+            f"castle-envs reads version {VERSION}"
+        )
     for key, kind in _FIELDS.items():
         if not isinstance(record.get(key), kind):
-            raise RecordError(f"{where}: field {key!r} must be a {kind.__name__}, got "
-                              f"{type(record.get(key)).__name__}")
+            raise RecordError(
+                f"{where}: field {key!r} must be a {kind.__name__}, got "
+                f"{type(record.get(key)).__name__}"
+            )
     for i, a in enumerate(record["actions"]):
         if isinstance(a, bool) or not isinstance(a, int):
             raise RecordError(f"{where}: action {i} is {a!r}, not an action id")
     digests = record.get("digests")
-    if digests is not None and (not isinstance(digests, list)
-                                or len(digests) != len(record["actions"])):
+    if digests is not None and (
+        not isinstance(digests, list) or len(digests) != len(record["actions"])
+    ):
         raise RecordError(f"{where}: 'digests' must list one hash per action")
     seed = record.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
@@ -146,6 +204,7 @@ def check_fields(record, where: str = "record") -> None:
 @dataclass
 class Step:
     """One replayed move: the position before it, the action, the move in words."""
+
     index: int
     before: object
     action: int
@@ -162,13 +221,16 @@ def make_env(record: dict):
     if set(variant) != {spec.variant_arg}:
         raise RecordError(f"the record's variant {variant} must name {spec.variant_arg!r} only")
     if variant[spec.variant_arg] not in spec.variants:
-        raise RecordError(f"unknown {spec.variant_arg} {variant[spec.variant_arg]!r} for "
-                          f"{spec.slug}; choose one of {list(spec.variants)}")
+        raise RecordError(
+            f"unknown {spec.variant_arg} {variant[spec.variant_arg]!r} for "
+            f"{spec.slug}; choose one of {list(spec.variants)}"
+        )
     try:
         return spec.make(**variant, **record["env_options"])
     except TypeError as err:
-        raise RecordError(f"the record's env options {record['env_options']} do not fit "
-                          f"{spec.slug}: {err}") from None
+        raise RecordError(
+            f"the record's env options {record['env_options']} do not fit {spec.slug}: {err}"
+        ) from None
 
 
 def start_state(record: dict, env=None):
@@ -182,8 +244,10 @@ def start_state(record: dict, env=None):
     if record.get("seed") is not None:
         dealt = env._new_state(np.random.default_rng(record["seed"]), {})
         if dealt != start:
-            raise RecordError(f"seed {record['seed']} deals a different game than the "
-                              "record's start position (was the record edited?)")
+            raise RecordError(
+                f"seed {record['seed']} deals a different game than the "
+                "record's start position (was the record edited?)"
+            )
     return start
 
 
@@ -197,19 +261,25 @@ def replay(record: dict, check: bool = True):
     actions, digests = record["actions"], record.get("digests")
     for i, action in enumerate(actions):
         if state.is_terminal():
-            raise RecordError(f"step {i}: the game was already over, yet the record has "
-                              f"{len(actions) - i} more action(s)")
+            raise RecordError(
+                f"step {i}: the game was already over, yet the record has "
+                f"{len(actions) - i} more action(s)"
+            )
         if not 0 <= action < len(state.actions) or not state.legal_action_mask()[action]:
-            why = (f"not an action id of {record['game']}" if not 0 <= action < len(state.actions)
-                   else f"{describe(state, action)!r} is not legal: "
-                        f"{state.illegal_reason(action)}")
+            why = (
+                f"not an action id of {record['game']}"
+                if not 0 <= action < len(state.actions)
+                else f"{describe(state, action)!r} is not legal: {state.illegal_reason(action)}"
+            )
             raise RecordError(f"step {i}: action {action} is illegal ({why})")
         before = state.clone()
         move = describe(state, action)
         state.apply_action(action)
         if check and digests is not None and digests[i] != digest(state):
-            raise RecordError(f"step {i}: the position after {move!r} differs from the one "
-                              "recorded (the record was edited, or written by other rules)")
+            raise RecordError(
+                f"step {i}: the position after {move!r} differs from the one "
+                "recorded (the record was edited, or written by other rules)"
+            )
         yield Step(i, before, action, move, state.clone())
     if not check:
         return
@@ -217,12 +287,15 @@ def replay(record: dict, check: bool = True):
     returns = [float(r) for r in state.returns()]
     recorded = [float(r) for r in outcome.get("returns", [])]
     if recorded != returns:
-        raise RecordError(f"the record's outcome says returns {recorded}, the replay gives "
-                          f"{returns}")
+        raise RecordError(
+            f"the record's outcome says returns {recorded}, the replay gives {returns}"
+        )
     if bool(outcome.get("terminal")) != state.is_terminal():
         said = "ended" if outcome.get("terminal") else "was unfinished"
-        raise RecordError(f"the record says the game {said}, the replay "
-                          f"{'ends' if state.is_terminal() else 'is unfinished'}")
+        raise RecordError(
+            f"the record says the game {said}, the replay "
+            f"{'ends' if state.is_terminal() else 'is unfinished'}"
+        )
 
 
 def final_state(record: dict):

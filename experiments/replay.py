@@ -11,6 +11,7 @@ FILE with ``.html``) is self-contained: one picture per position (SVG), a slider
 step buttons, the arrow keys, each move in words and its events; it opens in any browser
 without a server.
 """
+
 from __future__ import annotations
 
 import html
@@ -26,14 +27,24 @@ from .records import load, replay
 
 def add_parser(sub):
     p = sub.add_parser("replay", help="replay a game record in the terminal and as an HTML page")
-    p.add_argument("file", help="a game record (JSON) written by evaluate/tournament --record "
-                                "or play --save")
-    p.add_argument("--html", default=None, metavar="PATH",
-                   help="where to write the HTML viewer (default: FILE with .html)")
+    p.add_argument(
+        "file", help="a game record (JSON) written by evaluate/tournament --record or play --save"
+    )
+    p.add_argument(
+        "--html",
+        default=None,
+        metavar="PATH",
+        help="where to write the HTML viewer (default: FILE with .html)",
+    )
     p.add_argument("--no-html", action="store_true", help="write no HTML page")
     p.add_argument("--boards", action="store_true", help="print the board before every move")
-    p.add_argument("--delay", type=float, default=0.0, metavar="S",
-                   help="seconds between moves in the terminal (implies --boards)")
+    p.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seconds between moves in the terminal (implies --boards)",
+    )
     p.add_argument("--quiet", action="store_true", help="check the record, print only a summary")
     p.set_defaults(run=run)
 
@@ -59,10 +70,15 @@ def describe(record: dict) -> str:
     variant = ", ".join(f"{k} {v}" for k, v in record["variant"].items())
     options = "".join(f", {k}={v}" for k, v in record["env_options"].items())
     seed = "unseeded deal" if record.get("seed") is None else f"deal seed {record['seed']}"
-    agents = (record["agents"][0] if len(record["agents"]) == 1 else
-              ", ".join(f"player_{i}: {a}" for i, a in enumerate(record["agents"])))
-    return (f"{get_game(record['game']).title} ({variant}{options}), {seed}; {agents}; "
-            f"{len(record['actions'])} moves; from {record.get('source', '?')}")
+    agents = (
+        record["agents"][0]
+        if len(record["agents"]) == 1
+        else ", ".join(f"player_{i}: {a}" for i, a in enumerate(record["agents"]))
+    )
+    return (
+        f"{get_game(record['game']).title} ({variant}{options}), {seed}; {agents}; "
+        f"{len(record['actions'])} moves; from {record.get('source', '?')}"
+    )
 
 
 def outcome_text(record: dict, final) -> str:
@@ -72,8 +88,13 @@ def outcome_text(record: dict, final) -> str:
     if len(returns) == 1:
         return "won" if returns[0] > 0 else "lost"
     winners = [f"player_{i}" for i, r in enumerate(returns) if r == max(returns)]
-    return ("winner: " if len(winners) == 1 else "shared: ") + ", ".join(winners) + \
-        " (returns " + ", ".join(f"{r:+g}" for r in returns) + ")"
+    return (
+        ("winner: " if len(winners) == 1 else "shared: ")
+        + ", ".join(winners)
+        + " (returns "
+        + ", ".join(f"{r:+g}" for r in returns)
+        + ")"
+    )
 
 
 def run(args) -> int:
@@ -96,24 +117,32 @@ def run(args) -> int:
             if boards:
                 print(render.render_ansi(step.before), file=out)
             notes = render.events(step.before, step.after)
-            print(f"{step.index + 1:>4}. {_who(record, step.before)}{step.move}"
-                  + (f"  [{'; '.join(notes)}]" if notes else ""), file=out, flush=True)
+            print(
+                f"{step.index + 1:>4}. {_who(record, step.before)}{step.move}"
+                + (f"  [{'; '.join(notes)}]" if notes else ""),
+                file=out,
+                flush=True,
+            )
             if args.delay:
                 time.sleep(args.delay)
         print(render.render_ansi(final), file=out)
-    print(f"replayed {len(steps)} moves, every position as recorded: "
-          f"{outcome_text(record, final)}", file=out)
+    print(
+        f"replayed {len(steps)} moves, every position as recorded: {outcome_text(record, final)}",
+        file=out,
+    )
     if not args.no_html:
         path = args.html or os.path.splitext(args.file)[0] + ".html"
         with open(path, "w", encoding="utf-8") as f:
             f.write(html_page(record, steps))
-        print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB): open it in a browser",
-              file=out)
+        print(
+            f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB): open it in a browser", file=out
+        )
     return 0
 
 
 def _start(record):
     from .records import start_state
+
     return start_state(record)
 
 
@@ -138,25 +167,37 @@ def script_json(data) -> str:
     or switch the HTML parser into a comment-like script state. U+2028/U+2029 are escaped
     too, for old JavaScript parsers."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def html_page(record: dict, steps: list) -> str:
     from castle_envs.core.svg import font_face_css
+
     render = _render(record["game"])
     lines, coded = frames(record, steps)
-    moves = [{"text": f"{_who(record, s.before)}{s.move}",
-              "events": render.events(s.before, s.after)} for s in steps]
+    moves = [
+        {"text": f"{_who(record, s.before)}{s.move}", "events": render.events(s.before, s.after)}
+        for s in steps
+    ]
     final = steps[-1].after if steps else _start(record)
     data = {"record": record, "lines": lines, "frames": coded, "moves": moves}
     payload = script_json(data)
     title = f"{get_game(record['game']).title} replay"
     return _TEMPLATE.format(
-        title=html.escape(title), font_css=font_face_css(),
+        title=html.escape(title),
+        font_css=font_face_css(),
         summary=html.escape(describe(record)),
-        outcome=html.escape(outcome_text(record, final)), payload=payload,
-        icons_json=script_json(ICONS), **{f"icon_{k}": v for k, v in ICONS.items()})
+        outcome=html.escape(outcome_text(record, final)),
+        payload=payload,
+        icons_json=script_json(ICONS),
+        **{f"icon_{k}": v for k, v in ICONS.items()},
+    )
 
 
 def _icon(path: str) -> str:

@@ -51,6 +51,7 @@ Using a trained policy
     ``greedy_action(modules["shared"], obs)`` picks a legal action for an adapter
     observation (``RLlibTurnBasedEnv`` step output, or ``to_rllib_obs(aec.observe(agent))``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -88,39 +89,58 @@ POLICY_MAPPINGS = {"shared": shared_policy, "per_seat": per_seat_policy}
 
 
 def module_ids(policies: str, num_players: int) -> list[str]:
-    return (["shared"] if policies == "shared"
-            else [f"player_{i}" for i in range(num_players)])
+    return ["shared"] if policies == "shared" else [f"player_{i}" for i in range(num_players)]
 
 
 # --- 2. the PPO config ---------------------------------------------------------------------
-def build_config(*, num_players: int = 2, policies: str = "shared", batch: int = 2000,
-                 minibatch: int = 250, epochs: int = 4, lr: float = 3e-4,
-                 hidden: tuple = (128, 128), seed: int = 0) -> PPOConfig:
+def build_config(
+    *,
+    num_players: int = 2,
+    policies: str = "shared",
+    batch: int = 2000,
+    minibatch: int = 250,
+    epochs: int = 4,
+    lr: float = 3e-4,
+    hidden: tuple = (128, 128),
+    seed: int = 0,
+) -> PPOConfig:
     if policies not in POLICY_MAPPINGS:
         raise ValueError(f"policies must be one of {sorted(POLICY_MAPPINGS)}, got {policies!r}")
-    masked = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                          model_config={"fcnet_hiddens": list(hidden),
-                                        "fcnet_activation": "relu",
-                                        "head_fcnet_hiddens": []})
+    masked = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={
+            "fcnet_hiddens": list(hidden),
+            "fcnet_activation": "relu",
+            "head_fcnet_hiddens": [],
+        },
+    )
     ids = module_ids(policies, num_players)
     return (
         PPOConfig()
-        .environment(RLlibTurnBasedEnv,
-                     env_config={"game": GAME, "num_players": num_players},
-                     # RLlib's checker steps random actions, which our env rejects as
-                     # illegal; the mask is the contract here.
-                     disable_env_checking=True)
+        .environment(
+            RLlibTurnBasedEnv,
+            env_config={"game": GAME, "num_players": num_players},
+            # RLlib's checker steps random actions, which our env rejects as
+            # illegal; the mask is the contract here.
+            disable_env_checking=True,
+        )
         .framework("torch")
         # Everything on the driver: sampling and learning in one process, no GPU.
         .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
         .learners(num_learners=0, num_gpus_per_learner=0)
-        .multi_agent(policies=set(ids), policy_mapping_fn=POLICY_MAPPINGS[policies],
-                     policies_to_train=ids)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={mid: masked for mid in ids}))
-        .training(train_batch_size_per_learner=batch, minibatch_size=minibatch,
-                  num_epochs=epochs, lr=lr, gamma=0.995, lambda_=0.95,
-                  entropy_coeff=0.01)
+        .multi_agent(
+            policies=set(ids), policy_mapping_fn=POLICY_MAPPINGS[policies], policies_to_train=ids
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={mid: masked for mid in ids}))
+        .training(
+            train_batch_size_per_learner=batch,
+            minibatch_size=minibatch,
+            num_epochs=epochs,
+            lr=lr,
+            gamma=0.995,
+            lambda_=0.95,
+            entropy_coeff=0.01,
+        )
         # An env error (an illegal action) must stop training, not be papered over.
         .fault_tolerance(restart_failed_sub_environments=False)
         .debugging(seed=seed)
@@ -138,10 +158,12 @@ def iteration_summary(result: dict) -> dict:
         "env_steps": int(result.get("num_env_steps_sampled_lifetime", 0)),
         "episodes": int(runners.get("num_episodes", 0)),
         "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
-        "agent_returns_mean": {a: float(v) for a, v in
-                               runners.get("agent_episode_returns_mean", {}).items()},
-        "policy_loss": {m: float(v["policy_loss"]) for m, v in modules.items()
-                        if "policy_loss" in v},
+        "agent_returns_mean": {
+            a: float(v) for a, v in runners.get("agent_episode_returns_mean", {}).items()
+        },
+        "policy_loss": {
+            m: float(v["policy_loss"]) for m, v in modules.items() if "policy_loss" in v
+        },
         "entropy": {m: float(v["entropy"]) for m, v in modules.items() if "entropy" in v},
     }
 
@@ -153,12 +175,15 @@ def train(algo, iterations: int, log=print) -> list[dict]:
         summary = iteration_summary(algo.train())
         summary["wall_s"] = round(time.perf_counter() - start, 2)
         history.append(summary)
-        returns = " ".join(f"{a}={r:+.2f}"
-                           for a, r in sorted(summary["agent_returns_mean"].items()))
+        returns = " ".join(
+            f"{a}={r:+.2f}" for a, r in sorted(summary["agent_returns_mean"].items())
+        )
         entropy = " ".join(f"{m}={e:.2f}" for m, e in sorted(summary["entropy"].items()))
-        log(f"iter {summary['iteration']:3d}  steps {summary['env_steps']:7d}  "
+        log(
+            f"iter {summary['iteration']:3d}  steps {summary['env_steps']:7d}  "
             f"episodes {summary['episodes']:3d}  len {summary['episode_len_mean']:5.1f}  "
-            f"returns {returns}  entropy {entropy}  {summary['wall_s']:.0f}s")
+            f"returns {returns}  entropy {entropy}  {summary['wall_s']:.0f}s"
+        )
     return history
 
 
@@ -167,15 +192,18 @@ def load_modules(checkpoint: str | Path) -> dict[str, RLModule]:
     """The trained policies of an algorithm checkpoint, by module id (no Ray needed)."""
     root = Path(checkpoint) / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE
     if not root.is_dir():
-        raise FileNotFoundError(f"{checkpoint} is not an RLlib algorithm checkpoint "
-                                f"(no {root.relative_to(checkpoint)})")
+        raise FileNotFoundError(
+            f"{checkpoint} is not an RLlib algorithm checkpoint (no {root.relative_to(checkpoint)})"
+        )
     return {p.name: RLModule.from_checkpoint(p) for p in sorted(root.iterdir()) if p.is_dir()}
 
 
 def to_rllib_obs(aec_obs: dict) -> dict:
     """A PettingZoo observation in the adapter's (and the masking module's) format."""
-    return {"observations": aec_obs["observation"],
-            "action_mask": aec_obs["action_mask"].astype(np.float32)}
+    return {
+        "observations": aec_obs["observation"],
+        "action_mask": aec_obs["action_mask"].astype(np.float32),
+    }
 
 
 @torch.no_grad()
@@ -186,8 +214,13 @@ def greedy_action(module: RLModule, obs: dict) -> int:
     return int(torch.argmax(logits[0]))
 
 
-def evaluate(modules: dict[str, RLModule], policies: str, num_players: int = 2,
-             games: int = 200, seed: int = 0) -> dict:
+def evaluate(
+    modules: dict[str, RLModule],
+    policies: str,
+    num_players: int = 2,
+    games: int = 200,
+    seed: int = 0,
+) -> dict:
     """Trained policy in one seat (rotating) against random players, and, on the same
     deals and seats, a random player in its place: win rates with 95% intervals."""
     mapping = POLICY_MAPPINGS[policies]
@@ -200,7 +233,7 @@ def evaluate(modules: dict[str, RLModule], policies: str, num_players: int = 2,
             seat = f"player_{g % num_players}"
             obs, _ = env.reset(seed=seed + g)
             while True:
-                (agent, o), = obs.items()    # turn-based: only the player to act
+                ((agent, o),) = obs.items()  # turn-based: only the player to act
                 if agent == seat and who == "trained":
                     action = greedy_action(modules[mapping(agent)], o)
                 else:
@@ -210,15 +243,21 @@ def evaluate(modules: dict[str, RLModule], policies: str, num_players: int = 2,
                     break
             wins += rewards.get(seat, 0.0) > 0
         low, high = wilson_interval(wins, games)
-        result[who] = {"wins": int(wins), "games": games, "win_rate": wins / games,
-                       "ci95": [low, high]}
+        result[who] = {
+            "wins": int(wins),
+            "games": games,
+            "win_rate": wins / games,
+            "ci95": [low, high],
+        }
     return result
 
 
 # --- command line --------------------------------------------------------------------------
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m castle_envs.experiments.rllib_castle_rooms",
-                                description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m castle_envs.experiments.rllib_castle_rooms",
+        description=__doc__.splitlines()[0],
+    )
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--num-players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--policies", default="shared", choices=sorted(POLICY_MAPPINGS))
@@ -231,16 +270,25 @@ def parse_args(argv=None):
     p.add_argument("--num-cpus", type=int, default=1, help="CPUs Ray may use (and torch threads)")
     p.add_argument("--eval-games", type=int, default=200)
     p.add_argument("--out", type=Path, default=None)
-    p.add_argument("--checkpoint", type=Path, default=None,
-                   help="an earlier run's checkpoint to start from (or, with --iterations 0, "
-                        "to evaluate); needs --trust-checkpoint")
-    p.add_argument("--trust-checkpoint", action="store_true",
-                   help="the --checkpoint is your own: RLlib checkpoints are pickles, which "
-                        "run code when loaded")
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="an earlier run's checkpoint to start from (or, with --iterations 0, "
+        "to evaluate); needs --trust-checkpoint",
+    )
+    p.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="the --checkpoint is your own: RLlib checkpoints are pickles, which "
+        "run code when loaded",
+    )
     args = p.parse_args(argv)
     if args.checkpoint is not None and not args.trust_checkpoint:
-        p.error("RLlib checkpoints hold pickled objects that run code when loaded; pass "
-                "--trust-checkpoint to load one you made yourself")
+        p.error(
+            "RLlib checkpoints hold pickled objects that run code when loaded; pass "
+            "--trust-checkpoint to load one you made yourself"
+        )
     if args.iterations < 0 or args.eval_games < 0:
         p.error("--iterations and --eval-games must be >= 0")
     if args.iterations == 0 and args.checkpoint is None:
@@ -252,9 +300,16 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.num_cpus)
     out = args.out or Path("runs") / time.strftime("rllib_castle_rooms_%Y%m%d_%H%M%S")
-    config = build_config(num_players=args.num_players, policies=args.policies,
-                          batch=args.batch, minibatch=args.minibatch, epochs=args.epochs,
-                          lr=args.lr, hidden=tuple(args.hidden), seed=args.seed)
+    config = build_config(
+        num_players=args.num_players,
+        policies=args.policies,
+        batch=args.batch,
+        minibatch=args.minibatch,
+        epochs=args.epochs,
+        lr=args.lr,
+        hidden=tuple(args.hidden),
+        seed=args.seed,
+    )
     history, checkpoint = [], args.checkpoint
     if args.iterations:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
@@ -271,14 +326,21 @@ def main(argv=None) -> int:
     modules = load_modules(checkpoint)
     evaluation = {}
     if args.eval_games:
-        evaluation = evaluate(modules, args.policies, args.num_players, args.eval_games,
-                              seed=10_000 + args.seed)
+        evaluation = evaluate(
+            modules, args.policies, args.num_players, args.eval_games, seed=10_000 + args.seed
+        )
         for who, r in evaluation.items():
-            print(f"{who:8s} vs random: won {r['wins']}/{r['games']} = {r['win_rate']:.3f} "
-                  f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})")
+            print(
+                f"{who:8s} vs random: won {r['wins']}/{r['games']} = {r['win_rate']:.3f} "
+                f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
+            )
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-               "checkpoint": str(checkpoint), "history": history, "evaluation": evaluation}
+    summary = {
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "checkpoint": str(checkpoint),
+        "history": history,
+        "evaluation": evaluation,
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"summary: {out / 'summary.json'}")
     return 0

@@ -24,6 +24,7 @@ and the summary. ``train.py`` (MaskablePPO, whose loop is Stable-Baselines3's: A
 says why it stays so) uses the folder without the loop. ``folder.config`` is the run's typed
 ``TrainConfig`` (``experiments/config.py``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -75,8 +76,10 @@ class RunFolder:
             raise FileNotFoundError(f"{path} has no {cls.CONFIG}: not a {kind}run folder")
         config = load_config(path / cls.CONFIG)
         if algo is not None and config.algo != algo:
-            raise ValueError(f"{path} is a run of algo {config.algo!r}, not {algo!r}: "
-                             f"resume it with its own trainer")
+            raise ValueError(
+                f"{path} is a run of algo {config.algo!r}, not {algo!r}: "
+                f"resume it with its own trainer"
+            )
         folder = cls(path, config, resumed=True)
         folder._recover_checkpoint()
         return folder
@@ -153,8 +156,9 @@ class RunFolder:
     def latest_checkpoint(self, marker: str = "policy.pt") -> Path:
         """``checkpoints/latest`` when it holds ``marker``, else FileNotFoundError."""
         if not (self.latest / marker).is_file():
-            raise FileNotFoundError(f"{self.path} has no {self.CHECKPOINTS}/latest/{marker} "
-                                    f"to resume from")
+            raise FileNotFoundError(
+                f"{self.path} has no {self.CHECKPOINTS}/latest/{marker} to resume from"
+            )
         return self.latest
 
     # --- the end --------------------------------------------------------------------------
@@ -178,10 +182,11 @@ class Interruptible:
     def __enter__(self) -> Interruptible:
         def handler(signum, frame):
             raise KeyboardInterrupt(f"signal {signum}")
+
         try:
             self._previous = signal.signal(signal.SIGTERM, handler)
             self._installed = True
-        except ValueError:          # not the main thread
+        except ValueError:  # not the main thread
             self._installed = False
         return self
 
@@ -234,26 +239,31 @@ class Schedule:
     """What ``run_chunked`` counts and when it evaluates and checkpoints. The PPO trainers'
     (``Schedule.steps(config)``) counts env steps to ``total_timesteps``; CEM counts
     generations and expert iteration rounds, each its own chunk."""
-    total: int                     # the run is done when the counter reaches it
-    eval_every: int                # held-out evaluation every so many; 0: none at all
+
+    total: int  # the run is done when the counter reaches it
+    eval_every: int  # held-out evaluation every so many; 0: none at all
     checkpoint_every: int
-    unit: str = "num_timesteps"    # the ``progress.json`` counter chunks add to
-    column: str = "steps"          # its name in ``eval.csv``'s first column
-    eval_at_start: bool = True     # a fresh run's starting policy evaluated (the curve's origin)
-    eval_last: bool = False        # the last chunk evaluated before its checkpoint, not after
+    unit: str = "num_timesteps"  # the ``progress.json`` counter chunks add to
+    column: str = "steps"  # its name in ``eval.csv``'s first column
+    eval_at_start: bool = True  # a fresh run's starting policy evaluated (the curve's origin)
+    eval_last: bool = False  # the last chunk evaluated before its checkpoint, not after
     # an interrupt leaves the latest checkpoint as it is (the chunk it cut short is redone on
     # resume) instead of checkpointing the middle of a chunk: for trainers whose state moves
     # during a chunk in ways a checkpoint must not catch (CEM's generator, a round's scorer)
     whole_chunks: bool = False
-    summary_keys: tuple = ()       # ``progress`` counters also copied into the summary
+    summary_keys: tuple = ()  # ``progress`` counters also copied into the summary
 
     @classmethod
     def steps(cls, config: TrainConfig) -> Schedule:
         return cls(config.total_timesteps, config.eval.every_steps, config.checkpoint.every_steps)
 
 
-def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = None,
-                schedule: Schedule | None = None) -> dict:
+def run_chunked(
+    trainer: Chunked,
+    folder: RunFolder,
+    stop_after: int | None = None,
+    schedule: Schedule | None = None,
+) -> dict:
     """Train ``trainer`` in ``folder`` to the schedule's total (``Schedule.steps``:
     ``total_timesteps`` env steps): the starting policy evaluated (a fresh run's curve starts
     there), chunks until done, ``stop_after`` units this session (whole chunks) or an
@@ -297,8 +307,8 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
 
         def write_row(row: dict) -> None:
             wall = progress["wall_seconds"] + time.perf_counter() - clock["start"]
-            folder.append_eval({plan.column: progress[unit], "wall_seconds": round(wall, 1),
-                                **row})
+            folder.append_eval({plan.column: progress[unit], "wall_seconds": round(wall, 1), **row})
+
         result = trainer.evaluate(progress, write_row)
         if result["win_rate"] > progress["best_win_rate"]:
             progress["best_win_rate"] = result["win_rate"]
@@ -307,7 +317,7 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
 
     session = 0
     if not folder.resumed and plan.eval_at_start:
-        maybe_eval(final=True)     # the starting policy's held-out win rate: the curve's origin
+        maybe_eval(final=True)  # the starting policy's held-out win rate: the curve's origin
     with folder.interruptible() as guard:
         while progress[unit] < plan.total and (stop_after is None or session < stop_after):
             session += trainer.train_chunk(progress)
@@ -319,13 +329,16 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
                 checkpoint()
     lap()
     if guard.interrupted and plan.whole_chunks:
-        progress.clear()           # the latest checkpoint stands: the run resumes from it
+        progress.clear()  # the latest checkpoint stands: the run resumes from it
         progress.update(checkpointed)
     else:
-        checkpoint()               # an interrupted or stopped run resumes from here
-    summary: dict = {"run_dir": str(folder.path), unit: progress[unit],
-                     **{k: progress[k] for k in plan.summary_keys},
-                     "wall_seconds": round(progress["wall_seconds"], 1)}
+        checkpoint()  # an interrupted or stopped run resumes from here
+    summary: dict = {
+        "run_dir": str(folder.path),
+        unit: progress[unit],
+        **{k: progress[k] for k in plan.summary_keys},
+        "wall_seconds": round(progress["wall_seconds"], 1),
+    }
     if guard.interrupted or progress[unit] < plan.total:
         trainer.close()
         return {**summary, "interrupted": guard.interrupted, "stopped": True}
@@ -339,8 +352,9 @@ def run_chunked(trainer: Chunked, folder: RunFolder, stop_after: int | None = No
     return summary
 
 
-def open_or_create(config: TrainConfig | dict | None, run_dir=None, resume=None,
-                   algo: str | None = None) -> RunFolder:
+def open_or_create(
+    config: TrainConfig | dict | None, run_dir=None, resume=None, algo: str | None = None
+) -> RunFolder:
     """``RunFolder.open(resume)`` when resuming, else ``RunFolder.create(config, run_dir)``."""
     if resume:
         return RunFolder.open(resume, algo)

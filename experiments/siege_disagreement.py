@@ -29,6 +29,7 @@ won the game, and by turn.
 The journal holds one line per game (its decisions inside) and is resumed: games already in
 it are skipped. ``--summary`` prints (and with ``--json`` writes) the figures of journals.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,11 +41,13 @@ import numpy as np
 from castle_envs.castle_siege.rules import BATTLE, State
 
 
-def decision_worlds(view: State, moves: list[int], worlds: int, nodes: int,
-                    rng: np.random.Generator, solver) -> list[list[int]]:
+def decision_worlds(
+    view: State, moves: list[int], worlds: int, nodes: int, rng: np.random.Generator, solver
+) -> list[list[int]]:
     """Per world dealt from ``view``, which of ``moves`` lead to a proven win (0/1 each)."""
     from castle_envs.vector import siege_solver as S
     from castle_envs.vector.castle_siege import write_state
+
     w, memo, weights = solver
     rules = {"attack": view.attack, "defeated": view.defeated}
     recent, leave = view.attack == "most_recent", view.defeated == "leave_game"
@@ -57,18 +60,35 @@ def decision_worlds(view: State, moves: list[int], worlds: int, nodes: int,
         v = np.zeros((1, S.INT_WORDS), np.int32)
         write_state(b[0], v[0], world, world.rows, rules)
         w.rng[0] = np.uint64(int(rng.integers(1, 1 << 63)))
-        S.evaluate_moves(w, S.ZOBRIST, memo, b, v, cand, recent, leave, nodes, 0.5, 0.15,
-                         weights, True, True, wins, 1)
+        S.evaluate_moves(
+            w,
+            S.ZOBRIST,
+            memo,
+            b,
+            v,
+            cand,
+            recent,
+            leave,
+            nodes,
+            0.5,
+            0.15,
+            weights,
+            True,
+            True,
+            wins,
+            1,
+        )
         out.append([int(x) for x in wins])
     return out
 
 
-def play_and_measure(agent, seed: int, difficulty: str, agent_seed: int, worlds: int,
-                     nodes: int, solver) -> dict:
+def play_and_measure(
+    agent, seed: int, difficulty: str, agent_seed: int, worlds: int, nodes: int, solver
+) -> dict:
     """One game of ``agent`` on deal ``seed`` with the worlds' verdicts at its decisions."""
     state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
     agent.reset([agent_seed, seed, 0])
-    probe_rng = np.random.default_rng([agent_seed, seed, 1])   # never the agent's stream
+    probe_rng = np.random.default_rng([agent_seed, seed, 1])  # never the agent's stream
     policy = getattr(agent, "policy", None)
     decisions = []
     step = 0
@@ -78,25 +98,34 @@ def play_and_measure(agent, seed: int, difficulty: str, agent_seed: int, worlds:
         if policy is not None and getattr(policy, "searched", False) and view.phase == BATTLE:
             moves = [a for a, _, _, _ in policy.root_stats()]
             verdicts = decision_worlds(view, moves, worlds, nodes, probe_rng, solver)
-            decisions.append({"step": step, "turn": int(view.turn), "deck": int(view.deck_size),
-                              "moves": moves, "chosen": moves.index(action)
-                              if action in moves else -1, "worlds": verdicts})
+            decisions.append(
+                {
+                    "step": step,
+                    "turn": int(view.turn),
+                    "deck": int(view.deck_size),
+                    "moves": moves,
+                    "chosen": moves.index(action) if action in moves else -1,
+                    "worlds": verdicts,
+                }
+            )
         state.apply_action(action)
         step += 1
     return {"seed": seed, "won": bool(state.outcome == 1), "decisions": decisions}
 
 
 def decision_figures(d: dict) -> dict:
-    m = np.array(d["worlds"], dtype=bool)           # worlds x moves
+    m = np.array(d["worlds"], dtype=bool)  # worlds x moves
     some = m.any(axis=1)
     if not some.any():
         return {"informative": False}
     best = m.sum(axis=0).max()
-    return {"informative": True,
-            "disagree": bool(not m[some].all(axis=0).any()),
-            "gap": float((some.sum() - best) / len(m)),
-            "chosen_share": float(m[:, d["chosen"]].mean()) if d["chosen"] >= 0 else None,
-            "best_share": float(best / len(m))}
+    return {
+        "informative": True,
+        "disagree": bool(not m[some].all(axis=0).any()),
+        "gap": float((some.sum() - best) / len(m)),
+        "chosen_share": float(m[:, d["chosen"]].mean()) if d["chosen"] >= 0 else None,
+        "best_share": float(best / len(m)),
+    }
 
 
 def summary(paths: list[str]) -> dict:
@@ -104,25 +133,40 @@ def summary(paths: list[str]) -> dict:
     for p in paths:
         with open(p) as fh:
             games += [json.loads(line) for line in fh if line.strip()]
-    out = {"files": paths, "games": len(games), "won": sum(g["won"] for g in games),
-           "by_outcome": {}, "by_turn": {}}
+    out = {
+        "files": paths,
+        "games": len(games),
+        "won": sum(g["won"] for g in games),
+        "by_outcome": {},
+        "by_turn": {},
+    }
     for label, chosen in (("won", True), ("lost", False)):
-        figs = [decision_figures(d) for g in games if g["won"] == chosen
-                for d in g["decisions"]]
+        figs = [decision_figures(d) for g in games if g["won"] == chosen for d in g["decisions"]]
         info = [f for f in figs if f["informative"]]
         out["by_outcome"][label] = {
             "games": sum(g["won"] == chosen for g in games),
-            "decisions": len(figs), "informative": len(info),
+            "decisions": len(figs),
+            "informative": len(info),
             "disagree_share": float(np.mean([f["disagree"] for f in info])) if info else None,
             "mean_gap": float(np.mean([f["gap"] for f in info])) if info else None,
-            "chosen_vs_best": float(np.mean([f["best_share"] - f["chosen_share"] for f in info
-                                             if f["chosen_share"] is not None]))
-            if info else None}
+            "chosen_vs_best": float(
+                np.mean(
+                    [
+                        f["best_share"] - f["chosen_share"]
+                        for f in info
+                        if f["chosen_share"] is not None
+                    ]
+                )
+            )
+            if info
+            else None,
+        }
     for g in games:
         for d in g["decisions"]:
             f = decision_figures(d)
-            row = out["by_turn"].setdefault(str(d["turn"]), {"decisions": 0, "informative": 0,
-                                                             "disagree": 0})
+            row = out["by_turn"].setdefault(
+                str(d["turn"]), {"decisions": 0, "informative": 0, "disagree": 0}
+            )
             row["decisions"] += 1
             if f["informative"]:
                 row["informative"] += 1
@@ -139,8 +183,11 @@ def summary(paths: list[str]) -> dict:
     out["lost_games_last_winnable_turn"] = dict(sorted(last.items()))
     # games the agent lost although, at some decision, a move won every world sampled
     out["lost_with_a_sure_move"] = sum(
-        1 for g in games if not g["won"] and any(
-            np.array(d["worlds"], dtype=bool).all(axis=0).any() for d in g["decisions"]))
+        1
+        for g in games
+        if not g["won"]
+        and any(np.array(d["worlds"], dtype=bool).all(axis=0).any() for d in g["decisions"])
+    )
     return out
 
 
@@ -169,12 +216,16 @@ def main(argv=None) -> None:
     from castle_envs.agents.registry import make_agent
     from castle_envs.vector.solve_castle_siege import shared_memo
     from castle_envs.vector import siege_solver as S
+
     agent = make_agent(args.agent, "castle-siege", seed=args.agent_seed)
     weights = getattr(getattr(agent, "policy", None), "weights", None)
     if weights is None:
         raise SystemExit(f"agent {args.agent!r} has no linear scorer to guide the solver")
-    solver = (S.new_work(max(10, min(22, (2 * args.nodes * 16).bit_length()))), shared_memo(),
-              weights)
+    solver = (
+        S.new_work(max(10, min(22, (2 * args.nodes * 16).bit_length()))),
+        shared_memo(),
+        weights,
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
@@ -184,12 +235,16 @@ def main(argv=None) -> None:
         for seed in range(args.seed, args.seed + args.episodes):
             if seed in done:
                 continue
-            game = play_and_measure(agent, seed, args.difficulty, args.agent_seed,
-                                    args.worlds, args.nodes, solver)
+            game = play_and_measure(
+                agent, seed, args.difficulty, args.agent_seed, args.worlds, args.nodes, solver
+            )
             f.write(json.dumps(game) + "\n")
             f.flush()
-            print(f"deal {seed}: {'won' if game['won'] else 'lost'}, "
-                  f"{len(game['decisions'])} decisions measured", flush=True)
+            print(
+                f"deal {seed}: {'won' if game['won'] else 'lost'}, "
+                f"{len(game['decisions'])} decisions measured",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ any machine) or seconds (``10s``). The summary gives the winnable fraction as a 
 interval whose lower end counts only proven wins and whose upper end counts the unknowns as
 wins too.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,87 +38,172 @@ from .stats import wilson_interval
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
 #: the games with a solve command (``GameSpec.solver``)
 SOLVED_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.solver)
-EVENT_KEYS = ("royal_assaults", "precision_strikes", "flush_sieges", "regroups",
-              "castles_captured", "turns", "actions")
+EVENT_KEYS = (
+    "royal_assaults",
+    "precision_strikes",
+    "flush_sieges",
+    "regroups",
+    "castles_captured",
+    "turns",
+    "actions",
+)
 
 
 def add_parser(sub):
-    p = sub.add_parser("solve", help="solve deals with everything hidden known (Castle Siege, "
-                                     "Castellion)")
-    p.add_argument("--game", default="castle-siege", choices=SOLVED_GAMES,
-                   help="castle-siege (default) or castellion (--level; Castellion takes "
-                        "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
-                        "--early-encounter, --foundation-exemption, --loss-budget)")
-    p.add_argument("--level", default="school",
-                   choices=("school", "academy", "menace", "all"), help="Castellion level")
-    p.add_argument("--early-encounter", default="any_time", choices=("any_time", "turn_start"),
-                   help="Castellion rules option")
-    p.add_argument("--foundation-exemption", default="placed", choices=("placed", "neighbors"),
-                   help="Castellion rules option")
-    p.add_argument("--loss-budget", type=int, default=None, metavar="NODES",
-                   help="Castellion: node budget of the loss search, apart from --budget "
-                        "(default 100000; 0: only the bounds at the root), which proves deals "
-                        "lost (castle_envs.vector.castellion_loss)")
+    p = sub.add_parser(
+        "solve", help="solve deals with everything hidden known (Castle Siege, Castellion)"
+    )
+    p.add_argument(
+        "--game",
+        default="castle-siege",
+        choices=SOLVED_GAMES,
+        help="castle-siege (default) or castellion (--level; Castellion takes "
+        "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
+        "--early-encounter, --foundation-exemption, --loss-budget)",
+    )
+    p.add_argument(
+        "--level",
+        default="school",
+        choices=("school", "academy", "menace", "all"),
+        help="Castellion level",
+    )
+    p.add_argument(
+        "--early-encounter",
+        default="any_time",
+        choices=("any_time", "turn_start"),
+        help="Castellion rules option",
+    )
+    p.add_argument(
+        "--foundation-exemption",
+        default="placed",
+        choices=("placed", "neighbors"),
+        help="Castellion rules option",
+    )
+    p.add_argument(
+        "--loss-budget",
+        type=int,
+        default=None,
+        metavar="NODES",
+        help="Castellion: node budget of the loss search, apart from --budget "
+        "(default 100000; 0: only the bounds at the root), which proves deals "
+        "lost (castle_envs.vector.castellion_loss)",
+    )
     p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")
-    p.add_argument("--budget", default="20000",
-                   help="per deal: nodes (20000 or 20000n) or seconds (10s)")
+    p.add_argument(
+        "--budget", default="20000", help="per deal: nodes (20000 or 20000n) or seconds (10s)"
+    )
     p.add_argument("--workers", type=int, default=1, help="local processes")
     p.add_argument("--backend", default="local", choices=("local", "ray"))
     p.add_argument("--address", help="Ray cluster address (--backend ray)")
-    p.add_argument("--random-games", type=int, default=10,
-                   help="uniform random games per deal (0: skip)")
+    p.add_argument(
+        "--random-games", type=int, default=10, help="uniform random games per deal (0: skip)"
+    )
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
-    p.add_argument("--victory", default="any_time", choices=("any_time", "deck_left"),
-                   help="Castle Siege rules option: any_time (default: the fourth capture "
-                        "wins even with an empty deck) or deck_left (it must come while the "
-                        "deck holds a card; an empty deck with a castle standing loses)")
-    p.add_argument("--solver", choices=("compiled", "python"), default="compiled",
-                   help="compiled, the only solver (python, the former reference, moved to "
-                        "tests/reference/castle_siege_solver.py and is refused here)")
-    p.add_argument("--probe-policy", default=None,
-                   help="Castle Siege: policy the solver's probes follow on every other "
-                        "playout: linear (the shipped trained move scorer, default), "
-                        "linear:PATH, heuristic (castle_envs.agents.castle_siege), none (the "
-                        "search's own order). Castellion: planner (default: the planner "
-                        "agent plays the deal first; a won game is the verdict) or none")
-    p.add_argument("--nested", type=int, default=0, metavar="LEVEL",
-                   help="Castle Siege: before the solver, nested Monte Carlo search of this "
-                        "level (1 or 2; 0: off) looks for a winning line "
-                        "(castle_envs.vector.nested_castle_siege; needs numba); a deal it fails gets "
-                        "the solver's whole budget")
-    p.add_argument("--nested-width", type=int, default=5,
-                   help="moves the nested search tries at each step (default 5)")
-    p.add_argument("--nested-runs", type=int, default=4,
-                   help="nested searches per deal, each with its own noise seed (default 4)")
-    p.add_argument("--nested-seed", type=int, default=0,
-                   help="run r of the nested search uses noise seed NESTED_SEED + r (default 0)")
-    p.add_argument("--compare", action="store_true",
-                   help="instead of a study: time the compiled solver on the deals (depth-first "
-                        "search only): nodes per second and its verdicts (the comparison with "
-                        "the Python reference is in tests/castle_siege/test_fast_solver.py)")
-    p.add_argument("--resume", action="store_true",
-                   help="with --out: keep the deals already in that file, solve the rest (a "
-                        "last line cut by a crash is dropped with a warning and redone)")
-    p.add_argument("--retry-unknown", action="store_true",
-                   help="with --resume: solve again the deals recorded as unknown (with this "
-                        "run's settings, e.g. a larger budget or --nested-width), appending "
-                        "their new records; the last record of a deal counts")
+    p.add_argument(
+        "--victory",
+        default="any_time",
+        choices=("any_time", "deck_left"),
+        help="Castle Siege rules option: any_time (default: the fourth capture "
+        "wins even with an empty deck) or deck_left (it must come while the "
+        "deck holds a card; an empty deck with a castle standing loses)",
+    )
+    p.add_argument(
+        "--solver",
+        choices=("compiled", "python"),
+        default="compiled",
+        help="compiled, the only solver (python, the former reference, moved to "
+        "tests/reference/castle_siege_solver.py and is refused here)",
+    )
+    p.add_argument(
+        "--probe-policy",
+        default=None,
+        help="Castle Siege: policy the solver's probes follow on every other "
+        "playout: linear (the shipped trained move scorer, default), "
+        "linear:PATH, heuristic (castle_envs.agents.castle_siege), none (the "
+        "search's own order). Castellion: planner (default: the planner "
+        "agent plays the deal first; a won game is the verdict) or none",
+    )
+    p.add_argument(
+        "--nested",
+        type=int,
+        default=0,
+        metavar="LEVEL",
+        help="Castle Siege: before the solver, nested Monte Carlo search of this "
+        "level (1 or 2; 0: off) looks for a winning line "
+        "(castle_envs.vector.nested_castle_siege; needs numba); a deal it fails gets "
+        "the solver's whole budget",
+    )
+    p.add_argument(
+        "--nested-width",
+        type=int,
+        default=5,
+        help="moves the nested search tries at each step (default 5)",
+    )
+    p.add_argument(
+        "--nested-runs",
+        type=int,
+        default=4,
+        help="nested searches per deal, each with its own noise seed (default 4)",
+    )
+    p.add_argument(
+        "--nested-seed",
+        type=int,
+        default=0,
+        help="run r of the nested search uses noise seed NESTED_SEED + r (default 0)",
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="instead of a study: time the compiled solver on the deals (depth-first "
+        "search only): nodes per second and its verdicts (the comparison with "
+        "the Python reference is in tests/castle_siege/test_fast_solver.py)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --out: keep the deals already in that file, solve the rest (a "
+        "last line cut by a crash is dropped with a warning and redone)",
+    )
+    p.add_argument(
+        "--retry-unknown",
+        action="store_true",
+        help="with --resume: solve again the deals recorded as unknown (with this "
+        "run's settings, e.g. a larger budget or --nested-width), appending "
+        "their new records; the last record of a deal counts",
+    )
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--soundness-check", type=int, metavar="GAMES", default=0,
-                   help="instead of solving deals: compare the solver with plain exhaustive "
-                        "search on endgames of GAMES random and GAMES solved games")
-    p.add_argument("--check-lines", nargs="*", metavar="JSONL", default=[],
-                   help="instead of solving: replay the winning lines in these --out files "
-                        "and check that no pruning bound fires on any of their positions")
-    p.add_argument("--plot", metavar="SVG",
-                   help="instead of solving: draw the summaries given with --summaries")
+    p.add_argument(
+        "--soundness-check",
+        type=int,
+        metavar="GAMES",
+        default=0,
+        help="instead of solving deals: compare the solver with plain exhaustive "
+        "search on endgames of GAMES random and GAMES solved games",
+    )
+    p.add_argument(
+        "--check-lines",
+        nargs="*",
+        metavar="JSONL",
+        default=[],
+        help="instead of solving: replay the winning lines in these --out files "
+        "and check that no pruning bound fires on any of their positions",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="SVG",
+        help="instead of solving: draw the summaries given with --summaries",
+    )
     p.add_argument("--summaries", nargs="*", default=[], help="summary JSON files (--json)")
-    p.add_argument("--agents-csv", nargs="*", default=[],
-                   help="castle-envs evaluate CSVs whose win rates join the plot")
+    p.add_argument(
+        "--agents-csv",
+        nargs="*",
+        default=[],
+        help="castle-envs evaluate CSVs whose win rates join the plot",
+    )
     p.set_defaults(run=run)
 
 
@@ -125,27 +211,32 @@ def probe_policy(spec: str):
     """The probes' policy: (a python ``policy(state, rng)`` or None, its 30 linear weights
     for the compiled solver or None)."""
     from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+
     if spec == "none":
         return None, None
     if spec == "heuristic":
         from castle_envs.agents.castle_siege import heuristic_policy
+
         # the heuristic's weights in the linear scorer's features play its moves (99.9%)
         return heuristic_policy, LinearPolicy(HEURISTIC_WEIGHTS).vector()
     if spec == "linear" or spec.startswith("linear:"):
         from castle_envs.agents.registry import shipped_models_dir
+
         path = spec[7:] or shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
         policy = LinearPolicy.load(path)
         return policy, policy.vector()
     raise ValueError(f"unknown --probe-policy {spec!r}: linear, linear:PATH, heuristic or none")
 
 
-_SOLVERS: dict = {}   # per process: a compiled solver's tables are large, so it is reused
+_SOLVERS: dict = {}  # per process: a compiled solver's tables are large, so it is reused
 _NESTED: dict = {}
 
 
-PYTHON_SOLVER_GONE = ("--solver python: the Python solver moved to "
-                      "tests/reference/castle_siege_solver.py (the reference the tests compare "
-                      "the compiled one with); the compiled solver is the solver: drop --solver")
+PYTHON_SOLVER_GONE = (
+    "--solver python: the Python solver moved to "
+    "tests/reference/castle_siege_solver.py (the reference the tests compare "
+    "the compiled one with); the compiled solver is the solver: drop --solver"
+)
 
 
 def make_solver(nodes, seconds, probe: str, **settings):
@@ -153,9 +244,11 @@ def make_solver(nodes, seconds, probe: str, **settings):
     key = (nodes, seconds, probe, tuple(sorted(settings.items())))
     if key not in _SOLVERS:
         from castle_envs.vector.solve_castle_siege import CompiledSolver
+
         _SOLVERS.clear()
-        _SOLVERS[key] = CompiledSolver(max_nodes=nodes, max_seconds=seconds,
-                                       probe_weights=weights, **settings)
+        _SOLVERS[key] = CompiledSolver(
+            max_nodes=nodes, max_seconds=seconds, probe_weights=weights, **settings
+        )
     return _SOLVERS[key]
 
 
@@ -165,6 +258,7 @@ def make_nested(settings: dict, probe: str):
     key = (tuple(sorted(settings.items())), probe)
     if key not in _NESTED:
         from castle_envs.vector.nested_castle_siege import NestedSearch
+
         # the probes' scorer, else the shipped one
         weights = probe_policy(probe if probe.startswith("linear") else "linear")[1]
         _NESTED.clear()
@@ -187,14 +281,23 @@ def solve_one(job: dict) -> dict:
         nested = make_nested(job["nested"], probe).solve(state)
     result = nested if nested and nested.verdict == WINNABLE else solver.solve(state)
     seconds = result.seconds + (nested.seconds if nested and result is not nested else 0.0)
-    record = {"seed": seed, "verdict": result.verdict, "nodes": result.nodes,
-              "seconds": round(seconds, 4), "pruned": result.pruned,
-              "line": result.line}
+    record = {
+        "seed": seed,
+        "verdict": result.verdict,
+        "nodes": result.nodes,
+        "seconds": round(seconds, 4),
+        "pruned": result.pruned,
+        "line": result.line,
+    }
     if nested:
-        record["found_by"] = ("nested" if result is nested else
-                              "solver" if result.verdict == WINNABLE else None)
-        record["nested"] = {**job["nested"], "nodes": nested.nodes,
-                            "seconds": round(nested.seconds, 4)}
+        record["found_by"] = (
+            "nested" if result is nested else "solver" if result.verdict == WINNABLE else None
+        )
+        record["nested"] = {
+            **job["nested"],
+            "nodes": nested.nodes,
+            "seconds": round(nested.seconds, 4),
+        }
     if result.verdict == WINNABLE:
         if not replay_wins(deck, difficulty, result.line, **rules):
             raise RuntimeError(f"deal {seed}: the winning line does not replay to a win")
@@ -226,8 +329,9 @@ def _run_jobs(jobs: list[dict], workers: int, backend: str, address: str | None 
     from .parallel import run_chunks, split
 
     chunks = [([jobs[i] for i in idx],) for idx in split(len(jobs), workers, max_chunk=20)]
-    for records in run_chunks(solve_many, chunks, workers=workers, backend=backend,
-                              address=address):
+    for records in run_chunks(
+        solve_many, chunks, workers=workers, backend=backend, address=address
+    ):
         yield from records
 
 
@@ -237,18 +341,27 @@ def verdict_counts(records: list[dict], budget: str) -> dict:
     n = len(records)
     won = sum(r["verdict"] == "winnable" for r in records)
     lost = sum(r["verdict"] == "unwinnable" for r in records)
-    return {"budget": budget, "deals": n,
-            "seeds": [records[0]["seed"], records[-1]["seed"]] if records else [],
-            "winnable": won, "unwinnable": lost, "unknown": n - won - lost,
-            "winnable_fraction": won / n if n else None}
+    return {
+        "budget": budget,
+        "deals": n,
+        "seeds": [records[0]["seed"], records[-1]["seed"]] if records else [],
+        "winnable": won,
+        "unwinnable": lost,
+        "unknown": n - won - lost,
+        "winnable_fraction": won / n if n else None,
+    }
 
 
 def random_play(records: list[dict]) -> dict:
     """The random-play games the solvers' records count, summed (``summary["random"]``)."""
     games = sum(r["random_games"] for r in records)
     wins = sum(r["random_wins"] for r in records)
-    return {"games": games, "wins": wins, "win_rate": wins / games if games else None,
-            "interval_95": list(wilson_interval(wins, games))}
+    return {
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games if games else None,
+        "interval_95": list(wilson_interval(wins, games)),
+    }
 
 
 def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
@@ -262,23 +375,38 @@ def summarize(records: list[dict], difficulty: str, budget: str) -> dict:
     usage = {}
     for key in EVENT_KEYS:
         vals = [r["events"][key] for r in wins]
-        usage[key] = {"mean": statistics.fmean(vals) if vals else None,
-                      "share_of_lines": (sum(v > 0 for v in vals) / len(vals)) if vals else None}
+        usage[key] = {
+            "mean": statistics.fmean(vals) if vals else None,
+            "share_of_lines": (sum(v > 0 for v in vals) / len(vals)) if vals else None,
+        }
     return {
-        "difficulty": difficulty, **counts,
+        "difficulty": difficulty,
+        **counts,
         "unknown_fraction": unknown / n if n else None,
         "winnable_interval_95": [lower, upper],
-        "nodes": {"mean": statistics.fmean(nodes), "median": statistics.median(nodes),
-                  "max": max(nodes)} if n else {},
-        "seconds": {"mean": statistics.fmean(seconds), "median": statistics.median(seconds),
-                    "max": max(seconds), "total": sum(seconds)} if n else {},
+        "nodes": {
+            "mean": statistics.fmean(nodes),
+            "median": statistics.median(nodes),
+            "max": max(nodes),
+        }
+        if n
+        else {},
+        "seconds": {
+            "mean": statistics.fmean(seconds),
+            "median": statistics.median(seconds),
+            "max": max(seconds),
+            "total": sum(seconds),
+        }
+        if n
+        else {},
         "winning_line_usage": usage,
         "random": random_play(records),
     }
 
 
-def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: dict,
-                    out=None) -> dict:
+def compare_solvers(
+    difficulty: str, seed: int, deals: int, nodes: int, rules: dict, out=None
+) -> dict:
     """The compiled solver on the deals, depth-first search only (no probes), after one
     warm-up deal: nodes per second (CPU time) and its verdicts. (Before the solver was written
     once this compared it with the Python solver, now ``tests/reference/castle_siege_solver.py``;
@@ -299,19 +427,33 @@ def compare_solvers(difficulty: str, seed: int, deals: int, nodes: int, rules: d
         total_nodes += result.nodes
         verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
     rate = total_nodes / max(seconds, 1e-9)
-    report = {"difficulty": difficulty, "deals": deals, "seeds": [seed, seed + deals - 1],
-              "budget_nodes": nodes, "cpu_seconds": seconds, "nodes": total_nodes,
-              "nodes_per_second": rate, "verdicts": verdicts}
+    report = {
+        "difficulty": difficulty,
+        "deals": deals,
+        "seeds": [seed, seed + deals - 1],
+        "budget_nodes": nodes,
+        "cpu_seconds": seconds,
+        "nodes": total_nodes,
+        "nodes_per_second": rate,
+        "verdicts": verdicts,
+    }
     if out is not None:
-        print(f"Castle Siege {difficulty}, deals {seed}..{seed + deals - 1}, {nodes} nodes/deal, "
-              "compiled solver, depth-first search only (CPU time, after a warm-up deal)", file=out)
-        print(f"  {rate:>12,.0f} nodes/s  ({total_nodes:,} nodes, {seconds:.2f} s); verdicts "
-              + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())), file=out)
+        print(
+            f"Castle Siege {difficulty}, deals {seed}..{seed + deals - 1}, {nodes} nodes/deal, "
+            "compiled solver, depth-first search only (CPU time, after a warm-up deal)",
+            file=out,
+        )
+        print(
+            f"  {rate:>12,.0f} nodes/s  ({total_nodes:,} nodes, {seconds:.2f} s); verdicts "
+            + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
+            file=out,
+        )
     return report
 
 
-def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000,
-                    rules: dict | None = None) -> dict:
+def soundness_check(
+    games: int, difficulty: str, seed: int, budget: int = 20_000, rules: dict | None = None
+) -> dict:
     """Endgames (deck of 0-3 cards, battle phase) reached by random attacking play and by
     the solver's own winning lines, each solved with all reductions and by plain exhaustive
     search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
@@ -342,8 +484,13 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
                     positions.append(s.clone())
                     break
                 s.apply_action(action)
-    counts = {"positions": len(positions), "agree_winnable": 0, "agree_unwinnable": 0,
-              "undecided": 0, "disagree": 0}
+    counts = {
+        "positions": len(positions),
+        "agree_winnable": 0,
+        "agree_unwinnable": 0,
+        "undecided": 0,
+        "disagree": 0,
+    }
     reduced = CompiledSolver(max_nodes=budget)
     plain = CompiledSolver(max_nodes=budget, prune=False, table=False, order=False)
     for s in positions:
@@ -352,15 +499,20 @@ def soundness_check(games: int, difficulty: str, seed: int, budget: int = 20_000
             counts["undecided"] += 1
         elif fast.verdict != slow.verdict:
             counts["disagree"] += 1
-            logging.getLogger(__name__).warning("DISAGREE %s %s %s", fast.verdict,
-                                                slow.verdict, s.to_json())
+            logging.getLogger(__name__).warning(
+                "DISAGREE %s %s %s", fast.verdict, slow.verdict, s.to_json()
+            )
         else:
             counts["agree_" + fast.verdict] += 1
     return counts
 
 
-AGENT_COLOURS = {"random": "#e6550d", "greedy": "#756bb1", "heuristic": "#31a354",
-                 "mcts": "#d6616b"}
+AGENT_COLOURS = {
+    "random": "#e6550d",
+    "greedy": "#756bb1",
+    "heuristic": "#31a354",
+    "mcts": "#d6616b",
+}
 
 
 def read_agent_csv(paths: list[str]) -> dict:
@@ -369,8 +521,14 @@ def read_agent_csv(paths: list[str]) -> dict:
 
 
 #: what ``--plot`` reads of each ``--summaries`` file (``solve --json`` writes them)
-SUMMARY_KEYS = ("difficulty", "deals", "budget", "winnable_fraction", "winnable_interval_95",
-                "random")
+SUMMARY_KEYS = (
+    "difficulty",
+    "deals",
+    "budget",
+    "winnable_fraction",
+    "winnable_interval_95",
+    "random",
+)
 
 
 def read_summary(path: str) -> dict:
@@ -379,17 +537,28 @@ def read_summary(path: str) -> dict:
     summary = read_json(path, "--summaries")
     ok = isinstance(summary, dict) and all(k in summary for k in SUMMARY_KEYS)
     try:
-        ok = ok and summary["difficulty"] in DIFFICULTIES and int(summary["deals"]) >= 1 \
-            and all(0 <= float(v) <= 1 for v in [summary["winnable_fraction"],
-                                                   *summary["winnable_interval_95"],
-                                                   *summary["random"]["interval_95"]]) \
-            and len(summary["winnable_interval_95"]) == 2 \
+        ok = (
+            ok
+            and summary["difficulty"] in DIFFICULTIES
+            and int(summary["deals"]) >= 1
+            and all(
+                0 <= float(v) <= 1
+                for v in [
+                    summary["winnable_fraction"],
+                    *summary["winnable_interval_95"],
+                    *summary["random"]["interval_95"],
+                ]
+            )
+            and len(summary["winnable_interval_95"]) == 2
             and float(summary["random"]["win_rate"] or 0.0) >= 0
+        )
     except (KeyError, TypeError, ValueError):
         ok = False
     if not ok:
-        raise ValueError(f"--summaries {path!r}: not a summary written by castle-envs solve "
-                         f"--json (needs {', '.join(SUMMARY_KEYS)})")
+        raise ValueError(
+            f"--summaries {path!r}: not a summary written by castle-envs solve "
+            f"--json (needs {', '.join(SUMMARY_KEYS)})"
+        )
     return summary
 
 
@@ -406,59 +575,81 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     order = {d: i for i, d in enumerate(DIFFICULTIES)}
     rows = sorted(summaries, key=lambda s: (order[s["difficulty"]], -s["deals"]))
     seen, picked = set(), []
-    for s in rows:                      # one (the largest) summary per difficulty
+    for s in rows:  # one (the largest) summary per difficulty
         if s["difficulty"] not in seen:
             seen.add(s["difficulty"])
             picked.append(s)
     title = "Castle Siege: share of deals winnable (solver) vs random play and agents"
-    note = ("bar: solver, 95% interval from proven wins only to wins + unknowns; "
-            "dark line: proven share")
-    series = []                         # per difficulty: {name: (rate, low, high)}
+    note = (
+        "bar: solver, 95% interval from proven wins only to wins + unknowns; "
+        "dark line: proven share"
+    )
+    series = []  # per difficulty: {name: (rate, low, high)}
     for s in picked:
         marks = {}
         random_play = s["random"]
         if int(random_play.get("games", 0) or 0) > 0 and random_play["win_rate"] is not None:
             marks["random"] = (random_play["win_rate"], *random_play["interval_95"])
         for name, (rate, low, high, n) in agents.get(s["difficulty"], {}).items():
-            if n > 0 and name not in marks:     # the summary's own random play comes first
+            if n > 0 and name not in marks:  # the summary's own random play comes first
                 marks[name] = (rate, low, high)
         series.append(marks)
     drawn = {n for marks in series for n in marks}
     names = [n for n in ["random"] + sorted(drawn - {"random"}) if n in drawn]
     left, top, plot_h = 60, 30, 200
     most = max([len(m) for m in series] + [0])
-    slot = max(80.0, 36 + 2 * (8 + 9 * most))    # each difficulty's width: bar and marks
-    w = max(600.0, left + 20 + slot * len(picked), left + svg_text_width(note) + 20,
-            svg_text_width(title, 13) + 20, left + svg_legend_width(names) + 20)
+    slot = max(80.0, 36 + 2 * (8 + 9 * most))  # each difficulty's width: bar and marks
+    w = max(
+        600.0,
+        left + 20 + slot * len(picked),
+        left + svg_text_width(note) + 20,
+        svg_text_width(title, 13) + 20,
+        left + svg_legend_width(names) + 20,
+    )
     h = top + plot_h + 80
     gap = (w - left - 20) / max(1, len(picked))
-    y = lambda v: top + plot_h * (1 - v)   # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
-           f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
-           '<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{w / 2:.1f}" y="16" text-anchor="middle" font-size="13">{title}</text>']
+    y = lambda v: top + plot_h * (1 - v)  # noqa: E731
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
+        f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{w / 2:.1f}" y="16" text-anchor="middle" font-size="13">{title}</text>',
+    ]
     for t in (0, 0.25, 0.5, 0.75, 1.0):
-        out.append(f'<line x1="{left}" x2="{w - 20:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
-                   'stroke="#ddd"/>')
+        out.append(
+            f'<line x1="{left}" x2="{w - 20:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#ddd"/>'
+        )
         out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
     for i, (s, marks) in enumerate(zip(picked, series)):
         x = left + gap * (i + 0.5)
         lo, hi = s["winnable_interval_95"]
         won = s["winnable_fraction"]
-        out.append(f'<rect x="{x - 18:.1f}" y="{y(hi):.1f}" width="36" '
-                   f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="#9ecae1" stroke="#3182bd"/>')
-        out.append(f'<line x1="{x - 18:.1f}" x2="{x + 18:.1f}" y1="{y(won):.1f}" '
-                   f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2"/>')
+        out.append(
+            f'<rect x="{x - 18:.1f}" y="{y(hi):.1f}" width="36" '
+            f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="#9ecae1" stroke="#3182bd"/>'
+        )
+        out.append(
+            f'<line x1="{x - 18:.1f}" x2="{x + 18:.1f}" y1="{y(won):.1f}" '
+            f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2"/>'
+        )
         for k, (name, (rate, low, high)) in enumerate(marks.items()):
             cx, colour = x + 26 + 9 * k, AGENT_COLOURS.get(name, "#636363")
-            out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
-                       f'y2="{y(low):.1f}" stroke="{colour}" data-series="{name}"/>')
-            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}" '
-                       f'data-series="{name}"/>')
-        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                   f'{s["difficulty"]}</text>')
-        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
-                   f'fill="#555">n={s["deals"]}, {s["budget"]}</text>')
+            out.append(
+                f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
+                f'y2="{y(low):.1f}" stroke="{colour}" data-series="{name}"/>'
+            )
+            out.append(
+                f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}" '
+                f'data-series="{name}"/>'
+            )
+        out.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+            f"{s['difficulty']}</text>"
+        )
+        out.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
+            f'fill="#555">n={s["deals"]}, {s["budget"]}</text>'
+        )
     out.append(f'<text x="{left}" y="{h - 26}" fill="#555">{note}</text>')
     out += svg_legend(names, AGENT_COLOURS, left, h - 8)
     out.append("</svg>")
@@ -480,23 +671,31 @@ def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) ->
         for record in read_json_lines(path, "--check-lines", ("seed", "verdict", "line")):
             if record["verdict"] != "winnable":
                 continue
-            if isinstance(record["seed"], bool) or not isinstance(record["seed"], int) \
-                    or not isinstance(record["line"], list):
-                raise ValueError(f"--check-lines {path!r}: seed {record['seed']!r}: "
-                                 f"expected an integer seed and a list of actions")
-            s = State.new_game(difficulty=difficulty, deck=deal_deck(record["seed"]),
-                               **(rules or {}))
+            if (
+                isinstance(record["seed"], bool)
+                or not isinstance(record["seed"], int)
+                or not isinstance(record["line"], list)
+            ):
+                raise ValueError(
+                    f"--check-lines {path!r}: seed {record['seed']!r}: "
+                    f"expected an integer seed and a list of actions"
+                )
+            s = State.new_game(
+                difficulty=difficulty, deck=deal_deck(record["seed"]), **(rules or {})
+            )
             counts["lines"] += 1
             for action in record["line"]:
                 counts["positions"] += 1
                 if solver.hopeless(s):
                     counts["pruned_wrongly"] += 1
-                    logging.getLogger(__name__).warning("PRUNED A WINNING POSITION %s %s",
-                                                        record["seed"], s.to_json())
+                    logging.getLogger(__name__).warning(
+                        "PRUNED A WINNING POSITION %s %s", record["seed"], s.to_json()
+                    )
                 s.apply_action(action)
             if not s.won:
-                raise ValueError(f"--check-lines {path!r}: deal {record['seed']}: the line "
-                                 f"does not win")
+                raise ValueError(
+                    f"--check-lines {path!r}: deal {record['seed']}: the line does not win"
+                )
     return counts
 
 
@@ -519,8 +718,7 @@ def run_castle_siege(args) -> int:
         raise ValueError(PYTHON_SOLVER_GONE)
     args.probe_policy = args.probe_policy or "linear"
     if args.check_lines:
-        print(json.dumps(check_lines(args.check_lines, args.difficulty,
-                                     castle_siege_rules(args))))
+        print(json.dumps(check_lines(args.check_lines, args.difficulty, castle_siege_rules(args))))
         return 0
     if args.plot:
         writable_file(args.plot, "--plot")
@@ -531,8 +729,13 @@ def run_castle_siege(args) -> int:
             f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
         return 0
     if args.soundness_check:
-        print(json.dumps(soundness_check(args.soundness_check, args.difficulty, args.seed,
-                                         rules=castle_siege_rules(args))))
+        print(
+            json.dumps(
+                soundness_check(
+                    args.soundness_check, args.difficulty, args.seed, rules=castle_siege_rules(args)
+                )
+            )
+        )
         return 0
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
@@ -542,24 +745,43 @@ def run_castle_siege(args) -> int:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
     nodes, seconds = parse_budget(args.budget)
     if args.out:
-        writable_file(args.out, "--out")   # now, not after the solving
+        writable_file(args.out, "--out")  # now, not after the solving
     rules = castle_siege_rules(args)
-    probe_policy(args.probe_policy)   # a bad spec fails here, before any worker starts
+    probe_policy(args.probe_policy)  # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
-        nested = {"level": args.nested, "width": args.nested_width, "runs": args.nested_runs,
-                  "seed": args.nested_seed}
-        make_nested(nested, args.probe_policy)   # likewise a bad setting or no numba
+        nested = {
+            "level": args.nested,
+            "width": args.nested_width,
+            "runs": args.nested_runs,
+            "seed": args.nested_seed,
+        }
+        make_nested(nested, args.probe_policy)  # likewise a bad setting or no numba
     if args.compare:
-        report = compare_solvers(args.difficulty, args.seed, args.deals, nodes or 20_000,
-                                 rules, sys.stdout if not args.json else None)
+        report = compare_solvers(
+            args.difficulty,
+            args.seed,
+            args.deals,
+            nodes or 20_000,
+            rules,
+            sys.stdout if not args.json else None,
+        )
         if args.json:
             print(json.dumps(report, indent=2))
         return 0
-    jobs = [{"seed": args.seed + i, "difficulty": args.difficulty, "rules": rules,
-             "nodes": nodes, "seconds": seconds, "random_games": args.random_games,
-             "probe_policy": args.probe_policy, "nested": nested}
-            for i in range(args.deals)]
+    jobs = [
+        {
+            "seed": args.seed + i,
+            "difficulty": args.difficulty,
+            "rules": rules,
+            "nodes": nodes,
+            "seconds": seconds,
+            "random_games": args.random_games,
+            "probe_policy": args.probe_policy,
+            "nested": nested,
+        }
+        for i in range(args.deals)
+    ]
     out = None
     records = []
     if args.resume and not args.out:
@@ -570,15 +792,17 @@ def run_castle_siege(args) -> int:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         if args.resume and os.path.exists(args.out):
             from .journal import read
+
             done = {}
-            for record in read(args.out):      # a line cut by a crash: dropped, redone
-                done[record["seed"]] = record      # a deal solved again: the later line
+            for record in read(args.out):  # a line cut by a crash: dropped, redone
+                done[record["seed"]] = record  # a deal solved again: the later line
             if args.retry_unknown:
                 done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
             records = [done[j["seed"]] for j in jobs if j["seed"] in done]
             jobs = [j for j in jobs if j["seed"] not in done]
         out = open(args.out, "a" if args.resume else "w")
     from . import journal
+
     start = time.perf_counter()
     try:
         for record in _run_jobs(jobs, args.workers, args.backend, args.address):
@@ -586,8 +810,10 @@ def run_castle_siege(args) -> int:
             if out:
                 journal.append(out, record)
             if not args.json and len(records) % max(1, args.deals // 20) == 0:
-                print(f"  {len(records)}/{args.deals} deals, "
-                      f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+                print(
+                    f"  {len(records)}/{args.deals} deals, {time.perf_counter() - start:.0f}s",
+                    file=sys.stderr,
+                )
     finally:
         if out:
             out.close()
@@ -596,35 +822,49 @@ def run_castle_siege(args) -> int:
     summary["rules"] = rules
     # winning lines whose fourth capture comes with an empty deck (only victory="any_time"
     # allows them; records written before deck_at_end existed are not counted)
-    summary["wins_with_empty_deck"] = sum(r.get("events", {}).get("deck_at_end") == 0
-                                          for r in records if r["verdict"] == "winnable")
+    summary["wins_with_empty_deck"] = sum(
+        r.get("events", {}).get("deck_at_end") == 0 for r in records if r["verdict"] == "winnable"
+    )
     summary["probe_policy"] = args.probe_policy
     summary["solver"] = "compiled"
     if nested:
-        summary["nested"] = {**nested, "found": sum(r.get("found_by") == "nested"
-                                                    for r in records)}
+        summary["nested"] = {**nested, "found": sum(r.get("found_by") == "nested" for r in records)}
     summary["wall_seconds"] = time.perf_counter() - start
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     lo, hi = summary["winnable_interval_95"]
     rnd = summary["random"]
-    print(f"Castle Siege {args.difficulty}, {args.deals} deals (seeds {args.seed}.."
-          f"{args.seed + args.deals - 1}), budget {args.budget}/deal")
-    print(f"  winnable {summary['winnable']}, unwinnable {summary['unwinnable']}, "
-          f"unknown {summary['unknown']}")
+    print(
+        f"Castle Siege {args.difficulty}, {args.deals} deals (seeds {args.seed}.."
+        f"{args.seed + args.deals - 1}), budget {args.budget}/deal"
+    )
+    print(
+        f"  winnable {summary['winnable']}, unwinnable {summary['unwinnable']}, "
+        f"unknown {summary['unknown']}"
+    )
     if nested:
-        print(f"  nested search (level {nested['level']}, width {nested['width']}, "
-              f"{nested['runs']} runs) found {summary['nested']['found']} of the winning lines")
-    print(f"  winnable fraction 95% interval [{lo:.3f}, {hi:.3f}] "
-          "(lower: proven wins only; upper: unknowns counted as wins)")
-    print(f"  nodes/deal mean {summary['nodes']['mean']:.0f}, time/deal mean "
-          f"{summary['seconds']['mean']:.3f}s (median {summary['seconds']['median']:.3f}s)")
+        print(
+            f"  nested search (level {nested['level']}, width {nested['width']}, "
+            f"{nested['runs']} runs) found {summary['nested']['found']} of the winning lines"
+        )
+    print(
+        f"  winnable fraction 95% interval [{lo:.3f}, {hi:.3f}] "
+        "(lower: proven wins only; upper: unknowns counted as wins)"
+    )
+    print(
+        f"  nodes/deal mean {summary['nodes']['mean']:.0f}, time/deal mean "
+        f"{summary['seconds']['mean']:.3f}s (median {summary['seconds']['median']:.3f}s)"
+    )
     if rnd["games"]:
         print(f"  random play: {rnd['wins']}/{rnd['games']} wins")
     use = summary["winning_line_usage"]
     if summary["winnable"]:
-        print("  winning lines use: " + ", ".join(
-            f"{k} in {use[k]['share_of_lines']:.0%}" for k in
-            ("royal_assaults", "precision_strikes", "flush_sieges", "regroups")))
+        print(
+            "  winning lines use: "
+            + ", ".join(
+                f"{k} in {use[k]['share_of_lines']:.0%}"
+                for k in ("royal_assaults", "precision_strikes", "flush_sieges", "regroups")
+            )
+        )
     return 0

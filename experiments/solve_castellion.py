@@ -17,6 +17,7 @@ at every smaller budget too (``budget_curve``). The summary gives the winnable s
 95% Wilson interval from proven wins only to wins + unknowns, which ordeal the beams could
 not get past on the deals not proven winnable, and the solver's nodes per second.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,9 @@ def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, li
     return bool(state.won), line
 
 
-def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int,
-               probe: str = "none") -> dict:
+def solve_deal(
+    solver, seed: int, level: str, rules: dict, random_games: int, probe: str = "none"
+) -> dict:
     """One deal's record. With a probe, the probe's game comes first: a win is the verdict
     (``found_by`` "probe:NAME", its moves counted as nodes); otherwise the solver runs with
     what is left of the budget, so a record's ``nodes`` still tells the verdict at every
@@ -69,8 +71,9 @@ def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int,
     budget = (solver.max_nodes, solver.max_seconds)
     solver_nodes = solver_seconds = 0
     if won and (budget[0] is None or len(line) <= budget[0]):
-        result = Result(WINNABLE, line, len(line), probe_seconds, found_by=f"probe:{probe}",
-                        reached=3)
+        result = Result(
+            WINNABLE, line, len(line), probe_seconds, found_by=f"probe:{probe}", reached=3
+        )
     else:
         spent = len(line) if budget[0] is None or len(line) < budget[0] else 0
         if budget[0] is not None:
@@ -87,12 +90,17 @@ def solve_deal(solver, seed: int, level: str, rules: dict, random_games: int,
     record = {"seed": seed, "level": level, **result.to_dict()}
     record["seconds"] = round(result.seconds, 4)
     if probe != "none":
-        record["probe"] = {"policy": probe, "won": won, "moves": len(line),
-                           "seconds": round(probe_seconds, 4)}
+        record["probe"] = {
+            "policy": probe,
+            "won": won,
+            "moves": len(line),
+            "seconds": round(probe_seconds, 4),
+        }
         record["solver_nodes"], record["solver_seconds"] = solver_nodes, solver_seconds
     if result.verdict == WINNABLE and not replay_wins(seed, level, result.line, **rules):
-        raise RuntimeError(f"{level} deal {seed}: the winning line does not replay to a win "
-                           "in the Gymnasium env")
+        raise RuntimeError(
+            f"{level} deal {seed}: the winning line does not replay to a win in the Gymnasium env"
+        )
     rng = np.random.default_rng(seed)
     wins = 0
     for _ in range(random_games):
@@ -113,15 +121,24 @@ def budget_curve(records: list[dict], budgets) -> list[dict]:
     for b in budgets:
         won = sum(r["verdict"] == "winnable" and r["nodes"] <= b for r in records)
         lost = sum(r["verdict"] == "unwinnable" and r["nodes"] <= b for r in records)
-        out.append({"budget_nodes": int(b), "winnable": won, "unwinnable": lost,
-                    "unknown": n - won - lost,
-                    "winnable_interval_95": [wilson_interval(won, n)[0],
-                                             wilson_interval(n - lost, n)[1]]})
+        out.append(
+            {
+                "budget_nodes": int(b),
+                "winnable": won,
+                "unwinnable": lost,
+                "unknown": n - won - lost,
+                "winnable_interval_95": [
+                    wilson_interval(won, n)[0],
+                    wilson_interval(n - lost, n)[1],
+                ],
+            }
+        )
     return out
 
 
 def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dict:
     from .solve import random_play, verdict_counts
+
     counts = verdict_counts(records, budget)
     n, won, unknown = counts["deals"], counts["winnable"], counts["unknown"]
     nodes = sum(r["nodes"] for r in records)
@@ -134,22 +151,35 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
         if r["verdict"] != "winnable":
             stuck[min(r["reached"], 2)] += 1
     summary = {
-        "game": "castellion", "level": level, **counts,
-        "winnable_interval_95": [wilson_interval(won, n)[0],
-                                 wilson_interval(won + unknown, n)[1]],
+        "game": "castellion",
+        "level": level,
+        **counts,
+        "winnable_interval_95": [wilson_interval(won, n)[0], wilson_interval(won + unknown, n)[1]],
         "not_proven_winnable_stuck_at_ordeal": {"I": stuck[0], "II": stuck[1], "III": stuck[2]},
-        "found_by": {k: sum(r["found_by"] == k for r in records)
-                     for k in sorted({r["found_by"] for r in records if r["found_by"]})},
-        "unwinnable_proofs": {r["seed"]: r["proof"] for r in records
-                              if r["verdict"] == "unwinnable" and r.get("proof")},
+        "found_by": {
+            k: sum(r["found_by"] == k for r in records)
+            for k in sorted({r["found_by"] for r in records if r["found_by"]})
+        },
+        "unwinnable_proofs": {
+            r["seed"]: r["proof"]
+            for r in records
+            if r["verdict"] == "unwinnable" and r.get("proof")
+        },
         "loss_nodes_total": sum(r.get("loss_nodes", 0) for r in records),
-        "nodes_total": nodes, "solver_seconds_total": seconds,
+        "nodes_total": nodes,
+        "solver_seconds_total": seconds,
         "nodes_per_second": solver_nodes / solver_seconds if solver_seconds else None,
         "random": random_play(records),
     }
     if nodes_budget:
-        steps = sorted({max(1, nodes_budget // 10), max(1, nodes_budget // 4),
-                        max(1, nodes_budget // 2), nodes_budget})
+        steps = sorted(
+            {
+                max(1, nodes_budget // 10),
+                max(1, nodes_budget // 4),
+                max(1, nodes_budget // 2),
+                nodes_budget,
+            }
+        )
         summary["budget_curve"] = budget_curve(records, steps)
     return summary
 
@@ -157,6 +187,7 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
 def _read_done(path: str) -> dict:
     """The deals solved so far (a last line cut by a crash is dropped, and redone)."""
     from .journal import read
+
     return {(r["level"], r["seed"]): r for r in read(path)}
 
 
@@ -168,14 +199,20 @@ def run(args) -> int:
     if args.plot:
         writable_file(args.plot, "--plot")
         from .common import read_json
+
         summaries = []
         for path in args.summaries:
             data = read_json(path, "--summaries")
             for s in data if isinstance(data, list) else [data]:
-                if not isinstance(s, dict) or s.get("game") != "castellion" or \
-                        s.get("level") not in LEVELS:
-                    raise ValueError(f"--summaries {path!r}: not a summary written by "
-                                     "castle-envs solve --game castellion --json")
+                if (
+                    not isinstance(s, dict)
+                    or s.get("game") != "castellion"
+                    or s.get("level") not in LEVELS
+                ):
+                    raise ValueError(
+                        f"--summaries {path!r}: not a summary written by "
+                        "castle-envs solve --game castellion --json"
+                    )
                 summaries.append(s)
         if not summaries:
             raise ValueError("--plot needs --summaries FILE ...")
@@ -192,8 +229,10 @@ def run(args) -> int:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         writable_file(args.out, "--out")
-    rules = {"early_encounter": args.early_encounter,
-             "foundation_exemption": args.foundation_exemption}
+    rules = {
+        "early_encounter": args.early_encounter,
+        "foundation_exemption": args.foundation_exemption,
+    }
     levels = LEVELS if args.level == "all" else (args.level,)
     done = _read_done(args.out) if args.resume and args.out and os.path.exists(args.out) else {}
     out = None
@@ -216,15 +255,18 @@ def run(args) -> int:
                 seed = args.seed + i
                 record = done.get((level, seed))
                 if record is None:
-                    record = solve_deal(solver, seed, level, rules, args.random_games,
-                                        probe)
+                    record = solve_deal(solver, seed, level, rules, args.random_games, probe)
                     if out:
                         from .journal import append
+
                         append(out, record)
                 records.append(record)
                 if not args.json and (i + 1) % max(1, args.deals // 10) == 0:
-                    print(f"  {level}: {i + 1}/{args.deals} deals, "
-                          f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+                    print(
+                        f"  {level}: {i + 1}/{args.deals} deals, "
+                        f"{time.perf_counter() - start:.0f}s",
+                        file=sys.stderr,
+                    )
             summary = summarize(records, level, args.budget, nodes if seconds is None else None)
             summary["rules"] = rules
             summary["loss_budget"] = loss_budget
@@ -238,22 +280,31 @@ def run(args) -> int:
         return 0
     for s in summaries:
         lo, hi = s["winnable_interval_95"]
-        print(f"Castellion {s['level']}, {s['deals']} deals (seeds {s['seeds'][0]}.."
-              f"{s['seeds'][1]}), budget {s['budget']}/deal")
-        print(f"  winnable {s['winnable']}, unwinnable {s['unwinnable']}, unknown "
-              f"{s['unknown']}")
-        print(f"  winnable share 95% interval [{lo:.3f}, {hi:.3f}] (lower: proven wins only; "
-              "upper: unknowns counted as wins)")
+        print(
+            f"Castellion {s['level']}, {s['deals']} deals (seeds {s['seeds'][0]}.."
+            f"{s['seeds'][1]}), budget {s['budget']}/deal"
+        )
+        print(f"  winnable {s['winnable']}, unwinnable {s['unwinnable']}, unknown {s['unknown']}")
+        print(
+            f"  winnable share 95% interval [{lo:.3f}, {hi:.3f}] (lower: proven wins only; "
+            "upper: unknowns counted as wins)"
+        )
         stuck = s["not_proven_winnable_stuck_at_ordeal"]
-        print(f"  deals not proven winnable: the beams got no further than ordeal I on "
-              f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}")
+        print(
+            f"  deals not proven winnable: the beams got no further than ordeal I on "
+            f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}"
+        )
         if s["nodes_per_second"]:
-            print(f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "
-                  f"{s['nodes_per_second']:,.0f} nodes/s")
+            print(
+                f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "
+                f"{s['nodes_per_second']:,.0f} nodes/s"
+            )
         for row in s.get("budget_curve", []):
             a, b = row["winnable_interval_95"]
-            print(f"  budget {row['budget_nodes']:>10,} nodes: winnable {row['winnable']}, "
-                  f"unwinnable {row['unwinnable']}, unknown {row['unknown']} [{a:.3f}, {b:.3f}]")
+            print(
+                f"  budget {row['budget_nodes']:>10,} nodes: winnable {row['winnable']}, "
+                f"unwinnable {row['unwinnable']}, unknown {row['unknown']} [{a:.3f}, {b:.3f}]"
+            )
         if s["random"]["games"]:
             print(f"  random play: {s['random']['wins']}/{s['random']['games']} wins")
     return 0
@@ -281,24 +332,30 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     rows = [s for lv in LEVELS for s in summaries if s["level"] == lv]
     title = "Castellion: deals winnable with perfect information (solver) vs agents"
     note = "bar: 95% interval from proven wins only to wins + unknowns; dark line: proven share"
-    drawn = {lv: {n: v for n, v in sorted(agents.get(lv, {}).items()) if v[3] > 0}
-             for lv in LEVELS}
+    drawn = {lv: {n: v for n, v in sorted(agents.get(lv, {}).items()) if v[3] > 0} for lv in LEVELS}
     names = sorted({n for lv in drawn.values() for n in lv})
     curves = [s for s in rows if s.get("budget_curve")]
     label_w = max([svg_text_width(s["level"]) for s in curves] + [0.0])
-    w = max(760.0, svg_text_width(title, 13) + 20, 50 + svg_text_width(note) + 20,
-            50 + svg_legend_width(names) + 20)
+    w = max(
+        760.0,
+        svg_text_width(title, 13) + 20,
+        50 + svg_text_width(note) + 20,
+        50 + svg_legend_width(names) + 20,
+    )
     h, top, plot_h = 320, 40, 200
-    y = lambda v: top + plot_h * (1 - v)   # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
-           f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
-           '<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{w / 2:.1f}" y="18" text-anchor="middle" font-size="13">{title}</text>']
+    y = lambda v: top + plot_h * (1 - v)  # noqa: E731
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
+        f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{w / 2:.1f}" y="18" text-anchor="middle" font-size="13">{title}</text>',
+    ]
     left, right = 50, 380
     for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
         for t in (0, 0.25, 0.5, 0.75, 1.0):
-            out.append(f'<line x1="{x0}" x2="{x1:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
-                       'stroke="#ddd"/>')
+            out.append(
+                f'<line x1="{x0}" x2="{x1:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#ddd"/>'
+            )
             out.append(f'<text x="{x0 - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
     gap = (right - 20 - left) / max(1, len(rows))
     for i, s in enumerate(rows):
@@ -306,43 +363,65 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
         lo, hi = s["winnable_interval_95"]
         won = s["winnable_fraction"]
         colour = LEVEL_COLOURS[s["level"]]
-        out.append(f'<rect x="{x - 16:.1f}" y="{y(hi):.1f}" width="32" '
-                   f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="{colour}" fill-opacity="0.3" '
-                   f'stroke="{colour}"/>')
-        out.append(f'<line x1="{x - 16:.1f}" x2="{x + 16:.1f}" y1="{y(won):.1f}" '
-                   f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2.5"/>')
-        out.append(f'<text x="{x - 20:.1f}" y="{y(won) + 4:.1f}" text-anchor="end" '
-                   f'fill="#08306b">{won:.1%}</text>')
+        out.append(
+            f'<rect x="{x - 16:.1f}" y="{y(hi):.1f}" width="32" '
+            f'height="{max(1.0, y(lo) - y(hi)):.1f}" fill="{colour}" fill-opacity="0.3" '
+            f'stroke="{colour}"/>'
+        )
+        out.append(
+            f'<line x1="{x - 16:.1f}" x2="{x + 16:.1f}" y1="{y(won):.1f}" '
+            f'y2="{y(won):.1f}" stroke="#08306b" stroke-width="2.5"/>'
+        )
+        out.append(
+            f'<text x="{x - 20:.1f}" y="{y(won) + 4:.1f}" text-anchor="end" '
+            f'fill="#08306b">{won:.1%}</text>'
+        )
         for k, (name, (rate, low, high, _)) in enumerate(drawn.get(s["level"], {}).items()):
             cx, c = x + 24 + 9 * k, AGENT_COLOURS.get(name, "#636363")
-            out.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
-                       f'y2="{y(low):.1f}" stroke="{c}" data-series="{name}"/>')
-            out.append(f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{c}" '
-                       f'data-series="{name}"/>')
-        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                   f'{s["level"]}</text>')
-        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
-                   f'fill="#555">n={s["deals"]}</text>')
+            out.append(
+                f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(high):.1f}" '
+                f'y2="{y(low):.1f}" stroke="{c}" data-series="{name}"/>'
+            )
+            out.append(
+                f'<circle cx="{cx:.1f}" cy="{y(rate):.1f}" r="3.5" fill="{c}" '
+                f'data-series="{name}"/>'
+            )
+        out.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{s["level"]}</text>'
+        )
+        out.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
+            f'fill="#555">n={s["deals"]}</text>'
+        )
     # the budget curves, ending a label's width (and a gap) short of the right edge
     budgets = sorted({r["budget_nodes"] for s in curves for r in s["budget_curve"]})
     if budgets:
         import math
+
         lo_b, hi_b = math.log10(budgets[0]), math.log10(budgets[-1])
         x0, x1 = right + 60, w - 14 - label_w - 6
         bx = lambda b: x0 + (x1 - x0) * ((math.log10(b) - lo_b) / max(hi_b - lo_b, 1e-9))  # noqa: E731
         for b in budgets:
-            out.append(f'<text x="{bx(b):.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                       f'{b / 1000:g}k</text>')
-        out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{top + plot_h + 30}" '
-                   'text-anchor="middle" fill="#555">node budget per deal (proven winnable '
-                   'share)</text>')
+            out.append(
+                f'<text x="{bx(b):.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                f"{b / 1000:g}k</text>"
+            )
+        out.append(
+            f'<text x="{(x0 + x1) / 2:.1f}" y="{top + plot_h + 30}" '
+            'text-anchor="middle" fill="#555">node budget per deal (proven winnable '
+            "share)</text>"
+        )
         ends = []
         for s in curves:
             colour = LEVEL_COLOURS[s["level"]]
-            pts = [(bx(r["budget_nodes"]), y(r["winnable"] / s["deals"]))
-                   for r in s["budget_curve"]]
-            out.append('<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>'.format(
-                colour, " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)))
+            pts = [
+                (bx(r["budget_nodes"]), y(r["winnable"] / s["deals"])) for r in s["budget_curve"]
+            ]
+            out.append(
+                '<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>'.format(
+                    colour, " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
+                )
+            )
             for a, b in pts:
                 out.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{colour}"/>')
             ends.append([pts[-1][1] + 4, pts[-1][0], s["level"], colour])

@@ -1,4 +1,5 @@
 """Interval and rating arithmetic for win rates, paired comparisons and tournaments."""
+
 from __future__ import annotations
 
 import math
@@ -43,8 +44,14 @@ def paired_difference(a, b, z: float = Z95) -> dict:
     if a.shape != b.shape:
         raise ValueError("paired samples must have the same length")
     mean, low, high = mean_interval(a - b, z)
-    return {"mean": mean, "low": low, "high": high, "n": int(len(a)),
-            "a_better": int((a > b).sum()), "b_better": int((a < b).sum())}
+    return {
+        "mean": mean,
+        "low": low,
+        "high": high,
+        "n": int(len(a)),
+        "a_better": int((a > b).sum()),
+        "b_better": int((a < b).sum()),
+    }
 
 
 def paired_proportion_difference(a, b, z: float = Z95) -> dict:
@@ -61,8 +68,15 @@ def paired_proportion_difference(a, b, z: float = Z95) -> dict:
         raise ValueError("paired proportions need 0/1 outcomes")
     n = int(len(a))
     if n == 0:
-        return {"mean": math.nan, "low": -1.0, "high": 1.0, "n": 0, "a_better": 0,
-                "b_better": 0, "method": "newcombe"}
+        return {
+            "mean": math.nan,
+            "low": -1.0,
+            "high": 1.0,
+            "n": 0,
+            "a_better": 0,
+            "b_better": 0,
+            "method": "newcombe",
+        }
     both = float(((a == 1) & (b == 1)).sum())
     only_a = float(((a == 1) & (b == 0)).sum())
     only_b = float(((a == 0) & (b == 1)).sum())
@@ -78,12 +92,19 @@ def paired_proportion_difference(a, b, z: float = Z95) -> dict:
         cross = cross - n / 2 if cross > n / 2 else (0.0 if cross >= 0 else cross)
         phi = cross / math.sqrt(margins)
     d = p1 - p2
-    low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2)
-                            + (u2 - p2) ** 2))
-    high = d + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2)
-                             + (p2 - l2) ** 2))
-    return {"mean": d, "low": max(-1.0, low), "high": min(1.0, high), "n": n,
-            "a_better": int(only_a), "b_better": int(only_b), "method": "newcombe"}
+    low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    high = d + math.sqrt(
+        max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    )
+    return {
+        "mean": d,
+        "low": max(-1.0, low),
+        "high": min(1.0, high),
+        "n": n,
+        "a_better": int(only_a),
+        "b_better": int(only_b),
+        "method": "newcombe",
+    }
 
 
 def iqm(values) -> float:
@@ -99,8 +120,9 @@ def iqm(values) -> float:
     return float((weights * x).sum() / weights.sum())
 
 
-def stratified_bootstrap(tasks: dict, statistic=iqm, resamples: int = 2000, seed: int = 0,
-                         z: float = Z95) -> dict:
+def stratified_bootstrap(
+    tasks: dict, statistic=iqm, resamples: int = 2000, seed: int = 0, z: float = Z95
+) -> dict:
     """An aggregate over tasks (``{task: per-episode scores}``, e.g. wins per difficulty)
     with a 95% percentile interval from a stratified bootstrap: each task's episodes are
     resampled within the task, so every task keeps its weight (rliable's protocol).
@@ -113,16 +135,23 @@ def stratified_bootstrap(tasks: dict, statistic=iqm, resamples: int = 2000, seed
     point = float(statistic(np.concatenate(groups)))
     samples = np.empty(resamples)
     for k in range(resamples):
-        samples[k] = statistic(np.concatenate([g[rng.integers(len(g), size=len(g))]
-                                               for g in groups]))
+        samples[k] = statistic(
+            np.concatenate([g[rng.integers(len(g), size=len(g))] for g in groups])
+        )
     tail = 100 * (1 - math.erf(z / math.sqrt(2))) / 2
     low, high = np.percentile(samples, [tail, 100 - tail])
-    return {"value": point, "low": float(low), "high": float(high), "tasks": len(groups),
-            "resamples": resamples}
+    return {
+        "value": point,
+        "low": float(low),
+        "high": float(high),
+        "tasks": len(groups),
+        "resamples": resamples,
+    }
 
 
-def bradley_terry(wins: np.ndarray, iterations: int = 10000, tol: float = 1e-10,
-                  prior: float = 0.0) -> np.ndarray:
+def bradley_terry(
+    wins: np.ndarray, iterations: int = 10000, tol: float = 1e-10, prior: float = 0.0
+) -> np.ndarray:
     """Bradley–Terry strengths from ``wins[i, j]`` = times i beat j (ties counted as half a
     win each way), by Hunter's (2004) MM iteration; normalized to geometric mean 1.
     ``prior`` adds that many virtual wins each way per pair (keeps unbeaten players finite)."""
@@ -170,23 +199,35 @@ def pairwise_from_returns(seats_agents: list, returns: list, num_agents: int) ->
     return wins
 
 
-def bt_ratings_with_intervals(seats_agents: list, returns: list, num_agents: int,
-                              bootstrap: int = 200, seed: int = 0, prior: float = 0.5) -> dict:
+def bt_ratings_with_intervals(
+    seats_agents: list,
+    returns: list,
+    num_agents: int,
+    bootstrap: int = 200,
+    seed: int = 0,
+    prior: float = 0.5,
+) -> dict:
     """Elo-scale Bradley–Terry ratings (mean 0) with 95% percentile-bootstrap intervals
     (games resampled with replacement, ``bootstrap`` times, from ``seed``)."""
-    per_game = [pairwise_from_returns([a], [r], num_agents)
-                for a, r in zip(seats_agents, returns)]
+    per_game = [pairwise_from_returns([a], [r], num_agents) for a, r in zip(seats_agents, returns)]
     stack = np.array(per_game) if per_game else np.zeros((0, num_agents, num_agents))
     ratings = elo_scale(bradley_terry(stack.sum(axis=0), prior=prior))
     rng = np.random.default_rng(seed)
     samples = []
     for _ in range(bootstrap if len(stack) else 0):
         pick = rng.integers(len(stack), size=len(stack))
-        samples.append(elo_scale(bradley_terry(stack[pick].sum(axis=0), prior=prior,
-                                               iterations=2000, tol=1e-8)))
+        samples.append(
+            elo_scale(
+                bradley_terry(stack[pick].sum(axis=0), prior=prior, iterations=2000, tol=1e-8)
+            )
+        )
     if samples:
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
     else:
         low = high = np.full(num_agents, math.nan)
-    return {"rating": ratings.tolist(), "low": low.tolist(), "high": high.tolist(),
-            "wins": stack.sum(axis=0).tolist()}
+    return {
+        "rating": ratings.tolist(),
+        "low": low.tolist(),
+        "high": high.tolist(),
+        "wins": stack.sum(axis=0).tolist(),
+    }

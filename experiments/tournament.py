@@ -11,6 +11,7 @@ Bradley–Terry rating (mean 0) fitted to all pairings of seats held by differen
 Written to ``--out`` as JSON, CSV and (with matplotlib) a plot of the ratings; ``--record
 N`` adds the first N games as game records in ``<name>-records/`` (``castle-envs replay``).
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,21 +26,29 @@ from castle_envs.registry import GAMES, get_game
 
 from .common import positive_int, writable_dir
 from .episodes import play_chunk
-from .evaluate import (add_run_arguments, check_record_count, check_setup, parse_agents,
-                       progress_bar, write_records)
+from .evaluate import (
+    add_run_arguments,
+    check_record_count,
+    check_setup,
+    parse_agents,
+    progress_bar,
+    write_records,
+)
 from .parallel import run_chunks, split
 from .stats import bt_ratings_with_intervals, wilson_interval
 
 
 def add_parser(sub):
     p = sub.add_parser("tournament", help="agents against each other: win rates and ratings")
-    p.add_argument("--game", required=True, help=", ".join(
-        s for s, g in GAMES.items() if not g.solitaire))
+    p.add_argument(
+        "--game", required=True, help=", ".join(s for s, g in GAMES.items() if not g.solitaire)
+    )
     p.add_argument("--players", type=int, default=None, help="seats (default: the game's default)")
     add_run_arguments(p, agent_flag="--agents", default_agents="random,heuristic")
     p.add_argument("--games", type=int, default=200)
-    p.add_argument("--bootstrap", type=positive_int, default=200,
-                   help="resamples for rating intervals")
+    p.add_argument(
+        "--bootstrap", type=positive_int, default=200, help="resamples for rating intervals"
+    )
     p.set_defaults(run=run)
 
 
@@ -48,9 +57,20 @@ def seat_plan(agents: list[str], players: int) -> tuple:
     return tuple(tuple(agents[(s + g) % k] for s in range(players)) for g in range(k))
 
 
-def tournament(game: str, players: int, agents: list[str], games: int, seed: int = 0,
-               workers=None, backend: str = "local", address=None, bootstrap: int = 200,
-               progress: bool = False, record: int = 0, agent_seed: int = 0) -> dict:
+def tournament(
+    game: str,
+    players: int,
+    agents: list[str],
+    games: int,
+    seed: int = 0,
+    workers=None,
+    backend: str = "local",
+    address=None,
+    bootstrap: int = 200,
+    progress: bool = False,
+    record: int = 0,
+    agent_seed: int = 0,
+) -> dict:
     spec = get_game(game)
     if spec.solitaire:
         raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
@@ -66,13 +86,20 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
     variant = {"num_players": players}
     check_setup(spec, variant, {}, agents)
     plan = seat_plan(agents, players)
-    chunks = [(game, tuple(variant.items()), (), plan, seed, idx, record, agent_seed)
-              for idx in split(games, workers or 8)]
+    chunks = [
+        (game, tuple(variant.items()), (), plan, seed, idx, record, agent_seed)
+        for idx in split(games, workers or 8)
+    ]
     bar, tick = progress_bar(games, progress, f"{game} {players}p")
     start = time.perf_counter()
     try:
-        records = [r for c in run_chunks(play_chunk, chunks, workers, backend, address, tick,
-                                         [len(c[5]) for c in chunks]) for r in c]
+        records = [
+            r
+            for c in run_chunks(
+                play_chunk, chunks, workers, backend, address, tick, [len(c[5]) for c in chunks]
+            )
+            for r in c
+        ]
     finally:
         if bar is not None:
             bar.close()
@@ -86,44 +113,84 @@ def tournament(game: str, players: int, agents: list[str], games: int, seed: int
     ratings = bt_ratings_with_intervals(seats_agents, returns, len(agents), bootstrap, seed)
     rows = []
     for i, agent in enumerate(agents):
-        mine = [ret[s] for seats, ret in zip(seats_agents, returns)
-                for s in range(players) if seats[s] == i]
+        mine = [
+            ret[s]
+            for seats, ret in zip(seats_agents, returns)
+            for s in range(players)
+            if seats[s] == i
+        ]
         wins = sum(1 for x in mine if x > 0)
         low, high = wilson_interval(wins, len(mine))
-        rows.append({"agent": agent, "seats_played": len(mine), "wins": wins,
-                     "win_rate": wins / max(1, len(mine)), "win_low": low, "win_high": high,
-                     "mean_return": float(np.mean(mine)) if mine else float("nan"),
-                     "rating": ratings["rating"][i], "rating_low": ratings["low"][i],
-                     "rating_high": ratings["high"][i]})
-    return {"game": game, "players": players, "games": games, "seed": seed,
-            "agent_seed": agent_seed, "agents": agents,
-            "seat_plan": [list(p) for p in plan], "results": rows,
-            "pairwise_wins": ratings["wins"],
-            "mean_length": float(np.mean([r["length"] for r in records])),
-            "truncated": int(sum(r["truncated"] for r in records)), "seconds": seconds,
-            **({"records": game_records} if game_records else {})}
+        rows.append(
+            {
+                "agent": agent,
+                "seats_played": len(mine),
+                "wins": wins,
+                "win_rate": wins / max(1, len(mine)),
+                "win_low": low,
+                "win_high": high,
+                "mean_return": float(np.mean(mine)) if mine else float("nan"),
+                "rating": ratings["rating"][i],
+                "rating_low": ratings["low"][i],
+                "rating_high": ratings["high"][i],
+            }
+        )
+    return {
+        "game": game,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "agent_seed": agent_seed,
+        "agents": agents,
+        "seat_plan": [list(p) for p in plan],
+        "results": rows,
+        "pairwise_wins": ratings["wins"],
+        "mean_length": float(np.mean([r["length"] for r in records])),
+        "truncated": int(sum(r["truncated"] for r in records)),
+        "seconds": seconds,
+        **({"records": game_records} if game_records else {}),
+    }
 
 
 def run(args) -> int:
     spec = get_game(args.game)
-    writable_dir(args.out, "--out")        # now, not after the games
-    players = args.players if args.players is not None else (
-        spec.variants[0] if not spec.solitaire else 1)
+    writable_dir(args.out, "--out")  # now, not after the games
+    players = (
+        args.players
+        if args.players is not None
+        else (spec.variants[0] if not spec.solitaire else 1)
+    )
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
-    summary = tournament(args.game, players, agents, args.games, args.seed, args.workers,
-                         args.backend, args.address, args.bootstrap,
-                         progress=not args.no_progress, record=args.record,
-                         agent_seed=args.agent_seed)
+    summary = tournament(
+        args.game,
+        players,
+        agents,
+        args.games,
+        args.seed,
+        args.workers,
+        args.backend,
+        args.address,
+        args.bootstrap,
+        progress=not args.no_progress,
+        record=args.record,
+        agent_seed=args.agent_seed,
+    )
     game_records = summary.pop("records", [])
-    print(f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."
-          f"{args.seed + args.games - 1}), seats rotated; mean length "
-          f"{summary['mean_length']:.1f} steps, {summary['seconds']:.1f} s")
-    print(f"  {'agent':<28} {'seats':>6} {'win rate':>9} {'95% CI':>17} {'return':>8} "
-          f"{'rating':>7} {'95% CI':>15}")
+    print(
+        f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."
+        f"{args.seed + args.games - 1}), seats rotated; mean length "
+        f"{summary['mean_length']:.1f} steps, {summary['seconds']:.1f} s"
+    )
+    print(
+        f"  {'agent':<28} {'seats':>6} {'win rate':>9} {'95% CI':>17} {'return':>8} "
+        f"{'rating':>7} {'95% CI':>15}"
+    )
     for r in sorted(summary["results"], key=lambda r: -r["rating"]):
-        print(f"  {r['agent']:<28} {r['seats_played']:>6} {r['win_rate']:>9.1%} "
-              f"[{r['win_low']:.1%}, {r['win_high']:.1%}] {r['mean_return']:>+8.3f} "
-              f"{r['rating']:>+7.0f} [{r['rating_low']:+.0f}, {r['rating_high']:+.0f}]")
+        print(
+            f"  {r['agent']:<28} {r['seats_played']:>6} {r['win_rate']:>9.1%} "
+            f"[{r['win_low']:.1%}, {r['win_high']:.1%}] {r['mean_return']:>+8.3f} "
+            f"{r['rating']:>+7.0f} [{r['rating_low']:+.0f}, {r['rating_high']:+.0f}]"
+        )
     name = args.name or f"tournament-{args.game}-{players}p-seed{args.seed}-n{args.games}"
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, name)
@@ -143,25 +210,33 @@ def run(args) -> int:
     print("wrote " + ", ".join(paths))
     if game_records:
         folder = write_records(game_records, os.path.join(args.out, f"{name}-records"))
-        print(f"wrote {len(game_records)} game record{'s' * (len(game_records) != 1)} to "
-              f"{folder} (castle-envs replay FILE)")
+        print(
+            f"wrote {len(game_records)} game record{'s' * (len(game_records) != 1)} to "
+            f"{folder} (castle-envs replay FILE)"
+        )
     return 0
 
 
 def plot_ratings(summary: dict, path: str) -> str | None:
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         logging.getLogger(__name__).warning(
-            "(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')")
+            "(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')"
+        )
         return None
     rows = summary["results"]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(rows), 3.5))
     y = np.array([r["rating"] for r in rows])
-    err = np.array([[r["rating"] - r["rating_low"] for r in rows],
-                    [r["rating_high"] - r["rating"] for r in rows]])
+    err = np.array(
+        [
+            [r["rating"] - r["rating_low"] for r in rows],
+            [r["rating_high"] - r["rating"] for r in rows],
+        ]
+    )
     ax.errorbar(np.arange(len(rows)), y, yerr=err, fmt="o", capsize=4)
     ax.set_xticks(np.arange(len(rows)), [r["agent"] for r in rows], fontsize=8)
     ax.set_ylabel("Bradley–Terry rating (Elo scale, 95% bootstrap)")

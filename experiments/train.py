@@ -20,6 +20,7 @@ one taken by an interrupt in the middle of a rollout drops that rollout's unfini
 (resume collects them again). It also keeps the wall time so far and the random streams of
 the training envs and of the policy, which resume continues instead of reseeding.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -42,13 +43,20 @@ from .stats import wilson_interval
 
 
 def add_parser(sub):
-    p = sub.add_parser("train", help="train from a YAML config (MaskablePPO; algo: cem, "
-                                      "move_ppo or exit_siege)")
+    p = sub.add_parser(
+        "train", help="train from a YAML config (MaskablePPO; algo: cem, move_ppo or exit_siege)"
+    )
     p.add_argument("--config", help="YAML config (see configs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default runs/NAME_TIMESTAMP)")
-    p.add_argument("--set", dest="overrides", action="append", default=[],
-                   metavar="KEY=VALUE", help="override a config key, e.g. --set ppo.n_steps=128")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, e.g. --set ppo.n_steps=128",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(run=run)
 
@@ -58,8 +66,10 @@ def _report(summary: dict, done: str, keys: tuple) -> int:
     stopped and how to resume it (exit status 130), a finished one prints ``keys`` of its
     summary."""
     if summary.get("interrupted"):
-        print(f"interrupted: checkpointed after {done}; "
-              f"continue with castle-envs train --resume {summary['run_dir']}")
+        print(
+            f"interrupted: checkpointed after {done}; "
+            f"continue with castle-envs train --resume {summary['run_dir']}"
+        )
         return 130
     print(json.dumps({k: summary.get(k) for k in keys}, indent=2))
     return 0
@@ -72,39 +82,61 @@ def run(args) -> int:
         raise ValueError("give exactly one of --config or --resume")
     if args.resume and not (Path(args.resume) / RunFolder.CONFIG).is_file():
         from .exit_siege import OLD_CONFIG, open_run
-        if (Path(args.resume) / OLD_CONFIG).is_file():   # a rounds folder from before the harness
-            open_run(args.resume)                        # writes its config.yaml
-    config = (RunFolder.open(args.resume).config if args.resume
-              else load_config(args.config, args.overrides))
+
+        if (Path(args.resume) / OLD_CONFIG).is_file():  # a rounds folder from before the harness
+            open_run(args.resume)  # writes its config.yaml
+    config = (
+        RunFolder.open(args.resume).config
+        if args.resume
+        else load_config(args.config, args.overrides)
+    )
     if config.algo == "cem":
         from . import train_cem
-        summary = train_cem.run_training(config, run_dir=args.run_dir, resume=args.resume,
-                                         progress_bar=not args.no_progress)
-        return _report(summary, f"generation {summary.get('generations')}",
-                       ("run_dir", "generations", "games", "steps", "wall_seconds",
-                        "final_eval"))
-    if config.algo in ("exit_siege", "move_ppo"):   # run_training(config, or None to resume)
+
+        summary = train_cem.run_training(
+            config, run_dir=args.run_dir, resume=args.resume, progress_bar=not args.no_progress
+        )
+        return _report(
+            summary,
+            f"generation {summary.get('generations')}",
+            ("run_dir", "generations", "games", "steps", "wall_seconds", "final_eval"),
+        )
+    if config.algo in ("exit_siege", "move_ppo"):  # run_training(config, or None to resume)
         if config.algo == "exit_siege":
             from . import exit_siege
+
             module, keys = exit_siege, ("run_dir", "rounds", "decisions", "wall_seconds")
         else:
             from . import train_moves, train_moves_aec
+
             module = train_moves if get_game(config.game).solitaire else train_moves_aec
             keys = ("run_dir", "num_timesteps", "final_eval", "wall_seconds")
-        summary = module.run_training(None if args.resume else config,
-                                      run_dir=args.run_dir, resume=args.resume)
-        return _report(summary, f"round {summary.get('rounds')}" if config.algo == "exit_siege"
-                       else f"{summary.get('num_timesteps')} trained steps", keys)
+        summary = module.run_training(
+            None if args.resume else config, run_dir=args.run_dir, resume=args.resume
+        )
+        return _report(
+            summary,
+            f"round {summary.get('rounds')}"
+            if config.algo == "exit_siege"
+            else f"{summary.get('num_timesteps')} trained steps",
+            keys,
+        )
     if args.resume:
         summary = train(resume=args.resume, progress_bar=not args.no_progress)
     else:
         summary = train(config, run_dir=args.run_dir, progress_bar=not args.no_progress)
     if summary.get("interrupted"):
-        print(f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
-              f"continue with castle-envs train --resume {summary['run_dir']}")
+        print(
+            f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
+            f"continue with castle-envs train --resume {summary['run_dir']}"
+        )
         return 130
-    print(json.dumps({k: summary[k] for k in ("run_dir", "num_timesteps", "final_eval",
-                                               "wall_seconds")}, indent=2))
+    print(
+        json.dumps(
+            {k: summary[k] for k in ("run_dir", "num_timesteps", "final_eval", "wall_seconds")},
+            indent=2,
+        )
+    )
     return 0
 
 
@@ -144,6 +176,7 @@ def make_opponents(config: TrainConfig, pool: list | None = None):
         if not pool or rng.random() < share:
             return fixed
         return [pool[int(rng.integers(len(pool)))]]
+
     return draw
 
 
@@ -155,8 +188,11 @@ def _agent_policy(spec: str, config: TrainConfig):
         make_agent = None  # type: ignore[assignment]  # the agents do not import here
     if make_agent is None:
         if spec != "random":
-            raise ValueError(f"opponent {spec!r} needs castle_envs.agents.make_agent, which is not available")
+            raise ValueError(
+                f"opponent {spec!r} needs castle_envs.agents.make_agent, which is not available"
+            )
         from castle_envs.agents.base import RandomAgent
+
         agent = RandomAgent(config.seed)
     else:
         agent = make_agent(spec, game=config.game, seed=config.seed)
@@ -176,6 +212,7 @@ class _Bound:
 
 class PolicySnapshot:
     """A frozen copy of the learner's policy, playing as an opponent (self-play)."""
+
     needs_state = False
 
     def __init__(self, policy):
@@ -206,8 +243,7 @@ class PotentialShaping(gym.Wrapper):
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
         # (the game env's rules state: gymnasium's Env type does not name it)
-        phi = 0.0 if terminated else self.potential(
-            self.env.unwrapped.state)  # type: ignore[attr-defined]
+        phi = 0.0 if terminated else self.potential(self.env.unwrapped.state)  # type: ignore[attr-defined]
         reward = float(reward) + self.gamma * phi - self._phi
         self._phi = phi
         return obs, reward, terminated, truncated, info
@@ -224,8 +260,13 @@ def heuristic_potential(game: str):
     return load(spec.potential)
 
 
-def make_env(config: TrainConfig, rank: int, pool: list | None = None, variant: dict | None = None,
-             shaped: bool = False):
+def make_env(
+    config: TrainConfig,
+    rank: int,
+    pool: list | None = None,
+    variant: dict | None = None,
+    shaped: bool = False,
+):
     from stable_baselines3.common.monitor import Monitor
 
     spec = get_game(config.game)
@@ -234,9 +275,11 @@ def make_env(config: TrainConfig, rank: int, pool: list | None = None, variant: 
     kwargs = {"illegal_action": "raise", **config.env_kwargs, **(variant or config.variant)}
     if spec.solitaire:
         import castle_envs  # noqa: F401  (registers ids)
+
         env = gym.make(spec.gym_id, **kwargs)  # type: ignore[arg-type]  # set for gymnasium
     else:
         from castle_envs.wrappers import SingleAgentEnv
+
         env = SingleAgentEnv(spec.make(**kwargs), make_opponents(config, pool))
     if shaped and config.shaping:
         env = PotentialShaping(env, heuristic_potential(spec.slug), config.ppo.gamma)
@@ -248,16 +291,23 @@ def make_env(config: TrainConfig, rank: int, pool: list | None = None, variant: 
 def make_vec_env(config: TrainConfig, pool: list | None = None):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [lambda rank=rank: make_env(config, rank, pool, shaped=True)
-           for rank in range(config.n_envs)]
+    fns = [
+        lambda rank=rank: make_env(config, rank, pool, shaped=True) for rank in range(config.n_envs)
+    ]
     if config.vec_env == "subproc" and not config.self_play.enabled:
         return SubprocVecEnv([_IgnoreInterrupts(fn) for fn in fns])
     return DummyVecEnv(fns)  # type: ignore[arg-type]  # each fn's rank is a default argument
 
 
 # --- evaluation ----------------------------------------------------------------------------------
-def evaluate_model(model, config: TrainConfig, episodes: int, seed: int, variant: dict | None = None,
-                   deterministic: bool = True) -> dict:
+def evaluate_model(
+    model,
+    config: TrainConfig,
+    episodes: int,
+    seed: int,
+    variant: dict | None = None,
+    deterministic: bool = True,
+) -> dict:
     """Play ``episodes`` held-out games (env seeds ``seed``, ``seed+1``, ...) with masks."""
     env = make_env(config.replace(seed=0), 0, pool=None, variant=variant)
     wins, returns, lengths = 0, [], []
@@ -265,8 +315,9 @@ def evaluate_model(model, config: TrainConfig, episodes: int, seed: int, variant
         obs, info = env.reset(seed=seed + i)
         done, total, length = False, 0.0, 0
         while not done:
-            action, _ = model.predict(obs, action_masks=info["action_mask"],
-                                      deterministic=deterministic)
+            action, _ = model.predict(
+                obs, action_masks=info["action_mask"], deterministic=deterministic
+            )
             obs, reward, terminated, truncated, info = env.step(int(action))
             total += reward
             length += 1
@@ -276,9 +327,14 @@ def evaluate_model(model, config: TrainConfig, episodes: int, seed: int, variant
         returns.append(total)
         lengths.append(length)
     low, high = wilson_interval(wins, episodes)
-    return {"episodes": episodes, "wins": wins, "win_rate": wins / episodes,
-            "ci95": [low, high], "mean_return": float(np.mean(returns)),
-            "mean_length": float(np.mean(lengths))}
+    return {
+        "episodes": episodes,
+        "wins": wins,
+        "win_rate": wins / episodes,
+        "ci95": [low, high],
+        "mean_return": float(np.mean(returns)),
+        "mean_length": float(np.mean(lengths)),
+    }
 
 
 # --- behaviour cloning warm start ----------------------------------------------------------------
@@ -316,7 +372,7 @@ def pretrain(model, config: TrainConfig) -> dict:
     for _ in range(pre.epochs):
         order = rng.permutation(n)
         for start in range(0, n, pre.batch_size):
-            idx = order[start:start + pre.batch_size]
+            idx = order[start : start + pre.batch_size]
             dist = policy.get_distribution(obs_t[idx], action_masks=mask_np[idx])
             loss = -dist.log_prob(act_t[idx]).mean()
             optimizer.zero_grad()
@@ -325,9 +381,14 @@ def pretrain(model, config: TrainConfig) -> dict:
     with torch.no_grad():
         dist = policy.get_distribution(obs_t, action_masks=mask_np)
         agree = float((dist.distribution.probs.argmax(dim=1) == act_t).float().mean())
-    return {"agent": pre.agent, "episodes": pre.episodes, "samples": n,
-            "agent_win_rate": wins / pre.episodes, "final_loss": loss.item(),
-            "policy_agrees_with_agent": agree}
+    return {
+        "agent": pre.agent,
+        "episodes": pre.episodes,
+        "samples": n,
+        "agent_win_rate": wins / pre.episodes,
+        "final_loss": loss.item(),
+        "policy_agrees_with_agent": agree,
+    }
 
 
 # --- callbacks ---------------------------------------------------------------------------------
@@ -389,20 +450,23 @@ def _callbacks(config: TrainConfig, folder: RunFolder, pool: list, progress: dic
                 if steps // snap > progress["snapshots"]:
                     progress["snapshots"] = steps // snap
                     pool.append(PolicySnapshot(self.model.policy))
-                    del pool[:-config.self_play.pool_size]
+                    del pool[: -config.self_play.pool_size]
             return True
 
         def _evaluate(self, steps: int):
-            result = evaluate_model(self.model, config, config.eval.episodes,
-                                    config.eval.seed)
+            result = evaluate_model(self.model, config, config.eval.episodes, config.eval.seed)
             elapsed = time.perf_counter() - self._t0
             sps = (steps - self._steps0) / max(elapsed, 1e-9)
             for key in ("win_rate", "mean_return", "mean_length"):
                 self.logger.record(f"eval/{key}", result[key])
             self.logger.record("time/steps_per_second", sps)
-            row = {"timesteps": steps, "wall_seconds": progress["wall_before"] + elapsed,
-                   **{k: result[k] for k in ("win_rate", "mean_return", "mean_length")},
-                   "ci_low": result["ci95"][0], "ci_high": result["ci95"][1]}
+            row = {
+                "timesteps": steps,
+                "wall_seconds": progress["wall_before"] + elapsed,
+                **{k: result[k] for k in ("win_rate", "mean_return", "mean_length")},
+                "ci_low": result["ci95"][0],
+                "ci_high": result["ci95"][1],
+            }
             folder.append_eval(row)
             if result["win_rate"] > progress["best_win_rate"]:
                 progress["best_win_rate"] = result["win_rate"]
@@ -416,9 +480,15 @@ def save_model(model, config: TrainConfig, directory: str | Path) -> Path:
     """The policy as a safe model directory (``--agent model:DIR``); no optimizer state."""
     from castle_envs.agents.saved import save_maskable_ppo
 
-    return save_maskable_ppo(model.policy.state_dict(), directory, config.game,
-                             config.variant, config.env_kwargs,
-                             config.policy.net_arch, config.policy.activation)
+    return save_maskable_ppo(
+        model.policy.state_dict(),
+        directory,
+        config.game,
+        config.variant,
+        config.env_kwargs,
+        config.policy.net_arch,
+        config.policy.activation,
+    )
 
 
 def export_model(run_dir: str | Path, target: str | Path) -> Path:
@@ -434,9 +504,15 @@ def export_model(run_dir: str | Path, target: str | Path) -> Path:
         source = run_dir / "checkpoints" / "latest" / "policy.pt"
     else:
         raise FileNotFoundError(f"{run_dir} holds no final_model/ or checkpoint to export")
-    return save_maskable_ppo(load_tensors(source), target, config.game, config.variant,
-                             config.env_kwargs, config.policy.net_arch,
-                             config.policy.activation)
+    return save_maskable_ppo(
+        load_tensors(source),
+        target,
+        config.game,
+        config.variant,
+        config.env_kwargs,
+        config.policy.net_arch,
+        config.policy.activation,
+    )
 
 
 def _rng_states(env) -> list:
@@ -455,10 +531,12 @@ def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
         torch.save({"torch": torch.get_rng_state()}, tmp / "rng.pt")
         streams = progress.get("_streams") or _rng_states(model.get_env())
         (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
+
     folder.save_checkpoint(write)
     if "_session_start" in progress:
         progress["wall_seconds"] = progress["wall_before"] + (
-            time.perf_counter() - progress["_session_start"])
+            time.perf_counter() - progress["_session_start"]
+        )
     folder.write_progress(progress)
 
 
@@ -473,8 +551,9 @@ def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
         model.policy.load_state_dict(load_tensors(ckpt / "policy.pt"))
         model.policy.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
     except (RuntimeError, KeyError, TypeError) as err:
-        raise ValueError(f"{ckpt}: the checkpoint does not fit this run's config "
-                         f"({str(err).splitlines()[0]})") from None
+        raise ValueError(
+            f"{ckpt}: the checkpoint does not fit this run's config ({str(err).splitlines()[0]})"
+        ) from None
     rng = load_tensors(ckpt / "rng.pt")
     if not isinstance(rng, dict) or not isinstance(rng.get("torch"), torch.Tensor):
         raise ValueError(f"{ckpt}/rng.pt is not a castle-envs checkpoint")
@@ -500,10 +579,15 @@ def build_model(config: TrainConfig, env, run_dir: Path):
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation]
     return MaskablePPO(
-        "MlpPolicy", env, seed=config.seed, device=config.device, verbose=0,
+        "MlpPolicy",
+        env,
+        seed=config.seed,
+        device=config.device,
+        verbose=0,
         tensorboard_log=str(run_dir / "tb"),
         policy_kwargs={"net_arch": list(config.policy.net_arch), "activation_fn": activation},
-        **dataclasses.asdict(config.ppo))
+        **dataclasses.asdict(config.ppo),
+    )
 
 
 def _close_quietly(env, interrupted: bool) -> None:
@@ -531,8 +615,13 @@ def _close_quietly(env, interrupted: bool) -> None:
         env.close()
 
 
-def train(config: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | None = None,
-          progress_bar: bool = True, stop_after: int | None = None) -> dict:
+def train(
+    config: TrainConfig | None = None,
+    run_dir: str | Path | None = None,
+    resume: str | None = None,
+    progress_bar: bool = True,
+    stop_after: int | None = None,
+) -> dict:
     """Run (or ``resume``) training; ``stop_after`` ends this session after that many steps,
     checkpointed, as an interruption would (tests use it to exercise ``resume``). An
     interrupt (Ctrl-C, SIGTERM) checkpoints and returns a summary with ``interrupted: True``."""
@@ -543,11 +632,19 @@ def train(config: TrainConfig | None = None, run_dir: str | Path | None = None, 
         if config is None:
             raise ValueError("give a config, or a run folder to resume")
         folder = RunFolder.create(config, run_dir)
-        progress = {"num_timesteps": 0, "evals_done": 0, "checkpoints": 0, "snapshots": 0,
-                    "best_win_rate": -1.0, "wall_before": 0.0, "wall_seconds": 0.0,
-                    "variant": None}
+        progress = {
+            "num_timesteps": 0,
+            "evals_done": 0,
+            "checkpoints": 0,
+            "snapshots": 0,
+            "best_win_rate": -1.0,
+            "wall_before": 0.0,
+            "wall_seconds": 0.0,
+            "variant": None,
+        }
     config, run_dir = folder.config, folder.path
     import torch
+
     torch.set_num_threads(config.torch_threads)
     pool: list = []
     env = make_vec_env(config, pool)
@@ -565,21 +662,29 @@ def train(config: TrainConfig | None = None, run_dir: str | Path | None = None, 
     try:
         with guard:
             if remaining > 0:
-                model.learn(remaining, callback=callback, reset_num_timesteps=not resume,
-                            tb_log_name="ppo", progress_bar=progress_bar)
-            progress["num_timesteps"] = int(model.num_timesteps)   # the last rollout trained
+                model.learn(
+                    remaining,
+                    callback=callback,
+                    reset_num_timesteps=not resume,
+                    tb_log_name="ppo",
+                    progress_bar=progress_bar,
+                )
+            progress["num_timesteps"] = int(model.num_timesteps)  # the last rollout trained
     finally:
-        save_checkpoint(model, folder, progress)   # an interrupted run resumes from here
+        save_checkpoint(model, folder, progress)  # an interrupted run resumes from here
         progress["wall_before"] = progress.get("wall_seconds", progress["wall_before"])
         folder.write_progress(progress)
         _close_quietly(env, guard.interrupted)
     interrupted = guard.interrupted
-    summary = {"run_dir": str(run_dir), "num_timesteps": int(progress["num_timesteps"]),
-               "wall_seconds": progress["wall_before"], "config": config.to_dict()}
+    summary = {
+        "run_dir": str(run_dir),
+        "num_timesteps": int(progress["num_timesteps"]),
+        "wall_seconds": progress["wall_before"],
+        "config": config.to_dict(),
+    }
     if interrupted:
         return {**summary, "interrupted": True}
-    summary["final_eval"] = evaluate_model(model, config, config.eval.episodes,
-                                           config.eval.seed)
+    summary["final_eval"] = evaluate_model(model, config, config.eval.episodes, config.eval.seed)
     save_model(model, config, run_dir / "final_model")
     folder.write_summary(summary)
     return summary

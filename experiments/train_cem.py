@@ -26,6 +26,7 @@ checkpoint.json`` (the search's state after the last whole generation: resume wi
 ``--agent linear:PATH``), ``best_model/policy.json`` (the mean of the best held-out
 evaluation), ``final_model/policy.json`` and ``summary.json``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -49,9 +50,15 @@ from .run_folder import HARNESS_PROGRESS, RunFolder, Schedule, run_chunked
 #: the initial spread of a weight: 10% of its starting value, at least this much. Features
 #: in rank points (up to 13 per card) get a tenth of the spread of the 0/1 and count features,
 #: so that one step moves every feature's contribution by about the same amount.
-_RANK_POINT_FEATURES = {"battle.rank_spent", "battle.overkill", "battle.target_rank",
-                        "recycle.castle_distance", "recycle.rank", "royal.defender_ranks",
-                        "royal.castle_rank"}
+_RANK_POINT_FEATURES = {
+    "battle.rank_spent",
+    "battle.overkill",
+    "battle.target_rank",
+    "recycle.castle_distance",
+    "recycle.rank",
+    "royal.defender_ranks",
+    "royal.castle_rank",
+}
 _MIN_SIGMA = {"battle": 1.0, "recycle": 0.5, "royal": 1.0}
 
 
@@ -72,15 +79,18 @@ def _chunk(theta, difficulty, first, count):
     return play_games(theta, difficulty, range(first, first + count))
 
 
-def evaluate(thetas: list, games: dict, first_seed: int, workers: int | None, backend: str,
-             chunk: int = 100) -> tuple[np.ndarray, int]:
+def evaluate(
+    thetas: list, games: dict, first_seed: int, workers: int | None, backend: str, chunk: int = 100
+) -> tuple[np.ndarray, int]:
     """(len(thetas), len(games)) win rates, every theta on the same deals per difficulty,
     and the number of moves (environment steps) played."""
     jobs, where = [], []
     for t, theta in enumerate(thetas):
         for d, (difficulty, n) in enumerate(games.items()):
             for start in range(0, n, chunk):
-                jobs.append((np.asarray(theta), difficulty, first_seed + start, min(chunk, n - start)))
+                jobs.append(
+                    (np.asarray(theta), difficulty, first_seed + start, min(chunk, n - start))
+                )
                 where.append((t, d))
     results = run_chunks(_chunk, jobs, workers=workers, backend=backend)
     rates = np.zeros((len(thetas), len(games)))
@@ -93,14 +103,22 @@ def initial_search(init: str = "") -> tuple[np.ndarray, np.ndarray]:
     """The starting mean (the heuristic's weights, or the policy file ``init``) and spread."""
     policy = LinearPolicy.load(init) if init else LinearPolicy(HEURISTIC_WEIGHTS)
     mean = policy.vector()
-    floor = np.array([_MIN_SIGMA[n.partition(".")[0]] * (0.1 if n in _RANK_POINT_FEATURES else 1.0)
-                      for n in LinearPolicy.names()])
+    floor = np.array(
+        [
+            _MIN_SIGMA[n.partition(".")[0]] * (0.1 if n in _RANK_POINT_FEATURES else 1.0)
+            for n in LinearPolicy.names()
+        ]
+    )
     return mean, np.maximum(0.1 * np.abs(mean), floor)
 
 
-def run_training(config: TrainConfig | None, run_dir: str | Path | None = None,
-                 resume: str | None = None, progress_bar: bool = True,
-                 stop_after: int | None = None) -> dict:
+def run_training(
+    config: TrainConfig | None,
+    run_dir: str | Path | None = None,
+    resume: str | None = None,
+    progress_bar: bool = True,
+    stop_after: int | None = None,
+) -> dict:
     """Run (or ``resume``) a CEM run; ``stop_after`` ends this session after that many
     generations, checkpointed, as an interruption would."""
     if resume:
@@ -113,8 +131,9 @@ def run_training(config: TrainConfig | None, run_dir: str | Path | None = None,
             (folder / RunFolder.EVAL).unlink(missing_ok=True)
         elif not (folder / RunFolder.PROGRESS).is_file():
             # a run from before CEM was a plug-in of the harness: its counters are its checkpoint's
-            folder.write_progress({**HARNESS_PROGRESS,
-                                   **_counters(read_checkpoint(ckpt), folder.config.cem)})
+            folder.write_progress(
+                {**HARNESS_PROGRESS, **_counters(read_checkpoint(ckpt), folder.config.cem)}
+            )
     elif config is None:
         raise ValueError("give a config, or a run folder to resume")
     else:
@@ -147,8 +166,15 @@ def trim_history(path: Path, generations: int) -> None:
 
 
 CHECKPOINT = "checkpoint.json"
-_CHECKPOINT_KEYS = {"generation": int, "mean": list, "sigma": list, "sigma0": list,
-                    "wall_seconds": float, "steps": int, "rng": dict}
+_CHECKPOINT_KEYS = {
+    "generation": int,
+    "mean": list,
+    "sigma": list,
+    "sigma0": list,
+    "wall_seconds": float,
+    "steps": int,
+    "rng": dict,
+}
 
 
 def checkpoint_path(folder: RunFolder) -> Path | None:
@@ -175,7 +201,8 @@ def read_checkpoint(path: Path) -> dict:
                 raise TypeError(f"{key!r} is not a {kind.__name__}")
         names = LinearPolicy.names()
         if saved.get("names", names) != names or not (
-                len(saved["mean"]) == len(saved["sigma"]) == len(saved["sigma0"]) == len(names)):
+            len(saved["mean"]) == len(saved["sigma"]) == len(saved["sigma0"]) == len(names)
+        ):
             raise ValueError("its weights are not those of this version's linear scorer")
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ValueError(f"{path} is missing or damaged: {err}") from None
@@ -191,9 +218,14 @@ def _counters(saved: dict, cem: CEMConfig) -> dict:
     kill between the two leaves it a generation behind; runs from before the harness have
     none)."""
     done = saved["generation"]
-    return {"generations": done, "wall_seconds": float(saved["wall_seconds"]),
-            "steps": saved["steps"], "games": done * (cem.population + 1) * sum(cem.games.values()),
-            "checkpoints": done, "evals_done": done // cem.eval_every}
+    return {
+        "generations": done,
+        "wall_seconds": float(saved["wall_seconds"]),
+        "steps": saved["steps"],
+        "games": done * (cem.population + 1) * sum(cem.games.values()),
+        "checkpoints": done,
+        "evals_done": done // cem.eval_every,
+    }
 
 
 # --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
@@ -208,14 +240,20 @@ class CEM:
         self.weights = np.array([self.cem.fitness_weights.get(d, 1.0) for d in self.games])
         self.held_out = dict(self.cem.eval_games)
         self.progress_bar = progress_bar
-        self.row: list | None = None      # this generation's history row, until it is written
+        self.row: list | None = None  # this generation's history row, until it is written
 
     def schedule(self) -> Schedule:
-        return Schedule(total=self.cem.generations,
-                        eval_every=self.cem.eval_every if self.held_out else 0,
-                        checkpoint_every=1, unit="generations", column="generation",
-                        eval_at_start=False, eval_last=True, summary_keys=("games", "steps"),
-                        whole_chunks=True)
+        return Schedule(
+            total=self.cem.generations,
+            eval_every=self.cem.eval_every if self.held_out else 0,
+            checkpoint_every=1,
+            unit="generations",
+            column="generation",
+            eval_at_start=False,
+            eval_last=True,
+            summary_keys=("games", "steps"),
+            whole_chunks=True,
+        )
 
     def initial_progress(self) -> dict:
         return {"games": 0, "steps": 0}
@@ -235,9 +273,18 @@ class CEM:
             self.mean, self.sigma = initial_search(self.cem.init)
             self.sigma0 = self.sigma.copy()
             with open(self.history, "w", newline="") as f:
-                csv.writer(f).writerow(["generation", "games", "steps", "seconds",
-                                        "mean_fitness", "elite_fitness", "best_fitness"]
-                                       + [f"eval_{d}" for d in self.held_out])
+                csv.writer(f).writerow(
+                    [
+                        "generation",
+                        "games",
+                        "steps",
+                        "seconds",
+                        "mean_fitness",
+                        "elite_fitness",
+                        "best_fitness",
+                    ]
+                    + [f"eval_{d}" for d in self.held_out]
+                )
         self.t0 = time.time() - progress["wall_seconds"]
 
     def train_chunk(self, progress: dict) -> int:
@@ -246,37 +293,47 @@ class CEM:
         noise = self.rng.standard_normal((cem.population, len(self.mean)))
         # the mean plays too: its fitness is the curve
         thetas = [self.mean] + [self.mean + self.sigma * z for z in noise]
-        rates, moves = evaluate(thetas, self.games, cem.deal_seed + gen * 1_000_000,
-                                _workers(cem), cem.backend)
+        rates, moves = evaluate(
+            thetas, self.games, cem.deal_seed + gen * 1_000_000, _workers(cem), cem.backend
+        )
         progress["steps"] += moves
         fitness = rates @ self.weights
-        order = np.argsort(-fitness, kind="stable")   # the mean may stay in the elite
-        elite = np.array([thetas[i] for i in order[:cem.elite]])
+        order = np.argsort(-fitness, kind="stable")  # the mean may stay in the elite
+        elite = np.array([thetas[i] for i in order[: cem.elite]])
         self.mean = elite.mean(0)
         # a floor on the spread keeps exploring: with a few elites the plain CEM spread
         # collapses within a handful of generations (Szita and Lorincz 2006 add noise too)
         self.sigma = np.maximum(elite.std(0), cem.sigma_floor * self.sigma0)
         progress["games"] += len(thetas) * sum(self.games.values())
         progress["generations"] = gen + 1
-        self.row = [gen + 1, progress["games"], progress["steps"],
-                    round(time.time() - self.t0, 1), fitness[0],
-                    fitness[order[:cem.elite]].mean(), fitness[order[0]]] + [""] * len(self.held_out)
+        self.row = [
+            gen + 1,
+            progress["games"],
+            progress["steps"],
+            round(time.time() - self.t0, 1),
+            fitness[0],
+            fitness[order[: cem.elite]].mean(),
+            fitness[order[0]],
+        ] + [""] * len(self.held_out)
         return 1
 
     def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
         """The mean on the held-out deals (``cem.eval_games`` from ``cem.eval_seed``); the
         best model is the one of the highest win rate weighted as the fitness is."""
         cem = self.cem
-        rates = evaluate([self.mean], self.held_out, cem.eval_seed, _workers(cem),
-                         cem.backend)[0][0]
+        rates = evaluate([self.mean], self.held_out, cem.eval_seed, _workers(cem), cem.backend)[0][
+            0
+        ]
         for (difficulty, games), rate in zip(self.held_out.items(), rates.tolist()):
             write_row({"difficulty": difficulty, "games": games, "win_rate": rate})
         if self.row is not None:
             self.row[7:] = rates.tolist()
         weights = np.array([cem.fitness_weights.get(d, 1.0) for d in self.held_out])
         weights = weights if weights.sum() > 0 else np.ones(len(rates))
-        return {"win_rate": float(rates @ weights / weights.sum()),
-                "by_difficulty": dict(zip(self.held_out, rates.tolist()))}
+        return {
+            "win_rate": float(rates @ weights / weights.sum()),
+            "by_difficulty": dict(zip(self.held_out, rates.tolist())),
+        }
 
     def write_checkpoint(self, folder: Path) -> None:
         """The generation's history row, then ``policy.json`` and the search's state.
@@ -295,15 +352,22 @@ class CEM:
                 evals = dict(zip(self.held_out, row[7:]))
                 logging.getLogger(__name__).info(
                     f"generation {row[0]}/{self.cem.generations}: mean fitness {row[4]:.4f}, "
-                    f"elite {row[5]:.4f}, {row[3]:.0f} s" +
-                    (f", held-out {evals}" if row[7:] and row[7] != "" else ""))
+                    f"elite {row[5]:.4f}, {row[3]:.0f} s"
+                    + (f", held-out {evals}" if row[7:] and row[7] != "" else "")
+                )
         policy_path = self.folder / "policy.json"
         LinearPolicy.from_vector(self.mean).save(policy_path.with_suffix(".json.tmp"))
         os.replace(policy_path.with_suffix(".json.tmp"), policy_path)
-        state = {"generation": progress["generations"], "mean": self.mean.tolist(),
-                 "sigma": self.sigma.tolist(), "sigma0": self.sigma0.tolist(),
-                 "names": LinearPolicy.names(), "wall_seconds": progress["wall_seconds"],
-                 "steps": progress["steps"], "rng": self.rng.bit_generator.state}
+        state = {
+            "generation": progress["generations"],
+            "mean": self.mean.tolist(),
+            "sigma": self.sigma.tolist(),
+            "sigma0": self.sigma0.tolist(),
+            "names": LinearPolicy.names(),
+            "wall_seconds": progress["wall_seconds"],
+            "steps": progress["steps"],
+            "rng": self.rng.bit_generator.state,
+        }
         (folder / CHECKPOINT).write_text(json.dumps(state, indent=1))
 
     def save_model(self, target: Path) -> None:

@@ -17,6 +17,7 @@ Checkpoints are tensors (``torch.save`` of tensors, read back with
 batch's whole position and generators, so ``--resume`` continues the very games that were
 being played. A checkpoint is taken between rollouts; Ctrl-C or SIGTERM checkpoints and stops.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -43,12 +44,20 @@ def make_envs(config: TrainConfig, num_envs: int):
     """The batched env with the move view; with ``move_ppo.levels`` the batch is split
     evenly among them (``MixedMoveVec``)."""
     if len(levels_of(config)) > 1:
-        return MixedMoveVec([make_move_vec(config.game, num_envs // len(levels_of(config)),
-                                           capacity=config.move_ppo.capacity,
-                                           **{**config.env_kwargs, **v})
-                             for v in levels_of(config)])
-    return make_move_vec(config.game, num_envs, capacity=config.move_ppo.capacity,
-                         **_env_kwargs(config))
+        return MixedMoveVec(
+            [
+                make_move_vec(
+                    config.game,
+                    num_envs // len(levels_of(config)),
+                    capacity=config.move_ppo.capacity,
+                    **{**config.env_kwargs, **v},
+                )
+                for v in levels_of(config)
+            ]
+        )
+    return make_move_vec(
+        config.game, num_envs, capacity=config.move_ppo.capacity, **_env_kwargs(config)
+    )
 
 
 class MixedMoveVec:
@@ -76,13 +85,20 @@ class MixedMoveVec:
     def step(self, actions):
         outs, offset = [], 0
         for part, n in zip(self.parts, self.sizes):
-            outs.append(part.step(actions[offset:offset + n]))
+            outs.append(part.step(actions[offset : offset + n]))
             offset += n
-        info = {"won": np.concatenate([o[4].get("won", np.zeros(n, bool))
-                                       for o, n in zip(outs, self.sizes)])}
-        return (self._join([o[0] for o in outs]), np.concatenate([o[1] for o in outs]),
-                np.concatenate([o[2] for o in outs]), np.concatenate([o[3] for o in outs]),
-                info)
+        info = {
+            "won": np.concatenate(
+                [o[4].get("won", np.zeros(n, bool)) for o, n in zip(outs, self.sizes)]
+            )
+        }
+        return (
+            self._join([o[0] for o in outs]),
+            np.concatenate([o[1] for o in outs]),
+            np.concatenate([o[2] for o in outs]),
+            np.concatenate([o[3] for o in outs]),
+            info,
+        )
 
     def rows(self) -> dict:
         return {f"{j}/{k}": v for j, part in enumerate(self.parts) for k, v in part.rows().items()}
@@ -105,18 +121,25 @@ def arch_of(config: TrainConfig, envs) -> dict:
     # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
     linear = get_game(config.game).linear_scorer
     offset = n_feat - len(linear_scale()) if linear else 0
-    return {"obs_size": int(space["observation"].shape[0]), "num_features": n_feat,
-            "hidden": config.move_ppo.hidden, "linear_offset": offset,
-            "capacity": config.move_ppo.capacity}
+    return {
+        "obs_size": int(space["observation"].shape[0]),
+        "num_features": n_feat,
+        "hidden": config.move_ppo.hidden,
+        "linear_offset": offset,
+        "capacity": config.move_ppo.capacity,
+    }
 
 
-def evaluate(net, config: TrainConfig, episodes: int, seed: int, variant: dict | None = None) -> dict:
+def evaluate(
+    net, config: TrainConfig, episodes: int, seed: int, variant: dict | None = None
+) -> dict:
     """Greedy play of the deals seeded ``seed`` .. ``seed + episodes - 1`` (env i's first
     game is exactly ``env.reset(seed=seed + i)``'s)."""
     import torch
 
-    cfg = config.replace(variant=variant or config.variant,
-                         move_ppo=dataclasses.replace(config.move_ppo, levels=[]))
+    cfg = config.replace(
+        variant=variant or config.variant, move_ppo=dataclasses.replace(config.move_ppo, levels=[])
+    )
     envs = make_envs(cfg, episodes)
     obs, _ = envs.reset(seed=seed)
     done = np.zeros(episodes, bool)
@@ -124,9 +147,11 @@ def evaluate(net, config: TrainConfig, episodes: int, seed: int, variant: dict |
     steps = 0
     with torch.no_grad():
         while not done.all():
-            logits, _ = net(torch.as_tensor(obs["observation"]),
-                            torch.as_tensor(obs["move_features"]),
-                            torch.as_tensor(obs["move_mask"]).bool())
+            logits, _ = net(
+                torch.as_tensor(obs["observation"]),
+                torch.as_tensor(obs["move_features"]),
+                torch.as_tensor(obs["move_mask"]).bool(),
+            )
             rows = logits.argmax(1).numpy()
             actions = obs["move_ids"][np.arange(episodes), rows]
             obs, _, term, trunc, info = envs.step(actions)
@@ -138,12 +163,19 @@ def evaluate(net, config: TrainConfig, episodes: int, seed: int, variant: dict |
     envs.close()
     wins = int(won.sum())
     lo, hi = wilson_interval(wins, episodes)
-    return {"episodes": episodes, "wins": wins, "win_rate": wins / episodes,
-            "interval95": [lo, hi], "seed": seed, "steps": steps}
+    return {
+        "episodes": episodes,
+        "wins": wins,
+        "win_rate": wins / episodes,
+        "interval95": [lo, hi],
+        "seed": seed,
+        "steps": steps,
+    }
 
 
-def ppo_epochs(net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, logp_f, adv_f,
-               ret_f) -> list:
+def ppo_epochs(
+    net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, logp_f, adv_f, ret_f
+) -> list:
     """PPO's epochs over minibatches of positions. Position ``i`` has the state ``obs_f[i]``
     and its legal moves' rows packed in ``rows_all`` (``mask_f[i]``: which of the padded
     columns they fill, legal rows first); ``act_f[i]`` is the column played. Returns
@@ -161,14 +193,15 @@ def ppo_epochs(net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, l
     for _ in range(ppo.n_epochs):
         perm = torch.randperm(batch)
         for start in range(0, batch, ppo.batch_size):
-            idx = perm[start:start + ppo.batch_size]
+            idx = perm[start : start + ppo.batch_size]
             if len(idx) < smallest:
                 continue
             cnt = counts[idx]
             owner = torch.repeat_interleave(torch.arange(len(idx)), cnt)
             first = torch.repeat_interleave(offsets[idx], cnt)
             within = torch.arange(int(cnt.sum())) - torch.repeat_interleave(
-                torch.cumsum(cnt, 0) - cnt, cnt)
+                torch.cumsum(cnt, 0) - cnt, cnt
+            )
             rows = rows_all[first + within]
             h = net.embed(obs_f[idx])
             logits = torch.full((len(idx), width), float("-inf"))
@@ -178,8 +211,9 @@ def ppo_epochs(net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, l
             ratio = torch.exp(logp - logp_f[idx])
             a_mb = adv_f[idx]
             a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8)
-            pg = torch.max(-a_mb * ratio, -a_mb * torch.clamp(
-                ratio, 1 - ppo.clip_range, 1 + ppo.clip_range)).mean()
+            pg = torch.max(
+                -a_mb * ratio, -a_mb * torch.clamp(ratio, 1 - ppo.clip_range, 1 + ppo.clip_range)
+            ).mean()
             v = net.value(h).squeeze(1)
             v_loss = 0.5 * ((v - ret_f[idx]) ** 2).mean()
             ent = dist.entropy().mean()
@@ -194,12 +228,14 @@ def ppo_epochs(net, optimizer, ppo: PPOConfig, obs_f, mask_f, rows_all, act_f, l
     return stats
 
 
-def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
-               t_roll: float) -> None:
+def log_update(
+    writer, progress: dict, stats: list, batch: int, elapsed: float, t_roll: float
+) -> None:
     """An update's losses and speeds, to TensorBoard and ``progress``."""
     n = progress["num_timesteps"]
-    for name, value in zip(("policy_loss", "value_loss", "entropy", "approx_kl"),
-                           np.mean(stats, axis=0)):
+    for name, value in zip(
+        ("policy_loss", "value_loss", "entropy", "approx_kl"), np.mean(stats, axis=0)
+    ):
         writer.add_scalar(f"losses/{name}", value, n)
     writer.add_scalar("charts/steps_per_second", batch / elapsed, n)
     writer.add_scalar("charts/rollout_steps_per_second", batch / t_roll, n)
@@ -207,19 +243,26 @@ def log_update(writer, progress: dict, stats: list, batch: int, elapsed: float,
     progress["rollout_steps_per_second"] = round(batch / t_roll, 1)
 
 
-
 # --- the run: a plug-in of the harness (experiments/run_folder.py) ------------------------------
 class SavesMoveNet:
     """What both move-feature PPO trainers (this one and ``train_moves_aec``'s self-play) do
     alike: save their network as a model directory."""
+
     net: Any
     arch: dict
     config: TrainConfig
     card_extra: dict
 
     def save_model(self, target: Path) -> None:
-        move_policy.save(self.net, target, self.arch, self.config.game,
-                         self.config.variant, self.config.env_kwargs, self.card_extra)
+        move_policy.save(
+            self.net,
+            target,
+            self.arch,
+            self.config.game,
+            self.config.variant,
+            self.config.env_kwargs,
+            self.card_extra,
+        )
 
 
 class MovePPO(SavesMoveNet):
@@ -244,11 +287,13 @@ class MovePPO(SavesMoveNet):
         torch.set_num_threads(config.torch_threads)
         self.envs = make_envs(config, self.n_envs)
         self.arch = arch = arch_of(config, self.envs)
-        torch.manual_seed(config.seed)   # the network's initial weights
-        self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
-                                         arch["hidden"], arch["linear_offset"])
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo.learning_rate,
-                                          eps=1e-5)
+        torch.manual_seed(config.seed)  # the network's initial weights
+        self.net = move_policy.build_net(
+            arch["obs_size"], arch["num_features"], arch["hidden"], arch["linear_offset"]
+        )
+        self.optimizer = torch.optim.Adam(
+            self.net.parameters(), lr=self.ppo.learning_rate, eps=1e-5
+        )
         if folder.resumed:
             self.obs = self.load_checkpoint(folder.latest_checkpoint())
         else:
@@ -256,18 +301,25 @@ class MovePPO(SavesMoveNet):
                 move_policy.init_linear(self.net, mp.init_linear, mp.temperature)
             if config.pretrain.agent:
                 from . import bc_moves
+
                 progress["pretrain"] = bc_moves.pretrain(self.net, config, log=lambda r: None)
                 # the warm start's time is part of the run's (the curve's wall time includes it)
                 progress["wall_seconds"] += progress["pretrain"]["rounds"][-1]["seconds"]
-                move_policy.save(self.net, folder / "pretrain_model", arch, config.game,
-                                 config.variant, config.env_kwargs,
-                                 {"trained": {"algo": "behaviour cloning",
-                                              "config": "config.yaml"}})
+                move_policy.save(
+                    self.net,
+                    folder / "pretrain_model",
+                    arch,
+                    config.game,
+                    config.variant,
+                    config.env_kwargs,
+                    {"trained": {"algo": "behaviour cloning", "config": "config.yaml"}},
+                )
             self.obs, _ = self.envs.reset(seed=config.seed)
         self.writer = SummaryWriter(str(folder / "tb"))
-        self.card_extra: dict[str, dict] = {"trained": {"algo": "move_ppo",
-                                                        "config": "config.yaml"}}
-        if len(levels_of(config)) > 1:   # one network for these variants (``variant``: the first)
+        self.card_extra: dict[str, dict] = {
+            "trained": {"algo": "move_ppo", "config": "config.yaml"}
+        }
+        if len(levels_of(config)) > 1:  # one network for these variants (``variant``: the first)
             self.card_extra["trained"]["levels"] = list(dict.fromkeys(mp.levels))
 
     def train_chunk(self, progress: dict) -> int:
@@ -304,13 +356,17 @@ class MovePPO(SavesMoveNet):
             if done.any():
                 progress["episodes"] += int(done.sum())
                 progress["wins"] += int(info["won"][done].sum())
-                self.writer.add_scalar("charts/win_rate_window",
-                                       float(info["won"][done].mean()),
-                                       progress["num_timesteps"] + (t + 1) * n_envs)
+                self.writer.add_scalar(
+                    "charts/win_rate_window",
+                    float(info["won"][done].mean()),
+                    progress["num_timesteps"] + (t + 1) * n_envs,
+                )
         with torch.no_grad():
-            _, b_val[n_steps] = net(torch.as_tensor(obs["observation"]),
-                                    torch.as_tensor(obs["move_features"]),
-                                    torch.as_tensor(obs["move_mask"]).bool())
+            _, b_val[n_steps] = net(
+                torch.as_tensor(obs["observation"]),
+                torch.as_tensor(obs["move_features"]),
+                torch.as_tensor(obs["move_mask"]).bool(),
+            )
         t_roll = time.perf_counter() - t0
         # --- advantages (GAE; a finished game's value is 0) ------------------------
         adv = torch.zeros((n_steps, n_envs))
@@ -326,8 +382,9 @@ class MovePPO(SavesMoveNet):
         act_f, logp_f = b_act.reshape(batch), b_logp.reshape(batch)
         adv_f, ret_f = adv.reshape(batch), ret.reshape(batch)
         rows_all = torch.cat(b_rows)
-        stats = ppo_epochs(net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
-                           adv_f, ret_f)
+        stats = ppo_epochs(
+            net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f, adv_f, ret_f
+        )
         progress["num_timesteps"] += batch
         progress["updates"] += 1
         log_update(self.writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
@@ -339,19 +396,32 @@ class MovePPO(SavesMoveNet):
         rates = []
         distinct = [dict(t) for t in dict.fromkeys(tuple(v.items()) for v in levels_of(config))]
         for variant in distinct:
-            result = evaluate(net.eval(), config, config.eval.episodes,
-                              config.eval.seed, variant if mixed else None)
-            write_row({**({"level": next(iter(variant.values()))} if mixed else {}),
-                       "episodes": result["episodes"], "wins": result["wins"],
-                       "win_rate": result["win_rate"], "low": result["interval95"][0],
-                       "high": result["interval95"][1]})
+            result = evaluate(
+                net.eval(),
+                config,
+                config.eval.episodes,
+                config.eval.seed,
+                variant if mixed else None,
+            )
+            write_row(
+                {
+                    **({"level": next(iter(variant.values()))} if mixed else {}),
+                    "episodes": result["episodes"],
+                    "wins": result["wins"],
+                    "win_rate": result["win_rate"],
+                    "low": result["interval95"][0],
+                    "high": result["interval95"][1],
+                }
+            )
             name = f"eval/win_rate_{next(iter(variant.values()))}" if mixed else "eval/win_rate"
             self.writer.add_scalar(name, result["win_rate"], progress["num_timesteps"])
             rates.append(result["win_rate"])
         net.train()
-        if mixed:       # the levels' mean decides the best model
-            result = {"win_rate": float(np.mean(rates)),
-                      "by_level": {next(iter(v.values())): r for v, r in zip(distinct, rates)}}
+        if mixed:  # the levels' mean decides the best model
+            result = {
+                "win_rate": float(np.mean(rates)),
+                "by_level": {next(iter(v.values())): r for v, r in zip(distinct, rates)},
+            }
         return result
 
     def write_checkpoint(self, folder: Path) -> None:
@@ -361,8 +431,10 @@ class MovePPO(SavesMoveNet):
         torch.save(self.net.state_dict(), folder / "policy.pt")
         torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
         torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
-        torch.save({k: torch.from_numpy(np.ascontiguousarray(v))
-                    for k, v in self.envs.rows().items()}, folder / "envs.pt")
+        torch.save(
+            {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in self.envs.rows().items()},
+            folder / "envs.pt",
+        )
 
     def load_checkpoint(self, ckpt: Path):
         """Restores what ``write_checkpoint`` wrote; returns the batch's current observation."""
@@ -378,16 +450,22 @@ class MovePPO(SavesMoveNet):
             rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
             return self.envs.load_rows(rows)
         except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
-            raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
-                             f"({str(err).splitlines()[0]})") from None
+            raise ValueError(
+                f"{ckpt}: not a checkpoint of this run's config ({str(err).splitlines()[0]})"
+            ) from None
 
     def close(self) -> None:
         self.writer.close()
         self.envs.close()
 
 
-def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
-                 progress_bar: bool = False, stop_after: int | None = None) -> dict:
+def run_training(
+    config: TrainConfig | None = None,
+    run_dir=None,
+    resume=None,
+    progress_bar: bool = False,
+    stop_after: int | None = None,
+) -> dict:
     """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
     many env steps (whole rollouts), checkpointed, as an interrupt would."""
     folder = open_or_create(config, run_dir, resume, algo="move_ppo")
@@ -410,13 +488,25 @@ def export_model(run_dir, target) -> Path:
     envs = make_envs(config, 1)
     arch = arch_of(config, envs)
     envs.close()
-    net = move_policy.build_net(arch["obs_size"], arch["num_features"], arch["hidden"],
-                                arch["linear_offset"])
+    net = move_policy.build_net(
+        arch["obs_size"], arch["num_features"], arch["hidden"], arch["linear_offset"]
+    )
     net.load_state_dict(load_tensors(source))
     progress = folder.read_progress({"num_timesteps": int, "wall_seconds": float})
     with torch.no_grad():
-        return move_policy.save(net, target, arch, config.game, config.variant,
-                                config.env_kwargs,
-                                {"trained": {"algo": "move_ppo", "config": "config.yaml",
-                                             "env_steps": progress["num_timesteps"],
-                                             "wall_seconds": round(progress["wall_seconds"], 1)}})
+        return move_policy.save(
+            net,
+            target,
+            arch,
+            config.game,
+            config.variant,
+            config.env_kwargs,
+            {
+                "trained": {
+                    "algo": "move_ppo",
+                    "config": "config.yaml",
+                    "env_steps": progress["num_timesteps"],
+                    "wall_seconds": round(progress["wall_seconds"], 1),
+                }
+            },
+        )

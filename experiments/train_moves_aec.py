@@ -25,6 +25,7 @@ JSON. Every other random draw (deals, who sits where, the fixed opponents' tie-b
 from generators seeded by (seed, update), so ``--resume`` continues exactly the run that
 was stopped.
 """
+
 from __future__ import annotations
 
 import json
@@ -67,9 +68,13 @@ def arch_of(config: TrainConfig) -> dict:
     view = move_view(config.game, config.move_ppo.capacity)
     env = _env(config)
     obs_size = int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
-    return {"obs_size": obs_size, "num_features": view.num_features,
-            "hidden": config.move_ppo.hidden, "linear_offset": 0,
-            "capacity": view.capacity}
+    return {
+        "obs_size": obs_size,
+        "num_features": view.num_features,
+        "hidden": config.move_ppo.hidden,
+        "linear_offset": 0,
+        "capacity": view.capacity,
+    }
 
 
 class Fixed:
@@ -80,6 +85,7 @@ class Fixed:
 
     def __init__(self, spec: str, game: str):
         from castle_envs.agents.registry import make_agent
+
         self.spec = spec
         self.agent = make_agent(spec, game)
         self.start([0])
@@ -101,8 +107,15 @@ class Fixed:
         return int(agent.act(obs, state.legal_action_mask(), view))
 
 
-def play(config: TrainConfig, states: list, seats: list, nets: dict, fixed: dict, record_net=None,
-         greedy: bool = False) -> dict:
+def play(
+    config: TrainConfig,
+    states: list,
+    seats: list,
+    nets: dict,
+    fixed: dict,
+    record_net=None,
+    greedy: bool = False,
+) -> dict:
     """Play ``states`` to the end side by side. ``seats[g][s]`` names who holds seat ``s``
     of game ``g``: a key of ``nets`` (move networks, sampled, or their argmax when
     ``greedy``) or of ``fixed`` (agents). Decisions of ``record_net`` are returned per
@@ -140,8 +153,9 @@ def play(config: TrainConfig, states: list, seats: list, nets: dict, fixed: dict
             with torch.no_grad():
                 h = net.embed(o)
                 logits = torch.full((len(games), width), float("-inf"))
-                logits[mask] = net.move_logits(h, torch.repeat_interleave(
-                    torch.arange(len(games)), cnt), r)
+                logits[mask] = net.move_logits(
+                    h, torch.repeat_interleave(torch.arange(len(games)), cnt), r
+                )
                 dist = torch.distributions.Categorical(logits=logits)
                 choice = logits.argmax(1) if greedy else dist.sample()
                 if who == record_net:
@@ -152,8 +166,8 @@ def play(config: TrainConfig, states: list, seats: list, nets: dict, fixed: dict
                 c = int(choice[i])
                 if who == record_net:
                     traj.setdefault((g, states[g].current_player), []).append(
-                        (o[i], r[ends[i] - counts[i]:ends[i]], c, float(logp[i]),
-                         float(value[i])))
+                        (o[i], r[ends[i] - counts[i] : ends[i]], c, float(logp[i]), float(value[i]))
+                    )
                 states[g].apply_action(int(ids[i][c]))
         steps += 1
         live = [g for g in live if not states[g].is_terminal()]
@@ -167,18 +181,25 @@ def evaluate(net, config: TrainConfig, episodes: int, seed: int) -> dict:
     opponent = config.eval.opponent
     n = config.variant["num_players"]
     states = [_deal(config, seed + i) for i in range(episodes)]
-    seats = [["learner" if s == i % n else "opponent" for s in range(n)]
-             for i in range(episodes)]
+    seats = [["learner" if s == i % n else "opponent" for s in range(n)] for i in range(episodes)]
     fixed = {"opponent": Fixed(opponent, config.game)}
     fixed["opponent"].start([seed])
     play(config, states, seats, {"learner": net}, fixed, greedy=True)
-    returns = [float(states[i].returns()[i % n]) if states[i].is_terminal() else 0.0
-               for i in range(episodes)]
+    returns = [
+        float(states[i].returns()[i % n]) if states[i].is_terminal() else 0.0
+        for i in range(episodes)
+    ]
     wins = sum(r > 0 for r in returns)
     lo, hi = wilson_interval(wins, episodes)
-    return {"episodes": episodes, "wins": int(wins), "win_rate": wins / episodes,
-            "interval95": [lo, hi], "mean_return": float(np.mean(returns)), "seed": seed,
-            "opponent": opponent}
+    return {
+        "episodes": episodes,
+        "wins": int(wins),
+        "win_rate": wins / episodes,
+        "interval95": [lo, hi],
+        "mean_return": float(np.mean(returns)),
+        "seed": seed,
+        "opponent": opponent,
+    }
 
 
 def _seating(config: TrainConfig, rng, pool: list, fixed_names: list) -> list:
@@ -200,7 +221,7 @@ def _advantages(traj: dict, states: list, gamma: float, lam: float):
     """Per decision: (obs, rows, choice, log-prob, advantage, return), trajectory by
     trajectory in a fixed order."""
     out = []
-    for (g, seat) in sorted(traj):
+    for g, seat in sorted(traj):
         steps = traj[(g, seat)]
         state = states[g]
         final = float(state.returns()[seat]) if state.is_terminal() else 0.0
@@ -239,15 +260,17 @@ class SelfPlayMovePPO(SavesMoveNet):
         torch.set_num_threads(config.torch_threads)
         self.arch = arch = arch_of(config)
         torch.manual_seed(config.seed)
-        self.net = move_policy.build_net(arch["obs_size"], arch["num_features"],
-                                         arch["hidden"], arch["linear_offset"])
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo.learning_rate,
-                                          eps=1e-5)
-        self.pool: list = (self.load_checkpoint(folder.latest_checkpoint())
-                           if folder.resumed else [])
+        self.net = move_policy.build_net(
+            arch["obs_size"], arch["num_features"], arch["hidden"], arch["linear_offset"]
+        )
+        self.optimizer = torch.optim.Adam(
+            self.net.parameters(), lr=self.ppo.learning_rate, eps=1e-5
+        )
+        self.pool: list = self.load_checkpoint(folder.latest_checkpoint()) if folder.resumed else []
         self.fixed_names = [f"fixed{i}" for i in range(len(config.opponents))]
-        self.fixed = {name: Fixed(spec, config.game)
-                      for name, spec in zip(self.fixed_names, config.opponents)}
+        self.fixed = {
+            name: Fixed(spec, config.game) for name, spec in zip(self.fixed_names, config.opponents)
+        }
         self.writer = SummaryWriter(str(folder / "tb"))
         self.card_extra = {"trained": {"algo": "move_ppo", "config": "config.yaml"}}
 
@@ -264,8 +287,9 @@ class SelfPlayMovePPO(SavesMoveNet):
         seats = [_seating(config, rng, self.pool, self.fixed_names) for _ in states]
         nets = {"learner": net}
         for i, snap in enumerate(self.pool):
-            frozen = move_policy.build_net(arch["obs_size"], arch["num_features"],
-                                           arch["hidden"], arch["linear_offset"])
+            frozen = move_policy.build_net(
+                arch["obs_size"], arch["num_features"], arch["hidden"], arch["linear_offset"]
+            )
             frozen.load_state_dict(snap)
             nets[f"snapshot{i}"] = frozen.eval()
         traj = play(config, states, seats, nets, self.fixed, record_net="learner")
@@ -280,36 +304,47 @@ class SelfPlayMovePPO(SavesMoveNet):
         logp_f = torch.as_tensor([d[3] for d in data], dtype=torch.float32)
         adv_f = torch.as_tensor([d[4] for d in data], dtype=torch.float32)
         ret_f = torch.as_tensor([d[5] for d in data], dtype=torch.float32)
-        stats = ppo_epochs(net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f,
-                           adv_f, ret_f)
+        stats = ppo_epochs(
+            net, self.optimizer, ppo, obs_f, mask_f, rows_all, act_f, logp_f, adv_f, ret_f
+        )
         # the learner's results in the games it played against others
-        learner_returns = [float(states[g].returns()[s]) for g in range(len(states))
-                           for s in range(len(seats[g])) if seats[g][s] == "learner"
-                           and seats[g].count("learner") < len(seats[g])
-                           and states[g].is_terminal()]
+        learner_returns = [
+            float(states[g].returns()[s])
+            for g in range(len(states))
+            for s in range(len(seats[g]))
+            if seats[g][s] == "learner"
+            and seats[g].count("learner") < len(seats[g])
+            and states[g].is_terminal()
+        ]
         progress["games"] += len(states)
         progress["num_timesteps"] += batch
         progress["updates"] += 1
         n = progress["num_timesteps"]
         log_update(self.writer, progress, stats, batch, time.perf_counter() - t0, t_roll)
         if learner_returns:
-            self.writer.add_scalar("charts/win_rate_vs_others",
-                                   float(np.mean(np.array(learner_returns) > 0)), n)
+            self.writer.add_scalar(
+                "charts/win_rate_vs_others", float(np.mean(np.array(learner_returns) > 0)), n
+            )
         if sp.enabled and n // sp.snapshot_every > progress["snapshots"]:
             progress["snapshots"] = n // sp.snapshot_every
             self.pool.append({k: v.detach().clone() for k, v in net.state_dict().items()})
-            del self.pool[:-sp.pool_size]
+            del self.pool[: -sp.pool_size]
         return batch
 
     def evaluate(self, progress: dict, write_row) -> dict:
         config = self.config
-        result = evaluate(self.net.eval(), config, config.eval.episodes,
-                          config.eval.seed)
+        result = evaluate(self.net.eval(), config, config.eval.episodes, config.eval.seed)
         self.net.train()
-        write_row({"episodes": result["episodes"], "wins": result["wins"],
-                   "win_rate": result["win_rate"], "low": result["interval95"][0],
-                   "high": result["interval95"][1],
-                   "mean_return": round(result["mean_return"], 4)})
+        write_row(
+            {
+                "episodes": result["episodes"],
+                "wins": result["wins"],
+                "win_rate": result["win_rate"],
+                "low": result["interval95"][0],
+                "high": result["interval95"][1],
+                "mean_return": round(result["mean_return"], 4),
+            }
+        )
         self.writer.add_scalar("eval/win_rate", result["win_rate"], progress["num_timesteps"])
         return result
 
@@ -320,8 +355,10 @@ class SelfPlayMovePPO(SavesMoveNet):
         torch.save(self.net.state_dict(), folder / "policy.pt")
         torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
         torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
-        torch.save({f"{i}/{k}": v for i, snap in enumerate(self.pool) for k, v in snap.items()},
-                   folder / "pool.pt")
+        torch.save(
+            {f"{i}/{k}": v for i, snap in enumerate(self.pool) for k, v in snap.items()},
+            folder / "pool.pt",
+        )
 
     def load_checkpoint(self, ckpt: Path) -> list:
         """Restores what ``write_checkpoint`` wrote; returns the snapshot pool."""
@@ -340,20 +377,21 @@ class SelfPlayMovePPO(SavesMoveNet):
                 i, _, name = key.partition("/")
                 pool[int(i)][name] = value
             for snap in pool:
-                net.load_state_dict(snap)       # each snapshot must fit this network
+                net.load_state_dict(snap)  # each snapshot must fit this network
             net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError,
-                IndexError) as err:
-            raise ValueError(f"{ckpt}: not a checkpoint of this run's config "
-                             f"({str(err).splitlines()[0]})") from None
-        return pool[-self.sp.pool_size:]
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+            raise ValueError(
+                f"{ckpt}: not a checkpoint of this run's config ({str(err).splitlines()[0]})"
+            ) from None
+        return pool[-self.sp.pool_size :]
 
     def close(self) -> None:
         self.writer.close()
 
 
-def run_training(config: TrainConfig | None = None, run_dir=None, resume=None,
-                 stop_after: int | None = None) -> dict:
+def run_training(
+    config: TrainConfig | None = None, run_dir=None, resume=None, stop_after: int | None = None
+) -> dict:
     """Train (or ``resume`` a run folder); ``stop_after`` ends this session after about that
     many learner decisions (whole updates), checkpointed, as an interrupt would."""
     folder = open_or_create(config, run_dir, resume, algo="move_ppo")

@@ -7,6 +7,7 @@ the move with that id; floats of every kind (integral ones too, as Gymnasium's
 the env as it was. Integers out of range raise ``IllegalActionError`` (or end the episode
 with the penalty), however large.
 """
+
 from __future__ import annotations
 
 import gymnasium
@@ -21,7 +22,7 @@ from castle_envs.wrappers import SingleAgentEnv
 
 try:
     import torch
-except ImportError:   # the train extra is optional: tensors are then left out
+except ImportError:  # the train extra is optional: tensors are then left out
     torch = None
 
 
@@ -34,8 +35,9 @@ SINGLE = {
     "castellion python": lambda **kw: gymnasium.make("castle_envs/Castellion-v0", **kw),
     "castle-siege compiled": lambda **kw: make_single("castle-siege", **kw),
     "castellion compiled": lambda **kw: make_single("castellion", **kw),
-    "castell seat": lambda **kw: SingleAgentEnv(castle_envs.castell_v0.raw_env(**kw),
-                                                [first_legal], seat=0),
+    "castell seat": lambda **kw: SingleAgentEnv(
+        castle_envs.castell_v0.raw_env(**kw), [first_legal], seat=0
+    ),
 }
 AEC = {
     "castle-rooms": lambda **kw: castle_envs.castle_rooms_v0.raw_env(**kw),
@@ -43,23 +45,36 @@ AEC = {
     "castle-rooms wrapped": lambda **kw: castle_envs.castle_rooms_v0.env(**kw),
     "castell wrapped": lambda **kw: castle_envs.castell_v0.env(**kw),
 }
-BATCHED = {"castle-siege": lambda **kw: make_vec("castle-siege", 3, **kw),
-           "castellion": lambda **kw: make_vec("castellion", 3, **kw)}
+BATCHED = {
+    "castle-siege": lambda **kw: make_vec("castle-siege", 3, **kw),
+    "castellion": lambda **kw: make_vec("castellion", 3, **kw),
+}
 MODES = ("raise", "penalty")
 
 
 def float_kinds(value: float) -> list:
-    with np.errstate(over="ignore"):   # huge values become inf in the narrow types
-        kinds = [value, np.float64(value), np.float32(value), np.array(value),
-                 np.array(value, dtype=np.float16)]
+    with np.errstate(over="ignore"):  # huge values become inf in the narrow types
+        kinds = [
+            value,
+            np.float64(value),
+            np.float32(value),
+            np.array(value),
+            np.array(value, dtype=np.float16),
+        ]
     if torch is not None:
         kinds.append(torch.tensor(value))
     return kinds
 
 
 def integer_kinds(value: int) -> list:
-    kinds = [value, np.int64(value), np.int16(value), np.uint16(value), np.array(value),
-             np.array(value, dtype=np.uint32)]
+    kinds = [
+        value,
+        np.int64(value),
+        np.int16(value),
+        np.uint16(value),
+        np.array(value),
+        np.array(value, dtype=np.uint32),
+    ]
     if torch is not None:
         kinds.append(torch.tensor(value))
     return kinds
@@ -70,8 +85,11 @@ NOT_INTEGERS = [True, np.bool_(False), "3", None, [3], np.array([3]), 3 + 0j]
 
 # --- single-agent Gymnasium envs -----------------------------------------------------------
 def masks(env):
-    return env.unwrapped.action_masks() if hasattr(env.unwrapped, "action_masks") \
+    return (
+        env.unwrapped.action_masks()
+        if hasattr(env.unwrapped, "action_masks")
         else env.action_masks()
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -83,11 +101,12 @@ def test_single_envs_refuse_floats_and_play_integers(kind, mode, value, legal_in
     env.reset(seed=3)
     legal = np.flatnonzero(masks(env))
     action = int(legal[legal_index % len(legal)])
-    for bad in float_kinds(value) + float_kinds(action + 0.5) + float_kinds(float(action)) \
-            + NOT_INTEGERS:
+    for bad in (
+        float_kinds(value) + float_kinds(action + 0.5) + float_kinds(float(action)) + NOT_INTEGERS
+    ):
         with pytest.raises(ActionTypeError, match="not an integer"):
             env.step(bad)
-    assert np.array_equal(np.flatnonzero(masks(env)), legal)   # nothing moved
+    assert np.array_equal(np.flatnonzero(masks(env)), legal)  # nothing moved
     results = []
     for good in integer_kinds(action):
         twin = SINGLE[kind](illegal_action=mode)
@@ -112,7 +131,7 @@ def test_out_of_range_integers_are_illegal_whatever_their_size(kind, value):
     penalised = SINGLE[kind](illegal_action="penalty", illegal_action_penalty=-3.0)
     penalised.reset(seed=0)
     _, reward, terminated, _, info = penalised.step(value)
-    if kind != "castell seat":   # the wrapped AEC env ends the game for every seat
+    if kind != "castell seat":  # the wrapped AEC env ends the game for every seat
         assert info["illegal_action"]
     assert terminated and reward == -3.0
 
@@ -139,7 +158,7 @@ def test_aec_envs_refuse_floats_in_both_modes(kind, mode, value):
             env.step(bad)
     assert not any(env.terminations.values())
     env.step(np.int64(action))
-    for bad in NOT_INTEGERS[3:]:   # None: must act; lists, arrays, complex: not integers
+    for bad in NOT_INTEGERS[3:]:  # None: must act; lists, arrays, complex: not integers
         with pytest.raises(IllegalActionError):
             env.step(bad)
 

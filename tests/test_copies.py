@@ -6,6 +6,7 @@ and resets without a seed (the random streams are copied too): every observation
 flag and mask must agree. Copies that shared buffers with the original would apply each move
 twice and drift apart at once.
 """
+
 from __future__ import annotations
 
 import copy
@@ -37,14 +38,17 @@ class Single:
         self.env.reset(seed=7)
 
     def move(self, rng):
-        mask = self.env.unwrapped.action_masks() if hasattr(self.env.unwrapped, "action_masks") \
+        mask = (
+            self.env.unwrapped.action_masks()
+            if hasattr(self.env.unwrapped, "action_masks")
             else self.env.action_masks()
+        )
         return int(rng.choice(np.flatnonzero(mask)))
 
     def play(self, action):
         obs, reward, term, trunc, info = self.env.step(action)
         if term or trunc:
-            obs, info = self.env.reset()   # no seed: the copied generator deals the next game
+            obs, info = self.env.reset()  # no seed: the copied generator deals the next game
         return [obs, reward, term, trunc, info["action_mask"]]
 
 
@@ -76,28 +80,37 @@ class Turns(Single):
             self.env.reset(seed=11)
         agent = self.env.agent_selection
         obs = self.env.observe(agent)
-        return [agent, obs["observation"], obs["action_mask"],
-                sorted(self.env.rewards.items()), sorted(self.env.terminations.items())]
+        return [
+            agent,
+            obs["observation"],
+            obs["action_mask"],
+            sorted(self.env.rewards.items()),
+            sorted(self.env.terminations.items()),
+        ]
 
 
 ENVS = {
-    "castle-siege python": lambda: Single(gymnasium.make("castle_envs/CastleSiege-v0",
-                                                         difficulty="easy")),
+    "castle-siege python": lambda: Single(
+        gymnasium.make("castle_envs/CastleSiege-v0", difficulty="easy")
+    ),
     "castellion python": lambda: Single(gymnasium.make("castle_envs/Castellion-v0")),
     "castle-siege compiled single": lambda: Single(make_single("castle-siege", difficulty="easy")),
     "castellion compiled single": lambda: Single(make_single("castellion", level="menace")),
     "castle-siege batched": lambda: Batched(make_vec("castle-siege", 3, difficulty="easy")),
     "castellion batched": lambda: Batched(make_vec("castellion", 3)),
-    "castle-siege batched, 2 threads": lambda: Batched(make_vec("castle-siege", 3, threads=2,
-                                                                difficulty="easy")),
+    "castle-siege batched, 2 threads": lambda: Batched(
+        make_vec("castle-siege", 3, threads=2, difficulty="easy")
+    ),
     "castellion batched, 2 threads": lambda: Batched(make_vec("castellion", 3, threads=2)),
-    "castellion per-env batch": lambda: Batched(PerEnvVectorEnv(
-        castle_envs.get_game("castellion").load_env_class(), 2)),
+    "castellion per-env batch": lambda: Batched(
+        PerEnvVectorEnv(castle_envs.get_game("castellion").load_env_class(), 2)
+    ),
     "castle-rooms": lambda: Turns(castle_envs.castle_rooms_v0.env(num_players=3)),
     "castell": lambda: Turns(castle_envs.castell_v0.env(num_players=2)),
     "castle-rooms raw": lambda: Turns(castle_envs.castle_rooms_v0.raw_env(num_players=2)),
-    "castell seat as a Gymnasium env": lambda: Single(SingleAgentEnv(
-        castle_envs.castell_v0.raw_env(num_players=2), [first_legal], seat=1)),
+    "castell seat as a Gymnasium env": lambda: Single(
+        SingleAgentEnv(castle_envs.castell_v0.raw_env(num_players=2), [first_legal], seat=1)
+    ),
 }
 
 
@@ -133,4 +146,4 @@ def test_a_closed_batched_env_copies_as_closed():
     twin = pickle.loads(pickle.dumps(envs))
     assert twin.closed and twin.threads == 2
     masks = twin.action_masks()
-    twin.step(np.array([np.flatnonzero(row)[0] for row in masks]))   # steps on one thread
+    twin.step(np.array([np.flatnonzero(row)[0] for row in masks]))  # steps on one thread

@@ -4,6 +4,7 @@ A module moved in a refactor leaves a study's reproduction command broken withou
 test noticing, since nothing runs those scripts in CI (they take hours). This reads each
 script's imports of ``castle_envs`` and checks every module and name still exists.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,8 +20,12 @@ SCRIPTS = sorted((ROOT / "docs").rglob("*.py"))
 def _missing(path: Path) -> list[str]:
     missing = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] == "castle_envs":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == "castle_envs"
+        ):
             try:
                 module = importlib.import_module(node.module)
             except ImportError as e:
@@ -54,7 +59,9 @@ def test_script_imports_resolve(path):
 
 def test_a_moved_module_is_caught(tmp_path):
     script = tmp_path / "old.py"
-    script.write_text("from castle_envs.castellion.solver import deal\n"
-                      "from castle_envs.vector.solve_castellion import no_such_name\n")
+    script.write_text(
+        "from castle_envs.castellion.solver import deal\n"
+        "from castle_envs.vector.solve_castellion import no_such_name\n"
+    )
     found = _missing(script)
     assert len(found) == 2 and "castellion.solver" in found[0] and "no_such_name" in found[1]

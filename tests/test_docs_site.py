@@ -4,6 +4,7 @@ frame drawn at build time.
 
 Needs the ``docs`` extra (``make test`` installs it); skipped where MkDocs is missing.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -33,9 +34,24 @@ def game_folder(spec) -> str:
 def test_the_site_builds_strictly_with_every_page(tmp_path):
     site = tmp_path / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
-                           str(ROOT / "mkdocs.yml"), "--site-dir", str(site)],
-                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(site),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-4000:]}"
     assert not re.search(r"^(WARNING|ERROR)\b", done.stderr, re.MULTILINE), done.stderr
 
@@ -53,15 +69,35 @@ def test_the_site_builds_strictly_with_every_page(tmp_path):
         assert f"Discrete({len(actions)})" in html, f"{spec.title}: not the live action space"
         assert (site / "rules" / f"{folder}.html").is_file(), f"no rules page for {spec.title}"
 
-    for name in ("index", "batched", "changelog", "architecture", "models/index", "api/index", "api/envs",
-                 "api/vector", "api/agents", "api/core", "castle_siege_winnability",
-                 "castellion_winnability", "move_features", "pictures", "howto/train_sb3",
-                 "howto/train_rllib", "howto/train_torchrl", "howto/train_cleanrl",
-                 "howto/evaluate", "howto/write_agent", "howto/replay", "source/ppo_vec"):
+    for name in (
+        "index",
+        "batched",
+        "changelog",
+        "architecture",
+        "models/index",
+        "api/index",
+        "api/envs",
+        "api/vector",
+        "api/agents",
+        "api/core",
+        "castle_siege_winnability",
+        "castellion_winnability",
+        "move_features",
+        "pictures",
+        "howto/train_sb3",
+        "howto/train_rllib",
+        "howto/train_torchrl",
+        "howto/train_cleanrl",
+        "howto/evaluate",
+        "howto/write_agent",
+        "howto/replay",
+        "source/ppo_vec",
+    ):
         assert (site / f"{name}.html").is_file(), f"no page {name}.html"
     for card in (ROOT / "models").glob("*/README.md"):
         assert (site / "models" / card.parent.name / "index.html").is_file(), card
     api = (site / "api" / "agents.html").read_text(encoding="utf-8")
     assert 'id="castle_envs.agents.registry.make_agent"' in api
     assert 'id="castle_envs.vector.make_vec"' in (site / "api" / "vector.html").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )

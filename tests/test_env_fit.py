@@ -2,6 +2,7 @@
 the AEC envs before ``reset``, Python-worded unknown keywords (TorchRL), infos of numbers
 and arrays, the checkers on the defaults, ``observation="flat"``, ``winners()`` and the
 numba compile notice."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,12 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 import castle_envs
 from castle_envs import castell_v0, castle_rooms_v0
 from castle_envs.castle_rooms.env import END_REASONS
-from castle_envs.core.errors import (EpisodeOverError, InvalidOptionError, OptionTypeError,
-                                     UnknownOptionError)
+from castle_envs.core.errors import (
+    EpisodeOverError,
+    InvalidOptionError,
+    OptionTypeError,
+    UnknownOptionError,
+)
 from castle_envs.vector import make_single
 
 SIEGE, CASTELLION = "castle_envs/CastleSiege-v0", "castle_envs/Castellion-v0"
@@ -45,19 +50,48 @@ SOLITAIRE = [k for k in MAKERS if k.startswith(("siege", "castellion"))]
 AEC = [k for k in MAKERS if k.startswith(("rooms", "castell "))]
 
 #: the arguments each env takes, with a value it accepts
-COMMON = {"render_mode": "ansi", "illegal_action": "raise", "illegal_action_penalty": -2.0,
-          "max_episode_steps": 50}
+COMMON = {
+    "render_mode": "ansi",
+    "illegal_action": "raise",
+    "illegal_action_penalty": -2.0,
+    "max_episode_steps": 50,
+}
 ARGUMENTS = {
-    "siege": {**COMMON, "difficulty": "easy", "reward": "shaped", "attack": "most_recent",
-              "defeated": "leave_game"},
-    "castellion": {**COMMON, "level": "menace", "reward": "ordeals",
-                   "foundation_exemption": "neighbors", "early_encounter": "turn_start"},
-    "rooms": {**COMMON, "num_players": 3, "later_rows": "free", "new_row": "forced",
-              "observation": "flat"},
-    "castell": {**COMMON, "num_players": 3, "advanced": True, "reward": "score_diff",
-                "max_skill": 4, "tower_edits_per_turn": 5, "collect_own_token": True,
-                "variety_counts": "board", "size_token_ties": "none",
-                "festival_size_tokens": "one", "first_player": 1, "observation": "flat"},
+    "siege": {
+        **COMMON,
+        "difficulty": "easy",
+        "reward": "shaped",
+        "attack": "most_recent",
+        "defeated": "leave_game",
+    },
+    "castellion": {
+        **COMMON,
+        "level": "menace",
+        "reward": "ordeals",
+        "foundation_exemption": "neighbors",
+        "early_encounter": "turn_start",
+    },
+    "rooms": {
+        **COMMON,
+        "num_players": 3,
+        "later_rows": "free",
+        "new_row": "forced",
+        "observation": "flat",
+    },
+    "castell": {
+        **COMMON,
+        "num_players": 3,
+        "advanced": True,
+        "reward": "score_diff",
+        "max_skill": 4,
+        "tower_edits_per_turn": 5,
+        "collect_own_token": True,
+        "variety_counts": "board",
+        "size_token_ties": "none",
+        "festival_size_tokens": "one",
+        "first_player": 1,
+        "observation": "flat",
+    },
 }
 #: values no argument accepts: the wrong kind, unhashable, arrays
 BAD_VALUES = [["easy"], {"a": 1}, np.array([1, 2]), "x", 2.5, None, float("nan"), object()]
@@ -91,9 +125,9 @@ def test_a_bad_argument_names_itself_its_value_and_what_is_accepted(maker, data)
     bad = data.draw(st.sampled_from(BAD_VALUES), label="value")
     good = ARGUMENTS[game][name]
     if bad is None and name == "render_mode":
-        return      # None is a render mode (no rendering)
+        return  # None is a render mode (no rendering)
     if name in ("max_episode_steps", "render_mode") and "gym.make" in maker:
-        return      # gymnasium.make reads these itself first (TimeLimit, render checks)
+        return  # gymnasium.make reads these itself first (TimeLimit, render checks)
     if isinstance(good, float) and isinstance(bad, float):
         if not np.isnan(bad):
             return  # any finite penalty is fine
@@ -110,18 +144,27 @@ def test_a_bad_argument_names_itself_its_value_and_what_is_accepted(maker, data)
     assert "unhashable" not in message and "invalid literal" not in message
 
 
-@pytest.mark.parametrize("maker", ["siege class", "castellion make_single", "rooms raw_env",
-                                   "castell env", "siege make_vec"])
+@pytest.mark.parametrize(
+    "maker",
+    ["siege class", "castellion make_single", "rooms raw_env", "castell env", "siege make_vec"],
+)
 def test_the_issue_examples(maker):
     game = game_of(maker)
-    variant = {"siege": "difficulty", "castellion": "level", "rooms": "num_players",
-               "castell": "num_players"}[game]
+    variant = {
+        "siege": "difficulty",
+        "castellion": "level",
+        "rooms": "num_players",
+        "castell": "num_players",
+    }[game]
     with pytest.raises(OptionTypeError, match=rf"{variant} .*\(a list\).*choose one of"):
         build(maker, **{variant: [ARGUMENTS[game][variant]]})
     with pytest.raises(OptionTypeError, match=r"max_episode_steps must be an int >= 1, got 'x'"):
         build(maker, max_episode_steps="x")
-    with pytest.raises(OptionTypeError, match=r"illegal_action_penalty must be a finite number, "
-                                              r"got 'x'"):
+    with pytest.raises(
+        OptionTypeError,
+        match=r"illegal_action_penalty must be a finite number, "
+        r"got 'x'",
+    ):
         build(maker, illegal_action_penalty="x")
     with pytest.raises(InvalidOptionError, match=r"max_episode_steps must be an int >= 1, got 0"):
         build(maker, max_episode_steps=0)
@@ -129,8 +172,13 @@ def test_the_issue_examples(maker):
 
 
 def test_batched_env_arguments_are_checked_too():
-    for name, bad in [("num_envs", "2"), ("num_envs", 0), ("copy", "yes"), ("parallel", 1),
-                      ("threads", 1.5)]:
+    for name, bad in [
+        ("num_envs", "2"),
+        ("num_envs", 0),
+        ("copy", "yes"),
+        ("parallel", 1),
+        ("threads", 1.5),
+    ]:
         kwargs = {"num_envs": 2, name: bad}
         with pytest.raises(InvalidOptionError, match=rf"{name} must be"):
             castle_envs.make_vec("castle-siege", **kwargs)
@@ -140,13 +188,20 @@ def test_batched_env_arguments_are_checked_too():
 @pytest.mark.parametrize("module", [castle_rooms_v0, castell_v0], ids=["rooms", "castell"])
 def test_aec_raw_envs_before_reset_say_to_call_reset(module):
     env = module.raw_env()
-    for call in (env.action_masks, lambda: env.observe("player_0"), env.last, env.state,
-                 lambda: env.step(0), env.winners):
+    for call in (
+        env.action_masks,
+        lambda: env.observe("player_0"),
+        env.last,
+        env.state,
+        lambda: env.step(0),
+        env.winners,
+    ):
         with pytest.raises(EpisodeOverError, match=r"before reset\(\): call reset\(\) first"):
             call()
     env.reset(seed=0)
     assert env.observe("player_0")["observation"].shape == (
-        env.observation_space("player_0")["observation"].shape)
+        env.observation_space("player_0")["observation"].shape
+    )
 
 
 # --- 3. unknown keywords read as Python's (TorchRL matches that text) ---------------------
@@ -162,8 +217,11 @@ def test_unknown_keywords_are_worded_as_python_words_them(maker):
     assert TORCHRL_FRAMESKIP in str(err.value)
     assert "__init__() got an unexpected keyword argument 'frameskip'" in str(err.value)
     # the same wording for another keyword, and for several
-    with pytest.raises(TypeError, match=r"\.__init__\(\) got an unexpected keyword argument "
-                                        r"'aaa' \(and 'zzz'\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"\.__init__\(\) got an unexpected keyword argument "
+        r"'aaa' \(and 'zzz'\)",
+    ):
         build(maker, zzz=1, aaa=2)
 
 
@@ -178,8 +236,11 @@ def test_torchrl_retry_without_frameskip_works():
             env = gymnasium.make(env_id)
         env.reset(seed=0)
     name = type(gymnasium.make(SIEGE).unwrapped).__name__
-    with pytest.raises(TypeError, match=rf"^{name}\.__init__\(\) got an unexpected keyword "
-                                        r"argument 'frameskip'"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^{name}\.__init__\(\) got an unexpected keyword "
+        r"argument 'frameskip'",
+    ):
         gymnasium.make(SIEGE, frameskip=1)
 
 
@@ -192,8 +253,11 @@ def numbers_and_arrays_only(info: dict) -> None:
 
 @pytest.mark.parametrize("module", [castle_rooms_v0, castell_v0], ids=["rooms", "castell"])
 @settings(max_examples=5, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), players=st.integers(2, 4),
-       mode=st.sampled_from(["raise", "penalty"]))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    players=st.integers(2, 4),
+    mode=st.sampled_from(["raise", "penalty"]),
+)
 def test_aec_infos_are_numbers_and_arrays_at_every_step(module, seed, players, mode):
     env = module.raw_env(num_players=players, illegal_action=mode)
     env.reset(seed=seed)
@@ -240,7 +304,7 @@ def test_gymnasium_check_env_passes_on_the_made_env_with_defaults(env_id):
     env = gymnasium.make(env_id)
     assert env.unwrapped.illegal_action == "penalty"
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # "the env is wrapped": as users call it
+        warnings.simplefilter("ignore")  # "the env is wrapped": as users call it
         check_env(env)
     check_env(env.unwrapped)
 
@@ -320,8 +384,9 @@ def test_flat_aec_observation_is_the_dict_parts_concatenated(module, seed, playe
         for other in parts.possible_agents:
             d = parts.observe(other)
             f = flat.observe(other)
-            assert np.array_equal(f, np.concatenate([d["observation"],
-                                                     d["action_mask"].astype(np.float32)]))
+            assert np.array_equal(
+                f, np.concatenate([d["observation"], d["action_mask"].astype(np.float32)])
+            )
             assert space.contains(f)
         obs, _, term, trunc, info = parts.last()
         assert np.array_equal(flat.infos[agent]["action_mask"], info["action_mask"])
@@ -348,10 +413,15 @@ def play_solitaire(env, rng):
     return info
 
 
-@pytest.mark.parametrize("make", [lambda: gymnasium.make(SIEGE, difficulty="easy"),
-                                  lambda: gymnasium.make(CASTELLION),
-                                  lambda: make_single("castle-siege", difficulty="easy")],
-                         ids=["siege", "castellion", "siege compiled"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: gymnasium.make(SIEGE, difficulty="easy"),
+        lambda: gymnasium.make(CASTELLION),
+        lambda: make_single("castle-siege", difficulty="easy"),
+    ],
+    ids=["siege", "castellion", "siege compiled"],
+)
 def test_solitaire_winners_is_zero_on_a_win_else_empty(make):
     env = make()
     with pytest.raises(EpisodeOverError):
@@ -390,7 +460,7 @@ def test_aec_winners_match_the_rewards(module, seed, players):
         scores = state.scores()
         assert winners == [int(s) for s in np.flatnonzero(scores == scores.max())]
         best = [i for i, a in enumerate(env.possible_agents) if totals[a] >= 0.0]
-        assert winners == best   # the sole winner (+1) or everyone tied on top (0)
+        assert winners == best  # the sole winner (+1) or everyone tied on top (0)
 
 
 # --- 8. the compile notice ----------------------------------------------------------------
@@ -406,18 +476,37 @@ envs.step(envs.sample_actions())
 def test_numba_compile_notice_is_one_line_and_only_when_compiling(tmp_path):
     pytest.importorskip("numba")
     from castle_envs.core.jit import COMPILE_NOTICE
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "CASTLE_ENVS_COMPILE_NOTICE": "1"}
-    first = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env,
-                           capture_output=True, text=True, timeout=900)
+
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "CASTLE_ENVS_COMPILE_NOTICE": "1",
+    }
+    first = subprocess.run(
+        [sys.executable, "-c", COMPILE_SNIPPET],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert first.returncode == 0, first.stderr[-2000:]
     assert first.stderr.count(COMPILE_NOTICE) == 1, first.stderr[-2000:]
-    again = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env,
-                           capture_output=True, text=True, timeout=900)
+    again = subprocess.run(
+        [sys.executable, "-c", COMPILE_SNIPPET],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert again.returncode == 0 and COMPILE_NOTICE not in again.stderr, again.stderr[-2000:]
     quiet = {**env, "NUMBA_CACHE_DIR": str(tmp_path / "other"), "CASTLE_ENVS_COMPILE_NOTICE": "0"}
-    silent = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=quiet,
-                            capture_output=True, text=True, timeout=900)
+    silent = subprocess.run(
+        [sys.executable, "-c", COMPILE_SNIPPET],
+        env=quiet,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert silent.returncode == 0 and COMPILE_NOTICE not in silent.stderr
 
 
@@ -428,12 +517,17 @@ def test_every_kernel_is_cached():
 
     import castle_envs.vector as vector
     from numba.core.registry import CPUDispatcher
+
     dispatchers = []
     for info in pkgutil.iter_modules(vector.__path__):
         module = importlib.import_module(f"castle_envs.vector.{info.name}")
-        dispatchers += [v for v in vars(module).values() if isinstance(v, CPUDispatcher)
-                        and v.py_func.__module__ == module.__name__]
+        dispatchers += [
+            v
+            for v in vars(module).values()
+            if isinstance(v, CPUDispatcher) and v.py_func.__module__ == module.__name__
+        ]
     assert len(dispatchers) > 50
-    uncached = [d.py_func.__qualname__ for d in dispatchers
-                if type(d._cache).__name__ == "NullCache"]
+    uncached = [
+        d.py_func.__qualname__ for d in dispatchers if type(d._cache).__name__ == "NullCache"
+    ]
     assert uncached == []

@@ -1,6 +1,7 @@
 """The Gymnasium edges (issue 17.2): ``make_vec``'s vector entry point, legal-action sampling
 (rows with no legal action included), ``TypeError`` for unknown keywords, and a ``reset``
 that raised leaving the env usable."""
+
 from __future__ import annotations
 
 import warnings
@@ -18,8 +19,10 @@ from castle_envs.vector.castellion import CastellionVectorEnv
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 from castle_envs.vector.per_env import PerEnvVectorEnv
 
-IDS = {"castle_envs/CastleSiege-v0": ("castle-siege", CastleSiegeVectorEnv, {"difficulty": "hard"}),
-       "castle_envs/Castellion-v0": ("castellion", CastellionVectorEnv, {"level": "menace"})}
+IDS = {
+    "castle_envs/CastleSiege-v0": ("castle-siege", CastleSiegeVectorEnv, {"difficulty": "hard"}),
+    "castle_envs/Castellion-v0": ("castellion", CastellionVectorEnv, {"level": "menace"}),
+}
 
 
 @pytest.mark.parametrize("env_id", sorted(IDS))
@@ -75,8 +78,11 @@ def test_batched_sample_actions_is_legal_seeded_and_thread_independent(game):
 
 
 @settings(max_examples=80, deadline=None)
-@given(masks=arrays(bool, st.tuples(st.integers(1, 6), st.integers(1, 40))),
-       seed=st.integers(0, 2**32 - 1), no_legal=st.integers(-1, 5))
+@given(
+    masks=arrays(bool, st.tuples(st.integers(1, 6), st.integers(1, 40))),
+    seed=st.integers(0, 2**32 - 1),
+    no_legal=st.integers(-1, 5),
+)
 def test_sample_masked_is_legal_and_handles_rows_without_a_legal_action(masks, seed, no_legal):
     actions = castle_envs.sample_masked(masks, seed, no_legal=no_legal)
     assert actions.shape == (len(masks),) and actions.dtype == np.int64
@@ -94,35 +100,39 @@ def test_sample_masked_is_uniform_over_the_legal_actions():
     mask[:, [1, 4, 5, 8]] = True
     counts = np.bincount(castle_envs.sample_masked(mask, 0), minlength=9)
     assert counts[[0, 2, 3, 6, 7]].sum() == 0
-    assert np.all(np.abs(counts[[1, 4, 5, 8]] - 5000) < 300)   # about 4 standard deviations
+    assert np.all(np.abs(counts[[1, 4, 5, 8]] - 5000) < 300)  # about 4 standard deviations
 
 
 def test_next_step_autoreset_rows_without_a_legal_action_sample_and_step():
     """Gymnasium's default SyncVectorEnv: a finished env's row is all False, the next step
     resets it and ignores its action."""
-    envs = gymnasium.make_vec("castle_envs/CastleSiege-v0", 4, vectorization_mode="sync",
-                              difficulty="easy")
+    envs = gymnasium.make_vec(
+        "castle_envs/CastleSiege-v0", 4, vectorization_mode="sync", difficulty="easy"
+    )
     _, info = envs.reset(seed=0)
     empty_rows = 0
     for _ in range(400):
         masks = info["action_mask"]
         empty_rows += int((~masks.any(axis=1)).sum())
         _, _, _, _, info = envs.step(castle_envs.sample_masked(masks, 1))
-    assert empty_rows > 0     # the case arose, and stepping went on
+    assert empty_rows > 0  # the case arose, and stepping went on
 
 
 # --- keywords and a reset that raised -------------------------------------------------------------------
-@pytest.mark.parametrize("make", [
-    lambda: gymnasium.make("castle_envs/CastleSiege-v0", no_such_option=1),
-    lambda: gymnasium.make("castle_envs/Castellion-v0", no_such_option=1),
-    lambda: castle_envs.make_vec("castle-siege", 2, no_such_option=1),
-    lambda: castle_envs.make_vec("castellion", 2, no_such_option=1),
-    lambda: gymnasium.make_vec("castle_envs/CastleSiege-v0", 2, no_such_option=1),
-    lambda: vector.make_single("castle-siege", no_such_option=1),
-    lambda: vector.make_single("castellion", no_such_option=1),
-    lambda: castle_envs.castell_v0.env(no_such_option=1),
-    lambda: castle_envs.castle_rooms_v0.env(no_such_option=1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: gymnasium.make("castle_envs/CastleSiege-v0", no_such_option=1),
+        lambda: gymnasium.make("castle_envs/Castellion-v0", no_such_option=1),
+        lambda: castle_envs.make_vec("castle-siege", 2, no_such_option=1),
+        lambda: castle_envs.make_vec("castellion", 2, no_such_option=1),
+        lambda: gymnasium.make_vec("castle_envs/CastleSiege-v0", 2, no_such_option=1),
+        lambda: vector.make_single("castle-siege", no_such_option=1),
+        lambda: vector.make_single("castellion", no_such_option=1),
+        lambda: castle_envs.castell_v0.env(no_such_option=1),
+        lambda: castle_envs.castle_rooms_v0.env(no_such_option=1),
+    ],
+)
 def test_unknown_keyword_arguments_raise_type_error(make):
     with pytest.raises(TypeError, match="no_such_option"):
         make()
@@ -135,10 +145,13 @@ def test_unknown_option_errors_are_still_value_errors():
         env.reset(options={"dek": []})
 
 
-@pytest.mark.parametrize("env_id, bad", [
-    ("castle_envs/CastleSiege-v0", {"deck": [1, 2]}),
-    ("castle_envs/Castellion-v0", {"ordeals": ["nonsense"]}),
-])
+@pytest.mark.parametrize(
+    "env_id, bad",
+    [
+        ("castle_envs/CastleSiege-v0", {"deck": [1, 2]}),
+        ("castle_envs/Castellion-v0", {"ordeals": ["nonsense"]}),
+    ],
+)
 def test_a_reset_that_raised_leaves_the_made_env_usable(env_id, bad):
     env = gymnasium.make(env_id)
     with pytest.raises(ValueError):
@@ -150,5 +163,5 @@ def test_a_reset_that_raised_leaves_the_made_env_usable(env_id, bad):
             break
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        checked = gymnasium.make(env_id, disable_env_checker=False)   # Gymnasium's checker
+        checked = gymnasium.make(env_id, disable_env_checker=False)  # Gymnasium's checker
     assert "PassiveEnvChecker" in str(checked) and "PassiveEnvChecker" not in str(env)

@@ -8,12 +8,16 @@
   the move views) stands on the vector layer (``FACADE``). The debt lists are empty and must
   stay so.
 """
+
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = {"castle_envs": ROOT / "castle_envs", "castle_envs.agents": ROOT / "agents",
-           "castle_envs.experiments": ROOT / "experiments"}
+FOLDERS = {
+    "castle_envs": ROOT / "castle_envs",
+    "castle_envs.agents": ROOT / "agents",
+    "castle_envs.experiments": ROOT / "experiments",
+}
 GAMES = ("castle_siege", "castellion", "castle_rooms", "castell")
 
 #: lower layer -> higher layer imports still present (module, imported module): none left
@@ -49,7 +53,7 @@ def _imports(module: str, path: Path):
                     yield alias.name, None
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -87,26 +91,40 @@ def _layer(module: str) -> int:
         return 2
     if parts[1:2] == ["core"]:
         return 0
-    return 1          # the games, and the package's own modules
+    return 1  # the games, and the package's own modules
 
 
 def test_the_modules_are_found():
-    assert {"castle_envs.core.state", "castle_envs.castle_siege.kernel",
-            "castle_envs.agents.registry", "castle_envs.experiments.cli"} <= set(MODULES)
+    assert {
+        "castle_envs.core.state",
+        "castle_envs.castle_siege.kernel",
+        "castle_envs.agents.registry",
+        "castle_envs.experiments.cli",
+    } <= set(MODULES)
     assert all(f"castle_envs.{g}.rules" in MODULES for g in GAMES)
 
 
 def test_envs_never_import_agents_or_experiments_and_agents_never_import_experiments():
-    bad = [(m, d) for m, deps in _edges().items() for d in deps
-           if (_layer(m) < 3 <= _layer(d)) or (_layer(m) == 3 and _layer(d) == 4)]
+    bad = [
+        (m, d)
+        for m, deps in _edges().items()
+        for d in deps
+        if (_layer(m) < 3 <= _layer(d)) or (_layer(m) == 3 and _layer(d) == 4)
+    ]
     assert not bad, bad
 
 
 def test_no_module_imports_another_modules_private_names():
-    bad = [(module, target, name) for module, path in MODULES.items()
-           for target, name in _imports(module, path)
-           if name and name.startswith("_") and not name.startswith("__") and target != module
-           and f"{target}.{name}" not in MODULES]   # a module such as vector._jit is no name
+    bad = [
+        (module, target, name)
+        for module, path in MODULES.items()
+        for target, name in _imports(module, path)
+        if name
+        and name.startswith("_")
+        and not name.startswith("__")
+        and target != module
+        and f"{target}.{name}" not in MODULES
+    ]  # a module such as vector._jit is no name
     assert not bad, bad
 
 

@@ -5,6 +5,7 @@ virtual environment with the core dependencies only (numpy, gymnasium, pettingzo
 extras), and runs every env, ``castle-envs --help``, the shipped ``best`` agent, and the
 subcommands that need an extra (exit 2 naming it).
 """
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,7 @@ def test_every_package_folder_is_listed_for_the_wheel():
     folders = package_folders()
     assert set(folders) <= listed, sorted(set(folders) - listed)
     assert all(name == "castle_envs" or name.startswith("castle_envs.") for name in listed)
-    for name, folder in SETUPTOOLS["package-dir"].items():   # mapped data folders exist
+    for name, folder in SETUPTOOLS["package-dir"].items():  # mapped data folders exist
         assert (ROOT / folder).is_dir(), (name, folder)
 
 
@@ -62,7 +63,7 @@ def test_shipped_models_and_configs_are_found_from_any_folder(tmp_path, monkeypa
 
     assert (shipped_models_dir() / "castle_siege_very_hard_linear" / "model.json").is_file()
     assert (shipped_configs_dir() / "tiny").is_dir()
-    monkeypatch.chdir(tmp_path)          # no models/ or configs/ here
+    monkeypatch.chdir(tmp_path)  # no models/ or configs/ here
     assert load_config("configs/tiny/castle_siege_easy.yaml").name
     assert make_agent("model:models/castle_siege_very_hard_linear", "castle-siege")
     assert make_agent("best", "castle-siege")
@@ -71,7 +72,7 @@ def test_shipped_models_and_configs_are_found_from_any_folder(tmp_path, monkeypa
 
 
 # --- the wheel, installed bare --------------------------------------------------------------------
-BARE_RUN = r'''
+BARE_RUN = r"""
 import subprocess, sys, warnings
 from pathlib import Path
 import numpy as np, gymnasium, castle_envs
@@ -107,7 +108,7 @@ for name in ("agents", "experiments"):
         __import__(name)
     except ImportError:
         print("no top-level", name)
-'''
+"""
 
 
 def run(cmd, cwd, check=True):
@@ -120,18 +121,21 @@ def run(cmd, cwd, check=True):
 @pytest.mark.slow
 def test_the_wheel_installs_bare_and_runs(tmp_path):
     wheel_dir = tmp_path / "wheel"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheel_dir),
-         str(ROOT)], tmp_path)
+    run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheel_dir), str(ROOT)],
+        tmp_path,
+    )
     (wheel,) = wheel_dir.glob("castle_envs-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert {n.split("/")[0] for n in names} == {"castle_envs",
-                                                  wheel.name.split("-py3")[0] + ".dist-info"}
+    assert {n.split("/")[0] for n in names} == {
+        "castle_envs",
+        wheel.name.split("-py3")[0] + ".dist-info",
+    }
     assert "castle_envs/py.typed" in names
     assert "castle_envs/models/castle_siege_very_hard_linear/model.json" in names
     assert "castle_envs/configs/castle_siege/very_hard.yaml" in names
-    assert not [n for n in names if "/tb/" in n or "tfevents" in n]   # TensorBoard logs stay out
-    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith("/LICENSE")
-               for n in names)
+    assert not [n for n in names if "/tb/" in n or "tfevents" in n]  # TensorBoard logs stay out
+    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith("/LICENSE") for n in names)
 
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)], tmp_path)
@@ -145,33 +149,73 @@ def test_the_wheel_installs_bare_and_runs(tmp_path):
     installed = run([str(python), "-m", "pip", "list", "--format=freeze"], tmp_path).stdout
     assert not {line.split("==")[0].lower() for line in installed.splitlines()} & extras
 
-    work = tmp_path / "work"          # a folder without the checkout's models/ or configs/
+    work = tmp_path / "work"  # a folder without the checkout's models/ or configs/
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([str(python), "-c", BARE_RUN], cwd=work, capture_output=True,
-                         text=True, env=env, timeout=600)
+    out = subprocess.run(
+        [str(python), "-c", BARE_RUN],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr
-    for line in ("castle_envs/CastleSiege-v0 played", "castle_envs/Castellion-v0 played",
-                 "castle-siege batched ok", "castellion batched ok",
-                 "castle_envs.castle_rooms_v0 played", "castle_envs.castell_v0 played",
-                 "no top-level agents", "no top-level experiments"):
+    for line in (
+        "castle_envs/CastleSiege-v0 played",
+        "castle_envs/Castellion-v0 played",
+        "castle-siege batched ok",
+        "castellion batched ok",
+        "castle_envs.castle_rooms_v0 played",
+        "castle_envs.castell_v0 played",
+        "no top-level agents",
+        "no top-level experiments",
+    ):
         assert line in out.stdout, out.stdout
 
     cli = str(venv / "bin" / "castle-envs")
     help_ = subprocess.run([cli, "--help"], cwd=work, capture_output=True, text=True, env=env)
     assert help_.returncode == 0 and "train" in help_.stdout
-    demo = subprocess.run([cli, "demo", "--episodes", "2", "--agent", "best"], cwd=work,
-                          capture_output=True, text=True, env=env)
-    assert demo.returncode == 0, demo.stderr           # the shipped linear model, from the wheel
+    demo = subprocess.run(
+        [cli, "demo", "--episodes", "2", "--agent", "best"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert demo.returncode == 0, demo.stderr  # the shipped linear model, from the wheel
     assert "castle_envs/models/castle_siege_very_hard_linear" in demo.stderr
-    for argv, extra in ((["train", "--config", "configs/tiny/castle_siege_easy.yaml"], "train"),
-                        (["evaluate", "--game", "castle-siege", "--episodes", "1", "--agent",
-                          "model:models/castle_siege_very_hard", "--no-plot"], "train"),
-                        (["evaluate", "--game", "castle-siege", "--episodes", "1",
-                          "--backend", "ray", "--no-plot"], "distributed")):
+    for argv, extra in (
+        (["train", "--config", "configs/tiny/castle_siege_easy.yaml"], "train"),
+        (
+            [
+                "evaluate",
+                "--game",
+                "castle-siege",
+                "--episodes",
+                "1",
+                "--agent",
+                "model:models/castle_siege_very_hard",
+                "--no-plot",
+            ],
+            "train",
+        ),
+        (
+            [
+                "evaluate",
+                "--game",
+                "castle-siege",
+                "--episodes",
+                "1",
+                "--backend",
+                "ray",
+                "--no-plot",
+            ],
+            "distributed",
+        ),
+    ):
         done = subprocess.run([cli, *argv], cwd=work, capture_output=True, text=True, env=env)
-        assert done.returncode == 2 and f"castle-envs[{extra}]" in done.stderr, \
-            (argv, done.stderr)
+        assert done.returncode == 2 and f"castle-envs[{extra}]" in done.stderr, (argv, done.stderr)
         assert "Traceback" not in done.stderr
 
 
@@ -180,6 +224,7 @@ def test_every_data_folder_is_listed_so_the_install_is_quiet():
     package data that Python could import but ``packages`` does not list: each folder under
     models/ and configs/ holding files the package data installs must be listed."""
     import fnmatch
+
     listed = set(SETUPTOOLS["packages"])
     data = SETUPTOOLS["package-data"]
     missing = []
@@ -188,9 +233,11 @@ def test_every_data_folder_is_listed_so_the_install_is_quiet():
         for sub in sorted(p for p in (ROOT / folder).rglob("*") if p.is_dir()):
             rel = sub.relative_to(ROOT / folder).parts
             if not all(part.isidentifier() for part in rel):
-                continue                      # not importable: setuptools says nothing
-            if any(f.is_file() and any(fnmatch.fnmatch(f.name, p) for p in patterns)
-                   for f in sub.iterdir()):
+                continue  # not importable: setuptools says nothing
+            if any(
+                f.is_file() and any(fnmatch.fnmatch(f.name, p) for p in patterns)
+                for f in sub.iterdir()
+            ):
                 if ".".join([name, *rel]) not in listed:
                     missing.append(".".join([name, *rel]))
     assert not missing, f"add to pyproject.toml's packages: {missing}"

@@ -1,5 +1,6 @@
 """The PettingZoo edges (issue 17.3): ``state()`` for centralized critics, masks after a
 truncation, a step after the end, ``render_test``, and infos of one shape at every step."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,14 +20,17 @@ GAMES = {"castle-rooms": castle_rooms_v0, "castell": castell_v0}
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_state_is_every_seats_observation_in_the_state_space(game, players):
     module = GAMES[game]
-    env = module.env(num_players=players, illegal_action="penalty")   # it samples unmasked
+    env = module.env(num_players=players, illegal_action="penalty")  # it samples unmasked
     pz_state_space_test(env)
     pz_state_test(env, num_cycles=60, seed=0)
     env.reset(seed=3)
     raw = env.unwrapped
     state = env.state()
-    assert state.shape == raw.state_space.shape == (players * raw.observation_space(
-        "player_0")["observation"].shape[0],)
+    assert (
+        state.shape
+        == raw.state_space.shape
+        == (players * raw.observation_space("player_0")["observation"].shape[0],)
+    )
     seats = [raw.observe(agent)["observation"] for agent in raw.possible_agents]
     assert np.array_equal(state, np.concatenate(seats))
     with pytest.raises(EpisodeOverError):
@@ -125,7 +129,7 @@ def test_infos_have_one_shape_at_every_step(game, mode, seed, players):
             continue
         legal = np.flatnonzero(obs["action_mask"])
         if mode == "penalty" and steps == 40:
-            env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))   # an illegal move
+            env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # an illegal move
         else:
             env.step(int(rng.choice(legal)))
         steps += 1

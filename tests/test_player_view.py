@@ -1,5 +1,6 @@
 """The player's view (``GameState.player_view``): what an agent is handed holds nothing the
 player has not seen, refuses to reveal what it hides, and determinizes into legal worlds."""
+
 import numpy as np
 import pytest
 
@@ -24,7 +25,7 @@ def _twin(s, rng):
     other = s.clone()
     deck = s.deck_cards()
     unseen = [c for c in deck if not s.recycled[c]]
-    order = [unseen[i] for i in rng.permutation(len(unseen))] + deck[len(unseen):]
+    order = [unseen[i] for i in rng.permutation(len(unseen))] + deck[len(unseen) :]
     other.deck[(s.deck_head + np.arange(s.deck_size)) % 52] = order
     return other
 
@@ -36,8 +37,9 @@ def test_siege_view_is_the_same_for_every_order_of_the_unseen_cards(seed):
     assert s.player_view().to_dict() == twin.player_view().to_dict()
     view = s.player_view()
     assert sorted(view.deck_cards()) == sorted(s.deck_cards())
-    assert [c for c in view.deck_cards() if view.recycled[c]] == \
-        [c for c in s.deck_cards() if s.recycled[c]]
+    assert [c for c in view.deck_cards() if view.recycled[c]] == [
+        c for c in s.deck_cards() if s.recycled[c]
+    ]
     for name in ("hand", "columns", "castles", "captured", "discard", "out_of_game"):
         assert np.array_equal(getattr(view, name), getattr(s, name))
     assert np.array_equal(view.legal_action_mask(), s.legal_action_mask())
@@ -47,7 +49,7 @@ def test_siege_view_refuses_to_draw_an_unseen_card_and_determinizes():
     s = SiegeState.new_game(difficulty="very_hard", deck=deal_deck(5))
     view = s.player_view()
     with pytest.raises(HiddenInformationError, match="determinize"):
-        view.apply_action(1669)   # end battle phase: the next turn draws unseen cards
+        view.apply_action(1669)  # end battle phase: the next turn draws unseen cards
     world = view.determinize(0, np.random.default_rng(0))
     assert not world.hidden
     assert sorted(world.deck_cards()) == sorted(s.deck_cards())
@@ -75,13 +77,14 @@ def test_castellion_view_hides_pile_order_and_face_down_ordeals():
     view = s.player_view()
     assert sorted(view.regular) == sorted(s.regular)
     with pytest.raises(HiddenInformationError):
-        view.apply_action(int(np.flatnonzero(view.legal_action_mask())[0]))   # a draw
+        view.apply_action(int(np.flatnonzero(view.legal_action_mask())[0]))  # a draw
     world = view.determinize(0, np.random.default_rng(0))
     world.apply_action(int(np.flatnonzero(world.legal_action_mask())[0]))
 
 
 class _Spy(Agent):
     """Records what the harness hands it."""
+
     needs_state = True
     name = "spy"
     seen: list = []
@@ -91,10 +94,13 @@ class _Spy(Agent):
         return int(np.flatnonzero(action_mask)[0])
 
 
-@pytest.mark.parametrize("game,variant", [("castle-siege", (("difficulty", "easy"),)),
-                                          ("castellion", (("level", "menace"),))])
+@pytest.mark.parametrize(
+    "game,variant",
+    [("castle-siege", (("difficulty", "easy"),)), ("castellion", (("level", "menace"),))],
+)
 def test_the_episode_harness_hands_agents_the_view(monkeypatch, game, variant):
     from castle_envs.experiments import episodes
+
     monkeypatch.setattr(episodes, "_agent", lambda spec, g, i: _Spy())
     _Spy.seen = []
     episodes.play_episode(game, variant, (), ("spy",), 0, 0)

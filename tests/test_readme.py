@@ -10,6 +10,7 @@ would paste it. A block may opt out only visibly, with a first line
 A block that imports an optional extra that is not installed is skipped, naming it; one
 that trains (it imports ``sb3_contrib``, ``torch`` or ``ray``) is marked slow.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,15 +26,23 @@ ROOT = Path(__file__).resolve().parents[1]
 SKIP_DIRS = {".venv", ".git", "build", "dist", "runs", "results", "node_modules", "tests"}
 FENCE = re.compile(r"^```(python|py)\s*$")
 NOT_RUN = re.compile(r"^#\s*not run by the tests:\s*(\S.*)$")
-EXTRAS = {"sb3_contrib": "train", "stable_baselines3": "train", "torch": "train",
-          "yaml": "train", "tensorboard": "train", "ray": "distributed", "numba": "fast",
-          "matplotlib": "notebooks"}
+EXTRAS = {
+    "sb3_contrib": "train",
+    "stable_baselines3": "train",
+    "torch": "train",
+    "yaml": "train",
+    "tensorboard": "train",
+    "ray": "distributed",
+    "numba": "fast",
+    "matplotlib": "notebooks",
+}
 SLOW_IMPORTS = {"sb3_contrib", "stable_baselines3", "torch", "ray"}
 
 
 def markdown_files() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.md")
-                  if not SKIP_DIRS & set(p.relative_to(ROOT).parts[:-1]))
+    return sorted(
+        p for p in ROOT.rglob("*.md") if not SKIP_DIRS & set(p.relative_to(ROOT).parts[:-1])
+    )
 
 
 def python_blocks(path: Path) -> list[tuple[int, str]]:
@@ -85,10 +94,12 @@ def test_python_block_runs_as_written(code, tmp_path):
         reason = NOT_RUN.match(first.strip())
         assert reason, f"write the opt-out as '# not run by the tests: <reason>', got {first!r}"
         pytest.skip(reason.group(1))
-    missing = sorted(m for m in imported_modules(code) & set(EXTRAS)
-                     if importlib.util.find_spec(m) is None)
+    missing = sorted(
+        m for m in imported_modules(code) & set(EXTRAS) if importlib.util.find_spec(m) is None
+    )
     if missing:
         pytest.skip(f"needs the {EXTRAS[missing[0]]!r} extra ({', '.join(missing)})")
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, f"the block fails:\n{code}\n{done.stderr[-3000:]}"

@@ -7,6 +7,7 @@ refuses it with a ``ValueError``/``TypeError`` carrying a message, or the state 
 exactly the one the dict describes (saving it again gives the same dict, value for value and
 type for type), a live position has a legal move, and play goes on from it.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,20 +27,53 @@ from castle_envs.vector import make_single
 
 DEAL = {
     "castle-siege": lambda rng: SiegeState.new_game(
-        rng, ("easy", "medium", "hard", "very_hard")[rng.integers(4)],
+        rng,
+        ("easy", "medium", "hard", "very_hard")[rng.integers(4)],
         defeated=("discard", "leave_game")[rng.integers(2)],
-        victory=("any_time", "deck_left")[rng.integers(2)]),
+        victory=("any_time", "deck_left")[rng.integers(2)],
+    ),
     "castellion": lambda rng: CastellionState.new_game(
-        rng, ("school", "academy", "menace")[rng.integers(3)]),
+        rng, ("school", "academy", "menace")[rng.integers(3)]
+    ),
     "castle-rooms": lambda rng: CastleRoomsState.deal(int(rng.integers(2, 5)), rng),
     "castell": lambda rng: CastellState.deal(rng, int(rng.integers(2, 5))),
 }
-LOAD = {"castle-siege": SiegeState.from_dict, "castellion": CastellionState.from_dict,
-        "castle-rooms": CastleRoomsState.from_dict, "castell": CastellState.from_dict}
+LOAD = {
+    "castle-siege": SiegeState.from_dict,
+    "castellion": CastellionState.from_dict,
+    "castle-rooms": CastleRoomsState.from_dict,
+    "castell": CastellState.from_dict,
+}
 
-JUNK = [None, True, False, "false", "true", "", 2.7, 3.0, float("nan"), float("inf"),
-        float("-inf"), -1, 0, 1, 2, 10**9, 10**30, -10**30, [], {}, [0], [[]], [None], [1.5],
-        [True], {"x": 1}, "x"]
+JUNK = [
+    None,
+    True,
+    False,
+    "false",
+    "true",
+    "",
+    2.7,
+    3.0,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    -1,
+    0,
+    1,
+    2,
+    10**9,
+    10**30,
+    -(10**30),
+    [],
+    {},
+    [0],
+    [[]],
+    [None],
+    [1.5],
+    [True],
+    {"x": 1},
+    "x",
+]
 
 
 def position(game: str, seed: int, moves: int):
@@ -87,8 +121,7 @@ def edits(draw, game: str, saved: dict):
     path = draw(st.sampled_from(list(paths(d))[1:]))
     parent, key = at(d, path[:-1]), path[-1]
     old = parent[key]
-    how = draw(st.sampled_from(["junk", "plausible", "delete", "shorten", "extend",
-                                "unknown key"]))
+    how = draw(st.sampled_from(["junk", "plausible", "delete", "shorten", "extend", "unknown key"]))
     if how == "delete" or (how == "shorten" and isinstance(old, list) and old):
         if how == "delete":
             del parent[key]
@@ -127,8 +160,10 @@ def as_saved(game: str, edited: dict) -> dict:
     when left out), and cards held as sets (hands, Castle Siege's discard pile and cards out
     of the game) are written in order."""
     if game == "castle-siege":
-        edited = {**edited, "events": {name: edited.get("events", {}).get(name, 0)
-                                       for name in EVENTS}}
+        edited = {
+            **edited,
+            "events": {name: edited.get("events", {}).get(name, 0) for name in EVENTS},
+        }
         for name in ("hand", "discard", "out_of_game"):
             edited[name] = sorted(edited[name])
         if isinstance(edited.get("rules"), dict) and "victory" not in edited["rules"]:
@@ -136,12 +171,14 @@ def as_saved(game: str, edited: dict) -> dict:
             edited["rules"] = {**edited["rules"], "victory": "any_time"}
     if game == "castle-rooms":
         edited = {**edited, "hands": [sorted(hand) for hand in edited["hands"]]}
-    if game == "castellion" and isinstance(edited.get("rules"), dict) \
-            and edited["rules"].keys() == {"foundation_exemption"}:
+    if (
+        game == "castellion"
+        and isinstance(edited.get("rules"), dict)
+        and edited["rules"].keys() == {"foundation_exemption"}
+    ):
         # a state saved before the early_encounter option is read under the reading it was
         # played by, and saved again with that reading named
-        edited = {**edited, "rules": {**edited["rules"],
-                                      "early_encounter": LEGACY_EARLY_ENCOUNTER}}
+        edited = {**edited, "rules": {**edited["rules"], "early_encounter": LEGACY_EARLY_ENCOUNTER}}
     return edited
 
 
@@ -180,25 +217,32 @@ def test_what_is_not_a_saved_state_is_a_value_error(game, data):
 @pytest.mark.parametrize("game", sorted(DEAL))
 def test_a_huge_list_is_refused_before_it_is_read(game):
     saved = position(game, 0, 20).to_dict()
-    name = {"castle-siege": "deck", "castellion": "regular", "castle-rooms": "deck",
-            "castell": "bag"}[game]
+    name = {
+        "castle-siege": "deck",
+        "castellion": "regular",
+        "castle-rooms": "deck",
+        "castell": "bag",
+    }[game]
     saved[name] = [0] * 300_000
     with pytest.raises(InvalidStateError, match=r"300000 entries|must hold"):
         LOAD[game](saved)
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("turn", 2.7, "turn must be an int"),
-    ("turn", 10**30, "outside"),
-    ("regroup_used", "false", "regroup_used must be true or false"),
-    ("regroup_used", 0, "regroup_used must be true or false"),
-    ("events", [1, 2], "events must be a dict"),
-    ("events", {"turns": float("nan")}, "events.turns must be an int"),
-    ("events", {"turns": 10**30}, "outside"),
-    ("captured", [False, False], "captured must hold 4"),
-    ("castles", [0, 1, 2], "castles must hold 4"),
-    ("difficulty", "impossible", "difficulty must be one of"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("turn", 2.7, "turn must be an int"),
+        ("turn", 10**30, "outside"),
+        ("regroup_used", "false", "regroup_used must be true or false"),
+        ("regroup_used", 0, "regroup_used must be true or false"),
+        ("events", [1, 2], "events must be a dict"),
+        ("events", {"turns": float("nan")}, "events.turns must be an int"),
+        ("events", {"turns": 10**30}, "outside"),
+        ("captured", [False, False], "captured must hold 4"),
+        ("castles", [0, 1, 2], "castles must hold 4"),
+        ("difficulty", "impossible", "difficulty must be one of"),
+    ],
+)
 def test_castle_siege_fields_of_the_wrong_type_are_named(field, value, message):
     saved = position("castle-siege", 1, 10).to_dict()
     saved[field] = value
@@ -217,6 +261,7 @@ def test_castle_siege_refuses_a_discard_with_nothing_to_discard():
 def castell_after_festivals() -> dict:
     """A 3-player Castell game played to its end by the heuristic, festivals won."""
     from castle_envs.castell.measure import heuristic_action
+
     state = CastellState.deal(np.random.default_rng(1), 3)
     while not state.is_terminal():
         state.apply_action(heuristic_action(state))
@@ -224,22 +269,31 @@ def castell_after_festivals() -> dict:
     return state.to_dict()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d["best"].__setitem__(0, 10**9), r"best\[0\] = 1000000000 is outside"),
-    (lambda d: d["best"].__setitem__(0, 400), "best festival tower"),
-    (lambda d: d["best"].__setitem__(0, 3), "best festival tower"),
-    (lambda d: d["size_tokens"][0][0].__setitem__(0, 5), "size tokens that no festival"),
-    (lambda d: d["prizes"][1][3].__setitem__(0, 4), "more prizes in a region"),
-    (lambda d: d["prizes"][1][3].__setitem__(2, 1), "prize beyond the 2 places"),
-    (lambda d: d["fest_region"].__setitem__(0, d["fest_region"][1]), "festival tiles"),
-    (lambda d: d["fest_sizes"].__setitem__(0, [0]) or d["fest_sizes"].__setitem__(1, [0])
-     or d["fest_sizes"].__setitem__(2, [0]) or d["fest_sizes"].__setitem__(3, [0]),
-     "more size tokens of a number"),
-    (lambda d: d["rules"].__setitem__("max_skill", True), "rules.max_skill must be a int"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d["best"].__setitem__(0, 10**9), r"best\[0\] = 1000000000 is outside"),
+        (lambda d: d["best"].__setitem__(0, 400), "best festival tower"),
+        (lambda d: d["best"].__setitem__(0, 3), "best festival tower"),
+        (lambda d: d["size_tokens"][0][0].__setitem__(0, 5), "size tokens that no festival"),
+        (lambda d: d["prizes"][1][3].__setitem__(0, 4), "more prizes in a region"),
+        (lambda d: d["prizes"][1][3].__setitem__(2, 1), "prize beyond the 2 places"),
+        (lambda d: d["fest_region"].__setitem__(0, d["fest_region"][1]), "festival tiles"),
+        (
+            lambda d: (
+                d["fest_sizes"].__setitem__(0, [0])
+                or d["fest_sizes"].__setitem__(1, [0])
+                or d["fest_sizes"].__setitem__(2, [0])
+                or d["fest_sizes"].__setitem__(3, [0])
+            ),
+            "more size tokens of a number",
+        ),
+        (lambda d: d["rules"].__setitem__("max_skill", True), "rules.max_skill must be a int"),
+    ],
+)
 def test_castell_refuses_tokens_prizes_and_best_towers_no_festival_gave(edit, message):
     saved = castell_after_festivals()
-    CastellState.from_dict(saved)     # the unedited one loads
+    CastellState.from_dict(saved)  # the unedited one loads
     edit(saved)
     with pytest.raises(InvalidStateError, match=message):
         CastellState.from_dict(saved)
@@ -251,8 +305,10 @@ def test_envs_refuse_a_state_saved_under_other_settings():
     siege.reset(seed=0)
     saved = siege.state.to_dict()
     for kwargs in ({"difficulty": "hard"}, {"difficulty": "easy", "attack": "most_recent"}):
-        for make in (lambda **kw: gymnasium.make("castle_envs/CastleSiege-v0", **kw),
-                     lambda **kw: make_single("castle-siege", **kw)):
+        for make in (
+            lambda **kw: gymnasium.make("castle_envs/CastleSiege-v0", **kw),
+            lambda **kw: make_single("castle-siege", **kw),
+        ):
             with pytest.raises(ValueError, match="difficulty|rules"):
                 make(**kwargs).reset(options={"state": saved})
 
@@ -265,9 +321,15 @@ def test_envs_refuse_a_state_saved_under_other_settings():
 
     castell = castle_envs.castell_v0.raw_env(num_players=2)
     castell.reset(seed=0)
-    saved = json.loads(castell.unwrapped.game_state.to_json()) \
-        if hasattr(castell.unwrapped, "game_state") else castell.state.to_dict()
-    for kwargs in ({"num_players": 3}, {"num_players": 2, "advanced": True},
-                   {"num_players": 2, "max_skill": 5}):
+    saved = (
+        json.loads(castell.unwrapped.game_state.to_json())
+        if hasattr(castell.unwrapped, "game_state")
+        else castell.state.to_dict()
+    )
+    for kwargs in (
+        {"num_players": 3},
+        {"num_players": 2, "advanced": True},
+        {"num_players": 2, "max_skill": 5},
+    ):
         with pytest.raises(ValueError, match="num_players|rules"):
             castle_envs.castell_v0.raw_env(**kwargs).reset(options={"state": saved})

@@ -2,6 +2,7 @@
 types and shapes at every step (issue 29 §3: replay buffers and vector envs stack them), in
 the Python envs, the compiled single envs and the batched envs; and what reads them
 (``castle-envs evaluate``'s event columns) reads the same counters as before."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ SINGLES = {
     "castellion-python": (CastellionEnv, "level", ("school", "academy", "menace")),
     "castellion-compiled": (CompiledCastellionEnv, "level", ("school", "academy", "menace")),
 }
-BATCHED = {"siege": (CastleSiegeVectorEnv, {"difficulty": "hard"}),
-           "castellion": (CastellionVectorEnv, {"level": "menace"})}
+BATCHED = {
+    "siege": (CastleSiegeVectorEnv, {"difficulty": "hard"}),
+    "castellion": (CastellionVectorEnv, {"level": "menace"}),
+}
 
 
 def signature(info: dict) -> dict:
@@ -76,8 +79,9 @@ def test_single_env_infos_are_numbers_and_arrays_at_every_step(name, data):
     cls, variant_key, variants = SINGLES[name]
     variant = data.draw(st.sampled_from(variants), label=variant_key)
     mode = data.draw(st.sampled_from(["penalty", "raise"]), label="illegal_action")
-    illegal_every = data.draw(st.sampled_from([0, 37]), label="illegal_every") \
-        if mode == "penalty" else 0
+    illegal_every = (
+        data.draw(st.sampled_from([0, 37]), label="illegal_every") if mode == "penalty" else 0
+    )
     seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
     env = cls(**{variant_key: variant}, illegal_action=mode, max_episode_steps=300)
     assert play(env, seed, illegal_every, np.random.default_rng(seed)) > 0
@@ -116,8 +120,7 @@ def test_batched_env_infos_are_arrays_of_the_batch(name):
     for mode in ("penalty", "raise"):
         envs = cls(5, illegal_action=mode, max_episode_steps=60, **variant)
         _, info = envs.reset(seed=1)
-        always = set(info) | ({"illegal_action", "_illegal_action"} if mode == "penalty"
-                              else set())
+        always = set(info) | ({"illegal_action", "_illegal_action"} if mode == "penalty" else set())
         for step in range(150):
             _, _, _, _, info = envs.step(envs.sample_actions())
             assert set(info) >= always
@@ -130,7 +133,6 @@ def test_evaluate_reads_the_same_counters():
     _, info = env.reset(seed=0)
     assert _numeric_info(info) == {name: 0.0 for name in EVENTS} | {"turns": 1.0}
     r = play_episode("castellion", (("level", "school"),), (), ("random",), 0, 0)
-    assert set(r["events"]) == {"ordeals_passed"}   # not the phase code, not formations
+    assert set(r["events"]) == {"ordeals_passed"}  # not the phase code, not formations
     r = play_episode("castle-siege", (("difficulty", "easy"),), (), ("random",), 0, 0)
     assert set(r["events"]) == set(EVENTS) and r["events"]["turns"] >= 1
-

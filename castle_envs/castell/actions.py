@@ -20,6 +20,7 @@
 Sizes in moves are the casteller numbers 1-10. Tower edits (add / dismantle) are free steps,
 not one of the four actions, limited per turn by the ``tower_edits_per_turn`` option.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -29,7 +30,7 @@ import numpy as np
 from ..core.actions import ActionTable
 from .data import LP_PER_ROW, NUM_REGIONS, REGIONS, SIZES, SKILLS
 
-MAX_LEVEL_WIDTH = 8   # an action-space bound (Base levels are otherwise unlimited)
+MAX_LEVEL_WIDTH = 8  # an action-space bound (Base levels are otherwise unlimited)
 
 SPECIAL_KINDS = ("recruit", "move", "perform")
 SPECIAL_SOURCES = ("token", "wheel")
@@ -57,20 +58,23 @@ class Train(NamedTuple):
 
 
 class Special(NamedTuple):
-    source: str   # "token" or "wheel"
-    kind: str     # "recruit", "move", "perform"
-    arg: int      # size 1-10, region 0-6, or local performance slot 0-1
+    source: str  # "token" or "wheel"
+    kind: str  # "recruit", "move", "perform"
+    arg: int  # size 1-10, region 0-6, or local performance slot 0-1
 
     def __str__(self):
-        what = {"recruit": lambda a: f"recruit a {a}", "move": lambda a: f"move to {REGIONS[a]}",
-                "perform": lambda a: f"perform local performance slot {a}"}[self.kind](self.arg)
+        what = {
+            "recruit": lambda a: f"recruit a {a}",
+            "move": lambda a: f"move to {REGIONS[a]}",
+            "perform": lambda a: f"perform local performance slot {a}",
+        }[self.kind](self.arg)
         return f"special ({self.source}): {what}"
 
 
 class AddLevel(NamedTuple):
     width: int
     size: int
-    mixed: int    # how many of the level are numbered size + 1 (0: a plain level)
+    mixed: int  # how many of the level are numbered size + 1 (0: a plain level)
 
     def __str__(self):
         text = f"add level {self.width - self.mixed}x{self.size}"
@@ -111,10 +115,10 @@ NUM_ACTIONS = len(ACTIONS)
 MOVE0 = 0
 RECRUIT0 = MOVE0 + NUM_REGIONS
 TRAIN0 = RECRUIT0 + SIZES
-SPECIAL_BLOCK = SIZES + NUM_REGIONS + LP_PER_ROW         # 19 ids per source
+SPECIAL_BLOCK = SIZES + NUM_REGIONS + LP_PER_ROW  # 19 ids per source
 TOKEN0 = TRAIN0 + len(SKILLS)
 WHEEL0 = TOKEN0 + SPECIAL_BLOCK
-SP_RECRUIT, SP_MOVE, SP_PERFORM = 0, SIZES, SIZES + NUM_REGIONS   # offsets in a block
+SP_RECRUIT, SP_MOVE, SP_PERFORM = 0, SIZES, SIZES + NUM_REGIONS  # offsets in a block
 LEVEL0 = WHEEL0 + SPECIAL_BLOCK
 DISMANTLE_TOP = NUM_ACTIONS - 3
 DISMANTLE_ALL = NUM_ACTIONS - 2

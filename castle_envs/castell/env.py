@@ -69,6 +69,7 @@ and observed. Everything else in Castell lies face up.
 second and mean final scores per category for uniform random play (``--agent heuristic``: a
 simple festival-seeking baseline, ``castle_envs.castell.measure.heuristic_action``).
 """
+
 from __future__ import annotations
 
 import gymnasium
@@ -92,22 +93,41 @@ SCORE_KEYS = CATEGORIES + ("total",)
 
 
 class raw_env(MaskedAECEnv):
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "castell_v0",
-                "is_parallelizable": False, "render_fps": 2}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "castell_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
-    def __init__(self, num_players: int = 2, advanced: bool = False,
-                 render_mode: str | None = None, reward: str = "win_loss",
-                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 5000, observation: str = "dict", **rules):
+    def __init__(
+        self,
+        num_players: int = 2,
+        advanced: bool = False,
+        render_mode: str | None = None,
+        reward: str = "win_loss",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 5000,
+        observation: str = "dict",
+        **rules,
+    ):
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         check_choice("reward", reward, REWARDS)
         check_bool("advanced", advanced)
-        self.rules = check_keywords(type(self).__name__, {**rules, "advanced": advanced},
-                                    RULE_DEFAULTS, KEYWORDS)
-        State(num_players, **self.rules)    # validates option values now, not at reset
+        self.rules = check_keywords(
+            type(self).__name__, {**rules, "advanced": advanced}, RULE_DEFAULTS, KEYWORDS
+        )
+        State(num_players, **self.rules)  # validates option values now, not at reset
         self.reward_mode = reward
-        super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
-                         max_episode_steps, observation)
+        super().__init__(
+            num_players,
+            render_mode,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            observation,
+        )
 
     @classmethod
     def state_type(cls):
@@ -122,7 +142,8 @@ class raw_env(MaskedAECEnv):
             state = State.from_dict(options["state"])
             StateReader("Castell").same_game(
                 {"num_players": state.num_players, "rules": state.rules},
-                {"num_players": self.num_players, "rules": self.rules})
+                {"num_players": self.num_players, "rules": self.rules},
+            )
             return state
         return State.deal(rng, self.num_players, **self.rules)
 

@@ -7,6 +7,7 @@ wrapped AEC env (``castell_v0.env``) with ``env.last()`` every step, as an agent
 ``--agent heuristic`` plays a simple festival seeker instead (``heuristic_action``), a
 baseline that reaches festivals and local performances, so the scores say something.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,18 @@ import time
 import numpy as np
 
 from . import data as D
-from .actions import (DISMANTLE_ALL, END_TURN, LEVEL0, LEVEL_TUPLES, MOVE0, RECRUIT0, TOKEN0,
-                      TRAIN0, WHEEL0, SP_PERFORM)
+from .actions import (
+    DISMANTLE_ALL,
+    END_TURN,
+    LEVEL0,
+    LEVEL_TUPLES,
+    MOVE0,
+    RECRUIT0,
+    TOKEN0,
+    TRAIN0,
+    WHEEL0,
+    SP_PERFORM,
+)
 from .env import SCORE_KEYS, env as make_env
 from .rules import CATEGORIES, State
 
@@ -60,14 +71,23 @@ def heuristic_action(s: State) -> int:
         if m[RECRUIT0 + size]:
             return RECRUIT0 + size
     tower = s.towers[p]
-    if len(tower) >= 3 and any(s.in_tower[p, z] == 0 for z in sizes) and m[DISMANTLE_ALL] \
-            and s.edits == 0:
+    if (
+        len(tower) >= 3
+        and any(s.in_tower[p, z] == 0 for z in sizes)
+        and m[DISMANTLE_ALL]
+        and s.edits == 0
+    ):
         return DISMANTLE_ALL
-    levels = np.flatnonzero(m[LEVEL0:LEVEL0 + len(LEVEL_TUPLES)])
+    levels = np.flatnonzero(m[LEVEL0 : LEVEL0 + len(LEVEL_TUPLES)])
     if len(levels):
         # widest first, then the biggest numbers (so smaller ones fit above)
-        best = max(levels, key=lambda i: (LEVEL_TUPLES[i][0] if len(tower) == 0 else
-                                          -LEVEL_TUPLES[i][0], LEVEL_TUPLES[i][1]))
+        best = max(
+            levels,
+            key=lambda i: (
+                LEVEL_TUPLES[i][0] if len(tower) == 0 else -LEVEL_TUPLES[i][0],
+                LEVEL_TUPLES[i][1],
+            ),
+        )
         if len(tower) == 0 or LEVEL_TUPLES[best][0] <= tower[-1][0]:
             return LEVEL0 + int(best)
     return END_TURN
@@ -78,8 +98,9 @@ def heuristic_policy(state: State, rng: np.random.Generator | None = None) -> in
     return heuristic_action(state)
 
 
-def random_games(num_players: int, games: int, seed: int, advanced: bool = False,
-                 agent: str = "random"):
+def random_games(
+    num_players: int, games: int, seed: int, advanced: bool = False, agent: str = "random"
+):
     """Play ``games`` games; return (steps, seconds, mean final score per category)."""
     e = make_env(num_players=num_players, advanced=advanced)
     rng = np.random.default_rng(seed)
@@ -115,12 +136,15 @@ def main(argv=None):
     parser.add_argument("--agent", choices=("random", "heuristic"), default="random")
     args = parser.parse_args(argv)
     for n in args.players:
-        steps, elapsed, means = random_games(n, args.games, args.seed, args.advanced,
-                                             args.agent)
-        print(f"{n} players, {args.games} games: {steps} steps in {elapsed:.1f} s = "
-              f"{steps / elapsed:,.0f} steps/s; {steps / args.games:.0f} steps/game")
-        print("  mean final score per category (per player): "
-              + ", ".join(f"{c} {v:.2f}" for c, v in means.items()))
+        steps, elapsed, means = random_games(n, args.games, args.seed, args.advanced, args.agent)
+        print(
+            f"{n} players, {args.games} games: {steps} steps in {elapsed:.1f} s = "
+            f"{steps / elapsed:,.0f} steps/s; {steps / args.games:.0f} steps/game"
+        )
+        print(
+            "  mean final score per category (per player): "
+            + ", ".join(f"{c} {v:.2f}" for c, v in means.items())
+        )
 
 
 if __name__ == "__main__":

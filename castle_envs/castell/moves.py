@@ -11,6 +11,7 @@ documented in ``docs/move_features.md``; pure Python (the game has no compiled k
 Rows follow the legal action ids in increasing order; the capacity is the whole action
 space (395), so every legal move always has its row.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,34 +19,83 @@ import numpy as np
 from ..core.moves import StateMoves
 
 from . import data as D
-from .actions import (DISMANTLE_ALL, DISMANTLE_TOP, LEVEL0, LEVEL_TUPLES, MOVE0,
-                      NUM_ACTIONS, RECRUIT0, SP_MOVE, SP_PERFORM, SP_RECRUIT, TOKEN0, TRAIN0,
-                      WHEEL0)
+from .actions import (
+    DISMANTLE_ALL,
+    DISMANTLE_TOP,
+    LEVEL0,
+    LEVEL_TUPLES,
+    MOVE0,
+    NUM_ACTIONS,
+    RECRUIT0,
+    SP_MOVE,
+    SP_PERFORM,
+    SP_RECRUIT,
+    TOKEN0,
+    TRAIN0,
+    WHEEL0,
+)
 from .rules import State, tower_meets
 
-KINDS = ("move", "recruit", "train", "token_recruit", "token_move", "token_perform",
-         "wheel_recruit", "wheel_move", "wheel_perform", "add_level", "dismantle_top",
-         "dismantle_all", "end_turn")
+KINDS = (
+    "move",
+    "recruit",
+    "train",
+    "token_recruit",
+    "token_move",
+    "token_perform",
+    "wheel_recruit",
+    "wheel_move",
+    "wheel_perform",
+    "add_level",
+    "dismantle_top",
+    "dismantle_all",
+    "end_turn",
+)
 FEATURES = (
     *KINDS,
     # where the pawn stands after the move
-    *[f"region_{a}" for a in D.REGION_ABBR], "off_board",
-    "at_next_festival", "festival_distance/3", "region_castellers/5", "region_tokens/8",
+    *[f"region_{a}" for a in D.REGION_ABBR],
+    "off_board",
+    "at_next_festival",
+    "festival_distance/3",
+    "region_castellers/5",
+    "region_tokens/8",
     "performable_here/2",
     # a casteller recruited, a skill trained, a tile performed, a level added
-    "size/10", "size_in_next_festival", "owned_of_size/8",
-    *[f"skill_{k.lower()}" for k in D.SKILLS], "skill_after/3",
-    "tile_points/5", "tokens_collected/8",
-    "level_width/8", "level_number/10", "level_mixed",
+    "size/10",
+    "size_in_next_festival",
+    "owned_of_size/8",
+    *[f"skill_{k.lower()}" for k in D.SKILLS],
+    "skill_after/3",
+    "tile_points/5",
+    "tokens_collected/8",
+    "level_width/8",
+    "level_number/10",
+    "level_mixed",
     # the tower after the move
-    "tower_levels/10", "tower_castellers/30", "tower_bottom_width/8", "tower_festival_ready",
-    "next_sizes_in_tower/2", "tower_score_next/20", "competes_next",
+    "tower_levels/10",
+    "tower_castellers/30",
+    "tower_bottom_width/8",
+    "tower_festival_ready",
+    "next_sizes_in_tower/2",
+    "tower_score_next/20",
+    "competes_next",
     # the player after the move
-    "free_castellers/15", "owned/30", "tokens_left/7", "moved", "trained", "specialed",
-    "second_recruit_open", "edits_left/12",
+    "free_castellers/15",
+    "owned/30",
+    "tokens_left/7",
+    "moved",
+    "trained",
+    "specialed",
+    "second_recruit_open",
+    "edits_left/12",
     # the same in every row
-    "round/10", "rounds_to_next_festival/8", "festivals_left/14", "my_best/20",
-    "rivals_at_next_festival/3", "rival_tower_levels/10",
+    "round/10",
+    "rounds_to_next_festival/8",
+    "festivals_left/14",
+    "my_best/20",
+    "rivals_at_next_festival/3",
+    "rival_tower_levels/10",
 )
 NUM_FEATURES = len(FEATURES)
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
@@ -99,6 +149,7 @@ class CastellMoves(StateMoves):
 
     def observation(self, state) -> np.ndarray:
         from .observation import observe
+
         return observe(state, state.current_player)
 
 
@@ -113,13 +164,15 @@ def move_rows(state: State, actions) -> np.ndarray:
     common[c["round/10"]] = state.round / D.ROUNDS
     if fest >= 0:
         common[c["rounds_to_next_festival/8"]] = (D.CALENDAR[fest][0] - state.round) / 8
-    common[c["festivals_left/14"]] = sum(
-        1 for i, (rnd, _) in enumerate(D.CALENDAR) if rnd >= state.round and state.fest_held[i]
-    ) / 14
+    common[c["festivals_left/14"]] = (
+        sum(1 for i, (rnd, _) in enumerate(D.CALENDAR) if rnd >= state.round and state.fest_held[i])
+        / 14
+    )
     common[c["my_best/20"]] = min(int(state.best[p]), 20) / 20
     rivals = [q for q in range(state.num_players) if q != p]
-    common[c["rivals_at_next_festival/3"]] = sum(
-        1 for q in rivals if fest_region >= 0 and state.pawn[q] == fest_region) / 3
+    common[c["rivals_at_next_festival/3"]] = (
+        sum(1 for q in rivals if fest_region >= 0 and state.pawn[q] == fest_region) / 3
+    )
     common[c["rival_tower_levels/10"]] = min(max(len(state.towers[q]) for q in rivals), 10) / 10
     out = np.tile(common, (len(actions), 1))
     for i, action in enumerate(actions):
@@ -219,16 +272,20 @@ def _fill(row, a, state, p, sizes, fest_region) -> None:
     if pawn >= 0:
         row[_REGION + pawn] = 1
         row[c["at_next_festival"]] = pawn == fest_region
-        row[c["festival_distance/3"]] = (min(DIST[pawn, fest_region], 3) / 3
-                                         if fest_region >= 0 else 0)
+        row[c["festival_distance/3"]] = (
+            min(DIST[pawn, fest_region], 3) / 3 if fest_region >= 0 else 0
+        )
         row[c["region_castellers/5"]] = min(region_castellers, 5) / 5
         row[c["region_tokens/8"]] = min(int(state.lp_tokens[pawn].sum()), 8) / 8
         if tower:
             meets = 0
             for j in range(D.LP_PER_ROW):
                 tile = int(state.lp[pawn, j])
-                if tile >= 0 and tile != performed_tile and tower_meets(
-                        tower, skills, D.LOCAL_PERFORMANCES[tile]):
+                if (
+                    tile >= 0
+                    and tile != performed_tile
+                    and tower_meets(tower, skills, D.LOCAL_PERFORMANCES[tile])
+                ):
                     meets += 1
             row[c["performable_here/2"]] = meets / 2
     else:

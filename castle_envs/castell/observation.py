@@ -17,6 +17,7 @@ beyond ``num_players`` are zero.
 | bag | 10 | castellers left in the bag per number / 15 (public by counting) |
 | players | 4x121 | present, to act, pawn one-hot (off board + 7), castellers owned per number /8 (10), free per number /8 (10), tower levels 13x4 (present, width/8, lower number/10, mixed/8), skills / max (5), forced uses Balance/Strength/Mix / max (3), tokens left / 7, collected tokens per region / 4 (7), size tokens per number / 2 (10), size tokens per region / 2 (7), prizes trophy/medal/ribbon / 8 (3), local performance points / 20, best tower score / 20, tiles performed / 8 |
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,15 +26,25 @@ from . import data as D
 from .rules import NR, NS, State, forced_uses
 
 MAX_PLAYERS = 4
-TOWER_SLOTS = 13   # 10 numbers + 3 Strength levels at the default max_skill; higher levels are not shown
+TOWER_SLOTS = (
+    13  # 10 numbers + 3 Strength levels at the default max_skill; higher levels are not shown
+)
 PLAYER_SIZE = 2 + 8 + 10 + 10 + TOWER_SLOTS * 4 + 5 + 3 + 1 + 7 + 10 + 7 + 3 + 3
 LP_FEATURES = 15
 FEST_FEATURES = 20
 
-_blocks = [("round", 10), ("turn", 8), ("wheel", 56), ("offers", 48), ("regions", NR * NS),
-           ("local_performances", NR * D.LP_PER_ROW * LP_FEATURES), ("lying_tokens", NR),
-           ("festivals", len(D.CALENDAR) * FEST_FEATURES), ("bag", NS),
-           ("players", MAX_PLAYERS * PLAYER_SIZE)]
+_blocks = [
+    ("round", 10),
+    ("turn", 8),
+    ("wheel", 56),
+    ("offers", 48),
+    ("regions", NR * NS),
+    ("local_performances", NR * D.LP_PER_ROW * LP_FEATURES),
+    ("lying_tokens", NR),
+    ("festivals", len(D.CALENDAR) * FEST_FEATURES),
+    ("bag", NS),
+    ("players", MAX_PLAYERS * PLAYER_SIZE),
+]
 OFFSETS = {}
 _at = 0
 for _name, _size in _blocks:
@@ -52,7 +63,7 @@ def _build_tile_table() -> np.ndarray:
         f[0] = 1
         if t.kind == "shape":
             f[1] = 1
-            f[2:2 + len(t.shape)] = np.array(t.shape) / 8
+            f[2 : 2 + len(t.shape)] = np.array(t.shape) / 8
             f[13] = len(t.shape) / 5
         else:
             f[7] = 1
@@ -72,16 +83,27 @@ def observe(state: State, seat: int) -> np.ndarray:
     # The board blocks change only when castellers, tiles or tokens leave the board.
     cache = state.__dict__.get("_obs_cache")
     if cache is None or cache["round"] != state.round:
-        cache = state._obs_cache = {"round": state.round, "players": {},
-                                    "static": _round_blocks(state), "board": (-1, None)}
+        cache = state._obs_cache = {
+            "round": state.round,
+            "players": {},
+            "static": _round_blocks(state),
+            "board": (-1, None),
+        }
     if cache["board"][0] != state.board_version:
         cache["board"] = (state.board_version, _board_blocks(state, cache["static"]))
     obs = cache["board"][1].copy()
     P = state.num_players
     t0 = OFFSETS["turn"][0]
-    obs[t0:t0 + 8] = (state.current_player == seat, state.moved, state.trained, state.specialed,
-                      state.recruits / 2, state.recruit_open, state.edits / state.edit_limit,
-                      state.advanced)
+    obs[t0 : t0 + 8] = (
+        state.current_player == seat,
+        state.moved,
+        state.trained,
+        state.specialed,
+        state.recruits / 2,
+        state.recruit_open,
+        state.edits / state.edit_limit,
+        state.advanced,
+    )
     p0 = OFFSETS["players"][0]
     current = state.current_player
     versions = state.player_version
@@ -94,7 +116,7 @@ def observe(state: State, seat: int) -> np.ndarray:
             _player(state, p, out)
             blocks[p] = block = (versions[p], out)
         at = p0 + i * PLAYER_SIZE
-        obs[at:at + PLAYER_SIZE] = block[1]
+        obs[at : at + PLAYER_SIZE] = block[1]
         obs[at + 1] = p == current
     return obs
 
@@ -103,11 +125,11 @@ def _board_blocks(state: State, static: np.ndarray) -> np.ndarray:
     """Regions, local performance rows and lying tokens, over the round's blocks."""
     obs = static.copy()
     r0 = OFFSETS["regions"][0]
-    obs[r0:r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
+    obs[r0 : r0 + NR * NS] = np.minimum(state.regions.ravel() / 5, 1)
     l0, l1 = OFFSETS["local_performances"]
     obs[l0:l1] = TILE_TABLE[state.lp.ravel()].ravel()
     k0 = OFFSETS["lying_tokens"][0]
-    obs[k0:k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
+    obs[k0 : k0 + NR] = np.minimum(state.lp_tokens.sum(axis=1) / 8, 1)
     return obs
 
 
@@ -117,15 +139,15 @@ def _round_blocks(state: State) -> np.ndarray:
     obs[min(state.round, D.ROUNDS) - 1] = 1
     w0 = OFFSETS["wheel"][0]
     obs[w0 + state.rotation] = 1
-    obs[w0 + 8:w0 + 56] = _EYE6[state.wheel].ravel()
+    obs[w0 + 8 : w0 + 56] = _EYE6[state.wheel].ravel()
     o0 = OFFSETS["offers"][0]
     shown = [state.window_kind(w) for w in range(D.WHEEL_WINDOWS)]
-    obs[o0:o0 + 48] = _EYE6[shown].ravel()
+    obs[o0 : o0 + 48] = _EYE6[shown].ravel()
     if state.advanced:
-        obs[o0 + 42:o0 + 48] = 0
-    obs[OFFSETS["festivals"][0]:OFFSETS["festivals"][1]] = _festivals(state).ravel()
+        obs[o0 + 42 : o0 + 48] = 0
+    obs[OFFSETS["festivals"][0] : OFFSETS["festivals"][1]] = _festivals(state).ravel()
     b0 = OFFSETS["bag"][0]
-    obs[b0:b0 + NS] = np.bincount(np.array(state.bag, dtype=np.int64), minlength=NS) / 15
+    obs[b0 : b0 + NS] = np.bincount(np.array(state.bag, dtype=np.int64), minlength=NS) / 15
     return obs
 
 
@@ -143,7 +165,7 @@ def _festivals(state: State) -> np.ndarray:
 
 _TOWER_AT = 30
 _SKILLS_AT = _TOWER_AT + TOWER_SLOTS * 4
-_WON_AT = _SKILLS_AT + 9          # collected tokens onwards: changes only on performing
+_WON_AT = _SKILLS_AT + 9  # collected tokens onwards: changes only on performing
 _TOKEN_SCALE = np.array([1 / 4] * NR, dtype=np.float32)
 
 
@@ -155,10 +177,12 @@ def _player(state: State, p: int, out: np.ndarray) -> None:
     tower = state.towers[p]
     if tower:
         rows = [(1.0, w / 8, (lo + 1) / 10, m / 8) for w, lo, m in tower[:TOWER_SLOTS]]
-        out[_TOWER_AT:_TOWER_AT + 4 * len(rows)] = np.array(rows, dtype=np.float32).ravel()
+        out[_TOWER_AT : _TOWER_AT + 4 * len(rows)] = np.array(rows, dtype=np.float32).ravel()
     at = _SKILLS_AT
     uses = forced_uses(tower) if tower else (0, 0, 0)
-    out[at:at + 9] = np.minimum(np.concatenate((state.skills[p], uses, (0,))) / state.max_skill, 1)
+    out[at : at + 9] = np.minimum(
+        np.concatenate((state.skills[p], uses, (0,))) / state.max_skill, 1
+    )
     out[at + 8] = state.tokens[p] / D.TOKENS_PER_PLAYER
     out[_WON_AT:] = _won_block(state, p)
 

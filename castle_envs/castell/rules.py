@@ -5,6 +5,7 @@ fixed at the deal (so refills draw deterministically); observations hide it. A t
 list of levels ``(width, lo, mixed)``: ``width - mixed`` castellers of index ``lo`` and
 ``mixed`` of index ``lo + 1``, bottom level first.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,32 +17,70 @@ from ..core.saved import StateReader
 from ..core.options import check_bool, check_choice, check_int
 from ..core.state import GameState, check_options
 from . import data as D
-from .actions import (ACTIONS, DISMANTLE_ALL, DISMANTLE_TOP, END_TURN, LEVEL0, LEVEL_HI,
-                      LEVEL_LO, LEVEL_MIXED, LEVEL_NEED_HI, LEVEL_NEED_LO, LEVEL_TUPLES,
-                      LEVEL_WIDTH, MOVE0, NUM_ACTIONS, RECRUIT0, SP_MOVE, SP_PERFORM,
-                      SP_RECRUIT, TOKEN0, TRAIN0, WHEEL0)
+from .actions import (
+    ACTIONS,
+    DISMANTLE_ALL,
+    DISMANTLE_TOP,
+    END_TURN,
+    LEVEL0,
+    LEVEL_HI,
+    LEVEL_LO,
+    LEVEL_MIXED,
+    LEVEL_NEED_HI,
+    LEVEL_NEED_LO,
+    LEVEL_TUPLES,
+    LEVEL_WIDTH,
+    MOVE0,
+    NUM_ACTIONS,
+    RECRUIT0,
+    SP_MOVE,
+    SP_PERFORM,
+    SP_RECRUIT,
+    TOKEN0,
+    TRAIN0,
+    WHEEL0,
+)
 
 NR, NS = D.NUM_REGIONS, D.SIZES
 #: the largest count a saved state may hold in any field (the real bounds are checked after)
 _MAX_SAVED = 1_000_000
 #: a state's array, int and bool fields (``clone``, ``to_dict``, ``from_dict``)
-_ARRAYS = ("regions", "lp", "lp_tokens", "fest_region", "fest_held", "pawn", "hand",
-           "in_tower", "skills", "tokens", "collected", "size_tokens", "prizes", "best")
+_ARRAYS = (
+    "regions",
+    "lp",
+    "lp_tokens",
+    "fest_region",
+    "fest_held",
+    "pawn",
+    "hand",
+    "in_tower",
+    "skills",
+    "tokens",
+    "collected",
+    "size_tokens",
+    "prizes",
+    "best",
+)
 _INTS = ("rotation", "round", "first", "turn_index", "recruits", "edits")
 _BOOLS = ("moved", "trained", "specialed", "recruit_open")
-_SAVED_KEYS = (("game", "num_players", "rules") + _ARRAYS + _INTS + _BOOLS
-               + ("bag", "wheel", "fest_sizes", "towers", "performed"))
+_SAVED_KEYS = (
+    ("game", "num_players", "rules")
+    + _ARRAYS
+    + _INTS
+    + _BOOLS
+    + ("bag", "wheel", "fest_sizes", "towers", "performed")
+)
 BAL, BAS, MIX, STR, WID = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 ADJ_IDX = tuple(np.array(a, dtype=np.int64) for a in D.ADJACENT)
 ADJ_SETS = tuple(frozenset(a) for a in D.ADJACENT)
 CATEGORIES = ("best_tower", "variety", "prizes", "size_tokens", "local_performances")
 
 RULE_DEFAULTS = {
-    "advanced": False,              # the wheel's "No Regions" side
+    "advanced": False,  # the wheel's "No Regions" side
     "max_skill": D.MAX_SKILL,
-    "tower_edits_per_turn": 12,     # free tower steps per turn (keeps every game finite)
-    "collect_own_token": False,     # the performer's token is placed before collecting
-    "variety_counts": "all",        # "all": tokens, tiles and prizes; "board": tokens only
+    "tower_edits_per_turn": 12,  # free tower steps per turn (keeps every game finite)
+    "collect_own_token": False,  # the performer's token is placed before collecting
+    "variety_counts": "all",  # "all": tokens, tiles and prizes; "board": tokens only
     "size_token_ties": "tower_score",  # or "none": a tie for a size token gives it to nobody
     "festival_size_tokens": "by_phase",  # I spaces 1 size token, II spaces 2; or "one"
     "first_player": 0,
@@ -108,7 +147,8 @@ def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
     """Does this (legal) tower meet a local performance tile?"""
     if tile.kind == "shape":
         return len(levels) == len(tile.shape) and all(
-            lv[0] == w for lv, w in zip(levels, tile.shape))
+            lv[0] == w for lv, w in zip(levels, tile.shape)
+        )
     if len(levels) != tile.points:
         return False
     bal, strength, mix = forced_uses(levels)
@@ -117,9 +157,10 @@ def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
         return False
     if BAS not in need and WID not in need:
         return True
-    return any((BAS not in need or b) and (WID not in need or k)
-               for b, k in width_resolutions([lv[0] for lv in levels],
-                                             int(skills[BAS]), int(skills[WID])))
+    return any(
+        (BAS not in need or b) and (WID not in need or k)
+        for b, k in width_resolutions([lv[0] for lv in levels], int(skills[BAS]), int(skills[WID]))
+    )
 
 
 def level_text(level) -> str:
@@ -130,7 +171,7 @@ def level_text(level) -> str:
 
 class State(GameState):
     actions = ACTIONS
-    _obs_cache: dict      # observation.py's per-position cache, made on first use
+    _obs_cache: dict  # observation.py's per-position cache, made on first use
 
     def __init__(self, num_players: int = 2, **rules):
         self.num_players = check_choice("num_players", num_players, (2, 3, 4))
@@ -139,8 +180,9 @@ class State(GameState):
         check_int("max_skill", r["max_skill"], 1, 9)
         check_int("tower_edits_per_turn", r["tower_edits_per_turn"], 1, 100)
         check_choice("variety_counts", r["variety_counts"], VARIETY_MODES)
-        festival = check_choice("festival_size_tokens", r["festival_size_tokens"],
-                                D.SIZE_TOKENS_PER_SPACE_OPTIONS)
+        festival = check_choice(
+            "festival_size_tokens", r["festival_size_tokens"], D.SIZE_TOKENS_PER_SPACE_OPTIONS
+        )
         self.tokens_per_space = D.SIZE_TOKENS_PER_SPACE_OPTIONS[festival]
         check_choice("size_token_ties", r["size_token_ties"], TIE_MODES)
         check_int("first_player", r["first_player"], 0, self.num_players - 1)
@@ -151,39 +193,39 @@ class State(GameState):
         self.edit_limit = int(r["tower_edits_per_turn"])
         P = self.num_players
         # board
-        self.bag: list[int] = []                              # size indices, draw from the end
+        self.bag: list[int] = []  # size indices, draw from the end
         self.regions = np.zeros((NR, NS), dtype=np.int64)
-        self.wheel = list(D.WHEEL_TILES)                      # tile kind at each wheel position
+        self.wheel = list(D.WHEEL_TILES)  # tile kind at each wheel position
         self.rotation = 0
-        self.lp = np.full((NR, D.LP_PER_ROW), -1, dtype=np.int64)   # tile id per row slot
-        self.lp_tokens = np.zeros((NR, P), dtype=np.int64)          # tokens lying, by owner
+        self.lp = np.full((NR, D.LP_PER_ROW), -1, dtype=np.int64)  # tile id per row slot
+        self.lp_tokens = np.zeros((NR, P), dtype=np.int64)  # tokens lying, by owner
         n_fest = len(D.CALENDAR)
         self.fest_region = np.zeros(n_fest, dtype=np.int64)
         self.fest_sizes: list[tuple[int, ...]] = [() for _ in range(n_fest)]
         self.fest_held = np.array(D.FESTIVAL_SPACES_HELD[P], dtype=bool)
         # players
         self.pawn = np.full(P, -1, dtype=np.int64)
-        self.hand = np.zeros((P, NS), dtype=np.int64)         # all castellers owned
-        self.in_tower = np.zeros((P, NS), dtype=np.int64)     # of which standing in the tower
+        self.hand = np.zeros((P, NS), dtype=np.int64)  # all castellers owned
+        self.in_tower = np.zeros((P, NS), dtype=np.int64)  # of which standing in the tower
         self.towers: list[list[tuple[int, int, int]]] = [[] for _ in range(P)]
         self.skills = np.full((P, 5), D.START_SKILL, dtype=np.int64)
         self.tokens = np.full(P, D.TOKENS_PER_PLAYER, dtype=np.int64)
-        self.collected = np.zeros((P, NR), dtype=np.int64)     # special-action tokens won
+        self.collected = np.zeros((P, NR), dtype=np.int64)  # special-action tokens won
         self.size_tokens = np.zeros((P, NR, NS), dtype=np.int64)  # by region, by number
-        self.prizes = np.zeros((P, NR, 3), dtype=np.int64)     # by festival region, by kind
+        self.prizes = np.zeros((P, NR, 3), dtype=np.int64)  # by festival region, by kind
         self.performed: list[list[tuple[int, int]]] = [[] for _ in range(P)]  # (tile, region)
         self.best = np.zeros(P, dtype=np.int64)
         # turn
         self.round = 1
         self.first = int(r["first_player"])
-        self.turn_index = 0        # turns taken this round
+        self.turn_index = 0  # turns taken this round
         self.moved = self.trained = self.specialed = False
-        self.recruits = 0          # castellers recruited by this turn's Recruit action
+        self.recruits = 0  # castellers recruited by this turn's Recruit action
         self.recruit_open = False  # the Recruit action can still take its second casteller
         self.edits = 0
         self.last_festivals: list[dict] = []
-        self.player_version = [0] * P   # bumped when a player's state changes (caches)
-        self.board_version = 0          # bumped when the board's castellers/tiles/tokens change
+        self.player_version = [0] * P  # bumped when a player's state changes (caches)
+        self.board_version = 0  # bumped when the board's castellers/tiles/tokens change
         self._mask: np.ndarray | None = None
 
     # --- setup ------------------------------------------------------------------------------
@@ -198,8 +240,10 @@ class State(GameState):
             for _ in range(per_region):
                 s.regions[region, s.bag.pop()] += 1
         s.wheel = [int(x) for x in rng.permutation(np.array(D.WHEEL_TILES))]
-        phase_tiles = {1: list(rng.permutation(np.array(D.FESTIVAL_TILES_I))),
-                       2: list(rng.permutation(np.array(D.FESTIVAL_TILES_II)))}
+        phase_tiles = {
+            1: list(rng.permutation(np.array(D.FESTIVAL_TILES_I))),
+            2: list(rng.permutation(np.array(D.FESTIVAL_TILES_II))),
+        }
         tokens = [int(x) for x in rng.permutation(np.array(D.SIZE_TOKENS))]
         for i, (_, phase) in enumerate(D.CALENDAR):
             s.fest_region[i] = phase_tiles[phase].pop()
@@ -249,11 +293,11 @@ class State(GameState):
         pawn = int(self.pawn[p])
         if not self.moved:
             if pawn < 0:
-                m[MOVE0:MOVE0 + NR] = True
+                m[MOVE0 : MOVE0 + NR] = True
             else:
                 m[MOVE0 + ADJ_IDX[pawn]] = True
         if pawn >= 0 and (self.recruits == 0 or (self.recruits == 1 and self.recruit_open)):
-            m[RECRUIT0:RECRUIT0 + NS] = self.regions[pawn] > 0
+            m[RECRUIT0 : RECRUIT0 + NS] = self.regions[pawn] > 0
         if not self.trained:
             special = False
             for kind in self.offered(pawn):
@@ -274,7 +318,7 @@ class State(GameState):
 
     def _special_mask(self, m, base, p, pawn):
         if pawn >= 0:
-            m[base + SP_RECRUIT:base + SP_RECRUIT + NS] = self.regions[pawn] > 0
+            m[base + SP_RECRUIT : base + SP_RECRUIT + NS] = self.regions[pawn] > 0
             m[base + SP_MOVE + ADJ_IDX[pawn]] = True
             tower = self.towers[p]
             if tower:
@@ -283,7 +327,7 @@ class State(GameState):
                     if tile >= 0 and tower_meets(tower, self.skills[p], D.LOCAL_PERFORMANCES[tile]):
                         m[base + SP_PERFORM + j] = True
         else:
-            m[base + SP_MOVE:base + SP_MOVE + NR] = True
+            m[base + SP_MOVE : base + SP_MOVE + NR] = True
 
     def _level_mask(self, p) -> np.ndarray:
         free = self.hand[p] - self.in_tower[p]
@@ -291,7 +335,7 @@ class State(GameState):
         skills = self.skills[p]
         tower = self.towers[p]
         height = len(tower)
-        if skills[BAS] <= height:   # no Base use left for this level: the width limit holds
+        if skills[BAS] <= height:  # no Base use left for this level: the width limit holds
             ok &= _LVL_W_LE[3 + int(skills[WID])]
         if tower:
             bal, strength, mix = forced_uses(tower)
@@ -418,11 +462,16 @@ class State(GameState):
 
     def _festival(self, i: int) -> dict:
         region = int(self.fest_region[i])
-        entries = {p: e for p in range(self.num_players)
-                   if (e := self.festival_entry(p, i)) is not None}
+        entries = {
+            p: e for p in range(self.num_players) if (e := self.festival_entry(p, i)) is not None
+        }
         result: dict[str, Any] = {
-            "space": i, "region": region, "scores": {p: e[0] for p, e in entries.items()},
-            "prizes": {}, "size_tokens": {}}
+            "space": i,
+            "region": region,
+            "scores": {p: e[0] for p, e in entries.items()},
+            "prizes": {},
+            "size_tokens": {},
+        }
         for p, (score, _) in entries.items():
             self.best[p] = max(self.best[p], score)
         # standard competition ranking: tied towers share a place (and its prize)
@@ -461,14 +510,16 @@ class State(GameState):
             "variety": D.VARIETY_POINTS[int(self.regions_earned(p).sum())],
             "prizes": int((self.prizes[p].sum(axis=0) * np.array(D.PRIZE_POINTS)).sum()),
             "size_tokens": int(sum(c + 1 for c in by_size if c > 0)),
-            "local_performances": int(sum(D.LOCAL_PERFORMANCES[t].points
-                                          for t, _ in self.performed[p])
-                                      + self.collected[p].sum()),
+            "local_performances": int(
+                sum(D.LOCAL_PERFORMANCES[t].points for t, _ in self.performed[p])
+                + self.collected[p].sum()
+            ),
         }
 
     def scores(self) -> np.ndarray:
-        return np.array([sum(self.category_scores(p).values())
-                         for p in range(self.num_players)], dtype=np.int64)
+        return np.array(
+            [sum(self.category_scores(p).values()) for p in range(self.num_players)], dtype=np.int64
+        )
 
     def returns(self) -> np.ndarray:
         """+1 for the sole winner, 0 for players tied on top, -1 for the rest (at the end)."""
@@ -562,12 +613,16 @@ class State(GameState):
             if w == bw and bal >= skills[BAL]:
                 return f"as wide as the level below needs Balance (value {skills[BAL]}, used {bal})"
             if hi == blo and strength >= skills[STR]:
-                return (f"the same number as the level below needs Strength "
-                        f"(value {skills[STR]}, used {strength})")
+                return (
+                    f"the same number as the level below needs Strength "
+                    f"(value {skills[STR]}, used {strength})"
+                )
         if mixed and mix >= skills[MIX]:
             return f"two numbers in a level need Mix (value {skills[MIX]}, used {mix})"
-        return (f"wider than the width limit {3 + skills[WID]} needs Width or a Base use "
-                f"(Base {skills[BAS]}, levels so far {len(tower)})")
+        return (
+            f"wider than the width limit {3 + skills[WID]} needs Width or a Base use "
+            f"(Base {skills[BAS]}, levels so far {len(tower)})"
+        )
 
     def describe_action(self, a) -> str:
         move = ACTIONS.decode(a)
@@ -636,10 +691,12 @@ class State(GameState):
         s.__dict__.pop("_won_cache", None)
         return s
 
-
     def to_dict(self) -> dict:
-        d: dict[str, Any] = {"game": "castell", "num_players": self.num_players,
-                             "rules": dict(self.rules)}
+        d: dict[str, Any] = {
+            "game": "castell",
+            "num_players": self.num_players,
+            "rules": dict(self.rules),
+        }
         for name in _ARRAYS:
             d[name] = getattr(self, name).tolist()
         for name in _INTS:
@@ -664,7 +721,7 @@ class State(GameState):
             s = cls._from_dict(data)
         except InvalidStateError:
             raise
-        except ValueError as exc:      # a rules value the constructor refuses
+        except ValueError as exc:  # a rules value the constructor refuses
             raise InvalidStateError(f"invalid Castell state: {exc}") from None
         s._validate()
         return s
@@ -692,20 +749,29 @@ class State(GameState):
         for name in _BOOLS:
             setattr(s, name, r.bool(d[name], name))
         s.bag = r.ints(d["bag"], "bag", 0, NS - 1, max_length=sum(D.CASTELLERS_PER_SIZE))
-        s.wheel = r.ints(d["wheel"], "wheel", 0, max(D.WHEEL_TILES),
-                         length=len(D.WHEEL_TILES))
-        s.fest_sizes = [tuple(r.ints(sizes, f"fest_sizes[{i}]", 0, NS - 1, max_length=2))
-                        for i, sizes in enumerate(r.list(d["fest_sizes"], "fest_sizes",
-                                                         length=len(D.CALENDAR)))]
+        s.wheel = r.ints(d["wheel"], "wheel", 0, max(D.WHEEL_TILES), length=len(D.WHEEL_TILES))
+        s.fest_sizes = [
+            tuple(r.ints(sizes, f"fest_sizes[{i}]", 0, NS - 1, max_length=2))
+            for i, sizes in enumerate(r.list(d["fest_sizes"], "fest_sizes", length=len(D.CALENDAR)))
+        ]
         # (the tuples' lengths are checked by r.ints: the checker cannot see them)
-        s.towers = [[tuple(r.ints(lv, f"towers[{p}][{k}]", 0, _MAX_SAVED, length=3))  # type: ignore[misc]
-                     for k, lv in enumerate(r.list(t, f"towers[{p}]",
-                                                   max_length=sum(D.CASTELLERS_PER_SIZE)))]
-                    for p, t in enumerate(r.list(d["towers"], "towers", length=P))]
+        s.towers = [
+            [
+                tuple(r.ints(lv, f"towers[{p}][{k}]", 0, _MAX_SAVED, length=3))  # type: ignore[misc]
+                for k, lv in enumerate(
+                    r.list(t, f"towers[{p}]", max_length=sum(D.CASTELLERS_PER_SIZE))
+                )
+            ]
+            for p, t in enumerate(r.list(d["towers"], "towers", length=P))
+        ]
         tiles = len(D.LOCAL_PERFORMANCES)
-        s.performed = [[tuple(r.ints(x, f"performed[{p}][{k}]", 0, _MAX_SAVED, length=2))  # type: ignore[misc]
-                        for k, x in enumerate(r.list(perf, f"performed[{p}]", max_length=tiles))]
-                       for p, perf in enumerate(r.list(d["performed"], "performed", length=P))]
+        s.performed = [
+            [
+                tuple(r.ints(x, f"performed[{p}][{k}]", 0, _MAX_SAVED, length=2))  # type: ignore[misc]
+                for k, x in enumerate(r.list(perf, f"performed[{p}]", max_length=tiles))
+            ]
+            for p, perf in enumerate(r.list(d["performed"], "performed", length=P))
+        ]
         return s
 
     def _validate_festivals(self, bad) -> None:
@@ -713,14 +779,15 @@ class State(GameState):
         (size tokens, prizes, best tower) came from festivals already held."""
         P = self.num_players
         for phase, dealt in ((1, D.FESTIVAL_TILES_I), (2, D.FESTIVAL_TILES_II)):
-            regions = [int(self.fest_region[i]) for i, (_, ph) in enumerate(D.CALENDAR)
-                       if ph == phase]
+            regions = [
+                int(self.fest_region[i]) for i, (_, ph) in enumerate(D.CALENDAR) if ph == phase
+            ]
             if sorted(regions) != sorted(dealt):
                 bad(f"the festival tiles of phase {phase} are not one per region")
         dealt_sizes = np.bincount(np.array(D.SIZE_TOKENS, dtype=np.int64), minlength=NS)
         laid = np.zeros(NS, dtype=np.int64)
-        won = np.zeros((NR, NS), dtype=np.int64)     # size tokens festivals held have offered
-        held = np.zeros(NR, dtype=np.int64)          # festivals held per region
+        won = np.zeros((NR, NS), dtype=np.int64)  # size tokens festivals held have offered
+        held = np.zeros(NR, dtype=np.int64)  # festivals held per region
         for i, (fest_round, _) in enumerate(D.CALENDAR):
             for size in self.fest_sizes[i]:
                 laid[size] += 1
@@ -738,15 +805,17 @@ class State(GameState):
             bad(f"a prize beyond the {places} places given with {P} players")
         if (self.prizes.sum(axis=2) > held[None, :]).any():
             bad("a player holds more prizes in a region than festivals were held there")
-        most = 2 * sum(D.CASTELLERS_PER_SIZE)    # tower levels + castellers: a loose bound
+        most = 2 * sum(D.CASTELLERS_PER_SIZE)  # tower levels + castellers: a loose bound
         entered = self.prizes.sum(axis=(1, 2)) + self.size_tokens.sum(axis=(1, 2)) > 0
         for p in range(P):
             if self.best[p] > most or (self.best[p] and not held.any()):
                 bad(f"player {p}'s best festival tower ({self.best[p]}) was never scored")
             if 0 < self.best[p] <= D.FESTIVAL_LEVELS or (entered[p] and not self.best[p]):
-                bad(f"player {p}'s best festival tower ({self.best[p]}) does not fit a "
+                bad(
+                    f"player {p}'s best festival tower ({self.best[p]}) does not fit a "
                     f"festival entry (at least {D.FESTIVAL_LEVELS} levels and a matching "
-                    f"casteller)")
+                    f"casteller)"
+                )
 
     def _validate(self):
         P = self.num_players
@@ -756,14 +825,28 @@ class State(GameState):
 
         if (self.pawn < -1).any():
             bad("a pawn index below -1")
-        for name in ("regions", "lp_tokens", "hand", "in_tower", "skills", "tokens",
-                     "collected", "size_tokens", "prizes", "best", "fest_region"):
+        for name in (
+            "regions",
+            "lp_tokens",
+            "hand",
+            "in_tower",
+            "skills",
+            "tokens",
+            "collected",
+            "size_tokens",
+            "prizes",
+            "best",
+            "fest_region",
+        ):
             if (getattr(self, name) < 0).any():
                 bad(f"{name} holds a negative number")
         if any(not 0 <= x < NS for x in self.bag):
             bad("the bag holds a casteller number outside 1-10")
-        total = np.bincount(np.array(self.bag, dtype=np.int64), minlength=NS) \
-            + self.regions.sum(axis=0) + self.hand.sum(axis=0)
+        total = (
+            np.bincount(np.array(self.bag, dtype=np.int64), minlength=NS)
+            + self.regions.sum(axis=0)
+            + self.hand.sum(axis=0)
+        )
         if total.tolist() != list(D.CASTELLERS_PER_SIZE):
             bad(f"castellers are not conserved (per number {total.tolist()})")
         if sorted(self.wheel) != sorted(D.WHEEL_TILES):
@@ -791,15 +874,20 @@ class State(GameState):
         self._validate_festivals(bad)
         tiles = [int(t) for t in self.lp.ravel() if t >= 0]
         tiles += [t for perf in self.performed for t, _ in perf]
-        if (self.lp < -1).any() or any(not 0 <= t < len(D.LOCAL_PERFORMANCES) for t in tiles) \
-                or len(set(tiles)) != len(tiles):
+        if (
+            (self.lp < -1).any()
+            or any(not 0 <= t < len(D.LOCAL_PERFORMANCES) for t in tiles)
+            or len(set(tiles)) != len(tiles)
+        ):
             bad("local performance tiles are invalid or repeated")
         if any(not 0 <= r < NR for perf in self.performed for _, r in perf):
             bad("a performed tile names no region")
         placed = self.lp_tokens.sum(axis=0)
-        if (self.tokens > D.TOKENS_PER_PLAYER).any() or \
-                self.tokens.sum() + self.lp_tokens.sum() + self.collected.sum() \
-                != D.TOKENS_PER_PLAYER * P:
+        if (
+            (self.tokens > D.TOKENS_PER_PLAYER).any()
+            or self.tokens.sum() + self.lp_tokens.sum() + self.collected.sum()
+            != D.TOKENS_PER_PLAYER * P
+        ):
             bad("special-action tokens are not conserved")
         if (placed > D.TOKENS_PER_PLAYER - self.tokens).any():
             bad("more tokens lie on the board than a player spent")

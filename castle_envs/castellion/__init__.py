@@ -1,4 +1,5 @@
 """Castellion: rules core (``State``), action layout, observation, renderer and env."""
+
 from .actions import ACTIONS, NUM_ACTIONS
 from .data import LEVELS
 from .env import CastellionEnv

@@ -25,6 +25,7 @@ is kept left-aligned (its leftmost column is column 0), so ``Place(column)`` on 
 column puts the tile on top of it, on column = width it starts a new column at the right, and
 ``Place(-1)`` (id 13) starts a new column at the left and shifts the castle right by one.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -132,24 +133,25 @@ SIZE = 6
 DRAW = 0
 TAKE_REVEALED = 2
 ENCOUNTER_NOW = 6
-PLACE = 7            # PLACE + c for c in 0..5; PLACE_LEFT for a new left column
+PLACE = 7  # PLACE + c for c in 0..5; PLACE_LEFT for a new left column
 PLACE_LEFT = PLACE + SIZE
 DISCARD = 14
 DISCARD_POWER = 15
 PLACE_TRAITOR = 16
 DISCARD_TRAITOR = 17
 DESTROY = 18
-SWAP = DESTROY + SIZE * SIZE          # 54
-REVEAL = SWAP + 60                    # 114
-RECOVER = REVEAL + 2                  # 116
-LIFT = RECOVER + NUM_DEFENDER_KINDS   # 128
-REVEAL_ORDEAL = LIFT + SIZE           # 134
-NUM_ACTIONS = REVEAL_ORDEAL + 3       # 137
+SWAP = DESTROY + SIZE * SIZE  # 54
+REVEAL = SWAP + 60  # 114
+RECOVER = REVEAL + 2  # 116
+LIFT = RECOVER + NUM_DEFENDER_KINDS  # 128
+REVEAL_ORDEAL = LIFT + SIZE  # 134
+NUM_ACTIONS = REVEAL_ORDEAL + 3  # 137
 
 #: the Juggler's pairs as flat cell indices (row * 6 + column), in action order
 SWAP_PAIRS = tuple(
     [(r * SIZE + c, r * SIZE + c + 1) for r in range(SIZE) for c in range(SIZE - 1)]
-    + [(r * SIZE + c, (r + 1) * SIZE + c) for r in range(SIZE - 1) for c in range(SIZE)])
+    + [(r * SIZE + c, (r + 1) * SIZE + c) for r in range(SIZE - 1) for c in range(SIZE)]
+)
 
 
 def _moves():

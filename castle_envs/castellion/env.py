@@ -60,6 +60,7 @@ bastions and lines of defense now in the castle); ``won`` (bool); with
 episode with the penalty, False otherwise).
 ``env.unwrapped.winners()``: ``[0]`` on a win, ``[]`` otherwise.
 """
+
 from __future__ import annotations
 
 import gymnasium as gym
@@ -79,35 +80,52 @@ from .rules import RULE_DEFAULTS, State
 REWARDS = ("win", "ordeals")
 #: the constructor's named keyword arguments (beside the rules options)
 KEYWORDS = ("level",) + ENV_KEYWORDS
-RESET_OPTIONS = {"regular_order": None, "safe_order": None, "regular_top": None,
-                 "safe_top": None, "ordeals": None, "state": None}
+RESET_OPTIONS = {
+    "regular_order": None,
+    "safe_order": None,
+    "regular_top": None,
+    "safe_top": None,
+    "ordeals": None,
+    "state": None,
+}
 
 
 def game_info(phase, ordeals_passed, formations, won) -> dict:
     """The game's info entries: ``phase`` (the int code, ``PHASE_NAMES[phase]`` its name),
     ``ordeals_passed``, ``formations`` (int64 array: towers, bastions, lines), ``won``."""
-    return {"phase": int(phase), "ordeals_passed": int(ordeals_passed),
-            "formations": np.array(formations, dtype=np.int64), "won": bool(won)}
+    return {
+        "phase": int(phase),
+        "ordeals_passed": int(ordeals_passed),
+        "formations": np.array(formations, dtype=np.int64),
+        "won": bool(won),
+    }
 
 
 class CastellionEnv(MaskedSolitaireEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     reset_option_keys = tuple(RESET_OPTIONS)
 
-    def __init__(self, level: str = "school", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 observation: str = "vector", **rules):
-        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps,
-                         observation)
+    def __init__(
+        self,
+        level: str = "school",
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        observation: str = "vector",
+        **rules,
+    ):
+        super().__init__(
+            render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
+        )
         check_choice("level", level, LEVELS)
         check_choice("reward", reward, REWARDS)
         self.level = level
         self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
-        State(0, **self.rules)   # validates the option values now, not at reset
+        State(0, **self.rules)  # validates the option values now, not at reset
         self.reward_mode = reward
-        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32),
-                         NUM_ACTIONS)
+        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32), NUM_ACTIONS)
 
     @classmethod
     def state_type(cls):
@@ -122,7 +140,8 @@ class CastellionEnv(MaskedSolitaireEnv):
             state = State.from_dict(saved)
             StateReader("Castellion").same_game(
                 {"level": LEVELS[state.level], "rules": state.to_dict()["rules"]},
-                {"level": self.level, "rules": self.rules})
+                {"level": self.level, "rules": self.rules},
+            )
             return state
         return State.new_game(rng, self.level, options, **self.rules)
 

@@ -20,6 +20,7 @@ The plain-Python reference the tests compare them with is ``tests/reference/cast
 games through both over thousands of games at every level (same seeds and actions, identical
 observations, masks, rewards, terminations, saved states, views and worlds).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,27 +32,42 @@ from ..core.jit import njit, unowned
 from ..core.kernel_common import BatchStep, first_illegal_of, penalised
 from . import actions as A
 from . import layout as L
-from .data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER, MENACE,
-                   NUM_DEFENDER_KINDS, NUM_KINDS, ORDEALS, ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS,
-                   SAFE_COUNTS, SCHOOL, SEER, TRAITOR)
+from .data import (
+    ASSAULT,
+    BLACK_TRAITOR,
+    CHAMELEON,
+    FORMATIONS,
+    JUGGLER,
+    MENACE,
+    NUM_DEFENDER_KINDS,
+    NUM_KINDS,
+    ORDEALS,
+    ORDEALS_BY_SLOT,
+    REGULAR_COUNTS,
+    ROWS,
+    SAFE_COUNTS,
+    SCHOOL,
+    SEER,
+    TRAITOR,
+)
 
 NUM_ACTIONS = A.NUM_ACTIONS
 SIZE = A.SIZE
 CELLS = SIZE * SIZE
-NUM_REGULAR = sum(REGULAR_COUNTS)   # 72
-NUM_SAFE = sum(SAFE_COUNTS)         # 12
+NUM_REGULAR = sum(REGULAR_COUNTS)  # 72
+NUM_SAFE = sum(SAFE_COUNTS)  # 12
 
 # --- layout of a row of ``st`` ------------------------------------------------------------
 REG = 0
 SAFE = REG + NUM_REGULAR
-REV = SAFE + NUM_SAFE                # 4 revealed tiles at most
+REV = SAFE + NUM_SAFE  # 4 revealed tiles at most
 CELL = REV + L.MAX_REVEALED
 HEIGHT = CELL + CELLS
 DISC = HEIGHT + SIZE
 REMOVED = DISC + NUM_KINDS
 ORD = REMOVED + NUM_KINDS
 FACE = ORD + 3
-BESIDE = FACE + 3                    # slot * 2 + (0 normal, 1 black)
+BESIDE = FACE + 3  # slot * 2 + (0 normal, 1 black)
 REG_N = BESIDE + 6
 SAFE_N = REG_N + 1
 REV_N = SAFE_N + 1
@@ -65,36 +81,49 @@ RSHAPE = RLEFT + 1
 LIFTED = RSHAPE + 1
 LORIGIN = LIFTED + 1
 OUTCOME = LORIGIN + 1
-SCRATCH = OUTCOME + 1                # 6 bytes for _move_possible, not part of the position
-WORDS = SCRATCH + SIZE               # 188
+SCRATCH = OUTCOME + 1  # 6 bytes for _move_possible, not part of the position
+WORDS = SCRATCH + SIZE  # 188
 
 #: the rules options as bit flags (the kernels' ``rules`` argument; ``rule_flags``)
-NEIGHBORS_EXEMPT = 1                 # foundation_exemption == "neighbors"
-TURN_START_ONLY = 2                  # early_encounter == "turn_start"
+NEIGHBORS_EXEMPT = 1  # foundation_exemption == "neighbors"
+TURN_START_ONLY = 2  # early_encounter == "turn_start"
 
 
 def rule_flags(rules: dict) -> int:
     """The kernels' ``rules`` argument for a rules-options dict."""
-    return ((NEIGHBORS_EXEMPT if rules["foundation_exemption"] == "neighbors" else 0)
-            | (TURN_START_ONLY if rules["early_encounter"] == "turn_start" else 0))
+    return (NEIGHBORS_EXEMPT if rules["foundation_exemption"] == "neighbors" else 0) | (
+        TURN_START_ONLY if rules["early_encounter"] == "turn_start" else 0
+    )
 
 
-MASK_WIDTH = 144                     # rows padded to whole uint64 words (for fast sampling)
+MASK_WIDTH = 144  # rows padded to whole uint64 words (for fast sampling)
 #: uniform legal actions from padded mask rows (Castle Siege's sampler: it reads any width)
 sample_legal = _sample_legal
-sample_legal_rows = _sample_legal_rows   # the same for a row range (one per thread)
+sample_legal_rows = _sample_legal_rows  # the same for a row range (one per thread)
 
 # --- phases, actions, data as module constants (numba freezes them) ------------------------
-DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (L.DRAW_PHASE, L.DEFENDER_PHASE,
-                                                            L.TRAITOR_PHASE, L.DESTROY_PHASE)
+DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE = (
+    L.DRAW_PHASE,
+    L.DEFENDER_PHASE,
+    L.TRAITOR_PHASE,
+    L.DESTROY_PHASE,
+)
 JUGGLE_PHASE, REVEAL_PHASE, RECOVER_PHASE = L.JUGGLE_PHASE, L.REVEAL_PHASE, L.RECOVER_PHASE
-LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER = (L.LIFT_PHASE, L.MOVE_PHASE,
-                                                     L.REVEAL_ORDEAL_PHASE, L.OVER)
+LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER = (
+    L.LIFT_PHASE,
+    L.MOVE_PHASE,
+    L.REVEAL_ORDEAL_PHASE,
+    L.OVER,
+)
 TRAITOR_COST, PYRO_DESTROY, PENALTY = L.TRAITOR_COST, L.PYRO_DESTROY, L.PENALTY
 DRAW, TAKE_REVEALED, ENCOUNTER_NOW = A.DRAW, A.TAKE_REVEALED, A.ENCOUNTER_NOW
 PLACE, PLACE_LEFT, DISCARD, DISCARD_POWER = A.PLACE, A.PLACE_LEFT, A.DISCARD, A.DISCARD_POWER
-PLACE_TRAITOR, DISCARD_TRAITOR, DESTROY, SWAP = (A.PLACE_TRAITOR, A.DISCARD_TRAITOR,
-                                                 A.DESTROY, A.SWAP)
+PLACE_TRAITOR, DISCARD_TRAITOR, DESTROY, SWAP = (
+    A.PLACE_TRAITOR,
+    A.DISCARD_TRAITOR,
+    A.DESTROY,
+    A.SWAP,
+)
 REVEAL, RECOVER, LIFT, REVEAL_ORDEAL = A.REVEAL, A.RECOVER, A.LIFT, A.REVEAL_ORDEAL
 MAX_REVEALED = L.MAX_REVEALED
 NO_TILE = L.NO_TILE
@@ -116,13 +145,13 @@ for _lv in range(3):
     for _sl in range(3):
         _ids = ORDEALS_BY_SLOT[_lv][_sl]
         _BY_SLOT_N[_lv, _sl] = len(_ids)
-        _BY_SLOT[_lv, _sl, :len(_ids)] = _ids
+        _BY_SLOT[_lv, _sl, : len(_ids)] = _ids
 # the full piles in kind order (``State._deal_pile``'s ``full``)
 _FULL_REGULAR = np.array([k for k in range(NUM_KINDS) for _ in range(REGULAR_COUNTS[k])], np.int64)
 _FULL_SAFE = np.array([k for k in range(NUM_KINDS) for _ in range(SAFE_COUNTS[k])], np.int64)
 
 # observation constants
-_REGULAR_SCALE = L.REGULAR_SCALE.astype(np.float64)   # float32 values, multiplied in float64
+_REGULAR_SCALE = L.REGULAR_SCALE.astype(np.float64)  # float32 values, multiplied in float64
 
 
 # --- derived facts ------------------------------------------------------------------------
@@ -472,15 +501,18 @@ def encounter(s):
         remove_rows(s, _ORD_ROWS[card])
         return _conclude(s, foundation_complete(s))
     towers, bastions, lines = formations(s)
-    met = (towers >= _ORD_TOWERS[card] and bastions >= _ORD_BASTIONS[card]
-           and lines >= _ORD_LINES[card])
+    met = (
+        towers >= _ORD_TOWERS[card]
+        and bastions >= _ORD_BASTIONS[card]
+        and lines >= _ORD_LINES[card]
+    )
     if kind == K_FORMATIONS or met:
         return _conclude(s, met and foundation_complete(s))
     penalty = max(0, _ORD_PENALTY[card] - 4 * bastions)
     if not penalty:
         return _conclude(s, foundation_complete(s))
     if not foundation_complete(s) or castle_size(s) - penalty < SIZE:
-        return _conclude(s, False)      # the loss is certain (State._encounter)
+        return _conclude(s, False)  # the loss is certain (State._encounter)
     s[DLEFT] = penalty
     s[DREASON] = PENALTY
     s[PHASE] = DESTROY_PHASE
@@ -697,7 +729,7 @@ def _deal_pile(s, w, base, full):
     """``State._deal_pile`` without options: ``rest = full[permutation(n)]``, reversed (the
     pile's top is its last entry); the permutation is built in the pile's own region."""
     n = full.shape[0]
-    pile = s[base:base + n]
+    pile = s[base : base + n]
     pcg64.permutation_into(w, pile)
     for i in range(n // 2):
         t = pile[i]
@@ -831,7 +863,7 @@ def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
     faster than the named tuple)."""
-    st, rng = unowned(st), unowned(rng)   # no reference counting for row views: core.jit.unowned
+    st, rng = unowned(st), unowned(rng)  # no reference counting for row views: core.jit.unowned
     out = BatchStep(*step)
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(out.final_obs)
     for i in range(lo, hi):
@@ -859,8 +891,9 @@ def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs
 @njit(cache=True, nogil=True)
 def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step):
     """One step of every env (``step_rows``), on this thread."""
-    step_rows(0, st.shape[0], st, steps, rng, actions, level, rules, ordeals_reward, obs, mask,
-              step)
+    step_rows(
+        0, st.shape[0], st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step
+    )
 
 
 @njit(cache=True, nogil=True)

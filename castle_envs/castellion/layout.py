@@ -5,6 +5,7 @@ importing ``rules`` or ``observation``, which are views over it. The castle's gr
 functions are here too, in the subset of Python that numba compiles: the kernel compiles
 these very functions and ``rules`` exports them for plain-Python callers.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,10 +14,32 @@ from .actions import SIZE
 from .data import NUM_DEFENDER_KINDS, NUM_KINDS, REGULAR_COUNTS
 
 # phases: what the player is deciding now
-(DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE, JUGGLE_PHASE, REVEAL_PHASE,
- RECOVER_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER) = range(11)
-PHASE_NAMES = ("draw", "defender", "traitor", "destroy", "juggle", "reveal", "recover",
-               "pyro_lift", "pyro_move", "reveal_ordeal", "over")
+(
+    DRAW_PHASE,
+    DEFENDER_PHASE,
+    TRAITOR_PHASE,
+    DESTROY_PHASE,
+    JUGGLE_PHASE,
+    REVEAL_PHASE,
+    RECOVER_PHASE,
+    LIFT_PHASE,
+    MOVE_PHASE,
+    REVEAL_ORDEAL_PHASE,
+    OVER,
+) = range(11)
+PHASE_NAMES = (
+    "draw",
+    "defender",
+    "traitor",
+    "destroy",
+    "juggle",
+    "reveal",
+    "recover",
+    "pyro_lift",
+    "pyro_move",
+    "reveal_ordeal",
+    "over",
+)
 NUM_PHASES = len(PHASE_NAMES)
 # why tiles are being destroyed: what follows the last one
 TRAITOR_COST, PYRO_DESTROY, PENALTY = 1, 2, 3
@@ -39,8 +62,13 @@ def component(board: int, seed: int) -> int:
     """The orthogonally connected part of ``board`` holding bit ``seed``."""
     comp = seed
     while True:
-        grown = (comp | ((comp << 1) & NOT_COL0) | ((comp >> 1) & NOT_COL5)
-                 | (comp << SIZE) | (comp >> SIZE)) & board
+        grown = (
+            comp
+            | ((comp << 1) & NOT_COL0)
+            | ((comp >> 1) & NOT_COL5)
+            | (comp << SIZE)
+            | (comp >> SIZE)
+        ) & board
         if grown == comp:
             return comp
         comp = grown

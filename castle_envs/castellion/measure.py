@@ -7,6 +7,7 @@ over the legal moves; the same but never choosing an early encounter while anoth
 exists), and the core's random masked steps per second. ``--check`` also asserts tile
 conservation and the JSON round trip after every step.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,13 @@ def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = Fal
         wins += s.won
         passed += s.current
     seconds = time.perf_counter() - start
-    return {"win_rate": wins / games, "wins": wins, "mean_ordeals_passed": passed / games,
-            "steps_per_game": steps / games, "steps_per_s": steps / seconds}
+    return {
+        "win_rate": wins / games,
+        "wins": wins,
+        "mean_ordeals_passed": passed / games,
+        "steps_per_game": steps / games,
+        "steps_per_s": steps / seconds,
+    }
 
 
 def main(argv=None) -> int:
@@ -52,17 +58,22 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--levels", nargs="*", default=list(LEVELS))
-    parser.add_argument("--check", action="store_true",
-                        help="after every step assert tile conservation and the JSON round "
-                             "trip (slower; speeds then include the checks)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="after every step assert tile conservation and the JSON round "
+        "trip (slower; speeds then include the checks)",
+    )
     args = parser.parse_args(argv)
     for level in args.levels:
         for name, avoid in (("uniform", False), ("no-early", True)):
             r = play(level, args.games, args.seed, avoid, args.check)
-            print(f"{level:8s} {name:9s} games {args.games}  wins {r['wins']} "
-                  f"({100 * r['win_rate']:.2f}%)  ordeals passed {r['mean_ordeals_passed']:.3f}"
-                  f"  steps/game {r['steps_per_game']:.1f}  {r['steps_per_s']:,.0f} steps/s",
-                  flush=True)
+            print(
+                f"{level:8s} {name:9s} games {args.games}  wins {r['wins']} "
+                f"({100 * r['win_rate']:.2f}%)  ordeals passed {r['mean_ordeals_passed']:.3f}"
+                f"  steps/game {r['steps_per_game']:.1f}  {r['steps_per_s']:,.0f} steps/s",
+                flush=True,
+            )
     return 0
 
 

@@ -26,18 +26,43 @@ Layout (``OBS_SIZE`` = 449 values, all in [0, 1]):
 |        |        | origin one-hot over the 7 Place columns (0-5, new left); rules option    |
 |        |        | foundation_exemption = neighbors; 20 spare zeros                         |
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from . import kernel as K
-from .layout import (CELL_OFF, DISCARD_OFF, HAND_OFF, LEVEL_OFF, OBS_SIZE, ORDEAL_OFF,
-                     ORDEAL_WIDTH, PHASE_OFF, REGULAR_OFF, REVEALED_OFF, SAFE_OFF, SCALAR_OFF)
+from .layout import (
+    CELL_OFF,
+    DISCARD_OFF,
+    HAND_OFF,
+    LEVEL_OFF,
+    OBS_SIZE,
+    ORDEAL_OFF,
+    ORDEAL_WIDTH,
+    PHASE_OFF,
+    REGULAR_OFF,
+    REVEALED_OFF,
+    SAFE_OFF,
+    SCALAR_OFF,
+)
 from .rules import State
 
-__all__ = ["OBS_SIZE", "encode", "CELL_OFF", "HAND_OFF", "REVEALED_OFF", "REGULAR_OFF",
-           "SAFE_OFF", "DISCARD_OFF", "ORDEAL_OFF", "ORDEAL_WIDTH", "PHASE_OFF", "LEVEL_OFF",
-           "SCALAR_OFF"]
+__all__ = [
+    "OBS_SIZE",
+    "encode",
+    "CELL_OFF",
+    "HAND_OFF",
+    "REVEALED_OFF",
+    "REGULAR_OFF",
+    "SAFE_OFF",
+    "DISCARD_OFF",
+    "ORDEAL_OFF",
+    "ORDEAL_WIDTH",
+    "PHASE_OFF",
+    "LEVEL_OFF",
+    "SCALAR_OFF",
+]
 
 
 def encode(state: State, out: np.ndarray | None = None) -> np.ndarray:

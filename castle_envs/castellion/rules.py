@@ -13,6 +13,7 @@ but the foundation's stands on another and the foundation is one unbroken row, e
 column is a stack on row 0: ``heights`` says everything about the castle's shape, and a
 castle splits exactly when a middle column loses its last tile.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -24,28 +25,108 @@ from ..core.jit import COMPILED
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
 from . import kernel as K
-from .actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
-                      ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
-                      PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL, SIZE, SWAP, SWAP_PAIRS,
-                      TAKE_REVEALED)
-from .data import (BLACK_TRAITOR, CHAMELEON, KIND_BY_NAME, KIND_NAMES, LEVELS, MENACE, NO_TILE,
-                   NUM_DEFENDER_KINDS, NUM_KINDS, ORDEAL_BY_NAME, ORDEALS, ORDEALS_BY_SLOT,
-                   REGULAR_COUNTS, SAFE_COUNTS, SCHOOL, SHAPES, TOTAL_COUNTS, TRAITOR)
-from .layout import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DESTROY_REASONS, DRAW_PHASE,
-                     JUGGLE_PHASE, LIFT_PHASE, MAX_REVEALED, MOVE_PHASE, NUM_PHASES, OVER,
-                     PENALTY, PHASE_NAMES, PYRO_DESTROY, RECOVER_PHASE, REVEAL_ORDEAL_PHASE,
-                     REVEAL_PHASE, TRAITOR_COST, TRAITOR_PHASE, component, four_tile_shape)
+from .actions import (
+    ACTIONS,
+    DESTROY,
+    DISCARD,
+    DISCARD_POWER,
+    DISCARD_TRAITOR,
+    DRAW,
+    ENCOUNTER_NOW,
+    LIFT,
+    NUM_ACTIONS,
+    PILE_NAMES,
+    PLACE,
+    PLACE_LEFT,
+    PLACE_TRAITOR,
+    RECOVER,
+    REVEAL,
+    REVEAL_ORDEAL,
+    SIZE,
+    SWAP,
+    SWAP_PAIRS,
+    TAKE_REVEALED,
+)
+from .data import (
+    BLACK_TRAITOR,
+    CHAMELEON,
+    KIND_BY_NAME,
+    KIND_NAMES,
+    LEVELS,
+    MENACE,
+    NO_TILE,
+    NUM_DEFENDER_KINDS,
+    NUM_KINDS,
+    ORDEAL_BY_NAME,
+    ORDEALS,
+    ORDEALS_BY_SLOT,
+    REGULAR_COUNTS,
+    SAFE_COUNTS,
+    SCHOOL,
+    SHAPES,
+    TOTAL_COUNTS,
+    TRAITOR,
+)
+from .layout import (
+    CELLS,
+    DEFENDER_PHASE,
+    DESTROY_PHASE,
+    DESTROY_REASONS,
+    DRAW_PHASE,
+    JUGGLE_PHASE,
+    LIFT_PHASE,
+    MAX_REVEALED,
+    MOVE_PHASE,
+    NUM_PHASES,
+    OVER,
+    PENALTY,
+    PHASE_NAMES,
+    PYRO_DESTROY,
+    RECOVER_PHASE,
+    REVEAL_ORDEAL_PHASE,
+    REVEAL_PHASE,
+    TRAITOR_COST,
+    TRAITOR_PHASE,
+    component,
+    four_tile_shape,
+)
 
-__all__ = ["State", "Tiles", "FOUNDATION_EXEMPTIONS", "EARLY_ENCOUNTERS", "RULE_DEFAULTS",
-           "LEGACY_EARLY_ENCOUNTER", "MAX_REVEALED", "CELLS", "SIZE", "NO_TILE",
-           "DRAW_PHASE", "DEFENDER_PHASE", "TRAITOR_PHASE", "DESTROY_PHASE", "JUGGLE_PHASE",
-           "REVEAL_PHASE", "RECOVER_PHASE", "LIFT_PHASE", "MOVE_PHASE", "REVEAL_ORDEAL_PHASE",
-           "OVER", "PHASE_NAMES", "NUM_PHASES", "TRAITOR_COST", "PYRO_DESTROY", "PENALTY",
-           "DESTROY_REASONS", "component", "shape_of_group", "four_tile_shape",
-           "formations_of_boards"]
+__all__ = [
+    "State",
+    "Tiles",
+    "FOUNDATION_EXEMPTIONS",
+    "EARLY_ENCOUNTERS",
+    "RULE_DEFAULTS",
+    "LEGACY_EARLY_ENCOUNTER",
+    "MAX_REVEALED",
+    "CELLS",
+    "SIZE",
+    "NO_TILE",
+    "DRAW_PHASE",
+    "DEFENDER_PHASE",
+    "TRAITOR_PHASE",
+    "DESTROY_PHASE",
+    "JUGGLE_PHASE",
+    "REVEAL_PHASE",
+    "RECOVER_PHASE",
+    "LIFT_PHASE",
+    "MOVE_PHASE",
+    "REVEAL_ORDEAL_PHASE",
+    "OVER",
+    "PHASE_NAMES",
+    "NUM_PHASES",
+    "TRAITOR_COST",
+    "PYRO_DESTROY",
+    "PENALTY",
+    "DESTROY_REASONS",
+    "component",
+    "shape_of_group",
+    "four_tile_shape",
+    "formations_of_boards",
+]
 
-FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # I3 in RULES.md
-EARLY_ENCOUNTERS = ("any_time", "turn_start")      # I7 in RULES.md
+FOUNDATION_EXEMPTIONS = ("placed", "neighbors")  # I3 in RULES.md
+EARLY_ENCOUNTERS = ("any_time", "turn_start")  # I7 in RULES.md
 RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
@@ -55,24 +136,27 @@ LEGACY_EARLY_ENCOUNTER = "turn_start"
 # (the batched env's too)
 _ROW_DTYPE = np.int8 if COMPILED else np.int64
 # the fixed blocks of the row a State shows as NumPy views: (first word, length)
-_BLOCKS = {"cells": (K.CELL, CELLS), "heights": (K.HEIGHT, SIZE),
-           "discard": (K.DISC, NUM_KINDS), "removed": (K.REMOVED, NUM_KINDS),
-           "ordeals": (K.ORD, 3)}
+_BLOCKS = {
+    "cells": (K.CELL, CELLS),
+    "heights": (K.HEIGHT, SIZE),
+    "discard": (K.DISC, NUM_KINDS),
+    "removed": (K.REMOVED, NUM_KINDS),
+    "ordeals": (K.ORD, 3),
+}
 # the piles: (first word, word of their size); the top of a pile is its last entry
-_PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N),
-          "revealed": (K.REV, K.REV_N)}
+_PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N), "revealed": (K.REV, K.REV_N)}
 
 
 def _view(s: np.ndarray, name: str):
     """The view ``name`` of the row ``s`` (a block, ``beside`` or ``face_down``)."""
     if name in _BLOCKS:
         at, n = _BLOCKS[name]
-        return s[at:at + n]
+        return s[at : at + n]
     if name == "beside":
-        return s[K.BESIDE:K.BESIDE + 6].reshape(3, 2)
+        return s[K.BESIDE : K.BESIDE + 6].reshape(3, 2)
     # the face-down flags as a bool view of the int8 row; int64 rows (no numba) have none:
     # read as a bool copy
-    return s[K.FACE:K.FACE + 3].view(np.bool_) if s.dtype == np.int8 else None
+    return s[K.FACE : K.FACE + 3].view(np.bool_) if s.dtype == np.int8 else None
 
 
 def shape_of_group(comp: int) -> int:
@@ -97,24 +181,31 @@ def formations_of_boards(boards) -> tuple[int, int, int]:
 
 def _parse_tiles(value, what: str, limit) -> list[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-        raise ValueError(f"options[{what!r}] must be a list of tile names, got "
-                         f"{type(value).__name__}")
+        raise ValueError(
+            f"options[{what!r}] must be a list of tile names, got {type(value).__name__}"
+        )
     kinds = []
     for tile in value:
         if isinstance(tile, str):
             if tile not in KIND_BY_NAME:
-                raise ValueError(f"options[{what!r}] holds unknown tile {tile!r}; tiles are "
-                                 f"{list(KIND_BY_NAME)}")
+                raise ValueError(
+                    f"options[{what!r}] holds unknown tile {tile!r}; tiles are {list(KIND_BY_NAME)}"
+                )
             kinds.append(KIND_BY_NAME[tile])
-        elif isinstance(tile, (int, np.integer)) and not isinstance(tile, (bool, np.bool_)) \
-                and 0 <= tile < NUM_KINDS:
+        elif (
+            isinstance(tile, (int, np.integer))
+            and not isinstance(tile, (bool, np.bool_))
+            and 0 <= tile < NUM_KINDS
+        ):
             kinds.append(int(tile))
         else:
             raise ValueError(f"options[{what!r}] holds {tile!r}, not a tile name or kind 0-13")
     for kind in range(NUM_KINDS):
         if kinds.count(kind) > limit[kind]:
-            raise ValueError(f"options[{what!r}] holds {kinds.count(kind)} {KIND_NAMES[kind]} "
-                             f"tiles; the pile has only {limit[kind]}")
+            raise ValueError(
+                f"options[{what!r}] holds {kinds.count(kind)} {KIND_NAMES[kind]} "
+                f"tiles; the pile has only {limit[kind]}"
+            )
     return kinds
 
 
@@ -174,16 +265,16 @@ class _Pile:
         if state is None:
             return self
         s = state.s
-        return s[self.at:self.at + s[self.size]].view(Tiles)
+        return s[self.at : self.at + s[self.size]].view(Tiles)
 
     def __set__(self, state, value) -> None:
         s = state.s
         kinds = np.asarray(value, dtype=np.int64).ravel()
         n = len(kinds)
         old = int(s[self.size])
-        s[self.at:self.at + n] = kinds
+        s[self.at : self.at + n] = kinds
         if old > n:
-            s[self.at + n:self.at + old] = NO_TILE
+            s[self.at + n : self.at + old] = NO_TILE
         s[self.size] = n
         state._mask = None
 
@@ -201,10 +292,10 @@ class _FaceDown:
         view = views["face_down"]
         if view is not None:
             return view
-        return state.s[K.FACE:K.FACE + 3] != 0
+        return state.s[K.FACE : K.FACE + 3] != 0
 
     def __set__(self, state, value) -> None:
-        state.s[K.FACE:K.FACE + 3] = np.asarray(value, dtype=bool)
+        state.s[K.FACE : K.FACE + 3] = np.asarray(value, dtype=bool)
         state._mask = None
 
 
@@ -217,32 +308,37 @@ class State(SolitaireState):
     ``current``, ``phase``, ``destroy_left``, ``destroy_reason``, ``reveal_left``,
     ``recover_shape``, ``lifted``, ``lift_origin`` and ``outcome`` read and write their
     words. Assigning any of them writes the row."""
+
     actions = ACTIONS
-    hidden = False   # a player's view (player_view): pile order and face-down cards unknown
+    hidden = False  # a player's view (player_view): pile order and face-down cards unknown
 
     hand = _Word(K.HAND)
-    current = _Word(K.CURRENT)        # lowest unresolved ordeal
+    current = _Word(K.CURRENT)  # lowest unresolved ordeal
     phase = _Word(K.PHASE)
     destroy_left = _Word(K.DLEFT)
     destroy_reason = _Word(K.DREASON)
     reveal_left = _Word(K.RLEFT)
     recover_shape = _Word(K.RSHAPE)
     lifted = _Word(K.LIFTED)
-    lift_origin = _Word(K.LORIGIN)    # Place column that would put the lifted tile back
-    outcome = _Word(K.OUTCOME)        # 1 won, -1 lost, 0 playing
+    lift_origin = _Word(K.LORIGIN)  # Place column that would put the lifted tile back
+    outcome = _Word(K.OUTCOME)  # 1 won, -1 lost, 0 playing
     regular = _Pile("regular")
     safe = _Pile("safe")
     revealed = _Pile("revealed")
-    cells = _Block("cells")           # index row * 6 + column, row 0 = foundation
+    cells = _Block("cells")  # index row * 6 + column, row 0 = foundation
     heights = _Block("heights")
     discard = _Block("discard")
     removed = _Block("removed")
     ordeals = _Block("ordeals")
-    beside = _Block("beside")         # [normal, black] Traitors per ordeal
+    beside = _Block("beside")  # [normal, black] Traitors per ordeal
     face_down = _FaceDown()
 
-    def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
-                 early_encounter: str = "any_time"):
+    def __init__(
+        self,
+        level: int = SCHOOL,
+        foundation_exemption: str = "placed",
+        early_encounter: str = "any_time",
+    ):
         check_choice("foundation_exemption", foundation_exemption, FOUNDATION_EXEMPTIONS)
         check_choice("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
@@ -251,12 +347,13 @@ class State(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self._rules = K.rule_flags({"foundation_exemption": foundation_exemption,
-                                    "early_encounter": early_encounter})
+        self._rules = K.rule_flags(
+            {"foundation_exemption": foundation_exemption, "early_encounter": early_encounter}
+        )
         self.s = np.zeros(K.WORDS, _ROW_DTYPE)
         K.clear(self.s)
         self._mask: np.ndarray | None = None
-        self._views: dict = {}   # the NumPy views of the row handed out (``_Block``)
+        self._views: dict = {}  # the NumPy views of the row handed out (``_Block``)
 
     def __getstate__(self) -> dict:
         # the views would unpickle as arrays of their own: made again from the row instead
@@ -264,23 +361,37 @@ class State(SolitaireState):
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
-    def new_game(cls, rng: np.random.Generator | None = None, level: str = "school",
-                 options: dict | None = None, **rules) -> "State":
+    def new_game(
+        cls,
+        rng: np.random.Generator | None = None,
+        level: str = "school",
+        options: dict | None = None,
+        **rules,
+    ) -> "State":
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
         shuffled) and the ``ordeals`` (three card names, slots I, II, III)."""
         check_choice("level", level, LEVELS)
         rules = check_options(rules, RULE_DEFAULTS, "Castellion rules options")
-        options = check_options(options, {"regular_order": None, "safe_order": None,
-                                          "regular_top": None, "safe_top": None,
-                                          "ordeals": None}, "reset options")
+        options = check_options(
+            options,
+            {
+                "regular_order": None,
+                "safe_order": None,
+                "regular_top": None,
+                "safe_top": None,
+                "ordeals": None,
+            },
+            "reset options",
+        )
         rng = rng if rng is not None else np.random.default_rng()
         state = cls(LEVELS.index(level), **rules)
         state.regular = state._deal_pile(rng, options, "regular", REGULAR_COUNTS)
         state.safe = state._deal_pile(rng, options, "safe", SAFE_COUNTS)
         if options["ordeals"] is None:
-            state.ordeals = [int(ids[rng.integers(len(ids))])
-                             for ids in ORDEALS_BY_SLOT[state.level]]
+            state.ordeals = [
+                int(ids[rng.integers(len(ids))]) for ids in ORDEALS_BY_SLOT[state.level]
+            ]
         else:
             state.ordeals = state._check_ordeals(options["ordeals"])
         state.face_down = [state.level == MENACE] * 3
@@ -290,14 +401,17 @@ class State(SolitaireState):
     def _deal_pile(rng, options, name, counts) -> list[int]:
         order, top = options[f"{name}_order"], options[f"{name}_top"]
         if order is not None and top is not None:
-            raise ValueError(f"give options[{name + '_order'!r}] or options[{name + '_top'!r}], "
-                             "not both")
+            raise ValueError(
+                f"give options[{name + '_order'!r}] or options[{name + '_top'!r}], not both"
+            )
         full = [k for k in range(NUM_KINDS) for _ in range(counts[k])]
         if order is not None:
             kinds = _parse_tiles(order, f"{name}_order", counts)
             if len(kinds) != len(full):
-                raise ValueError(f"options[{name + '_order'!r}] must hold all {len(full)} "
-                                 f"tiles of the {name} pile, got {len(kinds)}")
+                raise ValueError(
+                    f"options[{name + '_order'!r}] must hold all {len(full)} "
+                    f"tiles of the {name} pile, got {len(kinds)}"
+                )
             return kinds[::-1]
         fixed = [] if top is None else _parse_tiles(top, f"{name}_top", counts)
         rest = list(full)
@@ -314,9 +428,11 @@ class State(SolitaireState):
             card = ORDEAL_BY_NAME.get(name) if isinstance(name, str) else None
             allowed = [ORDEALS[i].name for i in ORDEALS_BY_SLOT[self.level][slot]]
             if card is None or card not in ORDEALS_BY_SLOT[self.level][slot]:
-                raise ValueError(f"options['ordeals'][{slot}] = {name!r} is not a slot "
-                                 f"{slot + 1} card of the {LEVELS[self.level]} level; "
-                                 f"choose one of {allowed}")
+                raise ValueError(
+                    f"options['ordeals'][{slot}] = {name!r} is not a slot "
+                    f"{slot + 1} card of the {LEVELS[self.level]} level; "
+                    f"choose one of {allowed}"
+                )
             ids.append(card)
         return ids
 
@@ -342,8 +458,9 @@ class State(SolitaireState):
 
     def tiles_played(self) -> bool:
         s = self.s
-        return bool(s[K.REG_N] == 0 and s[K.SAFE_N] == 0 and s[K.REV_N] == 0
-                    and s[K.HAND] == NO_TILE)
+        return bool(
+            s[K.REG_N] == 0 and s[K.SAFE_N] == 0 and s[K.REV_N] == 0 and s[K.HAND] == NO_TILE
+        )
 
     @property
     def ordeals_passed(self) -> int:
@@ -389,8 +506,10 @@ class State(SolitaireState):
 
     def _unseen(self, what: str) -> None:
         if self.hidden:
-            raise HiddenInformationError(f"this is the player's view: {what} is hidden; "
-                                         "search determinize(0, rng) of it instead")
+            raise HiddenInformationError(
+                f"this is the player's view: {what} is hidden; "
+                "search determinize(0, rng) of it instead"
+            )
 
     # --- naming moves and refusals -----------------------------------------------------------
     def _cell_name(self, cell: int) -> str:
@@ -401,8 +520,9 @@ class State(SolitaireState):
         text = self._describe(action)
         for slot in range(3):
             if self.face_down[slot]:
-                text = text.replace(ORDEALS[self.ordeals[slot]].title,
-                                    f"face-down Ordeal {'I' * (slot + 1)}")
+                text = text.replace(
+                    ORDEALS[self.ordeals[slot]].title, f"face-down Ordeal {'I' * (slot + 1)}"
+                )
         return text
 
     def _describe(self, action) -> str:
@@ -420,12 +540,17 @@ class State(SolitaireState):
                 kind = self.hand if phase == DEFENDER_PHASE else self.lifted
                 verb = "place" if phase == DEFENDER_PHASE else "move"
                 col = action - PLACE
-                where = "a new left column" if action == PLACE_LEFT else (
-                    f"column {col} row {self.heights[col]}" if col < SIZE else "")
+                where = (
+                    "a new left column"
+                    if action == PLACE_LEFT
+                    else (f"column {col} row {self.heights[col]}" if col < SIZE else "")
+                )
                 return f"{verb} {KIND_NAMES[kind]} on {where}"
             if action in (DISCARD, DISCARD_POWER) and self.hand >= 0:
                 return f"{move.replace('the tile', KIND_NAMES[self.hand])}"
-            if TAKE_REVEALED <= action < ENCOUNTER_NOW and action - TAKE_REVEALED < len(self.revealed):
+            if TAKE_REVEALED <= action < ENCOUNTER_NOW and action - TAKE_REVEALED < len(
+                self.revealed
+            ):
                 return f"play revealed {KIND_NAMES[self.revealed[action - TAKE_REVEALED]]}"
             if action in (DRAW, DRAW + 1, REVEAL, REVEAL + 1):
                 pile = self.regular if action in (DRAW, REVEAL) else self.safe
@@ -433,19 +558,20 @@ class State(SolitaireState):
             if LIFT <= action < REVEAL_ORDEAL and self.heights[action - LIFT]:
                 c = action - LIFT
                 return f"move {self._cell_name((self.heights[c] - 1) * SIZE + c)}"
-            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 \
-                    and self.current < 3:
+            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 and self.current < 3:
                 traitor = KIND_NAMES[self.hand]
                 if action == DISCARD_TRAITOR:
                     cost = 4 - (self.formations()[2] if self.level == MENACE else 0)
                     cost = min(max(cost, 0), self.castle_size)
                     return f"discard the {traitor} (destroy {cost} tile{'s' * (cost != 1)})"
                 slot = self.current
-                card = "a face-down ordeal" if self.face_down[slot] else \
-                    ORDEALS[self.ordeals[slot]].title
+                card = (
+                    "a face-down ordeal"
+                    if self.face_down[slot]
+                    else ORDEALS[self.ordeals[slot]].title
+                )
                 need = 2 if self.face_down[slot] else ORDEALS[self.ordeals[slot]].traitors
-                return (f"place the {traitor} beside {card} "
-                        f"({sum(self.beside[slot]) + 1}/{need})")
+                return f"place the {traitor} beside {card} ({sum(self.beside[slot]) + 1}/{need})"
             if action == ENCOUNTER_NOW:
                 slot = min(self.current, 2)
                 if self.face_down[slot]:
@@ -472,20 +598,25 @@ class State(SolitaireState):
         if phase in (DEFENDER_PHASE, TRAITOR_PHASE) and action == ENCOUNTER_NOW:
             if self.level == SCHOOL:
                 return "encountering an ordeal early is not allowed at the school level"
-            return ("with early_encounter='turn_start' an ordeal is encountered early only at "
-                    "the start of a turn, not with a tile in hand")
+            return (
+                "with early_encounter='turn_start' an ordeal is encountered early only at "
+                "the start of a turn, not with a tile in hand"
+            )
         if phase == DEFENDER_PHASE and PLACE <= action <= PLACE_LEFT:
             return self._placement_reason(action, True)
         if phase == MOVE_PHASE and PLACE <= action <= PLACE_LEFT:
-            if action - PLACE == self.lift_origin or (action == PLACE_LEFT
-                                                      and self.lift_origin == -1):
+            if action - PLACE == self.lift_origin or (
+                action == PLACE_LEFT and self.lift_origin == -1
+            ):
                 return "the tile must move to a different place"
             return self._placement_reason(action, False)
         if phase == DEFENDER_PHASE and action == DISCARD_POWER:
             if self.level == SCHOOL:
                 return "tile powers are not used at the school level"
-            return (f"the {KIND_NAMES[self.hand]} power cannot be used in full here "
-                    "(powers are all or nothing)")
+            return (
+                f"the {KIND_NAMES[self.hand]} power cannot be used in full here "
+                "(powers are all or nothing)"
+            )
         if phase == TRAITOR_PHASE and action == DISCARD_TRAITOR:
             if self.level == SCHOOL:
                 return "Traitors cannot be discarded at the school level"
@@ -538,13 +669,20 @@ class State(SolitaireState):
             below = (r - 1) * SIZE + col
             if not (r == 1 and self._neighbors_exempt) and self.cells[below] % 3 == shape:
                 what = "the foundation tile below it" if r == 1 else "the tile below it"
-                return (f"{where} would stand on {what}, {self._cell_name(below)}, of the "
-                        "same shape (only tiles placed in the foundation row are exempt)")
+                return (
+                    f"{where} would stand on {what}, {self._cell_name(below)}, of the "
+                    "same shape (only tiles placed in the foundation row are exempt)"
+                )
             for side in (col - 1, col + 1):
-                if 0 <= side < SIZE and self.heights[side] > r \
-                        and self.cells[r * SIZE + side] % 3 == shape:
-                    return (f"{where} would touch {self._cell_name(r * SIZE + side)} beside "
-                            "it, of the same shape")
+                if (
+                    0 <= side < SIZE
+                    and self.heights[side] > r
+                    and self.cells[r * SIZE + side] % 3 == shape
+                ):
+                    return (
+                        f"{where} would touch {self._cell_name(r * SIZE + side)} beside "
+                        "it, of the same shape"
+                    )
         return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
@@ -590,33 +728,51 @@ class State(SolitaireState):
 
     def tile_counts(self) -> dict[str, list[int]]:
         """Tiles per kind in each place; every kind sums to its box count (84 tiles)."""
+
         def count(tiles) -> list[int]:
             tiles = np.asarray(tiles, dtype=np.int64)
             return np.bincount(tiles[tiles >= 0], minlength=NUM_KINDS).tolist()
+
         beside = [0] * NUM_KINDS
         beside[TRAITOR] = int(self.beside[:, 0].sum())
         beside[BLACK_TRAITOR] = int(self.beside[:, 1].sum())
-        return {"regular": count(self.regular), "safe": count(self.safe),
-                "revealed": count(self.revealed), "held": count([self.hand, self.lifted]),
-                "castle": count(self.cells), "discard": self.discard.tolist(),
-                "beside": beside, "removed": self.removed.tolist()}
+        return {
+            "regular": count(self.regular),
+            "safe": count(self.safe),
+            "revealed": count(self.revealed),
+            "held": count([self.hand, self.lifted]),
+            "castle": count(self.cells),
+            "discard": self.discard.tolist(),
+            "beside": beside,
+            "removed": self.removed.tolist(),
+        }
 
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
-            "rules": {"foundation_exemption": self.foundation_exemption,
-                      "early_encounter": self.early_encounter},
-            "regular": self.regular[::-1].tolist(), "safe": self.safe[::-1].tolist(),
-            "revealed": self.revealed.tolist(), "hand": self.hand,
+            "rules": {
+                "foundation_exemption": self.foundation_exemption,
+                "early_encounter": self.early_encounter,
+            },
+            "regular": self.regular[::-1].tolist(),
+            "safe": self.safe[::-1].tolist(),
+            "revealed": self.revealed.tolist(),
+            "hand": self.hand,
             "castle": self.cells.reshape(SIZE, SIZE).tolist(),
-            "discard": self.discard.tolist(), "removed": self.removed.tolist(),
+            "discard": self.discard.tolist(),
+            "removed": self.removed.tolist(),
             "ordeals": [ORDEALS[i].name for i in self.ordeals],
-            "face_down": [bool(f) for f in self.face_down], "beside": self.beside.tolist(),
-            "current": self.current, "phase": PHASE_NAMES[self.phase],
+            "face_down": [bool(f) for f in self.face_down],
+            "beside": self.beside.tolist(),
+            "current": self.current,
+            "phase": PHASE_NAMES[self.phase],
             "destroy_left": self.destroy_left,
             "destroy_reason": DESTROY_REASONS[self.destroy_reason],
-            "reveal_left": self.reveal_left, "recover_shape": self.recover_shape,
-            "lifted": self.lifted, "lift_origin": self.lift_origin, "outcome": self.outcome,
+            "reveal_left": self.reveal_left,
+            "recover_shape": self.recover_shape,
+            "lifted": self.lifted,
+            "lift_origin": self.lift_origin,
+            "outcome": self.outcome,
         }
 
     @classmethod
@@ -637,26 +793,33 @@ class State(SolitaireState):
             bad("expected a dict")
         expected = set(cls().to_dict())
         if set(data) != expected:
-            bad(f"keys differ: missing {sorted(expected - set(data))}, "
-                f"unknown {sorted(set(data) - expected)}")
+            bad(
+                f"keys differ: missing {sorted(expected - set(data))}, "
+                f"unknown {sorted(set(data) - expected)}"
+            )
         if data["level"] not in LEVELS:
             bad(f"unknown level {data['level']!r}")
         rules = data["rules"]
         if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
             # saved before the early_encounter option: played under the turn-start reading
             rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
-        if not isinstance(rules, dict) or set(rules) != set(RULE_DEFAULTS) \
-                or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS \
-                or rules["early_encounter"] not in EARLY_ENCOUNTERS:
-            bad(f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
+        if (
+            not isinstance(rules, dict)
+            or set(rules) != set(RULE_DEFAULTS)
+            or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS
+            or rules["early_encounter"] not in EARLY_ENCOUNTERS
+        ):
+            bad(
+                f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
                 f"in {list(FOUNDATION_EXEMPTIONS)}, early_encounter in "
-                f"{list(EARLY_ENCOUNTERS)})")
+                f"{list(EARLY_ENCOUNTERS)})"
+            )
         s = cls(LEVELS.index(data["level"]), **rules)
 
         def ints(value, what, lo, hi, length=None, max_length=None):
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
-            if max_length is not None and len(value) > max_length:   # before reading it
+            if max_length is not None and len(value) > max_length:  # before reading it
                 bad(f"{what} holds {len(value)} entries; at most {max_length} fit")
             for v in value:
                 if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -669,17 +832,20 @@ class State(SolitaireState):
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")
             return v
 
-        s.regular = ints(data["regular"], "regular", 0, NUM_KINDS - 1,
-                         max_length=sum(REGULAR_COUNTS))[::-1]
+        s.regular = ints(
+            data["regular"], "regular", 0, NUM_KINDS - 1, max_length=sum(REGULAR_COUNTS)
+        )[::-1]
         s.safe = ints(data["safe"], "safe", 0, NUM_KINDS - 1, max_length=sum(SAFE_COUNTS))[::-1]
-        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1,
-                          max_length=MAX_REVEALED)
+        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1, max_length=MAX_REVEALED)
         s.hand = scalar("hand", -1, NUM_KINDS - 1)
         castle = data["castle"]
         if not isinstance(castle, list) or len(castle) != SIZE:
             bad("castle must be 6 rows")
-        s.cells = [v for r in range(SIZE)
-                   for v in ints(castle[r], f"castle row {r}", -1, NUM_DEFENDER_KINDS - 1, SIZE)]
+        s.cells = [
+            v
+            for r in range(SIZE)
+            for v in ints(castle[r], f"castle row {r}", -1, NUM_DEFENDER_KINDS - 1, SIZE)
+        ]
         s.discard = ints(data["discard"], "discard", 0, 12, NUM_KINDS)
         s.removed = ints(data["removed"], "removed", 0, 12, NUM_KINDS)
         ordeals = data["ordeals"]
@@ -690,8 +856,11 @@ class State(SolitaireState):
         except ValueError as err:
             bad(str(err))
         face = data["face_down"]
-        if not isinstance(face, list) or len(face) != 3 or not all(isinstance(f, bool)
-                                                                   for f in face):
+        if (
+            not isinstance(face, list)
+            or len(face) != 3
+            or not all(isinstance(f, bool) for f in face)
+        ):
             bad("face_down must be 3 booleans")
         s.face_down = list(face)
         beside = data["beside"]
@@ -754,15 +923,22 @@ class State(SolitaireState):
             bad("a won game has resolved all three ordeals")
         if self.outcome == 0 and self.current == 3:
             bad("all three ordeals resolved but the game is not won")
-        if self.outcome == 0 and self.destroy_reason != PENALTY and \
-                sum(self.beside[self.current]) >= ORDEALS[self.ordeals[self.current]].traitors:
+        if (
+            self.outcome == 0
+            and self.destroy_reason != PENALTY
+            and sum(self.beside[self.current]) >= ORDEALS[self.ordeals[self.current]].traitors
+        ):
             bad("an ordeal has reached its Traitor count without being encountered")
         # a tile stays in hand through an early encounter's penalty and at the game's end
-        in_hand_ok = (DEFENDER_PHASE, TRAITOR_PHASE) if not self._encounter_in_hand else \
-            (DEFENDER_PHASE, TRAITOR_PHASE, OVER) + (
-                (DESTROY_PHASE,) if self.destroy_reason == PENALTY else ())
-        if (self.hand >= 0 and phase not in in_hand_ok) or \
-                (self.hand < 0 and phase in (DEFENDER_PHASE, TRAITOR_PHASE)):
+        in_hand_ok = (
+            (DEFENDER_PHASE, TRAITOR_PHASE)
+            if not self._encounter_in_hand
+            else (DEFENDER_PHASE, TRAITOR_PHASE, OVER)
+            + ((DESTROY_PHASE,) if self.destroy_reason == PENALTY else ())
+        )
+        if (self.hand >= 0 and phase not in in_hand_ok) or (
+            self.hand < 0 and phase in (DEFENDER_PHASE, TRAITOR_PHASE)
+        ):
             bad(f"a tile in hand does not fit the {PHASE_NAMES[phase]} phase")
         if phase == DEFENDER_PHASE and self.hand >= NUM_DEFENDER_KINDS:
             bad("a Traitor in hand in the defender phase")
@@ -770,14 +946,17 @@ class State(SolitaireState):
             bad("a Defender in hand in the traitor phase")
         if (self.lifted >= 0) != (phase == MOVE_PHASE):
             bad("a lifted tile outside Pyro's move")
-        if (self.destroy_left > 0) != (phase == DESTROY_PHASE) or \
-                (self.destroy_reason != 0) != (phase == DESTROY_PHASE):
+        if (self.destroy_left > 0) != (phase == DESTROY_PHASE) or (self.destroy_reason != 0) != (
+            phase == DESTROY_PHASE
+        ):
             bad("tiles to destroy outside the destroy phase")
         if phase == DESTROY_PHASE and self.destroy_left > self.castle_size:
             bad("more tiles to destroy than the castle holds")
-        if (self.reveal_left > 0) != (phase == REVEAL_PHASE) or \
-                self.reveal_left > len(self.regular) + len(self.safe) or \
-                len(self.revealed) + self.reveal_left > MAX_REVEALED:
+        if (
+            (self.reveal_left > 0) != (phase == REVEAL_PHASE)
+            or self.reveal_left > len(self.regular) + len(self.safe)
+            or len(self.revealed) + self.reveal_left > MAX_REVEALED
+        ):
             bad("tiles to reveal do not fit the phase and piles")
         if (self.recover_shape >= 0) != (phase == RECOVER_PHASE):
             bad("a Chameleon recovery outside the recover phase")
@@ -787,9 +966,7 @@ class State(SolitaireState):
             bad("a complete castle must have encountered its ordeal")
         if phase == DRAW_PHASE and self.tiles_played():
             bad("all tiles are played: the ordeals must have been resolved")
-        if self.level == SCHOOL and phase not in (DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE,
-                                                  OVER):
+        if self.level == SCHOOL and phase not in (DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, OVER):
             bad(f"the {PHASE_NAMES[phase]} phase does not exist at the school level")
         if not self.legal_action_mask().any() and phase != OVER:
             bad("no legal move in a position that is not over")
-

@@ -15,6 +15,7 @@ Discard(slot)             4      throw away an unusable card (the discard rule)
 EndTurn()                 1      pass the turn (only with at most 2 cards in hand)
 ========================  =====  ==============================================
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -71,12 +72,14 @@ class EndTurn(NamedTuple):
         return "end turn"
 
 
-MOVES = ([PlayRoom(i, r) for i in range(HAND_SLOTS) for r in range(MAX_ROWS)]
-         + [NewRow(i, h) for i in range(HAND_SLOTS) for h in range(2)]
-         + [Dragon(k, r) for k in range(1, MAX_OPPONENTS + 1) for r in range(MAX_ROWS)]
-         + [Knight(r) for r in range(MAX_ROWS)]
-         + [Discard(i) for i in range(HAND_SLOTS)]
-         + [EndTurn()])
+MOVES = (
+    [PlayRoom(i, r) for i in range(HAND_SLOTS) for r in range(MAX_ROWS)]
+    + [NewRow(i, h) for i in range(HAND_SLOTS) for h in range(2)]
+    + [Dragon(k, r) for k in range(1, MAX_OPPONENTS + 1) for r in range(MAX_ROWS)]
+    + [Knight(r) for r in range(MAX_ROWS)]
+    + [Discard(i) for i in range(HAND_SLOTS)]
+    + [EndTurn()]
+)
 ACTIONS = ActionTable(MOVES)
 NUM_ACTIONS = len(ACTIONS)
 

@@ -6,6 +6,7 @@ Policies: ``random`` (uniform over legal moves) and ``greedy`` (play fitting Roo
 longest open row, free a blocked row, drop a Dragon on the opponents' longest row, start rows
 only when needed, end the turn when nothing helps). Used to tune the reconstructed connectors.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,10 +66,16 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
         shared += len(state.winners) > 1  # type: ignore[arg-type]
         capped += any(len(rows) >= A.MAX_ROWS for rows in state.rows)
         lengths.append(max(len(r.cards) for rows in state.rows for r in rows))
-    return {"players": players, "games": games, "row_win_share": by_row / games,
-            "first_player_win_rate": first_wins / games, "shared_win_share": shared / games,
-            "mean_longest_row": float(np.mean(lengths)), "steps_per_game": steps / games,
-            "row_cap_share": capped / games}
+    return {
+        "players": players,
+        "games": games,
+        "row_win_share": by_row / games,
+        "first_player_win_rate": first_wins / games,
+        "shared_win_share": shared / games,
+        "mean_longest_row": float(np.mean(lengths)),
+        "steps_per_game": steps / games,
+        "row_cap_share": capped / games,
+    }
 
 
 def main(argv=None):

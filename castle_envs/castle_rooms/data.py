@@ -8,6 +8,7 @@ A Room's two sides are stored as it lies *helmet up*: entry (left) and exit (rig
 card 180 degrees (helmet down) swaps entry and exit and mirrors each top-to-bottom (``flip``),
 so helmet down: entry = flip(exit_up), exit = flip(entry_up).
 """
+
 from __future__ import annotations
 
 import json
@@ -17,12 +18,14 @@ import numpy as np
 
 _DATA = json.loads((Path(__file__).with_name("cards.json")).read_text())
 
-SIDE_SHORT: tuple[str, ...] = tuple(_DATA["sides"])          # "HH", "HL", "LH", "LL"
-SIDES: tuple[str, ...] = tuple(_DATA["sides"].values())      # "stairs high, corridor high", ...
+SIDE_SHORT: tuple[str, ...] = tuple(_DATA["sides"])  # "HH", "HL", "LH", "LL"
+SIDES: tuple[str, ...] = tuple(_DATA["sides"].values())  # "stairs high, corridor high", ...
 NUM_SIDES = len(SIDES)
 FLIP = tuple(SIDE_SHORT.index(_DATA["flip"][s]) for s in SIDE_SHORT)
-ROOM_SIDES = tuple(tuple(SIDE_SHORT.index(x) for x in room.split(">"))
-                   for room in _DATA["rooms_helmet_up_entry_exit"])
+ROOM_SIDES = tuple(
+    tuple(SIDE_SHORT.index(x) for x in room.split(">"))
+    for room in _DATA["rooms_helmet_up_entry_exit"]
+)
 
 NUM_ROOMS = len(ROOM_SIDES)
 NUM_DRAGONS = int(_DATA["dragons"])
@@ -32,8 +35,9 @@ FIRST_DRAGON = NUM_ROOMS
 FIRST_KNIGHT = NUM_ROOMS + NUM_DRAGONS
 
 ROOM, DRAGON, KNIGHT = 0, 1, 2
-KIND = tuple(ROOM if c < FIRST_DRAGON else DRAGON if c < FIRST_KNIGHT else KNIGHT
-             for c in range(NUM_CARDS))
+KIND = tuple(
+    ROOM if c < FIRST_DRAGON else DRAGON if c < FIRST_KNIGHT else KNIGHT for c in range(NUM_CARDS)
+)
 KIND_NAMES = ("room", "dragon", "knight")
 
 UP, DOWN = 0, 1
@@ -45,7 +49,8 @@ EXIT = (tuple(b for _, b in ROOM_SIDES), tuple(FLIP[a] for a, _ in ROOM_SIDES))
 _removed = _DATA["removed_below_4_players"]
 REMOVED_BELOW_4 = tuple(
     list(range(FIRST_KNIGHT - _removed["dragons"], FIRST_KNIGHT))
-    + list(range(NUM_CARDS - _removed["knights"], NUM_CARDS)))
+    + list(range(NUM_CARDS - _removed["knights"], NUM_CARDS))
+)
 
 
 def cards_in_play(num_players: int) -> list[int]:

@@ -69,6 +69,7 @@ Rules
     random and 88% of greedy 2-player games end with a 10-room row; 4-player games mostly
     end at deck-out). ``python -m castle_envs.castle_rooms.balance`` measures it.
 """
+
 from __future__ import annotations
 
 import gymnasium
@@ -94,18 +95,30 @@ class raw_env(MaskedAECEnv):
     metadata = {**MaskedAECEnv.metadata, "name": "castle_rooms_v0"}
     reset_option_keys = tuple(RESET_OPTIONS)
 
-    def __init__(self, num_players: int = 2, render_mode: str | None = None,
-                 later_rows: str = DEFAULT_RULES["later_rows"],
-                 new_row: str = DEFAULT_RULES["new_row"],
-                 illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 5000,
-                 observation: str = "dict", **unknown):
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        later_rows: str = DEFAULT_RULES["later_rows"],
+        new_row: str = DEFAULT_RULES["new_row"],
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 5000,
+        observation: str = "dict",
+        **unknown,
+    ):
         if unknown:
             raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = parse_rules({"later_rows": later_rows, "new_row": new_row})
-        super().__init__(num_players, render_mode, illegal_action, illegal_action_penalty,
-                         max_episode_steps, observation)
+        super().__init__(
+            num_players,
+            render_mode,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            observation,
+        )
 
     @classmethod
     def state_type(cls):
@@ -121,8 +134,9 @@ class raw_env(MaskedAECEnv):
                 raise ValueError("reset option 'state' excludes 'deck' and 'first_player'")
             state = CastleRoomsState.from_dict(options["state"])
             if state.num_players != self.num_players or state.rules != self.rules:
-                raise ValueError("reset option 'state' has another player count or rules "
-                                 "than this env")
+                raise ValueError(
+                    "reset option 'state' has another player count or rules than this env"
+                )
             return state
         first = options["first_player"]
         first = 0 if first is None else first
@@ -131,8 +145,7 @@ class raw_env(MaskedAECEnv):
         first = int(first)
         if options["deck"] is not None:
             deck = options["deck"]
-            if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
-                       for c in deck):
+            if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in deck):
                 raise ValueError("reset option 'deck' must be a list of card ids")
             return CastleRoomsState(self.num_players, list(deck), self.rules, first)
         return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
@@ -152,8 +165,11 @@ class raw_env(MaskedAECEnv):
         winners = np.zeros(self.num_players, dtype=bool)
         if over:
             winners[list(state.winners)] = True
-        return {"scores": np.array(state.score(seat), dtype=np.int64), "winners": winners,
-                "end_reason": END_REASONS.index(state.end_reason) if over else 0}
+        return {
+            "scores": np.array(state.score(seat), dtype=np.int64),
+            "winners": winners,
+            "end_reason": END_REASONS.index(state.end_reason) if over else 0,
+        }
 
 
 def env(**kwargs):

@@ -11,6 +11,7 @@ documented in ``docs/move_features.md``; pure Python (the game has no compiled k
 Rows follow the legal action ids in increasing order; the capacity is the whole action
 space (109), so every legal move always has its row.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,48 +19,104 @@ import numpy as np
 from ..core.moves import StateMoves
 
 from . import actions as A
-from .data import (DRAGON, ENTRY, EXIT, FIRST_DRAGON, KIND, KNIGHT, NUM_CARDS, NUM_SIDES, ROOM,
-                   SIDE_SHORT, cards_in_play)
+from .data import (
+    DRAGON,
+    ENTRY,
+    EXIT,
+    FIRST_DRAGON,
+    KIND,
+    KNIGHT,
+    NUM_CARDS,
+    NUM_SIDES,
+    ROOM,
+    SIDE_SHORT,
+    cards_in_play,
+)
 from .rules import HAND_LIMIT, WIN_LENGTH, CastleRoomsState
 
 FEATURES = (
     # the move's kind
-    "play_room", "new_row", "dragon", "knight", "discard", "end_turn",
+    "play_room",
+    "new_row",
+    "dragon",
+    "knight",
+    "discard",
+    "end_turn",
     # the card it spends
-    "card_room", "card_dragon", "card_knight",
+    "card_room",
+    "card_dragon",
+    "card_knight",
     # a Room as laid (its row's helmet): entry and exit sides
-    *[f"laid_entry_{s}" for s in SIDE_SHORT], *[f"laid_exit_{s}" for s in SIDE_SHORT],
+    *[f"laid_entry_{s}" for s in SIDE_SHORT],
+    *[f"laid_exit_{s}" for s in SIDE_SHORT],
     "laid_helmet_down",
     # the target row: the actor's (Room, Knight) or an opponent's (Dragon, seats clockwise)
-    "target_own", *[f"target_opponent_{k}" for k in range(1, A.MAX_OPPONENTS + 1)],
-    "target_length/10", "target_is_longest", "target_blocked", "target_fits_unseen/26",
+    "target_own",
+    *[f"target_opponent_{k}" for k in range(1, A.MAX_OPPONENTS + 1)],
+    "target_length/10",
+    "target_is_longest",
+    "target_blocked",
+    "target_fits_unseen/26",
     # what it triggers
-    "length_after/10", "wins_now", "exit_fits_unseen_after/26", "exit_fits_hand_after/3",
-    "dead_end_after", "rows_after/12",
+    "length_after/10",
+    "wins_now",
+    "exit_fits_unseen_after/26",
+    "exit_fits_hand_after/3",
+    "dead_end_after",
+    "rows_after/12",
     # the actor's rows and hand after the move
-    "my_longest/10", "my_second/10", "my_longest_open/10", "my_open_rows/12",
-    "hand_after/4", "hand_rooms_fitting/4", "hand_dragons/4", "hand_knights/4",
+    "my_longest/10",
+    "my_second/10",
+    "my_longest_open/10",
+    "my_open_rows/12",
+    "hand_after/4",
+    "hand_rooms_fitting/4",
+    "hand_dragons/4",
+    "hand_knights/4",
     "may_end_turn",
     # the strongest opponent after the move (deck-out order: longest row, then the next...)
-    "opp_longest/10", "opp_second/10", "opp_longest_open/10", "opp_open_rows/12",
-    "ahead", "tied", "behind",
+    "opp_longest/10",
+    "opp_second/10",
+    "opp_longest_open/10",
+    "opp_open_rows/12",
+    "ahead",
+    "tied",
+    "behind",
     # the public count of what is left
-    "deck/64", "deck_empty", "unseen_dragons/6", "unseen_knights/4", "opp_hand/4",
+    "deck/64",
+    "deck_empty",
+    "unseen_dragons/6",
+    "unseen_knights/4",
+    "opp_hand/4",
 )
 NUM_FEATURES = len(FEATURES)
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
 CAPACITY = A.NUM_ACTIONS
 
-_KIND_COL = {0: COLUMN["play_room"], 1: COLUMN["new_row"], 2: COLUMN["dragon"],
-             3: COLUMN["knight"], 4: COLUMN["discard"], 5: COLUMN["end_turn"]}
-_CARD_COL = {ROOM: COLUMN["card_room"], DRAGON: COLUMN["card_dragon"],
-             KNIGHT: COLUMN["card_knight"]}
+_KIND_COL = {
+    0: COLUMN["play_room"],
+    1: COLUMN["new_row"],
+    2: COLUMN["dragon"],
+    3: COLUMN["knight"],
+    4: COLUMN["discard"],
+    5: COLUMN["end_turn"],
+}
+_CARD_COL = {
+    ROOM: COLUMN["card_room"],
+    DRAGON: COLUMN["card_dragon"],
+    KNIGHT: COLUMN["card_knight"],
+}
 # the most Rooms that fit one row end (26 of the 54: see RULES.md's connectors)
 _FIT_SCALE = 26.0
 _ROOM_IDS = np.arange(FIRST_DRAGON)
 # FITS[h][e]: the Rooms that continue a row laid helmet h whose exit is side e
-FITS = tuple(tuple(np.array([c for c in range(FIRST_DRAGON) if ENTRY[h][c] == e], np.int64)
-                   for e in range(NUM_SIDES)) for h in range(2))
+FITS = tuple(
+    tuple(
+        np.array([c for c in range(FIRST_DRAGON) if ENTRY[h][c] == e], np.int64)
+        for e in range(NUM_SIDES)
+    )
+    for h in range(2)
+)
 assert max(len(f) for fs in FITS for f in fs) <= _FIT_SCALE
 
 
@@ -98,6 +155,7 @@ class RoomsMoves(StateMoves):
 
     def observation(self, state) -> np.ndarray:
         from .observation import encode
+
         return encode(state, state.player)
 
 
@@ -108,8 +166,7 @@ def move_rows(state: CastleRoomsState, actions) -> np.ndarray:
     hand = state.hands[me]
     unseen = unseen_cards(state, me)
     unseen_rooms = unseen[:FIRST_DRAGON]
-    fit_unseen = [[int(unseen_rooms[FITS[h][e]].sum()) for e in range(NUM_SIDES)]
-                  for h in range(2)]
+    fit_unseen = [[int(unseen_rooms[FITS[h][e]].sum()) for e in range(NUM_SIDES)] for h in range(2)]
     lengths = [[len(r.cards) for r in state.rows[s]] for s in range(n)]
     open_ = [[r.dragon < 0 for r in state.rows[s]] for s in range(n)]
     hand_kinds = [KIND[c] for c in hand]
@@ -117,8 +174,8 @@ def move_rows(state: CastleRoomsState, actions) -> np.ndarray:
     common = np.zeros(NUM_FEATURES, np.float32)
     common[COLUMN["deck/64"]] = deck / NUM_CARDS
     common[COLUMN["deck_empty"]] = deck == 0
-    common[COLUMN["unseen_dragons/6"]] = unseen[FIRST_DRAGON:FIRST_DRAGON + 6].sum() / 6
-    common[COLUMN["unseen_knights/4"]] = unseen[FIRST_DRAGON + 6:].sum() / 4
+    common[COLUMN["unseen_dragons/6"]] = unseen[FIRST_DRAGON : FIRST_DRAGON + 6].sum() / 6
+    common[COLUMN["unseen_knights/4"]] = unseen[FIRST_DRAGON + 6 :].sum() / 4
     common[COLUMN["opp_hand/4"]] = max(len(state.hands[(me + k) % n]) for k in range(1, n)) / 4
     out = np.tile(common, (len(actions), 1))
     for i, action in enumerate(actions):
@@ -133,7 +190,7 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
     opp_open = {k: list(open_[(me + k) % n]) for k in range(1, n)}
     rows = state.rows[me]
     spent = None
-    exit_after = None     # (helmet, side) of the row end the move leaves, for play/new row
+    exit_after = None  # (helmet, side) of the row end the move leaves, for play/new row
     if action < A.NEW_ROW_BASE:
         kind = 0
         spent, r = divmod(action - A.PLAY_BASE, A.MAX_ROWS)
@@ -199,12 +256,14 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
     mine = _standing(my_len)
     row[c["my_longest/10"]] = mine[0] / WIN_LENGTH
     row[c["my_second/10"]] = mine[1] / WIN_LENGTH
-    row[c["my_longest_open/10"]] = max((x for x, o in zip(my_len, my_open) if o),
-                                       default=0) / WIN_LENGTH
+    row[c["my_longest_open/10"]] = (
+        max((x for x, o in zip(my_len, my_open) if o), default=0) / WIN_LENGTH
+    )
     row[c["my_open_rows/12"]] = sum(my_open) / A.MAX_ROWS
     row[c["hand_after/4"]] = len(left) / A.HAND_SLOTS
-    row[c["hand_rooms_fitting/4"]] = sum(
-        1 for x in left if KIND[x] == ROOM and any(ENTRY[h][x] == e for h, e in ends)) / 4
+    row[c["hand_rooms_fitting/4"]] = (
+        sum(1 for x in left if KIND[x] == ROOM and any(ENTRY[h][x] == e for h, e in ends)) / 4
+    )
     row[c["hand_dragons/4"]] = sum(1 for x in left if KIND[x] == DRAGON) / 4
     row[c["hand_knights/4"]] = sum(1 for x in left if KIND[x] == KNIGHT) / 4
     row[c["may_end_turn"]] = len(left) <= HAND_LIMIT
@@ -212,8 +271,9 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
     theirs = _standing(opp_len[best])
     row[c["opp_longest/10"]] = theirs[0] / WIN_LENGTH
     row[c["opp_second/10"]] = theirs[1] / WIN_LENGTH
-    row[c["opp_longest_open/10"]] = max((x for x, o in zip(opp_len[best], opp_open[best]) if o),
-                                        default=0) / WIN_LENGTH
+    row[c["opp_longest_open/10"]] = (
+        max((x for x, o in zip(opp_len[best], opp_open[best]) if o), default=0) / WIN_LENGTH
+    )
     row[c["opp_open_rows/12"]] = sum(opp_open[best]) / A.MAX_ROWS
     row[c["ahead"] if mine > theirs else c["tied"] if mine == theirs else c["behind"]] = 1
 

@@ -19,6 +19,7 @@ discard pile       64                      1 for each card id in the discard pil
 player count       3                       one-hot 2, 3, 4
 =================  ======================  ============================================
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,7 +51,7 @@ def _row_block(rows) -> np.ndarray:
     for r, row in enumerate(rows):
         block[r, :4] = (1.0, row.helmet, row.dragon >= 0, len(row.cards) / WIN_LENGTH)
         block[r, 4 + row.exit] = 1.0
-        block[r, 4 + NUM_SIDES:4 + NUM_SIDES + len(row.cards)] = _CARD_CODE[row.cards]
+        block[r, 4 + NUM_SIDES : 4 + NUM_SIDES + len(row.cards)] = _CARD_CODE[row.cards]
     return block.ravel()
 
 
@@ -58,16 +59,16 @@ def encode(state: CastleRoomsState, seat: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     hand = state.hands[seat]
     if hand:
-        obs[:len(hand) * HAND_FEATURES] = CARD_FEATURES[hand].ravel()
+        obs[: len(hand) * HAND_FEATURES] = CARD_FEATURES[hand].ravel()
     n = state.num_players
-    blocks = state.row_blocks     # cached per seat until that seat's rows change
+    blocks = state.row_blocks  # cached per seat until that seat's rows change
     for k in range(n):
         s = (seat + k) % n
         block = blocks[s]
         if block is None:
             block = blocks[s] = _row_block(state.rows[s])
         at = ROWS_START + k * ROW_BLOCK
-        obs[at:at + ROW_BLOCK] = block
+        obs[at : at + ROW_BLOCK] = block
         obs[COUNTS_START + k] = len(state.hands[s]) / A.HAND_SLOTS
     obs[DECK_AT] = len(state.deck) / NUM_CARDS
     if state.discard:

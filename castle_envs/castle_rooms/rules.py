@@ -4,6 +4,7 @@ Everything random happens in ``deal`` (the shuffled deck, drawn from the front);
 the game is a deterministic function of the actions. Drawing is automatic: the player to act
 draws 2 cards when the turn starts. See RULES.md for every interpretation taken here.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,12 +16,26 @@ from castle_envs.core.options import check_choice
 from castle_envs.core.saved import StateReader
 
 from . import actions as A
-from .data import (DOWN, DRAGON, ENTRY, EXIT, FIRST_DRAGON, HELMET, KIND, KNIGHT, NUM_CARDS,
-                   ROOM, SIDE_SHORT, UP, card_name, cards_in_play)
+from .data import (
+    DOWN,
+    DRAGON,
+    ENTRY,
+    EXIT,
+    FIRST_DRAGON,
+    HELMET,
+    KIND,
+    KNIGHT,
+    NUM_CARDS,
+    ROOM,
+    SIDE_SHORT,
+    UP,
+    card_name,
+    cards_in_play,
+)
 
 WIN_LENGTH = 10
 DRAW_PER_TURN = 2
-HAND_LIMIT = 2          # a turn may not end with more cards than this
+HAND_LIMIT = 2  # a turn may not end with more cards than this
 DEAL = 2
 
 RULE_OPTIONS = {
@@ -32,8 +47,19 @@ RULE_OPTIONS = {
 DEFAULT_RULES = {k: v[0] for k, v in RULE_OPTIONS.items()}
 #: the largest turn number a saved state may hold
 MAX_SAVED_TURN = 1_000_000
-_SAVED_KEYS = ("game", "num_players", "rules", "deck", "hands", "rows", "discard", "player",
-               "turn", "winners", "end_reason")
+_SAVED_KEYS = (
+    "game",
+    "num_players",
+    "rules",
+    "deck",
+    "hands",
+    "rows",
+    "discard",
+    "player",
+    "turn",
+    "winners",
+    "end_reason",
+)
 
 
 def parse_rules(given: dict | None) -> dict:
@@ -45,40 +71,48 @@ def parse_rules(given: dict | None) -> dict:
 
 class Row:
     """One row of Rooms: the cards left to right, its helmet, and the Dragon blocking it."""
+
     __slots__ = ("cards", "helmet", "dragon", "exit")
 
     def __init__(self, cards: list[int], helmet: int, dragon: int = -1):
         self.cards = cards
         self.helmet = helmet
-        self.dragon = dragon            # card id of the blocking Dragon, -1 when open
+        self.dragon = dragon  # card id of the blocking Dragon, -1 when open
         self.exit = EXIT[helmet][cards[-1]]
 
     def copy(self) -> "Row":
         row = Row.__new__(Row)
         row.cards, row.helmet, row.dragon, row.exit = (
-            list(self.cards), self.helmet, self.dragon, self.exit)
+            list(self.cards),
+            self.helmet,
+            self.dragon,
+            self.exit,
+        )
         return row
 
 
 class CastleRoomsState(GameState):
     actions = A.ACTIONS
 
-    def __init__(self, num_players: int, deck: list[int], rules: dict | None = None,
-                 first_player: int = 0):
+    def __init__(
+        self, num_players: int, deck: list[int], rules: dict | None = None, first_player: int = 0
+    ):
         """A fresh game from a deck order (first card is dealt first)."""
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
         expected = sorted(cards_in_play(num_players))
         if sorted(int(c) for c in deck) != expected:
-            raise ValueError(f"deck must hold each of the {len(expected)} cards in play for "
-                             f"{num_players} players exactly once")
+            raise ValueError(
+                f"deck must hold each of the {len(expected)} cards in play for "
+                f"{num_players} players exactly once"
+            )
         if first_player not in range(num_players):
             raise ValueError(f"first_player must be in 0..{num_players - 1}, got {first_player!r}")
         self.num_players = num_players
         self.rules = parse_rules(rules)
         deck = [int(c) for c in deck]
-        self.hands = [sorted(deck[DEAL * s:DEAL * (s + 1)]) for s in range(num_players)]
-        self.deck = deck[DEAL * num_players:]
+        self.hands = [sorted(deck[DEAL * s : DEAL * (s + 1)]) for s in range(num_players)]
+        self.deck = deck[DEAL * num_players :]
         self.rows: list[list[Row]] = [[] for _ in range(num_players)]
         self.discard: list[int] = []
         self.player = first_player
@@ -91,8 +125,13 @@ class CastleRoomsState(GameState):
         self._draw()
 
     @classmethod
-    def deal(cls, num_players: int, rng: np.random.Generator, rules: dict | None = None,
-             first_player: int = 0) -> "CastleRoomsState":
+    def deal(
+        cls,
+        num_players: int,
+        rng: np.random.Generator,
+        rules: dict | None = None,
+        first_player: int = 0,
+    ) -> "CastleRoomsState":
         deck = cards_in_play(num_players)
         rng.shuffle(deck)
         return cls(num_players, deck, rules, first_player)
@@ -126,8 +165,9 @@ class CastleRoomsState(GameState):
         if mode == "forced" and len(hand) <= HAND_LIMIT:
             return False
         open_rows = [r for r in rows if r.dragon < 0]
-        return not any(KIND[c] == ROOM and ENTRY[r.helmet][c] == r.exit
-                       for c in hand for r in open_rows)
+        return not any(
+            KIND[c] == ROOM and ENTRY[r.helmet][c] == r.exit for c in hand for r in open_rows
+        )
 
     # --- the mask --------------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
@@ -195,7 +235,7 @@ class CastleRoomsState(GameState):
         move = self.actions.decode(action)
         hand = self.hands[self.player]
         rows = self.rows[self.player]
-        slot: Any = getattr(move, "slot", None)     # (every move read below has a slot)
+        slot: Any = getattr(move, "slot", None)  # (every move read below has a slot)
         if slot is not None and slot >= len(hand):
             return f"hand slot {slot} is empty (the hand holds {len(hand)} cards)"
         if isinstance(move, A.EndTurn):
@@ -208,8 +248,10 @@ class CastleRoomsState(GameState):
             row = rows[move.row]
             if row.dragon >= 0:
                 return f"row {move.row} is blocked by a Dragon"
-            return (f"its entry {SIDE_SHORT[ENTRY[row.helmet][hand[slot]]]} (helmet "
-                    f"{HELMET[row.helmet]}) does not match the row's exit {SIDE_SHORT[row.exit]}")
+            return (
+                f"its entry {SIDE_SHORT[ENTRY[row.helmet][hand[slot]]]} (helmet "
+                f"{HELMET[row.helmet]}) does not match the row's exit {SIDE_SHORT[row.exit]}"
+            )
         if isinstance(move, A.NewRow):
             if len(rows) >= A.MAX_ROWS:
                 return f"the table holds at most {A.MAX_ROWS} rows per player"
@@ -234,8 +276,10 @@ class CastleRoomsState(GameState):
         if isinstance(move, A.Discard):
             if len(hand) <= HAND_LIMIT:
                 return f"discarding is allowed only with more than {HAND_LIMIT} cards in hand"
-            return ("only unusable cards may be discarded, and only when 3 or more Dragons/"
-                    "Knights are unusable or no card in hand can be used")
+            return (
+                "only unusable cards may be discarded, and only when 3 or more Dragons/"
+                "Knights are unusable or no card in hand can be used"
+            )
         return "it is not legal in the current position"
 
     # --- applying moves --------------------------------------------------------------------
@@ -315,12 +359,16 @@ class CastleRoomsState(GameState):
         card = card_name(hand[slot]) if slot is not None and slot < len(hand) else None
         if isinstance(move, A.PlayRoom):
             rows = self.rows[self.player]
-            where = (f"row {move.row} ({_rooms(len(rows[move.row].cards))})"
-                     if move.row < len(rows) else f"row {move.row}")
+            where = (
+                f"row {move.row} ({_rooms(len(rows[move.row].cards))})"
+                if move.row < len(rows)
+                else f"row {move.row}"
+            )
             return f"play {card or f'slot {move.slot}'} on {where}"
         if isinstance(move, A.NewRow):
-            return (f"start a new row with {card or f'slot {move.slot}'}, "
-                    f"helmet {HELMET[move.helmet]}")
+            return (
+                f"start a new row with {card or f'slot {move.slot}'}, helmet {HELMET[move.helmet]}"
+            )
         if isinstance(move, A.Dragon):
             target = (self.player + move.opponent) % self.num_players
             return f"Dragon on player_{target}'s row {move.row}"
@@ -342,7 +390,7 @@ class CastleRoomsState(GameState):
         k = 0
         for s in others:
             n = len(self.hands[s])
-            other.hands[s] = sorted(pool[k:k + n])
+            other.hands[s] = sorted(pool[k : k + n])
             k += n
         other.deck = pool[k:]
         other._mask = None
@@ -359,7 +407,7 @@ class CastleRoomsState(GameState):
         new.player, new.turn = self.player, self.turn
         new.winners, new.end_reason = self.winners, self.end_reason
         new._mask = self._mask
-        new.row_blocks = list(self.row_blocks)     # blocks are never written in place
+        new.row_blocks = list(self.row_blocks)  # blocks are never written in place
         return new
 
     def to_dict(self) -> dict:
@@ -369,9 +417,17 @@ class CastleRoomsState(GameState):
             "rules": dict(self.rules),
             "deck": list(self.deck),
             "hands": [list(h) for h in self.hands],
-            "rows": [[{"cards": list(r.cards), "helmet": HELMET[r.helmet],
-                       "dragon": None if r.dragon < 0 else r.dragon} for r in rows]
-                     for rows in self.rows],
+            "rows": [
+                [
+                    {
+                        "cards": list(r.cards),
+                        "helmet": HELMET[r.helmet],
+                        "dragon": None if r.dragon < 0 else r.dragon,
+                    }
+                    for r in rows
+                ]
+                for rows in self.rows
+            ],
             "discard": list(self.discard),
             "player": self.player,
             "turn": self.turn,
@@ -397,8 +453,9 @@ def _first_of(hand: list[int], kind: int) -> int:
 
 
 def _card_list(value, what) -> list[int]:
-    if not isinstance(value, list) or not all(isinstance(c, int) and not isinstance(c, bool)
-                                              for c in value):
+    if not isinstance(value, list) or not all(
+        isinstance(c, int) and not isinstance(c, bool) for c in value
+    ):
         raise InvalidStateError(f"{what} must be a list of card ids")
     return list(value)
 
@@ -453,7 +510,8 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
         state.rows.append(built)
         for r in range(1, len(built)):
             if built[r].helmet == built[r - 1].helmet and (
-                    r == 1 or rules["later_rows"] == "alternate"):
+                r == 1 or rules["later_rows"] == "alternate"
+            ):
                 bad(f"player {seat} row {r} faces the same way as row {r - 1}")
             if rules["later_rows"] == "opposite_first" and built[r].helmet == built[0].helmet:
                 bad(f"player {seat} row {r} faces the same way as row 0")
@@ -465,7 +523,8 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
     if sorted(seen) != expected:
         missing = sorted(set(expected) - set(seen))
         extra = sorted(set(seen) - set(expected)) or sorted(
-            c for c in set(seen) if seen.count(c) > 1)
+            c for c in set(seen) if seen.count(c) > 1
+        )
         bad(f"cards must be conserved: missing {missing}, duplicated/foreign {extra}")
     state.player = reader.int(data["player"], "player", 0, n - 1)
     state.turn = reader.int(data["turn"], "turn", 0, MAX_SAVED_TURN)
@@ -481,8 +540,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
                 bad(f"player {s} holds {len(h)} cards")
         state.winners = state.end_reason = None
     else:
-        if (not isinstance(winners, list) or not winners
-                or any(w not in range(n) for w in winners)):
+        if not isinstance(winners, list) or not winners or any(w not in range(n) for w in winners):
             bad(f"winners {winners!r}")
         state.winners, state.end_reason = tuple(winners), reason
         if reason == "row" and (len(long_rows) != 1 or state.winners != (long_rows[0],)):
@@ -498,8 +556,7 @@ def _from_dict(cls, data: dict) -> CastleRoomsState:
     return state
 
 
-__all__ = ["CastleRoomsState", "DEFAULT_RULES", "RULE_OPTIONS", "Row", "WIN_LENGTH",
-           "parse_rules"]
+__all__ = ["CastleRoomsState", "DEFAULT_RULES", "RULE_OPTIONS", "Row", "WIN_LENGTH", "parse_rules"]
 
 
 def _rooms(count: int) -> str:

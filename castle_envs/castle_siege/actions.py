@@ -15,6 +15,7 @@
 Hand slots index the hand sorted by card id (slot 0 = lowest id), so a position has one
 canonical layout. Targets are card ids, so a move names the defender it attacks.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -23,15 +24,15 @@ from ..core.actions import ActionTable
 from .cards import NUM_CARDS, card_name
 
 HAND_SLOTS = 5
-NUM_SUBSETS = 2 ** HAND_SLOTS - 1       # 31 non-empty subsets of the hand
+NUM_SUBSETS = 2**HAND_SLOTS - 1  # 31 non-empty subsets of the hand
 PLAY_BASE = 0
-RECYCLE_BASE = PLAY_BASE + NUM_SUBSETS * NUM_CARDS   # 1612
-ROYAL_BASE = RECYCLE_BASE + NUM_CARDS                 # 1664
-REGROUP = ROYAL_BASE + 4                              # 1668
-END_BATTLE = REGROUP + 1                              # 1669
-DISCARD_BASE = END_BATTLE + 1                         # 1670
+RECYCLE_BASE = PLAY_BASE + NUM_SUBSETS * NUM_CARDS  # 1612
+ROYAL_BASE = RECYCLE_BASE + NUM_CARDS  # 1664
+REGROUP = ROYAL_BASE + 4  # 1668
+END_BATTLE = REGROUP + 1  # 1669
+DISCARD_BASE = END_BATTLE + 1  # 1670
 DISCARD_SLOTS = 6
-NUM_ACTIONS = DISCARD_BASE + DISCARD_SLOTS            # 1676
+NUM_ACTIONS = DISCARD_BASE + DISCARD_SLOTS  # 1676
 
 
 def slots_of(bitmask: int) -> tuple[int, ...]:
@@ -78,8 +79,11 @@ class Discard(NamedTuple):
 
 
 def _all_moves():
-    moves: list[Any] = [Play(slots_of(mask), target)
-             for mask in range(1, NUM_SUBSETS + 1) for target in range(NUM_CARDS)]
+    moves: list[Any] = [
+        Play(slots_of(mask), target)
+        for mask in range(1, NUM_SUBSETS + 1)
+        for target in range(NUM_CARDS)
+    ]
     moves += [Recycle(c) for c in range(NUM_CARDS)]
     moves += [RoyalCapture(i) for i in range(4)]
     moves += [Regroup(), EndBattle()]

@@ -1,4 +1,5 @@
 """The standard 52-card deck: id = suit * 13 + rank - 1, suits in the rule text's order."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ NUM_CARDS = 52
 
 RANK = (np.arange(NUM_CARDS) % 13 + 1).astype(np.int16)
 SUIT = (np.arange(NUM_CARDS) // 13).astype(np.int16)
-RANKS = tuple(int(r) for r in RANK)   # plain-int copies for the hot loops
+RANKS = tuple(int(r) for r in RANK)  # plain-int copies for the hot loops
 SUIT_OF = tuple(int(s) for s in SUIT)
 
 

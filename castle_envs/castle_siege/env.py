@@ -54,6 +54,7 @@ otherwise.
 **Vector envs.** ``gymnasium.make_vec(..., vectorization_mode="sync")`` stacks
 ``info["action_mask"]`` to ``(num_envs, 1676)``; ``envs.call("action_masks")`` also works.
 """
+
 from __future__ import annotations
 
 import gymnasium as gym
@@ -86,20 +87,27 @@ def event_info(counts) -> dict:
 class CastleSiegeEnv(MaskedSolitaireEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 observation: str = "vector", **rules):
-        super().__init__(render_mode, illegal_action, illegal_action_penalty, max_episode_steps,
-                         observation)
+    def __init__(
+        self,
+        difficulty: str = "very_hard",
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        observation: str = "vector",
+        **rules,
+    ):
+        super().__init__(
+            render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
+        )
         difficulty_rows(difficulty)
         check_choice("reward", reward, REWARDS)
         self.difficulty = difficulty
         self.rules = check_keywords(type(self).__name__, rules, RULE_DEFAULTS, KEYWORDS)
-        State(1, **self.rules)   # validates the option values now, not at reset
+        State(1, **self.rules)  # validates the option values now, not at reset
         self.reward_mode = reward
-        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32),
-                         NUM_ACTIONS)
+        self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32), NUM_ACTIONS)
 
     @classmethod
     def state_type(cls):
@@ -112,9 +120,9 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
                 raise ValueError("reset options 'deck' and 'state' exclude each other")
             state = State.from_dict(options["state"])
             StateReader("Castle Siege").same_game(
-                {"difficulty": state.to_dict()["difficulty"],
-                 "rules": state.rule_options()},
-                {"difficulty": self.difficulty, "rules": self.rules})
+                {"difficulty": state.to_dict()["difficulty"], "rules": state.rule_options()},
+                {"difficulty": self.difficulty, "rules": self.rules},
+            )
             return state
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 

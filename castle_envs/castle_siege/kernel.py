@@ -22,6 +22,7 @@ same rules (the package's rules before these kernels took over); ``tests/castle_
 test_one_rules.py`` and ``tests/vector`` play thousands of games through both and compare
 every mask, observation, reward and saved state.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,15 +31,22 @@ from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import BatchStep, first_illegal_of, penalised, xorshift_star
 from . import layout as L
-from .actions import (DISCARD_BASE, END_BATTLE, NUM_ACTIONS, NUM_SUBSETS, RECYCLE_BASE,
-                      REGROUP, ROYAL_BASE)
+from .actions import (
+    DISCARD_BASE,
+    END_BATTLE,
+    NUM_ACTIONS,
+    NUM_SUBSETS,
+    RECYCLE_BASE,
+    REGROUP,
+    ROYAL_BASE,
+)
 from .cards import NUM_CARDS, RANK, SUIT
 from .layout import BATTLE, DISCARD, NO_CARD, PRECISION, ROYAL
 
 # --- layout of a row of ``cards`` ---------------------------------------------------------
 DECK = 0
-HAND = DECK + NUM_CARDS            # 7 entries: 6 cards at most, one spare for sorting
-COLS = HAND + 7                    # 4 x 52
+HAND = DECK + NUM_CARDS  # 7 entries: 6 cards at most, one spare for sorting
+COLS = HAND + 7  # 4 x 52
 CASTLES = COLS + 4 * NUM_CARDS
 CAPTURED = CASTLES + 4
 DISCARDED = CAPTURED + 4
@@ -46,34 +54,36 @@ OUT = DISCARDED + NUM_CARDS
 RECYCLED = OUT + NUM_CARDS
 # not part of the position: scratch for compute_mask and update_obs, and what the
 # observation row shows now (update_obs writes only what differs from it)
-NEED = RECYCLED + NUM_CARDS        # per target card the rank to reach
-SUMS = NEED + NUM_CARDS            # per hand subset its rank sum
-AT_MOST = SUMS + 32                # per rank r, the targets of rank r or less (14)
-CODE = AT_MOST + 14                # per card its location code
-SHOWN_LOC = CODE + NUM_CARDS       # per card the location code set in the row (-1: none)
-SHOWN_HAND = SHOWN_LOC + NUM_CARDS # per hand slot (6) the card shown there
-SHOWN_NEWEST = SHOWN_HAND + 6      # per column the newest defender shown
-MOVED = SHOWN_NEWEST + 4           # the cards moved since the row was written (MOVED_CAP,
-MOVED_CAP = 32                     # then one entry that later moves overwrite)
+NEED = RECYCLED + NUM_CARDS  # per target card the rank to reach
+SUMS = NEED + NUM_CARDS  # per hand subset its rank sum
+AT_MOST = SUMS + 32  # per rank r, the targets of rank r or less (14)
+CODE = AT_MOST + 14  # per card its location code
+SHOWN_LOC = CODE + NUM_CARDS  # per card the location code set in the row (-1: none)
+SHOWN_HAND = SHOWN_LOC + NUM_CARDS  # per hand slot (6) the card shown there
+SHOWN_NEWEST = SHOWN_HAND + 6  # per column the newest defender shown
+MOVED = SHOWN_NEWEST + 4  # the cards moved since the row was written (MOVED_CAP,
+MOVED_CAP = 32  # then one entry that later moves overwrite)
 CARD_WORDS = MOVED + MOVED_CAP + 1  # 676
 
 # --- layout of a row of ``ints`` ----------------------------------------------------------
-HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3   # CLEN..CLEN+3: column lengths
-PHASE, REGROUPED, TURN, OUTCOME, STEPS, EVENTS = 7, 8, 9, 10, 11, 12   # EVENTS..+7
-EV_PRECISION, EV_FLUSH, EV_FLUSH_DRAW, EV_ROYAL, EV_REGROUP, EV_CAPTURED, EV_DEFEATED, EV_TURNS = range(8)
-DIRTY = EVENTS + 8                 # bit c: column c changed since the observation was written
-SHOWN_RECYCLED = DIRTY + 1         # recycled cards whose depth the observation shows
-NMOVED = SHOWN_RECYCLED + 1        # entries of MOVED (past MOVED_CAP: compare every card)
-STRICT = NMOVED + 1                # rules option victory: 1 "deck_left", 0 "any_time" (set
-                                   # by the writer: write_state, the envs; kept by the deal)
-COUNTS = STRICT + 1                # legal actions per row of the mask (one row per hand
+HEAD, DSIZE, HSIZE, CLEN = 0, 1, 2, 3  # CLEN..CLEN+3: column lengths
+PHASE, REGROUPED, TURN, OUTCOME, STEPS, EVENTS = 7, 8, 9, 10, 11, 12  # EVENTS..+7
+EV_PRECISION, EV_FLUSH, EV_FLUSH_DRAW, EV_ROYAL, EV_REGROUP, EV_CAPTURED, EV_DEFEATED, EV_TURNS = (
+    range(8)
+)
+DIRTY = EVENTS + 8  # bit c: column c changed since the observation was written
+SHOWN_RECYCLED = DIRTY + 1  # recycled cards whose depth the observation shows
+NMOVED = SHOWN_RECYCLED + 1  # entries of MOVED (past MOVED_CAP: compare every card)
+STRICT = NMOVED + 1  # rules option victory: 1 "deck_left", 0 "any_time" (set
+# by the writer: write_state, the envs; kept by the deal)
+COUNTS = STRICT + 1  # legal actions per row of the mask (one row per hand
 INT_WORDS = COUNTS + NUM_SUBSETS + 1  # subset, 52 targets; then the rest): 56 words
-MASK_WIDTH = NUM_ACTIONS + 4       # rows padded to whole uint64 words (for fast sampling)
+MASK_WIDTH = NUM_ACTIONS + 4  # rows padded to whole uint64 words (for fast sampling)
 HAND_SLOTS = 5
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
-_RANK_LOW = L.RANK_LOW            # float32 rank / 13, index NO_CARD -> 0
+_RANK_LOW = L.RANK_LOW  # float32 rank / 13, index NO_CARD -> 0
 _NC = NO_CARD
 
 
@@ -115,7 +125,7 @@ def _draw(b, v):
         return False
     card = _pop_deck(b, v)
     j = v[HSIZE]
-    while j > 0 and b[HAND + j - 1] > card:   # keep the hand sorted by card id
+    while j > 0 and b[HAND + j - 1] > card:  # keep the hand sorted by card id
         b[HAND + j] = b[HAND + j - 1]
         j -= 1
     b[HAND + j] = card
@@ -153,7 +163,7 @@ def _push_defender(b, v, castle, card):
     b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
     v[CLEN + castle] += 1
     _moved(b, v, card, L.DEFENDER0 + castle)
-    v[DIRTY] |= 1 << castle   # every change to a column marks it for update_obs
+    v[DIRTY] |= 1 << castle  # every change to a column marks it for update_obs
 
 
 @njit(cache=True, inline="always")
@@ -179,7 +189,7 @@ def _capture(b, v, castle, royal, leave):
     _moved(b, v, b[CASTLES + castle], L.CASTLE_TAKEN)
     n = v[CLEN + castle]
     base = COLS + castle * NUM_CARDS
-    for p in range(n):   # Royal Assault sweeps the castle's remaining defenders away
+    for p in range(n):  # Royal Assault sweeps the castle's remaining defenders away
         b[(OUT if leave else DISCARDED) + b[base + p]] = 1
         _moved(b, v, b[base + p], L.OUT if leave else L.DISCARD_PILE)
         b[base + p] = _NC
@@ -206,7 +216,7 @@ def _end_turn(b, v):
         if not b[CAPTURED + c] and v[DSIZE]:
             _push_defender(b, v, c, _pop_deck(b, v))
     if v[DSIZE] == 0:
-        v[OUTCOME] = -1   # interpretation 9
+        v[OUTCOME] = -1  # interpretation 9
         return
     _start_turn(b, v)
 
@@ -218,13 +228,19 @@ def _is_royal(b, bitmask):
         if not bitmask >> i & 1 or _RANK[b[HAND + i]] != 11:
             continue
         for j in range(HAND_SLOTS):
-            if (not bitmask >> j & 1 or _RANK[b[HAND + j]] != 12
-                    or _SUIT[b[HAND + j]] == _SUIT[b[HAND + i]]):
+            if (
+                not bitmask >> j & 1
+                or _RANK[b[HAND + j]] != 12
+                or _SUIT[b[HAND + j]] == _SUIT[b[HAND + i]]
+            ):
                 continue
             for k in range(HAND_SLOTS):
-                if (bitmask >> k & 1 and _RANK[b[HAND + k]] == 13
-                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
-                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]]):
+                if (
+                    bitmask >> k & 1
+                    and _RANK[b[HAND + k]] == 13
+                    and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
+                    and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]]
+                ):
                     return True
     return False
 
@@ -252,14 +268,14 @@ def _play(b, v, bitmask, target, leave):
             return
     _remove_defender(b, v, target, leave)
     v[EVENTS + EV_DEFEATED] += 1
-    if n >= 2 and one_suit:   # Flush Siege
+    if n >= 2 and one_suit:  # Flush Siege
         v[EVENTS + EV_FLUSH] += 1
         if _draw(b, v):
             v[EVENTS + EV_FLUSH_DRAW] += 1
     if royal:
         v[EVENTS + EV_ROYAL] += 1
         v[PHASE] = ROYAL
-    elif total == _RANK[target]:   # Precision Strike
+    elif total == _RANK[target]:  # Precision Strike
         v[EVENTS + EV_PRECISION] += 1
         v[PHASE] = PRECISION
 
@@ -321,14 +337,14 @@ def apply(b, v, action, leave):
             v[PHASE] = BATTLE
             _end_turn(b, v)
     if v[STRICT] and v[OUTCOME] == 0 and v[DSIZE] == 0:
-        v[OUTCOME] = -1   # victory="deck_left": the deck ran out while a castle stands
+        v[OUTCOME] = -1  # victory="deck_left": the deck ran out while a castle stands
 
 
 # --- the deal -----------------------------------------------------------------------------
 @njit(cache=True)
 def deal(b, v, w, rows):
     """``State.new_game`` with the deck ``Generator.permutation(52)`` of the env's rng."""
-    pcg64.permutation_into(w, b[DECK:DECK + NUM_CARDS])
+    pcg64.permutation_into(w, b[DECK : DECK + NUM_CARDS])
     _deal_from_deck(b, v, rows)
 
 
@@ -345,9 +361,9 @@ def _deal_from_deck(b, v, rows):
     """Deal from the full deck (top first) held in the deck region."""
     for k in range(HAND, CAPTURED):
         b[k] = _NC
-    for k in range(CAPTURED, NEED):   # the rest is scratch, or encode's to set
+    for k in range(CAPTURED, NEED):  # the rest is scratch, or encode's to set
         b[k] = 0
-    strict = v[STRICT]   # a rules option, not part of the position: kept
+    strict = v[STRICT]  # a rules option, not part of the position: kept
     for k in range(INT_WORDS):
         v[k] = 0
     v[STRICT] = strict
@@ -389,7 +405,7 @@ def compute_mask(b, v, recent, m):
     else:
         held = min(v[HSIZE], HAND_SLOTS)
         k = (1 << held) - 1
-        b[SUMS] = 0   # SUMS[bitmask]: rank sum of those hand slots (at most 65)
+        b[SUMS] = 0  # SUMS[bitmask]: rank sum of those hand slots (at most 65)
         for i in range(held):
             rank = _RANK[b[HAND + i]]
             for bits in range(1 << i):
@@ -411,11 +427,11 @@ def compute_mask(b, v, recent, m):
             b[AT_MOST + r] += b[AT_MOST + r - 1]
         for s in range(NUM_SUBSETS):
             row = s * NUM_CARDS
-            total = b[SUMS + s + 1] if s < k else np.int8(-1)   # int8 lanes
+            total = b[SUMS + s + 1] if s < k else np.int8(-1)  # int8 lanes
             for t in range(NUM_CARDS):
                 m[row + t] = total >= b[NEED + t]
             v[COUNTS + s] = b[AT_MOST + min(total, 13)] if s < k else 0
-        for c in range(4):   # captures need an exact sum (castles are never in NEED)
+        for c in range(4):  # captures need an exact sum (castles are never in NEED)
             if v[CLEN + c] or b[CAPTURED + c]:
                 continue
             target = b[CASTLES + c]
@@ -462,12 +478,12 @@ def encode(b, v, rows, recent, leave, obs):
         b[SHOWN_HAND + i] = _NC
     for c in range(4):
         b[SHOWN_NEWEST + c] = _NC
-        obs[L.CASTLE_OFF + 18 * c - 1 + _RANK[b[CASTLES + c]]] = 1.0   # fixed for a game
+        obs[L.CASTLE_OFF + 18 * c - 1 + _RANK[b[CASTLES + c]]] = 1.0  # fixed for a game
     v[SHOWN_RECYCLED] = 0
     v[DIRTY] = 15
     obs[L.DIFF_OFF + rows - 1] = 1.0
     _all_codes(b, v)
-    v[NMOVED] = MOVED_CAP + 1   # every card's location is written
+    v[NMOVED] = MOVED_CAP + 1  # every card's location is written
     update_obs(b, v, recent, leave, obs)
 
 
@@ -476,8 +492,11 @@ def _all_codes(b, v):
     """Every card's location code (CODE), from the position: the flags exclude each other,
     and cards in hand, columns and castles have all flags clear."""
     for card in range(NUM_CARDS):
-        b[CODE + card] = (L.RECYCLED * b[RECYCLED + card] + L.DISCARD_PILE * b[DISCARDED + card]
-                          + L.OUT * b[OUT + card])
+        b[CODE + card] = (
+            L.RECYCLED * b[RECYCLED + card]
+            + L.DISCARD_PILE * b[DISCARDED + card]
+            + L.OUT * b[OUT + card]
+        )
     for i in range(v[HSIZE]):
         b[CODE + b[HAND + i]] = L.HAND
     for c in range(4):
@@ -511,7 +530,7 @@ def update_obs(b, v, recent, leave, obs):
             obs[L.LOC_OFF + card * L.N_LOCATIONS + new] = 1.0
             b[SHOWN_LOC + card] = new
     v[NMOVED] = 0
-    for i in range(6):   # hand slots, sorted by card id
+    for i in range(6):  # hand slots, sorted by card id
         new = b[HAND + i] if i < v[HSIZE] else _NC
         old = b[SHOWN_HAND + i]
         if new != old:
@@ -526,7 +545,7 @@ def update_obs(b, v, recent, leave, obs):
             b[SHOWN_HAND + i] = new
     dirty = v[DIRTY]
     if dirty:
-        for c in range(4):   # a card is the newest of one column at most: clear, then set
+        for c in range(4):  # a card is the newest of one column at most: clear, then set
             if dirty >> c & 1 and b[SHOWN_NEWEST + c] != _NC:
                 obs[L.NEWEST_OFF + b[SHOWN_NEWEST + c]] = 0.0
         for c in range(4):
@@ -538,7 +557,7 @@ def update_obs(b, v, recent, leave, obs):
     for p in range(4):
         obs[L.PHASE_OFF + p] = v[PHASE] == p
     dsize = v[DSIZE]
-    if recycled or v[SHOWN_RECYCLED]:   # recycled cards are the deck's bottom
+    if recycled or v[SHOWN_RECYCLED]:  # recycled cards are the deck's bottom
         for card in range(NUM_CARDS):
             obs[L.DEPTH_OFF + card] = 0.0
         for depth in range(dsize - recycled, dsize):
@@ -597,8 +616,13 @@ def _refresh(b, v, recent, m):
 @njit(cache=True, nogil=True)
 def reset_rows(lo, hi, cards, ints, rng, rows, recent, leave, obs, mask):
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
-    cards, ints, rng, obs, mask = (unowned(cards), unowned(ints), unowned(rng), unowned(obs),
-                                   unowned(mask))
+    cards, ints, rng, obs, mask = (
+        unowned(cards),
+        unowned(ints),
+        unowned(rng),
+        unowned(obs),
+        unowned(mask),
+    )
     for i in range(lo, hi):
         deal(cards[i], ints[i], rng[i], rows)
         encode(cards[i], ints[i], rows, recent, leave, obs[i])
@@ -627,8 +651,11 @@ def _played(b, v, action, leave, shaped):
     v[STEPS] += 1
     r = 1.0 if v[OUTCOME] == 1 else 0.0
     if shaped:
-        r = (r + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
-             + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken))
+        r = (
+            r
+            + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
+            + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken)
+        )
     return r
 
 
@@ -655,7 +682,7 @@ def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, ob
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
     faster than the named tuple). The row of ``obs`` must hold what the last step
     (or reset) wrote there: it is updated in place."""
-    cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)   # see core.jit.unowned
+    cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)  # see core.jit.unowned
     out = BatchStep(*step)
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(out.final_obs)
     for i in range(lo, hi):
@@ -672,7 +699,7 @@ def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, ob
         out.done[i] = finished
         update_obs(b, v, recent, leave, obs[i])
         if finished:
-            for k in range(L.OBS_SIZE):   # (a slice assignment would allocate a temporary)
+            for k in range(L.OBS_SIZE):  # (a slice assignment would allocate a temporary)
                 final_obs[i, k] = obs[i, k]
             deal(b, v, rng[i], rows)
             encode(b, v, rows, recent, leave, obs[i])
@@ -682,8 +709,9 @@ def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, ob
 @njit(cache=True, nogil=True)
 def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step):
     """One step of every env (``step_rows``), on this thread."""
-    step_rows(0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped, obs,
-              mask, step)
+    step_rows(
+        0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -754,11 +782,11 @@ def sample_counted_rows(lo, hi, mask, ints, words, out):
         bits = xorshift_star(words, i) >> np.uint64(11)
         pick = np.int64((bits * np.uint64(total)) >> np.uint64(53))
         r = 0
-        while pick >= v[COUNTS + r]:   # the row holding the pick-th legal action
+        while pick >= v[COUNTS + r]:  # the row holding the pick-th legal action
             pick -= v[COUNTS + r]
             r += 1
         for a in range(r * NUM_CARDS, NUM_ACTIONS):
-            pick -= mask[i, a]   # no branch per entry: legal ones are random
+            pick -= mask[i, a]  # no branch per entry: legal ones are random
             if pick < 0:
                 out[i] = a
                 break

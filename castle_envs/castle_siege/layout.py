@@ -3,6 +3,7 @@
 They sit in a module of their own so that ``kernel`` (the rules) can use them without
 importing ``rules`` or ``observation``, which are views over it.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,15 +15,31 @@ from .cards import NUM_CARDS, RANK
 BATTLE, PRECISION, ROYAL, DISCARD = 0, 1, 2, 3
 PHASE_NAMES = ("battle", "precision_strike", "royal_assault", "discard")
 
-NO_CARD = NUM_CARDS             # padding value in hand and column arrays
+NO_CARD = NUM_CARDS  # padding value in hand and column arrays
 HAND_CAPACITY = HAND_SLOTS + 1  # room for the (provably never reached) sixth card
-EVENTS = ("precision_strikes", "flush_sieges", "flush_draws", "royal_assaults", "regroups",
-          "castles_captured", "defenders_defeated", "turns")
+EVENTS = (
+    "precision_strikes",
+    "flush_sieges",
+    "flush_draws",
+    "royal_assaults",
+    "regroups",
+    "castles_captured",
+    "defenders_defeated",
+    "turns",
+)
 
 # --- the observation vector (``observation``'s docstring has the table) -----------------------
 N_LOCATIONS = 11
 UNSEEN, HAND, DEFENDER0, CASTLE_OPEN, CASTLE_TAKEN, DISCARD_PILE, OUT, RECYCLED = (
-    0, 1, 2, 6, 7, 8, 9, 10)
+    0,
+    1,
+    2,
+    6,
+    7,
+    8,
+    9,
+    10,
+)
 LOC_OFF = 0
 NEWEST_OFF = LOC_OFF + NUM_CARDS * N_LOCATIONS
 DEPTH_OFF = NEWEST_OFF + NUM_CARDS

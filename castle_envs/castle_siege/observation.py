@@ -21,25 +21,66 @@ Layout (``OBS_SIZE`` = 882 values, all in [0, 1]):
 Only the deck's order is hidden; the recycled cards' depths are known to the player because
 they put them at the bottom themselves and the deck size is public.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from . import kernel as K
-from .layout import (CASTLE_OFF, CASTLE_OPEN, CASTLE_TAKEN, DEFENDER0, DEPTH_OFF, DIFF_OFF,
-                     HAND, HAND_OFF, LOC_OFF, N_LOCATIONS, NEWEST_OFF, OBS_SIZE, OUT, PHASE_OFF,
-                     RECYCLED, SCALAR_OFF, UNSEEN)
+from .layout import (
+    CASTLE_OFF,
+    CASTLE_OPEN,
+    CASTLE_TAKEN,
+    DEFENDER0,
+    DEPTH_OFF,
+    DIFF_OFF,
+    HAND,
+    HAND_OFF,
+    LOC_OFF,
+    N_LOCATIONS,
+    NEWEST_OFF,
+    OBS_SIZE,
+    OUT,
+    PHASE_OFF,
+    RECYCLED,
+    SCALAR_OFF,
+    UNSEEN,
+)
 from .layout import DISCARD_PILE as DISCARD
 
-__all__ = ["OBS_SIZE", "encode", "N_LOCATIONS", "UNSEEN", "HAND", "DEFENDER0", "CASTLE_OPEN",
-           "CASTLE_TAKEN", "DISCARD", "OUT", "RECYCLED", "LOC_OFF", "NEWEST_OFF", "DEPTH_OFF",
-           "HAND_OFF", "CASTLE_OFF", "PHASE_OFF", "DIFF_OFF", "SCALAR_OFF"]
+__all__ = [
+    "OBS_SIZE",
+    "encode",
+    "N_LOCATIONS",
+    "UNSEEN",
+    "HAND",
+    "DEFENDER0",
+    "CASTLE_OPEN",
+    "CASTLE_TAKEN",
+    "DISCARD",
+    "OUT",
+    "RECYCLED",
+    "LOC_OFF",
+    "NEWEST_OFF",
+    "DEPTH_OFF",
+    "HAND_OFF",
+    "CASTLE_OFF",
+    "PHASE_OFF",
+    "DIFF_OFF",
+    "SCALAR_OFF",
+]
 
 
 def encode(state) -> np.ndarray:
     """The observation of a ``rules.State``, written by the kernel's encoder (the one the
     batched env uses)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    K.encode(state.b, state.v, state.rows, state.attack == "most_recent",
-             state.defeated == "leave_game", obs)
+    K.encode(
+        state.b,
+        state.v,
+        state.rows,
+        state.attack == "most_recent",
+        state.defeated == "leave_game",
+        obs,
+    )
     return obs

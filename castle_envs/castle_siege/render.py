@@ -5,23 +5,25 @@ card's rank and suit readable), the hand with its slot numbers (moves name slots
 deck with the recycled cards known to lie at its bottom, the discard pile card by card, the
 rule events so far and what the player is deciding now. The deck's order stays hidden.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.scene import (BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE,
-                          Scene, scene_renderers)
+from ..core.scene import BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE, Scene, scene_renderers
 from .actions import Play, RoyalCapture
 from .cards import CASTLE_NAMES, RANK_NAMES, RANKS, card_name
-from .rules import (BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State)
+from .rules import BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State
 
 #: what the notation means (``castle-envs play`` prints it)
-LEGEND = ("Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H D also work). "
-          "Hand slots count from 0 in the order the hand is shown: by suit (♠ ♣ ♥ ♦), then by "
-          "rank within a suit. Attack a defender with cards summing to "
-          "at least its rank (exactly: Precision Strike, recycle a discard); capture a castle "
-          "with no defenders left by summing exactly to its rank; J+Q+K of three suits: Royal "
-          "Assault.")
+LEGEND = (
+    "Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H D also work). "
+    "Hand slots count from 0 in the order the hand is shown: by suit (♠ ♣ ♥ ♦), then by "
+    "rank within a suit. Attack a defender with cards summing to "
+    "at least its rank (exactly: Precision Strike, recycle a discard); capture a castle "
+    "with no defenders left by summing exactly to its rank; J+Q+K of three suits: Royal "
+    "Assault."
+)
 #: ``castle-envs play`` reads card names typed with suit letters (``JD``, ``10h``)
 TYPED_CARDS = True
 
@@ -48,9 +50,10 @@ def move_order(state, action: int) -> tuple[int, int, int]:
 
 
 def render_ansi(state: State) -> str:
-    lines = [f"Castle Siege  turn {state.turn}  deck {state.deck_size}  "
-             f"discard {int(state.discard.sum())}"
-             + ("  [regroup used]" if state.regroup_used else "")]
+    lines = [
+        f"Castle Siege  turn {state.turn}  deck {state.deck_size}  "
+        f"discard {int(state.discard.sum())}" + ("  [regroup used]" if state.regroup_used else "")
+    ]
     depth = max([len(state.column(c)) for c in range(4)] + [0])
     header = []
     for c in range(4):
@@ -69,8 +72,11 @@ def render_ansi(state: State) -> str:
     if recycled:
         lines.append(f"deck bottom (recycled, top to bottom): {' '.join(recycled)}")
     if state.is_terminal():
-        lines.append("VICTORY: all four castles captured" if state.won else
-                     "DEFEAT: the reinforcement deck ran out")
+        lines.append(
+            "VICTORY: all four castles captured"
+            if state.won
+            else "DEFEAT: the reinforcement deck ran out"
+        )
     else:
         lines.append(f"now: {PROMPTS[state.phase]}")
     return "\n".join(lines)
@@ -84,19 +90,25 @@ LEFT = 20
 CASTLE_TOP = 76
 COLUMN_TOP = CASTLE_TOP + CARD_H + 34
 HAND_TOP = HEIGHT - CARD_H - 48
-COLUMN_BOTTOM = HAND_TOP - 34        # the lowest column card ends above the hand's label
-STEP_MAX, STEP_MIN = 30, 19          # vertical offset of stacked defenders
-PANEL = LEFT + 4 * COL_PITCH         # the right-hand panel
+COLUMN_BOTTOM = HAND_TOP - 34  # the lowest column card ends above the hand's label
+STEP_MAX, STEP_MIN = 30, 19  # vertical offset of stacked defenders
+PANEL = LEFT + 4 * COL_PITCH  # the right-hand panel
 CASTLE_PLATES = (BLACK, SUIT_COLORS[1], SUIT_COLORS[2], SUIT_COLORS[3])
 CARD_BACK = (46, 70, 150)
-PROMPTS = {BATTLE: "Battle: attack, capture, regroup or end the battle",
-           PRECISION: "Precision Strike: recycle a discard to the deck's bottom",
-           ROYAL: "Royal Assault: choose a castle to capture",
-           DISCARD: "End of turn: discard down to 5 cards"}
-EVENT_LABELS = (("castles_captured", "castles captured"),
-                ("defenders_defeated", "defenders defeated"),
-                ("precision_strikes", "precision strikes"), ("flush_sieges", "flush sieges"),
-                ("royal_assaults", "royal assaults"), ("regroups", "regroups"))
+PROMPTS = {
+    BATTLE: "Battle: attack, capture, regroup or end the battle",
+    PRECISION: "Precision Strike: recycle a discard to the deck's bottom",
+    ROYAL: "Royal Assault: choose a castle to capture",
+    DISCARD: "End of turn: discard down to 5 cards",
+}
+EVENT_LABELS = (
+    ("castles_captured", "castles captured"),
+    ("defenders_defeated", "defenders defeated"),
+    ("precision_strikes", "precision strikes"),
+    ("flush_sieges", "flush sieges"),
+    ("royal_assaults", "royal assaults"),
+    ("regroups", "regroups"),
+)
 
 
 def card_face(scene: Scene, x, y, card: int, w=CARD_W, h=CARD_H, dim=False, big=True):
@@ -104,20 +116,27 @@ def card_face(scene: Scene, x, y, card: int, w=CARD_W, h=CARD_H, dim=False, big=
     the card shows whole, a large suit in the middle."""
     suit, rank = card // 13, card % 13
     ink = MUTED if dim else SUIT_COLORS[suit]
-    scene.rect(x, y, w, h, fill=(214, 214, 210) if dim else PAPER, outline=(90, 90, 90),
-               radius=6)
+    scene.rect(x, y, w, h, fill=(214, 214, 210) if dim else PAPER, outline=(90, 90, 90), radius=6)
     scene.text(x + 5, y + 2, 27, 17, RANK_NAMES[rank], ink, 15, "center", bold=True)
     scene.suit(x + 40, y + 10.5, 12, suit, ink)
     if big:
-        if rank >= 10:     # court cards: the letter framed, for the Royal Assault
+        if rank >= 10:  # court cards: the letter framed, for the Royal Assault
             scene.rect(x + w / 2 - 22, y + h / 2 - 20, 44, 52, outline=GOLD, line=2, radius=4)
-            scene.text(x + w / 2 - 20, y + h / 2 - 16, 40, 30, RANK_NAMES[rank], ink, 26,
-                       "center", bold=True)
+            scene.text(
+                x + w / 2 - 20,
+                y + h / 2 - 16,
+                40,
+                30,
+                RANK_NAMES[rank],
+                ink,
+                26,
+                "center",
+                bold=True,
+            )
             scene.suit(x + w / 2, y + h / 2 + 23, 12, suit, ink)
         else:
             scene.suit(x + w / 2, y + h / 2 + 8, 38, suit, ink)
-        scene.text(x + w - 32, y + h - 19, 27, 17, RANK_NAMES[rank], ink, 15, "center",
-                   bold=True)
+        scene.text(x + w - 32, y + h - 19, 27, 17, RANK_NAMES[rank], ink, 15, "center", bold=True)
 
 
 def card_back(scene: Scene, x, y, w, h):
@@ -130,26 +149,36 @@ def chip(scene: Scene, x, y, card: int, w=34, h=20):
     """A small card: rank and suit, for piles shown card by card."""
     suit = card // 13
     scene.rect(x, y, w, h, fill=PAPER, outline=(90, 90, 90), radius=3)
-    scene.text(x + 1, y + 1, 19, h - 2, RANK_NAMES[card % 13], SUIT_COLORS[suit], 12, "center",
-               bold=True)
+    scene.text(
+        x + 1, y + 1, 19, h - 2, RANK_NAMES[card % 13], SUIT_COLORS[suit], 12, "center", bold=True
+    )
     scene.suit(x + 26, y + h / 2, 10, suit)
 
 
 def _castle(scene: Scene, state: State, c: int):
     x = LEFT + c * COL_PITCH
     scene.rect(x - 4, CASTLE_TOP - 30, CARD_W + 8, 24, fill=CASTLE_PLATES[c], radius=4)
-    scene.text(x, CASTLE_TOP - 30, CARD_W, 24, f"{CASTLE_NAMES[c]} castle", WHITE, 14,
-               "center", bold=True)
+    scene.text(
+        x, CASTLE_TOP - 30, CARD_W, 24, f"{CASTLE_NAMES[c]} castle", WHITE, 14, "center", bold=True
+    )
     card = int(state.castles[c])
-    for k in range(5):       # battlements on top of the castle card
+    for k in range(5):  # battlements on top of the castle card
         scene.rect(x + 4 + k * 17, CASTLE_TOP - 5, 9, 6, fill=(150, 150, 140))
     card_face(scene, x, CASTLE_TOP, card, dim=bool(state.captured[c]), big=not state.captured[c])
     column = state.column(c)
     if state.captured[c]:
-        scene.rect(x - 4, CASTLE_TOP + CARD_H / 2 - 11, CARD_W + 8, 22, fill=GOLD,
-                   outline=BLACK)
-        scene.text(x - 2, CASTLE_TOP + CARD_H / 2 - 11, CARD_W + 4, 22, "CAPTURED", BLACK, 13,
-                   "center", bold=True)
+        scene.rect(x - 4, CASTLE_TOP + CARD_H / 2 - 11, CARD_W + 8, 22, fill=GOLD, outline=BLACK)
+        scene.text(
+            x - 2,
+            CASTLE_TOP + CARD_H / 2 - 11,
+            CARD_W + 4,
+            22,
+            "CAPTURED",
+            BLACK,
+            13,
+            "center",
+            bold=True,
+        )
         note = "captured"
     elif column:
         note = f"{len(column)} defender{'s' * (len(column) != 1)}"
@@ -162,11 +191,12 @@ def _castle(scene: Scene, state: State, c: int):
 def _column(scene: Scene, x, column):
     room = COLUMN_BOTTOM - COLUMN_TOP - CARD_H
     top = COLUMN_TOP
-    if len(column) - 1 > room // STEP_MIN:    # the oldest defenders: counted, not drawn
+    if len(column) - 1 > room // STEP_MIN:  # the oldest defenders: counted, not drawn
         room -= 20
         keep = int(room // STEP_MIN) + 1
-        scene.text(x, top, CARD_W, 18, f"+{len(column) - keep} older", WHITE, 12, "center",
-                   bold=True)
+        scene.text(
+            x, top, CARD_W, 18, f"+{len(column) - keep} older", WHITE, 12, "center", bold=True
+        )
         top += 20
         column = column[-keep:]
     step = STEP_MAX if len(column) < 2 else min(STEP_MAX, room / (len(column) - 1))
@@ -176,17 +206,30 @@ def _column(scene: Scene, x, column):
 
 def _panel(scene: Scene, state: State):
     x, w = PANEL, WIDTH - PANEL - 16
-    scene.text(x, 46, w, 20, f"Deck: {state.deck_size} card{'s' * (state.deck_size != 1)}",
-               WHITE, 15, bold=True)
+    scene.text(
+        x,
+        46,
+        w,
+        20,
+        f"Deck: {state.deck_size} card{'s' * (state.deck_size != 1)}",
+        WHITE,
+        15,
+        bold=True,
+    )
     if state.deck_size:
         card_back(scene, x, 70, 56, 74)
     else:
         scene.rect(x, 70, 56, 74, outline=PALE, radius=6)
     recycled = [c for c in state.deck_cards() if state.recycled[c]]
-    note = (f"{len(recycled)} known at the bottom:" if recycled else
-            "order hidden" if state.deck_size else "empty")
+    note = (
+        f"{len(recycled)} known at the bottom:"
+        if recycled
+        else "order hidden"
+        if state.deck_size
+        else "empty"
+    )
     scene.text(x + 66, 70, w - 66, 18, note, PALE, 12)
-    for i, card in enumerate(recycled[:12]):      # top to bottom, as they lie
+    for i, card in enumerate(recycled[:12]):  # top to bottom, as they lie
         chip(scene, x + 66 + (i % 6) * 37, 92 + (i // 6) * 23, card)
     discard = np.flatnonzero(state.discard)
     top = 158
@@ -204,8 +247,16 @@ def _panel(scene: Scene, state: State):
 
 def _hand(scene: Scene, state: State):
     hand = state.hand_cards()
-    scene.text(LEFT, HAND_TOP - 26, 220, 20, "Hand" + (" (regroup used)" if state.regroup_used
-                                                       else ""), WHITE, 15, bold=True)
+    scene.text(
+        LEFT,
+        HAND_TOP - 26,
+        220,
+        20,
+        "Hand" + (" (regroup used)" if state.regroup_used else ""),
+        WHITE,
+        15,
+        bold=True,
+    )
     if not hand:
         scene.text(LEFT, HAND_TOP, 300, 20, "(empty)", PALE, 13)
     pitch = min(CARD_W + 12, (PANEL - LEFT - CARD_W - 8) / max(1, len(hand) - 1))
@@ -219,12 +270,10 @@ def build_scene(state: State) -> Scene:
     scene = Scene(WIDTH, HEIGHT)
     level = {v: k for k, v in DIFFICULTIES.items()}[state.rows].replace("_", " ").title()
     if state.is_terminal():
-        status = ("Victory: all four castles captured" if state.won else
-                  "Defeat: the deck ran out")
+        status = "Victory: all four castles captured" if state.won else "Defeat: the deck ran out"
     else:
         status = PROMPTS[state.phase]
-    scene.header("Castle Siege", f"{level} · turn {state.turn}", status,
-                 state.outcome, title_w=136)
+    scene.header("Castle Siege", f"{level} · turn {state.turn}", status, state.outcome, title_w=136)
     for c in range(4):
         _castle(scene, state, c)
     _panel(scene, state)
@@ -235,9 +284,12 @@ def build_scene(state: State) -> Scene:
 render_rgb, render_svg = scene_renderers(build_scene)
 
 
-_EVENT_WORDS = (("precision_strikes", "Precision Strike"),
-                ("flush_sieges", "Flush Siege (drew a card)"),
-                ("royal_assaults", "Royal Assault"), ("regroups", "Regroup: a new hand"))
+_EVENT_WORDS = (
+    ("precision_strikes", "Precision Strike"),
+    ("flush_sieges", "Flush Siege (drew a card)"),
+    ("royal_assaults", "Royal Assault"),
+    ("regroups", "Regroup: a new hand"),
+)
 
 
 def events(before: State, after: State) -> list[str]:
@@ -252,11 +304,14 @@ def events(before: State, after: State) -> list[str]:
             out.append(words)
     for c in range(4):
         if after.captured[c] and not before.captured[c]:
-            out.append(f"the {CASTLE_NAMES[c]} castle "
-                       f"({card_name(int(after.castles[c]))}) is captured")
+            out.append(
+                f"the {CASTLE_NAMES[c]} castle ({card_name(int(after.castles[c]))}) is captured"
+            )
     if after.turn > before.turn and not after.is_terminal():
-        out.append(f"turn {after.turn}: new defenders dealt, hand refilled "
-                   f"({after.hand_size} cards, deck {after.deck_size})")
+        out.append(
+            f"turn {after.turn}: new defenders dealt, hand refilled "
+            f"({after.hand_size} cards, deck {after.deck_size})"
+        )
     if after.is_terminal():
         out.append("Victory" if after.won else "Defeat: the deck ran out")
     return out

@@ -8,6 +8,7 @@ readable moves and errors). ``new_game`` deals; ``to_dict``/``from_dict`` serial
 deck order, hidden from the player, included). RULES.md beside this file states every rule
 and interpretation the kernel implements.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,20 +21,35 @@ from ..core.saved import StateReader
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
 from . import kernel as K
-from .actions import (ACTIONS, HAND_SLOTS, NUM_ACTIONS, Play, Recycle, Regroup, RoyalCapture,
-                      Discard)
+from .actions import ACTIONS, HAND_SLOTS, NUM_ACTIONS, Play, Recycle, Regroup, RoyalCapture, Discard
 from .cards import CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF, card_name
-from .layout import (BATTLE, DISCARD, EVENTS, HAND_CAPACITY, NO_CARD, PHASE_NAMES, PRECISION,
-                     ROYAL)
+from .layout import BATTLE, DISCARD, EVENTS, HAND_CAPACITY, NO_CARD, PHASE_NAMES, PRECISION, ROYAL
 
-__all__ = ["State", "DIFFICULTIES", "ATTACK_RULES", "DEFEATED_RULES", "VICTORY_RULES",
-           "RULE_DEFAULTS", "BATTLE", "PRECISION", "ROYAL", "DISCARD", "PHASE_NAMES",
-           "NO_CARD", "HAND_CAPACITY", "EVENTS", "NUM_ACTIONS", "MAX_SAVED_COUNT",
-           "difficulty_rows", "check_deck", "is_royal"]
+__all__ = [
+    "State",
+    "DIFFICULTIES",
+    "ATTACK_RULES",
+    "DEFEATED_RULES",
+    "VICTORY_RULES",
+    "RULE_DEFAULTS",
+    "BATTLE",
+    "PRECISION",
+    "ROYAL",
+    "DISCARD",
+    "PHASE_NAMES",
+    "NO_CARD",
+    "HAND_CAPACITY",
+    "EVENTS",
+    "NUM_ACTIONS",
+    "MAX_SAVED_COUNT",
+    "difficulty_rows",
+    "check_deck",
+    "is_royal",
+]
 
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
-ATTACK_RULES = ("any", "most_recent")        # interpretation 3
-DEFEATED_RULES = ("discard", "leave_game")   # interpretation 4
+ATTACK_RULES = ("any", "most_recent")  # interpretation 3
+DEFEATED_RULES = ("discard", "leave_game")  # interpretation 4
 #: interpretation 9: "any_time" (the fourth capture wins even with an empty deck; the game is
 #: lost when a turn ends with an empty deck) or "deck_left" (the victory sentence read
 #: strictly: the fourth castle must fall while the deck still holds a card, and the game is
@@ -44,23 +60,58 @@ RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
 # the scalars of the position, each a word of the ints row
-_SCALARS = {"deck_head": K.HEAD, "deck_size": K.DSIZE, "hand_size": K.HSIZE,
-            "phase": K.PHASE, "turn": K.TURN, "outcome": K.OUTCOME}
+_SCALARS = {
+    "deck_head": K.HEAD,
+    "deck_size": K.DSIZE,
+    "hand_size": K.HSIZE,
+    "phase": K.PHASE,
+    "turn": K.TURN,
+    "outcome": K.OUTCOME,
+}
 # the rows' types: the compiled kernels' int8 cards; uncompiled (no numba, or NUMBA_DISABLE_JIT)
 # the kernels run on NumPy scalars, which do not widen int8 arithmetic as numba does, so int64
 # (the batched env's too)
 _CARD_DTYPE = np.int8 if COMPILED else np.int64
 _INT_DTYPE = np.int32 if COMPILED else np.int64
 # the per-card flags: (first word, length) in the cards row
-_FLAGS = {"captured": (K.CAPTURED, 4), "discard": (K.DISCARDED, NUM_CARDS),
-          "out_of_game": (K.OUT, NUM_CARDS), "recycled": (K.RECYCLED, NUM_CARDS)}
+_FLAGS = {
+    "captured": (K.CAPTURED, 4),
+    "discard": (K.DISCARDED, NUM_CARDS),
+    "out_of_game": (K.OUT, NUM_CARDS),
+    "recycled": (K.RECYCLED, NUM_CARDS),
+}
 # the views a State keeps of its rows (rebuilt by clone and unpickling)
-_VIEWS = ("deck", "hand", "columns", "castles", "col_len", "events", "captured", "discard",
-          "out_of_game", "recycled")
+_VIEWS = (
+    "deck",
+    "hand",
+    "columns",
+    "castles",
+    "col_len",
+    "events",
+    "captured",
+    "discard",
+    "out_of_game",
+    "recycled",
+)
 
 
-_SAVED_KEYS = ("game", "difficulty", "rules", "deck", "hand", "columns", "castles", "captured",
-               "discard", "out_of_game", "recycled", "phase", "regroup_used", "turn", "outcome")
+_SAVED_KEYS = (
+    "game",
+    "difficulty",
+    "rules",
+    "deck",
+    "hand",
+    "columns",
+    "castles",
+    "captured",
+    "discard",
+    "out_of_game",
+    "recycled",
+    "phase",
+    "regroup_used",
+    "turn",
+    "outcome",
+)
 
 
 def difficulty_rows(difficulty) -> int:
@@ -70,7 +121,9 @@ def difficulty_rows(difficulty) -> int:
 def check_deck(deck) -> np.ndarray:
     """A caller's deck order (52 card ids, top first), or ValueError saying what is wrong."""
     if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
-        raise ValueError(f"options['deck'] must be a list of 52 card ids, got {type(deck).__name__}")
+        raise ValueError(
+            f"options['deck'] must be a list of 52 card ids, got {type(deck).__name__}"
+        )
     if len(deck) != NUM_CARDS:
         raise ValueError(f"options['deck'] must hold 52 card ids, got {len(deck)}")
     ids = []
@@ -109,6 +162,7 @@ class State(SolitaireState):
     per-card flags ``captured``, ``discard``, ``out_of_game``, ``recycled`` are NumPy views
     of the rows; ``deck_head``, ``deck_size``, ``hand_size``, ``phase``, ``regroup_used``,
     ``turn`` and ``outcome`` read and write their words."""
+
     actions = ACTIONS
 
     deck_head = _Word(K.HEAD)
@@ -119,8 +173,9 @@ class State(SolitaireState):
     turn = _Word(K.TURN)
     outcome = _Word(K.OUTCOME)  # 1 won, -1 lost, 0 playing
 
-    def __init__(self, rows: int, attack: str = "any", defeated: str = "discard",
-                 victory: str = "any_time"):
+    def __init__(
+        self, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
+    ):
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
         check_choice("victory rule", victory, VICTORY_RULES)
@@ -130,7 +185,7 @@ class State(SolitaireState):
         self.victory = victory
         self.b = np.zeros(K.CARD_WORDS, _CARD_DTYPE)
         self.v = np.zeros(K.INT_WORDS, _INT_DTYPE)
-        self.b[K.DECK:K.CAPTURED] = NO_CARD
+        self.b[K.DECK : K.CAPTURED] = NO_CARD
         self.v[K.STRICT] = victory == "deck_left"
         self.hidden = False  # a player's view: the unseen deck cards are a set, not an order
         self._mask: np.ndarray | None = None
@@ -139,23 +194,24 @@ class State(SolitaireState):
     def _bind(self) -> None:
         b, v = self.b, self.v
         views = {
-            "deck": b[K.DECK:K.DECK + NUM_CARDS],                        # ring buffer
-            "hand": b[K.HAND:K.HAND + HAND_CAPACITY + 1],                # sorted, padded
-            "columns": b[K.COLS:K.COLS + 4 * NUM_CARDS].reshape(4, NUM_CARDS),  # oldest first
-            "castles": b[K.CASTLES:K.CASTLES + 4],
-            "col_len": v[K.CLEN:K.CLEN + 4],
-            "events": v[K.EVENTS:K.EVENTS + len(EVENTS)]}
-        if b.dtype == np.int8:   # the flags (0 or 1) as bool views of the row
+            "deck": b[K.DECK : K.DECK + NUM_CARDS],  # ring buffer
+            "hand": b[K.HAND : K.HAND + HAND_CAPACITY + 1],  # sorted, padded
+            "columns": b[K.COLS : K.COLS + 4 * NUM_CARDS].reshape(4, NUM_CARDS),  # oldest first
+            "castles": b[K.CASTLES : K.CASTLES + 4],
+            "col_len": v[K.CLEN : K.CLEN + 4],
+            "events": v[K.EVENTS : K.EVENTS + len(EVENTS)],
+        }
+        if b.dtype == np.int8:  # the flags (0 or 1) as bool views of the row
             flags = b.view(np.bool_)
-            views.update((name, flags[at:at + n]) for name, (at, n) in _FLAGS.items())
-        self.__dict__.update(views)   # (re)bound here; assigning one later writes the row
+            views.update((name, flags[at : at + n]) for name, (at, n) in _FLAGS.items())
+        self.__dict__.update(views)  # (re)bound here; assigning one later writes the row
 
     def __getattr__(self, name: str):
         # int64 rows (uncompiled) have no bool views: the flags are read as copies, read-only
         # so that a write into one raises instead of being lost (assign the attribute instead)
         if name in _FLAGS and "b" in self.__dict__:
             at, n = _FLAGS[name]
-            flags = self.b[at:at + n] != 0
+            flags = self.b[at : at + n] != 0
             flags.flags.writeable = False
             return flags
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -165,9 +221,9 @@ class State(SolitaireState):
         if name in _VIEWS and "b" in self.__dict__:
             if name in self.__dict__:
                 self.__dict__[name][...] = value
-            else:                   # an uncompiled flag: its words of the cards row
+            else:  # an uncompiled flag: its words of the cards row
                 at, n = _FLAGS[name]
-                self.b[at:at + n] = np.broadcast_to(np.asarray(value) != 0, (n,))
+                self.b[at : at + n] = np.broadcast_to(np.asarray(value) != 0, (n,))
             self.__dict__["_mask"] = None
             return
         object.__setattr__(self, name, value)
@@ -185,8 +241,13 @@ class State(SolitaireState):
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
-    def new_game(cls, rng: np.random.Generator | None = None, difficulty: str = "very_hard",
-                 deck=None, **rules) -> "State":
+    def new_game(
+        cls,
+        rng: np.random.Generator | None = None,
+        difficulty: str = "very_hard",
+        deck=None,
+        **rules,
+    ) -> "State":
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
         state = cls(difficulty_rows(difficulty), **rules)
@@ -228,7 +289,8 @@ class State(SolitaireState):
                 self.b[:], self.v[:] = b, v
                 raise HiddenInformationError(
                     "this is the player's view: the next card of the deck is unseen; "
-                    "search determinize(0, rng) of it instead")
+                    "search determinize(0, rng) of it instead"
+                )
 
     def _castle_index(self, card: int) -> int:
         castles = self.castles.tolist()
@@ -236,7 +298,7 @@ class State(SolitaireState):
 
     # --- reading the position -------------------------------------------------------------
     def hand_cards(self) -> list[int]:
-        return [int(c) for c in self.hand[:self.hand_size]]
+        return [int(c) for c in self.hand[: self.hand_size]]
 
     def deck_cards(self) -> list[int]:
         """The deck, top first (hidden from the player except the recycled bottom)."""
@@ -244,7 +306,7 @@ class State(SolitaireState):
         return [int(c) for c in self.deck[idx]]
 
     def column(self, castle: int) -> list[int]:
-        return [int(c) for c in self.columns[castle, :self.col_len[castle]]]
+        return [int(c) for c in self.columns[castle, : self.col_len[castle]]]
 
     def event_counts(self) -> dict[str, int]:
         return dict(zip(EVENTS, self.events.tolist()))
@@ -256,14 +318,18 @@ class State(SolitaireState):
             names = " + ".join(card_name(c) for c in cards) or "(empty slots)"
             castle = self._castle_index(move.target)
             if castle >= 0:
-                return (f"capture the {CASTLE_NAMES[castle]} castle "
-                        f"{card_name(move.target)} with {names}")
+                return (
+                    f"capture the {CASTLE_NAMES[castle]} castle "
+                    f"{card_name(move.target)} with {names}"
+                )
             return f"attack {card_name(move.target)} with {names}"
         if isinstance(move, Recycle):
             return f"recycle {card_name(move.card)} to the bottom of the deck"
         if isinstance(move, RoyalCapture):
-            return (f"royal assault: capture castle {move.castle} "
-                    f"({card_name(int(self.castles[move.castle]))})")
+            return (
+                f"royal assault: capture castle {move.castle} "
+                f"({card_name(int(self.castles[move.castle]))})"
+            )
         if isinstance(move, Discard) and move.slot < self.hand_size:
             return f"discard {card_name(int(self.hand[move.slot]))}"
         return str(move)
@@ -271,9 +337,11 @@ class State(SolitaireState):
     def illegal_reason(self, action: int) -> str:
         move = ACTIONS.decode(action)
         phase = PHASE_NAMES[self.phase]
-        wanted = {PRECISION: "Precision Strike: choose a discard-pile card to recycle",
-                  ROYAL: "Royal Assault: choose an uncaptured castle",
-                  DISCARD: "end of turn: discard down to 5 cards"}
+        wanted = {
+            PRECISION: "Precision Strike: choose a discard-pile card to recycle",
+            ROYAL: "Royal Assault: choose an uncaptured castle",
+            DISCARD: "end of turn: discard down to 5 cards",
+        }
         if self.phase != BATTLE and not isinstance(move, (Recycle, RoyalCapture, Discard)):
             return f"a decision is pending ({wanted[self.phase]})"
         if isinstance(move, Play):
@@ -293,7 +361,10 @@ class State(SolitaireState):
                 return f"{card_name(move.target)} is not a defender on the table"
             return f"the cards sum to {total}, less than the defender's {RANKS[move.target]}"
         if isinstance(move, (Recycle, RoyalCapture, Discard)):
-            if self.phase != {Recycle: PRECISION, RoyalCapture: ROYAL, Discard: DISCARD}[type(move)]:
+            if (
+                self.phase
+                != {Recycle: PRECISION, RoyalCapture: ROYAL, Discard: DISCARD}[type(move)]
+            ):
                 return f"no such decision is pending (phase: {phase})"
             if isinstance(move, Recycle):
                 return f"{card_name(move.card)} is not in the discard pile"
@@ -317,7 +388,7 @@ class State(SolitaireState):
         deck = self.deck_cards()
         unseen = sorted(c for c in deck if not self.recycled[c])
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
-        view.deck[idx] = unseen + deck[len(unseen):]
+        view.deck[idx] = unseen + deck[len(unseen) :]
         view.hidden = True
         return view
 
@@ -330,7 +401,7 @@ class State(SolitaireState):
         # sorted first, so the result depends only on what the player knows (which cards
         # are unseen), never on their hidden order
         unseen = sorted(c for c in deck if not self.recycled[c])
-        known = deck[len(unseen):]
+        known = deck[len(unseen) :]
         shuffled = [unseen[i] for i in rng.permutation(len(unseen))] + known
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
         other.deck[idx] = shuffled
@@ -353,17 +424,21 @@ class State(SolitaireState):
     def to_dict(self) -> dict:
         rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]
         return {
-            "game": "castle_siege", "difficulty": rows,
+            "game": "castle_siege",
+            "difficulty": rows,
             "rules": self.rule_options(),
-            "deck": self.deck_cards(), "hand": self.hand_cards(),
+            "deck": self.deck_cards(),
+            "hand": self.hand_cards(),
             "columns": [self.column(c) for c in range(4)],
             "castles": [int(c) for c in self.castles],
             "captured": [bool(c) for c in self.captured],
             "discard": [int(c) for c in np.flatnonzero(self.discard)],
             "out_of_game": [int(c) for c in np.flatnonzero(self.out_of_game)],
             "recycled": [c for c in self.deck_cards() if self.recycled[c]],
-            "phase": PHASE_NAMES[self.phase], "regroup_used": bool(self.regroup_used),
-            "turn": int(self.turn), "outcome": int(self.outcome),
+            "phase": PHASE_NAMES[self.phase],
+            "regroup_used": bool(self.regroup_used),
+            "turn": int(self.turn),
+            "outcome": int(self.outcome),
             "events": self.event_counts(),
         }
 
@@ -379,50 +454,57 @@ class State(SolitaireState):
             r.bad(f"game is {d['game']!r}, not 'castle_siege'")
         difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
         # "victory" may be left out (states saved before the option existed: "any_time")
-        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"),
-                       optional=("victory",))
-        state = cls(DIFFICULTIES[difficulty],
-                    attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
-                    defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
-                    victory=r.choice(rules.get("victory", "any_time"), "rules.victory",
-                                     VICTORY_RULES))
-        places = {"deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
-                  "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
-                  "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
-                  "discard": r.ints(d["discard"], "discard", 0, NUM_CARDS - 1,
-                                    max_length=NUM_CARDS),
-                  "out_of_game": r.ints(d["out_of_game"], "out_of_game", 0, NUM_CARDS - 1,
-                                        max_length=NUM_CARDS)}
+        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"), optional=("victory",))
+        state = cls(
+            DIFFICULTIES[difficulty],
+            attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
+            defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
+            victory=r.choice(rules.get("victory", "any_time"), "rules.victory", VICTORY_RULES),
+        )
+        places = {
+            "deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
+            "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
+            "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
+            "discard": r.ints(d["discard"], "discard", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
+            "out_of_game": r.ints(
+                d["out_of_game"], "out_of_game", 0, NUM_CARDS - 1, max_length=NUM_CARDS
+            ),
+        }
         columns = r.list(d["columns"], "columns", length=4)
         for c, col in enumerate(columns):
-            places[f"column {c}"] = r.ints(col, f"columns[{c}]", 0, NUM_CARDS - 1,
-                                           max_length=NUM_CARDS)
+            places[f"column {c}"] = r.ints(
+                col, f"columns[{c}]", 0, NUM_CARDS - 1, max_length=NUM_CARDS
+            )
         seen = np.zeros(NUM_CARDS, dtype=np.int64)
         for cards in places.values():
             np.add.at(seen, cards, 1)
         if not (seen == 1).all():
-            r.bad(f"every card must be in exactly one place (missing "
-                  f"{np.flatnonzero(seen == 0).tolist()}, repeated "
-                  f"{np.flatnonzero(seen > 1).tolist()})")
+            r.bad(
+                f"every card must be in exactly one place (missing "
+                f"{np.flatnonzero(seen == 0).tolist()}, repeated "
+                f"{np.flatnonzero(seen > 1).tolist()})"
+            )
         captured = r.bools(d["captured"], "captured", length=4)
         phase = PHASE_NAMES.index(r.choice(d["phase"], "phase", PHASE_NAMES))
         recycled = r.ints(d["recycled"], "recycled", 0, NUM_CARDS - 1, max_length=NUM_CARDS)
         deck = places["deck"]
-        if recycled != deck[len(deck) - len(recycled):]:
+        if recycled != deck[len(deck) - len(recycled) :]:
             r.bad("recycled cards must be the bottom of the deck, in order")
         for c in range(4):
             if captured[c] and places[f"column {c}"]:
                 r.bad(f"captured castle {c} still has defenders")
         if places["out_of_game"] and state.defeated != "leave_game":
-            r.bad("cards are out of the game, but defeated defenders go to the discard "
-                  "pile under these rules")
-        state.deck[:len(deck)] = deck
+            r.bad(
+                "cards are out of the game, but defeated defenders go to the discard "
+                "pile under these rules"
+            )
+        state.deck[: len(deck)] = deck
         state.deck_size = len(deck)
-        state.hand[:len(places["hand"])] = sorted(places["hand"])
+        state.hand[: len(places["hand"])] = sorted(places["hand"])
         state.hand_size = len(places["hand"])
         for c in range(4):
             column = places[f"column {c}"]
-            state.columns[c, :len(column)] = column
+            state.columns[c, : len(column)] = column
             state.col_len[c] = len(column)
         state.castles[:] = places["castles"]
         state._set_flags("captured", [c for c in range(4) if captured[c]])
@@ -438,20 +520,25 @@ class State(SolitaireState):
         if state.outcome == -1 and state.deck_size:
             r.bad("a lost game has an empty deck (interpretation 9)")
         if state.victory == "deck_left" and state.outcome != -1 and not state.deck_size:
-            r.bad("under victory='deck_left' the deck is never empty unless the game is lost "
-                  "(the fourth castle must fall while the deck holds a card)")
+            r.bad(
+                "under victory='deck_left' the deck is never empty unless the game is lost "
+                "(the fourth castle must fall while the deck holds a card)"
+            )
         if state.phase == PRECISION and not state.discard.any():
             r.bad("a Precision Strike choice is pending but the discard pile is empty")
         if state.phase == ROYAL and state.captured.all():
             r.bad("a Royal Assault choice is pending but every castle is captured")
         if state.phase == DISCARD and state.hand_size <= HAND_SLOTS:
-            r.bad(f"the end-of-turn discard with {state.hand_size} cards in hand: it is "
-                  f"only for more than {HAND_SLOTS}")
+            r.bad(
+                f"the end-of-turn discard with {state.hand_size} cards in hand: it is "
+                f"only for more than {HAND_SLOTS}"
+            )
         if state.phase != DISCARD and state.hand_size > HAND_SLOTS:
             r.bad("more than 5 cards in hand outside the end-of-turn discard")
         events = r.dict(d.get("events", {}), "events", optional=EVENTS)
-        state.events[:] = [r.int(events.get(name, 0), f"events.{name}", 0, MAX_SAVED_COUNT)
-                           for name in EVENTS]
+        state.events[:] = [
+            r.int(events.get(name, 0), f"events.{name}", 0, MAX_SAVED_COUNT) for name in EVENTS
+        ]
         r.playable(state)
         return state
 

@@ -104,6 +104,7 @@ Budgets are in nodes (deterministic: the same deal and budget give the same verd
 machine) and/or seconds (machine-dependent). ``CompiledSolver(prune=False, table=False,
 order=False)`` is the plain exhaustive search the tests check the reductions against.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -119,11 +120,17 @@ WINNABLE, UNWINNABLE, UNKNOWN = "winnable", "unwinnable", "unknown"
 def state_key(state: State) -> bytes:
     """Everything the rules read of a position, as bytes (see the module docstring, 1)."""
     head = state.deck_head
-    return b"".join((
-        state.deck[head:].tobytes(), state.deck[:head].tobytes(),
-        state.hand.tobytes(), state.columns.tobytes(), state.captured.tobytes(),
-        np.packbits(state.discard).tobytes(),
-        bytes((state.phase, state.regroup_used, state.outcome & 0xFF))))
+    return b"".join(
+        (
+            state.deck[head:].tobytes(),
+            state.deck[:head].tobytes(),
+            state.hand.tobytes(),
+            state.columns.tobytes(),
+            state.captured.tobytes(),
+            np.packbits(state.discard).tobytes(),
+            bytes((state.phase, state.regroup_used, state.outcome & 0xFF)),
+        )
+    )
 
 
 def keyed_plan(state: State, line) -> list[tuple[bytes, int]]:
@@ -139,11 +146,11 @@ def keyed_plan(state: State, line) -> list[tuple[bytes, int]]:
 @dataclass
 class Result:
     verdict: str
-    line: list = field(default_factory=list)   # winning action ids, first move first
+    line: list = field(default_factory=list)  # winning action ids, first move first
     nodes: int = 0
     seconds: float = 0.0
     table_size: int = 0
-    pruned: int = 0                            # positions cut by bounds 2-3
+    pruned: int = 0  # positions cut by bounds 2-3
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -189,5 +196,14 @@ def line_events(deck, difficulty: str, line, **rules) -> dict:
     return counts
 
 
-__all__ = ["Result", "state_key", "keyed_plan", "deal_deck", "replay_wins", "line_events",
-           "WINNABLE", "UNWINNABLE", "UNKNOWN"]
+__all__ = [
+    "Result",
+    "state_key",
+    "keyed_plan",
+    "deal_deck",
+    "replay_wins",
+    "line_events",
+    "WINNABLE",
+    "UNWINNABLE",
+    "UNKNOWN",
+]

@@ -1,10 +1,27 @@
 """What the four games truly share: the state contract, action tables, env layers, raster."""
+
 from .actions import ActionTable
-from .errors import (ActionTypeError, EpisodeOverError, IllegalActionError,
-                     InvalidOptionError, InvalidStateError, OptionTypeError, UnknownOptionError)
+from .errors import (
+    ActionTypeError,
+    EpisodeOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    OptionTypeError,
+    UnknownOptionError,
+)
 from .state import GameState, check_options, choice_error
 
-__all__ = ["ActionTable", "ActionTypeError", "EpisodeOverError", "GameState",
-           "IllegalActionError", "InvalidOptionError", "InvalidStateError", "OptionTypeError",
-           "UnknownOptionError", "check_options",
-           "choice_error"]
+__all__ = [
+    "ActionTable",
+    "ActionTypeError",
+    "EpisodeOverError",
+    "GameState",
+    "IllegalActionError",
+    "InvalidOptionError",
+    "InvalidStateError",
+    "OptionTypeError",
+    "UnknownOptionError",
+    "check_options",
+    "choice_error",
+]

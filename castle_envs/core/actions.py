@@ -4,6 +4,7 @@ Each game lists its moves once, as hashable, printable tuples; the table gives t
 id <-> move mapping both ways (``decode`` / ``encode``), so every action id has a
 readable move and every readable move (or its string) has an id.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -32,8 +33,9 @@ def action_int(action) -> int:
     dtype, shape = getattr(action, "dtype", None), getattr(action, "shape", None)
     if dtype is not None and shape is not None and tuple(shape) == () and _integer_dtype(dtype):
         return int(action)
-    raise ActionTypeError(f"action {action!r} is not an integer (actions are integer ids "
-                          f"of a Discrete space)")
+    raise ActionTypeError(
+        f"action {action!r} is not an integer (actions are integer ids of a Discrete space)"
+    )
 
 
 class ActionTable:
@@ -68,5 +70,6 @@ class ActionTable:
         as_int = action_int(action)
         if not 0 <= as_int < len(self.moves):
             raise IllegalActionError(
-                f"action {as_int} is out of range: the action space is Discrete({len(self.moves)})")
+                f"action {as_int} is out of range: the action space is Discrete({len(self.moves)})"
+            )
         return as_int

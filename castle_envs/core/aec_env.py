@@ -21,6 +21,7 @@ Infos have the same keys and shapes at every step (replay buffers such as Tiansh
 them): ``action_mask``, ``illegal_action`` in penalty mode, and each game's own entries.
 ``render_mode="human"`` prints the ``ansi`` text at each reset and step.
 """
+
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -41,6 +42,7 @@ from .state import GameState
 class _StateMethod:
     """``env.state``: called, PettingZoo's global state; read as an attribute, the rules
     state it used to be (deprecated: ``env.game_state``)."""
+
     __slots__ = ("_env",)
 
     def __init__(self, env):
@@ -50,9 +52,12 @@ class _StateMethod:
         return self._env.global_state()
 
     def __getattr__(self, name):
-        warnings.warn("env.state as the rules state is deprecated: use env.game_state "
-                      "(env.state() is PettingZoo's global state)", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "env.state as the rules state is deprecated: use env.game_state "
+            "(env.state() is PettingZoo's global state)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if self._env.game_state is None:
             raise EpisodeOverError("the env has no position yet: call reset() first")
         return getattr(self._env.game_state, name)
@@ -62,8 +67,11 @@ class _StateMethod:
 
 
 class MaskedAECEnv(GameEnvMixin, AECEnv):
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
     #: the keys ``reset(options=...)`` understands; others are dropped with a warning
     #: (PettingZoo's ``api_test`` resets with an arbitrary key), known values are checked
@@ -72,11 +80,17 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
     #: ``infos[agent]["action_mask"]`` and ``action_masks()``), for SuperSuit-style wrappers
     observation_modes = ("dict", "flat")
-    _no_moves: np.ndarray              # the all-zero mask of the seats not to act (infos)
+    _no_moves: np.ndarray  # the all-zero mask of the seats not to act (infos)
 
-    def __init__(self, num_players: int, render_mode: str | None = None,
-                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 5000, observation: str = "dict"):
+    def __init__(
+        self,
+        num_players: int,
+        render_mode: str | None = None,
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 5000,
+        observation: str = "dict",
+    ):
         super().__init__()
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
@@ -85,15 +99,23 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = len(self.state_type().actions)
         seat_space = self._observation_space()
-        obs_space = gymnasium.spaces.Dict({
-            "observation": seat_space,
-            "action_mask": gymnasium.spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-        }) if self.observation_mode == "dict" else flat_space(seat_space, n_actions)
+        obs_space = (
+            gymnasium.spaces.Dict(
+                {
+                    "observation": seat_space,
+                    "action_mask": gymnasium.spaces.Box(0, 1, (n_actions,), dtype=np.int8),
+                }
+            )
+            if self.observation_mode == "dict"
+            else flat_space(seat_space, n_actions)
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
         self.state_space = gymnasium.spaces.Box(
-            np.tile(seat_space.low, self.num_players), np.tile(seat_space.high, self.num_players),
-            dtype=seat_space.dtype)
+            np.tile(seat_space.low, self.num_players),
+            np.tile(seat_space.high, self.num_players),
+            dtype=seat_space.dtype,
+        )
         self.game_state: GameState | None = None
         self._rng = np.random.default_rng()
 
@@ -133,9 +155,9 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def global_state(self) -> np.ndarray:
         """PettingZoo's ``state()``: every seat's observation, in seat order."""
         state = self._need_position("state()")
-        return np.concatenate([self._observe(state, seat)
-                               for seat in range(self.num_players)]).astype(
-            self.state_space.dtype, copy=False)
+        return np.concatenate(
+            [self._observe(state, seat) for seat in range(self.num_players)]
+        ).astype(self.state_space.dtype, copy=False)
 
     # --- pettingzoo API --------------------------------------------------------------------
     def observation_space(self, agent):
@@ -152,8 +174,9 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         options = dict(options or {})
         unknown = sorted(set(options) - set(self.reset_option_keys))
         if unknown:
-            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: "
-                                  f"{sorted(self.reset_option_keys)}")
+            gymnasium.logger.warn(
+                f"ignoring unknown reset options {unknown}; known: {sorted(self.reset_option_keys)}"
+            )
             options = {k: v for k, v in options.items() if k in self.reset_option_keys}
         self.game_state = self._new_state(self._rng, options)
         self.agents = list(self.possible_agents)
@@ -169,9 +192,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def _acting_seat(self) -> int:
         """The seat whose moves are legal now; -1 once the game ended or was truncated."""
         state = self.game_state
-        assert state is not None            # called after reset()
-        if state.is_terminal() or any(self.truncations.values()) \
-                or any(self.terminations.values()):
+        assert state is not None  # called after reset()
+        if state.is_terminal() or any(self.truncations.values()) or any(self.terminations.values()):
             return -1
         return state.current_player
 
@@ -214,7 +236,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise EpisodeOverError(
-                    f"{agent} is done: step(None) is the only move once the game has ended")
+                    f"{agent} is done: step(None) is the only move once the game has ended"
+                )
             self._was_dead_step(action)
             return
         if action is None:
@@ -265,7 +288,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def _refresh_infos(self):
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step
         state = self.game_state
-        assert state is not None            # called after reset()
+        assert state is not None  # called after reset()
         n = len(state.actions)
         if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
             self._no_moves = np.zeros(n, dtype=np.int8)
@@ -274,8 +297,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         penalty = self.illegal_action == "penalty"
         self.infos = {}
         for i, a in enumerate(self.agents):
-            mask = (state.legal_action_mask().astype(np.int8) if i == acting
-                    else self._no_moves)
+            mask = state.legal_action_mask().astype(np.int8) if i == acting else self._no_moves
             self.infos[a] = {"action_mask": mask, **self._game_infos(state, i)}
             if penalty:
                 self.infos[a]["illegal_action"] = False
@@ -295,4 +317,3 @@ class StrictOrderEnforcingWrapper(OrderEnforcingWrapper):
         if self._has_reset and not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         super().step(action)
-

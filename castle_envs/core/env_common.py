@@ -1,5 +1,6 @@
 """What the Gymnasium and the PettingZoo layers share: checking the common keywords,
 naming moves, and rendering through the game's two renderers."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
@@ -20,8 +21,14 @@ ILLEGAL_ACTION_MODES = ("raise", "penalty")
 DEFAULT_ILLEGAL_ACTION = "penalty"
 #: the keyword arguments every env's constructor names after its game's own (the constructors'
 #: ``KEYWORDS``, beside the rules options); Castle Rooms has no ``reward``
-ENV_KEYWORDS = ("render_mode", "reward", "illegal_action", "illegal_action_penalty",
-                "max_episode_steps", "observation")
+ENV_KEYWORDS = (
+    "render_mode",
+    "reward",
+    "illegal_action",
+    "illegal_action_penalty",
+    "max_episode_steps",
+    "observation",
+)
 
 
 def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
@@ -39,7 +46,7 @@ def screen_action(action, actions, mask, illegal_action: str, position) -> tuple
             raise
         return action, False
     if not legal and illegal_action == "raise":
-        position().apply_action(action)   # raises, naming the move and why
+        position().apply_action(action)  # raises, naming the move and why
     return action, legal
 
 
@@ -49,7 +56,8 @@ def flat_space(observation: gymnasium.spaces.Box, num_actions: int) -> gymnasium
     return gymnasium.spaces.Box(
         np.concatenate([observation.low, np.zeros(num_actions)]).astype(np.float32),
         np.concatenate([observation.high, np.ones(num_actions)]).astype(np.float32),
-        dtype=np.float32)
+        dtype=np.float32,
+    )
 
 
 def flatten(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -68,15 +76,15 @@ class GameEnvMixin:
     _render_ansi: Callable[[GameState], str]
     _render_rgb: Callable[[GameState], np.ndarray]
 
-    def _set_common(self, render_mode, illegal_action, illegal_action_penalty,
-                    max_episode_steps) -> None:
+    def _set_common(
+        self, render_mode, illegal_action, illegal_action_penalty, max_episode_steps
+    ) -> None:
         # every check names the argument, the value and what is accepted (core.options)
-        self.render_mode = check_choice("render_mode", render_mode,
-                                        [None, *self.metadata["render_modes"]])
-        self.illegal_action = check_choice("illegal_action", illegal_action,
-                                           ILLEGAL_ACTION_MODES)
-        self.illegal_action_penalty = check_real("illegal_action_penalty",
-                                                 illegal_action_penalty)
+        self.render_mode = check_choice(
+            "render_mode", render_mode, [None, *self.metadata["render_modes"]]
+        )
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.illegal_action_penalty = check_real("illegal_action_penalty", illegal_action_penalty)
         self.max_episode_steps = check_int("max_episode_steps", max_episode_steps, 1)
 
     def decode_action(self, action):
@@ -101,8 +109,9 @@ class GameEnvMixin:
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode; pass render_mode "
-                                  "when making the env")
+            gymnasium.logger.warn(
+                "render() called without render_mode; pass render_mode when making the env"
+            )
             return None
         if self.game_state is None:
             raise EpisodeOverError("render() called before reset(): call reset() first")

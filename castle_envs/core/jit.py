@@ -10,6 +10,7 @@ process writes one line to stderr (``COMPILE_NOTICE``), and nothing when every k
 from the cache. ``CASTLE_ENVS_COMPILE_NOTICE=0`` in the environment silences it (the test
 suite does).
 """
+
 from __future__ import annotations
 
 import os
@@ -42,6 +43,7 @@ def source_cache_dir() -> str | None:
         return None
     import hashlib
     from pathlib import Path
+
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -63,12 +65,13 @@ def source_cache_dir() -> str | None:
 try:
     import numba
     from numba import prange
+
     HAVE_NUMBA = True
     _folder = source_cache_dir()
-    if _folder is not None:   # before any kernel is decorated: numba reads it then
+    if _folder is not None:  # before any kernel is decorated: numba reads it then
         # (numba.config makes its names at import: the checker does not see them)
         numba.config.CACHE_DIR = _folder  # type: ignore[attr-defined]
-except ImportError:   # numba is a dependency, but the envs must work where it cannot install
+except ImportError:  # numba is a dependency, but the envs must work where it cannot install
     numba = None  # type: ignore[assignment]  # HAVE_NUMBA says which
     HAVE_NUMBA = False
     prange = range  # type: ignore[misc]  # numba's prange runs as range uncompiled
@@ -77,6 +80,7 @@ except ImportError:   # numba is a dependency, but the envs must work where it c
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
         return lambda func: func
+
 
 #: the kernels run compiled: numba is there and ``NUMBA_DISABLE_JIT`` is not set. Uncompiled
 #: they run as plain Python on NumPy scalars, which do not widen int8 arithmetic as numba
@@ -111,6 +115,7 @@ if HAVE_NUMBA:
     _event.register("numba:compile", _CompileListener())
 
 if TYPE_CHECKING:
+
     def unowned(arr: Any) -> Any:
         """As the kernels call it (numba's intrinsic below takes its typing context first)."""
 elif COMPILED:
@@ -137,5 +142,6 @@ elif COMPILED:
 
         return arr(arr), codegen
 else:
+
     def unowned(arr):
         return arr

@@ -1,6 +1,7 @@
 """Small compiled helpers that every game's kernels share: the batch step's settings and
 outputs (``BatchStep``), the illegal-action step, the xorshift64* generator and the probing
 of a transposition table of hash pairs."""
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -14,15 +15,17 @@ class BatchStep(NamedTuple):
     """What every game's batch step (``step_rows``) reads and writes besides the game's
     rows, the actions and the observation and mask rows: the env's step limit and illegal
     action penalty, and its per-env buffers (``vector/_base.py``)."""
+
     max_steps: int
     penalty: float
-    rewards: np.ndarray      # (n,) float64
-    terminated: np.ndarray   # (n,) bool
-    truncated: np.ndarray    # (n,) bool
-    done: np.ndarray         # (n,) bool: terminated or truncated (the env started anew)
-    won: np.ndarray          # (n,) bool
-    illegal: np.ndarray      # (n,) bool: the action was illegal (penalty mode)
-    final_obs: np.ndarray    # (n, OBS_SIZE) float32: a finished game's last observation
+    rewards: np.ndarray  # (n,) float64
+    terminated: np.ndarray  # (n,) bool
+    truncated: np.ndarray  # (n,) bool
+    done: np.ndarray  # (n,) bool: terminated or truncated (the env started anew)
+    won: np.ndarray  # (n,) bool
+    illegal: np.ndarray  # (n,) bool: the action was illegal (penalty mode)
+    final_obs: np.ndarray  # (n, OBS_SIZE) float32: a finished game's last observation
+
 
 _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
 

@@ -8,6 +8,7 @@ gives NaN on such a row. ``sample_masked`` gives ``no_legal`` (default 0) for it
 The batched envs of this project autoreset in the same step, so their rows are never all
 False; their ``sample_actions()`` draws faster with the compiled kernels.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,9 @@ def sample_masked(masks, rng=None, no_legal: int = 0):
     single = masks.ndim == 1
     masks = np.atleast_2d(masks).astype(bool, copy=False)
     if masks.ndim != 2:
-        raise ValueError(f"masks must be one row or a 2-d batch of rows, got shape "
-                         f"{np.shape(masks)}")
+        raise ValueError(
+            f"masks must be one row or a 2-d batch of rows, got shape {np.shape(masks)}"
+        )
     rng = np.random.default_rng(rng)
     counts = masks.sum(axis=1)
     # the k-th legal action of each row, k uniform in 0..count-1

@@ -1,6 +1,7 @@
 """What every game's move-feature view shares (``castle_envs.moves`` has the views and the
 wrappers): ``capacity`` rows of ``num_features``, the zeroed arrays one view fills, the
 view computed in Python from a rules state, and the observation space of the view."""
+
 from __future__ import annotations
 
 import gymnasium as gym
@@ -13,15 +14,18 @@ def check_capacity(capacity) -> int:
     return int(capacity)
 
 
-def view_spaces(obs_space: gym.spaces.Box, num_actions: int, capacity: int,
-                num_features: int) -> gym.spaces.Dict:
+def view_spaces(
+    obs_space: gym.spaces.Box, num_actions: int, capacity: int, num_features: int
+) -> gym.spaces.Dict:
     """The env's observation beside ``capacity`` rows of ``num_features`` move features."""
-    return gym.spaces.Dict({
-        "observation": obs_space,
-        "move_features": gym.spaces.Box(0.0, 1.0, (capacity, num_features), np.float32),
-        "move_ids": gym.spaces.Box(0, num_actions - 1, (capacity,), np.int64),
-        "move_mask": gym.spaces.MultiBinary(capacity),
-    })
+    return gym.spaces.Dict(
+        {
+            "observation": obs_space,
+            "move_features": gym.spaces.Box(0.0, 1.0, (capacity, num_features), np.float32),
+            "move_ids": gym.spaces.Box(0, num_actions - 1, (capacity,), np.int64),
+            "move_mask": gym.spaces.MultiBinary(capacity),
+        }
+    )
 
 
 class MoveView:
@@ -42,9 +46,11 @@ class MoveView:
 
     def empty(self, batch: int | None = None) -> dict:
         lead = () if batch is None else (batch,)
-        return {"move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
-                "move_ids": np.zeros(lead + (self.capacity,), np.int64),
-                "move_mask": np.zeros(lead + (self.capacity,), np.int8)}
+        return {
+            "move_features": np.zeros(lead + (self.capacity, self.num_features), np.float32),
+            "move_ids": np.zeros(lead + (self.capacity,), np.int64),
+            "move_mask": np.zeros(lead + (self.capacity,), np.int8),
+        }
 
 
 class StateMoves(MoveView):
@@ -64,7 +70,7 @@ class StateMoves(MoveView):
         if state.is_terminal():
             return out, 0
         legal = np.flatnonzero(state.legal_action_mask())
-        rows = self.rows(state, legal[:self.capacity])
+        rows = self.rows(state, legal[: self.capacity])
         k = len(rows)
         out["move_features"][:k] = rows
         out["move_ids"][:k] = legal[:k]

@@ -15,6 +15,7 @@ value of the right kind outside what is accepted raises ``InvalidOptionError`` (
 own ``"X.__init__() got an unexpected keyword argument 'k'"`` (pipelines such as TorchRL's
 ``GymEnv`` match that text to retry without the keyword).
 """
+
 from __future__ import annotations
 
 import math
@@ -51,9 +52,13 @@ def _same(value, choice) -> bool:
 
 def _choice_kind_ok(value, choices) -> bool:
     """Whether ``value`` is of a kind some choice has (else a ``TypeError``)."""
-    return any(_same(value, c) or (isinstance(c, str) and isinstance(value, str))
-               or (_is_int(c) and _is_int(value)) or (c is None and value is None)
-               for c in choices)
+    return any(
+        _same(value, c)
+        or (isinstance(c, str) and isinstance(value, str))
+        or (_is_int(c) and _is_int(value))
+        or (c is None and value is None)
+        for c in choices
+    )
 
 
 def check_choice(name: str, value, choices: Iterable) -> Any:
@@ -70,8 +75,11 @@ def check_choice(name: str, value, choices: Iterable) -> Any:
 def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an ``int`` if it is an integer (not a bool, not a float, not a string)
     within ``low``..``high`` (each bound optional, both included)."""
-    bounds = (f" >= {low}" if high is None else f" in {low}..{high}") if low is not None \
+    bounds = (
+        (f" >= {low}" if high is None else f" in {low}..{high}")
+        if low is not None
         else (f" <= {high}" if high is not None else "")
+    )
     if not _is_int(value):
         raise OptionTypeError(f"{name} must be an int{bounds}, got {value!r} ({_kind(value)})")
     if (low is not None and value < low) or (high is not None and value > high):
@@ -79,19 +87,24 @@ def check_int(name: str, value, low: int | None = None, high: int | None = None)
     return int(value)
 
 
-def check_real(name: str, value, low: float | None = None, high: float | None = None,
-               low_open: bool = False) -> float:
+def check_real(
+    name: str, value, low: float | None = None, high: float | None = None, low_open: bool = False
+) -> float:
     """``value`` as a ``float`` if it is a finite real number (not a bool, not a string)
     within ``low``..``high`` (each bound optional and included; ``low_open``: above ``low``)."""
     bounds = "" if low is None else (f" > {low}" if low_open else f" >= {low}")
     if high is not None:
         bounds += (" and" if bounds else "") + f" <= {high}"
     if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-        raise OptionTypeError(f"{name} must be a finite number{bounds}, got {value!r} "
-                              f"({_kind(value)})")
+        raise OptionTypeError(
+            f"{name} must be a finite number{bounds}, got {value!r} ({_kind(value)})"
+        )
     v = float(value)
-    if (not math.isfinite(v) or (low is not None and (v <= low if low_open else v < low))
-            or (high is not None and v > high)):
+    if (
+        not math.isfinite(v)
+        or (low is not None and (v <= low if low_open else v < low))
+        or (high is not None and v > high)
+    ):
         raise InvalidOptionError(f"{name} must be a finite number{bounds}, got {value!r}")
     return v
 
@@ -107,8 +120,9 @@ def check_optional_int(name: str, value, low: int | None = None) -> int | None:
     return None if value is None else check_int(name, value, low)
 
 
-def unexpected_keyword(owner: str, unknown: Iterable[str], keywords: Iterable[str],
-                       rules: Iterable[str] = ()) -> UnknownOptionError:
+def unexpected_keyword(
+    owner: str, unknown: Iterable[str], keywords: Iterable[str], rules: Iterable[str] = ()
+) -> UnknownOptionError:
     """The error for keyword arguments ``owner`` does not take, worded as Python's own
     (``"CastleSiegeEnv.__init__() got an unexpected keyword argument 'frameskip'"``), then
     what is accepted: ``keywords`` (the named arguments) and ``rules`` (the rules options).
@@ -118,11 +132,13 @@ def unexpected_keyword(owner: str, unknown: Iterable[str], keywords: Iterable[st
     rules = sorted(rules)
     return UnknownOptionError(
         f"{owner}.__init__() got an unexpected keyword argument {unknown[0]!r}{also}; "
-        f"keyword arguments: {sorted(keywords)}" + (f"; rules options: {rules}" if rules else ""))
+        f"keyword arguments: {sorted(keywords)}" + (f"; rules options: {rules}" if rules else "")
+    )
 
 
-def check_keywords(owner: str, given: dict | None, defaults: dict,
-                   keywords: Iterable[str] = ()) -> dict:
+def check_keywords(
+    owner: str, given: dict | None, defaults: dict, keywords: Iterable[str] = ()
+) -> dict:
     """``given`` (a constructor's ``**rules``) merged over ``defaults`` (its rules options);
     a key that is not a rules option raises ``unexpected_keyword`` (``keywords``: the
     constructor's named arguments, for the message)."""
@@ -131,4 +147,3 @@ def check_keywords(owner: str, given: dict | None, defaults: dict,
     if unknown:
         raise unexpected_keyword(owner, unknown, keywords, defaults)
     return {**defaults, **given}
-

@@ -6,6 +6,7 @@ generator's whole state is six uint64 words per env: the 128-bit LCG state and i
 (high, low), NumPy's buffered-uint32 flag and value. ``to_words``/``from_words`` convert
 from/to ``numpy.random.Generator`` so the two can be checked against each other.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +19,7 @@ U58 = np.uint64(58)
 U63 = np.uint64(63)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-MULT_HI = np.uint64(2549297995355413924)   # PCG_DEFAULT_MULTIPLIER_128
+MULT_HI = np.uint64(2549297995355413924)  # PCG_DEFAULT_MULTIPLIER_128
 MULT_LO = np.uint64(4865540595714422341)
 STATE_HI, STATE_LO, INC_HI, INC_LO, HAS32, BUF32 = range(6)
 WORDS = 6
@@ -30,16 +31,21 @@ def to_words(generator: np.random.Generator) -> np.ndarray:
     if st["bit_generator"] != "PCG64":
         raise ValueError(f"need a PCG64 generator, got {st['bit_generator']}")
     s, inc = st["state"]["state"], st["state"]["inc"]
-    return np.array([s >> 64, s & _MASK64, inc >> 64, inc & _MASK64,
-                     st["has_uint32"], st["uinteger"]], dtype=np.uint64)
+    return np.array(
+        [s >> 64, s & _MASK64, inc >> 64, inc & _MASK64, st["has_uint32"], st["uinteger"]],
+        dtype=np.uint64,
+    )
 
 
 def from_words(words) -> np.random.Generator:
     w = [int(x) for x in words]
     bg = np.random.PCG64()
-    bg.state = {"bit_generator": "PCG64",
-                "state": {"state": w[0] << 64 | w[1], "inc": w[2] << 64 | w[3]},
-                "has_uint32": w[4], "uinteger": w[5]}
+    bg.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": w[0] << 64 | w[1], "inc": w[2] << 64 | w[3]},
+        "has_uint32": w[4],
+        "uinteger": w[5],
+    }
     return np.random.Generator(bg)
 
 

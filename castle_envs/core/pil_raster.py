@@ -4,6 +4,7 @@ anti-aliases everything (Pillow's polygons have no anti-aliasing of their own).
 The font is the Aileron Regular that Pillow (10.1 and later) ships inside itself, so every
 install draws the same letters; bold is a one-pixel stroke at the doubled size.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -34,9 +35,10 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 def fit_size(t: Text) -> tuple[str, float]:
     """The string and size a text is drawn with: the largest size (down to 3/4) at which the
     ink fits the box, else the smallest size with the text cut to fit."""
+
     def fits(text: str, size: float) -> bool:
-        return (text_width(text, size, t.bold) <= t.w
-                and _line_height(size) <= t.h + 0.5)
+        return text_width(text, size, t.bold) <= t.w and _line_height(size) <= t.h + 0.5
+
     size = t.size
     for size in fit_candidates(t.size):
         if fits(t.text, size):
@@ -62,11 +64,21 @@ def fit_text(t: Text) -> Fit:
     text, size = fit_size(t)
     if not text:
         return Fit(t, text, size, None)
-    box = font(size * SCALE).getbbox(text, anchor=_ANCHORS[t.align],
-                                     stroke_width=1 if t.bold else 0)
+    box = font(size * SCALE).getbbox(
+        text, anchor=_ANCHORS[t.align], stroke_width=1 if t.bold else 0
+    )
     ax, ay = _anchor_point(t)
-    return Fit(t, text, size, ((ax + box[0]) / SCALE, (ay + box[1]) / SCALE,
-                               (ax + box[2]) / SCALE, (ay + box[3]) / SCALE))
+    return Fit(
+        t,
+        text,
+        size,
+        (
+            (ax + box[0]) / SCALE,
+            (ay + box[1]) / SCALE,
+            (ax + box[2]) / SCALE,
+            (ay + box[3]) / SCALE,
+        ),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -76,8 +88,15 @@ def _text_mask(text: str, px: float, anchor: str, bold: bool):
     stroke = 1 if bold else 0
     left, top, right, bottom = font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)  # type: ignore[arg-type]  # whole pixels
-    ImageDraw.Draw(mask).text((-left, -top), text, fill=255, font=font(px), anchor=anchor,
-                              stroke_width=stroke, stroke_fill=255 if stroke else None)
+    ImageDraw.Draw(mask).text(
+        (-left, -top),
+        text,
+        fill=255,
+        font=font(px),
+        anchor=anchor,
+        stroke_width=stroke,
+        stroke_fill=255 if stroke else None,
+    )
     return mask, left, top
 
 
@@ -104,12 +123,20 @@ def draw(scene: Shapes) -> tuple[np.ndarray, list[Fit]]:
                 d.rectangle(box, fill=fill, outline=outline, width=width)
         elif kind == "polygon":
             _, pts, fill, outline, line = item
-            d.polygon(xy(pts), fill=fill, outline=outline,
-                      width=max(1, round(line * S)) if outline is not None else 0)
+            d.polygon(
+                xy(pts),
+                fill=fill,
+                outline=outline,
+                width=max(1, round(line * S)) if outline is not None else 0,
+            )
         elif kind == "ellipse":
             _, cx, cy, rx, ry, fill, outline, line = item
-            d.ellipse(((cx - rx) * S, (cy - ry) * S, (cx + rx) * S, (cy + ry) * S), fill=fill,
-                      outline=outline, width=max(1, round(line * S)) if outline is not None else 0)
+            d.ellipse(
+                ((cx - rx) * S, (cy - ry) * S, (cx + rx) * S, (cy + ry) * S),
+                fill=fill,
+                outline=outline,
+                width=max(1, round(line * S)) if outline is not None else 0,
+            )
         elif kind == "line":
             _, pts, color, width = item
             d.line(xy(pts), fill=color, width=max(1, round(width * S)), joint="curve")

@@ -8,6 +8,7 @@ walked (a 300,000-entry deck is refused at once, in constant time). Every failur
 ``InvalidStateError`` (a ``ValueError``) naming the game and the field, never an
 ``AttributeError``, ``IndexError`` or ``OverflowError``.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -28,8 +29,9 @@ class StateReader:
         raise InvalidStateError(f"invalid {self.title} state: {why}")
 
     # --- containers ------------------------------------------------------------------------
-    def dict(self, value, what: str, required: Iterable[str] = (),
-             optional: Iterable[str] = ()) -> dict:
+    def dict(
+        self, value, what: str, required: Iterable[str] = (), optional: Iterable[str] = ()
+    ) -> dict:
         """``value`` as a dict with string keys: every ``required`` key present, and (when
         ``required`` or ``optional`` is given) no key outside them."""
         if not isinstance(value, dict):
@@ -39,14 +41,18 @@ class StateReader:
             missing = [k for k in required if k not in value]
             unknown = sorted(str(k) for k in value if k not in required and k not in optional)
             if missing or unknown:
-                self.bad(f"{what}: missing keys {missing}, unknown keys {unknown}"
-                         if missing and unknown else
-                         f"{what}: missing keys {missing}" if missing else
-                         f"{what}: unknown keys {unknown}")
+                self.bad(
+                    f"{what}: missing keys {missing}, unknown keys {unknown}"
+                    if missing and unknown
+                    else f"{what}: missing keys {missing}"
+                    if missing
+                    else f"{what}: unknown keys {unknown}"
+                )
         return value
 
-    def list(self, value, what: str, length: int | None = None,
-             max_length: int | None = None) -> list:
+    def list(
+        self, value, what: str, length: int | None = None, max_length: int | None = None
+    ) -> list:
         """``value`` as a list (or tuple), its length checked before anything reads it."""
         if not isinstance(value, (list, tuple)):
             self.bad(f"{what} must be a list, got {type(value).__name__}")
@@ -80,27 +86,42 @@ class StateReader:
 
     # --- lists of numbers --------------------------------------------------------------------
     # (annotations in this class say builtins.int and so on: int, list, ... name its methods)
-    def ints(self, value, what: str, lo: builtins.int, hi: builtins.int,
-             length: builtins.int | None = None,
-             max_length: builtins.int | None = None) -> builtins.list[builtins.int]:
+    def ints(
+        self,
+        value,
+        what: str,
+        lo: builtins.int,
+        hi: builtins.int,
+        length: builtins.int | None = None,
+        max_length: builtins.int | None = None,
+    ) -> builtins.list[builtins.int]:
         """A list of ints, each in ``lo``-``hi``."""
         items = self.list(value, what, length, max_length)
         return [self.int(v, f"{what}[{i}]", lo, hi) for i, v in enumerate(items)]
 
-    def bools(self, value, what: str,
-              length: builtins.int | None = None) -> builtins.list[builtins.bool]:
+    def bools(
+        self, value, what: str, length: builtins.int | None = None
+    ) -> builtins.list[builtins.bool]:
         items = self.list(value, what, length)
         return [self.bool(v, f"{what}[{i}]") for i, v in enumerate(items)]
 
-    def int_array(self, value, what: str, shape: tuple[builtins.int, ...], lo: builtins.int,
-                  hi: builtins.int,
-                  dtype=np.int64) -> np.ndarray:
+    def int_array(
+        self,
+        value,
+        what: str,
+        shape: tuple[builtins.int, ...],
+        lo: builtins.int,
+        hi: builtins.int,
+        dtype=np.int64,
+    ) -> np.ndarray:
         """Nested lists of exactly ``shape`` holding ints in ``lo``-``hi``, as an array."""
+
         def read(node, depth, where):
             if depth == len(shape):
                 return self.int(node, where, lo, hi)
             items = self.list(node, where, shape[depth])
             return [read(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(items)]
+
         return np.array(read(value, 0, what), dtype=dtype).reshape(shape)
 
     def bool_array(self, value, what: str, shape: tuple[builtins.int, ...]) -> np.ndarray:
@@ -109,6 +130,7 @@ class StateReader:
                 return self.bool(node, where)
             items = self.list(node, where, shape[depth])
             return [read(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(items)]
+
         return np.array(read(value, 0, what), dtype=bool).reshape(shape)
 
     # --- the position as a whole -----------------------------------------------------------------
@@ -124,4 +146,5 @@ class StateReader:
             if value != env[name]:
                 raise InvalidStateError(
                     f"the saved {self.title} state has {name} {value!r}, but this env "
-                    f"plays {name} {env[name]!r}: make the env with the state's settings")
+                    f"plays {name} {env[name]!r}: make the env with the state's settings"
+                )

@@ -6,6 +6,7 @@ helpers every backend shares.
 ``to_svg``, ``layout_problems``) sits above the backends (``raster``, ``pil_raster``,
 ``svg``), which read only what is here; the renderers import everything from ``scene``.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -33,8 +34,19 @@ SVG_FONT_FAMILY = "CastleEnvsSans, Aileron, 'Helvetica Neue', Arial, sans-serif"
 SUIT_COLORS = (BLACK, (22, 122, 52), (204, 30, 36), (206, 140, 0))
 
 # characters the Aileron font lacks, written with ones it has
-_ASCII = {"×": "x", "–": "-", "—": "-", "→": "->", "←": "<-", "≥": ">=", "≤": "<=",
-          "•": "·", "’": "'", "“": '"', "”": '"'}
+_ASCII = {
+    "×": "x",
+    "–": "-",
+    "—": "-",
+    "→": "->",
+    "←": "<-",
+    "≥": ">=",
+    "≤": "<=",
+    "•": "·",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+}
 
 
 def plain_text(text: str) -> str:
@@ -49,8 +61,10 @@ def plain_text(text: str) -> str:
     return "".join(out)
 
 
-_KEEP = set(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
-            "abcdefghijklmnopqrstuvwxyz{|}~·…°")
+_KEEP = set(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+    "abcdefghijklmnopqrstuvwxyz{|}~·…°"
+)
 
 
 @dataclass
@@ -62,17 +76,18 @@ class Text:
     text: str
     color: Color
     size: float
-    align: str = "left"      # left, center, right (vertically always centred)
+    align: str = "left"  # left, center, right (vertically always centred)
     bold: bool = False
 
 
 @dataclass
 class Fit:
     """How a backend drew one text: the string and size it used and the ink's box."""
+
     item: Text
     text: str
     size: float
-    ink: tuple | None        # (left, top, right, bottom) in scene pixels; empty text: None
+    ink: tuple | None  # (left, top, right, bottom) in scene pixels; empty text: None
 
     @property
     def truncated(self) -> bool:
@@ -89,16 +104,28 @@ class Shapes:
 
     # --- shapes ------------------------------------------------------------------------
     def rect(self, x, y, w, h, fill=None, outline=None, line=1.0, radius=0.0):
-        self.items.append(("rect", float(x), float(y), float(w), float(h), fill, outline,
-                           float(line), float(radius)))
+        self.items.append(
+            (
+                "rect",
+                float(x),
+                float(y),
+                float(w),
+                float(h),
+                fill,
+                outline,
+                float(line),
+                float(radius),
+            )
+        )
 
     def polygon(self, points, fill=None, outline=None, line=1.0):
         pts = tuple((float(a), float(b)) for a, b in points)
         self.items.append(("polygon", pts, fill, outline, float(line)))
 
     def ellipse(self, cx, cy, rx, ry, fill=None, outline=None, line=1.0):
-        self.items.append(("ellipse", float(cx), float(cy), float(rx), float(ry), fill,
-                           outline, float(line)))
+        self.items.append(
+            ("ellipse", float(cx), float(cy), float(rx), float(ry), fill, outline, float(line))
+        )
 
     def circle(self, cx, cy, r, fill=None, outline=None, line=1.0):
         self.ellipse(cx, cy, r, r, fill, outline, line)
@@ -110,8 +137,17 @@ class Shapes:
     def text(self, x, y, w, h, text, color=INK, size=13, align="left", bold=False) -> Text:
         """``text`` in the box (x, y, w, h), vertically centred; backends shrink it (down to
         three quarters of ``size``) and then cut it with an ellipsis when it does not fit."""
-        item = Text(float(x), float(y), float(w), float(h), plain_text(text), color,
-                    float(size), align, bold)
+        item = Text(
+            float(x),
+            float(y),
+            float(w),
+            float(h),
+            plain_text(text),
+            color,
+            float(size),
+            align,
+            bold,
+        )
         self.items.append(("text", item))
         return item
 
@@ -139,7 +175,7 @@ def fit_candidates(size: float):
 def ellipsize(text: str, fits) -> str:
     """The longest ``text[:k] + '…'`` that ``fits``; '' when not even '…' does."""
     lo, hi = 0, len(text)
-    while lo < hi:      # binary search on the kept length
+    while lo < hi:  # binary search on the kept length
         mid = (lo + hi + 1) // 2
         if fits(text[:mid].rstrip() + "…"):
             lo = mid

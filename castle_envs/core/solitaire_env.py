@@ -6,6 +6,7 @@ mask three ways: ``info["action_mask"]``, ``action_masks()`` (sb3-contrib's Mask
 and, for vector envs, ``info["action_mask"]`` stacked by Gymnasium (or
 ``envs.call("action_masks")``).
 """
+
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -30,9 +31,14 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     #: and ``action_masks()``), or ``"flat"`` (that vector followed by the mask, one Box)
     observation_modes = ("vector", "flat")
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000,
-                 observation: str = "vector"):
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        observation: str = "vector",
+    ):
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
         self.state: GameState | None = None
@@ -42,8 +48,9 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def _set_spaces(self, vector: gym.spaces.Box, num_actions: int) -> None:
         """The action space and the observation space of the chosen ``observation`` form."""
         self.action_space = gym.spaces.Discrete(num_actions)
-        self.observation_space = (flat_space(vector, num_actions)
-                                  if self.observation_mode == "flat" else vector)
+        self.observation_space = (
+            flat_space(vector, num_actions) if self.observation_mode == "flat" else vector
+        )
 
     def _present(self, state: GameState) -> np.ndarray:
         obs = self._observe(state)
@@ -90,8 +97,13 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
-        action, legal = screen_action(action, self.state.actions, self.state.legal_action_mask(),
-                                      self.illegal_action, lambda: self.state)
+        action, legal = screen_action(
+            action,
+            self.state.actions,
+            self.state.legal_action_mask(),
+            self.illegal_action,
+            lambda: self.state,
+        )
         if not legal:
             # pipelines without masks: end the episode with a documented penalty
             self._done = True
@@ -99,7 +111,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             info["illegal_action"] = True
             return (self._present(self.state), self.illegal_action_penalty, True, False, info)
         before = self._reward_snapshot(self.state)
-        self.state._apply(action)   # checked above
+        self.state._apply(action)  # checked above
         self._steps += 1
         terminated = self.state.is_terminal()
         truncated = not terminated and self._steps >= self.max_episode_steps
@@ -126,7 +138,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         # the same keys and types at every step (numbers, bools, arrays): replay buffers and
         # vector envs stack them
         state = self.state
-        assert state is not None          # called after reset()
+        assert state is not None  # called after reset()
         info = self._info(state)
         info["action_mask"] = state.legal_action_mask().copy()
         if self.illegal_action == "penalty":

@@ -6,6 +6,7 @@ a player may see). Rules live in methods that read and change only the state its
 randomness after the deal, no I/O, no globals. Environments, agents, search and the solver
 all drive games through this interface alone.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,7 +60,8 @@ class GameState(ABC):
         if not self.legal_action_mask()[action]:
             raise IllegalActionError(
                 f"illegal action {action} ({self.describe_action(action)}): "
-                f"{self.illegal_reason(action)}")
+                f"{self.illegal_reason(action)}"
+            )
         self._apply(action)
 
     def winning_seats(self) -> list[int]:
@@ -126,6 +128,7 @@ class GameState(ABC):
 class SolitaireState(GameState):
     """A one-player game whose ``outcome`` is 1 (won), -1 (lost) or 0 (playing); the
     return is 1 for a win and 0 otherwise."""
+
     num_players = 1
     outcome: int = 0
 

@@ -9,6 +9,7 @@ single env's games after ``reset(seed=s + i)``. Both Gymnasium games have kernel
 kernels run as plain Python, with a warning. A Gymnasium game without a kernel would get
 the same API from one Python env per slot (``PerEnvVectorEnv``), with a warning.
 """
+
 from __future__ import annotations
 
 from ..registry import GAMES
@@ -30,16 +31,23 @@ def make_vec(game: str, num_envs: int, **kwargs):
 
     from ..registry import get_game
 
-    spec = get_game(game)   # unknown names: the standard error listing the games
+    spec = get_game(game)  # unknown names: the standard error listing the games
     if game in VECTOR_GAMES:
         module, _, name = VECTOR_GAMES[game].partition(":")
         return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
     if not spec.solitaire:
-        raise ValueError(f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
-                         f"games: {sorted(VECTOR_GAMES)}")
-    return _per_env(spec, num_envs, kwargs,
-                    f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
-                    f"one by one (gymnasium SyncVectorEnv, same-step autoreset)", stacklevel=3)
+        raise ValueError(
+            f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
+            f"games: {sorted(VECTOR_GAMES)}"
+        )
+    return _per_env(
+        spec,
+        num_envs,
+        kwargs,
+        f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
+        f"one by one (gymnasium SyncVectorEnv, same-step autoreset)",
+        stacklevel=3,
+    )
 
 
 def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
@@ -48,6 +56,7 @@ def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
     import warnings
 
     from .per_env import PerEnvVectorEnv
+
     kwargs.pop("parallel", None)
     kwargs.pop("threads", None)
     warnings.warn(warning, stacklevel=stacklevel)
@@ -62,9 +71,15 @@ def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
     if HAVE_NUMBA:
         return make_vec(game, num_envs, **kwargs)
     from ..registry import get_game
-    return _per_env(get_game(game), num_envs, kwargs,
-                    f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
-                    f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}", stacklevel=4)
+
+    return _per_env(
+        get_game(game),
+        num_envs,
+        kwargs,
+        f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
+        f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}",
+        stacklevel=4,
+    )
 
 
 def make_single(game: str, **kwargs):
@@ -72,10 +87,19 @@ def make_single(game: str, **kwargs):
     import importlib
 
     if game not in COMPILED_SINGLE:
-        raise ValueError(f"no compiled single env for {game!r}; available: {sorted(COMPILED_SINGLE)}")
+        raise ValueError(
+            f"no compiled single env for {game!r}; available: {sorted(COMPILED_SINGLE)}"
+        )
     module, _, name = COMPILED_SINGLE[game].partition(":")
     return getattr(importlib.import_module(module), name)(**kwargs)
 
 
-__all__ = ["make_vec", "make_single", "gym_vector_env", "VECTOR_GAMES", "COMPILED_SINGLE", "HAVE_NUMBA",
-           "INSTALL_HINT"]
+__all__ = [
+    "make_vec",
+    "make_single",
+    "gym_vector_env",
+    "VECTOR_GAMES",
+    "COMPILED_SINGLE",
+    "HAVE_NUMBA",
+    "INSTALL_HINT",
+]

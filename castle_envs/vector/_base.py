@@ -11,6 +11,7 @@ its state rows and their conversion to and from a rules ``State``, its reset opt
 preamble (option type, episode over, action check and illegal-action handling) around the
 game's one-row kernels.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -48,6 +49,7 @@ class OwnViews:
     a view as a separate array, which would leave the kernels writing one buffer while the
     env reads another. The views named in ``_view_names`` are left out of the copied state
     and made again by ``_bind_views`` from the copied arrays."""
+
     _view_names: tuple[str, ...] = ()
 
     def _bind_views(self) -> None:
@@ -75,18 +77,24 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     define ``_row_state`` (the per-row state arrays the row kernels take before the
     generator), ``_game_args`` (the game's parameters after it), ``_reward_arg`` and
     ``state(i)``; their ``__init__`` calls ``_setup`` then ``_allocate``."""
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
-                "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+    }
 
     kernel: Any = None
     game_title = ""
     # what each game's env defines (see above), declared for the type checker
     if TYPE_CHECKING:
+
         @property
         def _row_state(self) -> tuple: ...
 
         @property
         def _game_args(self) -> tuple: ...
+
     _reward_arg: Any
     _draw_ansi: Callable[[Any], str]
     _draw_rgb: Callable[[Any], np.ndarray]
@@ -103,21 +111,24 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         the spaces); warns once per game when numba is missing."""
         if not HAVE_NUMBA and self.game_title not in KernelVectorEnv._warned_games:
             # stacklevel: _setup, the game's __init__, its caller, then the user's line
-            warnings.warn(f"numba is not installed: the batched {self.game_title} kernels run "
-                          f"as plain Python (correct but slow); {INSTALL_HINT}", stacklevel=4)
+            warnings.warn(
+                f"numba is not installed: the batched {self.game_title} kernels run "
+                f"as plain Python (correct but slow); {INSTALL_HINT}",
+                stacklevel=4,
+            )
             KernelVectorEnv._warned_games.add(self.game_title)
         if single.observation_mode != "vector":
             raise InvalidOptionError(
                 f"observation {single.observation_mode!r}: the batched envs give the "
                 "observation vector only, with the masks in info['action_mask'] and "
                 "action_masks(); for flat observations with the mask use "
-                "gymnasium.make_vec(id, n, vectorization_mode='sync', observation='flat')")
+                "gymnasium.make_vec(id, n, vectorization_mode='sync', observation='flat')"
+            )
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = check_bool("copy", copy)
         parallel = check_bool("parallel", parallel)
-        self._split = RowThreads(self.num_envs,
-                                 resolve_threads(parallel, threads, self.num_envs))
+        self._split = RowThreads(self.num_envs, resolve_threads(parallel, threads, self.num_envs))
         #: threads stepping the batch (contiguous row ranges; 1: the calling thread only)
         self.threads = self._split.threads
         self.parallel = self.threads > 1
@@ -146,12 +157,12 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         self._won = np.zeros(n, bool)
         self._illegal = np.zeros(n, bool)
         self._actions = np.zeros(n, np.int64)
-        self._sample_words = np.ones(n, np.uint64)   # sample_actions' streams (xorshift64*)
+        self._sample_words = np.ones(n, np.uint64)  # sample_actions' streams (xorshift64*)
         self._all = np.ones(n, bool)
         self._started = False
 
     def _bind_views(self) -> None:
-        self._mask = self._mask_padded[:, :self._num_actions]
+        self._mask = self._mask_padded[:, : self._num_actions]
 
     def __getstate__(self):
         # a thread pool cannot be copied: the copy gets its own (none once closed)
@@ -166,13 +177,21 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     # --- gymnasium API ---------------------------------------------------------------------
     def _reset_rows(self) -> None:
         """Every env deals a fresh game from its generator (the row kernels, on the threads)."""
-        self.run_rows(self.kernel.reset_rows, *self._row_state, self._rng, *self._game_args,
-                      self._obs, self._mask_padded)
+        self.run_rows(
+            self.kernel.reset_rows,
+            *self._row_state,
+            self._rng,
+            *self._game_args,
+            self._obs,
+            self._mask_padded,
+        )
 
     def _reset_result(self):
         self._started = True
-        return self._out(self._obs), {"action_mask": self._out(self._mask),
-                                      "_action_mask": self._all.copy()}
+        return self._out(self._obs), {
+            "action_mask": self._out(self._mask),
+            "_action_mask": self._all.copy(),
+        }
 
     def step(self, actions):
         if not self._started:
@@ -181,10 +200,28 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         if self.illegal_action == "raise":
             self._check_legal(self._actions)
         # the kernels' BatchStep, as a plain tuple (numba types it faster than a named one)
-        step = (self.max_episode_steps, self.penalty, self._rewards, self._terminated,
-                self._truncated, self._done, self._won, self._illegal, self._final_obs)
-        self.run_rows(self.kernel.step_rows, *self._row_state, self._rng, self._actions,
-                      *self._game_args, self._reward_arg, self._obs, self._mask_padded, step)
+        step = (
+            self.max_episode_steps,
+            self.penalty,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._done,
+            self._won,
+            self._illegal,
+            self._final_obs,
+        )
+        self.run_rows(
+            self.kernel.step_rows,
+            *self._row_state,
+            self._rng,
+            self._actions,
+            *self._game_args,
+            self._reward_arg,
+            self._obs,
+            self._mask_padded,
+            step,
+        )
         info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
         if self._done.any():
             done = self._done.copy()
@@ -200,8 +237,13 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         if self.illegal_action == "penalty":
             info["illegal_action"] = self._illegal.copy()
             info["_illegal_action"] = self._all.copy()
-        return (self._out(self._obs), self._out(self._rewards), self._out(self._terminated),
-                self._out(self._truncated), info)
+        return (
+            self._out(self._obs),
+            self._out(self._rewards),
+            self._out(self._terminated),
+            self._out(self._truncated),
+            info,
+        )
 
     def action_masks(self) -> np.ndarray:
         if not self._started:
@@ -258,7 +300,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
         if seed is None and self._started:
-            return   # keep playing from each env's generator, as a single env does
+            return  # keep playing from each env's generator, as a single env does
         for i, s in enumerate(seeds):
             generator, _ = seeding.np_random(s)
             self._rng[i] = pcg64.to_words(generator)
@@ -273,15 +315,18 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         penalty mode they become -1, which the kernels treat as illegal."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ActionTypeError(f"actions must be {self.num_envs} integer action ids, "
-                                  f"got shape {actions.shape} dtype {actions.dtype}")
+            raise ActionTypeError(
+                f"actions must be {self.num_envs} integer action ids, "
+                f"got shape {actions.shape} dtype {actions.dtype}"
+            )
         out = (actions < 0) | (actions >= self._num_actions)
         if out.any():
             i = int(np.flatnonzero(out)[0])
             if self.illegal_action == "raise":
                 raise IllegalActionError(
                     f"env {i}: action {int(actions[i])} is out of range: the action space "
-                    f"is Discrete({self._num_actions})")
+                    f"is Discrete({self._num_actions})"
+                )
             self._actions[out] = -1
             self._actions[~out] = actions[~out]
         else:
@@ -307,6 +352,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
     position, then refresh observation and mask), ``_step_kernel(action, out)``,
     ``_info()`` and the ``state`` property; state rows they keep a view of are named in
     ``_view_names`` and made by ``_bind_views`` (``OwnViews``)."""
+
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     # what each game's env defines (see above) and sets, declared for the type checker
     _obs: np.ndarray
@@ -346,7 +392,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
     def _present(self) -> np.ndarray:
         """The observation in the ``observation`` form the env was made with."""
         if getattr(self, "observation_mode", "vector") == "flat":
-            return flatten(self._obs[0], self._mask[0, :self._num_actions])
+            return flatten(self._obs[0], self._mask[0, : self._num_actions])
         return self._obs[0].copy()
 
     def _deal_from_np_random(self, deal) -> None:
@@ -362,8 +408,9 @@ class KernelSingleEnv(OwnViews, gym.Env):
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
-        action, legal = screen_action(action, self._state_type.actions, self._mask[0],
-                                      self.illegal_action, lambda: self.state)
+        action, legal = screen_action(
+            action, self._state_type.actions, self._mask[0], self.illegal_action, lambda: self.state
+        )
         if not legal:
             self._done = True
             info = self._full_info()
@@ -386,7 +433,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
     def action_masks(self) -> np.ndarray:
         if not self._started:
             raise EpisodeOverError("action_masks() called before reset(): call reset() first")
-        return self._mask[0, :self._num_actions].copy()
+        return self._mask[0, : self._num_actions].copy()
 
     def winners(self) -> list[int]:
         """``[0]`` once the game is won, ``[]`` otherwise (as the Python envs answer)."""

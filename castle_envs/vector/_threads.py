@@ -10,6 +10,7 @@ the calling thread steps the first range itself while the pool steps the others.
 Without numba the kernels are plain Python, which holds the GIL: the split still gives the
 same results, only no speed.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,22 +61,26 @@ class RowThreads:
         self.threads = max(1, min(int(threads), self.num_rows))
         edges = [num_rows * k // self.threads for k in range(self.threads + 1)]
         self.ranges = tuple(zip(edges[:-1], edges[1:]))
-        self._pool = (ThreadPoolExecutor(self.threads - 1, thread_name_prefix="castle-envs-rows")
-                      if self.threads > 1 else None)
+        self._pool = (
+            ThreadPoolExecutor(self.threads - 1, thread_name_prefix="castle-envs-rows")
+            if self.threads > 1
+            else None
+        )
 
     def run(self, kernel, *args) -> None:
         """``kernel(lo, hi, *args)`` for every range, concurrently; returns when all have
         finished, raising the first error any of them raised."""
-        if self._pool is None:   # one thread (or closed: the whole batch on this thread)
+        if self._pool is None:  # one thread (or closed: the whole batch on this thread)
             kernel(0, self.num_rows, *args)
             return
-        futures = [self._pool.submit(_call_wrapping, kernel, lo, hi, args)
-                   for lo, hi in self.ranges[1:]]
+        futures = [
+            self._pool.submit(_call_wrapping, kernel, lo, hi, args) for lo, hi in self.ranges[1:]
+        ]
         try:
             lo, hi = self.ranges[0]
             kernel(lo, hi, *args)
         finally:
-            for future in futures:   # every range is finished before anything is returned
+            for future in futures:  # every range is finished before anything is returned
                 future.exception()
         for future in futures:
             future.result()
@@ -84,4 +89,3 @@ class RowThreads:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-

@@ -34,6 +34,7 @@ penalty and ``info["illegal_action"][i]`` is True.
 to each of its envs (each env draws what the options leave open from its own generator);
 later autoresets deal plain games, as the single env's ``reset()`` without options does.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,15 +57,31 @@ class CastellionVectorEnv(KernelVectorEnv):
     _draw_ansi = staticmethod(render_ansi)
     _draw_rgb = staticmethod(render_rgb)
 
-    def __init__(self, num_envs: int, level: str = "school", reward: str = "win",
-                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 1000, render_mode: str | None = None,
-                 copy: bool = True, parallel: bool = False, threads: int | None = None,
-                 **rules):
+    def __init__(
+        self,
+        num_envs: int,
+        level: str = "school",
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        render_mode: str | None = None,
+        copy: bool = True,
+        parallel: bool = False,
+        threads: int | None = None,
+        **rules,
+    ):
         num_envs = self._check_num_envs(num_envs)
         # the single env validates every option, owns the spaces and parses reset options
-        single = CastellionEnv(level, render_mode, reward, illegal_action,
-                               illegal_action_penalty, max_episode_steps, **rules)
+        single = CastellionEnv(
+            level,
+            render_mode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            **rules,
+        )
         self._setup(single, num_envs, render_mode, copy, parallel, threads)
         self._single = single
         self.level = level
@@ -130,8 +147,9 @@ class CastellionVectorEnv(KernelVectorEnv):
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""
-        K.refresh_all(self._st[rows], self._level, self._rules, self._obs[rows],
-                      self._mask_padded[rows])
+        K.refresh_all(
+            self._st[rows], self._level, self._rules, self._obs[rows], self._mask_padded[rows]
+        )
 
 
 def read_state(s: np.ndarray, level: int, rules: dict) -> State:
@@ -139,17 +157,20 @@ def read_state(s: np.ndarray, level: int, rules: dict) -> State:
     st = State(level, **rules)
     # a State is a view over a row of this layout: the position's words are copied, the
     # kernel's scratch words are not
-    st.s[:K.SCRATCH] = s[:K.SCRATCH]
+    st.s[: K.SCRATCH] = s[: K.SCRATCH]
     return st
 
 
 def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     """Load ``state`` into the kernel row ``s``."""
-    if state.level != level or state.foundation_exemption != rules["foundation_exemption"] \
-            or state.early_encounter != rules["early_encounter"]:
+    if (
+        state.level != level
+        or state.foundation_exemption != rules["foundation_exemption"]
+        or state.early_encounter != rules["early_encounter"]
+    ):
         raise ValueError("the state's level and rules must match the env's")
     K.clear(s)
-    s[:K.SCRATCH] = state.s[:K.SCRATCH]
+    s[: K.SCRATCH] = state.s[: K.SCRATCH]
 
 
 class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
@@ -158,16 +179,31 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
     masks, rewards, info, errors; ``tests/vector/test_castellion_single.py`` compares them
     step by step) that makes one compiled call per step. ``env.state`` is a
     ``rules.State`` copy of the position, built on demand (rendering, naming moves, saving)."""
+
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     _state_type = State
     _num_actions = NUM_ACTIONS
     _view_names = ("_s",)
 
-    def __init__(self, level: str = "school", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
-        reference = CastellionEnv(level, render_mode, reward, illegal_action,
-                                  illegal_action_penalty, max_episode_steps, **rules)
+    def __init__(
+        self,
+        level: str = "school",
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        **rules,
+    ):
+        reference = CastellionEnv(
+            level,
+            render_mode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            **rules,
+        )
         self._reference = reference
         self._adopt_settings(reference)
         self.level = level
@@ -192,8 +228,12 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
     def _load(self, options) -> None:
         if options:
             # fixed piles, ordeals or a saved state: the Python env's own parsing and deal
-            write_state(self._s, self._reference._new_state(self.np_random, dict(options)),
-                        self._level, self.rules)
+            write_state(
+                self._s,
+                self._reference._new_state(self.np_random, dict(options)),
+                self._level,
+                self.rules,
+            )
         else:
             # the deal comes from the env's np_random, exactly as CastellionEnv draws it
             self._deal_from_np_random(lambda words: K.deal(self._s, words, self._level))
@@ -201,8 +241,18 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
         self._steps[0] = 0
 
     def _step_kernel(self, action, out) -> None:
-        K.step_one(self._s, self._steps, action, self._level, self._rules,
-                   self._ordeals_reward, self.max_episode_steps, self._obs[0], self._mask[0], out)
+        K.step_one(
+            self._s,
+            self._steps,
+            action,
+            self._level,
+            self._rules,
+            self._ordeals_reward,
+            self.max_episode_steps,
+            self._obs[0],
+            self._mask[0],
+            out,
+        )
 
     @property
     def state(self) -> State | None:
@@ -219,5 +269,7 @@ class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
 
     def _info(self) -> dict:
         s = self._s
-        return {**game_info(s[K.PHASE], s[K.CURRENT], K.formations(s), s[K.OUTCOME] == 1),
-                "action_mask": self._mask[0, :NUM_ACTIONS].copy()}
+        return {
+            **game_info(s[K.PHASE], s[K.CURRENT], K.formations(s), s[K.OUTCOME] == 1),
+            "action_mask": self._mask[0, :NUM_ACTIONS].copy(),
+        }

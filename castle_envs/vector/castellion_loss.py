@@ -70,6 +70,7 @@ groups may shrink then, so only bound 3 without the group rule). At the Academy 
 Menace only the current ordeal and bounds 2, 3, 5, 6 (tiles move and are destroyed there).
 The bounds are used only in the draw, Defender and Traitor phases (elsewhere: no proof).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -79,21 +80,30 @@ from ..castellion import kernel as K
 from ..core.jit import njit
 
 NONE, LOST, FOUNDATION, ROWS, FACTIONS, GEOMETRY, ASSAULT, FORCED, TILES = range(9)
-REASONS = ("", "the game is lost", "the foundation cannot be completed in time",
-           "the columns cannot be built high enough for the row removal",
-           "too few tiles of the factions and shapes its formations need",
-           "its missing formations do not fit the castle within the tiles that can come",
-           "the Assault can neither be met nor survived with the tiles that can come",
-           "the encounter is forced now and the castle fails it",
-           "too few tiles can reach the castle")
+REASONS = (
+    "",
+    "the game is lost",
+    "the foundation cannot be completed in time",
+    "the columns cannot be built high enough for the row removal",
+    "too few tiles of the factions and shapes its formations need",
+    "its missing formations do not fit the castle within the tiles that can come",
+    "the Assault can neither be met nor survived with the tiles that can come",
+    "the encounter is forced now and the castle fails it",
+    "too few tiles can reach the castle",
+)
 INF = 1 << 20
-ALL = (1 << 9) - 1     # every bound on (``loss_code``'s ``on``)
-_SEER, _CHAM = 0, 1   # factions (data.SEER, data.CHAMELEON)
+ALL = (1 << 9) - 1  # every bound on (``loss_code``'s ``on``)
+_SEER, _CHAM = 0, 1  # factions (data.SEER, data.CHAMELEON)
 
 # formation patterns: (dr, dc) of their four cells; 0 tower, 1 bastion, 2 line
-_PAT = np.array([[[0, 0], [1, 0], [2, 0], [3, 0]],
-                 [[0, 0], [0, 1], [1, 0], [1, 1]],
-                 [[0, 0], [0, 1], [0, 2], [0, 3]]], np.int64)
+_PAT = np.array(
+    [
+        [[0, 0], [1, 0], [2, 0], [3, 0]],
+        [[0, 0], [0, 1], [1, 0], [1, 1]],
+        [[0, 0], [0, 1], [0, 2], [0, 3]],
+    ],
+    np.int64,
+)
 _PAT_H = np.array([4, 2, 1], np.int64)
 _PAT_W = np.array([1, 2, 4], np.int64)
 
@@ -198,9 +208,9 @@ def _parked_window(s, to_go, cnt):
                 total += 1
                 sc_above += 1 if _is_sc(k) else 0
         if need > 0:
-            return total, False            # no deadline: every tile can come
+            return total, False  # no deadline: every tile can come
         budget = 3 + 3 * min(3, sc_above + sc_up + sc_safe) + 3 * sc_safe
-        start = i                          # the first tile below the deadline
+        start = i  # the first tile below the deadline
     else:
         # the deadline already lies face up (or in hand): only Seer powers reveal more
         budget = 3 * (sc_up + sc_safe)
@@ -290,8 +300,11 @@ def _min_costs(s, faction, kind, out):
                             inside = True
                     if inside:
                         continue
-                    if 0 <= xx < width and rr < s[K.HEIGHT + xx] and \
-                            s[K.CELL + rr * K.SIZE + xx] // 3 == faction:
+                    if (
+                        0 <= xx < width
+                        and rr < s[K.HEIGHT + xx]
+                        and s[K.CELL + rr * K.SIZE + xx] // 3 == faction
+                    ):
                         ok = False
                 if not ok:
                     break
@@ -304,7 +317,7 @@ def _min_costs(s, faction, kind, out):
                     if x0 + _PAT[kind, q, 1] == x:
                         need = max(need, r0 + _PAT[kind, q, 0] + 1)
                 if need == 0 and not (0 <= x < width):
-                    need = 1                    # a new column between castle and formation
+                    need = 1  # a new column between castle and formation
                 cur = s[K.HEIGHT + x] if 0 <= x < width else 0
                 total += max(0, need - cur)
             if cost < best_f:
@@ -390,7 +403,7 @@ def _school_current(s, card, cnt, total, rules, first, on):
             j += 1
     best = INF
     use = np.zeros(4, np.int64)
-    for code in range(4 ** m):
+    for code in range(4**m):
         use[:] = 0
         x = code
         ok = True
@@ -512,8 +525,12 @@ def loss_code(s, level, rules, on=ALL):
     to_go = K._ORD_TRAITORS[card] - beside
     hand = s[K.HAND]
     # bound 6: a Traitor in hand that completes the count
-    if on >> FORCED & 1 and phase == K.TRAITOR_PHASE and to_go == 1 and \
-            (level == SCHOOL or hand == K.BLACK_TRAITOR):
+    if (
+        on >> FORCED & 1
+        and phase == K.TRAITOR_PHASE
+        and to_go == 1
+        and (level == SCHOOL or hand == K.BLACK_TRAITOR)
+    ):
         if not _exact_check(s, card):
             return FORCED, cur, 0, 0
     cnt = np.zeros(K.NUM_DEFENDER_KINDS, np.int64)
@@ -525,7 +542,9 @@ def loss_code(s, level, rules, on=ALL):
                 r, need, have = _school_current(s, cj, cnt, total, rules, cur == 0, on)
             elif K._ORD_KIND[cj] == K.K_ROWS:
                 r, need, have = _school_current(s, cj, cnt, total, rules, False, on)
-            elif j == 2 and K._ORD_KIND[s[K.ORD + 1]] == K.K_ROWS and K._ORD_ROWS[s[K.ORD + 1]] == 1:
+            elif (
+                j == 2 and K._ORD_KIND[s[K.ORD + 1]] == K.K_ROWS and K._ORD_ROWS[s[K.ORD + 1]] == 1
+            ):
                 r, need, have = _school_exam3_later(s, cj, cnt, total, rules, on)
             else:
                 r = NONE
@@ -561,9 +580,11 @@ def prove_loss(state) -> str | None:
     """A proof that the ``castellion.rules.State`` is lost (a sentence naming the ordeal that
     cannot be met and why), or None when no bound here shows it."""
     from .castellion import write_state
-    rules = {"foundation_exemption": state.foundation_exemption,
-             "early_encounter": state.early_encounter}
+
+    rules = {
+        "foundation_exemption": state.foundation_exemption,
+        "early_encounter": state.early_encounter,
+    }
     row = np.zeros(K.WORDS, np.int8)
     write_state(row, state, state.level, rules)
     return describe(loss_code(row, state.level, K.rule_flags(rules)), state.ordeals)
-

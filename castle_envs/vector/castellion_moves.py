@@ -22,56 +22,136 @@ each; a face-down ordeal counts as each card its slot may hold.
 checks the rows do not change.) The Python env, the compiled single env and the batched env
 all call this kernel, so the three views agree exactly.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .castellion_plan import BIG, castle_cost, dead_cells, frame, orders_for
-from ..castellion.data import (ASSAULT, BLACK_TRAITOR, LEVELS, MENACE, NUM_DEFENDER_KINDS,
-                               ORDEALS, ROWS, TRAITOR)
+from ..castellion.data import (
+    ASSAULT,
+    BLACK_TRAITOR,
+    LEVELS,
+    MENACE,
+    NUM_DEFENDER_KINDS,
+    ORDEALS,
+    ROWS,
+    TRAITOR,
+)
 from ..castellion import kernel as K
 from ..core.jit import njit
 
 SIZE, CELLS = K.SIZE, K.CELLS
 
-KINDS = ("draw_regular", "draw_safe", "take_revealed", "encounter_now", "place", "pyro_move",
-         "discard", "discard_power", "place_traitor", "discard_traitor", "destroy", "swap",
-         "reveal_regular", "reveal_safe", "recover", "lift", "reveal_ordeal")
+KINDS = (
+    "draw_regular",
+    "draw_safe",
+    "take_revealed",
+    "encounter_now",
+    "place",
+    "pyro_move",
+    "discard",
+    "discard_power",
+    "place_traitor",
+    "discard_traitor",
+    "destroy",
+    "swap",
+    "reveal_regular",
+    "reveal_safe",
+    "recover",
+    "lift",
+    "reveal_ordeal",
+)
 FEATURES = (
     *KINDS,
     # the tile the move spends or touches (placed, discarded, taken, destroyed, lifted,
     # recovered; a swap: the tile at its first cell)
-    "tile_seer", "tile_chameleon", "tile_juggler", "tile_pyro", "tile_triangle", "tile_square",
-    "tile_circle", "tile_traitor", "tile_black_traitor",
+    "tile_seer",
+    "tile_chameleon",
+    "tile_juggler",
+    "tile_pyro",
+    "tile_triangle",
+    "tile_square",
+    "tile_circle",
+    "tile_traitor",
+    "tile_black_traitor",
     # where: the cell placed, destroyed or lifted (after a left shift: its column then)
-    "row/5", "column/5", "new_column", "foundation_cell", "swap_vertical",
+    "row/5",
+    "column/5",
+    "new_column",
+    "foundation_cell",
+    "swap_vertical",
     # the castle the move leaves (for moves that do not touch it: the castle now)
-    "castle_size/36", "width/6", "foundation_complete", "foundation/6", "towers/9",
-    "bastions/9", "lines/9", "completes_tower", "completes_bastion", "completes_line",
-    "cancels_formation", "group/8", "group_can_form", "dead_cells/30", "completes_castle",
+    "castle_size/36",
+    "width/6",
+    "foundation_complete",
+    "foundation/6",
+    "towers/9",
+    "bastions/9",
+    "lines/9",
+    "completes_tower",
+    "completes_bastion",
+    "completes_line",
+    "cancels_formation",
+    "group/8",
+    "group_can_form",
+    "dead_cells/30",
+    "completes_castle",
     # plan cost (tiles still needed) of the lowest unresolved ordeal and the two after it
-    "cost_current/60", "cost_next/60", "cost_third/60", "cost_falls/10", "cost_rises/10",
+    "cost_current/60",
+    "cost_next/60",
+    "cost_third/60",
+    "cost_falls/10",
+    "cost_rises/10",
     # the lowest ordeal's Traitors and encounter
-    "traitors_beside/5", "traitors_to_trigger/5", "triggers_encounter", "encounter_passes",
-    "encounter_unknown", "penalty/42", "traitor_discard_cost/4",
+    "traitors_beside/5",
+    "traitors_to_trigger/5",
+    "triggers_encounter",
+    "encounter_passes",
+    "encounter_unknown",
+    "penalty/42",
+    "traitor_discard_cost/4",
     # draws and reveals
-    "pile_size/72", "traitor_chance", "next_traitor_triggers",
+    "pile_size/72",
+    "traitor_chance",
+    "next_traitor_triggers",
     # a tile to take or recover: the best plan cost among its placements
-    "best_cost_if_placed/60", "placeable",
-    "ordeal_slot_1", "ordeal_slot_2", "ordeal_slot_3",
+    "best_cost_if_placed/60",
+    "placeable",
+    "ordeal_slot_1",
+    "ordeal_slot_2",
+    "ordeal_slot_3",
     # the position (the same in every row)
-    "level_school", "level_academy", "level_menace", "ordeals_passed/3", "current_face_down",
-    "current_formations", "current_assault", "current_rows", "cost_now/60",
-    "regular_size/72", "safe_size/12", "destroy_left/42",
+    "level_school",
+    "level_academy",
+    "level_menace",
+    "ordeals_passed/3",
+    "current_face_down",
+    "current_formations",
+    "current_assault",
+    "current_rows",
+    "cost_now/60",
+    "regular_size/72",
+    "safe_size/12",
+    "destroy_left/42",
 )
 NUM_FEATURES = len(FEATURES)
 COL = {name: i for i, name in enumerate(FEATURES)}
 CAPACITY = K.NUM_ACTIONS
 
-TILE, WHERE, AFTER, COST, ORDEAL = (COL["tile_seer"], COL["row/5"], COL["castle_size/36"],
-                                    COL["cost_current/60"], COL["traitors_beside/5"])
-PILE, TAKE, SLOT, CONTEXT = (COL["pile_size/72"], COL["best_cost_if_placed/60"],
-                             COL["ordeal_slot_1"], COL["level_school"])
+TILE, WHERE, AFTER, COST, ORDEAL = (
+    COL["tile_seer"],
+    COL["row/5"],
+    COL["castle_size/36"],
+    COL["cost_current/60"],
+    COL["traitors_beside/5"],
+)
+PILE, TAKE, SLOT, CONTEXT = (
+    COL["pile_size/72"],
+    COL["best_cost_if_placed/60"],
+    COL["ordeal_slot_1"],
+    COL["level_school"],
+)
 DEAD = COL["dead_cells/30"]
 PASSES = COL["encounter_passes"]
 UNKNOWN = COL["encounter_unknown"]
@@ -88,14 +168,18 @@ _TRAITORS = np.array([c.traitors for c in ORDEALS], np.int64)
 _NEED = np.array([(c.towers, c.bastions, c.lines) for c in ORDEALS], np.int64)
 _ROWS = np.array([c.rows for c in ORDEALS], np.int64)
 _PENALTY = np.array([c.penalty for c in ORDEALS], np.int64)
-_ORDER_LIST = [orders_for(c.towers, c.bastions, c.lines) if c.kind != ROWS
-               else np.zeros((1, 0), np.int64) for c in ORDEALS]
-_ORDERS = np.zeros((len(ORDEALS), max(len(o) for o in _ORDER_LIST),
-                    max(max(o.shape[1] for o in _ORDER_LIST), 1)), np.int64)
+_ORDER_LIST = [
+    orders_for(c.towers, c.bastions, c.lines) if c.kind != ROWS else np.zeros((1, 0), np.int64)
+    for c in ORDEALS
+]
+_ORDERS = np.zeros(
+    (len(ORDEALS), max(len(o) for o in _ORDER_LIST), max(max(o.shape[1] for o in _ORDER_LIST), 1)),
+    np.int64,
+)
 _N_ORDERS = np.array([len(o) for o in _ORDER_LIST], np.int64)
 _N_ITEMS = np.array([o.shape[1] for o in _ORDER_LIST], np.int64)
 for _i, _o in enumerate(_ORDER_LIST):
-    _ORDERS[_i, :len(_o), :_o.shape[1]] = _o
+    _ORDERS[_i, : len(_o), : _o.shape[1]] = _o
 _BY_SLOT, _BY_SLOT_N = K._BY_SLOT, K._BY_SLOT_N
 
 
@@ -104,7 +188,7 @@ def _card_cost(cells, card, avail, size, bast):
     """The planner's cost of one card (``PlannerPolicy._card_cost``)."""
     if _KIND[card] == 2:
         return float(castle_cost(cells, _ORDERS[card, :1, :0], avail, _ROWS[card] + 1))
-    plan = castle_cost(cells, _ORDERS[card, :_N_ORDERS[card], :_N_ITEMS[card]], avail, 1)
+    plan = castle_cost(cells, _ORDERS[card, : _N_ORDERS[card], : _N_ITEMS[card]], avail, 1)
     if _KIND[card] == 1 and plan > 0:
         left = max(0, _PENALTY[card] - 4 * bast)
         if left + SIZE <= CELLS:
@@ -122,7 +206,7 @@ def _slot_cost(t, level, slot, avail):
     face-down slot may hold; 0 past the last ordeal."""
     if slot >= 3:
         return 0.0
-    cells = t[K.CELL:K.CELL + CELLS]
+    cells = t[K.CELL : K.CELL + CELLS]
     size = K.castle_size(t)
     bast = K.formations(t)[1]
     if t[K.FACE + slot]:
@@ -248,8 +332,9 @@ def _group(t, cell):
         n += 1
         x ^= low
     rows, cols = r_hi - r_lo + 1, c_hi - c_lo + 1
-    fits = n <= 4 and ((rows == 1 and cols <= 4) or (cols == 1 and rows <= 4)
-                       or (rows <= 2 and cols <= 2))
+    fits = n <= 4 and (
+        (rows == 1 and cols <= 4) or (cols == 1 and rows <= 4) or (rows <= 2 and cols <= 2)
+    )
     return n, fits
 
 
@@ -257,7 +342,7 @@ def _group(t, cell):
 def _dead_cells(t):
     fb = np.zeros(4, np.int64)
     sb = np.zeros(3, np.int64)
-    occ = frame(t[K.CELL:K.CELL + CELLS], 0, fb, sb)
+    occ = frame(t[K.CELL : K.CELL + CELLS], 0, fb, sb)
     return K.popcount(dead_cells(occ, sb))
 
 
@@ -273,8 +358,7 @@ def _passes(t, level, slot, card):
                 return 0.0
         return 1.0
     towers, bastions, lines = K.formations(t)
-    met = (towers >= _NEED[card, 0] and bastions >= _NEED[card, 1]
-           and lines >= _NEED[card, 2])
+    met = towers >= _NEED[card, 0] and bastions >= _NEED[card, 1] and lines >= _NEED[card, 2]
     if met or (kind == 1 and _PENALTY[card] - 4 * bastions <= 0):
         return 1.0 if K.foundation_complete(t) else 0.0
     return 0.0
@@ -409,12 +493,14 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     t[:] = s
     slot = s[K.CURRENT]
     kind_col = -1
-    if a < K.TAKE_REVEALED:                                  # draw
+    if a < K.TAKE_REVEALED:  # draw
         kind_col = a - K.DRAW
         _pile(f, s, a == K.DRAW)
-        if slot < 3 and s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1] + 1 >= _trigger(s, slot):
+        if slot < 3 and s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1] + 1 >= _trigger(
+            s, slot
+        ):
             f[PILE + 2] = 1.0
-    elif a < K.ENCOUNTER_NOW:                                # take a revealed tile
+    elif a < K.ENCOUNTER_NOW:  # take a revealed tile
         kind_col = 2
         kind = s[K.REV + a - K.TAKE_REVEALED]
         _tile(f, kind)
@@ -427,7 +513,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         kind_col = 3
         _tile(f, s[K.HAND])
         _encounter(f, t, level)
-    elif a <= K.PLACE_LEFT:                                  # place, or Pyro's move
+    elif a <= K.PLACE_LEFT:  # place, or Pyro's move
         kind_col = 4 if phase == K.DEFENDER_PHASE else 5
         kind = s[K.HAND] if phase == K.DEFENDER_PHASE else s[K.LIFTED]
         _tile(f, kind)
@@ -463,11 +549,11 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
             if level == MENACE:
                 cost = max(0, cost - before[2])
             f[DISCARD_COST] = min(cost, K.castle_size(s)) / 4.0
-    elif a < K.SWAP:                                         # destroy
+    elif a < K.SWAP:  # destroy
         kind_col = 10
         cell = a - K.DESTROY
         _take_tile(f, t, s, level, avail, u, before, cost_before, cell // SIZE, cell % SIZE)
-    elif a < K.REVEAL:                                       # Juggler swap
+    elif a < K.REVEAL:  # Juggler swap
         kind_col = 11
         i = a - K.SWAP
         x, y = K._SWAP_A[i], K._SWAP_B[i]
@@ -477,10 +563,10 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         f[WHERE + 4] = y - x == SIZE
         t[K.CELL + x], t[K.CELL + y] = s[K.CELL + y], s[K.CELL + x]
         _castle(f, t, s, level, avail, u, before, cost_before)
-    elif a < K.RECOVER:                                      # Seer reveal
+    elif a < K.RECOVER:  # Seer reveal
         kind_col = 12 + a - K.REVEAL
         _pile(f, s, a == K.REVEAL)
-    elif a < K.LIFT:                                         # Chameleon recover
+    elif a < K.LIFT:  # Chameleon recover
         kind_col = 14
         kind = a - K.RECOVER
         _tile(f, kind)
@@ -488,17 +574,18 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
         f[TAKE] = min(best, BIG) / BIG
         f[TAKE + 1] = ok
         t[:] = s
-    elif a < K.REVEAL_ORDEAL:                                # Pyro lift
+    elif a < K.REVEAL_ORDEAL:  # Pyro lift
         kind_col = 15
         c = a - K.LIFT
         _take_tile(f, t, s, level, avail, u, before, cost_before, s[K.HEIGHT + c] - 1, c)
-    else:                                                    # turn up an ordeal
+    else:  # turn up an ordeal
         kind_col = 16
         f[SLOT + a - K.REVEAL_ORDEAL] = 1.0
     f[kind_col] = 1.0
-    if not (K.DESTROY <= a < K.REVEAL or K.LIFT <= a < K.REVEAL_ORDEAL
-            or K.PLACE <= a <= K.PLACE_LEFT):
-        f[AFTER:COST + 5] = base[AFTER:COST + 5]      # the castle stays as it is
+    if not (
+        K.DESTROY <= a < K.REVEAL or K.LIFT <= a < K.REVEAL_ORDEAL or K.PLACE <= a <= K.PLACE_LEFT
+    ):
+        f[AFTER : COST + 5] = base[AFTER : COST + 5]  # the castle stays as it is
 
 
 @njit(cache=True)
@@ -510,8 +597,9 @@ def _context(f, s, level, cost_before):
         f[CONTEXT + 4] = s[K.FACE + slot] != 0
         if not s[K.FACE + slot]:
             f[CONTEXT + 5 + _KIND[s[K.ORD + slot]]] = 1.0
-        f[ORDEAL] = max(f[ORDEAL], min(s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1],
-                                       5) / 5.0)
+        f[ORDEAL] = max(
+            f[ORDEAL], min(s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1], 5) / 5.0
+        )
     f[CONTEXT + 8] = min(cost_before, BIG) / BIG
     f[CONTEXT + 9] = s[K.REG_N] / 72.0
     f[CONTEXT + 10] = s[K.SAFE_N] / 12.0
@@ -542,8 +630,20 @@ def move_rows(s, level, rules, feats, ids, valid, t, u, m):
         if legal < feats.shape[0]:
             ids[legal] = a
             valid[legal] = True
-            _fill(feats[legal], s, a, level, rules, t, u, m[K.MASK_WIDTH:], avail, before,
-                  cost_before, base)
+            _fill(
+                feats[legal],
+                s,
+                a,
+                level,
+                rules,
+                t,
+                u,
+                m[K.MASK_WIDTH :],
+                avail,
+                before,
+                cost_before,
+                base,
+            )
             _context(feats[legal], s, level, cost_before)
         legal += 1
     return legal
@@ -561,6 +661,7 @@ class Scratch:
 
     def __init__(self):
         from ._base import state_dtype
+
         self.t = np.zeros(K.WORDS, state_dtype())
         self.u = np.zeros(K.WORDS, state_dtype())
         # the position's mask, then room for a placement mask

@@ -20,6 +20,7 @@ The castle may still grow to either side while it is narrower than 6: every plac
 the castle in a 6-wide frame is tried and the cheapest kept. Everything here reads the
 castle and tile counts only; nothing hidden.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -41,9 +42,11 @@ def _sites():
     """Every formation pattern in the 6 x 6 frame: (kind, cells, outside neighbours,
     cells under it), kind 0 tower, 1 bastion, 2 line (the order of ``formations()``)."""
     out = []
-    shapes = {0: [(0, 0), (1, 0), (2, 0), (3, 0)],          # (row, col) offsets
-              1: [(0, 0), (0, 1), (1, 0), (1, 1)],
-              2: [(0, 0), (0, 1), (0, 2), (0, 3)]}
+    shapes = {
+        0: [(0, 0), (1, 0), (2, 0), (3, 0)],  # (row, col) offsets
+        1: [(0, 0), (0, 1), (1, 0), (1, 1)],
+        2: [(0, 0), (0, 1), (0, 2), (0, 3)],
+    }
     for kind, offs in shapes.items():
         rows = 1 + max(r for r, _ in offs)
         cols = 1 + max(c for _, c in offs)
@@ -64,8 +67,12 @@ def _sites():
     out.sort(key=lambda s: s[0])
     kinds = np.array([s[0] for s in out], np.int64)
     starts = np.searchsorted(kinds, np.arange(4)).astype(np.int64)
-    return (starts, np.array([s[1] for s in out], np.int64),
-            np.array([s[2] for s in out], np.int64), np.array([s[3] for s in out], np.int64))
+    return (
+        starts,
+        np.array([s[1] for s in out], np.int64),
+        np.array([s[2] for s in out], np.int64),
+        np.array([s[3] for s in out], np.int64),
+    )
 
 
 SITE_START, SITE_P, SITE_N, SITE_U = _sites()
@@ -188,8 +195,20 @@ def castle_cost(cells, orders, avail, rows):
         occ = frame(cells, off, fb, sb)
         dead = dead_cells(occ, sb)
         for o in range(orders.shape[0]):
-            c = _plan(occ, fb, dead, orders[o], avail, need_rows, SITE_P, SITE_N, SITE_U,
-                      SITE_START, chosen_p, chosen_f)
+            c = _plan(
+                occ,
+                fb,
+                dead,
+                orders[o],
+                avail,
+                need_rows,
+                SITE_P,
+                SITE_N,
+                SITE_U,
+                SITE_START,
+                chosen_p,
+                chosen_f,
+            )
             if c < best:
                 best = c
         if width == 0:

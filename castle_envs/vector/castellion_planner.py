@@ -12,6 +12,7 @@ Everything here plays moves on copies of the player's view (``view``: the piles 
 face-down card set to its slot's first card) and never draws: a face-down card is replaced by
 each card its slot may hold in turn.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,8 +32,9 @@ _POWER_PHASES = (K.JUGGLE_PHASE, K.RECOVER_PHASE, K.MOVE_PHASE, K.LIFT_PHASE)
 
 def params(weights, pressure, useful, grow, info, pyro, reveal) -> np.ndarray:
     """``prm`` for the compiled functions, from the planner's options."""
-    return np.array([weights[0], weights[1], weights[2], pressure, useful, grow, info,
-                     pyro, reveal], np.float64)
+    return np.array(
+        [weights[0], weights[1], weights[2], pressure, useful, grow, info, pyro, reveal], np.float64
+    )
 
 
 @njit(cache=True)
@@ -64,9 +66,9 @@ def view_of(s, level):
     with both piles in kind order and each face-down card its slot's first card."""
     v = s.copy()
     n = v[K.REG_N]
-    v[K.REG:K.REG + n] = np.sort(v[K.REG:K.REG + n])
+    v[K.REG : K.REG + n] = np.sort(v[K.REG : K.REG + n])
     n = v[K.SAFE_N]
-    v[K.SAFE:K.SAFE + n] = np.sort(v[K.SAFE:K.SAFE + n])
+    v[K.SAFE : K.SAFE + n] = np.sort(v[K.SAFE : K.SAFE + n])
     for slot in range(3):
         if v[K.FACE + slot]:
             v[K.ORD + slot] = _BY_SLOT[level, slot, 0]
@@ -178,7 +180,7 @@ def after_value(s, action, level, rules, prm):
         if not down:
             break
         if o[K.FACE + slot] and s[K.PHASE] != K.TRAITOR_PHASE:
-            break       # the move did not turn the card up: no card could change it
+            break  # the move did not turn the card up: no card could change it
     return total / count
 
 
@@ -209,9 +211,11 @@ def _passes_now(v, level, rules, prm):
             o[K.ORD + before] = _BY_SLOT[level, before, j]
         K.apply(o, K.ENCOUNTER_NOW, level)
         settle(o, level, rules, prm)
-        if o[K.OUTCOME] < 0 or o[K.CURRENT] == before or (
-                K.castle_size(o) < K.castle_size(v)
-                and _ORD_KIND[o[K.ORD + before]] == K.K_ASSAULT):
+        if (
+            o[K.OUTCOME] < 0
+            or o[K.CURRENT] == before
+            or (K.castle_size(o) < K.castle_size(v) and _ORD_KIND[o[K.ORD + before]] == K.K_ASSAULT)
+        ):
             return False
         if not down:
             break
@@ -230,7 +234,7 @@ def _passes_if_triggered(v, level):
         if down:
             o[K.ORD + slot] = _BY_SLOT[level, slot, j]
         if not K.encounter(o):
-            return False        # a penalty to pay
+            return False  # a penalty to pay
         if o[K.OUTCOME] < 0:
             return False
     return True
@@ -318,5 +322,5 @@ def planner_move(s, level, rules, prm):
         options = choices(v, level, rules)
     bonus = 0.0
     if phase == K.DEFENDER_PHASE and s[K.HAND] // 3 == SEER:
-        bonus = 0.5         # seeing the next tiles: choices later
+        bonus = 0.5  # seeing the next tiles: choices later
     return _best_after(v, options, level, rules, prm, K.DISCARD_POWER, bonus)

@@ -51,6 +51,7 @@ Three searches share the budget (``Solver`` runs them in a fixed schedule):
   ``_hash`` mirrors only in the draw, Defender and Traitor phases, where it is unused. The
   main search keeps the plain table, so its node counts and verdicts are unchanged.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -64,20 +65,30 @@ from ..core.kernel_common import nonzero_key, tt_find
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
-POS_WORDS = K.SCRATCH            # the position part of a row (scratch excluded)
-MAX_DEPTH = 1024                 # moves in one line (a game takes a few hundred)
-NA = 144                         # mask width
-MAX_TURN = 40                    # moves in one turn (a Traitor discard destroys 4, ...)
+POS_WORDS = K.SCRATCH  # the position part of a row (scratch excluded)
+MAX_DEPTH = 1024  # moves in one line (a game takes a few hundred)
+NA = 144  # mask width
+MAX_TURN = 40  # moves in one turn (a Traitor discard destroys 4, ...)
 WIN, LOSS, UNKNOWN_RESULT = 1, 0, -1
 BIG = np.int64(1) << np.int64(50)
 
 # Zobrist keys: word x value (-1..46)
 _NV = 48
-_Z = np.random.default_rng(20261214).integers(1, 2**63 - 1, size=(2, POS_WORDS * _NV),
-                                              dtype=np.int64).astype(np.uint64)
+_Z = (
+    np.random.default_rng(20261214)
+    .integers(1, 2**63 - 1, size=(2, POS_WORDS * _NV), dtype=np.int64)
+    .astype(np.uint64)
+)
 _INNER = np.zeros(K.OVER + 1, np.bool_)
-for _p in (K.DESTROY_PHASE, K.JUGGLE_PHASE, K.REVEAL_PHASE, K.RECOVER_PHASE, K.LIFT_PHASE,
-           K.MOVE_PHASE, K.REVEAL_ORDEAL_PHASE):
+for _p in (
+    K.DESTROY_PHASE,
+    K.JUGGLE_PHASE,
+    K.REVEAL_PHASE,
+    K.RECOVER_PHASE,
+    K.LIFT_PHASE,
+    K.MOVE_PHASE,
+    K.REVEAL_ORDEAL_PHASE,
+):
     _INNER[_p] = True
 #: the positions' Zobrist keys (public: the solver module's view uses them)
 ZOBRIST = _Z
@@ -107,15 +118,14 @@ def tt_add(table, h1, h2):
 
 
 # --- the evaluation (guides beam and move order; no soundness needed) -----------------------
-_GROUP_VALUE = np.array([0, 0, 300, 1200], np.int64)   # a same-faction group of n < 4 tiles
+_GROUP_VALUE = np.array([0, 0, 300, 1200], np.int64)  # a same-faction group of n < 4 tiles
 
 
 @njit(cache=True)
 def _traitors_to_go(s):
     """Traitors still to come beside the lowest ordeal before it is encountered."""
     slot = s[K.CURRENT]
-    return (K._ORD_TRAITORS[s[K.ORD + slot]] - s[K.BESIDE + 2 * slot]
-            - s[K.BESIDE + 2 * slot + 1])
+    return K._ORD_TRAITORS[s[K.ORD + slot]] - s[K.BESIDE + 2 * slot] - s[K.BESIDE + 2 * slot + 1]
 
 
 @njit(cache=True)
@@ -258,7 +268,7 @@ def evaluate(s, level):
             elif n < 4:
                 if n == 1:
                     if comp >= np.int64(1 << 6):
-                        score -= 150      # a lone tile above the foundation: clutter
+                        score -= 150  # a lone tile above the foundation: clutter
                 else:
                     fits = _fits(s, comp, rows)  # bit 0 tower, 1 bastion, 2 line
                     want = 0
@@ -297,11 +307,11 @@ def hopeless(s, level):
     card = s[K.ORD + s[K.CURRENT]]
     to_go = _traitors_to_go(s)
     hand = s[K.HAND]
-    supply = s[K.SAFE_N]     # the safe pile holds Defenders only
+    supply = s[K.SAFE_N]  # the safe pile holds Defenders only
     if hand >= K.NUM_DEFENDER_KINDS:
         to_go -= 1
         if to_go <= 0:
-            supply = 0       # the Traitor in hand triggers the encounter now
+            supply = 0  # the Traitor in hand triggers the encounter now
     elif hand >= 0:
         supply += 1
     if to_go > 0:
@@ -312,32 +322,41 @@ def hopeless(s, level):
             need += max(0, K._ORD_ROWS[card] + 1 - s[K.HEIGHT + c])
         return need > supply
     t, b, li = K.formations(s)
-    missing = (max(0, K._ORD_TOWERS[card] - t) + max(0, K._ORD_BASTIONS[card] - b)
-               + max(0, K._ORD_LINES[card] - li))
+    missing = (
+        max(0, K._ORD_TOWERS[card] - t)
+        + max(0, K._ORD_BASTIONS[card] - b)
+        + max(0, K._ORD_LINES[card] - li)
+    )
     return max(missing, K.SIZE - K.castle_width(s)) > supply
 
 
 # --- depth-first search -----------------------------------------------------------------------
 class Work(NamedTuple):
-    S: np.ndarray        # (MAX_DEPTH, WORDS) int8: the row of each depth
-    moves: np.ndarray    # (MAX_DEPTH, NA) int64: each depth's moves in search order
-    nmoves: np.ndarray   # (MAX_DEPTH,)
-    idx: np.ndarray      # (MAX_DEPTH,) the next move to try
-    h: np.ndarray        # (MAX_DEPTH, 2) uint64
-    mask: np.ndarray     # (NA,) bool scratch
-    keys: np.ndarray     # (NA,) int64 scratch
-    child: np.ndarray    # (WORDS,) int8 scratch
-    table: np.ndarray    # (2^k, 2) uint64: positions proven lost
-    stats: np.ndarray    # (6,) int64: nodes, pruned, line length, depth, started, -
+    S: np.ndarray  # (MAX_DEPTH, WORDS) int8: the row of each depth
+    moves: np.ndarray  # (MAX_DEPTH, NA) int64: each depth's moves in search order
+    nmoves: np.ndarray  # (MAX_DEPTH,)
+    idx: np.ndarray  # (MAX_DEPTH,) the next move to try
+    h: np.ndarray  # (MAX_DEPTH, 2) uint64
+    mask: np.ndarray  # (NA,) bool scratch
+    keys: np.ndarray  # (NA,) int64 scratch
+    child: np.ndarray  # (WORDS,) int8 scratch
+    table: np.ndarray  # (2^k, 2) uint64: positions proven lost
+    stats: np.ndarray  # (6,) int64: nodes, pruned, line length, depth, started, -
 
 
 def new_work(table_bits: int) -> Work:
-    return Work(S=np.zeros((MAX_DEPTH, WORDS), np.int8),
-                moves=np.zeros((MAX_DEPTH, NA), np.int64),
-                nmoves=np.zeros(MAX_DEPTH, np.int64), idx=np.zeros(MAX_DEPTH, np.int64),
-                h=np.zeros((MAX_DEPTH, 2), np.uint64), mask=np.zeros(NA, np.bool_),
-                keys=np.zeros(NA, np.int64), child=np.zeros(WORDS, np.int8),
-                table=np.zeros((1 << table_bits, 2), np.uint64), stats=np.zeros(6, np.int64))
+    return Work(
+        S=np.zeros((MAX_DEPTH, WORDS), np.int8),
+        moves=np.zeros((MAX_DEPTH, NA), np.int64),
+        nmoves=np.zeros(MAX_DEPTH, np.int64),
+        idx=np.zeros(MAX_DEPTH, np.int64),
+        h=np.zeros((MAX_DEPTH, 2), np.uint64),
+        mask=np.zeros(NA, np.bool_),
+        keys=np.zeros(NA, np.int64),
+        child=np.zeros(WORDS, np.int8),
+        table=np.zeros((1 << table_bits, 2), np.uint64),
+        stats=np.zeros(6, np.int64),
+    )
 
 
 @njit(cache=True)
@@ -494,8 +513,7 @@ def dfs(w, z, level, rules, max_nodes, prune, use_table, order, goal=3, canon=Fa
             if c >= MAX_DEPTH - 1:
                 stats[3] = d
                 return UNKNOWN_RESULT
-            nmoves[c] = _gen(S[c], level, rules, moves[c], w.mask, w.keys, w.child, order,
-                             stats)
+            nmoves[c] = _gen(S[c], level, rules, moves[c], w.mask, w.keys, w.child, order, stats)
             idx[c] = 0
             d = c
         else:

@@ -37,6 +37,7 @@ With ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` 
 the move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
 penalty and ``info["illegal_action"][i]`` is True.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,15 +60,31 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
     _draw_ansi = staticmethod(render_ansi)
     _draw_rgb = staticmethod(render_rgb)
 
-    def __init__(self, num_envs: int, difficulty: str = "very_hard", reward: str = "win",
-                 illegal_action: str = DEFAULT_ILLEGAL_ACTION, illegal_action_penalty: float = -1.0,
-                 max_episode_steps: int = 1000, render_mode: str | None = None,
-                 copy: bool = True, parallel: bool = False, threads: int | None = None,
-                 **rules):
+    def __init__(
+        self,
+        num_envs: int,
+        difficulty: str = "very_hard",
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        render_mode: str | None = None,
+        copy: bool = True,
+        parallel: bool = False,
+        threads: int | None = None,
+        **rules,
+    ):
         num_envs = self._check_num_envs(num_envs)
         # the single env validates every option and owns the spaces
-        single = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
-                                illegal_action_penalty, max_episode_steps, **rules)
+        single = CastleSiegeEnv(
+            difficulty,
+            render_mode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            **rules,
+        )
         self._setup(single, num_envs, render_mode, copy, parallel, threads)
         self.difficulty = difficulty
         self.rows = DIFFICULTIES[difficulty]
@@ -79,7 +96,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
         # not, so without numba the state lives in int64
         self._cards = np.zeros((n, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((n, K.INT_WORDS), np.int32 if COMPILED else np.int64)
-        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
+        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"  # kept by every deal
         self._allocate(OBS_SIZE, NUM_ACTIONS)
 
     @property
@@ -105,6 +122,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
             raise ValueError(f"unknown reset option {unknown}; known: ['decks']")
         if options.get("decks") is not None:
             from ..castle_siege.rules import check_deck
+
             decks = [check_deck(d) for d in options["decks"]]
             if len(decks) != self.num_envs:
                 raise ValueError(f"options['decks'] needs {self.num_envs} decks, got {len(decks)}")
@@ -122,8 +140,7 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
 
     def _draw_actions(self, out: np.ndarray) -> None:
         # the step kernel counted each row's legal actions: no scan of the 1676-wide mask
-        self.run_rows(K.sample_counted_rows, self._mask_padded, self._ints, self._sample_words,
-                      out)
+        self.run_rows(K.sample_counted_rows, self._mask_padded, self._ints, self._sample_words, out)
 
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:
@@ -139,19 +156,30 @@ class CastleSiegeVectorEnv(KernelVectorEnv):
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""
-        K.refresh_all(self._cards[rows], self._ints[rows], self.rows, self.recent, self.leave,
-                      self._obs[rows], self._mask_padded[rows])
+        K.refresh_all(
+            self._cards[rows],
+            self._ints[rows],
+            self.rows,
+            self.recent,
+            self.leave,
+            self._obs[rows],
+            self._mask_padded[rows],
+        )
 
 
 def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
     """The position in kernel rows ``b``/``v`` as a ``castle_siege.rules.State`` (a copy)."""
     # the victory option is read from the row (write_state and the envs set it there)
-    s = State(rows, attack=rules["attack"], defeated=rules["defeated"],
-              victory=VICTORY_RULES[int(v[K.STRICT])])
+    s = State(
+        rows,
+        attack=rules["attack"],
+        defeated=rules["defeated"],
+        victory=VICTORY_RULES[int(v[K.STRICT])],
+    )
     # a State is a view over rows of this layout: the position's words are copied, the
     # observation's bookkeeping and the episode's step count are not
-    s.b[:K.NEED] = b[:K.NEED]
-    s.v[:K.DIRTY] = v[:K.DIRTY]
+    s.b[: K.NEED] = b[: K.NEED]
+    s.v[: K.DIRTY] = v[: K.DIRTY]
     s.v[K.STEPS] = 0
     return s
 
@@ -160,13 +188,15 @@ def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: di
     """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0). The rules option
     ``victory`` comes from the state (word ``STRICT``), so callers that pass only
     ``attack``/``defeated`` carry it too; when ``rules`` names it, it must match."""
-    if (state.rows != rows
-            or (state.attack, state.defeated) != (rules["attack"], rules["defeated"])
-            or rules.get("victory", state.victory) != state.victory):
+    if (
+        state.rows != rows
+        or (state.attack, state.defeated) != (rules["attack"], rules["defeated"])
+        or rules.get("victory", state.victory) != state.victory
+    ):
         raise ValueError("the state's difficulty and rules must match the env's")
     b[:] = 0
     v[:] = 0
-    b[:K.NEED] = state.b[:K.NEED]
-    v[:K.DIRTY] = state.v[:K.DIRTY]
+    b[: K.NEED] = state.b[: K.NEED]
+    v[: K.DIRTY] = state.v[: K.DIRTY]
     v[K.STEPS] = 0
     v[K.STRICT] = state.victory == "deck_left"

@@ -6,6 +6,7 @@ views); they live here, in the vector layer, because they read the compiled envs
 run the move kernels (``siege_moves``, ``castellion_moves``), one kernel per game for the
 three envs alike.
 """
+
 from __future__ import annotations
 
 from typing import Any, cast
@@ -18,28 +19,74 @@ from ..registry import GAMES, get_game
 
 SIEGE_FEATURES = (
     # move kind, one-hot
-    "end_battle", "regroup", "attack", "capture", "royal_attack", "recycle",
-    "royal_capture", "discard",
+    "end_battle",
+    "regroup",
+    "attack",
+    "capture",
+    "royal_attack",
+    "recycle",
+    "royal_capture",
+    "discard",
     # what it spends (plays, Regroup: the whole hand, discard: the card)
-    "cards_spent/5", "rank_sum_spent/65",
-    *[f"spent_rank_{r}/4" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
-                                    "J", "Q", "K")],
+    "cards_spent/5",
+    "rank_sum_spent/65",
+    *[
+        f"spent_rank_{r}/4"
+        for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    ],
     *[f"spent_suit_{s}/5" for s in ("spades", "clubs", "hearts", "diamonds")],
     # what it targets (attacked defender, captured castle, recycled card, royal castle)
-    "target_rank/13", *[f"target_suit_{s}" for s in ("spades", "clubs", "hearts", "diamonds")],
+    "target_rank/13",
+    *[f"target_suit_{s}" for s in ("spades", "clubs", "hearts", "diamonds")],
     *[f"target_column_{c}" for c in range(4)],
-    "column_length/44", "target_depth_from_newest/44", "target_is_newest",
+    "column_length/44",
+    "target_depth_from_newest/44",
+    "target_is_newest",
     "column_castle_rank/13",
     # what it triggers
-    "precision_strike", "flush_siege", "clears_column", "hand_left/5", "rank_sum_left/65",
+    "precision_strike",
+    "flush_siege",
+    "clears_column",
+    "hand_left/5",
+    "rank_sum_left/65",
     # the CEM linear scorer's features (agents.castle_siege_linear), each / LINEAR_SCALE
-    *[f"linear.battle.{n}" for n in (
-        "capture", "royal", "royal_own_column", "attack", "cards", "rank_spent", "overkill",
-        "target_rank", "focus", "clear", "capture_next", "precision", "flush", "royals_spent",
-        "royals_spent_late", "cards_late", "regroup", "regroup_royals")],
-    *[f"linear.recycle.{n}" for n in (
-        "castle_distance", "rank", "castle_exact", "defender_match", "royal_rank",
-        "royal_missing", "soon", "soon_castle_exact", "soon_royal_missing")],
+    *[
+        f"linear.battle.{n}"
+        for n in (
+            "capture",
+            "royal",
+            "royal_own_column",
+            "attack",
+            "cards",
+            "rank_spent",
+            "overkill",
+            "target_rank",
+            "focus",
+            "clear",
+            "capture_next",
+            "precision",
+            "flush",
+            "royals_spent",
+            "royals_spent_late",
+            "cards_late",
+            "regroup",
+            "regroup_royals",
+        )
+    ],
+    *[
+        f"linear.recycle.{n}"
+        for n in (
+            "castle_distance",
+            "rank",
+            "castle_exact",
+            "defender_match",
+            "royal_rank",
+            "royal_missing",
+            "soon",
+            "soon_castle_exact",
+            "soon_royal_missing",
+        )
+    ],
     *[f"linear.royal.{n}" for n in ("defenders", "defender_ranks", "castle_rank")],
 )
 
@@ -56,8 +103,9 @@ class _KernelMoves(MoveView):
 
     def _batch(self, rows: tuple, out: dict, legal: np.ndarray) -> None:
         valid = out["move_mask"].view(np.bool_)
-        self._M.move_rows_batch(*rows, out["move_features"], out["move_ids"], valid, legal,
-                                *self.scratch.args())
+        self._M.move_rows_batch(
+            *rows, out["move_features"], out["move_ids"], valid, legal, *self.scratch.args()
+        )
 
     def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
         """Fill ``out`` and ``legal`` from the batched env ``env`` of the view's game."""
@@ -66,8 +114,10 @@ class _KernelMoves(MoveView):
     @classmethod
     def row_arrays(cls, env) -> dict:
         """The batched env's whole position and generators (views, not copies)."""
-        return {**{key: getattr(env, name) for key, name in cls._env_arrays.items()},
-                "rng": env._rng.view(np.int64)}
+        return {
+            **{key: getattr(env, name) for key, name in cls._env_arrays.items()},
+            "rng": env._rng.view(np.int64),
+        }
 
 
 class SiegeMoves(_KernelMoves):
@@ -95,13 +145,15 @@ class SiegeMoves(_KernelMoves):
 
     def observation(self, state) -> np.ndarray:
         from ..castle_siege.observation import encode
+
         return encode(state)
 
     def from_rows(self, b, v, recent: bool, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
         valid = out["move_mask"].view(np.bool_)
-        n, _ = self._M.move_rows(b, v, recent, out["move_features"], out["move_ids"], valid,
-                                 *self.scratch.args())
+        n, _ = self._M.move_rows(
+            b, v, recent, out["move_features"], out["move_ids"], valid, *self.scratch.args()
+        )
         return int(n)
 
     def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
@@ -109,12 +161,17 @@ class SiegeMoves(_KernelMoves):
         from .castle_siege import write_state
 
         out = self.empty() if out is None else out
-        if state.outcome:   # the game is over: no legal move
+        if state.outcome:  # the game is over: no legal move
             for a in out.values():
                 a[:] = 0
             return out, 0
-        write_state(self._b, self._v, state, state.rows,
-                    {"attack": state.attack, "defeated": state.defeated})
+        write_state(
+            self._b,
+            self._v,
+            state,
+            state.rows,
+            {"attack": state.attack, "defeated": state.defeated},
+        )
         return out, self.from_rows(self._b, self._v, state.attack == "most_recent", out)
 
     def from_env(self, env, out: dict) -> int:
@@ -146,25 +203,32 @@ class CastellionMoves(_KernelMoves):
     @classmethod
     def feature_names(cls) -> tuple[str, ...]:
         from .castellion_moves import FEATURES
+
         return FEATURES
 
     def observation(self, state) -> np.ndarray:
         from ..castellion.observation import encode
+
         return encode(state)
 
     def from_rows(self, s, level: int, rules: int, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel row; returns the legal moves."""
         valid = out["move_mask"].view(np.bool_)
-        return int(self._M.move_rows(s, level, rules, out["move_features"], out["move_ids"],
-                                     valid, *self.scratch.args()))
+        return int(
+            self._M.move_rows(
+                s, level, rules, out["move_features"], out["move_ids"], valid, *self.scratch.args()
+            )
+        )
 
     def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
         """The view of a ``castellion.rules.State`` (and its legal move count)."""
         from .castellion import write_state
 
         out = self.empty() if out is None else out
-        rules = {"foundation_exemption": state.foundation_exemption,
-                 "early_encounter": state.early_encounter}
+        rules = {
+            "foundation_exemption": state.foundation_exemption,
+            "early_encounter": state.early_encounter,
+        }
         write_state(self._s, state, state.level, rules)
         return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
 
@@ -193,8 +257,10 @@ def _solitaire_view(base) -> type[SiegeMoves] | type[CastellionMoves]:
     if isinstance(base, (CastellionEnv, CompiledCastellionEnv)):
         return CastellionMoves
     games = [slug for slug, spec in GAMES.items() if spec.move_view]
-    raise ValueError(f"MoveFeatureObservation needs a Castle Siege or Castellion env, got "
-                     f"{type(base).__name__}; games with a move view: {games}")
+    raise ValueError(
+        f"MoveFeatureObservation needs a Castle Siege or Castellion env, got "
+        f"{type(base).__name__}; games with a move view: {games}"
+    )
 
 
 class MoveFeatureObservation(gym.Wrapper):
@@ -215,12 +281,14 @@ class MoveFeatureObservation(gym.Wrapper):
         self.moves = _made(view, capacity)
         self.observation_space = view_spaces(
             cast(gym.spaces.Box, env.observation_space),
-            int(cast(gym.spaces.Discrete, env.action_space).n), self.moves.capacity,
-            len(view.feature_names()))
+            int(cast(gym.spaces.Discrete, env.action_space).n),
+            self.moves.capacity,
+            len(view.feature_names()),
+        )
 
     def _view(self, obs, info: dict, done: bool) -> dict:
         out = self.moves.empty()
-        base: Any = self.env.unwrapped       # the game env: its rows or its state
+        base: Any = self.env.unwrapped  # the game env: its rows or its state
         if done:
             n = 0
         elif self._compiled:
@@ -257,16 +325,22 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         elif isinstance(base, CastellionVectorEnv):
             view = CastellionMoves
         else:
-            raise ValueError(f"MoveFeatureVectorEnv needs the batched Castle Siege or "
-                             f"Castellion env, got {type(base).__name__}")
+            raise ValueError(
+                f"MoveFeatureVectorEnv needs the batched Castle Siege or "
+                f"Castellion env, got {type(base).__name__}"
+            )
         self.game = view.game
         self._base = base
         self.moves = _made(view, capacity)
         self.single_observation_space = view_spaces(
-            base.single_observation_space, int(base.single_action_space.n),
-            self.moves.capacity, len(view.feature_names()))
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
-                                                              self.num_envs)
+            base.single_observation_space,
+            int(base.single_action_space.n),
+            self.moves.capacity,
+            len(view.feature_names()),
+        )
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
         self._out = self.moves.empty(self.num_envs)
         self._legal = np.zeros(self.num_envs, np.int64)
 
@@ -294,8 +368,9 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         for name, target in self._row_arrays().items():
             value = np.asarray(rows[name])
             if value.shape != target.shape:
-                raise ValueError(f"saved {name} rows have shape {value.shape}, this batch "
-                                 f"{target.shape}")
+                raise ValueError(
+                    f"saved {name} rows have shape {value.shape}, this batch {target.shape}"
+                )
             target[:] = value
         base._refresh(slice(None))
         base._started = True
@@ -309,17 +384,21 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
 def linear_scale() -> np.ndarray:
     """Castle Siege: the linear scorer's feature i is column ``LINEAR + i`` times this."""
     from . import siege_moves
+
     return siege_moves.LINEAR_SCALE.copy()
 
 
 def compiled_move_env(game: str, capacity: int | None = None, **kwargs) -> MoveFeatureObservation:
     """The compiled single env of ``game`` (``make_single``) with the move view."""
     from . import make_single
+
     return MoveFeatureObservation(make_single(game, **kwargs), capacity)
 
 
-def make_move_vec(game: str, num_envs: int, capacity: int | None = None,
-                  **kwargs) -> MoveFeatureVectorEnv:
+def make_move_vec(
+    game: str, num_envs: int, capacity: int | None = None, **kwargs
+) -> MoveFeatureVectorEnv:
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     from . import make_vec
+
     return MoveFeatureVectorEnv(make_vec(game, num_envs, **kwargs), capacity)

@@ -15,6 +15,7 @@ Each run is the whole nested search with its own noise seed (``seed + run``), so
 depends only on the position and the settings. ``Result.nodes`` counts the moves played
 in playouts and search (and the solver's nodes of ``check``).
 """
+
 from __future__ import annotations
 
 import time
@@ -32,49 +33,79 @@ DEFAULTS = {"width": 5, "runs": 4, "noise": 0.2, "check": 0}
 class NestedSearch:
     """Nested Monte Carlo search for a winning line (module docstring)."""
 
-    def __init__(self, level: int = 2, width: int = 5, runs: int = 4, noise: float = 0.2,
-                 check: int = 0, weights=None, seed: int = 0):
+    def __init__(
+        self,
+        level: int = 2,
+        width: int = 5,
+        runs: int = 4,
+        noise: float = 0.2,
+        check: int = 0,
+        weights=None,
+        seed: int = 0,
+    ):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the nested search needs numba: " + _jit.INSTALL_HINT)
         from . import siege_nested as N
-        for name, value, low, high in (("level", level, 0, 2), ("width", width, 2, N.MAX_WIDTH),
-                                       ("runs", runs, 1, 1 << 20), ("check", check, 0, 1 << 40)):
+
+        for name, value, low, high in (
+            ("level", level, 0, 2),
+            ("width", width, 2, N.MAX_WIDTH),
+            ("runs", runs, 1, 1 << 20),
+            ("check", check, 0, 1 << 40),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"nested search {name} must be an int in [{low}, {high}], "
-                                 f"got {value!r}")
+                raise ValueError(
+                    f"nested search {name} must be an int in [{low}, {high}], got {value!r}"
+                )
         if not 0.0 <= float(noise) <= 1.0:
             raise ValueError(f"nested search noise must be in [0, 1], got {noise!r}")
         if weights is None:
-            raise ValueError("the nested search needs the scorer's 30 weights "
-                             "(LinearPolicy.vector(), e.g. of models/castle_siege_very_hard_"
-                             "linear/policy.json)")
+            raise ValueError(
+                "the nested search needs the scorer's 30 weights "
+                "(LinearPolicy.vector(), e.g. of models/castle_siege_very_hard_"
+                "linear/policy.json)"
+            )
         self.weights = np.asarray(weights, dtype=np.float64)
         if self.weights.shape != (30,):
-            raise ValueError("weights must be the 30 of LinearPolicy.vector(), got shape "
-                             f"{self.weights.shape}")
+            raise ValueError(
+                f"weights must be the 30 of LinearPolicy.vector(), got shape {self.weights.shape}"
+            )
         self.level, self.width, self.runs = level, width, runs
         self.noise, self.check, self.seed = float(noise), check, seed
         from . import siege_solver as S
         from .solve_castle_siege import shared_memo
+
         self._N, self._memo = N, shared_memo()
         self._x = N.new_scratch()
         self._w = S.new_work(max(10, min(22, (2 * max(check, 1)).bit_length())))
 
     def solve(self, state: State) -> Result:
         from .castle_siege import write_state
+
         N, x = self._N, self._x
         start = time.perf_counter()
         b0 = np.zeros(x.B.shape[1], np.int8)
         v0 = np.zeros(x.V.shape[1], np.int32)
-        write_state(b0, v0, state, state.rows, {"attack": state.attack,
-                                                "defeated": state.defeated})
+        write_state(b0, v0, state, state.rows, {"attack": state.attack, "defeated": state.defeated})
         recent = state.attack == "most_recent"
         leave = state.defeated == "leave_game"
         nodes = 0
         for run in range(self.runs):
-            score, line = N.search(x, self._w, self._memo, b0, v0, self.level, recent, leave,
-                                   self.weights, self.width, self.noise, self.check,
-                                   self.seed + run)
+            score, line = N.search(
+                x,
+                self._w,
+                self._memo,
+                b0,
+                v0,
+                self.level,
+                recent,
+                leave,
+                self.weights,
+                self.width,
+                self.noise,
+                self.check,
+                self.seed + run,
+            )
             nodes += int(x.stats[0] + x.stats[1])
             if score == N.WIN_SCORE:
                 return Result(WINNABLE, line, nodes, time.perf_counter() - start)

@@ -4,6 +4,7 @@
 compiled envs) and ``action_masks()`` stacked to (num_envs, n_actions), so code written for
 ``make_vec`` runs on every Gymnasium game; it is as fast as the single env times num_envs.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -14,12 +15,19 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 class PerEnvVectorEnv(SyncVectorEnv):
     def __init__(self, env_class, num_envs: int, copy: bool = True, **kwargs):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1
+        ):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        env_class(**kwargs)   # bad options fail here, once, with the env's own message
+        env_class(**kwargs)  # bad options fail here, once, with the env's own message
         # partial, not a lambda: the env pickles
-        super().__init__([partial(env_class, **kwargs) for _ in range(num_envs)], copy=copy,
-                         autoreset_mode=AutoresetMode.SAME_STEP)
+        super().__init__(
+            [partial(env_class, **kwargs) for _ in range(num_envs)],
+            copy=copy,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n_actions) bool: the legal actions of every env's current position."""

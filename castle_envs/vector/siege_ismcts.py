@@ -45,6 +45,7 @@ root consider more moves than the nodes below it. Everything the search reads is
 player's view: the root is handed in already determinized, and the worlds are reshuffles of
 it, so the true deck order cannot reach a decision.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -57,12 +58,27 @@ from ..castle_siege.rules import BATTLE, DISCARD, ROYAL
 from ..core.jit import njit
 from ..core.kernel_common import nonzero_key
 from ..castle_siege.observation import OBS_SIZE
-from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, DECK, DSIZE, HEAD,
-                           HSIZE, INT_WORDS, NEED, OUT, OUTCOME, PHASE, RECYCLED, apply, captured_and_standing, encode, load_position)
+from ..castle_siege.kernel import (
+    CAPTURED,
+    CARD_WORDS,
+    DECK,
+    DSIZE,
+    HEAD,
+    HSIZE,
+    INT_WORDS,
+    NEED,
+    OUT,
+    OUTCOME,
+    PHASE,
+    RECYCLED,
+    apply,
+    captured_and_standing,
+    encode,
+    load_position,
+)
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
 from .siege_nested import playout, scored_moves, select_top
-from .siege_solver import (MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, table_hash,
-                           tt_clear)
+from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, probe, rand, table_hash, tt_clear
 
 MAX_WIDTH = 16
 
@@ -78,47 +94,53 @@ V_REG = V_PHASE + 8
 V_DSIZE = V_REG + 1
 V_RECYC = V_DSIZE + 64
 V_SIZE = V_RECYC + 64 * 52
-_ZV = np.random.default_rng(20261203).integers(0, 2**63 - 1, size=(2, V_SIZE),
-                                               dtype=np.int64).astype(np.uint64)
+_ZV = (
+    np.random.default_rng(20261203)
+    .integers(0, 2**63 - 1, size=(2, V_SIZE), dtype=np.int64)
+    .astype(np.uint64)
+)
 
 
 class Tree(NamedTuple):
     """One search's arrays (``new_tree``: allocated once per agent, cleared per decision)."""
-    keys: np.ndarray     # (S, 2) uint64: the hash table's view hashes (0/0: empty slot)
-    slot: np.ndarray     # (S,) int64: the node of each slot
-    visits: np.ndarray   # (C,) int64: per node its visits
-    value: np.ndarray    # (C,) float64: per node the sum of the values backed up through it
-    width: np.ndarray    # (C,) int64: per node its children (-1: not expanded)
-    act: np.ndarray      # (C, MAX_WIDTH) int64: per node its moves, the scorer's best first
-    prior: np.ndarray    # (C, MAX_WIDTH) float64
-    n: np.ndarray        # (C, MAX_WIDTH) int64: per edge its visits
-    w: np.ndarray        # (C, MAX_WIDTH) float64: per edge the sum of its values
-    path: np.ndarray     # (MAX_DEPTH, 2) int64: an iteration's (node, edge) pairs
-    used: np.ndarray     # (1,) int64: nodes in use
-    rng: np.ndarray      # (1,) uint64: xorshift state (the shuffles)
-    stats: np.ndarray    # (4,) int64: iterations, playouts, nodes created, table full
+
+    keys: np.ndarray  # (S, 2) uint64: the hash table's view hashes (0/0: empty slot)
+    slot: np.ndarray  # (S,) int64: the node of each slot
+    visits: np.ndarray  # (C,) int64: per node its visits
+    value: np.ndarray  # (C,) float64: per node the sum of the values backed up through it
+    width: np.ndarray  # (C,) int64: per node its children (-1: not expanded)
+    act: np.ndarray  # (C, MAX_WIDTH) int64: per node its moves, the scorer's best first
+    prior: np.ndarray  # (C, MAX_WIDTH) float64
+    n: np.ndarray  # (C, MAX_WIDTH) int64: per edge its visits
+    w: np.ndarray  # (C, MAX_WIDTH) float64: per edge the sum of its values
+    path: np.ndarray  # (MAX_DEPTH, 2) int64: an iteration's (node, edge) pairs
+    used: np.ndarray  # (1,) int64: nodes in use
+    rng: np.ndarray  # (1,) uint64: xorshift state (the shuffles)
+    stats: np.ndarray  # (4,) int64: iterations, playouts, nodes created, table full
 
 
 class ValueNet(NamedTuple):
     """A leaf value network: ``relu(relu(obs @ w1 + b1) @ w2 + b2) @ wv + bv``, clipped to
     [-1, 1] (the move network's state encoder and value head, ``agents/move_policy.py``), and
     its work arrays."""
-    w1: np.ndarray       # (OBS_SIZE, H) float32
-    b1: np.ndarray       # (H,) float32
-    w2: np.ndarray       # (H, H) float32
-    b2: np.ndarray       # (H,) float32
-    wv: np.ndarray       # (H,) float32
-    bv: np.ndarray       # (1,) float32
-    obs: np.ndarray      # (OBS_SIZE,) float32
-    h1: np.ndarray       # (H,) float64
-    h2: np.ndarray       # (H,) float64
-    b: np.ndarray        # (CARD_WORDS,) int8: the leaf's rows, copied (encode writes into them)
-    v: np.ndarray        # (INT_WORDS,) int32
+
+    w1: np.ndarray  # (OBS_SIZE, H) float32
+    b1: np.ndarray  # (H,) float32
+    w2: np.ndarray  # (H, H) float32
+    b2: np.ndarray  # (H,) float32
+    wv: np.ndarray  # (H,) float32
+    bv: np.ndarray  # (1,) float32
+    obs: np.ndarray  # (OBS_SIZE,) float32
+    h1: np.ndarray  # (H,) float64
+    h2: np.ndarray  # (H,) float64
+    b: np.ndarray  # (CARD_WORDS,) int8: the leaf's rows, copied (encode writes into them)
+    v: np.ndarray  # (INT_WORDS,) int32
 
 
 class Settings(NamedTuple):
     """What every iteration of one search reads besides the tree and the world (``search``'s
     arguments of the same names)."""
+
     recent: bool
     leave: bool
     weights: np.ndarray
@@ -135,27 +157,47 @@ class Settings(NamedTuple):
 
 
 #: the arrays of a ValueNet, with their shapes in terms of its width H
-VALUE_ARRAYS = {"w1": (OBS_SIZE, "H"), "b1": ("H",), "w2": ("H", "H"), "b2": ("H",),
-                "wv": ("H",), "bv": (1,)}
+VALUE_ARRAYS = {
+    "w1": (OBS_SIZE, "H"),
+    "b1": ("H",),
+    "w2": ("H", "H"),
+    "b2": ("H",),
+    "wv": ("H",),
+    "bv": (1,),
+}
 
 
 def new_value_net(arrays: dict | None = None) -> ValueNet:
     """A ``ValueNet`` from ``{name: array}`` (``VALUE_ARRAYS``); ``None``: a zero net of width
     1, for a search that mixes in no value (``lam`` = 0)."""
     if arrays is None:
-        arrays = {"w1": np.zeros((OBS_SIZE, 1)), "b1": np.zeros(1), "w2": np.zeros((1, 1)),
-                  "b2": np.zeros(1), "wv": np.zeros(1), "bv": np.zeros(1)}
+        arrays = {
+            "w1": np.zeros((OBS_SIZE, 1)),
+            "b1": np.zeros(1),
+            "w2": np.zeros((1, 1)),
+            "b2": np.zeros(1),
+            "wv": np.zeros(1),
+            "bv": np.zeros(1),
+        }
     h = np.asarray(arrays["b1"]).shape[0]
     out = {}
     for name, shape in VALUE_ARRAYS.items():
         a = np.ascontiguousarray(np.asarray(arrays[name], dtype=np.float32))
         want = tuple(h if d == "H" else d for d in shape)
         if a.shape != want or not np.isfinite(a).all():
-            raise ValueError(f"value network array {name}: expected finite values of shape "
-                             f"{want}, got shape {a.shape}")
+            raise ValueError(
+                f"value network array {name}: expected finite values of shape "
+                f"{want}, got shape {a.shape}"
+            )
         out[name] = a
-    return ValueNet(**out, obs=np.zeros(OBS_SIZE, np.float32), h1=np.zeros(h), h2=np.zeros(h),
-                    b=np.zeros(CARD_WORDS, np.int8), v=np.zeros(INT_WORDS, np.int32))
+    return ValueNet(
+        **out,
+        obs=np.zeros(OBS_SIZE, np.float32),
+        h1=np.zeros(h),
+        h2=np.zeros(h),
+        b=np.zeros(CARD_WORDS, np.int8),
+        v=np.zeros(INT_WORDS, np.int32),
+    )
 
 
 @njit(cache=True)
@@ -171,7 +213,7 @@ def net_value(net, b, v, rows, recent, leave):
     h = len(net.b1)
     for j in range(h):
         net.h1[j] = net.b1[j]
-    for k in range(OBS_SIZE):   # the observation is mostly zeros (one-hot blocks)
+    for k in range(OBS_SIZE):  # the observation is mostly zeros (one-hot blocks)
         x = net.obs[k]
         if x != 0.0:
             for j in range(h):
@@ -189,26 +231,35 @@ def net_value(net, b, v, rows, recent, leave):
 
 def new_tree(node_bits: int = 16) -> Tree:
     s, c = 1 << (node_bits + 1), 1 << node_bits
-    return Tree(keys=np.zeros((s, 2), np.uint64), slot=np.zeros(s, np.int64),
-                visits=np.zeros(c, np.int64), value=np.zeros(c, np.float64),
-                width=np.zeros(c, np.int64), act=np.zeros((c, MAX_WIDTH), np.int64),
-                prior=np.zeros((c, MAX_WIDTH), np.float64),
-                n=np.zeros((c, MAX_WIDTH), np.int64), w=np.zeros((c, MAX_WIDTH), np.float64),
-                path=np.zeros((MAX_DEPTH, 2), np.int64), used=np.zeros(1, np.int64),
-                rng=np.ones(1, np.uint64), stats=np.zeros(4, np.int64))
+    return Tree(
+        keys=np.zeros((s, 2), np.uint64),
+        slot=np.zeros(s, np.int64),
+        visits=np.zeros(c, np.int64),
+        value=np.zeros(c, np.float64),
+        width=np.zeros(c, np.int64),
+        act=np.zeros((c, MAX_WIDTH), np.int64),
+        prior=np.zeros((c, MAX_WIDTH), np.float64),
+        n=np.zeros((c, MAX_WIDTH), np.int64),
+        w=np.zeros((c, MAX_WIDTH), np.float64),
+        path=np.zeros((MAX_DEPTH, 2), np.int64),
+        used=np.zeros(1, np.int64),
+        rng=np.ones(1, np.uint64),
+        stats=np.zeros(4, np.int64),
+    )
 
 
 @njit(cache=True)
 def view_hash(b, v, z):
     """Two 64-bit hashes of what the player sees of the position (module docstring)."""
-    h1, h2 = table_hash(b, v, z, np.uint64(0), np.uint64(0), V_HAND, V_COL, V_CAPT, V_DISC,
-                        V_PHASE, V_REG)
+    h1, h2 = table_hash(
+        b, v, z, np.uint64(0), np.uint64(0), V_HAND, V_COL, V_CAPT, V_DISC, V_PHASE, V_REG
+    )
     for card in range(NUM_CARDS):
         if b[OUT + card]:
             h1 ^= z[0, V_OUT + card]
             h2 ^= z[1, V_OUT + card]
     head = v[HEAD]
-    for k in range(v[DSIZE]):   # only the recycled cards' places: the rest is unseen
+    for k in range(v[DSIZE]):  # only the recycled cards' places: the rest is unseen
         card = b[DECK + (head + k) % NUM_CARDS]
         if b[RECYCLED + card]:
             h1 ^= z[0, V_RECYC + k * 52 + card]
@@ -261,7 +312,7 @@ def _expand(t, node, b, v, recent, weights, width, temp, x):
     phase = v[PHASE]
     actions, scores = x.actions, x.scores
     if phase == ROYAL:
-        first = royal_action(b, v, weights[N_BATTLE + N_RECYCLE:])
+        first = royal_action(b, v, weights[N_BATTLE + N_RECYCLE :])
         m = 0
         actions[m] = first
         scores[m] = 1.0
@@ -367,7 +418,7 @@ def _iterate(t, x, w, memo, cfg, forced):
         if v[OUTCOME] != 0:
             value = _value(b, v, shaped, standing)
             break
-        forcing = depth == 0 and forced >= 0    # a forced root edge is taken in every world
+        forcing = depth == 0 and forced >= 0  # a forced root edge is taken in every world
         if not forcing and v[PHASE] == BATTLE and hopeless(b, v, w, memo):
             value = _value(b, v, shaped, standing)
             break
@@ -404,7 +455,7 @@ def _iterate(t, x, w, memo, cfg, forced):
         if found >= 0:
             node = found
             continue
-        if t.used[0] >= cap:    # the tree is full: finish this world from here
+        if t.used[0] >= cap:  # the tree is full: finish this world from here
             t.stats[3] += 1
             node = -1
             break
@@ -499,9 +550,33 @@ def _halving(t, x, w, memo, b0, v0, cfg, iterations):
 
 
 @njit(cache=True)
-def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, temp, c_puct,
-           noise, shaped, leaf, seed, standing, net, lam, rows, root_logits, root_mix,
-           root_width, halving):
+def search(
+    t,
+    x,
+    w,
+    memo,
+    b0,
+    v0,
+    recent,
+    leave,
+    weights,
+    iterations,
+    width,
+    temp,
+    c_puct,
+    noise,
+    shaped,
+    leaf,
+    seed,
+    standing,
+    net,
+    lam,
+    rows,
+    root_logits,
+    root_mix,
+    root_width,
+    halving,
+):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
     root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
     weight ``lam`` (``rows``: the deal's castle rows, which the observation shows); with
@@ -525,12 +600,12 @@ def search(t, x, w, memo, b0, v0, recent, leave, weights, iterations, width, tem
     _copy_rows(B[0], V[0], b0, v0)
     # the root is expanded even where every world is lost: its first child is then the
     # scorer's move
-    _expand(t, 0, B[0], V[0], recent, weights, root_width if root_width > 0 else width, temp,
-            x)
+    _expand(t, 0, B[0], V[0], recent, weights, root_width if root_width > 0 else width, temp, x)
     if root_mix > 0.0:
         _mix_root_prior(t, root_logits, root_mix)
-    cfg = Settings(recent, leave, weights, width, temp, c_puct, noise, shaped, leaf, standing,
-                   net, lam, rows)
+    cfg = Settings(
+        recent, leave, weights, width, temp, c_puct, noise, shaped, leaf, standing, net, lam, rows
+    )
     if halving and t.width[0] > 1:
         return _halving(t, x, w, memo, b0, v0, cfg, iterations)
     for it in range(iterations):

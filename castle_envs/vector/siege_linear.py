@@ -13,17 +13,27 @@ microsecond where the NumPy policy takes about a hundred. The move view's kernel
 (``siege_moves``) reads a position through the same tables (``battle_setup``,
 ``battle_kind``, ``recycle_terms``), so that its linear columns are this scorer's features.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP,
-                                    ROYAL_BASE)
+from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
 from ..core.jit import njit
-from ..castle_siege.kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
-                           PHASE, REGROUPED)
+from ..castle_siege.kernel import (
+    CAPTURED,
+    CASTLES,
+    CLEN,
+    COLS,
+    DISCARDED,
+    DSIZE,
+    HAND,
+    HSIZE,
+    PHASE,
+    REGROUPED,
+)
 
 N_BATTLE, N_RECYCLE, N_ROYAL = 18, 9, 3
 HAND_SLOTS = 5
@@ -42,7 +52,7 @@ def subset_tables(b, v, sums, sizes, flush, royal):
     held = min(v[HSIZE], HAND_SLOTS)
     sums[0] = 0
     sizes[0] = 0
-    suit_bits = sums[32:64]   # scratch: per subset the suits it holds, as 4 bits
+    suit_bits = sums[32:64]  # scratch: per subset the suits it holds, as 4 bits
     suit_bits[0] = 0
     for i in range(held):
         card = b[HAND + i]
@@ -53,7 +63,7 @@ def subset_tables(b, v, sums, sizes, flush, royal):
             sizes[bits | 1 << i] = sizes[bits] + 1
             suit_bits[bits | 1 << i] = suit_bits[bits] | bit
     # the J, Q, K triples of three suits in the hand, as slot bitmasks
-    triples = sizes[32:40]    # scratch
+    triples = sizes[32:40]  # scratch
     nt = 0
     for i in range(held):
         if _RANK[b[HAND + i]] != 11:
@@ -62,8 +72,12 @@ def subset_tables(b, v, sums, sizes, flush, royal):
             if _RANK[b[HAND + j]] != 12 or _SUIT[b[HAND + j]] == _SUIT[b[HAND + i]]:
                 continue
             for k in range(held):
-                if (_RANK[b[HAND + k]] == 13 and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
-                        and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]] and nt < 8):
+                if (
+                    _RANK[b[HAND + k]] == 13
+                    and _SUIT[b[HAND + k]] != _SUIT[b[HAND + i]]
+                    and _SUIT[b[HAND + k]] != _SUIT[b[HAND + j]]
+                    and nt < 8
+                ):
                     triples[nt] = (1 << i) | (1 << j) | (1 << k)
                     nt += 1
     for bits in range(1, 1 << held):
@@ -131,8 +145,10 @@ def battle_tables(b, v, recent, held, royals_in, column_of, attackable, open_cas
             if n == 0:
                 open_castle[b[CASTLES + c]] = 1
                 column_of[b[CASTLES + c]] = c
-            if focus < 0 or (n, _RANK[b[CASTLES + c]]) < (v[CLEN + focus],
-                                                          _RANK[b[CASTLES + focus]]):
+            if focus < 0 or (n, _RANK[b[CASTLES + c]]) < (
+                v[CLEN + focus],
+                _RANK[b[CASTLES + focus]],
+            ):
                 focus = c
     return defenders, focus
 
@@ -161,11 +177,21 @@ def battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp):
     column_of = tmp[32:84]
     attackable = tmp[84:136]
     open_castle = tmp[136:188]
-    defenders, focus = battle_tables(b, v, recent, held, royals_in, column_of, attackable,
-                                     open_castle)
+    defenders, focus = battle_tables(
+        b, v, recent, held, royals_in, column_of, attackable, open_castle
+    )
     late = 1.0 - min(v[DSIZE], 32) / 32.0
-    return (held, royals_in, column_of, attackable, open_castle, defenders, focus,
-            royal_target(b, v), late)
+    return (
+        held,
+        royals_in,
+        column_of,
+        attackable,
+        open_castle,
+        defenders,
+        focus,
+        royal_target(b, v),
+        late,
+    )
 
 
 @njit(cache=True)
@@ -209,8 +235,9 @@ def recycle_terms(b, v, rank):
 def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
     """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best.
     ``tmp``: int64 scratch of 200 entries or more."""
-    return battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, tmp[:0],
-                         np.empty(0, np.float64))
+    return battle_scores(
+        b, v, recent, w, sums, sizes, one_suit, royal, tmp, tmp[:0], np.empty(0, np.float64)
+    )
 
 
 @njit(cache=True)
@@ -220,8 +247,9 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
     returns their number. With empty ``actions`` nothing is stored and the first best
     candidate is returned instead (``battle_action``)."""
     store = len(actions) > 0
-    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col,
-     late) = battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
+    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col, late) = (
+        battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
+    )
     top = 1 << held
     n = 0
     best = -1
@@ -349,9 +377,9 @@ def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal, tmp):
     sizes of 64, one_suit and royal of 32, tmp of 200 int64)."""
     phase = v[PHASE]
     if phase == PRECISION:
-        return recycle_action(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE])
+        return recycle_action(b, v, weights[N_BATTLE : N_BATTLE + N_RECYCLE])
     if phase == ROYAL:
-        return royal_action(b, v, weights[N_BATTLE + N_RECYCLE:])
+        return royal_action(b, v, weights[N_BATTLE + N_RECYCLE :])
     if phase == DISCARD:
         best = 0
         for i in range(1, v[HSIZE]):

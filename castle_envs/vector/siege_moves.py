@@ -19,43 +19,94 @@ The Python env, the compiled single env and the batched env all call this kernel
 Python env through ``castle_vector.write_state`` into scratch rows), so the three views agree
 exactly.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP,
-                                    ROYAL_BASE)
+from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import DISCARD, PRECISION, ROYAL
 from ..core.jit import njit
-from ..castle_siege.kernel import (CAPTURED, CASTLES, CLEN, COLS, DISCARDED, DSIZE, HAND, HSIZE,
-                           PHASE, REGROUPED)
-from .siege_linear import (ATTACK, CAPTURE, NO_MOVE, ROYAL_MOVE, battle_kind, battle_setup,
-                           captures_next, recycle_terms, royals_held)
+from ..castle_siege.kernel import (
+    CAPTURED,
+    CASTLES,
+    CLEN,
+    COLS,
+    DISCARDED,
+    DSIZE,
+    HAND,
+    HSIZE,
+    PHASE,
+    REGROUPED,
+)
+from .siege_linear import (
+    ATTACK,
+    CAPTURE,
+    NO_MOVE,
+    ROYAL_MOVE,
+    battle_kind,
+    battle_setup,
+    captures_next,
+    recycle_terms,
+    royals_held,
+)
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
 
 # --- the columns (names in castle_envs.moves.SIEGE_FEATURES) --------------------------------
-KIND = 0            # 8 one-hot: end battle, regroup, attack, capture, royal attack, recycle,
-                    # royal capture, discard
-SPENT = 8           # cards spent / 5, rank sum / 65
-RANK_HIST = 10      # 13: cards spent of rank r / 4
-SUIT_COUNT = 23     # 4: cards spent of suit s / 5
-TARGET = 27         # target rank / 13, suit one-hot (4), castle/column one-hot (4),
-                    # column length / 44, depth from the newest / 44, is the newest,
-                    # the column's castle rank / 13
-TRIGGER = 40        # exact (Precision Strike), Flush Siege, clears the column,
-                    # cards left in hand / 5, their rank sum / 65
-LINEAR = 45         # 18 battle + 9 recycle + 3 royal features of the linear scorer, scaled
+KIND = 0  # 8 one-hot: end battle, regroup, attack, capture, royal attack, recycle,
+# royal capture, discard
+SPENT = 8  # cards spent / 5, rank sum / 65
+RANK_HIST = 10  # 13: cards spent of rank r / 4
+SUIT_COUNT = 23  # 4: cards spent of suit s / 5
+TARGET = 27  # target rank / 13, suit one-hot (4), castle/column one-hot (4),
+# column length / 44, depth from the newest / 44, is the newest,
+# the column's castle rank / 13
+TRIGGER = 40  # exact (Precision Strike), Flush Siege, clears the column,
+# cards left in hand / 5, their rank sum / 65
+LINEAR = 45  # 18 battle + 9 recycle + 3 royal features of the linear scorer, scaled
 N_LINEAR = 30
-NUM_FEATURES = LINEAR + N_LINEAR   # 75
+NUM_FEATURES = LINEAR + N_LINEAR  # 75
 #: the linear scorer's feature = this column times LINEAR_SCALE
-LINEAR_SCALE = np.array([1, 1, 1, 1, 5, 65, 64, 13, 1, 1, 1, 1, 1, 5, 5, 5, 1, 5,
-                         12, 13, 1, 4, 1, 1, 1, 1, 1,
-                         44, 572, 13], dtype=np.float64)
+LINEAR_SCALE = np.array(
+    [
+        1,
+        1,
+        1,
+        1,
+        5,
+        65,
+        64,
+        13,
+        1,
+        1,
+        1,
+        1,
+        1,
+        5,
+        5,
+        5,
+        1,
+        5,
+        12,
+        13,
+        1,
+        4,
+        1,
+        1,
+        1,
+        1,
+        1,
+        44,
+        572,
+        13,
+    ],
+    dtype=np.float64,
+)
 _INV = (1.0 / LINEAR_SCALE).astype(np.float32)
-MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8   # more than any position has
+MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8  # more than any position has
 
 
 @njit(cache=True)
@@ -168,8 +219,9 @@ def _recycles(b, v, F, IDS, K):
 
 @njit(cache=True)
 def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
-    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col,
-     late) = battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
+    (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col, late) = (
+        battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
+    )
     top = 1 << held
     hand_total = 0
     for i in range(held):
@@ -274,8 +326,16 @@ class Scratch:
         self.tmp = np.zeros(256, np.int64)
 
     def args(self):
-        return (self.F, self.IDS, self.K, self.sums, self.sizes, self.one_suit, self.royal,
-                self.tmp)
+        return (
+            self.F,
+            self.IDS,
+            self.K,
+            self.sums,
+            self.sizes,
+            self.one_suit,
+            self.royal,
+            self.tmp,
+        )
 
 
 @njit(cache=True)
@@ -303,13 +363,28 @@ def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit,
 
 
 @njit(cache=True)
-def move_rows_batch(cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes,
-                    one_suit, royal, tmp):
+def move_rows_batch(
+    cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes, one_suit, royal, tmp
+):
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     kept = 0
     for i in range(cards.shape[0]):
-        n, k = move_rows(cards[i], ints[i], recent, feats[i], ids[i], valid[i], F, IDS, K,
-                         sums, sizes, one_suit, royal, tmp)
+        n, k = move_rows(
+            cards[i],
+            ints[i],
+            recent,
+            feats[i],
+            ids[i],
+            valid[i],
+            F,
+            IDS,
+            K,
+            sums,
+            sizes,
+            one_suit,
+            royal,
+            tmp,
+        )
         legal[i] = n
         kept += k
     return kept

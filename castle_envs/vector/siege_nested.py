@@ -24,6 +24,7 @@ It only ever finds wins (a line that is not won proves nothing), so a deal it fa
 *unknown*; ``castle-envs solve --nested LEVEL`` runs it before the solver and replays every
 line in the Gymnasium env before counting it.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -34,8 +35,18 @@ from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL
 from ..castle_siege.cards import NUM_CARDS
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ..core.jit import njit
-from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE,
-                           apply, captured_and_standing, load_position)
+from ..castle_siege.kernel import (
+    CAPTURED,
+    CARD_WORDS,
+    HSIZE,
+    INT_WORDS,
+    NEED,
+    OUTCOME,
+    PHASE,
+    apply,
+    captured_and_standing,
+    load_position,
+)
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, rand, tt_clear
 
@@ -45,28 +56,36 @@ MAX_WIDTH = 16
 
 class Scratch(NamedTuple):
     """The arrays one search needs (``new_scratch``: allocated once, reused per deal)."""
-    B: np.ndarray        # (4, CARD_WORDS) int8: level 2's position, level 1's, the playout's
-    V: np.ndarray        # (4, INT_WORDS) int32
-    lines: np.ndarray    # (4, MAX_DEPTH) int64: per level (2, 1) its best line and a scratch line
-    cand: np.ndarray     # (3, MAX_WIDTH) int64: each level's candidates
+
+    B: np.ndarray  # (4, CARD_WORDS) int8: level 2's position, level 1's, the playout's
+    V: np.ndarray  # (4, INT_WORDS) int32
+    lines: np.ndarray  # (4, MAX_DEPTH) int64: per level (2, 1) its best line and a scratch line
+    cand: np.ndarray  # (3, MAX_WIDTH) int64: each level's candidates
     actions: np.ndarray  # (2048,) int64 scratch for the scorer
-    scores: np.ndarray   # (2048,) float64
-    tmp: np.ndarray      # (256,) int64
-    sums: np.ndarray     # (64,) int64
-    sizes: np.ndarray    # (64,) int64
-    flush: np.ndarray    # (32,) bool
-    royal: np.ndarray    # (32,) bool
-    stats: np.ndarray    # (3,) int64: playout steps, solver nodes, playouts
+    scores: np.ndarray  # (2048,) float64
+    tmp: np.ndarray  # (256,) int64
+    sums: np.ndarray  # (64,) int64
+    sizes: np.ndarray  # (64,) int64
+    flush: np.ndarray  # (32,) bool
+    royal: np.ndarray  # (32,) bool
+    stats: np.ndarray  # (3,) int64: playout steps, solver nodes, playouts
 
 
 def new_scratch() -> Scratch:
-    return Scratch(B=np.zeros((4, CARD_WORDS), np.int8), V=np.zeros((4, INT_WORDS), np.int32),
-                   lines=np.zeros((4, MAX_DEPTH), np.int64),
-                   cand=np.zeros((3, MAX_WIDTH), np.int64), actions=np.zeros(2048, np.int64),
-                   scores=np.zeros(2048, np.float64), tmp=np.zeros(256, np.int64),
-                   sums=np.zeros(64, np.int64), sizes=np.zeros(64, np.int64),
-                   flush=np.zeros(32, np.bool_), royal=np.zeros(32, np.bool_),
-                   stats=np.zeros(3, np.int64))
+    return Scratch(
+        B=np.zeros((4, CARD_WORDS), np.int8),
+        V=np.zeros((4, INT_WORDS), np.int32),
+        lines=np.zeros((4, MAX_DEPTH), np.int64),
+        cand=np.zeros((3, MAX_WIDTH), np.int64),
+        actions=np.zeros(2048, np.int64),
+        scores=np.zeros(2048, np.float64),
+        tmp=np.zeros(256, np.int64),
+        sums=np.zeros(64, np.int64),
+        sizes=np.zeros(64, np.int64),
+        flush=np.zeros(32, np.bool_),
+        royal=np.zeros(32, np.bool_),
+        stats=np.zeros(3, np.int64),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -92,13 +111,15 @@ def scored_moves(b, v, recent, weights, x):
     their scores, into ``x.actions`` / ``x.scores``; returns their number."""
     actions, scores = x.actions, x.scores
     if v[PHASE] == PRECISION:
-        m = recycle_scores(b, v, weights[N_BATTLE:N_BATTLE + N_RECYCLE], actions[:NUM_CARDS],
-                           scores)
+        m = recycle_scores(
+            b, v, weights[N_BATTLE : N_BATTLE + N_RECYCLE], actions[:NUM_CARDS], scores
+        )
         for i in range(m):
             actions[i] += RECYCLE_BASE
         return m
-    return battle_scores(b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal,
-                         x.tmp, actions, scores)
+    return battle_scores(
+        b, v, recent, weights[:N_BATTLE], x.sums, x.sizes, x.flush, x.royal, x.tmp, actions, scores
+    )
 
 
 @njit(cache=True)
@@ -124,7 +145,7 @@ def candidates(b, v, recent, weights, width, out, x):
     """The scorer's ``width`` best moves, best first, into ``out``; returns their number."""
     phase = v[PHASE]
     if phase == ROYAL:
-        first = royal_action(b, v, weights[N_BATTLE + N_RECYCLE:])
+        first = royal_action(b, v, weights[N_BATTLE + N_RECYCLE :])
         out[0] = first
         n = 1
         for c in range(4):
@@ -132,7 +153,7 @@ def candidates(b, v, recent, weights, width, out, x):
                 out[n] = ROYAL_BASE + c
                 n += 1
         return n
-    if phase == DISCARD:   # never reached in play: the hand never exceeds 5 (RULES.md)
+    if phase == DISCARD:  # never reached in play: the hand never exceeds 5 (RULES.md)
         for i in range(v[HSIZE]):
             out[i] = DISCARD_BASE + i
         return min(v[HSIZE], width)
@@ -209,9 +230,12 @@ def nested(x, w, memo, top, recent, leave, weights, width, noise, check, out):
         best_line, trial, cand = x.lines[2 * lvl - 2], x.lines[2 * lvl - 1], x.cand[lvl]
         p = pos[lvl]
         done = False
-        if j[lvl] < 0:    # a new position on this level's line
-            if (v[OUTCOME] != 0 or p >= MAX_DEPTH - 1
-                    or (v[PHASE] == BATTLE and hopeless(b, v, w, memo))):
+        if j[lvl] < 0:  # a new position on this level's line
+            if (
+                v[OUTCOME] != 0
+                or p >= MAX_DEPTH - 1
+                or (v[PHASE] == BATTLE and hopeless(b, v, w, memo))
+            ):
                 done = True
             elif check > 0 and lvl == top and v[PHASE] == BATTLE:
                 end = _check(x, w, memo, r, recent, leave, check, best_line, p)
@@ -227,25 +251,24 @@ def nested(x, w, memo, top, recent, leave, weights, width, noise, check, out):
             trial[p] = a
             apply(x.B[r + 1], x.V[r + 1], a, leave)
             x.stats[0] += 1
-            if lvl > 1:   # descend: level lvl - 1 finishes the game from the child
+            if lvl > 1:  # descend: level lvl - 1 finishes the game from the child
                 lvl -= 1
                 start[lvl] = pos[lvl] = bend[lvl] = p + 1
                 best[lvl] = -WIN_SCORE
                 j[lvl] = -1
                 continue
-            s, end = playout(x, w, memo, r + 1, recent, leave, weights, width, noise, trial,
-                             p + 1)
+            s, end = playout(x, w, memo, r + 1, recent, leave, weights, width, noise, trial, p + 1)
         elif not done:
             if best[lvl] == WIN_SCORE:
                 done = True
-            else:         # every candidate tried: follow the best line one move
+            else:  # every candidate tried: follow the best line one move
                 apply(b, v, best_line[p], leave)
                 x.stats[0] += 1
                 pos[lvl] += 1
                 j[lvl] = -1
                 continue
         if done:
-            if bend[lvl] <= p:        # the line ends here
+            if bend[lvl] <= p:  # the line ends here
                 bend[lvl] = p
                 if best[lvl] == -WIN_SCORE:
                     best[lvl] = score(b, v)
@@ -254,7 +277,7 @@ def nested(x, w, memo, top, recent, leave, weights, width, noise, check, out):
                     out[i] = best_line[i]
                 return best[lvl], bend[lvl]
             s, end = best[lvl], bend[lvl]
-            for i in range(start[lvl], end):   # the child's line, into the parent's trial
+            for i in range(start[lvl], end):  # the child's line, into the parent's trial
                 x.lines[2 * lvl + 1, i] = best_line[i]
             lvl += 1
             best_line, trial = x.lines[2 * lvl - 2], x.lines[2 * lvl - 1]
@@ -269,8 +292,7 @@ def nested(x, w, memo, top, recent, leave, weights, width, noise, check, out):
             j[lvl] = k[lvl]
 
 
-def search(x: Scratch, w, memo, b0, v0, top, recent, leave, weights, width, noise, check,
-           seed):
+def search(x: Scratch, w, memo, b0, v0, top, recent, leave, weights, width, noise, check, seed):
     """Nested search of level ``top`` (0: one playout) from the rows ``b0``/``v0``: (score,
     line as a list of action ids)."""
     x.B[0, :NEED] = b0[:NEED]
@@ -286,8 +308,24 @@ def search(x: Scratch, w, memo, b0, v0, top, recent, leave, weights, width, nois
 
 
 @njit(cache=True)
-def evaluate_moves(x, w, memo, samples_b, samples_v, cands, recent, leave, weights, depth,
-                   width, noise, playouts, seed, wins, totals):
+def evaluate_moves(
+    x,
+    w,
+    memo,
+    samples_b,
+    samples_v,
+    cands,
+    recent,
+    leave,
+    weights,
+    depth,
+    width,
+    noise,
+    playouts,
+    seed,
+    wins,
+    totals,
+):
     """Perfect-information Monte Carlo with nested search inside each world (the search
     agent's ``inner="nested"``): for each sampled world (``samples_b[i]``, ``samples_v[i]``)
     and each candidate move, play the move, then finish the game ``playouts`` times with
@@ -302,8 +340,9 @@ def evaluate_moves(x, w, memo, samples_b, samples_v, cands, recent, leave, weigh
     out = x.lines[2] if depth == 0 else x.lines[3]
     for i in range(samples_b.shape[0]):
         for p in range(playouts):
-            stream = np.uint64((seed * 7919 + i * 104729 + p * 1299709) * 2654435761
-                               + 88172645463325252) | np.uint64(1)
+            stream = np.uint64(
+                (seed * 7919 + i * 104729 + p * 1299709) * 2654435761 + 88172645463325252
+            ) | np.uint64(1)
             for j in range(len(cands)):
                 load_position(x.B, x.V, 0, samples_b[i], samples_v[i])
                 apply(x.B[0], x.V[0], cands[j], leave)
@@ -314,8 +353,7 @@ def evaluate_moves(x, w, memo, samples_b, samples_v, cands, recent, leave, weigh
                 elif depth == 0:
                     s, _ = playout(x, w, memo, 0, recent, leave, weights, width, noise, out, 0)
                 else:
-                    s, _ = nested(x, w, memo, depth, recent, leave, weights, width, noise, 0,
-                                  out)
+                    s, _ = nested(x, w, memo, depth, recent, leave, weights, width, noise, 0, out)
                 if s == WIN_SCORE:
                     wins[j] += 1
                     totals[j] += 4000

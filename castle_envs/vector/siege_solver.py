@@ -24,39 +24,59 @@ differential-tested against ``castle_siege.rules.State`` already:
 ``evaluate_moves`` runs the solver on many sampled worlds at once for the search agent
 (``agents.castle_siege_search``).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
 
-from ..castle_siege.actions import (DISCARD_BASE, END_BATTLE, RECYCLE_BASE,
-                                    REGROUP, ROYAL_BASE)
+from ..castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, REGROUP, ROYAL_BASE
 from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import nonzero_key, tt_find, xorshift_star
-from ..castle_siege.kernel import (CAPTURED, CARD_WORDS, CASTLES, CLEN, COLS, DECK, DISCARDED, DSIZE,
-                           HAND, HEAD, HSIZE, INT_WORDS, NEED, OUTCOME, PHASE, REGROUPED, apply,
-                           load_position)
+from ..castle_siege.kernel import (
+    CAPTURED,
+    CARD_WORDS,
+    CASTLES,
+    CLEN,
+    COLS,
+    DECK,
+    DISCARDED,
+    DSIZE,
+    HAND,
+    HEAD,
+    HSIZE,
+    INT_WORDS,
+    NEED,
+    OUTCOME,
+    PHASE,
+    REGROUPED,
+    apply,
+    load_position,
+)
 from .siege_linear import policy_action, subset_tables
 
-MAX_DEPTH = 1024          # actions in one line; a game has at most a few hundred
-MAX_MOVES = 1676          # legal moves in one position: at most every action id
+MAX_DEPTH = 1024  # actions in one line; a game has at most a few hundred
+MAX_MOVES = 1676  # legal moves in one position: at most every action id
 HAND_SLOTS = 5
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)
 # recycle preference: ranks of standing castles (added per node), then K, Q, J, high to low
-_RECYCLE_SCORE = np.array([-int(RANK[c]) - (20 if RANK[c] >= 11 else 0)
-                           for c in range(NUM_CARDS)], dtype=np.int64)
+_RECYCLE_SCORE = np.array(
+    [-int(RANK[c]) - (20 if RANK[c] >= 11 else 0) for c in range(NUM_CARDS)], dtype=np.int64
+)
 
 # Zobrist keys: two independent 64-bit tables (deck position x card, hand card, column x
 # position x card, discard card, captured castle, phase, Regroup used)
-_Z = np.random.default_rng(20261201).integers(0, 2**63 - 1, size=(2, 64 * 52 + 52 + 4 * 52 * 52
-                                                                 + 52 + 4 + 4 + 1),
-                                              dtype=np.int64).astype(np.uint64)
+_Z = (
+    np.random.default_rng(20261201)
+    .integers(0, 2**63 - 1, size=(2, 64 * 52 + 52 + 4 * 52 * 52 + 52 + 4 + 4 + 1), dtype=np.int64)
+    .astype(np.uint64)
+)
 Z_DECK, Z_HAND = 0, 64 * 52
 Z_COL = Z_HAND + 52
 Z_DISC = Z_COL + 4 * 52 * 52
@@ -70,26 +90,27 @@ WIN, LOSS, UNKNOWN_RESULT = 1, 0, -1
 
 class Work(NamedTuple):
     """The search's arrays, allocated once per solver (``new_work``) and reused."""
-    B: np.ndarray        # (MAX_DEPTH, CARD_WORDS) int8: the card row of each depth
-    V: np.ndarray        # (MAX_DEPTH, INT_WORDS) int32: the int row of each depth
-    moves: np.ndarray    # (MAX_DEPTH, MAX_MOVES) int32: each depth's moves in search order
-    nmoves: np.ndarray   # (MAX_DEPTH,) their number
-    idx: np.ndarray      # (MAX_DEPTH,) the next move to try
-    h: np.ndarray        # (MAX_DEPTH, 2) uint64: each depth's position hashes
-    keys: np.ndarray     # (MAX_MOVES,) int64 scratch for ordering
-    counts: np.ndarray   # (1025,) int64 scratch for the counting sort
-    sums: np.ndarray     # (64,) int64: per hand subset the rank sum (upper half: scratch)
-    sizes: np.ndarray    # (64,) int64: per hand subset its size (upper half: scratch)
-    flush: np.ndarray    # (32,) bool: per hand subset, two or more cards of one suit
-    royal: np.ndarray    # (32,) bool: per hand subset, J, Q, K of three suits
-    table: np.ndarray    # (2^k, 2) uint64: the positions proven lost (both hashes)
-    used: np.ndarray     # (2^k + 1,) int64: entries in the table, then their slots
-    cache: np.ndarray    # (2^17,) int64: bound 4's answers by key, direct-mapped pairs
-    line: np.ndarray     # (MAX_DEPTH,) int64: a probe's winning line
-    stats: np.ndarray    # (5,) int64: nodes, pruned, winning depth, depth, started
-    rng: np.ndarray      # (1,) uint64: xorshift state for the probes
+
+    B: np.ndarray  # (MAX_DEPTH, CARD_WORDS) int8: the card row of each depth
+    V: np.ndarray  # (MAX_DEPTH, INT_WORDS) int32: the int row of each depth
+    moves: np.ndarray  # (MAX_DEPTH, MAX_MOVES) int32: each depth's moves in search order
+    nmoves: np.ndarray  # (MAX_DEPTH,) their number
+    idx: np.ndarray  # (MAX_DEPTH,) the next move to try
+    h: np.ndarray  # (MAX_DEPTH, 2) uint64: each depth's position hashes
+    keys: np.ndarray  # (MAX_MOVES,) int64 scratch for ordering
+    counts: np.ndarray  # (1025,) int64 scratch for the counting sort
+    sums: np.ndarray  # (64,) int64: per hand subset the rank sum (upper half: scratch)
+    sizes: np.ndarray  # (64,) int64: per hand subset its size (upper half: scratch)
+    flush: np.ndarray  # (32,) bool: per hand subset, two or more cards of one suit
+    royal: np.ndarray  # (32,) bool: per hand subset, J, Q, K of three suits
+    table: np.ndarray  # (2^k, 2) uint64: the positions proven lost (both hashes)
+    used: np.ndarray  # (2^k + 1,) int64: entries in the table, then their slots
+    cache: np.ndarray  # (2^17,) int64: bound 4's answers by key, direct-mapped pairs
+    line: np.ndarray  # (MAX_DEPTH,) int64: a probe's winning line
+    stats: np.ndarray  # (5,) int64: nodes, pruned, winning depth, depth, started
+    rng: np.ndarray  # (1,) uint64: xorshift state for the probes
     reference: np.ndarray  # (1,) bool: search as the Python reference did (``reference_mode``)
-    pcg: np.ndarray      # (6,) uint64: NumPy's PCG64 words, the reference mode's probe noise
+    pcg: np.ndarray  # (6,) uint64: NumPy's PCG64 words, the reference mode's probe noise
 
 
 def new_work(table_bits: int) -> Work:
@@ -97,15 +118,24 @@ def new_work(table_bits: int) -> Work:
         B=np.zeros((MAX_DEPTH, CARD_WORDS), np.int8),
         V=np.zeros((MAX_DEPTH, INT_WORDS), np.int32),
         moves=np.zeros((MAX_DEPTH, MAX_MOVES), np.int32),
-        nmoves=np.zeros(MAX_DEPTH, np.int64), idx=np.zeros(MAX_DEPTH, np.int64),
-        h=np.zeros((MAX_DEPTH, 2), np.uint64), keys=np.zeros(MAX_MOVES, np.int64),
-        counts=np.zeros(1025, np.int64), sums=np.zeros(64, np.int64),
-        sizes=np.zeros(64, np.int64), flush=np.zeros(32, np.bool_),
-        royal=np.zeros(32, np.bool_), table=np.zeros((1 << table_bits, 2), np.uint64),
-        used=np.zeros((1 << table_bits) + 1, np.int64), cache=np.zeros(2 << 16, np.int64),
-        line=np.zeros(MAX_DEPTH, np.int64), stats=np.zeros(5, np.int64),
-        rng=np.ones(1, np.uint64), reference=np.zeros(1, np.bool_),
-        pcg=np.zeros(pcg64.WORDS, np.uint64))
+        nmoves=np.zeros(MAX_DEPTH, np.int64),
+        idx=np.zeros(MAX_DEPTH, np.int64),
+        h=np.zeros((MAX_DEPTH, 2), np.uint64),
+        keys=np.zeros(MAX_MOVES, np.int64),
+        counts=np.zeros(1025, np.int64),
+        sums=np.zeros(64, np.int64),
+        sizes=np.zeros(64, np.int64),
+        flush=np.zeros(32, np.bool_),
+        royal=np.zeros(32, np.bool_),
+        table=np.zeros((1 << table_bits, 2), np.uint64),
+        used=np.zeros((1 << table_bits) + 1, np.int64),
+        cache=np.zeros(2 << 16, np.int64),
+        line=np.zeros(MAX_DEPTH, np.int64),
+        stats=np.zeros(5, np.int64),
+        rng=np.ones(1, np.uint64),
+        reference=np.zeros(1, np.bool_),
+        pcg=np.zeros(pcg64.WORDS, np.uint64),
+    )
 
 
 def reference_mode(w: Work, on: bool, seed: int = 0) -> None:
@@ -267,7 +297,7 @@ def gen_moves(b, v, recent, out, w):
             target = b[CASTLES + c]
             rank = _RANK[target]
             for bits in range(1, top):
-                if sums[bits] == rank:   # the bucket is the reference's score too
+                if sums[bits] == rank:  # the bucket is the reference's score too
                     keys[n] = sizes[bits] * 2048 + (bits - 1) * NUM_CARDS + target
                     n += 1
                     can_capture = True
@@ -281,21 +311,23 @@ def gen_moves(b, v, recent, out, w):
                 if total < rank:
                     continue
                 size = sizes[bits]
-                if reference:   # the reference's score (then ties by action id)
+                if reference:  # the reference's score (then ties by action id)
                     if royal[bits]:
                         bucket = 1000 + size * 10
                     elif total == rank:
                         bucket = 2000 + size * 100 - flush[bits] * 50 + crowd
                     else:
-                        bucket = 3000 + (total - rank) * 10 + size * 30 - flush[bits] * 200 \
-                            + crowd
+                        bucket = 3000 + (total - rank) * 10 + size * 30 - flush[bits] * 200 + crowd
                 elif royal[bits]:
                     bucket = 8 + size
                 elif total == rank:
                     bucket = 16 + (size - 1) * 48 + (0 if flush[bits] else 24) + min(crowd, 23)
                 else:
-                    bucket = 256 + min(max((total - rank) * 10 + size * 30 - flush[bits] * 200
-                                           + crowd + 200, 0) // 2, 767)
+                    bucket = 256 + min(
+                        max((total - rank) * 10 + size * 30 - flush[bits] * 200 + crowd + 200, 0)
+                        // 2,
+                        767,
+                    )
                 keys[n] = bucket * 2048 + (bits - 1) * NUM_CARDS + target
                 n += 1
     if reference:
@@ -304,8 +336,11 @@ def gen_moves(b, v, recent, out, w):
             out[i] = keys[i] % 2048
     else:
         _bucket_sort(keys, n, out, w.counts)
-    if (not v[REGROUPED] and not can_capture
-            and v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3] == 0):
+    if (
+        not v[REGROUPED]
+        and not can_capture
+        and v[CLEN] + v[CLEN + 1] + v[CLEN + 2] + v[CLEN + 3] == 0
+    ):
         out[n] = REGROUP
         n += 1
     out[n] = END_BATTLE
@@ -390,10 +425,10 @@ def _relaxed_expand(key, pool, top):
     nxt_cols = np.zeros(4, np.int64)
     for r in range(1 if (royal and plays >= 3 and any_col) else 0, -1, -1):
         m = 0
-        for i in range(r, n):       # a Royal Assault takes the longest column
+        for i in range(r, n):  # a Royal Assault takes the longest column
             rest[m] = cols[i]
             m += 1
-        left = plays - 2 * r        # 3 cards, but its attack also defeats a defender
+        left = plays - 2 * r  # 3 cards, but its attack also defeats a defender
         if m == 0:
             if phi >= 3 * r:
                 return True, top
@@ -403,7 +438,7 @@ def _relaxed_expand(key, pool, top):
             total += rest[i]
         if phi >= 3 * r + m and (total + m <= left or (regroup and total <= left)):
             return True, top
-        for cap in range(1 << m):   # castles captured this turn, then the end-of-turn deal
+        for cap in range(1 << m):  # castles captured this turn, then the end-of-turn deal
             cost = 0
             ncap = 0
             no = 0
@@ -422,7 +457,7 @@ def _relaxed_expand(key, pool, top):
             avail = 0
             for i in range(no):
                 avail += others[i]
-            kills = min(left - cost, avail)   # fewer kills are never better (monotone)
+            kills = min(left - cost, avail)  # fewer kills are never better (monotone)
             nxt = after - no
             for k0 in range(min(others[0], kills) + 1):
                 r1 = kills - k0
@@ -471,7 +506,7 @@ def relaxed_winnable(cols, n, phi, plays, regroup, royal, memo):
             if child in memo:
                 won = memo[child]
             elif sp >= 128:
-                won = True            # too deep to follow: no pruning (sound)
+                won = True  # too deep to follow: no pruning (sound)
             else:
                 won, end = _relaxed_expand(child, pool, top)
                 if not won:
@@ -480,12 +515,12 @@ def relaxed_winnable(cols, n, phi, plays, regroup, royal, memo):
                     sp += 1
                     continue
                 memo[child] = True
-            if won:                   # an OR-search: every position on the stack is won
+            if won:  # an OR-search: every position on the stack is won
                 for i in range(sp):
                     memo[fkey[i]] = True
                 return True
         else:
-            memo[fkey[f]] = False     # every successor lost
+            memo[fkey[f]] = False  # every successor lost
             top = fstart[f]
             sp -= 1
     return False
@@ -505,9 +540,9 @@ def hopeless(b, v, w, memo):
             cols[standing] = v[CLEN + c]
             standing += 1
     phi = v[DSIZE] + v[HSIZE]
-    if phi < standing:                                   # bound 2
+    if phi < standing:  # bound 2
         return True
-    if v[DSIZE] == 0 and defenders == 0:                 # bound 3
+    if v[DSIZE] == 0 and defenders == 0:  # bound 3
         return v[HSIZE] < standing
     _sorted_desc(cols, standing)
     regroup = 0 if v[REGROUPED] else 1
@@ -583,7 +618,7 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
         stats[4] = 1
         nmoves[0] = gen_moves(B[0], V[0], recent, moves[0], w)
         if not order:
-            moves[0, :nmoves[0]].sort()
+            moves[0, : nmoves[0]].sort()
         idx[0] = 0
         stats[3] = 0
     d = stats[3]
@@ -620,7 +655,7 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
                     continue
             else:
                 if stats[0] >= max_nodes:
-                    idx[d] -= 1          # expand this child first when resumed
+                    idx[d] -= 1  # expand this child first when resumed
                     stats[3] = d
                     return UNKNOWN_RESULT
                 # the bounds first: most children fail them, and they cost less than the table
@@ -640,7 +675,7 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
                 return UNKNOWN_RESULT
             nmoves[c] = gen_moves(B[c], V[c], recent, moves[c], w)
             if not order:
-                moves[c, :nmoves[c]].sort()
+                moves[c, : nmoves[c]].sort()
             idx[c] = 0
             d = c
         else:
@@ -673,8 +708,9 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
             if prune and hopeless(B[1], V[1], w, memo):
                 break
             if with_policy and (noise_free or _probe_rand(w) >= noise):
-                action = policy_action(B[1], V[1], recent, weights, w.sums, w.sizes,
-                                       w.flush, w.royal, w.keys)
+                action = policy_action(
+                    B[1], V[1], recent, weights, w.sums, w.sizes, w.flush, w.royal, w.keys
+                )
             else:
                 m = gen_moves(B[1], V[1], recent, moves[0], w)
                 i = 0
@@ -690,8 +726,24 @@ def probe(w, memo, recent, leave, budget, noise, weights, guided, prune):
 
 
 @njit(cache=True)
-def evaluate_moves(w, z, memo, samples_b, samples_v, candidates, recent, leave, budget,
-                   probe_share, noise, weights, guided, prune, wins, min_samples):
+def evaluate_moves(
+    w,
+    z,
+    memo,
+    samples_b,
+    samples_v,
+    candidates,
+    recent,
+    leave,
+    budget,
+    probe_share,
+    noise,
+    weights,
+    guided,
+    prune,
+    wins,
+    min_samples,
+):
     """Perfect-information Monte Carlo: for each sampled position (``samples_b[i]``,
     ``samples_v[i]``: the same decision with the unseen cards dealt differently) and each
     candidate move, play the move and solve the rest with ``budget`` nodes (probes first,
@@ -717,8 +769,12 @@ def evaluate_moves(w, z, memo, samples_b, samples_v, candidates, recent, leave, 
                 wins[j] += w.V[0, OUTCOME] == 1
                 continue
             w.stats[:] = 0
-            if probe(w, memo, recent, leave, int(budget * probe_share), noise, weights,
-                     guided, prune) > 0:
+            if (
+                probe(
+                    w, memo, recent, leave, int(budget * probe_share), noise, weights, guided, prune
+                )
+                > 0
+            ):
                 wins[j] += 1
                 continue
             w.stats[1:] = 0

@@ -7,6 +7,7 @@ what the single env gains from the compiled core, and as the piece ``CastleSiege
 delegate to (one source of truth for the rules). ``env.state`` is a ``rules.State`` copy of
 the position, built on demand (for rendering, describing moves, saving).
 """
+
 from __future__ import annotations
 
 import gymnasium as gym
@@ -32,11 +33,25 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
     _num_actions = NUM_ACTIONS
     _view_names = ("_b", "_v")
 
-    def __init__(self, difficulty: str = "very_hard", render_mode: str | None = None,
-                 reward: str = "win", illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 illegal_action_penalty: float = -1.0, max_episode_steps: int = 1000, **rules):
-        reference = CastleSiegeEnv(difficulty, render_mode, reward, illegal_action,
-                                   illegal_action_penalty, max_episode_steps, **rules)
+    def __init__(
+        self,
+        difficulty: str = "very_hard",
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        **rules,
+    ):
+        reference = CastleSiegeEnv(
+            difficulty,
+            render_mode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            **rules,
+        )
         self._adopt_settings(reference)
         self.difficulty = difficulty
         self._rows = DIFFICULTIES[difficulty]
@@ -45,7 +60,7 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         self._shaped = self.reward_mode == "shaped"
         self._cards = np.zeros((1, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((1, K.INT_WORDS), np.int32 if COMPILED else np.int64)
-        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"   # kept by every deal
+        self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"  # kept by every deal
         self._rng = np.zeros((1, pcg64.WORDS), np.uint64)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)
         self._mask = np.zeros((1, K.MASK_WIDTH), bool)
@@ -67,12 +82,24 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
         else:
             # the deal comes from the env's np_random, exactly as CastleSiegeEnv draws it
             self._deal_from_np_random(lambda words: K.deal(self._b, self._v, words, self._rows))
-        K.refresh_all(self._cards, self._ints, self._rows, self._recent, self._leave,
-                      self._obs, self._mask)
+        K.refresh_all(
+            self._cards, self._ints, self._rows, self._recent, self._leave, self._obs, self._mask
+        )
 
     def _step_kernel(self, action, out) -> None:
-        K.step_one(self._b, self._v, action, self._rows, self._recent, self._leave,
-                   self._shaped, self.max_episode_steps, self._obs[0], self._mask[0], out)
+        K.step_one(
+            self._b,
+            self._v,
+            action,
+            self._rows,
+            self._recent,
+            self._leave,
+            self._shaped,
+            self.max_episode_steps,
+            self._obs[0],
+            self._mask[0],
+            out,
+        )
 
     @property
     def state(self) -> State:
@@ -94,6 +121,8 @@ class CompiledCastleSiegeEnv(KernelSingleEnv):
 
     def _info(self) -> dict:
         v = self._v
-        return {**event_info(v[K.EVENTS:K.EVENTS + len(EVENTS)].tolist()),
-                "won": bool(v[K.OUTCOME] == 1),
-                "action_mask": self._mask[0, :NUM_ACTIONS].copy()}
+        return {
+            **event_info(v[K.EVENTS : K.EVENTS + len(EVENTS)].tolist()),
+            "won": bool(v[K.OUTCOME] == 1),
+            "action_mask": self._mask[0, :NUM_ACTIONS].copy(),
+        }

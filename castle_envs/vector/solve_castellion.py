@@ -28,6 +28,7 @@ budget B decides exactly the deals that a run with a larger budget decided withi
 ``exhaustive(state)`` is the plain reference: every legal move, no table, no bound, over
 ``castellion.rules.State`` in pure Python (tests compare it with the compiled search on small positions).
 """
+
 from __future__ import annotations
 
 import time
@@ -52,18 +53,26 @@ LOSS_NODES = 100_000
 class Result:
     verdict: str
     line: list = field(default_factory=list)
-    nodes: int = 0                 # nodes spent until the verdict (or the whole budget)
+    nodes: int = 0  # nodes spent until the verdict (or the whole budget)
     seconds: float = 0.0
-    pruned: int = 0                # positions the School supply bound called lost
-    found_by: str = ""             # "beam:W", "dfs", "bound", "loss-search" or ""
-    reached: int = 0               # ordeals passed on the beams' furthest turn ends
-    proof: str = ""                # unwinnable: why (the ordeal that cannot be met)
-    loss_nodes: int = 0            # nodes the loss search spent (its own budget)
+    pruned: int = 0  # positions the School supply bound called lost
+    found_by: str = ""  # "beam:W", "dfs", "bound", "loss-search" or ""
+    reached: int = 0  # ordeals passed on the beams' furthest turn ends
+    proof: str = ""  # unwinnable: why (the ordeal that cannot be met)
+    loss_nodes: int = 0  # nodes the loss search spent (its own budget)
 
     def to_dict(self) -> dict:
-        return {"verdict": self.verdict, "line": list(self.line), "nodes": self.nodes,
-                "seconds": self.seconds, "pruned": self.pruned, "found_by": self.found_by,
-                "reached": self.reached, "proof": self.proof, "loss_nodes": self.loss_nodes}
+        return {
+            "verdict": self.verdict,
+            "line": list(self.line),
+            "nodes": self.nodes,
+            "seconds": self.seconds,
+            "pruned": self.pruned,
+            "found_by": self.found_by,
+            "reached": self.reached,
+            "proof": self.proof,
+            "loss_nodes": self.loss_nodes,
+        }
 
 
 def deal(seed: int, level: str, **rules) -> State:
@@ -74,8 +83,14 @@ def deal(seed: int, level: str, **rules) -> State:
 def replay_wins(seed: int, level: str, line, **rules) -> bool:
     """Play ``line`` in the Gymnasium env from ``reset(seed=seed)``: does it end in a win?"""
     import gymnasium
-    env = gymnasium.make("castle_envs/Castellion-v0", level=level, max_episode_steps=10_000,
-                         illegal_action="raise", **rules)   # an illegal move: a bug, raised
+
+    env = gymnasium.make(
+        "castle_envs/Castellion-v0",
+        level=level,
+        max_episode_steps=10_000,
+        illegal_action="raise",
+        **rules,
+    )  # an illegal move: a bug, raised
     _, info = env.reset(seed=seed)
     for action in line:
         if not info["action_mask"][action]:
@@ -92,11 +107,21 @@ class Solver:
     searches off (all off: plain exhaustive depth-first search). ``loss`` switches the
     proofs of loss off; ``loss_nodes`` is the loss search's budget (0: the root bounds only)."""
 
-    def __init__(self, max_nodes: int | None = 1_000_000, max_seconds: float | None = None,
-                 prune: bool = True, table: bool = True, order: bool = True,
-                 beam: bool = True, inner: int = 2, table_bits: int | None = None,
-                 loss: bool = True, loss_nodes: int = LOSS_NODES):
+    def __init__(
+        self,
+        max_nodes: int | None = 1_000_000,
+        max_seconds: float | None = None,
+        prune: bool = True,
+        table: bool = True,
+        order: bool = True,
+        beam: bool = True,
+        inner: int = 2,
+        table_bits: int | None = None,
+        loss: bool = True,
+        loss_nodes: int = LOSS_NODES,
+    ):
         from ..core import jit as _jit
+
         if not _jit.HAVE_NUMBA:
             raise ImportError("the Castellion solver needs numba: " + _jit.INSTALL_HINT)
         if max_nodes is None and max_seconds is None:
@@ -104,6 +129,7 @@ class Solver:
         if max_nodes is not None and max_nodes < 1:
             raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
         from . import castellion_solver as C
+
         self._C = C
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.prune, self.table, self.order, self.beam, self.inner = prune, table, order, beam, inner
@@ -113,7 +139,7 @@ class Solver:
         if table_bits is None:
             table_bits = 22 if max_nodes is None else max(10, min(22, (2 * max_nodes).bit_length()))
         self._w = C.new_work(table_bits)
-        self._lw: Any = None   # the loss search's work arrays, made at its first use
+        self._lw: Any = None  # the loss search's work arrays, made at its first use
 
     def prove_loss(self, state: State) -> tuple[str, str, int]:
         """(proof, found_by, loss nodes): a proof that ``state`` is lost, or ("", "", n).
@@ -125,9 +151,12 @@ class Solver:
         every position it pruned is lost."""
         from ..castellion import kernel as K
         from .castellion import write_state
+
         C = self._C
-        rules = {"foundation_exemption": state.foundation_exemption,
-                 "early_encounter": state.early_encounter}
+        rules = {
+            "foundation_exemption": state.foundation_exemption,
+            "early_encounter": state.early_encounter,
+        }
         flags, level = K.rule_flags(rules), state.level
         root = np.zeros(K.WORDS, np.int8)
         write_state(root, state, level, rules)
@@ -149,10 +178,14 @@ class Solver:
             spent = int(w.stats[0])
             if r == C.LOSS:
                 from ..castellion.data import ORDEALS
+
                 title = ORDEALS[state.ordeals[goal - 1]].title
-                return (f"no line passes {title} (ordeal {goal}): the loss search ended after "
-                        f"{spent:,} nodes, {int(w.stats[1]):,} positions cut by the bounds",
-                        "loss-search", spent)
+                return (
+                    f"no line passes {title} (ordeal {goal}): the loss search ended after "
+                    f"{spent:,} nodes, {int(w.stats[1]):,} positions cut by the bounds",
+                    "loss-search",
+                    spent,
+                )
             if r != C.WIN:
                 break
         return "", "", spent
@@ -163,8 +196,17 @@ class Solver:
         if self.loss:
             proof, how, loss_spent = self.prove_loss(state)
             if proof:
-                return Result(UNWINNABLE, [], 0, time.perf_counter() - start, 0, how,
-                              state.current, proof, loss_spent)
+                return Result(
+                    UNWINNABLE,
+                    [],
+                    0,
+                    time.perf_counter() - start,
+                    0,
+                    how,
+                    state.current,
+                    proof,
+                    loss_spent,
+                )
         r = self._solve(state)
         r.loss_nodes = loss_spent
         r.seconds = time.perf_counter() - start
@@ -173,10 +215,13 @@ class Solver:
     def _solve(self, state: State) -> Result:
         from ..castellion import kernel as K
         from .castellion import write_state
+
         C, w = self._C, self._w
         start = time.perf_counter()
-        rules = {"foundation_exemption": state.foundation_exemption,
-                 "early_encounter": state.early_encounter}
+        rules = {
+            "foundation_exemption": state.foundation_exemption,
+            "early_encounter": state.early_encounter,
+        }
         flags, level = K.rule_flags(rules), state.level
         root = np.zeros(K.WORDS, np.int8)
         write_state(root, state, level, rules)
@@ -185,16 +230,22 @@ class Solver:
         w.stats[:] = 0
         budget = self.max_nodes if self.max_nodes is not None else 1 << 62
         deadline = None if self.max_seconds is None else start + self.max_seconds
-        used = 0           # nodes of finished beam runs
+        used = 0  # nodes of finished beam runs
         beam_stats = np.zeros(3, np.int64)
         line = np.zeros(C.MAX_DEPTH * 2, np.int64)
 
         reached = [0]
 
         def result(verdict, moves=(), found_by=""):
-            return Result(verdict, [int(a) for a in moves], int(used + w.stats[0]),
-                          time.perf_counter() - start, int(w.stats[1]), found_by,
-                          3 if verdict == WINNABLE else reached[0])
+            return Result(
+                verdict,
+                [int(a) for a in moves],
+                int(used + w.stats[0]),
+                time.perf_counter() - start,
+                int(w.stats[1]),
+                found_by,
+                3 if verdict == WINNABLE else reached[0],
+            )
 
         def dfs_until(limit):
             r = C.dfs(w, C.ZOBRIST, level, flags, limit, int(self.prune), self.table, self.order)
@@ -225,8 +276,9 @@ class Solver:
             limit = int(w.stats[0] + max(1, spent * DFS_SHARE))
             limit = min(limit, budget - used)
             if deadline is not None:
-                limit = min(limit, int(w.stats[0]) + self._nodes_left(deadline, used + w.stats[0],
-                                                                       start))
+                limit = min(
+                    limit, int(w.stats[0]) + self._nodes_left(deadline, used + w.stats[0], start)
+                )
             found = dfs_until(limit)
             if found is not None:
                 return found

@@ -25,6 +25,7 @@ slow, so ``CompiledSolver`` refuses to start.
 Budgets: ``max_nodes`` (deterministic) and/or ``max_seconds``; the probes get
 ``probe_share`` of the budget, then the depth-first search the rest.
 """
+
 from __future__ import annotations
 
 import time
@@ -35,8 +36,8 @@ from ..core import jit as _jit
 from ..castle_siege.rules import State
 from ..castle_siege.solver import UNKNOWN, UNWINNABLE, WINNABLE, Result
 
-_CHUNK = 1 << 16   # nodes per kernel call when a time budget is set
-_MEMO = None       # the relaxed game's memo (bound 4): deal-independent, kept per process
+_CHUNK = 1 << 16  # nodes per kernel call when a time budget is set
+_MEMO = None  # the relaxed game's memo (bound 4): deal-independent, kept per process
 
 
 def _memo():
@@ -44,6 +45,7 @@ def _memo():
     if _MEMO is None:
         from numba import types
         from numba.typed import Dict
+
         _MEMO = Dict.empty(key_type=types.int64, value_type=types.boolean)
     return _MEMO
 
@@ -55,15 +57,26 @@ shared_memo = _memo
 class CompiledSolver:
     """Depth-first search for a winning line in compiled kernels (module docstring)."""
 
-    def __init__(self, max_nodes: int | None = 100_000, max_seconds: float | None = None,
-                 prune: bool = True, table: bool = True, order: bool = True,
-                 probe_share: float = 0.5, probe_noise: float = 0.15, seed: int = 0,
-                 probe_weights=None, table_bits: int | None = None, reference: bool = False):
+    def __init__(
+        self,
+        max_nodes: int | None = 100_000,
+        max_seconds: float | None = None,
+        prune: bool = True,
+        table: bool = True,
+        order: bool = True,
+        probe_share: float = 0.5,
+        probe_noise: float = 0.15,
+        seed: int = 0,
+        probe_weights=None,
+        table_bits: int | None = None,
+        reference: bool = False,
+    ):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the compiled solver needs numba: " + _jit.INSTALL_HINT)
         if max_nodes is None and max_seconds is None:
             raise ValueError("give a node budget, a time budget or both")
         from . import siege_solver as S
+
         self._S = S
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
@@ -71,30 +84,37 @@ class CompiledSolver:
         self.probe_share = probe_share if order else 0.0
         self.probe_noise = probe_noise
         self.seed = seed
-        self.weights = (np.zeros(30) if probe_weights is None
-                        else np.asarray(probe_weights, dtype=np.float64))
+        self.weights = (
+            np.zeros(30) if probe_weights is None else np.asarray(probe_weights, dtype=np.float64)
+        )
         if self.weights.shape != (30,):
-            raise ValueError(f"probe_weights must be the 30 weights of LinearPolicy.vector(), "
-                             f"got shape {self.weights.shape}")
+            raise ValueError(
+                f"probe_weights must be the 30 weights of LinearPolicy.vector(), "
+                f"got shape {self.weights.shape}"
+            )
         self.guided = probe_weights is not None
         if reference and self.guided:
-            raise ValueError("the reference mode's probes follow the search's order: "
-                             "no probe_weights")
+            raise ValueError(
+                "the reference mode's probes follow the search's order: no probe_weights"
+            )
         self.reference = reference
-        if table_bits is None:   # room for every node of the budget, at most 2^24 slots
+        if table_bits is None:  # room for every node of the budget, at most 2^24 slots
             table_bits = 24 if max_nodes is None else max(10, min(24, (2 * max_nodes).bit_length()))
         self._w = S.new_work(table_bits)
 
     def hopeless(self, state: State) -> bool:
         """Do the pruning bounds 2-4 (``castle_siege.solver``) call this position lost?"""
         from .castle_siege import write_state
+
         w = self._w
-        write_state(w.B[0], w.V[0], state, state.rows,
-                    {"attack": state.attack, "defeated": state.defeated})
+        write_state(
+            w.B[0], w.V[0], state, state.rows, {"attack": state.attack, "defeated": state.defeated}
+        )
         return bool(self._S.hopeless(w.B[0], w.V[0], w, _memo()))
 
     def solve(self, state: State) -> Result:
         from .castle_siege import write_state
+
         S, w = self._S, self._w
         rules = {"attack": state.attack, "defeated": state.defeated}
         recent = state.attack == "most_recent"
@@ -110,14 +130,22 @@ class CompiledSolver:
         line = None
         # probes: randomized greedy playouts (they only ever find wins)
         probe_budget = None if self.max_nodes is None else int(self.max_nodes * self.probe_share)
-        probe_deadline = None if deadline is None else \
-            start + self.max_seconds * self.probe_share  # type: ignore[operator]  # a deadline: set
+        probe_deadline = None if deadline is None else start + self.max_seconds * self.probe_share  # type: ignore[operator]  # a deadline: set
         while self.probe_share:
             limit = probe_budget if probe_budget is not None else 1 << 62
             if deadline is not None:
                 limit = min(limit, w.stats[0] + _CHUNK)
-            n = S.probe(w, memo, recent, leave, limit, self.probe_noise, self.weights,
-                        self.guided, self.prune)
+            n = S.probe(
+                w,
+                memo,
+                recent,
+                leave,
+                limit,
+                self.probe_noise,
+                self.weights,
+                self.guided,
+                self.prune,
+            )
             if n:
                 line = [int(a) for a in w.line[:n]]
                 break
@@ -127,20 +155,28 @@ class CompiledSolver:
                 break
         verdict = WINNABLE if line else UNKNOWN
         w.stats[1:] = 0
-        while verdict == UNKNOWN:   # the depth-first search, in chunks when timed
+        while verdict == UNKNOWN:  # the depth-first search, in chunks when timed
             limit = (1 << 62) if self.max_nodes is None else self.max_nodes
             if deadline is not None:
                 limit = min(limit, w.stats[0] + _CHUNK)
-            result = S.dfs(w, S.ZOBRIST, memo, recent, leave, limit, self.prune, self.table,
-                           self.order)
+            result = S.dfs(
+                w, S.ZOBRIST, memo, recent, leave, limit, self.prune, self.table, self.order
+            )
             if result == S.WIN:
                 depth = int(w.stats[2]) + 1
                 line = w.moves[np.arange(depth), w.idx[:depth] - 1].tolist()
                 verdict = WINNABLE
             elif result == S.LOSS:
                 verdict = UNWINNABLE
-            elif ((self.max_nodes is not None and w.stats[0] >= self.max_nodes)
-                  or (deadline is not None and time.perf_counter() > deadline)):
+            elif (self.max_nodes is not None and w.stats[0] >= self.max_nodes) or (
+                deadline is not None and time.perf_counter() > deadline
+            ):
                 break
-        return Result(verdict, line or [], int(w.stats[0]), time.perf_counter() - start,
-                      int(w.used[0]), int(w.stats[1]))
+        return Result(
+            verdict,
+            line or [],
+            int(w.stats[0]),
+            time.perf_counter() - start,
+            int(w.used[0]),
+            int(w.stats[1]),
+        )

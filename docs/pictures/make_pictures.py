@@ -7,6 +7,7 @@ Records the strongest shipped Castle Siege agent on a Hard deal with Gymnasium's
 ``RecordVideo`` and keeps the video's first and last frame, then draws one mid-game position
 of each other game. PNGs are reduced to a small palette to keep them small.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,10 +32,16 @@ def save_png(frame: np.ndarray, name: str) -> None:
 
 def castle_siege_video(seed: int = 5) -> None:
     import imageio.v3 as iio
+
     folder = tempfile.mkdtemp()
     env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="hard", render_mode="rgb_array")
-    env = gymnasium.wrappers.RecordVideo(env, folder, episode_trigger=lambda e: True,
-                                         name_prefix="castle-siege-hard", disable_logger=True)
+    env = gymnasium.wrappers.RecordVideo(
+        env,
+        folder,
+        episode_trigger=lambda e: True,
+        name_prefix="castle-siege-hard",
+        disable_logger=True,
+    )
     agent = make_agent("best", "castle-siege")
     agent.reset([seed, 0, 0])
     obs, info = env.reset(seed=seed)
@@ -56,8 +63,7 @@ def mid_game(slug: str, variant, steps: int, seed: int, name: str) -> None:
     spec = get_game(slug)
     env = spec.make(**{spec.variant_arg: variant}, render_mode="rgb_array")
     env.reset(seed=seed)
-    agents = [make_agent("heuristic", slug, seed=seed + s)
-              for s in range(env.state.num_players)]
+    agents = [make_agent("heuristic", slug, seed=seed + s) for s in range(env.state.num_players)]
     for _ in range(steps):
         state = env.state
         if state.is_terminal():

@@ -1,5 +1,6 @@
 """Castellion: the heuristic plays legally, passes more ordeals than random, and the
 information-set sampler keeps what the player saw."""
+
 import numpy as np
 
 from castle_envs.agents.castellion import heuristic_policy
@@ -39,17 +40,21 @@ def test_sampler_keeps_the_visible_and_depends_only_on_the_information_set():
     s = _mid_game(1)
     d = s.determinize(0, np.random.default_rng(3))
     assert sorted(d.regular) == sorted(s.regular) and sorted(d.safe) == sorted(s.safe)
-    assert d.cells.tolist() == s.cells.tolist() and d.hand == s.hand \
+    assert (
+        d.cells.tolist() == s.cells.tolist()
+        and d.hand == s.hand
         and d.revealed.tolist() == s.revealed.tolist()
+    )
     for slot in range(3):
         if not s.face_down[slot]:
             assert d.ordeals[slot] == s.ordeals[slot]
     o = s.clone()
     o.regular = list(np.random.default_rng(4).permutation(o.regular).tolist())
     from castle_envs.castellion.data import ORDEALS_BY_SLOT
+
     hidden = [i for i in range(3) if s.face_down[i]]
-    assert hidden   # Menace deals its ordeals face down
-    for i in hidden:   # another card the player cannot tell from this one
+    assert hidden  # Menace deals its ordeals face down
+    for i in hidden:  # another card the player cannot tell from this one
         ids = ORDEALS_BY_SLOT[s.level][i]
         o.ordeals[i] = ids[(ids.index(s.ordeals[i]) + 1) % len(ids)]
     e = o.determinize(0, np.random.default_rng(3))
@@ -58,6 +63,7 @@ def test_sampler_keeps_the_visible_and_depends_only_on_the_information_set():
 
 def test_heuristic_does_not_read_hidden_tiles_or_face_down_ordeals():
     from castle_envs.castellion.data import ORDEALS_BY_SLOT
+
     rng = np.random.default_rng(0)
     checked = 0
     for seed in range(3):

@@ -1,5 +1,6 @@
 """Castellion Monte Carlo agent (pimc): legal, blind to what the player cannot see,
 reproducible from the deal and its seed, and strict about its options."""
+
 import numpy as np
 import pytest
 
@@ -34,7 +35,7 @@ def test_plays_legal_moves_to_the_end_and_searches_some_decisions():
 def test_same_deal_and_seed_same_moves_whatever_was_played_before():
     agent = make_agent(FAST, "castellion")
     first = _play(agent, "menace", 3, limit=30)[1]
-    _play(agent, "menace", 4, limit=30)           # another game moves the agent's generator
+    _play(agent, "menace", 4, limit=30)  # another game moves the agent's generator
     assert _play(agent, "menace", 3, limit=30)[1] == first
     assert _play(make_agent(FAST, "castellion"), "menace", 3, limit=30)[1] == first
 
@@ -44,16 +45,17 @@ def test_never_reads_the_piles_order_or_a_face_down_ordeal():
     face-down ordeal is replaced by another card its slot may hold (the two agents' generators
     seeded alike)."""
     rng = np.random.default_rng(0)
-    policy, blind = PimcPolicy(worlds=2, top=2, gap=5, horizon=1), \
-        PimcPolicy(worlds=2, top=2, gap=5, horizon=1)
+    policy, blind = (
+        PimcPolicy(worlds=2, top=2, gap=5, horizon=1),
+        PimcPolicy(worlds=2, top=2, gap=5, horizon=1),
+    )
     checked = with_face_down = 0
     for seed in range(2):
         r1, r2 = np.random.default_rng([7, seed]), np.random.default_rng([7, seed])
         s = State.new_game(np.random.default_rng(seed), "menace")
         while not s.is_terminal() and checked < (seed + 1) * 60:
-            o = s.determinize(0, rng)     # piles re-dealt, face-down cards drawn again
-            with_face_down += sum(o.ordeals[i] != s.ordeals[i] for i in range(3)
-                                  if s.face_down[i])
+            o = s.determinize(0, rng)  # piles re-dealt, face-down cards drawn again
+            with_face_down += sum(o.ordeals[i] != s.ordeals[i] for i in range(3) if s.face_down[i])
             a = policy(s, r1)
             assert blind(o, r2) == a, (seed, checked, s.describe_action(a))
             s.apply_action(a)
@@ -63,10 +65,16 @@ def test_never_reads_the_piles_order_or_a_face_down_ordeal():
 
 
 def test_bad_options_refused():
-    for bad, name in (({"worlds": 0}, "worlds"), ({"top": 0}, "top"),
-                      ({"horizon": 4}, "horizon"), ({"gap": -1}, "gap"),
-                      ({"share": 2}, "share"), ({"margin": -0.1}, "margin"),
-                      ({"worlds": 2.5}, "worlds"), ({"share": True}, "share")):
+    for bad, name in (
+        ({"worlds": 0}, "worlds"),
+        ({"top": 0}, "top"),
+        ({"horizon": 4}, "horizon"),
+        ({"gap": -1}, "gap"),
+        ({"share": 2}, "share"),
+        ({"margin": -0.1}, "margin"),
+        ({"worlds": 2.5}, "worlds"),
+        ({"share": True}, "share"),
+    ):
         with pytest.raises(ValueError, match=name):
             PimcPolicy(**bad)
     with pytest.raises(ValueError, match="worlds"):

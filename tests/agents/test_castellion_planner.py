@@ -1,13 +1,20 @@
 """Castellion planner agent: legal, deterministic, blind to what the player cannot see, and its
 compiled bastion count agrees with the rules."""
+
 import numpy as np
 import pytest
 
 from castle_envs.vector.castellion_plan import bastions
 from castle_envs.agents.castellion_planner import PlannerPolicy
 from castle_envs.agents.registry import make_agent
-from castle_envs.castellion.rules import (DEFENDER_PHASE, DESTROY_PHASE, JUGGLE_PHASE,
-                                          TRAITOR_PHASE, State, formations_of_boards)
+from castle_envs.castellion.rules import (
+    DEFENDER_PHASE,
+    DESTROY_PHASE,
+    JUGGLE_PHASE,
+    TRAITOR_PHASE,
+    State,
+    formations_of_boards,
+)
 
 
 def _play(level, seed, policy, limit=400):
@@ -45,9 +52,8 @@ def test_never_reads_the_piles_order_or_a_face_down_ordeal():
     for seed in range(4):
         s = State.new_game(np.random.default_rng(seed), "menace")
         while not s.is_terminal() and checked < 400:
-            o = s.determinize(0, rng)     # piles re-dealt, face-down cards drawn again
-            with_face_down += sum(o.ordeals[i] != s.ordeals[i] for i in range(3)
-                                  if s.face_down[i])
+            o = s.determinize(0, rng)  # piles re-dealt, face-down cards drawn again
+            with_face_down += sum(o.ordeals[i] != s.ordeals[i] for i in range(3) if s.face_down[i])
             a = policy(s, None)
             assert blind(o, None) == a, (seed, checked, s.describe_action(a))
             s.apply_action(a)
@@ -60,8 +66,11 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
     one legal move away from the positions of planner games, at every level, with the
     default weights and others (a value that differed in the last bit could flip a tie)."""
     from tests.reference.castellion_planner_value import reference_value
-    settings = ({}, {"w1": 0.7, "w2": 0.25, "useful": 1.3, "pressure": 2.0, "grow": 3.0,
-                     "info": 11.0})
+
+    settings = (
+        {},
+        {"w1": 0.7, "w2": 0.25, "useful": 1.3, "pressure": 2.0, "grow": 3.0, "info": 11.0},
+    )
     checked = 0
     for level in ("school", "academy", "menace"):
         for seed in range(2):
@@ -73,10 +82,19 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
                     after.apply_action(int(a))
                     for options in settings:
                         planner = PlannerPolicy(**options)
-                        ref = dict(weights=planner.weights, pressure=planner.pressure,
-                                   useful=planner.useful, grow=planner.grow, info=planner.info)
-                        assert planner.value(after) == reference_value(after, **ref), \
-                            (level, seed, after.describe_action(int(a)), options)
+                        ref = dict(
+                            weights=planner.weights,
+                            pressure=planner.pressure,
+                            useful=planner.useful,
+                            grow=planner.grow,
+                            info=planner.info,
+                        )
+                        assert planner.value(after) == reference_value(after, **ref), (
+                            level,
+                            seed,
+                            after.describe_action(int(a)),
+                            options,
+                        )
                     checked += 1
                 s.apply_action(play(s, None))
     assert checked > 1000
@@ -89,8 +107,20 @@ def test_compiled_planner_moves_as_the_plain_python_planner():
     reveals the planner avoids), and the same one-step and after-move values the ``pimc``
     agent reads, with the default options and others."""
     from tests.reference.castellion_planner import PlannerPolicy as Reference
-    settings = ({}, {"w1": 0.7, "w2": 0.25, "useful": 1.3, "pressure": 2.0, "grow": 3.0,
-                     "info": 11.0, "pyro": 0, "reveal": 1})
+
+    settings = (
+        {},
+        {
+            "w1": 0.7,
+            "w2": 0.25,
+            "useful": 1.3,
+            "pressure": 2.0,
+            "grow": 3.0,
+            "info": 11.0,
+            "pyro": 0,
+            "reveal": 1,
+        },
+    )
     rng = np.random.default_rng(7)
     checked = {"move": 0, "after": 0, "one_step": 0}
     for options in settings:
@@ -136,8 +166,9 @@ def test_compiled_bastions_match_the_rules():
         cells = np.full(36, -1, np.int8)
         filled = rng.random(36) < 0.6
         cells[filled] = 3 * rng.integers(0, 2, filled.sum())
-        boards = [sum(1 << i for i in range(36) if cells[i] >= 0 and cells[i] // 3 == f)
-                  for f in range(4)]
+        boards = [
+            sum(1 << i for i in range(36) if cells[i] >= 0 and cells[i] // 3 == f) for f in range(4)
+        ]
         assert bastions(cells) == formations_of_boards(boards)[1]
         seen.add(int(bastions(cells)))
     assert len(seen) >= 3
@@ -166,6 +197,7 @@ def test_info_charges_each_face_down_card_and_a_tower_about_to_reveal_one():
     assert curious.value(s) == pytest.approx(plain.value(s) - 60)
     # a completed tower waits for the player to turn up a card: that card counts as known
     from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE
+
     s.phase, s._mask = REVEAL_ORDEAL_PHASE, None
     assert curious.value(s) == pytest.approx(plain.value(s) - 30)
     with pytest.raises(ValueError, match="info"):
@@ -175,6 +207,7 @@ def test_info_charges_each_face_down_card_and_a_tower_about_to_reveal_one():
 def test_reveal_option_turns_up_the_card_after_the_current_one():
     from castle_envs.castellion.actions import REVEAL_ORDEAL
     from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE
+
     s = State.new_game(np.random.default_rng(2), "menace")
     s.phase, s._mask = REVEAL_ORDEAL_PHASE, None
     legal = np.flatnonzero(s.legal_action_mask()).tolist()
@@ -183,6 +216,6 @@ def test_reveal_option_turns_up_the_card_after_the_current_one():
     assert PlannerPolicy(reveal=1)(s) == REVEAL_ORDEAL + 1
     s.face_down[1] = s.face_down[2] = False
     s._mask = None
-    assert PlannerPolicy(reveal=1)(s) == REVEAL_ORDEAL      # nothing later left to turn up
+    assert PlannerPolicy(reveal=1)(s) == REVEAL_ORDEAL  # nothing later left to turn up
     with pytest.raises(ValueError, match="reveal"):
         PlannerPolicy(reveal=2)

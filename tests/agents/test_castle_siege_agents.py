@@ -1,4 +1,5 @@
 """The Castle Siege baselines: legal, blind to the deck order, and ranked as claimed."""
+
 import numpy as np
 import pytest
 
@@ -50,8 +51,9 @@ def test_policies_do_not_read_the_deck_order(policy):
 
 def test_heuristic_beats_greedy_and_greedy_beats_random_significantly():
     # 150 common deals on Medium: heuristic ~70%, greedy ~10%, random 0%
-    r = evaluate("castle-siege", ["medium"], ["random", "greedy", "heuristic"], 150, seed=7,
-                 workers=1)
+    r = evaluate(
+        "castle-siege", ["medium"], ["random", "greedy", "heuristic"], 150, seed=7, workers=1
+    )
     rates = {x["agent"]: x for x in r["results"]}
     assert rates["heuristic"]["win_low"] > rates["greedy"]["win_high"]
     paired = {(p["agent"], p["baseline"]): p["win_diff"] for p in r["paired"]}

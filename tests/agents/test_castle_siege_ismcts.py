@@ -1,6 +1,7 @@
 """The Castle Siege information-set MCTS agent: the view hash sees exactly what the player
 sees, worlds are reshuffles of the unseen cards only, play is legal and reads no hidden card,
 and a decision depends only on the position and the agent's seed."""
+
 import json
 from pathlib import Path
 
@@ -136,10 +137,15 @@ def _game_actions(agent, seed):
     return actions
 
 
-@pytest.mark.parametrize("spec", ["ismcts:iterations=40,width=4",
-                                  "ismcts:iterations=40,width=4,halving=1,root_width=6",
-                                  "ismcts:iterations=20,width=4,trees=3",
-                                  "search:samples=3,candidates=3,nodes=300"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "ismcts:iterations=40,width=4",
+        "ismcts:iterations=40,width=4,halving=1,root_width=6",
+        "ismcts:iterations=20,width=4,trees=3",
+        "search:samples=3,candidates=3,nodes=300",
+    ],
+)
 def test_a_deal_plays_the_same_alone_and_after_other_games(spec):
     """The agent's play on a deal depends only on the deal and its seed: no noise state
     survives from the games it played before."""
@@ -167,15 +173,20 @@ def test_root_statistics_count_the_iterations(trees):
     assert all(s.legal_action_mask()[a] for a, *_ in stats)
 
 
-@pytest.mark.parametrize("options,word", [({"iterations": 0}, "iterations"),
-                                          ({"width": 1}, "width"),
-                                          ({"temp": 0.0}, "temp"),
-                                          ({"noise": 1.5}, "noise"),
-                                          ({"c": "x"}, "c"),
-                                          ({"standing": -0.1}, "standing"),
-                                          ({"halving": 2}, "halving"),
-                                          ({"trees": 0}, "trees"),
-                                          ({"root_width": M.MAX_WIDTH + 1}, "root_width")])
+@pytest.mark.parametrize(
+    "options,word",
+    [
+        ({"iterations": 0}, "iterations"),
+        ({"width": 1}, "width"),
+        ({"temp": 0.0}, "temp"),
+        ({"noise": 1.5}, "noise"),
+        ({"c": "x"}, "c"),
+        ({"standing": -0.1}, "standing"),
+        ({"halving": 2}, "halving"),
+        ({"trees": 0}, "trees"),
+        ({"root_width": M.MAX_WIDTH + 1}, "root_width"),
+    ],
+)
 def test_bad_options_are_named(options, word):
     with pytest.raises(ValueError, match=f"ismcts option {word}"):
         _policy(**options)
@@ -195,9 +206,14 @@ def test_spec_options_and_errors():
         make_agent("ismcts", "castellion")
 
 
-@pytest.mark.parametrize("directory", ["castle_siege_very_hard_ismcts",
-                                       "castle_siege_very_hard_ismcts_standing",
-                                       "castle_siege_very_hard_ismcts_wide"])
+@pytest.mark.parametrize(
+    "directory",
+    [
+        "castle_siege_very_hard_ismcts",
+        "castle_siege_very_hard_ismcts_standing",
+        "castle_siege_very_hard_ismcts_wide",
+    ],
+)
 def test_shipped_model_card_matches_its_options(directory):
     path = ROOT / "models" / directory / "model.json"
     meta = json.loads(path.read_text())
@@ -211,11 +227,12 @@ def test_search_agent_noise_does_not_outlive_a_decision():
     agent's generator each time). Very Hard positions where a leftover buffer changed the
     default agent's move before the fix."""
     from castle_envs.agents.castle_siege_search import SearchPolicy
+
     for seed, moves in ((2, 14), (7, 14), (9, 14)):
         s = _midgame(seed, moves=moves, difficulty="very_hard")
         fresh = SearchPolicy(LinearPolicy.load(SCORER))
         used = SearchPolicy(LinearPolicy.load(SCORER))
-        used._w.rng[0] = np.uint64(12345 + seed)   # left over from other games
+        used._w.rng[0] = np.uint64(12345 + seed)  # left over from other games
         assert fresh(s, np.random.default_rng(seed)) == used(s, np.random.default_rng(seed))
 
 
@@ -263,9 +280,14 @@ def test_standing_defenders_lower_a_lost_worlds_value():
 def _value_net_arrays(seed=0, hidden=16):
     """A small random value network whose estimates spread over (0, 1)."""
     rng = np.random.default_rng(seed)
-    return {"w1": rng.normal(0, 0.3, (M.OBS_SIZE, hidden)), "b1": rng.normal(0, 0.1, hidden),
-            "w2": rng.normal(0, 0.3, (hidden, hidden)), "b2": rng.normal(0, 0.1, hidden),
-            "wv": rng.normal(0, 0.2, hidden), "bv": np.array([0.4])}
+    return {
+        "w1": rng.normal(0, 0.3, (M.OBS_SIZE, hidden)),
+        "b1": rng.normal(0, 0.1, hidden),
+        "w2": rng.normal(0, 0.3, (hidden, hidden)),
+        "b2": rng.normal(0, 0.1, hidden),
+        "wv": rng.normal(0, 0.2, hidden),
+        "bv": np.array([0.4]),
+    }
 
 
 def test_the_compiled_value_network_is_the_move_networks_value_head():
@@ -273,6 +295,7 @@ def test_the_compiled_value_network_is_the_move_networks_value_head():
     from castle_envs.agents.move_policy import build_net
     from castle_envs.castle_siege.observation import encode
     from castle_envs.experiments.exit_siege_net import value_arrays
+
     torch.manual_seed(0)
     net = build_net(M.OBS_SIZE, 75, hidden=16)
     with torch.no_grad():
@@ -284,11 +307,12 @@ def test_the_compiled_value_network_is_the_move_networks_value_head():
         s = _midgame(seed, moves=moves, difficulty="very_hard")
         with torch.no_grad():
             ref = float(net.value(net.embed(torch.as_tensor(encode(s))[None]))[0, 0])
-        got = M.net_value(compiled, *_rows(s), s.rows, s.attack == "most_recent",
-                          s.defeated == "leave_game")
+        got = M.net_value(
+            compiled, *_rows(s), s.rows, s.attack == "most_recent", s.defeated == "leave_game"
+        )
         assert got == pytest.approx(min(max(ref, -1.0), 1.0), abs=1e-5)
         seen.append(got)
-    assert len(set(np.round(seen, 4))) > 1   # the positions are told apart
+    assert len(set(np.round(seen, 4))) > 1  # the positions are told apart
 
 
 def test_a_learned_leaf_value_replaces_the_playouts_and_reads_only_the_view(tmp_path):
@@ -306,7 +330,7 @@ def test_a_learned_leaf_value_replaces_the_playouts_and_reads_only_the_view(tmp_
         a = policy(s, np.random.default_rng(step))
         assert a == twin_policy(twin, np.random.default_rng(step))
         if policy.searched:
-            assert policy._tree.stats[1] == 0      # no playout: the network valued the leaves
+            assert policy._tree.stats[1] == 0  # no playout: the network valued the leaves
             checked += 1
         s.apply_action(a)
     assert checked > 5
@@ -338,9 +362,10 @@ def _prior_file(tmp_path, seed=0):
     torch = pytest.importorskip("torch")
     from castle_envs.agents.move_policy import build_net
     from castle_envs.experiments.exit_siege_net import prior_arrays
+
     torch.manual_seed(seed)
     net = build_net(M.OBS_SIZE, 75, hidden=16)
-    with torch.no_grad():       # the move MLP and the linear term start silent: wake them
+    with torch.no_grad():  # the move MLP and the linear term start silent: wake them
         for p in list(net.move.parameters()) + list(net.linear.parameters()):
             p.normal_(0, 0.5)
     path = tmp_path / "prior.npz"
@@ -351,6 +376,7 @@ def _prior_file(tmp_path, seed=0):
 def test_the_root_prior_is_the_move_networks_logits_and_reads_only_the_view(tmp_path):
     import torch
     from castle_envs.agents.castle_siege_ismcts import MovePrior, load_prior
+
     path, net = _prior_file(tmp_path)
     prior = MovePrior(load_prior(path))
     for seed, moves in ((1, 0), (2, 10), (3, 25)):
@@ -366,8 +392,10 @@ def test_the_root_prior_is_the_move_networks_logits_and_reads_only_the_view(tmp_
         assert np.allclose(logits, ref, atol=1e-4)
     # the priors move the root: the children's priors are the mix, and a twin deal that
     # differs only in unseen cards gets the same decision
-    mixed, twin_policy = _policy(prior=str(path), prior_mix=1.0), _policy(prior=str(path),
-                                                                          prior_mix=1.0)
+    mixed, twin_policy = (
+        _policy(prior=str(path), prior_mix=1.0),
+        _policy(prior=str(path), prior_mix=1.0),
+    )
     plain = _policy()
     s = _midgame(4, moves=2, difficulty="very_hard")
     twin = _reshuffle_unseen(s, np.random.default_rng(3))

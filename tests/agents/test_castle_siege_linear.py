@@ -1,13 +1,19 @@
 """The Castle Siege linear move scorer: legal, faithful to the heuristic at its starting
 weights, features that say what the move does, weights that round-trip."""
+
 import json
 
 import numpy as np
 import pytest
 
 from castle_envs.agents.castle_siege import heuristic_policy
-from castle_envs.agents.castle_siege_linear import (BATTLE_FEATURES, RECYCLE_FEATURES, LinearPolicy,
-                                        battle_features, recycle_features)
+from castle_envs.agents.castle_siege_linear import (
+    BATTLE_FEATURES,
+    RECYCLE_FEATURES,
+    LinearPolicy,
+    battle_features,
+    recycle_features,
+)
 from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.actions import ACTIONS, END_BATTLE, RECYCLE_BASE, Play
 from castle_envs.castle_siege.rules import State
@@ -44,8 +50,11 @@ def test_starting_weights_play_like_the_heuristic():
 
 
 def test_battle_features_describe_the_move():
-    s = position(hand=C("7H", "2C", "5C", "QS", "KD"), columns=(C("7S"), C("9S", "4C"), (), ()),
-                 castles=C("10S", "10C", "2H", "10D"))
+    s = position(
+        hand=C("7H", "2C", "5C", "QS", "KD"),
+        columns=(C("7S"), C("9S", "4C"), (), ()),
+        castles=C("10S", "10C", "2H", "10D"),
+    )
     exact = _row(s, ACTIONS.encode(Play(slots(s, "7H"), C("7S")[0])))
     assert exact["attack"] == 1 and exact["precision"] == 1 and exact["cards"] == 1
     assert exact["overkill"] == 0 and exact["clear"] == 1 and exact["target_rank"] == 7
@@ -66,8 +75,12 @@ def test_a_royal_assault_is_labelled_as_one():
 
 
 def test_recycle_features_see_castle_ranks_and_missing_royals():
-    s = position(hand=C("JH"), castles=C("10S", "10C", "10H", "4D"),
-                 discard=C("4C", "QS", "3C"), phase="precision_strike")
+    s = position(
+        hand=C("JH"),
+        castles=C("10S", "10C", "10H", "4D"),
+        discard=C("4C", "QS", "3C"),
+        phase="precision_strike",
+    )
     cards, feats = recycle_features(s)
     row = {int(c): dict(zip(RECYCLE_FEATURES, f)) for c, f in zip(cards, feats)}
     assert row[C("4C")[0]]["castle_exact"] == 1 and row[C("3C")[0]]["castle_distance"] == 1
@@ -101,25 +114,31 @@ def test_registry_builds_it_for_castle_siege_only(tmp_path):
 
 def _endgame_position():
     # one castle left (9D) behind a 7S; the deck is empty, so its order is known
-    return position(hand=C("7H", "2C", "7C"), columns=(C("7S"), (), (), ()),
-                    castles=C("9D", "10C", "10H", "10S"), captured=(False, True, True, True),
-                    deck=[])
+    return position(
+        hand=C("7H", "2C", "7C"),
+        columns=(C("7S"), (), (), ()),
+        castles=C("9D", "10C", "10H", "10S"),
+        captured=(False, True, True, True),
+        deck=[],
+    )
 
 
 def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
     from castle_envs.vector.solve_castle_siege import CompiledSolver
+
     calls = []
     real = CompiledSolver.solve
 
     def counting(self, state):
         calls.append(state.turn)
         return real(self, state)
+
     monkeypatch.setattr(CompiledSolver, "solve", counting)
     s = _endgame_position()
     policy = LinearPolicy(endgame_nodes=500)
     while not s.is_terminal():
         s.apply_action(policy(s))
-    assert s.outcome == 1 and len(calls) == 1   # solved once, then the plan was followed
+    assert s.outcome == 1 and len(calls) == 1  # solved once, then the plan was followed
 
 
 def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
@@ -127,16 +146,18 @@ def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
 
     def forbidden(self, state):
         raise AssertionError("solved a position with unseen deck cards")
+
     monkeypatch.setattr(CompiledSolver, "solve", forbidden)
     policy = LinearPolicy(endgame_nodes=500)
     s = State.new_game(np.random.default_rng(3), "very_hard")
-    for _ in range(10):   # the first turns: the deck still holds unseen cards
+    for _ in range(10):  # the first turns: the deck still holds unseen cards
         assert s.deck_size > int(s.recycled.sum())
         s.apply_action(policy(s))
 
 
 def test_endgame_spec_is_parsed_and_checked(tmp_path):
     from castle_envs.agents.registry import split_agent_list
+
     LinearPolicy().save(tmp_path / "p.json")
     specs = split_agent_list(f"heuristic,linear:{tmp_path / 'p.json'},endgame=300,random")
     assert specs[1] == f"linear:{tmp_path / 'p.json'},endgame=300" and len(specs) == 3

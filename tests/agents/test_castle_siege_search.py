@@ -1,6 +1,7 @@
 """The Castle Siege search agent (perfect-information Monte Carlo over the compiled solver):
 legal play, decisions that depend only on what the player sees, a known-deck endgame won,
 and its agent spec."""
+
 import json
 from pathlib import Path
 
@@ -18,15 +19,16 @@ from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 SCORER = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"
 SMALL = dict(samples=3, candidates=3, nodes=300, endgame=2000)
-NESTED = dict(inner="nested", level=1, width=2, playouts=1)   # worlds finished by nested search
+NESTED = dict(inner="nested", level=1, width=2, playouts=1)  # worlds finished by nested search
 
 
 def _policy(**options):
     return SearchPolicy(LinearPolicy.load(SCORER), **{**SMALL, **options})
 
 
-@pytest.mark.parametrize("difficulty,inner", [("easy", {}), ("very_hard", {}),
-                                              ("very_hard", NESTED)])
+@pytest.mark.parametrize(
+    "difficulty,inner", [("easy", {}), ("very_hard", {}), ("very_hard", NESTED)]
+)
 def test_plays_legal_moves_to_the_end(difficulty, inner):
     policy = _policy(**inner)
     s = State.new_game(difficulty=difficulty, deck=deal_deck(4))
@@ -45,9 +47,9 @@ def _reshuffle_unseen(state: State, rng) -> State:
     other = state.clone()
     deck = state.deck_cards()
     unseen = [c for c in deck if not state.recycled[c]]
-    known = deck[len(unseen):]
+    known = deck[len(unseen) :]
     order = deck
-    while order == deck and len(unseen) > 1:   # a permutation may give the same order back
+    while order == deck and len(unseen) > 1:  # a permutation may give the same order back
         order = [unseen[i] for i in rng.permutation(len(unseen))] + known
     idx = (state.deck_head + np.arange(state.deck_size)) % 52
     other.deck[idx] = order
@@ -104,8 +106,12 @@ def test_agent_spec_and_bad_options():
     with pytest.raises(ValueError, match="plays castle-siege only"):
         make_agent("search", "castellion")
     nested = make_agent("search:inner=nested,level=0,playouts=3,width=4", "castle-siege")
-    assert (nested.policy.inner, nested.policy.level, nested.policy.playouts,
-            nested.policy.width) == ("nested", 0, 3, 4)
+    assert (
+        nested.policy.inner,
+        nested.policy.level,
+        nested.policy.playouts,
+        nested.policy.width,
+    ) == ("nested", 0, 3, 4)
     with pytest.raises(ValueError, match="inner must be one of solver, nested"):
         make_agent("search:inner=mcts", "castle-siege")
     with pytest.raises(ValueError, match="level must be an int in 0..2"):

@@ -1,11 +1,13 @@
 """Information-set samplers of the multi-player games: they keep what the player saw, keep
 every card, and depend only on the player's information."""
+
 import numpy as np
 from castle_envs.agents import make_agent
 
 
 def _castle_rooms(seed, moves=15):
     from castle_envs.castle_rooms.rules import CastleRoomsState
+
     s = CastleRoomsState.deal(3, np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     for _ in range(moves):
@@ -24,7 +26,7 @@ def _reshuffle_rooms(s, player, rng):
     pool = [pool[i] for i in rng.permutation(len(pool))]
     k = 0
     for p in others:
-        o.hands[p] = sorted(pool[k:k + len(s.hands[p])])
+        o.hands[p] = sorted(pool[k : k + len(s.hands[p])])
         k += len(s.hands[p])
     o.deck = pool[k:]
     o._mask = None
@@ -38,10 +40,11 @@ def test_castle_rooms_sampler_keeps_the_visible_and_every_card():
     assert d.hands[p] == s.hands[p] and d.discard == s.discard
     assert [len(h) for h in d.hands] == [len(h) for h in s.hands]
     assert len(d.deck) == len(s.deck)
-    assert sorted([c for h in d.hands for c in h] + d.deck) == \
-        sorted([c for h in s.hands for c in h] + s.deck)
+    assert sorted([c for h in d.hands for c in h] + d.deck) == sorted(
+        [c for h in s.hands for c in h] + s.deck
+    )
     assert d.to_dict()["rows"] == s.to_dict()["rows"]
-    assert d.deck != s.deck   # something hidden was re-dealt
+    assert d.deck != s.deck  # something hidden was re-dealt
 
 
 def test_castle_rooms_sampler_depends_only_on_the_information_set():
@@ -74,6 +77,7 @@ def test_mcts_choices_do_not_change_with_hidden_cards_in_castle_rooms():
 
 def test_castell_sampler_reorders_only_the_bag():
     from castle_envs.castell.rules import State
+
     s = State.deal(np.random.default_rng(0), 3)
     o = s.clone()
     o.bag = list(np.random.default_rng(5).permutation(o.bag).tolist())

@@ -1,4 +1,5 @@
 """ISMCTS: legal, reproducible, and blind to what the player cannot see."""
+
 import numpy as np
 import pytest
 
@@ -45,8 +46,10 @@ def test_a_cheating_search_would_notice_the_permutation():
     s = _mid_game(0)
     o = _permute_unseen(s, np.random.default_rng(5))
     assert s.deck_cards() != o.deck_cards()
-    assert s.determinize(0, np.random.default_rng(2)).deck_cards() == \
-        o.determinize(0, np.random.default_rng(2)).deck_cards()
+    assert (
+        s.determinize(0, np.random.default_rng(2)).deck_cards()
+        == o.determinize(0, np.random.default_rng(2)).deck_cards()
+    )
 
 
 def test_the_passed_state_is_not_changed():
@@ -66,9 +69,12 @@ def test_reproducible_and_legal_through_the_harness():
 
 def test_search_improves_on_uniform_play():
     # Easy, common deals: random never wins; a small heuristic-rollout search mostly does
-    wins = sum(play_episode("castle-siege", (("difficulty", "easy"),), (),
-                            ("mcts:sims=10,rollout=heuristic",), 0, i)["returns"][0]
-               for i in range(6))
+    wins = sum(
+        play_episode(
+            "castle-siege", (("difficulty", "easy"),), (), ("mcts:sims=10,rollout=heuristic",), 0, i
+        )["returns"][0]
+        for i in range(6)
+    )
     assert wins >= 3
 
 
@@ -84,8 +90,8 @@ def test_game_without_determinize_is_a_clear_error():
 
     class Opaque(GameState):
         num_players = 2
-        legal_action_mask = lambda self: np.ones(3, bool)   # noqa: E731
-        is_terminal = lambda self: False   # noqa: E731
+        legal_action_mask = lambda self: np.ones(3, bool)  # noqa: E731
+        is_terminal = lambda self: False  # noqa: E731
         _apply = returns = clone = to_dict = from_dict = None
 
     with pytest.raises(ValueError, match="determinize"):
@@ -95,6 +101,7 @@ def test_game_without_determinize_is_a_clear_error():
 class _Nim:
     """Two-player Nim (take 1-3, taking the last wins): a perfect-information toy to check
     that the search plays each seat for itself."""
+
     num_players = 2
 
     def __init__(self, stones, player=0):
@@ -106,7 +113,7 @@ class _Nim:
 
     def legal_action_mask(self):
         m = np.zeros(3, bool)
-        m[:min(3, self.stones)] = True
+        m[: min(3, self.stones)] = True
         return m
 
     def _apply(self, a):
@@ -117,7 +124,7 @@ class _Nim:
         return self.stones == 0
 
     def returns(self):
-        winner = 1 - self.player   # the seat that took the last stone
+        winner = 1 - self.player  # the seat that took the last stone
         return np.array([1.0 if s == winner else -1.0 for s in range(2)])
 
     def determinize(self, player, rng):

@@ -2,6 +2,7 @@
 every "at least X% winnable", "N of 1,000" proven and Royal Assault share in a card is
 checked against the study's data in docs/data (the last nested-search pass), so a card
 cannot keep a superseded figure when the study moves on."""
+
 import json
 import re
 from pathlib import Path
@@ -14,8 +15,10 @@ CARDS = sorted((ROOT / "models").glob("*/README.md"))
 
 
 def latest(difficulty: str) -> dict:
-    passes = sorted(NESTED.glob(f"{difficulty}_pass*.summary.json"),
-                    key=lambda p: int(re.search(r"pass(\d+)", p.name).group(1)))
+    passes = sorted(
+        NESTED.glob(f"{difficulty}_pass*.summary.json"),
+        key=lambda p: int(re.search(r"pass(\d+)", p.name).group(1)),
+    )
     return json.loads(passes[-1].read_text())
 
 
@@ -37,8 +40,10 @@ def test_a_card_quotes_the_studys_current_winnability(card):
     text = " ".join(card.read_text(encoding="utf-8").split())
     bounds = {lower_bound(s) for s in STUDY.values()}
     for figure in re.findall(r"(?:≥|at least) (\d+(?:\.\d)?)% winnable", text):
-        assert figure in bounds, f"{card.parent.name}: '{figure}% winnable' is not the " \
-                                 f"study's current lower bound ({sorted(bounds)})"
+        assert figure in bounds, (
+            f"{card.parent.name}: '{figure}% winnable' is not the "
+            f"study's current lower bound ({sorted(bounds)})"
+        )
     counts = {f"{s['winnable']:,}" for s in STUDY.values()}
     for n in re.findall(r"(\d[\d,]*) of 1,000 (?:proven|\))", text):
         assert n in counts, f"{card.parent.name}: {n} of 1,000 proven; the study: {counts}"
@@ -47,8 +52,9 @@ def test_a_card_quotes_the_studys_current_winnability(card):
     for n, pct in re.findall(r"(\d+) \((\d+\.\d)%\) play a Royal Assault", text):
         assert int(n) == round(share * vh["winnable"]) and pct == f"{100 * share:.1f}"
     if share < 1:
-        assert not re.search(r"every Very Hard win[^.]*uses a Royal Assault", text, re.I), \
+        assert not re.search(r"every Very Hard win[^.]*uses a Royal Assault", text, re.I), (
             f"{card.parent.name}: not every Very Hard win uses a Royal Assault ({share:.1%})"
+        )
 
 
 def test_the_cards_quote_the_study_at_all():
@@ -58,13 +64,23 @@ def test_the_cards_quote_the_study_at_all():
 
 def test_the_exit_net_card_quotes_its_held_out_data():
     import csv
+
     data = ROOT / "docs" / "data" / "castle_siege_exit_net"
-    card = " ".join((ROOT / "models" / "castle_siege_very_hard_exit_net" / "README.md")
-                    .read_text(encoding="utf-8").split())
+    card = " ".join(
+        (ROOT / "models" / "castle_siege_very_hard_exit_net" / "README.md")
+        .read_text(encoding="utf-8")
+        .split()
+    )
     for difficulty in ("very_hard", "hard"):
-        rows = list(csv.DictReader(open(data / "planned_r0" / "heldout" /
-                                        f"per_deal_{difficulty}_seed1000000_n2000.csv")))
+        rows = list(
+            csv.DictReader(
+                open(
+                    data / "planned_r0" / "heldout" / f"per_deal_{difficulty}_seed1000000_n2000.csv"
+                )
+            )
+        )
         wins = sum(int(r["model_won"]) for r in rows)
         assert len(rows) == 2000 and f"{wins:,} ({100 * wins / 2000:.2f}%)" in card
-    assert (data / "planned_r0" / "weights.pt").read_bytes() == \
-        (ROOT / "models" / "castle_siege_very_hard_exit_net" / "weights.pt").read_bytes()
+    assert (data / "planned_r0" / "weights.pt").read_bytes() == (
+        ROOT / "models" / "castle_siege_very_hard_exit_net" / "weights.pt"
+    ).read_bytes()

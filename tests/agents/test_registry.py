@@ -1,6 +1,12 @@
 import pytest
 
-from castle_envs.agents import PolicyAgent, RandomAgent, available_agents, make_agent, split_agent_list
+from castle_envs.agents import (
+    PolicyAgent,
+    RandomAgent,
+    available_agents,
+    make_agent,
+    split_agent_list,
+)
 from castle_envs.agents.mcts import MCTSAgent
 from castle_envs.agents.registry import parse_spec
 
@@ -17,21 +23,27 @@ def test_names_build_the_right_agents():
 
 def test_split_agent_list_keeps_options_with_their_agent():
     assert split_agent_list("random,mcts:sims=50,rollout=heuristic,heuristic") == [
-        "random", "mcts:sims=50,rollout=heuristic", "heuristic"]
+        "random",
+        "mcts:sims=50,rollout=heuristic",
+        "heuristic",
+    ]
     assert split_agent_list("ppo:models/a.zip,random") == ["ppo:models/a.zip", "random"]
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("alphazero", "unknown agent 'alphazero'"),
-    ("", "empty agent name"),
-    ("mcts:sims", "malformed mcts option 'sims'"),
-    ("mcts:depth=3", "unknown mcts option 'depth'"),
-    ("mcts:sims=lots", "needs a int"),
-    ("mcts:sims=0", "at least 1"),
-    ("mcts:rollout=smart", "rollout must be"),
-    ("random:fast=1", "takes no options"),
-    ("ppo:", "needs a model path"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("alphazero", "unknown agent 'alphazero'"),
+        ("", "empty agent name"),
+        ("mcts:sims", "malformed mcts option 'sims'"),
+        ("mcts:depth=3", "unknown mcts option 'depth'"),
+        ("mcts:sims=lots", "needs a int"),
+        ("mcts:sims=0", "at least 1"),
+        ("mcts:rollout=smart", "rollout must be"),
+        ("random:fast=1", "takes no options"),
+        ("ppo:", "needs a model path"),
+    ],
+)
 def test_bad_specs_are_value_errors_naming_the_fix(spec, words):
     with pytest.raises(ValueError, match=words):
         make_agent(spec, "castle-siege")
@@ -58,22 +70,26 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
 
     from castle_envs.agents.registry import resolve_spec
     from castle_envs.experiments.evaluate import resolve_best
+
     assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_wide")
     assert resolve_spec("best", "castellion") == "planner"
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "numba" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a)
+    )
     with caplog.at_level(logging.INFO, logger="castle_envs"):
         # the trained scorer alone: the linear model's endgame search is the compiled solver
         assert resolve_best("best", "castle-siege").endswith(
-            "castle_siege_very_hard_linear/policy.json")
+            "castle_siege_very_hard_linear/policy.json"
+        )
         assert resolve_best("best", "castellion") == "heuristic"
-    assert 'needs numba: pip install numba' in caplog.text
+    assert "needs numba: pip install numba" in caplog.text
 
 
 def test_best_names_a_shipped_agent_for_every_game():
     from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
     from castle_envs.registry import GAMES
+
     assert set(BEST_AGENTS) == set(GAMES)
     for game in GAMES:
         spec = resolve_spec("best", game)
@@ -87,13 +103,50 @@ def test_best_names_a_shipped_agent_for_every_game():
 
 def test_best_is_resolved_and_announced_by_the_commands(capsys, tmp_path):
     from castle_envs.experiments.cli import main
-    assert main(["evaluate", "--game", "castle-siege", "--difficulty", "easy", "--agent", "best",
-                 "--episodes", "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
-                 "--no-progress"]) == 0
+
+    assert (
+        main(
+            [
+                "evaluate",
+                "--game",
+                "castle-siege",
+                "--difficulty",
+                "easy",
+                "--agent",
+                "best",
+                "--episodes",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--no-plot",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "agent 'best' for castle-siege is model:" in captured.err
     assert "castle_siege_very_hard_ismcts" in captured.out
-    assert main(["tournament", "--game", "castle-rooms", "--agents", "random,best", "--games",
-                 "2", "--workers", "1", "--out", str(tmp_path), "--no-plot",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--game",
+                "castle-rooms",
+                "--agents",
+                "random,best",
+                "--games",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--no-plot",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "agent 'best' for castle-rooms is heuristic" in capsys.readouterr().err

@@ -1,11 +1,20 @@
 """Shared builders for the Castell tests: positions from a seeded deal, then edited."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from castle_envs.castell import data as D
-from castle_envs.castell.actions import ACTIONS, AddLevel, Dismantle, EndTurn, Move, Recruit, \
-    Special, Train
+from castle_envs.castell.actions import (
+    ACTIONS,
+    AddLevel,
+    Dismantle,
+    EndTurn,
+    Move,
+    Recruit,
+    Special,
+    Train,
+)
 from castle_envs.castell.rules import State
 
 
@@ -66,6 +75,24 @@ def round_trip(state: State) -> State:
     return State.from_json(state.to_json())
 
 
-__all__ = ["ACTIONS", "AddLevel", "D", "Dismantle", "EndTurn", "Move", "Recruit", "Special",
-           "State", "Train", "act", "build", "clear_hand", "deal", "end_turns", "give", "legal", "round_trip",
-           "set_wheel"]
+__all__ = [
+    "ACTIONS",
+    "AddLevel",
+    "D",
+    "Dismantle",
+    "EndTurn",
+    "Move",
+    "Recruit",
+    "Special",
+    "State",
+    "Train",
+    "act",
+    "build",
+    "clear_hand",
+    "deal",
+    "end_turns",
+    "give",
+    "legal",
+    "round_trip",
+    "set_wheel",
+]

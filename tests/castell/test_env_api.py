@@ -1,4 +1,5 @@
 """PettingZoo API checks, seeding, rewards and infos, bad input, renders, the registry."""
+
 import json
 
 import numpy as np
@@ -48,7 +49,8 @@ def test_rewards_and_final_scores_in_infos():
             assert info["scores"].tolist() == state.scores().tolist()
             own = state.category_scores(seat)
             assert info["category_scores"].tolist() == [own[c] for c in SCORE_KEYS[:-1]] + [
-                state.scores()[seat]]
+                state.scores()[seat]
+            ]
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -61,6 +63,7 @@ def test_rewards_and_final_scores_in_infos():
 
 def test_score_diff_reward():
     from castle_envs.castell.measure import heuristic_action
+
     e = castell_v0.env(num_players=2, reward="score_diff")
     e.reset(seed=3)
     got = {a: 0.0 for a in e.possible_agents}
@@ -81,12 +84,13 @@ def test_observation_in_space_and_own_seat_first():
         obs = e.observe(agent)
         assert e.observation_space(agent)["observation"].contains(obs["observation"])
     from castle_envs.castell.observation import OFFSETS, PLAYER_SIZE
+
     p0 = OFFSETS["players"][0]
     pawn_block = slice(p0 + 2, p0 + 10)
     assert e.observe("player_0")["observation"][pawn_block].argmax() == 4 + 1
     # player_1 sees player_0 last
     last = p0 + 2 * PLAYER_SIZE
-    assert e.observe("player_1")["observation"][last + 2:last + 10].argmax() == 4 + 1
+    assert e.observe("player_1")["observation"][last + 2 : last + 10].argmax() == 4 + 1
     assert e.observe("player_1")["action_mask"].sum() == 0
     assert (e.observe("player_0")["action_mask"] == e.action_masks()).all()
 
@@ -128,12 +132,25 @@ def test_step_after_the_end():
         e.step(END_TURN)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"num_players": 5}, {"num_players": 1}, {"advanced": "yes"}, {"max_skill": 0},
-    {"tower_edits_per_turn": 0}, {"variety_counts": "some"}, {"size_token_ties": "coin"},
-    {"first_player": 3}, {"reward": "elo"}, {"render_mode": "window"}, {"colour": "red"},
-    {"illegal_action": "ignore"}, {"collect_own_token": 1}, {"festival_size_tokens": 2},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 5},
+        {"num_players": 1},
+        {"advanced": "yes"},
+        {"max_skill": 0},
+        {"tower_edits_per_turn": 0},
+        {"variety_counts": "some"},
+        {"size_token_ties": "coin"},
+        {"first_player": 3},
+        {"reward": "elo"},
+        {"render_mode": "window"},
+        {"colour": "red"},
+        {"illegal_action": "ignore"},
+        {"collect_own_token": 1},
+        {"festival_size_tokens": 2},
+    ],
+)
 def test_bad_options(kwargs):
     with pytest.raises(ValueError):
         castell_v0.env(**kwargs)
@@ -164,23 +181,26 @@ def _corrupt(edit):
     return d
 
 
-@pytest.mark.parametrize("edit", [
-    lambda d: d["bag"].pop(),                                  # a casteller vanishes
-    lambda d: d["regions"][0].__setitem__(0, 99),
-    lambda d: d["hand"][0].__setitem__(0, -1),
-    lambda d: d["tokens"].__setitem__(0, 8),
-    lambda d: d["towers"][0].append([3, 9, 0]),                # tower not in the hand
-    lambda d: d["wheel"].__setitem__(0, 7),
-    lambda d: d.__setitem__("round", 12),
-    lambda d: d["skills"][0].__setitem__(0, 9),
-    lambda d: d["lp"][0].__setitem__(1, d["lp"][0][0]),         # a tile twice
-    lambda d: d.__setitem__("game", "chess"),
-    lambda d: d.pop("pawn"),
-    lambda d: d.__setitem__("moved", 1),
-    lambda d: d["fest_sizes"].__setitem__(0, [1, 2, 3]),
-    lambda d: d.__setitem__("num_players", 7),
-    lambda d: d["pawn"].__setitem__(0, 9),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d["bag"].pop(),  # a casteller vanishes
+        lambda d: d["regions"][0].__setitem__(0, 99),
+        lambda d: d["hand"][0].__setitem__(0, -1),
+        lambda d: d["tokens"].__setitem__(0, 8),
+        lambda d: d["towers"][0].append([3, 9, 0]),  # tower not in the hand
+        lambda d: d["wheel"].__setitem__(0, 7),
+        lambda d: d.__setitem__("round", 12),
+        lambda d: d["skills"][0].__setitem__(0, 9),
+        lambda d: d["lp"][0].__setitem__(1, d["lp"][0][0]),  # a tile twice
+        lambda d: d.__setitem__("game", "chess"),
+        lambda d: d.pop("pawn"),
+        lambda d: d.__setitem__("moved", 1),
+        lambda d: d["fest_sizes"].__setitem__(0, [1, 2, 3]),
+        lambda d: d.__setitem__("num_players", 7),
+        lambda d: d["pawn"].__setitem__(0, 9),
+    ],
+)
 def test_corrupt_states_are_rejected(edit):
     with pytest.raises((InvalidStateError, ValueError)):
         State.from_dict(_corrupt(edit))
@@ -190,8 +210,9 @@ def test_illegal_tower_in_a_saved_state_is_rejected():
     def edit(d):
         d["hand"][0] = [0, 0, 3, 0, 0, 0, 0, 0, 0, 3]
         d["bag"] += [0] * 0
-        d["towers"][0] = [[3, 2, 0], [3, 9, 0]]                 # wider numbers on top
+        d["towers"][0] = [[3, 2, 0], [3, 9, 0]]  # wider numbers on top
         d["in_tower"][0] = d["hand"][0]
+
     d = _corrupt(lambda d: None)
     bag = d["bag"]
     hand = d["hand"][0]
@@ -223,15 +244,18 @@ def test_renders(players):
     r = castell_v0.env(num_players=players, render_mode="rgb_array")
     r.reset(seed=0)
     from castle_envs.castell.measure import heuristic_action
+
     for _ in range(40):
         r.step(heuristic_action(r.unwrapped.game_state))
     img = r.render()
     from castle_envs.castell.render import HEIGHT, WIDTH
+
     assert img.dtype == np.uint8 and img.shape == (HEIGHT, WIDTH, 3) and img.std() > 10
 
 
 def test_registry_builds_the_game_for_the_cli():
     from castle_envs.registry import get_game
+
     spec = get_game("castell")
     e = spec.make(num_players=3, render_mode="ansi")
     state = e._new_state(np.random.default_rng(0), {})
@@ -243,6 +267,7 @@ def test_registry_builds_the_game_for_the_cli():
 def test_cached_observation_equals_a_fresh_encoding():
     from castle_envs.castell.measure import heuristic_action
     from castle_envs.castell.observation import OBS_SIZE, observe
+
     rng = np.random.default_rng(0)
     s = State.deal(rng, 3)
     checked = 0
@@ -254,8 +279,11 @@ def test_cached_observation_equals_a_fresh_encoding():
             assert cached.shape == (OBS_SIZE,) and (cached == fresh).all()
             assert cached.min() >= 0 and cached.max() <= 1
             checked += 1
-        a = heuristic_action(s) if rng.random() < 0.9 else \
-            int(rng.choice(np.flatnonzero(s.legal_action_mask())))
+        a = (
+            heuristic_action(s)
+            if rng.random() < 0.9
+            else int(rng.choice(np.flatnonzero(s.legal_action_mask())))
+        )
         s.apply_action(a)
     assert checked > 20
 
@@ -263,16 +291,19 @@ def test_cached_observation_equals_a_fresh_encoding():
 def test_describe_action_names_the_position():
     from castle_envs.castell.actions import AddLevel, Dismantle
     from .helpers import clear_hand, give
+
     s = State.deal(np.random.default_rng(0), 2)
     s.skills[0] = 1
     clear_hand(s, 0)
     give(s, 0, 9, 9, 9, 8, 8)
-    assert s.describe_action(ACTIONS.encode(AddLevel(3, 9, 0))) == \
-        "add level 3x9 as the bottom level"
+    assert (
+        s.describe_action(ACTIONS.encode(AddLevel(3, 9, 0))) == "add level 3x9 as the bottom level"
+    )
     s.apply_action(ACTIONS.encode(AddLevel(3, 9, 0)))
     assert s.describe_action(ACTIONS.encode(AddLevel(2, 8, 0))) == "add level 2x8 on 3x9"
-    assert s.describe_action(ACTIONS.encode(AddLevel(3, 8, 0))) == \
-        "add level 3x8 on 3x9, using Balance"
-    assert s.describe_action(ACTIONS.encode(Dismantle(False))) == \
-        "dismantle the top level (3x9)"
+    assert (
+        s.describe_action(ACTIONS.encode(AddLevel(3, 8, 0)))
+        == "add level 3x8 on 3x9, using Balance"
+    )
+    assert s.describe_action(ACTIONS.encode(Dismantle(False))) == "dismantle the top level (3x9)"
     assert s.describe_action(ACTIONS.encode(Move(3))) == "move to Vilafranca (from off the board)"

@@ -1,4 +1,5 @@
 """Seeded random games: conservation, mask == what apply accepts, JSON round trips, the end."""
+
 import numpy as np
 import pytest
 
@@ -8,9 +9,12 @@ from castle_envs.core.errors import IllegalActionError
 
 
 def _check_invariants(s: State):
-    total = np.bincount(np.array(s.bag, dtype=np.int64), minlength=10) \
-        + s.regions.sum(axis=0) + s.hand.sum(axis=0)
-    assert total.tolist() == [15] * 10                       # 150 castellers accounted for
+    total = (
+        np.bincount(np.array(s.bag, dtype=np.int64), minlength=10)
+        + s.regions.sum(axis=0)
+        + s.hand.sum(axis=0)
+    )
+    assert total.tolist() == [15] * 10  # 150 castellers accounted for
     assert s.tokens.sum() + s.lp_tokens.sum() + s.collected.sum() == 7 * s.num_players
     assert (s.in_tower <= s.hand).all()
     for p in range(s.num_players):
@@ -27,7 +31,7 @@ def _check_mask_matches_apply(s: State):
         else:
             with pytest.raises(IllegalActionError):
                 c.apply_action(a)
-    assert (s.legal_action_mask() == mask).all()             # probing left s untouched
+    assert (s.legal_action_mask() == mask).all()  # probing left s untouched
 
 
 def _random_game(players, seed, advanced=False, probe_every=0, check=True):
@@ -87,6 +91,7 @@ def test_json_round_trip_at_the_end():
 def test_festival_seeker_games_keep_the_invariants(players):
     """A scripted agent (with some random steps) reaches festivals and performances."""
     from castle_envs.castell.measure import heuristic_action
+
     scored = performed = 0
     for seed in range(6):
         rng = np.random.default_rng(seed)

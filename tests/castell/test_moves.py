@@ -1,6 +1,7 @@
 """Castell's move view (castle_envs/castell/moves.py): the PettingZoo wrapper passes api_test,
 the rows are exactly the legal moves, each row says what its move does, and no row reads the
 bag's order."""
+
 import warnings
 
 import numpy as np
@@ -48,8 +49,9 @@ def test_rows_are_the_legal_moves_with_one_kind_each():
             feats = out["move_features"][:n]
             assert feats.min() >= 0 and feats.max() <= 1
             assert (feats[:, :13].sum(1) == 1).all()
-            state.apply_action(heuristic_action(state) if rng.random() < 0.8
-                               else int(rng.choice(legal)))
+            state.apply_action(
+                heuristic_action(state) if rng.random() < 0.8 else int(rng.choice(legal))
+            )
             positions += 1
     assert positions > 300
     assert view.from_state(state)[1] == 0
@@ -59,7 +61,7 @@ def test_a_move_row_names_the_region_and_the_next_festival():
     state = deal(2, seed=3)
     fest = next_festival(state)
     target = int(state.fest_region[fest])
-    row = _row(state, Move(target))             # the first move may go anywhere
+    row = _row(state, Move(target))  # the first move may go anywhere
     assert row["move"] == row[f"region_{D.REGION_ABBR[target]}"] == row["moved"] == 1
     assert row["at_next_festival"] == 1 and row["festival_distance/3"] == 0
     assert row["region_castellers/5"] == pytest.approx(state.regions[target].sum() / 5)
@@ -68,7 +70,8 @@ def test_a_move_row_names_the_region_and_the_next_festival():
     assert away["at_next_festival"] == 0
     assert away["festival_distance/3"] == pytest.approx(min(DIST[far, target], 3) / 3)
     assert _row(state, Move(far))["rounds_to_next_festival/8"] == pytest.approx(
-        (D.CALENDAR[fest][0] - state.round) / 8)
+        (D.CALENDAR[fest][0] - state.round) / 8
+    )
 
 
 def test_recruit_train_and_level_rows_say_what_changes():

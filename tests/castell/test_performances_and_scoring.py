@@ -1,14 +1,27 @@
 """Local performances, festivals (scores, best marker, prizes, size tokens), end scoring."""
+
 import numpy as np
 import pytest
 
-from .helpers import (D, Move, Special, act, build, clear_hand, deal, end_turns, give,
-                      legal, set_wheel)
+from .helpers import (
+    D,
+    Move,
+    Special,
+    act,
+    build,
+    clear_hand,
+    deal,
+    end_turns,
+    give,
+    legal,
+    set_wheel,
+)
 
 B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 SHAPE_321 = D.LOCAL_PERFORMANCES.index(D.LocalPerformance("shape", 2, (3, 2, 1)))
 EXHIBIT_BALANCE_4 = D.LOCAL_PERFORMANCES.index(
-    D.LocalPerformance("exhibition", 4, (), (D.BALANCE,)))
+    D.LocalPerformance("exhibition", 4, (), (D.BALANCE,))
+)
 
 
 def _performance_position(**rules):
@@ -27,22 +40,22 @@ def test_performing_needs_the_tower_that_meets_the_tile():
     s = _performance_position()
     assert not legal(s, Special("token", "perform", 0))
     build(s, (3, 9), (2, 7))
-    assert not legal(s, Special("token", "perform", 0))     # 2 levels, not 3-2-1
+    assert not legal(s, Special("token", "perform", 0))  # 2 levels, not 3-2-1
     build(s, (1, 3))
     assert legal(s, Special("token", "perform", 0))
 
 
 def test_performing_takes_the_tile_and_the_lying_tokens():
     s = _performance_position()
-    s.lp_tokens[1, 1] = 2          # player 1 spent two tokens here earlier
+    s.lp_tokens[1, 1] = 2  # player 1 spent two tokens here earlier
     s.tokens[1] = 5
     build(s, (3, 9), (2, 7), (1, 3))
     act(s, Special("token", "perform", 0))
     assert s.lp[1, 0] == -1 and s.performed[0] == [(SHAPE_321, 1)]
     assert s.collected[0, 1] == 2
-    assert s.lp_tokens[1].tolist() == [1, 0]     # the performer's token waits for the next
+    assert s.lp_tokens[1].tolist() == [1, 0]  # the performer's token waits for the next
     assert s.category_scores(0)["local_performances"] == 2 + 2
-    assert s.towers[0]                           # the tower still stands
+    assert s.towers[0]  # the tower still stands
 
 
 def test_collect_own_token_option():
@@ -54,7 +67,7 @@ def test_collect_own_token_option():
 
 def test_wheel_special_performance_places_no_token():
     s = _performance_position()
-    set_wheel(s, [B, D.SPECIAL, BA, MI, ST, WI, D.SPECIAL, D.SPECIAL])   # Valls: special
+    set_wheel(s, [B, D.SPECIAL, BA, MI, ST, WI, D.SPECIAL, D.SPECIAL])  # Valls: special
     build(s, (3, 9), (2, 7), (1, 3))
     act(s, Special("wheel", "perform", 0))
     assert s.tokens[0] == 7 and s.lp_tokens.sum() == 0 and s.performed[0]
@@ -73,7 +86,7 @@ def test_exhibition_counts_levels_and_named_skills():
     s.lp[1, 1] = EXHIBIT_BALANCE_4
     s.skills[0, B] = 1
     give(s, 0, 2)
-    build(s, (3, 9), (2, 7), (1, 3), (1, 2))     # four levels, Balance at the top
+    build(s, (3, 9), (2, 7), (1, 3), (1, 2))  # four levels, Balance at the top
     assert legal(s, Special("token", "perform", 1))
 
 
@@ -101,33 +114,33 @@ def _tower(s, p, levels):
 
 def test_festival_scores_levels_plus_matching_castellers_and_best_marker():
     s = _festival_position(sizes=(4,))
-    _tower(s, 0, [(3, 9), (2, 7), (2, 4), (1, 2)])       # 4 levels + two 4s = 6
-    _tower(s, 1, [(3, 9), (2, 6), (1, 4), (1, 2)])       # 4 levels + one 4 = 5
-    _tower(s, 2, [(3, 9), (2, 6), (1, 2)])               # 3 levels: does not compete
+    _tower(s, 0, [(3, 9), (2, 7), (2, 4), (1, 2)])  # 4 levels + two 4s = 6
+    _tower(s, 1, [(3, 9), (2, 6), (1, 4), (1, 2)])  # 4 levels + one 4 = 5
+    _tower(s, 2, [(3, 9), (2, 6), (1, 2)])  # 3 levels: does not compete
     s.best[1] = 9
     end_turns(s, 3)
     result = s.last_festivals[0]
     assert result["scores"] == {0: 6, 1: 5}
-    assert s.best.tolist() == [6, 9, 0]                  # the marker only moves up
+    assert s.best.tolist() == [6, 9, 0]  # the marker only moves up
 
 
 def test_festival_requirements_region_and_size_tokens():
     s = _festival_position(sizes=(4, 8))
     s.fest_held[:] = True
-    _tower(s, 0, [(3, 9), (2, 8), (2, 4), (1, 2)])       # has an 8 and a 4
-    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])       # no 8
+    _tower(s, 0, [(3, 9), (2, 8), (2, 4), (1, 2)])  # has an 8 and a 4
+    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])  # no 8
     _tower(s, 2, [(3, 9), (2, 8), (2, 4), (1, 2)])
-    s.pawn[2] = 0                                        # elsewhere
+    s.pawn[2] = 0  # elsewhere
     end_turns(s, 3)
-    assert s.last_festivals[0]["scores"] == {0: 4 + 2 + 2}   # two 8s, two 4s
+    assert s.last_festivals[0]["scores"] == {0: 4 + 2 + 2}  # two 8s, two 4s
 
 
 def test_prizes_follow_the_chart_with_shared_places():
     s = _festival_position(players=4, sizes=(4,))
-    _tower(s, 0, [(3, 9), (2, 7), (2, 4), (1, 2)])       # 6
-    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])       # 6: shares first place
-    _tower(s, 2, [(3, 9), (2, 6), (1, 4), (1, 2)])       # 5: third place
-    _tower(s, 3, [(3, 9), (2, 6), (1, 5), (1, 4)])       # 5: third place too
+    _tower(s, 0, [(3, 9), (2, 7), (2, 4), (1, 2)])  # 6
+    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])  # 6: shares first place
+    _tower(s, 2, [(3, 9), (2, 6), (1, 4), (1, 2)])  # 5: third place
+    _tower(s, 3, [(3, 9), (2, 6), (1, 5), (1, 4)])  # 5: third place too
     end_turns(s, 4)
     assert s.last_festivals[0]["prizes"] == {0: "trophy", 1: "trophy", 2: "ribbon", 3: "ribbon"}
     assert s.prizes[:, 1].tolist() == [[1, 0, 0], [1, 0, 0], [0, 0, 1], [0, 0, 1]]
@@ -144,8 +157,8 @@ def test_two_players_award_one_prize():
 
 def test_size_token_goes_to_most_matching_castellers():
     s = _festival_position(sizes=(4,))
-    _tower(s, 0, [(3, 9), (2, 6), (1, 4), (1, 2)])      # one 4, score 5
-    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])      # two 4s
+    _tower(s, 0, [(3, 9), (2, 6), (1, 4), (1, 2)])  # one 4, score 5
+    _tower(s, 1, [(3, 9), (2, 7), (2, 4), (1, 2)])  # two 4s
     end_turns(s, 3)
     assert s.size_tokens[1, 1, 3] == 1 and s.size_tokens.sum() == 1
 
@@ -153,10 +166,10 @@ def test_size_token_goes_to_most_matching_castellers():
 @pytest.mark.parametrize("ties,winner", [("tower_score", 0), ("none", None)])
 def test_size_token_ties(ties, winner):
     s = _festival_position(sizes=(4,), size_token_ties=ties)
-    _tower(s, 0, [(3, 9), (2, 7), (1, 4), (1, 2), (1, 1)][:4])   # 4 levels + one 4: 5
+    _tower(s, 0, [(3, 9), (2, 7), (1, 4), (1, 2), (1, 1)][:4])  # 4 levels + one 4: 5
     _tower(s, 1, [(3, 9), (2, 7), (1, 4), (1, 2)])
     s.skills[0, B] = 2
-    s.towers[0].append((1, 0, 0))                                # a fifth level: score 6
+    s.towers[0].append((1, 0, 0))  # a fifth level: score 6
     give(s, 0, 1)
     s.in_tower[0, 0] += 1
     end_turns(s, 3)
@@ -199,7 +212,7 @@ def test_variety_counts_option():
 def test_size_tokens_two_per_unique_one_per_duplicate():
     s = deal(2)
     s.size_tokens[0, 0, 3] = 1
-    s.size_tokens[0, 1, 3] = 1       # a duplicate 4
+    s.size_tokens[0, 1, 3] = 1  # a duplicate 4
     s.size_tokens[0, 2, 7] = 1
     assert s.category_scores(0)["size_tokens"] == 2 + 1 + 2
 

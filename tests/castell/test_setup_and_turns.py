@@ -1,11 +1,25 @@
 """Setup and the four turn actions, one scenario per rule sentence."""
+
 import numpy as np
 import pytest
 
 from castle_envs.core.errors import IllegalActionError
 
-from .helpers import (ACTIONS, D, EndTurn, Move, Recruit, Special, Train, act, clear_hand, deal,
-                      end_turns, legal, set_wheel)
+from .helpers import (
+    ACTIONS,
+    D,
+    EndTurn,
+    Move,
+    Recruit,
+    Special,
+    Train,
+    act,
+    clear_hand,
+    deal,
+    end_turns,
+    legal,
+    set_wheel,
+)
 
 S = D.SPECIAL
 B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
@@ -17,7 +31,7 @@ def test_setup_counts(players, per_region):
     assert (s.regions.sum(axis=1) == per_region).all()
     assert (s.hand.sum(axis=1) == 7).all()
     assert (s.tokens == 7).all()
-    assert (s.lp >= 0).all() and len(set(s.lp.ravel().tolist())) == 14   # 18 back to the box
+    assert (s.lp >= 0).all() and len(set(s.lp.ravel().tolist())) == 14  # 18 back to the box
     assert sorted(s.wheel) == sorted(D.WHEEL_TILES)
     assert len(s.bag) == 150 - 7 * per_region - 7 * players
     phase_regions = {1: [], 2: []}
@@ -43,7 +57,7 @@ def test_first_move_anywhere_then_adjacent_only():
     s = deal()
     assert all(legal(s, Move(r)) for r in range(7))
     act(s, Move(0))
-    assert not any(legal(s, Move(r)) for r in range(7))    # once per turn
+    assert not any(legal(s, Move(r)) for r in range(7))  # once per turn
     end_turns(s, 2)
     assert [r for r in range(7) if legal(s, Move(r))] == list(D.ADJACENT[0])
     with pytest.raises(IllegalActionError, match="not adjacent"):
@@ -76,7 +90,7 @@ def test_recruit_up_to_two_in_a_row():
     size = int(np.flatnonzero(s.regions[r])[0]) + 1
     act(s, Recruit(size))
     assert s.hand[0].sum() == before + 2
-    assert not any(legal(s, Recruit(n)) for n in range(1, 11))   # no third casteller
+    assert not any(legal(s, Recruit(n)) for n in range(1, 11))  # no third casteller
 
 
 def test_recruit_second_casteller_only_right_after_the_first():
@@ -91,7 +105,7 @@ def test_recruit_second_casteller_only_right_after_the_first():
 
 def test_recruit_needs_the_pawn_and_the_number():
     s = deal()
-    assert not any(legal(s, Recruit(n)) for n in range(1, 11))     # pawn off the board
+    assert not any(legal(s, Recruit(n)) for n in range(1, 11))  # pawn off the board
     act(s, Move(0))
     for n in range(1, 11):
         assert legal(s, Recruit(n)) == bool(s.regions[0, n - 1] > 0)
@@ -99,20 +113,20 @@ def test_recruit_needs_the_pawn_and_the_number():
 
 def test_train_offers_region_window_and_all_regions_window():
     s = deal()
-    set_wheel(s, [B, BA, MI, ST, WI, S, S, S])   # region 0 Balance ... All Regions: Special
-    act(s, Move(1))                               # Valls shows Base
+    set_wheel(s, [B, BA, MI, ST, WI, S, S, S])  # region 0 Balance ... All Regions: Special
+    act(s, Move(1))  # Valls shows Base
     assert [k for k in range(5) if legal(s, Train(k))] == [BA]
-    set_wheel(s, [B, BA, S, ST, S, S, MI, WI])   # All Regions: Width
+    set_wheel(s, [B, BA, S, ST, S, S, MI, WI])  # All Regions: Width
     assert [k for k in range(5) if legal(s, Train(k))] == [BA, WI]
     act(s, Train(WI))
     assert s.skills[0, WI] == 1
-    assert not any(legal(s, Train(k)) for k in range(5))            # once per turn
+    assert not any(legal(s, Train(k)) for k in range(5))  # once per turn
 
 
 def test_advanced_side_offers_only_the_region_window():
     s = deal(advanced=True)
     set_wheel(s, [B, BA, S, ST, S, S, MI, WI])
-    assert not any(legal(s, Train(k)) for k in range(5))            # pawn off the board
+    assert not any(legal(s, Train(k)) for k in range(5))  # pawn off the board
     act(s, Move(3))
     assert [k for k in range(5) if legal(s, Train(k))] == [ST]
 
@@ -128,7 +142,7 @@ def test_train_stops_at_the_track_maximum():
 
 def test_wheel_special_is_free_and_is_the_train_action():
     s = deal()
-    set_wheel(s, [B, BA, MI, ST, WI, S, S, S])    # All Regions shows Special
+    set_wheel(s, [B, BA, MI, ST, WI, S, S, S])  # All Regions shows Special
     act(s, Move(0))
     assert legal(s, Special("wheel", "move", 1))
     act(s, Special("wheel", "move", 1))
@@ -140,9 +154,9 @@ def test_wheel_special_is_free_and_is_the_train_action():
 def test_token_special_spends_a_token_and_places_it_in_the_region():
     s = deal()
     act(s, Move(0))
-    act(s, Special("token", "move", 5))              # the dotted line Lleida - Terrassa
+    act(s, Special("token", "move", 5))  # the dotted line Lleida - Terrassa
     assert s.pawn[0] == 5 and s.tokens[0] == 6 and s.lp_tokens[5, 0] == 1
-    assert not legal(s, Special("token", "move", 3))                # once per turn
+    assert not legal(s, Special("token", "move", 3))  # once per turn
     end_turns(s, 2)
     size = int(np.flatnonzero(s.regions[5])[0]) + 1
     act(s, Special("token", "recruit", size))
@@ -152,7 +166,7 @@ def test_token_special_spends_a_token_and_places_it_in_the_region():
 def test_no_token_left_no_special():
     s = deal()
     s.tokens[0] = 0
-    s.collected[0, 2] = 7                         # keep the 7 tokens accounted for
+    s.collected[0, 2] = 7  # keep the 7 tokens accounted for
     act(s, Move(0))
     assert not any(legal(s, Special("token", k, a)) for k, a in [("move", 1), ("move", 5)])
 
@@ -175,10 +189,10 @@ def test_wheel_turns_every_round_and_regions_refill_every_other_round():
     act(s, Move(0))
     act(s, Recruit(int(np.flatnonzero(s.regions[0])[0]) + 1))
     shown = [s.window_kind(w) for w in range(8)]
-    end_turns(s, 2)                       # end of round 1: no refill
+    end_turns(s, 2)  # end of round 1: no refill
     assert [s.window_kind(w) for w in range(8)] == shown[1:] + shown[:1]
     assert s.regions[0].sum() == 2
-    end_turns(s, 2)                       # end of round 2: refill to 3
+    end_turns(s, 2)  # end of round 2: refill to 3
     assert (s.regions.sum(axis=1) == 3).all()
 
 

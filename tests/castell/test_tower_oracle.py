@@ -3,6 +3,7 @@
 The oracle tries every set of Base levels (not just the lowest ones) and every Width value,
 so it checks the shortcut the rules core takes (Base levels = the widest, lowest ones).
 """
+
 from itertools import combinations
 
 import numpy as np
@@ -57,7 +58,7 @@ def test_mask_and_tower_legal_agree_with_the_oracle():
             if m:
                 counts[lo + 1] += m
         s.in_tower[0] = counts
-        s.hand[0] = counts + rng.integers(0, 5, size=10)    # free castellers at random
+        s.hand[0] = counts + rng.integers(0, 5, size=10)  # free castellers at random
         free = s.hand[0] - counts
         s._mask = None
         mask = s.legal_action_mask()
@@ -66,6 +67,7 @@ def test_mask_and_tower_legal_agree_with_the_oracle():
             expected = enough and oracle_legal(tower + [(w, lo, m)], skills)
             assert mask[LEVEL0 + i] == expected, (tower, skills.tolist(), (w, lo, m))
             assert tower_legal(tower + [(w, lo, m)], skills) == oracle_legal(
-                tower + [(w, lo, m)], skills)
+                tower + [(w, lo, m)], skills
+            )
             checked += 1
     assert checked == 300 * len(LEVEL_TUPLES)

@@ -1,10 +1,10 @@
 """The three tower rules, the five skills (each limited by its value), taking towers apart."""
+
 import pytest
 
 from castle_envs.castell.rules import tower_legal, tower_meets, width_resolutions
 
-from .helpers import (AddLevel, D, Dismantle, act, build, clear_hand, deal, give, legal,
-                      round_trip)
+from .helpers import AddLevel, D, Dismantle, act, build, clear_hand, deal, give, legal, round_trip
 
 B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 
@@ -13,7 +13,7 @@ B, BA, MI, ST, WI = D.BALANCE, D.BASE, D.MIX, D.STRENGTH, D.WIDTH
 def s():
     state = deal(2, seed=1)
     clear_hand(state, 0)
-    give(state, 0, *[n for n in range(1, 11) for _ in range(6)])   # six of every number
+    give(state, 0, *[n for n in range(1, 11) for _ in range(6)])  # six of every number
     return state
 
 
@@ -28,9 +28,9 @@ def test_rule_same_number_per_level_without_mix(s):
     assert not legal(s, AddLevel(2, 5, 1))
     s.skills[0, MI] = 1
     s._mask = None
-    assert legal(s, AddLevel(2, 5, 1))          # a 5 and a 6 side by side
+    assert legal(s, AddLevel(2, 5, 1))  # a 5 and a 6 side by side
     act(s, AddLevel(3, 5, 1))
-    assert not legal(s, AddLevel(2, 2, 1))      # Mix 1: used once in this tower already
+    assert not legal(s, AddLevel(2, 2, 1))  # Mix 1: used once in this tower already
 
 
 def test_rule_smaller_numbers_above(s):
@@ -45,7 +45,7 @@ def test_strength_lets_equal_numbers_stand_on_each_other(s):
     s._mask = None
     assert legal(s, AddLevel(2, 6, 0)) and not legal(s, AddLevel(2, 7, 0))
     act(s, AddLevel(2, 6, 0))
-    assert not legal(s, AddLevel(1, 6, 0))      # one use per point of Strength
+    assert not legal(s, AddLevel(1, 6, 0))  # one use per point of Strength
     assert legal(s, AddLevel(1, 5, 0))
 
 
@@ -53,7 +53,7 @@ def test_mixed_level_compares_its_numbers_with_the_level_below(s):
     s.skills[0, MI] = 1
     build(s, (3, 6))
     s._mask = None
-    assert not legal(s, AddLevel(2, 5, 1))      # a 6 on a 6 needs Strength
+    assert not legal(s, AddLevel(2, 5, 1))  # a 6 on a 6 needs Strength
     assert legal(s, AddLevel(2, 4, 1))
 
 
@@ -62,9 +62,9 @@ def test_rule_narrower_above_and_balance(s):
     assert not legal(s, AddLevel(2, 5, 0)) and not legal(s, AddLevel(3, 5, 0))
     s.skills[0, B] = 2
     s._mask = None
-    build(s, (2, 6), (2, 4))                    # Balance twice
-    assert not legal(s, AddLevel(2, 2, 0))      # a third use needs Balance 3
-    assert not legal(s, AddLevel(3, 2, 0))      # never wider than below
+    build(s, (2, 6), (2, 4))  # Balance twice
+    assert not legal(s, AddLevel(2, 2, 0))  # a third use needs Balance 3
+    assert not legal(s, AddLevel(3, 2, 0))  # never wider than below
     assert legal(s, AddLevel(1, 2, 0))
 
 
@@ -78,7 +78,7 @@ def test_rule_at_most_three_wide_and_width(s):
     s._mask = None
     dismantle_and_build = [(5, 10), (4, 8)]
     act(s, Dismantle(True))
-    build(s, *dismantle_and_build)              # Width 2: the whole tower may be 5 wide
+    build(s, *dismantle_and_build)  # Width 2: the whole tower may be 5 wide
 
 
 def test_base_lets_one_level_be_unlimited(s):
@@ -86,11 +86,11 @@ def test_base_lets_one_level_be_unlimited(s):
     s._mask = None
     assert legal(s, AddLevel(6, 9, 0))
     build(s, (6, 9))
-    assert not legal(s, AddLevel(4, 7, 0))      # levels above keep the width limit
+    assert not legal(s, AddLevel(4, 7, 0))  # levels above keep the width limit
     assert legal(s, AddLevel(3, 7, 0))
     s.skills[0, BA] = 2
     s._mask = None
-    assert legal(s, AddLevel(4, 7, 0))          # a second Base level
+    assert legal(s, AddLevel(4, 7, 0))  # a second Base level
 
 
 def test_width_and_base_resolution():
@@ -150,23 +150,25 @@ def test_shape_and_exhibition_tiles():
     # 9,9,10 / 9,9 (Strength) / 3
     assert tower_meets([(3, 8, 1), (2, 8, 0), (1, 2, 0)], both, exhibit)
     assert not tower_meets([(3, 8, 1), (2, 7, 0), (1, 2, 0)], both, exhibit)  # no Strength
-    assert not tower_meets([(3, 8, 1), (2, 8, 0)], both, exhibit)             # 2 levels, not 3
+    assert not tower_meets([(3, 8, 1), (2, 8, 0)], both, exhibit)  # 2 levels, not 3
     wide = D.LocalPerformance("exhibition", 2, (), (D.WIDTH,))
     assert tower_meets([(4, 8, 0), (1, 2, 0)], [0, 0, 0, 0, 1], wide)
-    assert not tower_meets([(4, 8, 0), (1, 2, 0)], [0, 1, 0, 0, 0], wide)      # Base did it
-    assert not tower_meets([(3, 8, 0), (1, 2, 0)], [0, 0, 0, 0, 1], wide)      # no width used
+    assert not tower_meets([(4, 8, 0), (1, 2, 0)], [0, 1, 0, 0, 0], wide)  # Base did it
+    assert not tower_meets([(3, 8, 0), (1, 2, 0)], [0, 0, 0, 0, 1], wide)  # no width used
 
 
 def test_illegal_levels_name_the_rule_and_the_skill(s):
     from castle_envs.core.errors import IllegalActionError
-    for level, why in [((4, 9, 0), "width limit 3 needs Width or a Base"),
-                       ((2, 5, 1), "need Mix")]:
+
+    for level, why in [((4, 9, 0), "width limit 3 needs Width or a Base"), ((2, 5, 1), "need Mix")]:
         with pytest.raises(IllegalActionError, match=why):
             act(s, AddLevel(*level))
     build(s, (2, 8))
-    for level, why in [((3, 5, 0), "wider than the level below"),
-                       ((1, 9, 0), "smaller than the level below"),
-                       ((2, 5, 0), "needs Balance"),
-                       ((1, 8, 0), "needs Strength")]:
+    for level, why in [
+        ((3, 5, 0), "wider than the level below"),
+        ((1, 9, 0), "smaller than the level below"),
+        ((2, 5, 0), "needs Balance"),
+        ((1, 8, 0), "needs Strength"),
+    ]:
         with pytest.raises(IllegalActionError, match=why):
             act(s, AddLevel(*level))

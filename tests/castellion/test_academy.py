@@ -1,4 +1,5 @@
 """Academy level: tile powers, Traitor discards, Simulations, early encounters."""
+
 from .helpers import act, conserved, grid_text, legal, position, tile
 
 SIMS = ["sim-1", "sim-2a", "sim-3a"]
@@ -21,13 +22,13 @@ def test_power_is_optional():
 def test_juggler_swaps_two_adjacent_tiles_ignoring_the_shape_rule():
     s = academy(castle=["S^ C# Jo", "P#"], hand="J^")
     act(s, POWER)
-    assert s.phase == 4                       # juggle
+    assert s.phase == 4  # juggle
     swaps = {m for m in legal(s) if m.startswith("swap")}
     assert swaps == {"swap r0c0 with r0c1", "swap r0c1 with r0c2", "swap r0c0 with r1c0"}
-    act(s, "swap r0c0 with r1c0")            # P# now stands on... S^ on top, P# below
+    act(s, "swap r0c0 with r1c0")  # P# now stands on... S^ on top, P# below
     assert grid_text(s) == ["P# C# Jo", "S^"] and s.phase == 0
     s = academy(castle=["S^ C# Jo", ". P#"], hand="J^")
-    act(s, POWER, "swap r0c0 with r0c1")     # C# lands beside... under P#: squares touch
+    act(s, POWER, "swap r0c0 with r0c1")  # C# lands beside... under P#: squares touch
     assert grid_text(s) == ["C# S^ Jo", ". P#"]
 
 
@@ -40,12 +41,18 @@ def test_seer_reveals_four_from_either_pile_then_they_must_be_played_first():
     s = academy(castle=["S^ C#"], hand="So", regular_top="P^ T", safe_top="J#")
     act(s, POWER)
     assert s.phase == 5 and s.reveal_left == 4
-    act(s, "reveal from the safe pile", "reveal from the regular pile",
-        "reveal from the regular pile", "reveal from the safe pile")
+    act(
+        s,
+        "reveal from the safe pile",
+        "reveal from the regular pile",
+        "reveal from the regular pile",
+        "reveal from the safe pile",
+    )
     assert len(s.revealed) == 4 and s.revealed[:3].tolist() == [tile("J#"), tile("P^"), tile("T")]
     assert s.phase == 0
-    assert legal(s) == {f"play revealed tile {i}" for i in range(4)} | \
-        {"encounter the lowest ordeal now"}
+    assert legal(s) == {f"play revealed tile {i}" for i in range(4)} | {
+        "encounter the lowest ordeal now"
+    }
     act(s, "play revealed tile 2")
     assert s.phase == 2 and s.hand == tile("T") and len(s.revealed) == 3
     assert conserved(s)
@@ -72,7 +79,7 @@ def test_chameleon_recovers_a_same_shape_defender_and_uses_it():
     assert {m for m in legal(s)} == {"recover pyro-triangle", "recover seer-triangle"}
     act(s, "recover seer-triangle")
     assert s.hand == tile("S^") and s.phase == 1
-    assert POWER in legal(s)                  # the recovered tile may be discarded for power
+    assert POWER in legal(s)  # the recovered tile may be discarded for power
     act(s, "place on column 1")
     assert grid_text(s) == ["S^ C#", ". S^"] and conserved(s)
 
@@ -87,22 +94,22 @@ def test_pyro_destroys_then_the_column_slides_then_moves_a_top_tile():
     s = academy(castle=["S^ C# Jo", "P# S^", "Co"], hand="P^")
     act(s, POWER)
     assert s.phase == 3
-    act(s, "destroy row 0 column 0")         # S^ under P# and Co: the column slides down
+    act(s, "destroy row 0 column 0")  # S^ under P# and Co: the column slides down
     assert grid_text(s) == ["P# C# Jo", "Co S^"]
     assert s.phase == 7
     lifts = {m for m in legal(s) if m.startswith("move the top")}
     assert lifts == {f"move the top tile of column {c}" for c in (0, 1, 2)}
     act(s, "move the top tile of column 1")  # S^
     assert s.phase == 8
-    assert "place on column 1" not in legal(s)           # back where it was: not a move
-    act(s, "place on column 0")              # onto Co: triangle on circle, fine
+    assert "place on column 1" not in legal(s)  # back where it was: not a move
+    act(s, "place on column 0")  # onto Co: triangle on circle, fine
     assert grid_text(s) == ["P# C# Jo", "Co", "S^"] and s.phase == 0 and conserved(s)
 
 
 def test_pyro_may_not_split_the_castle():
     s = academy(castle=["S^ C# Jo", "P# . S^"], hand="P^")
     act(s, POWER)
-    assert "destroy row 0 column 1" not in legal(s)    # middle column of one tile
+    assert "destroy row 0 column 1" not in legal(s)  # middle column of one tile
     assert {"destroy row 0 column 0", "destroy row 1 column 2"} <= legal(s)
 
 
@@ -110,15 +117,15 @@ def test_pyro_move_ignores_the_shape_rule_and_may_not_split():
     s = academy(castle=["S^ C# Jo So"], hand="P^")
     act(s, POWER, "destroy row 0 column 3")
     assert grid_text(s) == ["S^ C# Jo"]
-    assert "move the top tile of column 1" not in legal(s)   # would split
-    act(s, "move the top tile of column 2")                  # Jo
-    act(s, "place on column 1")                              # onto C#, beside nothing
+    assert "move the top tile of column 1" not in legal(s)  # would split
+    act(s, "move the top tile of column 2")  # Jo
+    act(s, "place on column 1")  # onto C#, beside nothing
     assert grid_text(s) == ["S^ C#", ". Jo"]
     s = academy(castle=["S^ C# Jo So"], hand="P^")
     act(s, POWER, "destroy row 0 column 3", "move the top tile of column 0")
     # S^ left the left edge: the castle re-aligns and a new left column is its old place
     assert grid_text(s) == ["C# Jo"] and "place at a new left column" not in legal(s)
-    act(s, "place on column 0")               # onto C# (same-shape rule does not apply)
+    act(s, "place on column 0")  # onto C# (same-shape rule does not apply)
     assert grid_text(s) == ["C# Jo", "S^"]
 
 
@@ -130,13 +137,16 @@ def test_pyro_power_needs_a_tile_left_to_move():
 # --- Traitors ----------------------------------------------------------------------------
 def test_discarding_a_traitor_destroys_four_tiles():
     s = academy(castle=["S^ C# Jo P^ S#", "Co"], hand="T")
-    assert legal(s) == {"place the traitor beside the lowest ordeal", "discard the traitor",
-                        "encounter the lowest ordeal now"}
+    assert legal(s) == {
+        "place the traitor beside the lowest ordeal",
+        "discard the traitor",
+        "encounter the lowest ordeal now",
+    }
     act(s, "discard the traitor")
     assert s.phase == 3 and s.destroy_left == 4
-    act(s, "destroy row 0 column 4", "destroy row 0 column 0")   # Co slides down to row 0
+    act(s, "destroy row 0 column 4", "destroy row 0 column 0")  # Co slides down to row 0
     assert grid_text(s) == ["Co C# Jo P^"] and s.destroy_left == 2
-    act(s, "destroy row 0 column 0", "destroy row 0 column 2")   # then the castle re-aligns
+    act(s, "destroy row 0 column 0", "destroy row 0 column 2")  # then the castle re-aligns
     assert grid_text(s) == ["C# Jo"] and s.phase == 0 and conserved(s)
     assert s.discard[12] == 1
 
@@ -154,8 +164,10 @@ def test_traitor_discard_with_fewer_than_four_tiles_destroys_all_or_nothing():
 
 def test_black_traitor_must_be_placed():
     s = academy(castle=["S^ C#"], hand="B")
-    assert legal(s) == {"place the traitor beside the lowest ordeal",
-                        "encounter the lowest ordeal now"}
+    assert legal(s) == {
+        "place the traitor beside the lowest ordeal",
+        "encounter the lowest ordeal now",
+    }
     s = academy(castle=["S^ C#"], hand="B", rules={"early_encounter": "turn_start"})
     assert legal(s) == {"place the traitor beside the lowest ordeal"}
 
@@ -164,7 +176,7 @@ def test_black_traitor_must_be_placed():
 def test_simulation_triggers_on_the_third_traitor():
     s = academy(castle=["S^"], hand="T", beside=[[2, 0], [0, 0], [0, 0]])
     act(s, "place the traitor beside the lowest ordeal")
-    assert s.is_terminal() and not s.won      # sim-1 needs 3 formations
+    assert s.is_terminal() and not s.won  # sim-1 needs 3 formations
 
 
 def test_encountering_early_passes_and_discards_the_traitors():
@@ -183,11 +195,9 @@ def test_encountering_early_without_the_formations_loses():
 
 def test_passing_simulation_three_wins():
     from .helpers import at_ordeal
+
     # sim-3a: 2 bastions + 2 lines
-    castle = ["J^ J# P^ P# S^ S#",
-              "Jo J^ Po P^ C# Co",
-              "S# So S^ So P^ J^",
-              "C^ C# Co C^"]
+    castle = ["J^ J# P^ P# S^ S#", "Jo J^ Po P^ C# Co", "S# So S^ So P^ J^", "C^ C# Co C^"]
     s = at_ordeal(castle, 2, 2, SIMS, level="academy")
     assert s.formations() == (0, 2, 2)
     act(s, "place the traitor beside the lowest ordeal")
@@ -197,7 +207,7 @@ def test_passing_simulation_three_wins():
 def test_recovered_tile_discarded_with_its_power():
     s = academy(castle=["S^ C# Jo"], hand="C#", discard="J#")
     act(s, POWER, "recover juggler-square", POWER)
-    assert s.phase == 4                       # the recovered Juggler's swap
+    assert s.phase == 4  # the recovered Juggler's swap
     act(s, "swap r0c0 with r0c1")
     assert grid_text(s) == ["C# S^ Jo"] and conserved(s)
     assert s.discard[tile("C#")] >= 1 and s.discard[tile("J#")] >= 1
@@ -230,7 +240,7 @@ def test_any_time_encounter_that_fails_ends_the_game_with_the_tile_in_hand():
     s = academy(castle=["S^ C#"], hand="Po")
     act(s, "encounter the lowest ordeal now")
     assert s.is_terminal() and not s.won and s.hand == tile("Po") and conserved(s)
-    again = type(s).from_dict(s.to_dict())          # a valid saved state
+    again = type(s).from_dict(s.to_dict())  # a valid saved state
     assert again.to_dict() == s.to_dict()
 
 
@@ -240,7 +250,7 @@ def test_turn_start_reading_refuses_the_encounter_with_a_tile_in_hand():
     assert "encounter the lowest ordeal now" not in legal(s)
     assert "start of a turn" in s.illegal_reason(6)
     s = academy(castle=PASSING, rules=rules)
-    assert "encounter the lowest ordeal now" in legal(s)      # at the start of a turn
+    assert "encounter the lowest ordeal now" in legal(s)  # at the start of a turn
     school = position(level="school", castle=["S^"], hand="So")
     assert "encounter the lowest ordeal now" not in legal(school)
     assert "school" in school.illegal_reason(6)
@@ -251,6 +261,7 @@ def test_early_encounter_option_is_saved_and_checked():
 
     from castle_envs.castellion.rules import State
     from castle_envs.core.errors import InvalidStateError
+
     s = academy(castle=PASSING, rules={"early_encounter": "turn_start"})
     d = s.to_dict()
     assert d["rules"] == {"foundation_exemption": "placed", "early_encounter": "turn_start"}
@@ -259,9 +270,9 @@ def test_early_encounter_option_is_saved_and_checked():
     del d["rules"]["early_encounter"]
     old = State.from_dict(d)
     assert old.early_encounter == "turn_start"
-    assert "encounter the lowest ordeal now" not in legal(academy(castle=PASSING, hand="So",
-                                                                  rules={"early_encounter":
-                                                                         "turn_start"}))
+    assert "encounter the lowest ordeal now" not in legal(
+        academy(castle=PASSING, hand="So", rules={"early_encounter": "turn_start"})
+    )
     for bad in ("sometimes", None, 1):
         d["rules"]["early_encounter"] = bad
         with pytest.raises(InvalidStateError, match="early_encounter"):

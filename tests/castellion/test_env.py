@@ -1,4 +1,5 @@
 """The Gymnasium layer: API checker, options, determinism, bad input, rendering."""
+
 import gymnasium
 import numpy as np
 import pytest
@@ -18,8 +19,9 @@ LEVELS = ("school", "academy", "menace")
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_check_env(level):
-    env = gymnasium.make("castle_envs/Castellion-v0", level=level, illegal_action="penalty",
-                         render_mode="rgb_array")
+    env = gymnasium.make(
+        "castle_envs/Castellion-v0", level=level, illegal_action="penalty", render_mode="rgb_array"
+    )
     check_env(env.unwrapped)
     assert env.action_space.n == NUM_ACTIONS
     assert env.observation_space.shape == (observation.OBS_SIZE,)
@@ -59,32 +61,41 @@ def test_mask_three_ways_and_info():
 def test_reset_options_fix_piles_and_ordeals():
     env = CastellionEnv("school")
     order = ["pyro-circle", "traitor", "seer-square"]
-    env.reset(seed=0, options={"regular_top": order, "safe_top": ["juggler-triangle"],
-                               "ordeals": ["exam-1", "exam-2", "exam-3b"]})
+    env.reset(
+        seed=0,
+        options={
+            "regular_top": order,
+            "safe_top": ["juggler-triangle"],
+            "ordeals": ["exam-1", "exam-2", "exam-3b"],
+        },
+    )
     s = env.state
     assert s.regular[::-1][:3].tolist() == [KIND_BY_NAME[n] for n in order]
     assert s.safe[-1] == KIND_BY_NAME["juggler-triangle"]
     assert [int(o) for o in s.ordeals] == [0, 1, 3]
-    env.step(0)                                    # draw regular
+    env.step(0)  # draw regular
     assert s.hand == KIND_BY_NAME["pyro-circle"]
     full = [KIND_NAMES[k] for k in range(14) for _ in range(REGULAR_COUNTS[k])]
     env.reset(seed=5, options={"regular_order": full})
     assert env.state.regular[::-1].tolist() == [KIND_BY_NAME[n] for n in full]
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"bogus": 1}, "unknown reset option"),
-    ({"regular_top": ["dragon"]}, "unknown tile"),
-    ({"regular_top": ["traitor"] * 10}, "only 9"),
-    ({"safe_top": ["traitor"]}, "only 0"),
-    ({"regular_order": ["traitor"]}, "all 72"),
-    ({"regular_order": [], "regular_top": []}, "not both"),
-    ({"ordeals": ["exam-1", "exam-1", "exam-3a"]}, "slot 2"),
-    ({"ordeals": ["sim-1", "sim-2a", "sim-3a"]}, "school"),
-    ({"ordeals": "exam-1"}, "3 ordeal"),
-    ({"regular_top": "traitor"}, "list"),
-    ({"state": {"nonsense": 1}}, "keys"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"bogus": 1}, "unknown reset option"),
+        ({"regular_top": ["dragon"]}, "unknown tile"),
+        ({"regular_top": ["traitor"] * 10}, "only 9"),
+        ({"safe_top": ["traitor"]}, "only 0"),
+        ({"regular_order": ["traitor"]}, "all 72"),
+        ({"regular_order": [], "regular_top": []}, "not both"),
+        ({"ordeals": ["exam-1", "exam-1", "exam-3a"]}, "slot 2"),
+        ({"ordeals": ["sim-1", "sim-2a", "sim-3a"]}, "school"),
+        ({"ordeals": "exam-1"}, "3 ordeal"),
+        ({"regular_top": "traitor"}, "list"),
+        ({"state": {"nonsense": 1}}, "keys"),
+    ],
+)
 def test_bad_reset_options(options, match):
     env = CastellionEnv("school")
     with pytest.raises(ValueError, match=match):
@@ -96,7 +107,9 @@ def test_bad_constructor_arguments():
         CastellionEnv("kindergarten")
     with pytest.raises(ValueError, match="reward"):
         CastellionEnv("school", reward="points")
-    with pytest.raises(ValueError, match="CastellionEnv.__init__.. got an unexpected keyword argument .colour."):
+    with pytest.raises(
+        ValueError, match="CastellionEnv.__init__.. got an unexpected keyword argument .colour."
+    ):
         CastellionEnv("school", colour="red")
     with pytest.raises(ValueError, match="foundation_exemption"):
         CastellionEnv("school", foundation_exemption="sometimes")
@@ -128,7 +141,7 @@ def test_illegal_action_raises_naming_the_move_and_keeps_the_state():
     with pytest.raises(IllegalActionError, match="not an integer"):
         env.step(1.5)
     assert env.state.to_dict() == before
-    env.step(0)     # still playable
+    env.step(0)  # still playable
 
 
 def test_illegal_action_penalty_mode_ends_the_episode():
@@ -145,7 +158,7 @@ def test_step_after_the_end_and_before_reset():
     with pytest.raises(EpisodeOverError):
         env.step(0)
     env.reset(seed=0)
-    obs, reward, term, trunc, info = env.step(6)       # encounter Simulation I at once: lost
+    obs, reward, term, trunc, info = env.step(6)  # encounter Simulation I at once: lost
     assert term and reward == 0.0 and not info["won"]
     with pytest.raises(EpisodeOverError):
         env.step(0)
@@ -156,7 +169,7 @@ def test_rewards_win_and_ordeals():
     s = position("academy", castle=castle, ordeals=["sim-1", "sim-2a", "sim-3a"])
     env = CastellionEnv("academy", reward="ordeals")
     env.reset(options={"state": s.to_dict()})
-    _, reward, term, _, info = env.step(6)             # Simulation I passes early
+    _, reward, term, _, info = env.step(6)  # Simulation I passes early
     assert reward == pytest.approx(1 / 3) and not term and info["ordeals_passed"] == 1
     env = CastellionEnv("academy")
     env.reset(options={"state": s.to_dict()})
@@ -187,17 +200,20 @@ def test_describe_action_names_real_tiles():
     assert env.describe_action(9) == "place juggler-circle on column 2 row 0"
     assert env.describe_action(15) == "discard juggler-circle and use its power"
     env.step(15)
-    assert env.describe_action(54) == ("swap seer-triangle at row 0 column 0 with "
-                                       "chameleon-square at row 0 column 1")
+    assert env.describe_action(54) == (
+        "swap seer-triangle at row 0 column 0 with chameleon-square at row 0 column 1"
+    )
     assert env.decode_action(54) == env.state.decode_action(54)
     assert env.encode_action("discard the tile") == 14
 
 
 def test_observation_hides_pile_order():
-    a = State.new_game(np.random.default_rng(1), "academy",
-                       {"ordeals": ["sim-1", "sim-2a", "sim-3a"]})
-    b = State.new_game(np.random.default_rng(2), "academy",
-                       {"ordeals": ["sim-1", "sim-2a", "sim-3a"]})
+    a = State.new_game(
+        np.random.default_rng(1), "academy", {"ordeals": ["sim-1", "sim-2a", "sim-3a"]}
+    )
+    b = State.new_game(
+        np.random.default_rng(2), "academy", {"ordeals": ["sim-1", "sim-2a", "sim-3a"]}
+    )
     assert a.regular.tolist() != b.regular.tolist()
     assert np.array_equal(observation.encode(a), observation.encode(b))
 
@@ -222,7 +238,7 @@ CORRUPTIONS = [
 @pytest.mark.parametrize("name, corrupt", CORRUPTIONS, ids=[c[0] for c in CORRUPTIONS])
 def test_corrupt_from_dict_is_rejected(name, corrupt):
     d = position("school", castle=["S^ C#", "Jo"]).to_dict()
-    State.from_dict(d)                # the clean one is fine
+    State.from_dict(d)  # the clean one is fine
     corrupt(d)
     with pytest.raises(InvalidStateError):
         State.from_dict(d)
@@ -252,13 +268,15 @@ def test_terminal_play_driven_by_scripted_input(level):
 
 def test_cli_rejects_a_bad_level(capsys):
     from castle_envs.experiments.cli import main
+
     assert main(["play", "castellion", "--level", "kindergarten"]) == 2
     assert "kindergarten" in capsys.readouterr().err
 
 
 def test_vector_env_stacks_masks():
-    envs = gymnasium.make_vec("castle_envs/Castellion-v0", num_envs=3,
-                              vectorization_mode="sync", level="menace")
+    envs = gymnasium.make_vec(
+        "castle_envs/Castellion-v0", num_envs=3, vectorization_mode="sync", level="menace"
+    )
     obs, info = envs.reset(seed=0)
     assert obs.shape == (3, observation.OBS_SIZE)
     assert info["action_mask"].shape == (3, NUM_ACTIONS)
@@ -271,21 +289,26 @@ def test_maskable_ppo_runs_on_the_env():
     from sb3_contrib import MaskablePPO
 
     env = gymnasium.make("castle_envs/Castellion-v0", level="academy")
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
-                        verbose=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0)
     model.learn(total_timesteps=128)
     assert model.num_timesteps >= 128
 
 
 def test_observation_layout():
     o = observation
-    s = position("academy", castle=["S^ C#", ". Po"], hand="J#", revealed="P^",
-                 ordeals=["sim-1", "sim-2b", "sim-3c"], beside=[[2, 0], [0, 0], [0, 0]])
+    s = position(
+        "academy",
+        castle=["S^ C#", ". Po"],
+        hand="J#",
+        revealed="P^",
+        ordeals=["sim-1", "sim-2b", "sim-3c"],
+        beside=[[2, 0], [0, 0], [0, 0]],
+    )
     obs = o.encode(s)
-    assert list(obs[o.CELL_OFF:o.CELL_OFF + 7]) == [1, 0, 0, 0, 1, 0, 0]        # seer triangle
-    assert list(obs[o.CELL_OFF + 7:o.CELL_OFF + 14]) == [0, 1, 0, 0, 0, 1, 0]   # chameleon sq.
-    assert list(obs[o.CELL_OFF + 7 * 7:o.CELL_OFF + 7 * 8]) == [0, 0, 0, 1, 0, 0, 1]  # r1 c1
-    assert obs[o.CELL_OFF + 7 * 2:o.CELL_OFF + 7 * 7].sum() == 0
+    assert list(obs[o.CELL_OFF : o.CELL_OFF + 7]) == [1, 0, 0, 0, 1, 0, 0]  # seer triangle
+    assert list(obs[o.CELL_OFF + 7 : o.CELL_OFF + 14]) == [0, 1, 0, 0, 0, 1, 0]  # chameleon sq.
+    assert list(obs[o.CELL_OFF + 7 * 7 : o.CELL_OFF + 7 * 8]) == [0, 0, 0, 1, 0, 0, 1]  # r1 c1
+    assert obs[o.CELL_OFF + 7 * 2 : o.CELL_OFF + 7 * 7].sum() == 0
     assert obs[o.HAND_OFF + KIND_BY_NAME["juggler-square"]] == 1
     assert obs[o.REVEALED_OFF + KIND_BY_NAME["pyro-triangle"]] == 1
     assert obs[o.ORDEAL_OFF + 1] == 1 and obs[o.ORDEAL_OFF + 3] == pytest.approx(2 / 3)
@@ -297,9 +320,13 @@ def test_observation_layout():
 
 
 def test_traitor_moves_are_described_with_their_ordeal_and_cost():
-    s = position("menace", castle=["P^ P# Po P^ S# C^", "S# Co"], hand="T",
-                 ordeals=["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"])
+    s = position(
+        "menace",
+        castle=["P^ P# Po P^ S# C^", "S# Co"],
+        hand="T",
+        ordeals=["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"],
+    )
     assert s.describe_action(16) == "place the traitor beside a face-down ordeal (1/2)"
-    assert s.describe_action(17) == "discard the traitor (destroy 3 tiles)"   # one line
+    assert s.describe_action(17) == "discard the traitor (destroy 3 tiles)"  # one line
     s = position("school", hand="B", ordeals=["exam-1", "exam-2", "exam-3a"])
     assert s.describe_action(16) == "place the black-traitor beside Exam I (1/5)"

@@ -1,4 +1,5 @@
 """Formation detection against a plain breadth-first reference on random 6 x 6 grids."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +19,12 @@ def reference(grid):
                 r, c = todo.pop()
                 comp.append((r, c))
                 for rr, cc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-                    if 0 <= rr < 6 and 0 <= cc < 6 and (rr, cc) not in seen \
-                            and grid[rr][cc] == grid[r0][c0]:
+                    if (
+                        0 <= rr < 6
+                        and 0 <= cc < 6
+                        and (rr, cc) not in seen
+                        and grid[rr][cc] == grid[r0][c0]
+                    ):
                         seen.add((rr, cc))
                         todo.append((rr, cc))
             if len(comp) != 4:
@@ -46,8 +51,9 @@ def boards(grid):
 
 grids = st.lists(st.lists(st.integers(-1, 3), min_size=6, max_size=6), min_size=6, max_size=6)
 # few factions make large groups and exact formations common
-dense = st.lists(st.lists(st.sampled_from([-1, 0, 0, 1]), min_size=6, max_size=6),
-                 min_size=6, max_size=6)
+dense = st.lists(
+    st.lists(st.sampled_from([-1, 0, 0, 1]), min_size=6, max_size=6), min_size=6, max_size=6
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,11 +1,12 @@
 """Formations: exactly four same-faction tiles, connected, in the pattern (RULES.md §Formations)."""
+
 import pytest
 
 from .helpers import position
 
 
 def formations(*rows):
-    return position(castle=list(rows)).formations()   # (towers, bastions, lines)
+    return position(castle=list(rows)).formations()  # (towers, bastions, lines)
 
 
 def test_tower_line_bastion_each_counted():
@@ -41,21 +42,33 @@ def test_diagonal_tiles_do_not_join_a_group():
 
 
 def test_several_formations_of_different_factions():
-    castle = ("S^ S# So S^ C# Co",
-              "P# J^ J# Po C^ C#",
-              "P^ Jo J^ P# C# Co",
-              "Po S^ S# P^ C^ C#",
-              "P#")
+    castle = (
+        "S^ S# So S^ C# Co",
+        "P# J^ J# Po C^ C#",
+        "P^ Jo J^ P# C# Co",
+        "Po S^ S# P^ C^ C#",
+        "P#",
+    )
     # Seer line (row 0), Juggler bastion, Pyro tower (column 0) canceled? column 0 rows 1-4
     # is P# P^ Po P# (4 tall) -> tower; column 3 rows 1-3 Po P# P^ joins no other Pyro
     towers, bastions, lines = position(castle=list(castle)).formations()
     assert (towers, bastions, lines) == (1, 1, 1)
 
 
-@pytest.mark.parametrize("rows, expected", [
-    (("S^ S#", "So S^", "S# So", "S^ S#"), (0, 0, 0)),          # 8 seers in a 2x4 block
-    (("S^ C#", "So C^", "S# Co", "S^ C#"), (2, 0, 0)),          # two towers side by side
-    (("P^ P#", "Po P^", ". .", ), (0, 1, 0)),
-])
+@pytest.mark.parametrize(
+    "rows, expected",
+    [
+        (("S^ S#", "So S^", "S# So", "S^ S#"), (0, 0, 0)),  # 8 seers in a 2x4 block
+        (("S^ C#", "So C^", "S# Co", "S^ C#"), (2, 0, 0)),  # two towers side by side
+        (
+            (
+                "P^ P#",
+                "Po P^",
+                ". .",
+            ),
+            (0, 1, 0),
+        ),
+    ],
+)
 def test_more_patterns(rows, expected):
     assert formations(*[r for r in rows if r.strip(". ")]) == expected

@@ -1,5 +1,6 @@
 """Invariants over seeded random games: tile conservation, mask = what apply accepts,
 serialization round trip, every game ends (all three levels)."""
+
 import numpy as np
 import pytest
 
@@ -11,7 +12,7 @@ from castle_envs.core.errors import IllegalActionError
 from .helpers import conserved
 
 LEVELS = ("school", "academy", "menace")
-GAMES_PER_LEVEL = 1000   # thousands more: python -m castle_envs.castellion.measure --check
+GAMES_PER_LEVEL = 1000  # thousands more: python -m castle_envs.castellion.measure --check
 
 
 def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=None):
@@ -29,7 +30,7 @@ def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=
             phases.add(PHASE_NAMES[s.phase])
         legal = np.flatnonzero(mask)
         if check_every_action:
-            for a in legal:      # every masked action applies and leaves a valid state
+            for a in legal:  # every masked action applies and leaves a valid state
                 t = s.clone()
                 t.apply_action(int(a))
                 State.from_dict(t.to_dict())
@@ -37,7 +38,7 @@ def random_game(level, seed, check_every_action=False, avoid_early=0.95, phases=
                 t = s.clone()
                 with pytest.raises(IllegalActionError):
                     t.apply_action(int(a))
-                assert t == s      # refused moves change nothing
+                assert t == s  # refused moves change nothing
         choices = legal
         if len(legal) > 1 and rng.random() < avoid_early:
             choices = legal[legal != ENCOUNTER_NOW]
@@ -84,7 +85,7 @@ def test_json_round_trip_and_clone_independence(level):
         legal = legal[legal != ENCOUNTER_NOW] if len(legal) > 1 else legal
         a = int(rng.choice(legal))
         twin.apply_action(a)
-        assert copy == s            # the clone's move did not touch the original
+        assert copy == s  # the clone's move did not touch the original
         s.apply_action(a)
         assert twin == s
 

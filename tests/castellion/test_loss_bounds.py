@@ -4,6 +4,7 @@ from small positions at every level and under both rules options (zero disagreem
 position the bounds call lost is lost), on the positions of winning lines, in hand-built
 rules scenarios (a hopeless position is proven lost, a winnable one is never flagged), and
 the mirror-canonical table (a position and its mirror image have the same value)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -14,8 +15,14 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.vector.solve_castellion import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
-                                           deal, exhaustive)
+from castle_envs.vector.solve_castellion import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Solver,  # noqa: E402
+    deal,
+    exhaustive,
+)
 from castle_envs.castellion import kernel as K  # noqa: E402
 from castle_envs.vector import castellion_loss as L  # noqa: E402
 from castle_envs.vector import castellion_solver as C  # noqa: E402
@@ -27,20 +34,26 @@ from .test_solver import SMALL, truncated  # noqa: E402
 
 def row_of(s: State) -> np.ndarray:
     row = np.zeros(K.WORDS, np.int8)
-    write_state(row, s, s.level, {"foundation_exemption": s.foundation_exemption,
-                                  "early_encounter": s.early_encounter})
+    write_state(
+        row,
+        s,
+        s.level,
+        {"foundation_exemption": s.foundation_exemption, "early_encounter": s.early_encounter},
+    )
     return row
 
 
 def code(s: State, on: int = L.ALL) -> int:
-    flags = K.rule_flags({"foundation_exemption": s.foundation_exemption,
-                          "early_encounter": s.early_encounter})
+    flags = K.rule_flags(
+        {"foundation_exemption": s.foundation_exemption, "early_encounter": s.early_encounter}
+    )
     return int(L.loss_code(row_of(s), s.level, flags, on)[0])
 
 
 #: each bound alone, and all together
-ALONE = [1 << r for r in (L.FOUNDATION, L.ROWS, L.FACTIONS, L.GEOMETRY, L.ASSAULT, L.FORCED,
-                          L.TILES)]
+ALONE = [
+    1 << r for r in (L.FOUNDATION, L.ROWS, L.FACTIONS, L.GEOMETRY, L.ASSAULT, L.FORCED, L.TILES)
+]
 
 
 def all_values(start: State, limit: int = 6000):
@@ -97,16 +110,18 @@ def random_positions(level: str, count: int, seed: int, rules=None):
 def scenario_positions():
     """Hand-built School positions near the bounds' edges (row removal, geometry), cut to a
     few tiles: winnable and lost ones."""
-    five = [" ".join("SCJP"[(r + c) % 4] + "^#o"[(r + 2 * c) % 3] for c in range(6))
-            for r in range(5)]
+    five = [
+        " ".join("SCJP"[(r + c) % 4] + "^#o"[(r + 2 * c) % 3] for c in range(6)) for r in range(5)
+    ]
     out = []
-    for start in (at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^"], 1, 1, hand=None),
-                  at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ Jo Po"], 1, 1, hand=None),
-                  at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So"], 1, 1, hand=None),
-                  position(castle=five, beside=[[4, 0], [0, 0], [0, 0]]),
-                  position(castle=five[:4], beside=[[4, 0], [0, 0], [0, 0]]),
-                  position(castle=["S^ C# J^ P# S^", "C^ J# P^ S#"],
-                           beside=[[3, 0], [0, 0], [0, 0]])):
+    for start in (
+        at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^"], 1, 1, hand=None),
+        at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ Jo Po"], 1, 1, hand=None),
+        at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So"], 1, 1, hand=None),
+        position(castle=five, beside=[[4, 0], [0, 0], [0, 0]]),
+        position(castle=five[:4], beside=[[4, 0], [0, 0], [0, 0]]),
+        position(castle=["S^ C# J^ P# S^", "C^ J# P^ S#"], beside=[[3, 0], [0, 0], [0, 0]]),
+    ):
         for n_regular, n_safe in ((1, 1), (2, 0), (3, 1), (4, 0)):
             try:
                 t = truncated(start, n_regular, n_safe)
@@ -117,12 +132,13 @@ def scenario_positions():
     return out
 
 
-GROUPS = {"solver tests' positions": [s for _, s in SMALL], "scenarios": scenario_positions(),
-          "school": random_positions("school", 40, 1),
-          "school, neighbors": random_positions("school", 15, 2,
-                                                {"foundation_exemption": "neighbors"}),
-          "academy and menace": random_positions("academy", 12, 3)
-          + random_positions("menace", 12, 4)}
+GROUPS = {
+    "solver tests' positions": [s for _, s in SMALL],
+    "scenarios": scenario_positions(),
+    "school": random_positions("school", 40, 1),
+    "school, neighbors": random_positions("school", 15, 2, {"foundation_exemption": "neighbors"}),
+    "academy and menace": random_positions("academy", 12, 3) + random_positions("menace", 12, 4),
+}
 CASES = [s for group in GROUPS.values() for s in group]
 
 
@@ -145,9 +161,10 @@ def test_bounds_agree_with_plain_exhaustive_search_on_every_reachable_position(g
     assert not wrong, wrong[:3]
     assert checked > 1000, checked
     # the bounds fire here (beyond positions already lost)
-    assert sum(n for (r, together), n in fired.items()
-               if together and r != L.REASONS[L.LOST]) > 5, fired
-    if group == "scenarios":       # row removal and geometry, each alone
+    assert (
+        sum(n for (r, together), n in fired.items() if together and r != L.REASONS[L.LOST]) > 5
+    ), fired
+    if group == "scenarios":  # row removal and geometry, each alone
         alone = {r for (r, together) in fired if not together}
         assert {L.REASONS[L.ROWS], L.REASONS[L.GEOMETRY]} <= alone, fired
     if group == "academy and menace":
@@ -187,35 +204,56 @@ def test_no_bound_fires_on_a_winning_line():
 def test_hopeless_school_positions_are_proven_lost():
     # Exam I: one Traitor away, an empty safe pile, a Traitor on top: nothing more can come
     # (the helper takes the Traitors beside an ordeal from the top of the pile first)
-    s = position(castle=["C^ J# Jo P^"], hand="Po", beside=[[4, 0], [0, 0], [0, 0]],
-                 regular_top="T T T T T", safe_empty=True)
+    s = position(
+        castle=["C^ J# Jo P^"],
+        hand="Po",
+        beside=[[4, 0], [0, 0], [0, 0]],
+        regular_top="T T T T T",
+        safe_empty=True,
+    )
     assert s.regular[-1] == 12
     assert L.REASONS[code(s)] == L.REASONS[L.FOUNDATION]
     # three Exam I formations, but the Traitors come before any more Juggler, Chameleon or
     # Pyro tile: the Seers alone (four more) make one formation at most
-    s = position(castle=["S^ S# So C^ J#"], beside=[[3, 0], [0, 0], [0, 0]],
-                 regular_top="T T T S^ P^ T T", safe_empty=True)
+    s = position(
+        castle=["S^ S# So C^ J#"],
+        beside=[[3, 0], [0, 0], [0, 0]],
+        regular_top="T T T S^ P^ T T",
+        safe_empty=True,
+    )
     assert L.REASONS[code(s)] == L.REASONS[L.FACTIONS]
     proof = L.prove_loss(s)
     assert "Exam I (ordeal 1)" in proof and "3 formations" in proof
     # the same with no Juggler, Chameleon or Pyro tile in the castle or to come: none of the
     # factions can make one more formation
     full = ["P^ S# P^ S# P^ S#", "S# P^ S# P^ S# P^"]
-    s = position(castle=full, beside=[[4, 0], [0, 0], [0, 0]], regular_top="T T T T S^ T",
-                 safe_empty=True)
+    s = position(
+        castle=full, beside=[[4, 0], [0, 0], [0, 0]], regular_top="T T T T S^ T", safe_empty=True
+    )
     assert L.REASONS[code(s)] == L.REASONS[L.FACTIONS]
     # geometry: a castle five high, no two neighbours of one faction (faction (r + c) % 4):
     # only row 5 is open, and every four cells of it lie on all four factions, so no line,
     # tower or bastion fits, though the Jugglers to come and those in the castle are many
-    five = [" ".join("SCJP"[(r + c) % 4] + "^#o"[(r + 2 * c) % 3] for c in range(6))
-            for r in range(5)]
-    s = position(castle=five, beside=[[4, 0], [0, 0], [0, 0]],
-                 regular_top="T T T T J^ J# Jo P^ T", safe_empty=True)
+    five = [
+        " ".join("SCJP"[(r + c) % 4] + "^#o"[(r + 2 * c) % 3] for c in range(6)) for r in range(5)
+    ]
+    s = position(
+        castle=five,
+        beside=[[4, 0], [0, 0], [0, 0]],
+        regular_top="T T T T J^ J# Jo P^ T",
+        safe_empty=True,
+    )
     assert L.REASONS[code(s)] == L.REASONS[L.GEOMETRY]
     assert "do not fit the castle" in L.prove_loss(s)
     # Exam II with a one-high column and no tile left before its last Traitor
-    s = at_ordeal(["C^ J# Jo P^ S# Po", "C# J^ J# Po C^"], 1, 1, hand=None,
-                  regular_top="T T T T T T T", safe_empty=True)
+    s = at_ordeal(
+        ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^"],
+        1,
+        1,
+        hand=None,
+        regular_top="T T T T T T T",
+        safe_empty=True,
+    )
     assert s.regular[-1] == 12
     assert L.REASONS[code(s)] == L.REASONS[L.ROWS]
     # the Traitor in hand completes Exam I now, and the castle fails it
@@ -230,26 +268,46 @@ def test_hopeless_school_positions_are_proven_lost():
 def test_hopeless_academy_and_menace_positions_are_proven_lost():
     sims = ["sim-1", "sim-2a", "sim-3a"]
     # a black Traitor in hand completes Simulation I, whose formations are missing
-    s = position(level="academy", castle=["C^ J# Jo P^ S# Po"], hand="B",
-                 beside=[[0, 2], [0, 0], [0, 0]], ordeals=sims)
+    s = position(
+        level="academy",
+        castle=["C^ J# Jo P^ S# Po"],
+        hand="B",
+        beside=[[0, 2], [0, 0], [0, 0]],
+        ordeals=sims,
+    )
     assert L.REASONS[code(s)] == L.REASONS[L.FORCED]
     # the same one Traitor short, with a normal Traitor in hand: it can be discarded
-    s = position(level="academy", castle=["C^ J# Jo P^ S# Po"], hand="T",
-                 beside=[[0, 2], [0, 0], [0, 0]], ordeals=sims)
+    s = position(
+        level="academy",
+        castle=["C^ J# Jo P^ S# Po"],
+        hand="T",
+        beside=[[0, 2], [0, 0], [0, 0]],
+        ordeals=sims,
+    )
     assert code(s) == 0
     # Assault I (Harpy) one black Traitor away, black on top, no Seer or Chameleon anywhere
     # near: 2 towers or 22 tiles, with at most a few tiles to come
     harpies = ["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"]
-    s = position(level="menace", castle=["C^ J#"], beside=[[0, 1], [0, 0], [0, 0]],
-                 regular_top="B P^ B J^ J# P#", safe_empty=True, ordeals=harpies)
+    s = position(
+        level="menace",
+        castle=["C^ J#"],
+        beside=[[0, 1], [0, 0], [0, 0]],
+        regular_top="B P^ B J^ J# P#",
+        safe_empty=True,
+        ordeals=harpies,
+    )
     assert code(s) in (L.ASSAULT, L.FACTIONS), L.REASONS[code(s)]
 
 
 def test_winnable_positions_are_never_flagged():
     exam1 = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S#", "C^ P#"]
-    for s in (at_ordeal(exam1, 4, 0),
-              position(castle=["C^ J# Jo P^ S# Po"], beside=[[4, 0], [0, 0], [0, 0]]),
-              deal(0, "school"), deal(1, "academy"), deal(2, "menace")):
+    for s in (
+        at_ordeal(exam1, 4, 0),
+        position(castle=["C^ J# Jo P^ S# Po"], beside=[[4, 0], [0, 0], [0, 0]]),
+        deal(0, "school"),
+        deal(1, "academy"),
+        deal(2, "menace"),
+    ):
         assert code(s) == 0 and L.prove_loss(s) is None
 
 
@@ -289,11 +347,34 @@ def test_solve_cli_records_proofs_of_loss(tmp_path, capsys):
     import json
 
     from castle_envs.experiments import cli
+
     out = tmp_path / "r.jsonl"
     # School deal 130: six Pyros and nothing else above the fifth Traitor (the study's)
-    assert cli.main(["solve", "--game", "castellion", "--level", "school", "--deals", "1",
-                     "--seed", "130", "--budget", "2000", "--random-games", "0",
-                     "--loss-budget", "0", "--out", str(out), "--json"]) == 0
+    assert (
+        cli.main(
+            [
+                "solve",
+                "--game",
+                "castellion",
+                "--level",
+                "school",
+                "--deals",
+                "1",
+                "--seed",
+                "130",
+                "--budget",
+                "2000",
+                "--random-games",
+                "0",
+                "--loss-budget",
+                "0",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["unwinnable"] == 1 and summary["winnable_interval_95"][1] < 1
     assert "Exam I" in summary["unwinnable_proofs"]["130"] and summary["loss_budget"] == 0

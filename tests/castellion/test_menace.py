@@ -1,4 +1,5 @@
 """Menace level: face-down Assaults, the four avatars, formation powers."""
+
 import numpy as np
 
 from castle_envs.castellion import observation
@@ -19,8 +20,9 @@ def test_assaults_start_face_down_and_the_observation_hides_them():
     b = menace(ordeals=["assault-1-earthworm", "assault-2-horde", "assault-3-behemoth"])
     assert a.face_down.tolist() == [True, True, True]
     assert np.array_equal(observation.encode(a), observation.encode(b))
-    assert "face-down Assault" in __import__("castle_envs.castellion.render",
-                                             fromlist=["x"]).render_ansi(a)
+    assert "face-down Assault" in __import__(
+        "castle_envs.castellion.render", fromlist=["x"]
+    ).render_ansi(a)
 
 
 def test_each_line_of_defense_lowers_the_traitor_discard_cost():
@@ -33,8 +35,7 @@ def test_each_line_of_defense_lowers_the_traitor_discard_cost():
 
 def test_four_lines_make_traitor_discards_free():
     # rows 0-3 hold Pyro, Seer, Chameleon and Juggler lines of four
-    lines = ["P^ P# Po P^ S# C^", "S# So S^ S# Jo J^", "C^ C# Co C^ Po P#",
-             "J# Jo J^ J# S^ So"]
+    lines = ["P^ P# Po P^ S# C^", "S# So S^ S# Jo J^", "C^ C# Co C^ Po P#", "J# Jo J^ J# S^ So"]
     s = menace(castle=lines, hand="T")
     assert s.formations()[2] == 4
     act(s, "discard the traitor")
@@ -51,8 +52,7 @@ def test_completing_a_tower_reveals_a_face_down_ordeal_of_choice():
 
 
 def test_tower_power_does_nothing_when_all_ordeals_are_face_up():
-    s = menace(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^",
-               face_down=[False, False, False])
+    s = menace(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^", face_down=[False, False, False])
     act(s, "place on column 0")
     assert s.phase == 0
 
@@ -68,7 +68,7 @@ def test_harpy_met_costs_nothing():
 def test_harpy_failed_destroys_tiles_less_four_per_bastion_then_checks_the_foundation():
     castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
     s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
-    assert s.formations() == (1, 1, 0)        # one tower (needs 2), one bastion
+    assert s.formations() == (1, 1, 0)  # one tower (needs 2), one bastion
     act(s, "place the traitor beside the lowest ordeal")
     assert s.phase == 3 and s.destroy_left == 12 and not s.face_down[0]
     for _ in range(12):
@@ -83,9 +83,13 @@ def test_harpy_penalty_keeping_the_foundation_survives():
     castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
     s = menace(castle=castle, hand="T", beside=[[1, 0], [0, 0], [0, 0]])
     act(s, "place the traitor beside the lowest ordeal")
-    for cell in ["destroy row 1 column 0"] * 3 + ["destroy row 1 column 1"] * 3 + \
-            ["destroy row 1 column 2"] * 2 + ["destroy row 1 column 3"] * 2 + \
-            ["destroy row 1 column 4", "destroy row 1 column 5"]:
+    for cell in (
+        ["destroy row 1 column 0"] * 3
+        + ["destroy row 1 column 1"] * 3
+        + ["destroy row 1 column 2"] * 2
+        + ["destroy row 1 column 3"] * 2
+        + ["destroy row 1 column 4", "destroy row 1 column 5"]
+    ):
         act(s, cell)
     assert grid_text(s) == ["C^ J# S^ P# Po Jo"]
     assert s.current == 1 and not s.is_terminal() and s.phase == 0
@@ -113,8 +117,9 @@ def test_penalty_that_must_take_the_foundation_loses_at_once():
 
 def test_earthworm_destroys_rows_regardless_of_bastions():
     castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S# C^ P#", "C^ P#"]
-    s = at_ordeal(castle, 1, 1, ["assault-1-harpy", "assault-2-earthworm", "assault-3-harpy"],
-                  level="menace")
+    s = at_ordeal(
+        castle, 1, 1, ["assault-1-harpy", "assault-2-earthworm", "assault-3-harpy"], level="menace"
+    )
     assert s.formations()[1] == 1
     act(s, "place the traitor beside the lowest ordeal")
     assert grid_text(s) == ["Co S# Jo S# C^ P#", "C^ P#"]
@@ -122,8 +127,7 @@ def test_earthworm_destroys_rows_regardless_of_bastions():
 
 
 def test_winning_the_third_assault():
-    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C# J#",
-              "C^ Jo S^ Co C^ S#"]
+    castle = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C# J#", "C^ Jo S^ Co C^ S#"]
     s = at_ordeal(castle, 1, 2, HARPIES, level="menace")
     towers, bastions, _ = s.formations()
     act(s, "place the traitor beside the lowest ordeal")
@@ -140,15 +144,20 @@ def test_winning_the_third_assault():
 
 
 def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_encounter():
-    castle = ["C^ J# Jo P^ S# Po",
-              "C# J^ J# Po C^ So",
-              "Co S# S^ So S# J^",
-              "J^ P# Jo C^ P# J#",
-              "C^ Co P# J^ Co J^",
-              "P^ J# S^ Po P^"]
-    s = menace(castle=castle, hand="Jo",
-               ordeals=["assault-1-behemoth", "assault-2-horde", "assault-3-harpy"])
-    act(s, "place on column 5")                  # Jugglers, column 5, rows 2-5: a tower
+    castle = [
+        "C^ J# Jo P^ S# Po",
+        "C# J^ J# Po C^ So",
+        "Co S# S^ So S# J^",
+        "J^ P# Jo C^ P# J#",
+        "C^ Co P# J^ Co J^",
+        "P^ J# S^ Po P^",
+    ]
+    s = menace(
+        castle=castle,
+        hand="Jo",
+        ordeals=["assault-1-behemoth", "assault-2-horde", "assault-3-harpy"],
+    )
+    act(s, "place on column 5")  # Jugglers, column 5, rows 2-5: a tower
     assert s.castle_size == 36 and s.phase == 9  # the reveal comes first
     act(s, "reveal ordeal 3")
     # then the complete castle forces Assault I (Behemoth: 2 bastions); the one bastion
@@ -158,10 +167,11 @@ def test_tower_completed_by_the_castle_filling_placement_reveals_before_the_enco
 
 
 def test_early_encounter_turns_the_card_up():
-    s = menace(castle=["C^ J#"], ordeals=["assault-1-earthworm", "assault-2-harpy",
-                                           "assault-3-harpy"])
+    s = menace(
+        castle=["C^ J#"], ordeals=["assault-1-earthworm", "assault-2-harpy", "assault-3-harpy"]
+    )
     act(s, "encounter the lowest ordeal now")
-    assert not s.face_down[0] and s.is_terminal()    # Earthworm I: no row 1 left
+    assert not s.face_down[0] and s.is_terminal()  # Earthworm I: no row 1 left
 
 
 def test_tiles_running_out_resolves_assaults_in_order_with_their_penalties():

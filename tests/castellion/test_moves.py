@@ -2,6 +2,7 @@
 batched envs agree, the rows are the legal moves, each row says what its move does (the
 formations a placement completes or cancels, the foundation, the Traitors and encounter,
 the planner's cost), and nothing hidden is read."""
+
 import warnings
 
 import numpy as np
@@ -9,11 +10,21 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from castle_envs.agents.castellion import heuristic_policy
-from castle_envs.castellion.actions import (DISCARD_TRAITOR, ENCOUNTER_NOW, PLACE, PLACE_LEFT,
-                                            PLACE_TRAITOR)
+from castle_envs.castellion.actions import (
+    DISCARD_TRAITOR,
+    ENCOUNTER_NOW,
+    PLACE,
+    PLACE_LEFT,
+    PLACE_TRAITOR,
+)
 from castle_envs.castellion.rules import DESTROY_PHASE, State
-from castle_envs.moves import (CastellionMoves, feature_names, make_move_env, make_move_vec,
-                               move_view)
+from castle_envs.moves import (
+    CastellionMoves,
+    feature_names,
+    make_move_env,
+    make_move_vec,
+    move_view,
+)
 from castle_envs.vector import castellion_moves as M
 
 from .helpers import position, tile
@@ -23,14 +34,15 @@ LEVELS = ("school", "academy", "menace")
 
 def _rows(state):
     out, n = CastellionMoves().from_state(state)
-    return {int(a): dict(zip(M.FEATURES, out["move_features"][i]))
-            for i, a in enumerate(out["move_ids"][:n])}
+    return {
+        int(a): dict(zip(M.FEATURES, out["move_features"][i]))
+        for i, a in enumerate(out["move_ids"][:n])
+    }
 
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_check_env(compiled):
-    env = make_move_env("castellion", compiled=compiled, level="menace",
-                        illegal_action="penalty")
+    env = make_move_env("castellion", compiled=compiled, level="menace", illegal_action="penalty")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*different from the unwrapped.*")
         check_env(env, skip_render_check=True)
@@ -56,7 +68,7 @@ def test_python_compiled_and_batched_views_agree(level):
         batch, _, _, _, _ = envs.step(actions)
         for i, e in enumerate(singles):
             o, _, term, trunc, _ = e.step(actions[i])
-            obs[i] = e.reset()[0] if term or trunc else o   # the batch autoresets alike
+            obs[i] = e.reset()[0] if term or trunc else o  # the batch autoresets alike
 
 
 def test_rows_are_the_legal_moves_with_one_kind_each():
@@ -74,7 +86,7 @@ def test_rows_are_the_legal_moves_with_one_kind_each():
                 assert out["move_ids"][:n].tolist() == legal.tolist()
                 feats = out["move_features"][:n]
                 assert feats.min() >= 0 and feats.max() <= 1
-                assert (feats[:, :len(M.KINDS)].sum(1) == 1).all()
+                assert (feats[:, : len(M.KINDS)].sum(1) == 1).all()
                 assert (feats[:, M.CONTEXT + state.level] == 1).all()
                 state.apply_action(heuristic_policy(state, rng))
                 positions += 1
@@ -85,12 +97,12 @@ def test_a_placement_that_completes_a_line_or_cancels_one_says_so():
     # three pyros in the foundation: a fourth beside them makes a line; then a fifth cancels
     state = position(castle=["P^ P# Po S^"], hand="P#")
     rows = _rows(state)
-    left = rows[PLACE_LEFT]                       # a new left column: P# beside P^
+    left = rows[PLACE_LEFT]  # a new left column: P# beside P^
     assert left["place"] == left["tile_pyro"] == left["tile_square"] == 1
     assert left["completes_line"] == 1 and left["lines/9"] == pytest.approx(1 / 9)
     assert left["new_column"] == 1 and left["foundation_cell"] == 1 and left["group/8"] == 0.5
     assert left["group_can_form"] == 1
-    on_seer = rows[PLACE + 3]                     # on top of the seer: no line
+    on_seer = rows[PLACE + 3]  # on top of the seer: no line
     assert on_seer["completes_line"] == 0 and on_seer["row/5"] == pytest.approx(0.2)
     assert rows[PLACE + 4]["foundation/6"] == pytest.approx(5 / 6)
     state = position(castle=["P^ P# Po P^ S#"], hand="P#")
@@ -109,13 +121,13 @@ def test_traitor_rows_name_the_trigger_the_encounter_and_the_discard_cost():
     assert row["encounter_passes"] == 0 and row["encounter_unknown"] == 0
     after = state.clone()
     after.apply_action(PLACE_TRAITOR)
-    assert after.outcome == -1                 # the row said it would not pass
+    assert after.outcome == -1  # the row said it would not pass
     # at the Menace a Traitor's discard destroys 4 tiles less one per line of defense
     menace = position(level="menace", castle=["P^ P# Po P^ S# C^", "S#"], hand="T")
     assert menace.formations()[2] == 1
     cost = _rows(menace)[DISCARD_TRAITOR]["traitor_discard_cost/4"]
     assert cost == pytest.approx(3 / 4)
-    assert _rows(menace)[PLACE_TRAITOR]["encounter_unknown"] == 0   # 1 of 2: no encounter yet
+    assert _rows(menace)[PLACE_TRAITOR]["encounter_unknown"] == 0  # 1 of 2: no encounter yet
 
 
 def test_encounter_rows_match_what_the_rules_then_do():
@@ -126,13 +138,15 @@ def test_encounter_rows_match_what_the_rules_then_do():
         for _ in range(12):
             state = State.new_game(rng, level)
             while not state.is_terminal():
-                if state.legal_action_mask()[ENCOUNTER_NOW] and \
-                        not state.face_down[state.current]:
+                if state.legal_action_mask()[ENCOUNTER_NOW] and not state.face_down[state.current]:
                     passes = _rows(state)[ENCOUNTER_NOW]["encounter_passes"]
                     after = state.clone()
                     after.apply_action(ENCOUNTER_NOW)
-                    clean = after.outcome >= 0 and after.current == state.current + 1 \
+                    clean = (
+                        after.outcome >= 0
+                        and after.current == state.current + 1
                         and after.phase != DESTROY_PHASE
+                    )
                     assert passes == float(clean)
                     checked[float(passes)] += 1
                 state.apply_action(heuristic_policy(state, rng))
@@ -143,6 +157,7 @@ def _planner_costs(state):
     """The planner's costs of the unresolved ordeals (its value's loop, in plain Python):
     each later one on the castle the face-up row-removal cards before it leave."""
     from tests.reference.castellion_planner_value import reference_costs
+
     return reference_costs(state)
 
 
@@ -178,7 +193,7 @@ def test_rows_read_only_what_the_player_sees():
             state = State.new_game(rng, level)
             while not state.is_terminal():
                 out, _ = view.from_state(state)
-                for k in range(2):   # the piles' order and the face-down cards drawn again
+                for k in range(2):  # the piles' order and the face-down cards drawn again
                     other = state.determinize(0, np.random.default_rng(k))
                     face_down += sum(other.ordeals[i] != state.ordeals[i] for i in range(3))
                     again, _ = view.from_state(other)
@@ -193,6 +208,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="capacity"):
         CastellionMoves(0)
     from castle_envs.moves import MoveFeatureObservation
+
     with pytest.raises(ValueError, match="Castle Siege or Castellion"):
         MoveFeatureObservation(make_move_env("castle-rooms").unwrapped)
     assert tile("P#") == 10

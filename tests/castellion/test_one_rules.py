@@ -3,6 +3,7 @@
 package's rules before the kernel took over: the same games, move for move, give the same
 masks, observations, rewards, saved states, readable moves and refusals, player's views and
 determinized worlds."""
+
 import pickle
 
 import numpy as np
@@ -22,17 +23,22 @@ RULES = [{}, {"foundation_exemption": "neighbors"}, {"early_encounter": "turn_st
 
 def rarely_encounter_now(legal, rng):
     if len(legal) > 1 and rng.random() < 0.95:
-        return legal[legal != ENCOUNTER_NOW]   # longer games at the Academy and Menace
+        return legal[legal != ENCOUNTER_NOW]  # longer games at the Academy and Menace
     return legal
 
 
 @pytest.mark.parametrize("level", ["school", "academy", "menace"])
 @pytest.mark.parametrize("rules", RULES)
 def test_env_is_the_reference_env(level, rules):
-    illegal = single_lockstep(CastellionEnv(level, illegal_action="penalty", **rules),
-                              ReferenceCastellionEnv(level, illegal_action="penalty", **rules),
-                              games(100), seed=17, illegal_ids=(0, NUM_ACTIONS),
-                              illegal_every=40, narrow=rarely_encounter_now)
+    illegal = single_lockstep(
+        CastellionEnv(level, illegal_action="penalty", **rules),
+        ReferenceCastellionEnv(level, illegal_action="penalty", **rules),
+        games(100),
+        seed=17,
+        illegal_ids=(0, NUM_ACTIONS),
+        illegal_every=40,
+        narrow=rarely_encounter_now,
+    )
     assert illegal > 0 or games(100) < 100
 
 
@@ -51,8 +57,10 @@ def test_states_views_and_worlds_match_the_reference(level, rules):
             assert s.formations() == r.formations() and s.tile_counts() == r.tile_counts()
             assert s.player_view().to_dict() == r.player_view().to_dict()
             world = int(rng.integers(1 << 30))
-            assert (s.player_view().determinize(0, np.random.default_rng(world)).to_dict()
-                    == r.player_view().determinize(0, np.random.default_rng(world)).to_dict())
+            assert (
+                s.player_view().determinize(0, np.random.default_rng(world)).to_dict()
+                == r.player_view().determinize(0, np.random.default_rng(world)).to_dict()
+            )
             assert State.from_dict(r.to_dict()).to_dict() == r.to_dict()
             if s.is_terminal():
                 assert s.outcome == r.outcome
@@ -76,8 +84,9 @@ def test_a_view_refuses_what_it_cannot_know_as_the_reference_does_and_stays_as_i
         s = State.new_game(np.random.default_rng(game), level)
         r = ReferenceState.new_game(np.random.default_rng(game), level)
         while not s.is_terminal():
-            action = int(rng.choice(rarely_encounter_now(
-                np.flatnonzero(s.legal_action_mask()), rng)))
+            action = int(
+                rng.choice(rarely_encounter_now(np.flatnonzero(s.legal_action_mask()), rng))
+            )
             view, ref_view = s.player_view(), r.player_view()
             before = view.to_dict()
             try:
@@ -119,16 +128,18 @@ def test_assigning_an_attribute_writes_the_row():
     s.ordeals[2] = s.ordeals[2]
     assert s.to_dict()["face_down"] == [False, True, False]
     assert s.to_dict()["beside"] == [[1, 0], [0, 0], [0, 0]]
-    assert bool(s.regular) and not s.revealed   # a pile's truth value: any tiles
+    assert bool(s.regular) and not s.revealed  # a pile's truth value: any tiles
 
 
-@pytest.mark.parametrize("hide", ["sys.modules['numba'] = None",
-                                  "os.environ['NUMBA_DISABLE_JIT'] = '1'"])
+@pytest.mark.parametrize(
+    "hide", ["sys.modules['numba'] = None", "os.environ['NUMBA_DISABLE_JIT'] = '1'"]
+)
 def test_the_state_works_without_numba(hide):
     # without numba, or with numba's compiler off, the rows are int64 and the kernel runs as
     # plain Python: the same games as the reference, the face-down flags written through the
     # State (no bool view there)
     from ..vector.helpers import assert_runs_without_numba
+
     assert_runs_without_numba(f"""
 import os, sys, warnings
 {hide}

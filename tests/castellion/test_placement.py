@@ -1,4 +1,5 @@
 """The four placement rules, drawing, discarding and Traitor placement (every level)."""
+
 import pytest
 
 from .helpers import act, grid_text, legal, position
@@ -40,18 +41,22 @@ def test_new_left_column_shifts_the_castle_right():
 def test_rule3_same_shape_may_not_touch_outside_the_foundation():
     s = position(castle=["S^ C# Jo", "P#"], hand="Po")
     # column 2: Po would stand on Jo (circle) -> refused; column 1: above C#, beside P# -> ok
-    assert placements(s) == {"place on column 0", "place on column 1", "place on column 3",
-                             "place at a new left column"}
+    assert placements(s) == {
+        "place on column 0",
+        "place on column 1",
+        "place on column 3",
+        "place at a new left column",
+    }
     s = position(castle=["S^ C# Jo", "P# . Co"], hand="J^")
     # column 1 row 1 sits between P# and Co and above C#: a square would clash, a triangle not
     assert "place on column 1" in placements(s)
     s = position(castle=["S^ C^ Jo", "P# . Co"], hand="J#")
-    assert "place on column 1" not in placements(s)      # P# beside it
+    assert "place on column 1" not in placements(s)  # P# beside it
 
 
 def test_rule3_side_neighbour_blocks():
     s = position(castle=["S^ C# Jo", "Po"], hand="Jo")
-    assert "place on column 1" not in placements(s)      # Po beside it (row 1)
+    assert "place on column 1" not in placements(s)  # Po beside it (row 1)
 
 
 def test_rule3_foundation_tiles_may_touch_their_shape():
@@ -70,10 +75,13 @@ def test_foundation_exemption_option(rule, allowed):
 def test_rule4_six_wide_and_six_tall():
     s = position(castle=["S^ C# Jo P^ S# Co"], hand="J^")
     assert "place at a new left column" not in placements(s)
-    assert placements(s) == {f"place on column {c}" for c in (1, 2, 4, 5)}   # not on S^ or P^
+    assert placements(s) == {f"place on column {c}" for c in (1, 2, 4, 5)}  # not on S^ or P^
     s = position(castle=["S^ C#", "Co", "J^", "P#", "So", "C^"], hand="J^")
-    assert placements(s) == {"place on column 1", "place on column 2",
-                             "place at a new left column"}   # column 0 is 6 tall
+    assert placements(s) == {
+        "place on column 1",
+        "place on column 2",
+        "place at a new left column",
+    }  # column 0 is 6 tall
 
 
 def test_discard_defender_goes_to_the_discard_pile():
@@ -109,6 +117,7 @@ def test_school_has_no_powers_or_early_encounters():
 
 def test_illegal_placement_raises_and_changes_nothing():
     from castle_envs.core.errors import IllegalActionError
+
     s = position(castle=["S^ C# Jo"], hand="Jo")
     before = s.to_dict()
     with pytest.raises(IllegalActionError, match="same shape"):
@@ -120,21 +129,22 @@ def test_illegal_placement_raises_and_changes_nothing():
 
 def test_illegal_placement_names_the_real_clash():
     from castle_envs.castellion.actions import ACTIONS
+
     s = position(castle=["S^ C# Jo", "P#"], hand="Po")
     # column 2 row 1: Po would stand on Jo, a foundation tile (not "outside the foundation")
     why = s.illegal_reason(ACTIONS.encode("place on column 2"))
     assert "foundation tile below it" in why and "juggler-circle at row 0 column 2" in why
     s = position(castle=["S^ C# Jo", "Po"], hand="Jo")
-    why = s.illegal_reason(ACTIONS.encode("place on column 1"))   # beside Po on row 1
+    why = s.illegal_reason(ACTIONS.encode("place on column 1"))  # beside Po on row 1
     assert "pyro-circle at row 1 column 0 beside it" in why
     s = position(castle=["S^ C^ Jo", "C#"], hand="S#")
-    why = s.illegal_reason(ACTIONS.encode("place on column 0"))   # row 2 on C# (row 1)
+    why = s.illegal_reason(ACTIONS.encode("place on column 0"))  # row 2 on C# (row 1)
     assert "the tile below it, chameleon-square at row 1 column 0" in why
 
 
 def test_ansi_board_marks_the_current_ordeal_face_down_too():
     from castle_envs.castellion.render import render_ansi
-    s = position(level="menace", ordeals=["assault-1-harpy", "assault-2-harpy",
-                                          "assault-3-harpy"])
+
+    s = position(level="menace", ordeals=["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"])
     lines = render_ansi(s).splitlines()[1:4]
     assert lines[0].startswith(" *1. face-down") and lines[1].startswith("  2. face-down")

@@ -2,6 +2,7 @@
 small positions (the reductions are sound), its winning lines win, the School supply bound
 never calls a position on a winning line lost, node budgets are deterministic and a smaller
 budget decides exactly what a larger one decided within it, and the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,15 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.vector.solve_castellion import (UNKNOWN, UNWINNABLE, WINNABLE, Solver,  # noqa: E402
-                                           deal, exhaustive, replay_wins)
+from castle_envs.vector.solve_castellion import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Solver,  # noqa: E402
+    deal,
+    exhaustive,
+    replay_wins,
+)
 from castle_envs.castellion import kernel as K  # noqa: E402
 from castle_envs.vector import castellion_solver as C  # noqa: E402
 from castle_envs.vector.castellion import write_state  # noqa: E402
@@ -33,13 +41,14 @@ def truncated(state: State, n_regular: int, n_safe: int) -> State:
 
 def small_positions():
     from tests.vector.test_castellion_positions import POSITIONS
+
     out = []
     for name, start in sorted(POSITIONS.items()):
         for n_regular, n_safe in ((1, 0), (2, 1), (3, 0)):
             try:
                 s = truncated(start, n_regular, n_safe)
             except ValueError:
-                continue        # e.g. a discard pile over its limits
+                continue  # e.g. a discard pile over its limits
             if not s.is_terminal():
                 out.append((f"{name}/{n_regular}+{n_safe}", s))
     return out
@@ -50,8 +59,7 @@ SMALL = small_positions()
 
 def test_reduced_search_agrees_with_plain_exhaustive_search():
     reduced = Solver(max_nodes=30_000, beam=False)
-    plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False, order=False,
-                   loss=False)
+    plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False, order=False, loss=False)
     full = Solver(max_nodes=30_000)
     counts = {WINNABLE: 0, UNWINNABLE: 0}
     checked_in_python = 0
@@ -65,7 +73,7 @@ def test_reduced_search_agrees_with_plain_exhaustive_search():
             assert exhaustive(s, 20_000) == a.verdict, name
             checked_in_python += 1
         for r in (a, c):
-            if r.verdict == WINNABLE:          # the line wins from the position
+            if r.verdict == WINNABLE:  # the line wins from the position
                 t = s.clone()
                 for action in r.line:
                     t.apply_action(action)
@@ -78,19 +86,22 @@ def test_school_supply_bound_fires_only_on_lost_positions():
     # Exam I with 4 Traitors beside it, a Traitor on top of the regular pile and an empty
     # safe pile: one Defender in hand is all the castle can still get, and it needs more
     # (the helper takes the Traitors beside the ordeal from the top of the pile first)
-    s = position(castle=["C^ J# Jo P^ S#"], hand="Po", beside=[[4, 0], [0, 0], [0, 0]],
-                 regular_top="T T T T T", safe_empty=True)
+    s = position(
+        castle=["C^ J# Jo P^ S#"],
+        hand="Po",
+        beside=[[4, 0], [0, 0], [0, 0]],
+        regular_top="T T T T T",
+        safe_empty=True,
+    )
     assert s.regular[-1] == 12
     row = np.zeros(K.WORDS, np.int8)
-    write_state(row, s, s.level, {"foundation_exemption": "placed",
-                                  "early_encounter": "any_time"})
+    write_state(row, s, s.level, {"foundation_exemption": "placed", "early_encounter": "any_time"})
     assert C.hopeless(row, 0)
     small = truncated(s, 2, 0)
     assert exhaustive(small) == UNWINNABLE
     # the foundation complete and the three formations one tile away each: not hopeless
     s = position(castle=["C^ J# Jo P^ S# Po"], beside=[[4, 0], [0, 0], [0, 0]])
-    write_state(row, s, s.level, {"foundation_exemption": "placed",
-                                  "early_encounter": "any_time"})
+    write_state(row, s, s.level, {"foundation_exemption": "placed", "early_encounter": "any_time"})
     assert not C.hopeless(row, 0)
     fired = 0
     for name, s in SMALL:
@@ -99,8 +110,9 @@ def test_school_supply_bound_fires_only_on_lost_positions():
         r = Solver(max_nodes=30_000, beam=False, table=False, loss=False).solve(s)
         fired += r.pruned
         if r.verdict != UNKNOWN:
-            plain = Solver(max_nodes=30_000, beam=False, prune=False, table=False,
-                           order=False, loss=False).solve(s)
+            plain = Solver(
+                max_nodes=30_000, beam=False, prune=False, table=False, order=False, loss=False
+            ).solve(s)
             assert plain.verdict in (r.verdict, UNKNOWN), name
     assert fired > 0
 
@@ -119,13 +131,13 @@ def school_win():
 def test_winning_line_replays_in_the_gymnasium_env_and_never_meets_the_bound(school_win):
     seed, r = school_win
     assert replay_wins(seed, "school", r.line)
-    assert not replay_wins(seed, "school", r.line[:-1])       # the last move wins
+    assert not replay_wins(seed, "school", r.line[:-1])  # the last move wins
     s = deal(seed, "school")
     row = np.zeros(K.WORDS, np.int8)
     rules = {"foundation_exemption": "placed", "early_encounter": "any_time"}
     for action in r.line:
         write_state(row, s, 0, rules)
-        assert not C.hopeless(row, 0)       # every position on a winning line is winnable
+        assert not C.hopeless(row, 0)  # every position on a winning line is winnable
         s.apply_action(action)
     assert s.won
 
@@ -146,6 +158,7 @@ def test_node_budgets_are_deterministic_and_a_smaller_budget_is_a_prefix(school_
 
 def test_time_budget_and_bad_budgets():
     import time
+
     start = time.perf_counter()
     r = Solver(max_nodes=None, max_seconds=0.3).solve(deal(3, "academy"))
     assert r.verdict in (WINNABLE, UNKNOWN, UNWINNABLE) and time.perf_counter() - start < 30
@@ -157,10 +170,31 @@ def test_time_budget_and_bad_budgets():
 
 def test_solve_cli(tmp_path, capsys):
     from castle_envs.experiments import cli
+
     out = tmp_path / "r.jsonl"
-    assert cli.main(["solve", "--game", "castellion", "--level", "academy", "--deals", "2",
-                     "--seed", "5", "--budget", "3000", "--random-games", "1", "--out", str(out),
-                     "--json"]) == 0
+    assert (
+        cli.main(
+            [
+                "solve",
+                "--game",
+                "castellion",
+                "--level",
+                "academy",
+                "--deals",
+                "2",
+                "--seed",
+                "5",
+                "--budget",
+                "3000",
+                "--random-games",
+                "1",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["level"] == "academy" and summary["deals"] == 2
     assert summary["seeds"] == [5, 6] and summary["random"]["games"] == 2
@@ -171,9 +205,29 @@ def test_solve_cli(tmp_path, capsys):
     assert [r["seed"] for r in records] == [5, 6]
     assert all(r["nodes"] <= 3000 for r in records)
     # --resume keeps the deals solved and solves the rest
-    assert cli.main(["solve", "--game", "castellion", "--level", "academy", "--deals", "3",
-                     "--seed", "5", "--budget", "3000", "--random-games", "0", "--out",
-                     str(out), "--resume"]) == 0
+    assert (
+        cli.main(
+            [
+                "solve",
+                "--game",
+                "castellion",
+                "--level",
+                "academy",
+                "--deals",
+                "3",
+                "--seed",
+                "5",
+                "--budget",
+                "3000",
+                "--random-games",
+                "0",
+                "--out",
+                str(out),
+                "--resume",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Castellion academy, 3 deals" in text and "nodes/s" in text
     assert [json.loads(line)["seed"] for line in out.read_text().splitlines()] == [5, 6, 7]
@@ -187,6 +241,7 @@ def test_planner_probe_proves_deals_the_planner_wins_and_leaves_the_rest_to_the_
     a lost probe game leaves the solver the rest of the budget."""
     from castle_envs.vector.solve_castellion import replay_wins
     from castle_envs.experiments.solve_castellion import probe_game, solve_deal
+
     rules = {"early_encounter": "any_time", "foundation_exemption": "placed"}
     seeds = {}
     for seed in range(30):
@@ -208,6 +263,10 @@ def test_planner_probe_proves_deals_the_planner_wins_and_leaves_the_rest_to_the_
     r = solve_deal(solver, seed, "academy", rules, 0, "planner")
     plain = solve_deal(Solver(max_nodes=5000 - len(line)), seed, "academy", rules, 0, "none")
     assert r["nodes"] == plain["nodes"] + len(line) and r["verdict"] == plain["verdict"]
-    assert r["probe"] == {"policy": "planner", "won": False, "moves": len(line),
-                          "seconds": r["probe"]["seconds"]}
-    assert solver.max_nodes == 5000      # the budget is restored for the next deal
+    assert r["probe"] == {
+        "policy": "planner",
+        "won": False,
+        "moves": len(line),
+        "seconds": r["probe"]["seconds"],
+    }
+    assert solver.max_nodes == 5000  # the budget is restored for the next deal

@@ -1,4 +1,5 @@
 """Position builders for the Castle Rooms tests (named uniquely: test folders share sys.path)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,9 @@ def rooms(sides: str) -> list[int]:
     return [c for c, s in enumerate(ROOM_SIDES) if s == (entry, exit_)]
 
 
-def build(num_players=2, hands=None, rows=None, deck=None, player=0, rules=None, turn=0,
-          discard=()) -> CastleRoomsState:
+def build(
+    num_players=2, hands=None, rows=None, deck=None, player=0, rules=None, turn=0, discard=()
+) -> CastleRoomsState:
     """A position through ``from_dict``. ``rows[seat]`` = [(cards, "up"/"down", dragon), ...];
     cards placed nowhere else go to the deck (``deck=None``) or, when ``deck`` is given, to the
     discard pile, so every card stays accounted for."""
@@ -38,11 +40,21 @@ def build(num_players=2, hands=None, rows=None, deck=None, player=0, rules=None,
     else:
         deck = list(deck)
         extra = [c for c in rest if c not in deck]
-    return CastleRoomsState.from_dict({
-        "game": "castle-rooms", "num_players": num_players,
-        "rules": {**DEFAULT_RULES, **(rules or {})}, "deck": deck, "hands": hands,
-        "rows": row_dicts, "discard": list(discard) + extra, "player": player, "turn": turn,
-        "winners": None, "end_reason": None})
+    return CastleRoomsState.from_dict(
+        {
+            "game": "castle-rooms",
+            "num_players": num_players,
+            "rules": {**DEFAULT_RULES, **(rules or {})},
+            "deck": deck,
+            "hands": hands,
+            "rows": row_dicts,
+            "discard": list(discard) + extra,
+            "player": player,
+            "turn": turn,
+            "winners": None,
+            "end_reason": None,
+        }
+    )
 
 
 def legal(state) -> set[int]:

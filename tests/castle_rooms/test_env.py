@@ -1,4 +1,5 @@
 """The PettingZoo AEC env: API checkers, rewards and infos, bad input, renders, no leaks."""
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -70,7 +71,7 @@ def test_observation_hides_opponent_hands_and_deck_order():
     b = CastleRoomsState.from_dict(d)
     assert np.array_equal(encode(a, 0), encode(b, 0))
     assert np.array_equal(encode(a, 2), encode(b, 2))
-    assert not np.array_equal(encode(a, 1), encode(b, 1))     # the owner sees the difference
+    assert not np.array_equal(encode(a, 1), encode(b, 1))  # the owner sees the difference
 
 
 def test_observation_is_relative_and_in_bounds():
@@ -87,7 +88,7 @@ def test_observation_is_relative_and_in_bounds():
     # each seat sees its own rows in block 0
     for seat in range(3):
         own = len(env.game_state.rows[seat])
-        assert encode(env.game_state, seat)[A.HAND_SLOTS * 11:][::18][:A.MAX_ROWS].sum() == own
+        assert encode(env.game_state, seat)[A.HAND_SLOTS * 11 :][::18][: A.MAX_ROWS].sum() == own
 
 
 def test_only_the_agent_to_act_has_a_nonzero_mask():
@@ -109,19 +110,34 @@ def test_reset_options_first_player_deck_and_state():
     assert env.game_state.to_dict() == saved
 
 
-@pytest.mark.parametrize("kwargs", [{"num_players": 5}, {"num_players": 1},
-                                    {"num_players": True}, {"later_rows": "sideways"},
-                                    {"new_row": "never"}, {"render_mode": "window"},
-                                    {"illegal_action": "ignore"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 5},
+        {"num_players": 1},
+        {"num_players": True},
+        {"later_rows": "sideways"},
+        {"new_row": "never"},
+        {"render_mode": "window"},
+        {"illegal_action": "ignore"},
+    ],
+)
 def test_bad_constructor_options(kwargs):
     with pytest.raises(ValueError):
         castle_rooms_v0.raw_env(**kwargs)
 
 
-@pytest.mark.parametrize("options", [{"first_player": 2}, {"first_player": "me"},
-                                     {"deck": [0, 1, 2]}, {"deck": list(range(64))},
-                                     {"state": {"game": "castle-rooms"}},
-                                     {"state": {}, "deck": list(range(60))}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"first_player": 2},
+        {"first_player": "me"},
+        {"deck": [0, 1, 2]},
+        {"deck": list(range(64))},
+        {"state": {"game": "castle-rooms"}},
+        {"state": {}, "deck": list(range(60))},
+    ],
+)
 def test_bad_reset_options(options):
     env = castle_rooms_v0.raw_env(num_players=2)
     with pytest.raises(ValueError):
@@ -138,7 +154,7 @@ def test_illegal_and_out_of_range_actions_raise_naming_the_move():
     env = castle_rooms_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 108 \(end turn\)"):
-        env.step(A.END_TURN)        # 4 cards in hand
+        env.step(A.END_TURN)  # 4 cards in hand
     with pytest.raises(IllegalActionError, match="out of range"):
         env.step(A.NUM_ACTIONS)
     with pytest.raises(IllegalActionError, match="not an integer"):
@@ -148,8 +164,9 @@ def test_illegal_and_out_of_range_actions_raise_naming_the_move():
 
 
 def test_penalty_mode_ends_the_game_for_everyone():
-    env = castle_rooms_v0.raw_env(num_players=3, illegal_action="penalty",
-                                  illegal_action_penalty=-5)
+    env = castle_rooms_v0.raw_env(
+        num_players=3, illegal_action="penalty", illegal_action_penalty=-5
+    )
     env.reset(seed=0)
     env.step(A.END_TURN)
     assert all(env.terminations.values())
@@ -194,22 +211,32 @@ def _corrupt(edit):
     return d
 
 
-@pytest.mark.parametrize("data", [
-    {},
-    _corrupt(lambda d: d.update(game="castell")),
-    _corrupt(lambda d: d.update(num_players=5)),
-    _corrupt(lambda d: d["deck"].append(d["deck"][0])),                 # duplicated card
-    _corrupt(lambda d: d["deck"].pop()),                                # lost card
-    _corrupt(lambda d: d["deck"].append(58)),                           # removed card in play
-    _corrupt(lambda d: d["deck"].__setitem__(0, "x")),
-    _corrupt(lambda d: d.update(player=2)),
-    _corrupt(lambda d: d.update(winners=[0])),
-    _corrupt(lambda d: d["rules"].update(new_row="never")),
-    _corrupt(lambda d: d["hands"].__setitem__(1, d["hands"][1] + d["deck"][:3])
-             or d.update(deck=d["deck"][3:])),                            # 5 cards off turn
-    _corrupt(lambda d: d["rows"].__setitem__(0, [{"cards": [d["deck"].pop(0)], "helmet": "left",
-                                                 "dragon": None}])),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        _corrupt(lambda d: d.update(game="castell")),
+        _corrupt(lambda d: d.update(num_players=5)),
+        _corrupt(lambda d: d["deck"].append(d["deck"][0])),  # duplicated card
+        _corrupt(lambda d: d["deck"].pop()),  # lost card
+        _corrupt(lambda d: d["deck"].append(58)),  # removed card in play
+        _corrupt(lambda d: d["deck"].__setitem__(0, "x")),
+        _corrupt(lambda d: d.update(player=2)),
+        _corrupt(lambda d: d.update(winners=[0])),
+        _corrupt(lambda d: d["rules"].update(new_row="never")),
+        _corrupt(
+            lambda d: (
+                d["hands"].__setitem__(1, d["hands"][1] + d["deck"][:3])
+                or d.update(deck=d["deck"][3:])
+            )
+        ),  # 5 cards off turn
+        _corrupt(
+            lambda d: d["rows"].__setitem__(
+                0, [{"cards": [d["deck"].pop(0)], "helmet": "left", "dragon": None}]
+            )
+        ),
+    ],
+)
 def test_corrupt_states_are_rejected(data):
     with pytest.raises(InvalidStateError):
         CastleRoomsState.from_dict(data)
@@ -259,29 +286,36 @@ def test_decode_and_encode_action():
 
 def test_observation_layout_matches_the_table():
     from castle_envs.castle_rooms import observation as O
+
     hh, hl = rooms("HH>HH"), rooms("LL>HH")
-    state = build(3, hands=[[hh[0], DRAGONS[0]], [hh[1]], []], player=0,
-                  rows=[[], [], [([hh[2], hl[0]], "down", DRAGONS[1])]], discard=[DRAGONS[2]],
-                  deck=None)
-    obs = O.encode(state, 1)          # seen by player 1: player 2 is +1, player 0 is +2
-    hand = obs[:O.HAND_SIZE].reshape(4, O.HAND_FEATURES)
-    assert hand[0, 0] == 1 and hand[1:].sum() == 0           # one Room in hand
-    rows = obs[O.ROWS_START:O.COUNTS_START].reshape(4, A.MAX_ROWS, O.ROW_FEATURES)
+    state = build(
+        3,
+        hands=[[hh[0], DRAGONS[0]], [hh[1]], []],
+        player=0,
+        rows=[[], [], [([hh[2], hl[0]], "down", DRAGONS[1])]],
+        discard=[DRAGONS[2]],
+        deck=None,
+    )
+    obs = O.encode(state, 1)  # seen by player 1: player 2 is +1, player 0 is +2
+    hand = obs[: O.HAND_SIZE].reshape(4, O.HAND_FEATURES)
+    assert hand[0, 0] == 1 and hand[1:].sum() == 0  # one Room in hand
+    rows = obs[O.ROWS_START : O.COUNTS_START].reshape(4, A.MAX_ROWS, O.ROW_FEATURES)
     row = rows[1, 0]
     # turned, HH>HH lies LL>LL and LL>HH lies LL>HH: the row ends HH (side 0)
     assert list(row[:4]) == [1, 1, 1, 0.2] and row[4 + 0] == 1 and row[4:8].sum() == 1
     assert row[8] == pytest.approx((hh[2] + 1) / 64) and row[9] == pytest.approx((hl[0] + 1) / 64)
     assert rows[0].sum() == rows[2].sum() == rows[3].sum() == 0
-    counts = obs[O.COUNTS_START:O.DECK_AT]
+    counts = obs[O.COUNTS_START : O.DECK_AT]
     assert list(counts) == [0.25, 0, 0.5, 0]
     assert obs[O.DECK_AT] == pytest.approx(len(state.deck) / 64)
     assert obs[O.DISCARD_START + DRAGONS[2]] == 1
-    assert obs[O.DISCARD_START:O.PLAYERS_START].sum() == 1
-    assert list(obs[O.PLAYERS_START:]) == [0, 1, 0]
+    assert obs[O.DISCARD_START : O.PLAYERS_START].sum() == 1
+    assert list(obs[O.PLAYERS_START :]) == [0, 1, 0]
 
 
 def test_pickled_env_continues_identically():
     import pickle
+
     env = castle_rooms_v0.raw_env(num_players=3)
     env.reset(seed=11)
     for _ in range(10):
@@ -303,6 +337,8 @@ def test_pettingzoo_render_test(n):
     # render_test first builds a "human" env only to read metadata; the core offers no
     # "human" mode, so that one probe gets no render mode
     def make(render_mode=None):
-        return castle_rooms_v0.env(num_players=n,
-                                   render_mode=None if render_mode == "human" else render_mode)
+        return castle_rooms_v0.env(
+            num_players=n, render_mode=None if render_mode == "human" else render_mode
+        )
+
     render_test(make)

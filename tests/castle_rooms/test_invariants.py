@@ -1,5 +1,6 @@
 """Invariants over seeded random games: cards conserved, the mask is exactly what apply
 accepts, hands within limits, every game ends, JSON round trips, determinism."""
+
 import json
 
 import numpy as np
@@ -38,8 +39,11 @@ def random_game(n, seed, rules=None, visit=None):
     return state, steps
 
 
-RULE_SETS = [None, {"new_row": "any_time", "later_rows": "free"},
-             {"new_row": "forced", "later_rows": "opposite_first"}]
+RULE_SETS = [
+    None,
+    {"new_row": "any_time", "later_rows": "free"},
+    {"new_row": "forced", "later_rows": "opposite_first"},
+]
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -85,8 +89,7 @@ def test_mask_is_exactly_what_apply_accepts(n):
         checked += 1
 
     for seed in range(36):
-        random_game(n, 7 + seed, {"new_row": ["when_stuck", "any_time", "forced"][seed % 3]},
-                    visit)
+        random_game(n, 7 + seed, {"new_row": ["when_stuck", "any_time", "forced"][seed % 3]}, visit)
     assert checked > 400
 
 
@@ -94,19 +97,19 @@ def test_mask_is_exactly_what_apply_accepts(n):
 def test_json_round_trip_and_clone_independence(n):
     def visit(state, step):
         for seat in range(n):
-            encode(state, seat)   # fill the encoder's caches, so later steps test them
+            encode(state, seat)  # fill the encoder's caches, so later steps test them
         if step % 3:
             return
         text = state.to_json()
         back = CastleRoomsState.from_json(text)
         assert back == state and json.loads(back.to_json()) == json.loads(text)
         assert np.array_equal(back.legal_action_mask(), state.legal_action_mask())
-        for seat in range(n):     # the cached row blocks equal a fresh encoding
+        for seat in range(n):  # the cached row blocks equal a fresh encoding
             assert np.array_equal(encode(state, seat), encode(back, seat))
         twin = state.clone()
         legal = np.flatnonzero(twin.legal_action_mask())
         twin.apply_action(int(legal[-1]))
-        assert CastleRoomsState.from_json(text) == state   # the original is untouched
+        assert CastleRoomsState.from_json(text) == state  # the original is untouched
 
     for seed in range(20):
         final, _ = random_game(n, 99 + seed, visit=visit)

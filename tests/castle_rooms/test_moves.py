@@ -1,6 +1,7 @@
 """Castle Rooms' move view (castle_envs/castle_rooms/moves.py): the PettingZoo wrapper passes
 api_test, the rows are exactly the legal moves, each row says what its move does, and a row
 reads only what the player to act sees."""
+
 import warnings
 
 import numpy as np
@@ -63,13 +64,13 @@ def test_rows_are_the_legal_moves_in_every_position_of_many_games():
                 assert out["move_ids"][:n].tolist() == legal.tolist()
                 feats = out["move_features"][:n]
                 assert feats.min() >= 0 and feats.max() <= 1
-                kinds = feats[:, :6]          # exactly one kind per row
+                kinds = feats[:, :6]  # exactly one kind per row
                 assert (kinds.sum(1) == 1).all()
                 assert not out["move_features"][n:].any()
                 state.apply_action(greedy_policy(state, rng))
                 positions += 1
     assert positions > 1000
-    out, n = view.from_state(state)                 # the game is over: an empty view
+    out, n = view.from_state(state)  # the game is over: an empty view
     assert n == 0 and not out["move_mask"].any()
 
 
@@ -87,32 +88,38 @@ def test_a_room_that_completes_ten_says_it_wins():
 
 def test_a_dragon_row_names_the_opponents_row_and_what_blocking_it_leaves():
     long_row, short_row = rooms("HH>HH")[:5], rooms("LL>LL")[:2]
-    state = build(hands=[[DRAGONS[0], rooms("HH>LL")[0]], []],
-                  rows=[[(rooms("HH>HH")[5:8], "up", None)],
-                        [(long_row, "up", None), (short_row, "down", None)]])
+    state = build(
+        hands=[[DRAGONS[0], rooms("HH>LL")[0]], []],
+        rows=[
+            [(rooms("HH>HH")[5:8], "up", None)],
+            [(long_row, "up", None), (short_row, "down", None)],
+        ],
+    )
     on_long, on_short = _row(state, A.dragon_id(1, 0)), _row(state, A.dragon_id(1, 1))
     for r in (on_long, on_short):
         assert r["dragon"] == r["card_dragon"] == r["target_opponent_1"] == 1
         assert r["target_own"] == 0 and r["hand_dragons/4"] == 0
-        assert r["opp_longest/10"] == pytest.approx(0.5)      # blocked rows still count
+        assert r["opp_longest/10"] == pytest.approx(0.5)  # blocked rows still count
     assert on_long["target_length/10"] == pytest.approx(0.5) and on_long["target_is_longest"]
     assert on_long["opp_longest_open/10"] == pytest.approx(0.2)
     assert on_short["target_is_longest"] == 0
     assert on_short["opp_longest_open/10"] == pytest.approx(0.5)
     assert on_long["opp_open_rows/12"] == on_short["opp_open_rows/12"] == pytest.approx(1 / 12)
-    assert on_long["behind"] == 1                               # 3 against 5
+    assert on_long["behind"] == 1  # 3 against 5
 
 
 def test_a_knight_frees_a_blocked_row_and_a_new_row_starts_one():
     blocked = rooms("HH>HH")[:4]
-    fits = rooms("HH>LL")[0]                     # entry HH fits the freed row's HH exit
-    state = build(hands=[[fits, KNIGHTS[0], rooms("LL>LL")[0]], []],
-                  rows=[[(blocked, "up", DRAGONS[0])], [(rooms("LL>HH")[:1], "up", None)]])
+    fits = rooms("HH>LL")[0]  # entry HH fits the freed row's HH exit
+    state = build(
+        hands=[[fits, KNIGHTS[0], rooms("LL>LL")[0]], []],
+        rows=[[(blocked, "up", DRAGONS[0])], [(rooms("LL>HH")[:1], "up", None)]],
+    )
     knight = _row(state, A.knight_id(0))
     assert knight["knight"] == knight["card_knight"] == knight["target_blocked"] == 1
     assert knight["my_open_rows/12"] == pytest.approx(1 / 12)
     assert knight["my_longest_open/10"] == pytest.approx(0.4)
-    assert knight["exit_fits_hand_after/3"] == pytest.approx(1 / 3)   # the HH>LL in hand
+    assert knight["exit_fits_hand_after/3"] == pytest.approx(1 / 3)  # the HH>LL in hand
     assert knight["hand_rooms_fitting/4"] == pytest.approx(1 / 4)
     # nothing fits an open row (the only row is blocked): new rows are legal, facing down
     legal = np.flatnonzero(state.legal_action_mask())
@@ -141,6 +148,7 @@ def test_end_turn_keeps_the_hand_and_counts_fit_the_unseen_cards():
         target = state.rows[me][row]
         card = state.hands[me][slot]
         from castle_envs.castle_rooms.data import EXIT
+
         side = EXIT[target.helmet][card]
         expect = sum(1 for c in hidden if c < FIRST_DRAGON and ENTRY[target.helmet][c] == side)
         assert _row(state, int(a))["exit_fits_unseen_after/26"] == pytest.approx(expect / 26)
@@ -154,9 +162,10 @@ def test_rows_read_only_what_the_player_to_act_sees():
         state = CastleRoomsState.deal(3, rng)
         while not state.is_terminal():
             out, _ = view.from_state(state)
-            for k in range(3):   # the deck order and the other hands re-dealt
-                other, _ = view.from_state(state.determinize(state.player,
-                                                             np.random.default_rng(k)))
+            for k in range(3):  # the deck order and the other hands re-dealt
+                other, _ = view.from_state(
+                    state.determinize(state.player, np.random.default_rng(k))
+                )
                 for key in out:
                     assert np.array_equal(out[key], other[key]), key
             checked += 1
@@ -174,6 +183,6 @@ def test_bad_requests_are_named():
     with pytest.raises(ValueError, match="capacity"):
         RoomsMoves(0)
     state = CastleRoomsState.deal(2, np.random.default_rng(0))
-    small, n = RoomsMoves(1).from_state(state)     # a capacity below the legal count: counted
+    small, n = RoomsMoves(1).from_state(state)  # a capacity below the legal count: counted
     assert small["move_mask"].sum() == 1 and n == state.legal_action_mask().sum()
     assert COLUMN["end_turn"] == 5

@@ -2,6 +2,7 @@
 busiest seat's rows and the longest row allow (the cards fill their band across or down),
 never outside their seat's band, the same size for every seat (issue 29 A: cards were
 drawn at 40x26 px in a 1088 px frame whatever the table held)."""
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -20,21 +21,29 @@ def play(players: int, seed: int, steps: int, agent: str = "heuristic"):
     for _ in range(steps):
         if state.is_terminal():
             break
-        state.apply_action(agents[state.current_player].act(None, state.legal_action_mask(),
-                                                            state.clone()))
+        state.apply_action(
+            agents[state.current_player].act(None, state.legal_action_mask(), state.clone())
+        )
     return state
 
 
 def drawn_rooms(scene, state):
     """The Room cards drawn in the seats' bands: (x, y, w, h) rects filled with stone."""
     bottom = render.TOP + state.num_players * render.BAND_H
-    return [it[1:5] for it in scene.items
-            if it[0] == "rect" and it[5] == render.STONE and it[2] < bottom]
+    return [
+        it[1:5]
+        for it in scene.items
+        if it[0] == "rect" and it[5] == render.STONE and it[2] < bottom
+    ]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(players=st.sampled_from(SPEC.variants), seed=st.integers(0, 10_000),
-       steps=st.integers(0, 400), agent=st.sampled_from(["random", "heuristic"]))
+@given(
+    players=st.sampled_from(SPEC.variants),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 400),
+    agent=st.sampled_from(["random", "heuristic"]),
+)
 def test_room_cards_are_sized_to_the_canvas(players, seed, steps, agent):
     state = play(players, seed, steps, agent)
     scene = render.build_scene(state)
@@ -69,5 +78,7 @@ def test_the_cards_grow_when_the_table_is_small():
     early = play(2, 0, 2)
     late = play(2, 0, 400)
     assert render.table_layout(early).card_w > 1.5 * render.table_layout(late).card_w
-    assert render.table_layout(early).card_w * 11 > 0.5 * render.WIDTH or \
-        render.table_layout(early).card_w >= render.MAX_CARD_W - 1e-6
+    assert (
+        render.table_layout(early).card_w * 11 > 0.5 * render.WIDTH
+        or render.table_layout(early).card_w >= render.MAX_CARD_W - 1e-6
+    )

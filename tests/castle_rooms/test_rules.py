@@ -1,4 +1,5 @@
 """One scenario per rule sentence (RULES.md), built with from_dict, acted on, asserted."""
+
 import numpy as np
 import pytest
 
@@ -47,8 +48,7 @@ def test_last_single_card_is_drawn_alone():
 
 # --- turn end and hand limit ------------------------------------------------------------------
 def test_turn_may_not_end_with_more_than_two_cards():
-    state = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []],
-                  rows=[[([HHHH[3]], "up", None)], []])
+    state = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rows=[[([HHHH[3]], "up", None)], []])
     assert A.END_TURN not in legal(state)
     with pytest.raises(IllegalActionError, match="more than 2 cards"):
         state.apply_action(A.END_TURN)
@@ -67,8 +67,7 @@ def test_any_number_of_cards_may_be_played_in_a_turn():
 
 def test_stuck_with_three_cards_must_start_a_new_row():
     # row 0 (helmet up) ends LL; HH-entry rooms do not fit it
-    state = build(2, hands=[[HHHH[0], HHHH[1], HHLL[0]], []],
-                  rows=[[([HHLL[1]], "up", None)], []])
+    state = build(2, hands=[[HHHH[0], HHHH[1], HHLL[0]], []], rows=[[([HHLL[1]], "up", None)], []])
     moves = legal(state)
     assert A.END_TURN not in moves
     assert not any(a < A.NEW_ROW_BASE for a in moves)
@@ -78,8 +77,9 @@ def test_stuck_with_three_cards_must_start_a_new_row():
 
 # --- rows ---------------------------------------------------------------------------------------
 def test_entry_must_match_exit_of_card_on_left_helmet_up():
-    state = build(2, hands=[[HHLL[0], LLHH[0], LLLL[0]], []],
-                  rows=[[([HHLL[1]], "up", None)], []])   # exit LL
+    state = build(
+        2, hands=[[HHLL[0], LLHH[0], LLLL[0]], []], rows=[[([HHLL[1]], "up", None)], []]
+    )  # exit LL
     moves = legal(state)
     fits = {c for c in state.hands[0] if A.play_id(slot_of(state, c), 0) in moves}
     assert fits == {LLHH[0], LLLL[0]}
@@ -94,11 +94,14 @@ def test_helmet_down_turns_the_card_180_degrees():
         assert ENTRY[DOWN][card] == FLIP[b] and EXIT[DOWN][card] == FLIP[a]
         assert ENTRY[UP][card] == a and EXIT[UP][card] == b
     # a helmet-down row of LL>HH (lies as LL>HH too) ending HH takes HH>LL turned: entry flip(LL)=HH
-    state = build(2, hands=[[HHLL[0], LLLL[0], HHHH[0]], []],
-                  rows=[[([LLHH[0]], "up", None), ([LLHH[1]], "down", None)], []])
+    state = build(
+        2,
+        hands=[[HHLL[0], LLLL[0], HHHH[0]], []],
+        rows=[[([LLHH[0]], "up", None), ([LLHH[1]], "down", None)], []],
+    )
     moves = legal(state)
-    assert A.play_id(slot_of(state, HHLL[0]), 1) in moves     # turned: HH>LL
-    assert A.play_id(slot_of(state, LLLL[0]), 1) in moves     # turned: HH>HH
+    assert A.play_id(slot_of(state, HHLL[0]), 1) in moves  # turned: HH>LL
+    assert A.play_id(slot_of(state, LLLL[0]), 1) in moves  # turned: HH>HH
     assert A.play_id(slot_of(state, HHHH[0]), 1) not in moves  # turned: LL>LL
 
 
@@ -121,16 +124,25 @@ def new_row_helmets(state):
     return {h for h in (UP, DOWN) if A.new_row_id(0, h) in legal(state)}
 
 
-@pytest.mark.parametrize("rule,third", [("alternate", {UP}), ("opposite_first", {DOWN}),
-                                        ("free", {UP, DOWN})])
+@pytest.mark.parametrize(
+    "rule,third", [("alternate", {UP}), ("opposite_first", {DOWN}), ("free", {UP, DOWN})]
+)
 def test_later_rows_helmet_rule(rule, third):
     # row 0 up ends LL; row 1 down holds LL>LL turned (lies HH>HH), ends HH. HH>HH in hand
     # enters HH (up) or LL (down): it fits neither, so a third row may start
-    state = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rules={"later_rows": rule},
-                  rows=[[([HHLL[0]], "up", None), ([LLLL[0]], "down", None)], []])
+    state = build(
+        2,
+        hands=[[HHHH[0], HHHH[1], HHHH[2]], []],
+        rules={"later_rows": rule},
+        rows=[[([HHLL[0]], "up", None), ([LLLL[0]], "down", None)], []],
+    )
     assert new_row_helmets(state) == third
-    second_only = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rules={"later_rows": rule},
-                        rows=[[([HHLL[0]], "up", None)], []])
+    second_only = build(
+        2,
+        hands=[[HHHH[0], HHHH[1], HHHH[2]], []],
+        rules={"later_rows": rule},
+        rows=[[([HHLL[0]], "up", None)], []],
+    )
     assert new_row_helmets(second_only) == {DOWN}
 
 
@@ -142,30 +154,43 @@ def test_new_row_when_stuck_is_not_allowed_while_a_room_fits():
         state.apply_action(A.new_row_id(1, DOWN))
 
 
-@pytest.mark.parametrize("mode,hand_size,allowed", [
-    ("when_stuck", 2, True), ("forced", 2, False), ("forced", 3, True), ("any_time", 2, True)])
+@pytest.mark.parametrize(
+    "mode,hand_size,allowed",
+    [("when_stuck", 2, True), ("forced", 2, False), ("forced", 3, True), ("any_time", 2, True)],
+)
 def test_new_row_modes_when_nothing_fits(mode, hand_size, allowed):
-    state = build(2, hands=[HHHH[:hand_size], []], rows=[[([HHLL[0]], "up", None)], []],
-                  rules={"new_row": mode})
+    state = build(
+        2,
+        hands=[HHHH[:hand_size], []],
+        rows=[[([HHLL[0]], "up", None)], []],
+        rules={"new_row": mode},
+    )
     assert (A.new_row_id(0, DOWN) in legal(state)) == allowed
 
 
 def test_any_time_mode_allows_a_new_row_even_when_a_room_fits():
-    state = build(2, hands=[[LLLL[0]], []], rows=[[([HHLL[0]], "up", None)], []],
-                  rules={"new_row": "any_time"})
+    state = build(
+        2,
+        hands=[[LLLL[0]], []],
+        rows=[[([HHLL[0]], "up", None)], []],
+        rules={"new_row": "any_time"},
+    )
     assert {A.play_id(0, 0), A.new_row_id(0, DOWN)} <= legal(state)
 
 
 def _stuck_rows(count):
     # up rows of HH>LL end LL; down rows of LL>LL (turned: HH>HH) end HH; an HH>HH from the
     # hand enters HH up / LL down, so it fits none of them
-    return [([HHLL[i // 2]], "up", None) if i % 2 == 0 else ([LLLL[i // 2]], "down", None)
-            for i in range(count)]
+    return [
+        ([HHLL[i // 2]], "up", None) if i % 2 == 0 else ([LLLL[i // 2]], "down", None)
+        for i in range(count)
+    ]
 
 
 def test_there_is_no_limit_on_rows_short_of_the_table_cap():
-    state = build(2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []],
-                  rows=[_stuck_rows(A.MAX_ROWS - 1), []])
+    state = build(
+        2, hands=[[HHHH[0], HHHH[1], HHHH[2]], []], rows=[_stuck_rows(A.MAX_ROWS - 1), []]
+    )
     state.apply_action(A.new_row_id(0, (A.MAX_ROWS - 1) % 2))
     assert len(state.rows[0]) == A.MAX_ROWS
 
@@ -179,8 +204,12 @@ def test_at_the_table_cap_unusable_rooms_may_be_discarded():
 
 # --- dragons and knights ------------------------------------------------------------------------
 def test_dragon_blocks_an_opponents_row():
-    state = build(2, hands=[[DRAGONS[0]], [LLLL[0]]],
-                  rows=[[], [([HHLL[0]], "up", None)]], deck=[HHHH[0], HHHH[1]])
+    state = build(
+        2,
+        hands=[[DRAGONS[0]], [LLLL[0]]],
+        rows=[[], [([HHLL[0]], "up", None)]],
+        deck=[HHHH[0], HHHH[1]],
+    )
     assert legal(state) == {A.dragon_id(1, 0), A.END_TURN}
     state.apply_action(A.dragon_id(1, 0))
     assert state.rows[1][0].dragon == DRAGONS[0]
@@ -192,9 +221,15 @@ def test_dragon_blocks_an_opponents_row():
 
 
 def test_dragon_not_on_own_row_nor_on_an_already_blocked_row():
-    state = build(3, hands=[[DRAGONS[0]], [], []],
-                  rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", DRAGONS[1])],
-                        [([HHLL[2]], "up", None), ([HHHH[0]], "down", None)]])
+    state = build(
+        3,
+        hands=[[DRAGONS[0]], [], []],
+        rows=[
+            [([HHLL[0]], "up", None)],
+            [([HHLL[1]], "up", DRAGONS[1])],
+            [([HHLL[2]], "up", None), ([HHHH[0]], "down", None)],
+        ],
+    )
     assert legal(state) == {A.dragon_id(2, 0), A.dragon_id(2, 1), A.END_TURN}
     with pytest.raises(IllegalActionError, match="already blocked"):
         state.apply_action(A.dragon_id(1, 0))
@@ -203,18 +238,24 @@ def test_dragon_not_on_own_row_nor_on_an_already_blocked_row():
 
 
 def test_knight_removes_the_dragon_and_both_leave_the_game():
-    state = build(2, hands=[[KNIGHTS[0], LLLL[0]], []],
-                  rows=[[([HHLL[0]], "up", DRAGONS[0]), ([HHHH[0]], "down", None)], []])
+    state = build(
+        2,
+        hands=[[KNIGHTS[0], LLLL[0]], []],
+        rows=[[([HHLL[0]], "up", DRAGONS[0]), ([HHHH[0]], "down", None)], []],
+    )
     assert A.knight_id(0) in legal(state) and A.knight_id(1) not in legal(state)
     state.apply_action(A.knight_id(0))
     assert state.rows[0][0].dragon == -1
     assert {DRAGONS[0], KNIGHTS[0]} <= set(state.discard)
-    assert A.play_id(0, 0) in legal(state)          # building resumes on that row
+    assert A.play_id(0, 0) in legal(state)  # building resumes on that row
 
 
 def test_knight_only_on_own_blocked_row():
-    state = build(2, hands=[[KNIGHTS[0]], []],
-                  rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", DRAGONS[0])]])
+    state = build(
+        2,
+        hands=[[KNIGHTS[0]], []],
+        rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", DRAGONS[0])]],
+    )
     assert legal(state) == {A.END_TURN}
     with pytest.raises(IllegalActionError, match="not blocked"):
         state.apply_action(A.knight_id(0))
@@ -227,7 +268,7 @@ def test_three_unusable_dragons_and_knights_are_discarded_down_to_two():
     state.apply_action(A.discard_id(0))
     assert legal(state) == {A.discard_id(i) for i in range(3)}
     state.apply_action(A.discard_id(2))
-    assert legal(state) == {A.END_TURN}                  # never below 2 by this rule
+    assert legal(state) == {A.END_TURN}  # never below 2 by this rule
     assert DRAGONS[0] in state.discard and len(state.hands[0]) == 2
 
 
@@ -240,8 +281,11 @@ def test_two_unusable_specials_and_a_room_are_not_discarded():
 
 
 def test_a_usable_dragon_is_never_discarded():
-    state = build(4, hands=[[DRAGONS[0], KNIGHTS[0], KNIGHTS[1], KNIGHTS[2]], [], [], []],
-                  rows=[[], [([HHLL[0]], "up", None)], [], []])
+    state = build(
+        4,
+        hands=[[DRAGONS[0], KNIGHTS[0], KNIGHTS[1], KNIGHTS[2]], [], [], []],
+        rows=[[], [([HHLL[0]], "up", None)], [], []],
+    )
     assert A.discard_id(0) not in legal(state)
     assert {A.discard_id(1), A.discard_id(2), A.discard_id(3), A.dragon_id(1, 0)} <= legal(state)
 
@@ -249,8 +293,11 @@ def test_a_usable_dragon_is_never_discarded():
 # --- winning --------------------------------------------------------------------------------------
 def test_ten_rooms_in_a_row_win_at_once():
     row = [HHHH[i] for i in range(9)]
-    state = build(3, hands=[[HHLL[0], HHHH[9], DRAGONS[0]], [], []],
-                  rows=[[(row, "up", None)], [([LLLL[0]] * 1, "up", None)], []])
+    state = build(
+        3,
+        hands=[[HHLL[0], HHHH[9], DRAGONS[0]], [], []],
+        rows=[[(row, "up", None)], [([LLLL[0]] * 1, "up", None)], []],
+    )
     state.apply_action(A.play_id(slot_of(state, HHLL[0]), 0))
     assert state.is_terminal() and state.winners == (0,) and state.end_reason == "row"
     assert list(state.returns()) == [1, -1, -1]
@@ -261,32 +308,47 @@ def test_ten_rooms_in_a_row_win_at_once():
 
 def test_a_dragon_on_a_nine_room_row_stops_the_win():
     row = [HHHH[i] for i in range(9)]
-    state = build(2, hands=[[DRAGONS[0]], [HHHH[9]]], rows=[[], [(row, "up", None)]],
-                  deck=[LLLL[0], LLLL[1]])
+    state = build(
+        2, hands=[[DRAGONS[0]], [HHHH[9]]], rows=[[], [(row, "up", None)]], deck=[LLLL[0], LLLL[1]]
+    )
     state.apply_action(A.dragon_id(1, 0))
     state.apply_action(A.END_TURN)
     assert A.play_id(slot_of(state, HHHH[9]), 0) not in legal(state)
 
 
 def test_deck_out_longest_row_wins():
-    state = build(3, hands=[[], [], []], deck=[], rows=[
-        [(HHHH[:5], "up", None)], [(LLLL[:6], "up", None)], [(HHLL[:1], "up", None)]])
+    state = build(
+        3,
+        hands=[[], [], []],
+        deck=[],
+        rows=[[(HHHH[:5], "up", None)], [(LLLL[:6], "up", None)], [(HHLL[:1], "up", None)]],
+    )
     state.apply_action(A.END_TURN)
     assert state.is_terminal() and state.end_reason == "deck" and state.winners == (1,)
 
 
 def test_deck_out_tie_broken_by_second_longest_row():
-    state = build(2, hands=[[], []], deck=[], rows=[
-        [(HHHH[:5], "up", None), ([HHLL[0]], "down", None)],
-        [(LLLL[:5], "up", None), (HHHH[5:8], "down", None)]])
+    state = build(
+        2,
+        hands=[[], []],
+        deck=[],
+        rows=[
+            [(HHHH[:5], "up", None), ([HHLL[0]], "down", None)],
+            [(LLLL[:5], "up", None), (HHHH[5:8], "down", None)],
+        ],
+    )
     state.apply_action(A.END_TURN)
     assert state.winners == (1,)
     assert list(state.returns()) == [-1, 1]
 
 
 def test_deck_out_full_tie_shares_the_win():
-    state = build(3, hands=[[], [], []], deck=[], rows=[
-        [(HHHH[:4], "up", None)], [(LLLL[:4], "up", None)], [(HHHH[4:7], "up", None)]])
+    state = build(
+        3,
+        hands=[[], [], []],
+        deck=[],
+        rows=[[(HHHH[:4], "up", None)], [(LLLL[:4], "up", None)], [(HHHH[4:7], "up", None)]],
+    )
     state.apply_action(A.END_TURN)
     assert state.winners == (0, 1) and list(state.returns()) == [1, 1, -1]
 
@@ -301,16 +363,21 @@ def test_the_player_who_draws_the_last_cards_plays_that_turn():
 
 
 def test_a_blocking_dragon_is_not_a_room_at_deck_out():
-    state = build(2, hands=[[], []], deck=[], rows=[
-        [(HHHH[:3], "up", DRAGONS[0])], [(LLLL[:3], "up", None), ([HHLL[0]], "down", None)]])
+    state = build(
+        2,
+        hands=[[], []],
+        deck=[],
+        rows=[[(HHHH[:3], "up", DRAGONS[0])], [(LLLL[:3], "up", None), ([HHLL[0]], "down", None)]],
+    )
     state.apply_action(A.END_TURN)
     assert state.winners == (1,)
 
 
 # --- naming moves -------------------------------------------------------------------------------
 def test_describe_action_names_real_cards_and_players():
-    state = build(3, hands=[[HHHH[0], DRAGONS[0]], [], []],
-                  rows=[[], [], [([HHLL[0]], "up", None)]])
+    state = build(
+        3, hands=[[HHHH[0], DRAGONS[0]], [], []], rows=[[], [], [([HHLL[0]], "up", None)]]
+    )
     assert f"R{HHHH[0]}" in state.describe_action(A.new_row_id(0, UP))
     assert "player_2" in state.describe_action(A.dragon_id(2, 0))
     assert state.describe_action(A.END_TURN) == "end turn"
@@ -319,11 +386,14 @@ def test_describe_action_names_real_cards_and_players():
 
 
 def test_dragon_opponents_are_counted_clockwise_from_the_actor():
-    state = build(4, player=2, hands=[[], [], [DRAGONS[0]], []],
-                  rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", None)], [],
-                        [([HHLL[2]], "up", None)]])
+    state = build(
+        4,
+        player=2,
+        hands=[[], [], [DRAGONS[0]], []],
+        rows=[[([HHLL[0]], "up", None)], [([HHLL[1]], "up", None)], [], [([HHLL[2]], "up", None)]],
+    )
     assert legal(state) == {A.dragon_id(1, 0), A.dragon_id(2, 0), A.dragon_id(3, 0), A.END_TURN}
     assert "player_0" in state.describe_action(A.dragon_id(2, 0))
-    state.apply_action(A.dragon_id(2, 0))         # +2 from seat 2 is seat 0
+    state.apply_action(A.dragon_id(2, 0))  # +2 from seat 2 is seat 0
     assert state.rows[0][0].dragon == DRAGONS[0]
     assert state.rows[1][0].dragon == -1 and state.rows[3][0].dragon == -1

@@ -1,4 +1,5 @@
 """The Gymnasium layer: API checker, seeding, options, masks, errors, rendering, SB3."""
+
 import io
 import warnings
 
@@ -8,8 +9,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import castle_envs  # noqa: F401
-from castle_envs.castle_siege import (ACTIONS, CastleSiegeEnv, decode_action, encode_action,
-                                      play_action)
+from castle_envs.castle_siege import (
+    ACTIONS,
+    CastleSiegeEnv,
+    decode_action,
+    encode_action,
+    play_action,
+)
 from castle_envs.castle_siege.actions import END_BATTLE, NUM_ACTIONS, Play, Recycle
 from castle_envs.castle_siege.observation import OBS_SIZE
 from castle_envs.core.errors import EpisodeOverError, IllegalActionError, InvalidStateError
@@ -79,13 +85,16 @@ def test_reset_option_state_starts_from_a_saved_position():
     assert env.unwrapped.state.to_dict() == saved
 
 
-@pytest.mark.parametrize("deck,why", [
-    (list(range(51)), "52 card ids, got 51"),
-    (list(range(51)) + [0], r"repeats card ids \[0\]"),
-    (list(range(1, 53)), "card id 52, outside 0-51"),
-    ([float(i) for i in range(52)], "non-integer"),
-    ("A♠ 2♠", "must be a list"),
-])
+@pytest.mark.parametrize(
+    "deck,why",
+    [
+        (list(range(51)), "52 card ids, got 51"),
+        (list(range(51)) + [0], r"repeats card ids \[0\]"),
+        (list(range(1, 53)), "card id 52, outside 0-51"),
+        ([float(i) for i in range(52)], "non-integer"),
+        ("A♠ 2♠", "must be a list"),
+    ],
+)
 def test_malformed_deck_option_is_rejected(deck, why):
     env = gymnasium.make(ENV_ID)
     with pytest.raises(ValueError, match=why):
@@ -95,7 +104,10 @@ def test_malformed_deck_option_is_rejected(deck, why):
 def test_bad_constructor_and_reset_arguments():
     with pytest.raises(ValueError, match="unknown difficulty 'impossible'"):
         gymnasium.make(ENV_ID, difficulty="impossible")
-    with pytest.raises(ValueError, match=r"unexpected keyword argument 'speed'; .*rules options: \['attack', 'defeated', 'victory'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"unexpected keyword argument 'speed'; .*rules options: \['attack', 'defeated', 'victory'\]",
+    ):
         gymnasium.make(ENV_ID, speed=3)
     with pytest.raises(ValueError, match="unknown attack rule 'all'"):
         gymnasium.make(ENV_ID, attack="all")
@@ -112,8 +124,9 @@ def test_bad_constructor_and_reset_arguments():
 
 def test_illegal_action_raises_naming_move_and_reason():
     env = gymnasium.make(ENV_ID, difficulty="easy", illegal_action="raise")
-    order = deck_order(C("QS", "JC", "9H", "8D"), [C("KS", "KC", "KH", "KD")],
-                       then=C("2S", "3S", "4S", "5S", "6S"))
+    order = deck_order(
+        C("QS", "JC", "9H", "8D"), [C("KS", "KC", "KH", "KD")], then=C("2S", "3S", "4S", "5S", "6S")
+    )
     env.reset(options={"deck": order})
     action = play_action((0,), C("KS")[0])
     with pytest.raises(IllegalActionError, match=r"attack K♠ with 2♠.*sum to 2, less than"):
@@ -122,7 +135,7 @@ def test_illegal_action_raises_naming_move_and_reason():
         env.step(NUM_ACTIONS)
     with pytest.raises(IllegalActionError, match="not an integer"):
         env.step("end")
-    env.step(END_BATTLE)                      # the env is still usable after the errors
+    env.step(END_BATTLE)  # the env is still usable after the errors
 
 
 def test_penalty_mode_ends_episode_on_illegal_action():
@@ -147,8 +160,8 @@ def test_truncation_at_step_limit():
     env = gymnasium.make(ENV_ID, max_episode_steps=3)
     env.reset(seed=0)
     results = [env.step(END_BATTLE) for _ in range(3)]
-    assert [r[2] for r in results] == [False, False, False]     # not terminated ...
-    assert [r[3] for r in results] == [False, False, True]      # ... but truncated
+    assert [r[2] for r in results] == [False, False, False]  # not terminated ...
+    assert [r[3] for r in results] == [False, False, True]  # ... but truncated
 
 
 def test_reward_is_paid_once_at_the_end_and_info_has_events():
@@ -157,17 +170,30 @@ def test_reward_is_paid_once_at_the_end_and_info_has_events():
         trajectory, info = run_random(env, seed)
         rewards = [r for _, r in trajectory[1:]]
         assert sum(rewards) == rewards[-1] == (1.0 if info["won"] else 0.0)
-        assert set(info) >= {f"events_{name}" for name in (
-            "precision_strikes", "flush_sieges", "royal_assaults", "regroups",
-            "castles_captured", "turns")}
+        assert set(info) >= {
+            f"events_{name}"
+            for name in (
+                "precision_strikes",
+                "flush_sieges",
+                "royal_assaults",
+                "regroups",
+                "castles_captured",
+                "turns",
+            )
+        }
         assert info["events_turns"] >= 1 and type(info["events_turns"]) is int
 
 
 def test_victory_pays_one():
     env = gymnasium.make(ENV_ID, difficulty="easy")
     from .helpers import position
-    state = position(hand=C("6S", "7S"), castles=C("KS", "KC", "KH", "KD"),
-                     captured=(False, True, True, True), difficulty="easy")
+
+    state = position(
+        hand=C("6S", "7S"),
+        castles=C("KS", "KC", "KH", "KD"),
+        captured=(False, True, True, True),
+        difficulty="easy",
+    )
     obs, info = env.reset(options={"state": state.to_dict()})
     action = play_action((0, 1), C("KS")[0])
     obs, reward, terminated, truncated, info = env.step(action)
@@ -176,8 +202,9 @@ def test_victory_pays_one():
 
 def test_shaped_reward_pays_progress():
     env = gymnasium.make(ENV_ID, difficulty="easy", reward="shaped")
-    order = deck_order(C("QS", "JC", "9H", "8D"), [C("2S", "3S", "4S", "5S")],
-                       then=C("9S", "2C", "3C", "4C", "5C"))
+    order = deck_order(
+        C("QS", "JC", "9H", "8D"), [C("2S", "3S", "4S", "5S")], then=C("9S", "2C", "3C", "4C", "5C")
+    )
     env.reset(options={"deck": order})
     state = env.unwrapped.state
     hand = state.hand_cards()
@@ -227,8 +254,9 @@ def test_terminal_play_driven_by_scripted_input():
     from castle_envs.experiments.cli import build_parser
     from castle_envs.experiments.play import run
 
-    args = build_parser().parse_args(["play", "castle-siege", "--difficulty", "hard",
-                                      "--seed", "7"])
+    args = build_parser().parse_args(
+        ["play", "castle-siege", "--difficulty", "hard", "--seed", "7"]
+    )
     script = "0\nabc\n999\n\n" + "0\n" * 400
     out = io.StringIO()
     assert run(args, stdin=io.StringIO(script), stdout=out) == 0
@@ -242,6 +270,7 @@ def test_terminal_play_driven_by_scripted_input():
 
 def test_cli_rejects_bad_variant_without_traceback(capsys):
     from castle_envs.experiments.cli import main
+
     assert main(["play", "castle-siege", "--difficulty", "nightmare"]) == 2
     assert "unknown difficulty 'nightmare'" in capsys.readouterr().err
 
@@ -254,8 +283,7 @@ def test_maskable_ppo_runs_on_the_env():
     from stable_baselines3.common.monitor import Monitor
 
     env = Monitor(gymnasium.make(ENV_ID, difficulty="easy"))
-    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1,
-                        seed=0, verbose=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0)
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
     rewards, lengths = evaluate_policy(model, env, n_eval_episodes=3, return_episode_rewards=True)

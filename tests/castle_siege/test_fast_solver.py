@@ -3,14 +3,20 @@ against the Python reference (``tests/reference/castle_siege_solver.py``): the s
 and bounds on every position, the same verdict wherever both decide, in the reference mode the
 same verdict, line and node count, sound against plain exhaustive search, winning lines that
 replay in the Gymnasium env; and the compiled linear move scorer against ``LinearPolicy``."""
+
 import numpy as np
 import pytest
 
 pytest.importorskip("numba")
 
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE,  # noqa: E402
-                                             deal_deck, replay_wins)
+from castle_envs.castle_siege.solver import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,  # noqa: E402
+    deal_deck,
+    replay_wins,
+)
 from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo  # noqa: E402
 from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
@@ -20,8 +26,10 @@ from .helpers import C, position  # noqa: E402
 from ..reference.castle_siege_solver import Solver, relaxed_winnable  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
 
-RULES = ({"attack": "any", "defeated": "discard"},
-         {"attack": "most_recent", "defeated": "leave_game"})
+RULES = (
+    {"attack": "any", "defeated": "discard"},
+    {"attack": "most_recent", "defeated": "leave_game"},
+)
 
 
 def _rows(state: State):
@@ -82,8 +90,9 @@ def test_relaxed_game_agrees_with_the_python_one():
         regroup, royal = int(rng.integers(2)), int(rng.integers(2))
         arr = np.zeros(4, np.int64)
         arr[:n] = cols
-        assert S.relaxed_winnable(arr, n, phi, plays, regroup, royal, memo) == \
-            relaxed_winnable(tuple(cols), phi, plays, bool(regroup), bool(royal))
+        assert S.relaxed_winnable(arr, n, phi, plays, regroup, royal, memo) == relaxed_winnable(
+            tuple(cols), phi, plays, bool(regroup), bool(royal)
+        )
 
 
 def test_verdicts_agree_on_easy_and_medium_deals():
@@ -106,25 +115,48 @@ def test_verdicts_agree_on_easy_and_medium_deals():
 
 def test_verdicts_agree_on_the_solver_test_positions():
     cases = [
-        position(hand=C("2S", "3S", "4S", "5S", "6S"), castles=C("2C", "3C", "4C", "5C"),
-                 difficulty="easy"),
-        position(hand=C("9S", "2S", "3S", "4S", "5S"), castles=C("2C", "3C", "4C", "5C"),
-                 columns=(C("2H"), (), (), ()), difficulty="easy", deck=[]),
-        position(hand=C("AS", "AH", "3S", "4S", "5S"), castles=C("2C", "3C", "4C", "5C"),
-                 columns=(C("2H"), (), (), ()), difficulty="easy", deck=[]),
-        position(hand=C("AS", "AH", "3S", "4S", "KD"), castles=C("2C", "3C", "4C", "5C"),
-                 columns=(C("2H"), (), (), ()), difficulty="easy", deck=[]),
-        position(hand=C("2S", "3S"), castles=C("KC", "KH", "KD", "KS"), deck=[],
-                 difficulty="easy"),
-        position(hand=C("AS"), castles=C("KC", "KH", "KD", "KS"), deck=C("2S"),
-                 difficulty="easy"),
-        position(hand=C("AS", "AC", "2S", "2C", "3S"), castles=C("KC", "KH", "QD", "QS"),
-                 deck=C("4D"), difficulty="easy"),
+        position(
+            hand=C("2S", "3S", "4S", "5S", "6S"),
+            castles=C("2C", "3C", "4C", "5C"),
+            difficulty="easy",
+        ),
+        position(
+            hand=C("9S", "2S", "3S", "4S", "5S"),
+            castles=C("2C", "3C", "4C", "5C"),
+            columns=(C("2H"), (), (), ()),
+            difficulty="easy",
+            deck=[],
+        ),
+        position(
+            hand=C("AS", "AH", "3S", "4S", "5S"),
+            castles=C("2C", "3C", "4C", "5C"),
+            columns=(C("2H"), (), (), ()),
+            difficulty="easy",
+            deck=[],
+        ),
+        position(
+            hand=C("AS", "AH", "3S", "4S", "KD"),
+            castles=C("2C", "3C", "4C", "5C"),
+            columns=(C("2H"), (), (), ()),
+            difficulty="easy",
+            deck=[],
+        ),
+        position(hand=C("2S", "3S"), castles=C("KC", "KH", "KD", "KS"), deck=[], difficulty="easy"),
+        position(hand=C("AS"), castles=C("KC", "KH", "KD", "KS"), deck=C("2S"), difficulty="easy"),
+        position(
+            hand=C("AS", "AC", "2S", "2C", "3S"),
+            castles=C("KC", "KH", "QD", "QS"),
+            deck=C("4D"),
+            difficulty="easy",
+        ),
     ]
     # the Python solver's verdicts on these positions (tests/castle_siege/test_solver.py)
     expected = [WINNABLE, WINNABLE, WINNABLE, UNWINNABLE, UNWINNABLE, UNWINNABLE, UNWINNABLE]
     for s, want in zip(cases, expected):
-        for solver in (CompiledSolver(max_nodes=100_000), CompiledSolver(max_nodes=100_000, **PLAIN)):
+        for solver in (
+            CompiledSolver(max_nodes=100_000),
+            CompiledSolver(max_nodes=100_000, **PLAIN),
+        ):
             result = solver.solve(s)
             assert result.verdict == want
             if want == WINNABLE:
@@ -159,12 +191,14 @@ def test_deck_left_verdicts_agree_with_exhaustive_search_and_any_time():
     decided = {WINNABLE: 0, UNWINNABLE: 0}
     for s in _endgames(n_random=25, n_winning=25, deck_left=3):
         if s.deck_size == 0:
-            continue   # not a position of the strict game (already lost)
+            continue  # not a position of the strict game (already lost)
         strict = _strict(s)
-        results = [CompiledSolver(max_nodes=20_000).solve(strict),
-                   CompiledSolver(max_nodes=20_000, **PLAIN).solve(strict),
-                   Solver(max_nodes=20_000).solve(strict),
-                   Solver(max_nodes=20_000, **PLAIN).solve(strict)]
+        results = [
+            CompiledSolver(max_nodes=20_000).solve(strict),
+            CompiledSolver(max_nodes=20_000, **PLAIN).solve(strict),
+            Solver(max_nodes=20_000).solve(strict),
+            Solver(max_nodes=20_000, **PLAIN).solve(strict),
+        ]
         verdicts = {r.verdict for r in results} - {UNKNOWN}
         assert len(verdicts) <= 1, strict.to_json()
         if not verdicts:
@@ -185,11 +219,19 @@ def test_deck_left_verdicts_agree_with_exhaustive_search_and_any_time():
     # a default win the strict rule loses: the only line draws the deck's last cards
     rules = {"attack": "any", "defeated": "discard"}
     for victory, want in (("any_time", WINNABLE), ("deck_left", UNWINNABLE)):
-        s = position(hand=C("2S"), castles=C("KS", "KC", "KH", "KD"),
-                     captured=(False, True, True, True), deck=C("AH", "6S", "7S"),
-                     rules={**rules, "victory": victory})
-        for solver in (CompiledSolver(max_nodes=1000), CompiledSolver(max_nodes=1000, **PLAIN),
-                       Solver(max_nodes=1000), Solver(max_nodes=1000, **PLAIN)):
+        s = position(
+            hand=C("2S"),
+            castles=C("KS", "KC", "KH", "KD"),
+            captured=(False, True, True, True),
+            deck=C("AH", "6S", "7S"),
+            rules={**rules, "victory": victory},
+        )
+        for solver in (
+            CompiledSolver(max_nodes=1000),
+            CompiledSolver(max_nodes=1000, **PLAIN),
+            Solver(max_nodes=1000),
+            Solver(max_nodes=1000, **PLAIN),
+        ):
             assert solver.solve(s).verdict == want, (victory, solver)
 
 
@@ -218,9 +260,13 @@ def _reference_cases():
             yield State.new_game(difficulty=difficulty, deck=deal_deck(seed)), 3000
     for s in _endgames(n_random=20, n_winning=20, deck_left=3):
         yield s, 2000
-    for seed in range(6):   # a different order of the rules options
-        yield State.new_game(difficulty="hard", deck=deal_deck(seed), attack="most_recent",
-                             defeated="leave_game"), 3000
+    for seed in range(6):  # a different order of the rules options
+        yield (
+            State.new_game(
+                difficulty="hard", deck=deal_deck(seed), attack="most_recent", defeated="leave_game"
+            ),
+            3000,
+        )
 
 
 def test_the_reference_mode_searches_move_for_move_as_the_python_reference():
@@ -231,8 +277,7 @@ def test_the_reference_mode_searches_move_for_move_as_the_python_reference():
     for s, budget in _reference_cases():
         compiled = CompiledSolver(max_nodes=budget, reference=True).solve(s)
         reference = Solver(max_nodes=budget).solve(s)
-        assert (compiled.verdict, compiled.line) == (reference.verdict, reference.line), \
-            s.to_json()
+        assert (compiled.verdict, compiled.line) == (reference.verdict, reference.line), s.to_json()
         assert compiled.nodes == reference.nodes - (reference.verdict == UNKNOWN), s.to_json()
         kinds[compiled.verdict] += 1
     assert min(kinds.values()) >= 3, kinds
@@ -259,6 +304,7 @@ def test_same_budget_same_verdict_and_line():
 
 def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
     from castle_envs.vector.solve_castle_siege import _CHUNK
+
     state = State.new_game(difficulty="very_hard", deck=deal_deck(3))
     # the clock is read between chunks of nodes: the search may overrun its budget by about
     # one chunk, whose time depends on the machine and its load, so measure one here; a first
@@ -271,13 +317,17 @@ def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
     # the search runs in chunks under a time budget; chunks resume exactly where they stopped
     whole = CompiledSolver(max_nodes=200_000, probe_share=0).solve(state)
     chunked = CompiledSolver(max_nodes=200_000, max_seconds=60, probe_share=0).solve(state)
-    assert (whole.verdict, whole.nodes, whole.pruned) == (chunked.verdict, chunked.nodes,
-                                                          chunked.pruned)
+    assert (whole.verdict, whole.nodes, whole.pruned) == (
+        chunked.verdict,
+        chunked.nodes,
+        chunked.pruned,
+    )
 
 
 def test_the_compiled_linear_policy_plays_linear_policy_moves():
     from castle_envs.agents.castle_siege_linear import LinearPolicy
     from castle_envs.vector.siege_linear import policy_action
+
     policy = LinearPolicy.load("models/castle_siege_very_hard_linear/policy.json")
     weights = policy.vector()
     w = S.new_work(10)
@@ -286,8 +336,17 @@ def test_the_compiled_linear_policy_plays_linear_policy_moves():
         for difficulty in ("hard", "very_hard"):
             for s in _positions(12, difficulty, rules, seed=7):
                 b, v = _rows(s)
-                action = policy_action(b, v, rules["attack"] == "most_recent", weights,
-                                       w.sums, w.sizes, w.flush, w.royal, w.keys)
+                action = policy_action(
+                    b,
+                    v,
+                    rules["attack"] == "most_recent",
+                    weights,
+                    w.sums,
+                    w.sizes,
+                    w.flush,
+                    w.royal,
+                    w.keys,
+                )
                 assert s.legal_action_mask()[action]
                 same += action == policy(s)
                 total += 1
@@ -297,9 +356,12 @@ def test_the_compiled_linear_policy_plays_linear_policy_moves():
 
 def test_guided_probes_find_more_wins_than_the_search_order_alone():
     from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+
     weights = LinearPolicy(HEURISTIC_WEIGHTS).vector()
-    plain, guided = CompiledSolver(max_nodes=3000), CompiledSolver(max_nodes=3000,
-                                                                   probe_weights=weights)
+    plain, guided = (
+        CompiledSolver(max_nodes=3000),
+        CompiledSolver(max_nodes=3000, probe_weights=weights),
+    )
     wins = [0, 0]
     for seed in range(40):
         state = State.new_game(difficulty="hard", deck=deal_deck(seed))
@@ -322,25 +384,53 @@ def test_solve_command_compiled_resume_and_compare(tmp_path, capsys):
     import json
 
     from castle_envs.experiments.cli import main
+
     out = tmp_path / "easy.jsonl"
-    base = ["solve", "--difficulty", "easy", "--budget", "2000", "--random-games", "0",
-            "--out", str(out), "--json"]
+    base = [
+        "solve",
+        "--difficulty",
+        "easy",
+        "--budget",
+        "2000",
+        "--random-games",
+        "0",
+        "--out",
+        str(out),
+        "--json",
+    ]
     assert main(base + ["--deals", "3"]) == 0
     first = out.read_text().splitlines()
     summary = json.loads(capsys.readouterr().out)
     assert summary["solver"] == "compiled" and summary["deals"] == 3
-    assert main(base + ["--deals", "5", "--resume"]) == 0      # keeps 3, solves 2 more
+    assert main(base + ["--deals", "5", "--resume"]) == 0  # keeps 3, solves 2 more
     lines = out.read_text().splitlines()
     assert lines[:3] == first and len(lines) == 5
     assert json.loads(capsys.readouterr().out)["deals"] == 5
-    assert main(["solve", "--compare", "--difficulty", "medium", "--deals", "2", "--budget",
-                 "3000", "--json"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--compare",
+                "--difficulty",
+                "medium",
+                "--deals",
+                "2",
+                "--budget",
+                "3000",
+                "--json",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["nodes"] > 0 and sum(report["verdicts"].values()) == 2
     # the Python solver is the tests' reference now: an old command says where it went
     assert main(base + ["--deals", "1", "--solver", "python"]) == 2
     err = capsys.readouterr().err
-    assert "tests/reference/castle_siege_solver.py" in err and "compiled solver is the solver" in err
+    assert (
+        "tests/reference/castle_siege_solver.py" in err and "compiled solver is the solver" in err
+    )
     assert main(["solve", "--difficulty", "easy", "--deals", "1", "--resume"]) == 2
-    assert main(["solve", "--difficulty", "easy", "--deals", "1", "--probe-policy",
-                 "nonsense"]) == 2
+    assert (
+        main(["solve", "--difficulty", "easy", "--deals", "1", "--probe-policy", "nonsense"]) == 2
+    )

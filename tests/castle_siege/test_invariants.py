@@ -1,5 +1,6 @@
 """Invariants over many seeded random games: conservation, mask == accepted moves, hand <= 5,
 termination, JSON round trips."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -39,8 +40,10 @@ def test_conservation_hand_limit_and_termination(difficulty):
     assert max(turns) > 1
 
 
-@pytest.mark.parametrize("rules", [{"attack": "any", "defeated": "discard"},
-                                   {"attack": "most_recent", "defeated": "leave_game"}])
+@pytest.mark.parametrize(
+    "rules",
+    [{"attack": "any", "defeated": "discard"}, {"attack": "most_recent", "defeated": "leave_game"}],
+)
 def test_mask_lists_exactly_the_moves_apply_accepts(rules):
     """Every id, every step, on a few games: legal ids apply, the others raise."""
     for seed in range(6):
@@ -59,9 +62,12 @@ def test_mask_lists_exactly_the_moves_apply_accepts(rules):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), difficulty=st.sampled_from(list(DIFFICULTIES)),
-       attack=st.sampled_from(["any", "most_recent"]),
-       defeated=st.sampled_from(["discard", "leave_game"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    difficulty=st.sampled_from(list(DIFFICULTIES)),
+    attack=st.sampled_from(["any", "most_recent"]),
+    defeated=st.sampled_from(["discard", "leave_game"]),
+)
 def test_json_round_trip_and_clone_at_every_step(seed, difficulty, attack, defeated):
     for state in random_game(seed, difficulty, attack=attack, defeated=defeated):
         again = State.from_json(state.to_json())
@@ -92,9 +98,9 @@ def test_determinize_shuffles_only_what_the_player_cannot_see():
     seen = set()
     for k in range(20):
         other = state.determinize(0, np.random.default_rng(k))
-        assert np.array_equal(encode(other), encode(state))       # same observation
+        assert np.array_equal(encode(other), encode(state))  # same observation
         assert conserved(other)
         recycled = [c for c in other.deck_cards() if other.recycled[c]]
-        assert other.deck_cards()[-len(recycled):] == recycled    # known bottom kept
+        assert other.deck_cards()[-len(recycled) :] == recycled  # known bottom kept
         seen.add(tuple(other.deck_cards()))
     assert len(seen) > 1

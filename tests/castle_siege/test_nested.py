@@ -1,6 +1,7 @@
 """Nested Monte Carlo search (``vector.nested_castle_siege``): it only ever claims a win with a line
 that wins in the Gymnasium env, never on a position proven lost; its lines are legal to the
 end and score what they reach; it is deterministic; the ``solve --nested`` command."""
+
 import json
 
 import pytest
@@ -13,8 +14,13 @@ from pathlib import Path  # noqa: E402
 from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
 from castle_envs.vector import nested_castle_siege as nested  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE,  # noqa: E402
-                                             deal_deck, replay_wins)
+from castle_envs.castle_siege.solver import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,  # noqa: E402
+    deal_deck,
+    replay_wins,
+)
 from castle_envs.experiments import cli  # noqa: E402
 from castle_envs.vector import siege_nested as N  # noqa: E402
 from castle_envs.vector import siege_solver as S  # noqa: E402
@@ -23,8 +29,9 @@ from ..reference.castle_siege_solver import Solver  # noqa: E402
 from .test_fast_solver import _rows  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
 
-SCORER = Path(__file__).resolve().parents[2] / "models" / "castle_siege_very_hard_linear" \
-    / "policy.json"
+SCORER = (
+    Path(__file__).resolve().parents[2] / "models" / "castle_siege_very_hard_linear" / "policy.json"
+)
 NestedSearch = functools.partial(nested.NestedSearch, weights=LinearPolicy.load(SCORER).vector())
 
 
@@ -37,8 +44,9 @@ def _score(s: State) -> int:
     """``siege_nested.score`` in Python: a win, else 1,000 a castle less one a defender."""
     if s.won:
         return N.WIN_SCORE
-    return 1000 * int(s.captured.sum()) - int(sum(s.col_len[c] for c in range(4)
-                                                  if not s.captured[c]))
+    return 1000 * int(s.captured.sum()) - int(
+        sum(s.col_len[c] for c in range(4) if not s.captured[c])
+    )
 
 
 def test_finds_very_hard_wins_that_replay_in_the_env():
@@ -92,11 +100,16 @@ def test_victory_deck_left_is_carried_into_the_search():
     # the option travels in the kernel row (write_state), not as an argument: a line that
     # must draw the deck's last cards wins only under the default rule
     from .helpers import C, position
+
     rules = {"attack": "any", "defeated": "discard"}
     for victory, want in (("any_time", WINNABLE), ("deck_left", UNKNOWN)):
-        s = position(hand=C("2S"), castles=C("KS", "KC", "KH", "KD"),
-                     captured=(False, True, True, True), deck=C("AH", "6S", "7S"),
-                     rules={**rules, "victory": victory})
+        s = position(
+            hand=C("2S"),
+            castles=C("KS", "KC", "KH", "KD"),
+            captured=(False, True, True, True),
+            deck=C("AH", "6S", "7S"),
+            rules={**rules, "victory": victory},
+        )
         result = NestedSearch(level=2, width=4, runs=1).solve(s)
         assert result.verdict == want, victory
         if want == WINNABLE:
@@ -128,8 +141,10 @@ def test_check_hands_the_endgame_to_the_solver():
     assert checked.nodes > plain.nodes
 
 
-@pytest.mark.parametrize("settings", [dict(level=3), dict(width=1), dict(runs=0),
-                                      dict(noise=1.5), dict(level=True), dict(check=-1)])
+@pytest.mark.parametrize(
+    "settings",
+    [dict(level=3), dict(width=1), dict(runs=0), dict(noise=1.5), dict(level=True), dict(check=-1)],
+)
 def test_bad_settings_are_refused(settings):
     with pytest.raises(ValueError):
         NestedSearch(**settings)
@@ -137,9 +152,28 @@ def test_bad_settings_are_refused(settings):
 
 def test_solve_command_with_nested_search(tmp_path, capsys):
     out = tmp_path / "n.jsonl"
-    code = cli.main(["solve", "--difficulty", "very_hard", "--deals", "3", "--seed", "4",
-                     "--budget", "2000", "--nested", "2", "--nested-runs", "1",
-                     "--random-games", "0", "--out", str(out), "--json"])
+    code = cli.main(
+        [
+            "solve",
+            "--difficulty",
+            "very_hard",
+            "--deals",
+            "3",
+            "--seed",
+            "4",
+            "--budget",
+            "2000",
+            "--nested",
+            "2",
+            "--nested-runs",
+            "1",
+            "--random-games",
+            "0",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["nested"]["level"] == 2
     records = [json.loads(line) for line in open(out)]
@@ -147,12 +181,33 @@ def test_solve_command_with_nested_search(tmp_path, capsys):
     for r in records:
         assert r["nested"]["nodes"] > 0
         assert (r["verdict"] == WINNABLE) == (r["found_by"] is not None)
-    for r in records:   # the same settings give the same lines; another noise seed may not
+    for r in records:  # the same settings give the same lines; another noise seed may not
         assert r["nested"]["seed"] == 0
     again = tmp_path / "again.jsonl"
-    cli.main(["solve", "--difficulty", "very_hard", "--deals", "3", "--seed", "4", "--budget",
-              "2000", "--nested", "2", "--nested-runs", "1", "--random-games", "0", "--out",
-              str(again), "--json", "--nested-seed", "7"])
+    cli.main(
+        [
+            "solve",
+            "--difficulty",
+            "very_hard",
+            "--deals",
+            "3",
+            "--seed",
+            "4",
+            "--budget",
+            "2000",
+            "--nested",
+            "2",
+            "--nested-runs",
+            "1",
+            "--random-games",
+            "0",
+            "--out",
+            str(again),
+            "--json",
+            "--nested-seed",
+            "7",
+        ]
+    )
     capsys.readouterr()
     other = [json.loads(line) for line in open(again)]
     assert [r["nested"]["seed"] for r in other] == [7, 7, 7]
@@ -163,13 +218,39 @@ def test_solve_command_with_nested_search(tmp_path, capsys):
 
 def test_retry_unknown_solves_the_unknown_deals_again(tmp_path, capsys):
     out = str(tmp_path / "r.jsonl")
-    base = ["solve", "--difficulty", "very_hard", "--deals", "4", "--seed", "4",
-            "--random-games", "0", "--out", out, "--json"]
-    assert cli.main(base + ["--budget", "100"]) == 0      # the solver alone: all unknown
+    base = [
+        "solve",
+        "--difficulty",
+        "very_hard",
+        "--deals",
+        "4",
+        "--seed",
+        "4",
+        "--random-games",
+        "0",
+        "--out",
+        out,
+        "--json",
+    ]
+    assert cli.main(base + ["--budget", "100"]) == 0  # the solver alone: all unknown
     first = json.loads(capsys.readouterr().out)
     assert first["unknown"] == 4
-    assert cli.main(base + ["--budget", "100", "--nested", "2", "--nested-runs", "1",
-                            "--resume", "--retry-unknown"]) == 0
+    assert (
+        cli.main(
+            base
+            + [
+                "--budget",
+                "100",
+                "--nested",
+                "2",
+                "--nested-runs",
+                "1",
+                "--resume",
+                "--retry-unknown",
+            ]
+        )
+        == 0
+    )
     second = json.loads(capsys.readouterr().out)
     assert second["deals"] == 4 and second["winnable"] == second["nested"]["found"] >= 2
     lines = [json.loads(line) for line in open(out)]

@@ -1,5 +1,6 @@
 """The perfect-information solver: known answers, soundness against plain exhaustive search,
 winning lines that replay in the Gymnasium env, determinism, and the ``solve`` command."""
+
 import json
 
 import gymnasium
@@ -9,21 +10,29 @@ import pytest
 import castle_envs  # noqa: F401
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, REGROUP, play_action
 from castle_envs.castle_siege.rules import BATTLE, State
-from castle_envs.castle_siege.solver import (UNKNOWN, UNWINNABLE, WINNABLE, deal_deck,
-                                             line_events, replay_wins, state_key)
+from castle_envs.castle_siege.solver import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    deal_deck,
+    line_events,
+    replay_wins,
+    state_key,
+)
 from castle_envs.experiments import cli
 from castle_envs.experiments.solve import parse_budget
 
 from ..reference.castle_siege_solver import Solver, relaxed_winnable, solve_deck
 from .helpers import C, position, slots
 
-PLAIN = dict(prune=False, table=False, order=False)   # exhaustive search, no reductions
+PLAIN = dict(prune=False, table=False, order=False)  # exhaustive search, no reductions
 
 
 def replay_state_wins(state: State, line) -> bool:
     difficulty = state.to_dict()["difficulty"]
-    env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty=difficulty,
-                         **state.rule_options())
+    env = gymnasium.make(
+        "castle_envs/CastleSiege-v0", difficulty=difficulty, **state.rule_options()
+    )
     env.reset(options={"state": state.to_dict()})
     for action in line:
         _, _, terminated, truncated, info = env.step(int(action))
@@ -44,8 +53,9 @@ def test_deal_deck_is_the_deck_env_reset_with_that_seed_deals(seed):
 # --- hand-built positions with known answers ---------------------------------------------
 def test_trivially_winnable_position_is_solved_with_a_replayable_line():
     # no defenders; each hand card equals one castle's rank: four exact captures win
-    s = position(hand=C("2S", "3S", "4S", "5S", "6S"), castles=C("2C", "3C", "4C", "5C"),
-                 difficulty="easy")
+    s = position(
+        hand=C("2S", "3S", "4S", "5S", "6S"), castles=C("2C", "3C", "4C", "5C"), difficulty="easy"
+    )
     result = Solver(max_nodes=1000).solve(s)
     assert result.verdict == WINNABLE and replay_state_wins(s, result.line)
     # the depth-first search alone follows the move order: captures first, four of them
@@ -57,8 +67,13 @@ def test_trivially_winnable_position_is_solved_with_a_replayable_line():
 
 def test_last_turn_win_needs_the_kill_and_four_captures():
     # empty deck: win this turn or never. 2H guards castle 0; 5 cards, 5 plays needed
-    s = position(hand=C("9S", "2S", "3S", "4S", "5S"), castles=C("2C", "3C", "4C", "5C"),
-                 columns=(C("2H"), (), (), ()), difficulty="easy", deck=[])
+    s = position(
+        hand=C("9S", "2S", "3S", "4S", "5S"),
+        castles=C("2C", "3C", "4C", "5C"),
+        columns=(C("2H"), (), (), ()),
+        difficulty="easy",
+        deck=[],
+    )
     result = Solver(max_nodes=5000, probe_share=0).solve(s)
     assert result.verdict == WINNABLE and replay_state_wins(s, result.line)
     # the search's own line is subtler than "9S kills, four captures": 2S hits 2H exactly
@@ -67,23 +82,36 @@ def test_last_turn_win_needs_the_kill_and_four_captures():
     assert recycle_2s in result.line and REGROUP in result.line
     # two Aces hit 2H exactly: the same trick wins (a regression: bound 2 once pruned the
     # pending Precision Strike, when deck + hand is briefly 0 before the card comes back)
-    tricky = position(hand=C("AS", "AH", "3S", "4S", "5S"), castles=C("2C", "3C", "4C", "5C"),
-                      columns=(C("2H"), (), (), ()), difficulty="easy", deck=[])
+    tricky = position(
+        hand=C("AS", "AH", "3S", "4S", "5S"),
+        castles=C("2C", "3C", "4C", "5C"),
+        columns=(C("2H"), (), (), ()),
+        difficulty="easy",
+        deck=[],
+    )
     assert Solver(max_nodes=100_000, **PLAIN).solve(tricky).verdict == WINNABLE
     result = Solver(max_nodes=100_000).solve(tricky)
     assert result.verdict == WINNABLE and replay_state_wins(tricky, result.line)
     # with a King for the 5, castle 5C cannot be taken: lost
-    lost = position(hand=C("AS", "AH", "3S", "4S", "KD"), castles=C("2C", "3C", "4C", "5C"),
-                    columns=(C("2H"), (), (), ()), difficulty="easy", deck=[])
+    lost = position(
+        hand=C("AS", "AH", "3S", "4S", "KD"),
+        castles=C("2C", "3C", "4C", "5C"),
+        columns=(C("2H"), (), (), ()),
+        difficulty="easy",
+        deck=[],
+    )
     assert Solver(max_nodes=100_000, **PLAIN).solve(lost).verdict == UNWINNABLE
     assert Solver(max_nodes=100_000).solve(lost).verdict == UNWINNABLE
 
 
-@pytest.mark.parametrize("hand,deck,castles", [
-    (C("2S", "3S"), [], C("KC", "KH", "KD", "KS")),                 # 2 cards, 4 castles
-    (C("AS"), C("2S"), C("KC", "KH", "KD", "KS")),                  # supply 2 < 4 castles
-    (C("AS", "AC", "2S", "2C", "3S"), C("4D"), C("KC", "KH", "QD", "QS")),  # no sum reaches
-])
+@pytest.mark.parametrize(
+    "hand,deck,castles",
+    [
+        (C("2S", "3S"), [], C("KC", "KH", "KD", "KS")),  # 2 cards, 4 castles
+        (C("AS"), C("2S"), C("KC", "KH", "KD", "KS")),  # supply 2 < 4 castles
+        (C("AS", "AC", "2S", "2C", "3S"), C("4D"), C("KC", "KH", "QD", "QS")),  # no sum reaches
+    ],
+)
 def test_provably_lost_positions(hand, deck, castles):
     s = position(hand=hand, castles=castles, deck=deck, difficulty="easy")
     assert Solver(max_nodes=100_000, **PLAIN).solve(s).verdict == UNWINNABLE
@@ -202,18 +230,22 @@ def test_solver_does_not_change_the_state_it_is_given():
 
 # --- the transposition key ----------------------------------------------------------------
 def test_state_key_ignores_history_but_not_the_position():
-    s = position(hand=C("2S", "3S", "9H", "10H", "KD"), castles=C("2C", "3C", "4C", "5C"),
-                 columns=(C("4H"), C("5H"), (), ()), difficulty="easy")
+    s = position(
+        hand=C("2S", "3S", "9H", "10H", "KD"),
+        castles=C("2C", "3C", "4C", "5C"),
+        columns=(C("4H"), C("5H"), (), ()),
+        difficulty="easy",
+    )
     a, b = s.clone(), s.clone()
     a.apply_action(play_action(slots(a, "9H"), C("4H")[0]))
     a.apply_action(play_action(slots(a, "10H"), C("5H")[0]))
     b.apply_action(play_action(slots(b, "10H"), C("5H")[0]))
     b.apply_action(play_action(slots(b, "9H"), C("4H")[0]))
-    assert state_key(a) == state_key(b)          # same position by two move orders
+    assert state_key(a) == state_key(b)  # same position by two move orders
     c = b.clone()
     c.turn += 3
     c.events[:] = 7
-    assert state_key(c) == state_key(b)          # counters are no part of the position
+    assert state_key(c) == state_key(b)  # counters are no part of the position
     d = s.clone()
     d.apply_action(play_action(slots(d, "KD"), C("4H")[0]))
     assert state_key(d) != state_key(a)
@@ -233,9 +265,27 @@ def test_parse_budget():
 
 def test_solve_command_prints_summary_and_writes_records(tmp_path, capsys):
     out = tmp_path / "easy.jsonl"
-    assert cli.main(["solve", "--difficulty", "easy", "--deals", "3", "--seed", "10",
-                     "--budget", "2000", "--random-games", "2", "--out", str(out),
-                     "--json"]) == 0
+    assert (
+        cli.main(
+            [
+                "solve",
+                "--difficulty",
+                "easy",
+                "--deals",
+                "3",
+                "--seed",
+                "10",
+                "--budget",
+                "2000",
+                "--random-games",
+                "2",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["deals"] == 3 and summary["seeds"] == [10, 12]
     assert summary["winnable"] + summary["unwinnable"] + summary["unknown"] == 3
@@ -257,10 +307,23 @@ def test_solve_command_prints_summary_and_writes_records(tmp_path, capsys):
     assert cli.main(["solve", "--plot", str(svg), "--summaries", str(tmp_path / "s.json")]) == 0
     assert svg.read_text().startswith("<svg") and "easy" in svg.read_text()
     agents = tmp_path / "agents.csv"
-    agents.write_text("agent,difficulty,episodes,win_rate,win_low,win_high\n"
-                      "heuristic,easy,10,0.9,0.6,0.98\n")
-    assert cli.main(["solve", "--plot", str(svg), "--summaries", str(tmp_path / "s.json"),
-                     "--agents-csv", str(agents)]) == 0
+    agents.write_text(
+        "agent,difficulty,episodes,win_rate,win_low,win_high\nheuristic,easy,10,0.9,0.6,0.98\n"
+    )
+    assert (
+        cli.main(
+            [
+                "solve",
+                "--plot",
+                str(svg),
+                "--summaries",
+                str(tmp_path / "s.json"),
+                "--agents-csv",
+                str(agents),
+            ]
+        )
+        == 0
+    )
     assert "heuristic" in svg.read_text() and svg.read_text().count("<circle") == 4
 
 
@@ -289,11 +352,25 @@ def test_policy_guided_probes_find_replayable_wins_and_reject_illegal_choices():
 
 def test_solve_command_gives_the_same_records_with_two_workers(tmp_path):
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    base = ["solve", "--difficulty", "medium", "--deals", "4", "--budget", "1500",
-            "--random-games", "1", "--json"]
+    base = [
+        "solve",
+        "--difficulty",
+        "medium",
+        "--deals",
+        "4",
+        "--budget",
+        "1500",
+        "--random-games",
+        "1",
+        "--json",
+    ]
     assert cli.main(base + ["--out", str(one)]) == 0
     assert cli.main(base + ["--out", str(two), "--workers", "2"]) == 0
+
     def strip(text):
-        return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
-                for line in text.splitlines()]
+        return [
+            {k: v for k, v in json.loads(line).items() if k != "seconds"}
+            for line in text.splitlines()
+        ]
+
     assert strip(one.read_text()) == strip(two.read_text())

@@ -6,6 +6,7 @@ and the game is lost the moment the deck is empty while a castle stands).
 
 Each scenario runs on ``rules.State`` and, from the same saved position, on the compiled
 kernel (``write_state`` + ``castle_siege.kernel.apply``), which must agree move for move."""
+
 import warnings
 
 import gymnasium
@@ -42,6 +43,7 @@ def run_both(state, actions):
     pytest.importorskip("numba")
     from castle_envs.castle_siege import kernel as K
     from castle_envs.vector.castle_siege import read_state, write_state
+
     b = np.zeros(K.CARD_WORDS, np.int8)
     v = np.zeros(K.INT_WORDS, np.int32)
     write_state(b, v, state, state.rows, state.rule_options())
@@ -60,15 +62,24 @@ def run_both(state, actions):
 def endgame(victory, deck):
     """One castle (K♠) left, no defender, 2♠ in hand: ending the turn deals the top deck card
     (A♥) as its defender and draws up to five."""
-    return position(hand=C("2S"), castles=KINGS, captured=(False, True, True, True),
-                    deck=deck, rules=rules(victory))
+    return position(
+        hand=C("2S"),
+        castles=KINGS,
+        captured=(False, True, True, True),
+        deck=deck,
+        rules=rules(victory),
+    )
 
 
 def test_fourth_capture_with_empty_deck_wins_under_any_time():
-    s = run_both(endgame("any_time", C("AH", "6S", "7S")), [
-        END_BATTLE,                                   # A♥ defends; 6♠ 7♠ drawn; deck empty
-        lambda s: play(s, ["2S"], "AH"),
-        lambda s: play(s, ["6S", "7S"], "KS")])       # 13 = K♠, with the deck empty
+    s = run_both(
+        endgame("any_time", C("AH", "6S", "7S")),
+        [
+            END_BATTLE,  # A♥ defends; 6♠ 7♠ drawn; deck empty
+            lambda s: play(s, ["2S"], "AH"),
+            lambda s: play(s, ["6S", "7S"], "KS"),
+        ],
+    )  # 13 = K♠, with the deck empty
     assert s.won and s.deck_size == 0 and s.returns()[0] == 1.0
 
 
@@ -82,10 +93,14 @@ def test_same_line_is_lost_under_deck_left_when_the_draw_empties_the_deck():
 
 
 def test_fourth_capture_with_a_card_left_wins_under_deck_left():
-    s = run_both(endgame("deck_left", C("AH", "6S", "7S", "9C", "10C", "3D")), [
-        END_BATTLE,                                   # draws 6♠ 7♠ 9♣ 10♣; 3♦ stays
-        lambda s: play(s, ["2S"], "AH"),
-        lambda s: play(s, ["6S", "7S"], "KS")])
+    s = run_both(
+        endgame("deck_left", C("AH", "6S", "7S", "9C", "10C", "3D")),
+        [
+            END_BATTLE,  # draws 6♠ 7♠ 9♣ 10♣; 3♦ stays
+            lambda s: play(s, ["2S"], "AH"),
+            lambda s: play(s, ["6S", "7S"], "KS"),
+        ],
+    )
     assert s.won and s.deck_cards() == C("3D")
 
 
@@ -93,10 +108,20 @@ def test_existing_empty_deck_capture_scenario_cannot_even_be_loaded_under_deck_l
     # under deck_left an empty deck while a castle stands is already a loss, so a playing
     # position with an empty deck is not a state of that game
     with pytest.raises(InvalidStateError, match="deck_left"):
-        position(hand=C("6S", "7S"), castles=KINGS, captured=(False, True, True, True),
-                 deck=[], rules=rules("deck_left"))
-    s = position(hand=C("6S", "7S"), castles=KINGS, captured=(False, True, True, True),
-                 deck=[], rules=rules("any_time"))
+        position(
+            hand=C("6S", "7S"),
+            castles=KINGS,
+            captured=(False, True, True, True),
+            deck=[],
+            rules=rules("deck_left"),
+        )
+    s = position(
+        hand=C("6S", "7S"),
+        castles=KINGS,
+        captured=(False, True, True, True),
+        deck=[],
+        rules=rules("any_time"),
+    )
     s.apply_action(play(s, ["6S", "7S"], "KS"))
     assert s.won
 
@@ -104,24 +129,34 @@ def test_existing_empty_deck_capture_scenario_cannot_even_be_loaded_under_deck_l
 # --- a deck emptied mid-turn ------------------------------------------------------------------
 @pytest.mark.parametrize("victory", ["any_time", "deck_left"])
 def test_flush_siege_draw_of_the_last_card(victory):
-    s = position(hand=C("3H", "5H", "9S"), columns=(C("7D"), C("QD"), (), ()), castles=TENS,
-                 deck=C("KS"), rules=rules(victory))
-    s = run_both(s, [lambda s: play(s, ["3H", "5H"], "7D")])   # 8 > 7, one suit: draws K♠
+    s = position(
+        hand=C("3H", "5H", "9S"),
+        columns=(C("7D"), C("QD"), (), ()),
+        castles=TENS,
+        deck=C("KS"),
+        rules=rules(victory),
+    )
+    s = run_both(s, [lambda s: play(s, ["3H", "5H"], "7D")])  # 8 > 7, one suit: draws K♠
     assert s.deck_size == 0 and s.hand_cards() == sorted(C("9S", "KS"))
     if victory == "any_time":
-        assert not s.is_terminal() and s.phase == BATTLE    # the turn is played out
+        assert not s.is_terminal() and s.phase == BATTLE  # the turn is played out
         s = run_both(s, [lambda s: play(s, ["KS"], "QD"), END_BATTLE])
-        assert s.outcome == -1                               # it ends on an empty deck
+        assert s.outcome == -1  # it ends on an empty deck
     else:
-        assert s.outcome == -1 and not s.legal_action_mask().any()   # lost at once
+        assert s.outcome == -1 and not s.legal_action_mask().any()  # lost at once
 
 
 @pytest.mark.parametrize("victory", ["any_time", "deck_left"])
 def test_flush_and_precision_strike_emptying_the_deck(victory):
     # the Flush Siege draw comes first ("immediately") and takes the last card; under
     # deck_left the game is lost before the Precision Strike could refill the deck
-    s = position(hand=C("3H", "4H"), columns=(C("7D"), C("QD"), (), ()), castles=TENS,
-                 deck=C("KS"), rules=rules(victory))
+    s = position(
+        hand=C("3H", "4H"),
+        columns=(C("7D"), C("QD"), (), ()),
+        castles=TENS,
+        deck=C("KS"),
+        rules=rules(victory),
+    )
     s = run_both(s, [lambda s: play(s, ["3H", "4H"], "7D")])
     assert s.deck_size == 0 and s.hand_cards() == C("KS")
     if victory == "any_time":
@@ -134,8 +169,7 @@ def test_flush_and_precision_strike_emptying_the_deck(victory):
 
 @pytest.mark.parametrize("victory", ["any_time", "deck_left"])
 def test_regroup_drawing_the_last_cards(victory):
-    s = position(hand=C("2S", "3S"), castles=KINGS, deck=C("AH", "2H", "3H"),
-                 rules=rules(victory))
+    s = position(hand=C("2S", "3S"), castles=KINGS, deck=C("AH", "2H", "3H"), rules=rules(victory))
     s = run_both(s, [REGROUP])
     assert s.deck_size == 0 and s.hand_cards() == C("AH", "2H", "3H")
     assert s.outcome == (0 if victory == "any_time" else -1)
@@ -143,19 +177,34 @@ def test_regroup_drawing_the_last_cards(victory):
 
 @pytest.mark.parametrize("victory", ["any_time", "deck_left"])
 def test_end_of_turn_deal_emptying_the_deck_loses_under_both(victory):
-    s = position(hand=C("2S"), columns=(C("9D"), (), (), ()), castles=TENS,
-                 deck=C("AS", "AC"), rules=rules(victory))
+    s = position(
+        hand=C("2S"),
+        columns=(C("9D"), (), (), ()),
+        castles=TENS,
+        deck=C("AS", "AC"),
+        rules=rules(victory),
+    )
     s = run_both(s, [END_BATTLE])
     assert s.outcome == -1
 
 
 def test_precision_strike_keeps_a_one_card_deck_alive_under_deck_left():
     # a capture or an attack spends hand cards only: the deck's last card stays
-    s = position(hand=C("3S", "4C", "KH"), columns=(C("7D"), C("QD"), (), ()), castles=TENS,
-                 deck=C("KS"), rules=rules("deck_left"))
-    s = run_both(s, [lambda s: play(s, ["3S", "4C"], "7D"),   # exact, two suits: no draw
-                     RECYCLE_BASE + C("7D")[0],
-                     lambda s: play(s, ["KH"], "QD")])
+    s = position(
+        hand=C("3S", "4C", "KH"),
+        columns=(C("7D"), C("QD"), (), ()),
+        castles=TENS,
+        deck=C("KS"),
+        rules=rules("deck_left"),
+    )
+    s = run_both(
+        s,
+        [
+            lambda s: play(s, ["3S", "4C"], "7D"),  # exact, two suits: no draw
+            RECYCLE_BASE + C("7D")[0],
+            lambda s: play(s, ["KH"], "QD"),
+        ],
+    )
     assert not s.is_terminal() and s.deck_cards() == C("KS", "7D")
 
 
@@ -173,8 +222,9 @@ def test_to_dict_from_dict_round_trip_keeps_the_option():
     back = State.from_dict(data)
     assert back.victory == "deck_left" and back.to_dict() == data
     assert State.from_json(s.to_json()).to_dict() == data
-    assert State.new_game(np.random.default_rng(3), "hard").to_dict()["rules"]["victory"] \
-        == "any_time"
+    assert (
+        State.new_game(np.random.default_rng(3), "hard").to_dict()["rules"]["victory"] == "any_time"
+    )
 
 
 def test_states_saved_without_the_option_read_as_any_time():
@@ -185,8 +235,11 @@ def test_states_saved_without_the_option_read_as_any_time():
 
 def test_bad_option_values_are_named():
     assert RULE_DEFAULTS["victory"] == "any_time"
-    with pytest.raises(ValueError, match=r"unknown victory rule 'sudden'; choose one of "
-                                         r"\['any_time', 'deck_left'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown victory rule 'sudden'; choose one of "
+        r"\['any_time', 'deck_left'\]",
+    ):
         State.new_game(difficulty="easy", victory="sudden")
     with pytest.raises(ValueError, match="unknown victory rule 'sudden'"):
         gymnasium.make(ENV_ID, victory="sudden")
@@ -201,8 +254,13 @@ def test_bad_option_values_are_named():
 
 
 def test_a_deck_left_win_must_leave_a_card():
-    s = position(hand=C("6S", "7S"), castles=KINGS, captured=(False, True, True, True),
-                 deck=C("AH"), rules=rules("deck_left"))
+    s = position(
+        hand=C("6S", "7S"),
+        castles=KINGS,
+        captured=(False, True, True, True),
+        deck=C("AH"),
+        rules=rules("deck_left"),
+    )
     s.apply_action(play(s, ["6S", "7S"], "KS"))
     data = s.to_dict()
     assert s.won and State.from_dict(data).won
@@ -217,7 +275,7 @@ def test_env_passes_the_option_through_and_checks_saved_states():
     env.reset(seed=0)
     assert env.unwrapped.rules["victory"] == "deck_left"
     assert env.unwrapped.state.victory == "deck_left"
-    saved = State.new_game(np.random.default_rng(1), "easy").to_dict()   # any_time
+    saved = State.new_game(np.random.default_rng(1), "easy").to_dict()  # any_time
     with pytest.raises(InvalidStateError, match="'victory': 'any_time'"):
         env.reset(options={"state": saved})
     assert CastleSiegeEnv("easy").rules["victory"] == "any_time"
@@ -253,15 +311,30 @@ def test_solve_command_takes_the_option(capsys):
     import json
 
     from castle_envs.experiments.cli import main
-    base = ["solve", "--difficulty", "easy", "--deals", "3", "--budget", "3000",
-            "--random-games", "1", "--probe-policy", "none", "--json"]
+
+    base = [
+        "solve",
+        "--difficulty",
+        "easy",
+        "--deals",
+        "3",
+        "--budget",
+        "3000",
+        "--random-games",
+        "1",
+        "--probe-policy",
+        "none",
+        "--json",
+    ]
     summaries = {}
     for victory in ("any_time", "deck_left"):
         assert main(base + ["--victory", victory]) == 0
         summaries[victory] = json.loads(capsys.readouterr().out)
         assert summaries[victory]["rules"]["victory"] == victory
     assert summaries["deck_left"]["wins_with_empty_deck"] == 0
-    assert summaries["deck_left"]["winnable"] <= summaries["any_time"]["winnable"] \
-        + summaries["any_time"]["unknown"]
+    assert (
+        summaries["deck_left"]["winnable"]
+        <= summaries["any_time"]["winnable"] + summaries["any_time"]["unknown"]
+    )
     assert main(base + ["--victory", "sudden"]) == 2
     assert "invalid choice" in capsys.readouterr().err

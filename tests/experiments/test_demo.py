@@ -1,4 +1,5 @@
 """castle-envs demo: the newcomer's first command prints a win rate per agent, trained agent included."""
+
 import re
 
 from castle_envs.experiments.cli import main

@@ -1,4 +1,5 @@
 """The harness's fast loop plays exactly the game the public env plays."""
+
 import gymnasium
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ def test_same_episode_as_through_gymnasium(spec):
     env = gymnasium.make("castle_envs/CastleSiege-v0", difficulty="medium")
     obs, info = env.reset(seed=seed + index)
     agent = make_agent(spec, "castle-siege")
-    agent.reset([0, seed + index, 0])      # [agent seed, deal seed, seat]
+    agent.reset([0, seed + index, 0])  # [agent seed, deal seed, seat]
     total, steps, done = 0.0, 0, False
     while not done:
         state = env.unwrapped.state
@@ -26,14 +27,16 @@ def test_same_episode_as_through_gymnasium(spec):
         steps += 1
         done = terminated or truncated
     assert record["returns"] == [total] and record["length"] == steps
-    assert record["events"] == {k.removeprefix("events_"): float(v) for k, v in info.items()
-                                if k.startswith("events_")}
+    assert record["events"] == {
+        k.removeprefix("events_"): float(v) for k, v in info.items() if k.startswith("events_")
+    }
     assert set(record["events"]) == set(EVENTS)
 
 
 def test_multiplayer_records_every_seat():
-    r = play_episode("castle-rooms", (("num_players", 3),), (), ("random", "heuristic", "random"),
-                     0, 0)
+    r = play_episode(
+        "castle-rooms", (("num_players", 3),), (), ("random", "heuristic", "random"), 0, 0
+    )
     assert len(r["returns"]) == 3 and max(r["returns"]) == 1.0 and r["length"] > 0
 
 
@@ -44,6 +47,7 @@ def test_wrong_number_of_agents_is_an_error():
 
 def test_time_budget_search_returns_a_legal_move():
     from castle_envs.castle_siege.rules import State
+
     s = State.new_game(np.random.default_rng(0), "easy")
     a = make_agent("mcts:time=0.05", "castle-siege", seed=0).act(None, s.legal_action_mask(), s)
     assert s.legal_action_mask()[a]

@@ -3,6 +3,7 @@ played, a stopped collection resumes without replaying finished deals, evaluatio
 refused, and a fit writes a model that loads as an agent and a leaf value the search reads;
 with a student (DAgger) the student's moves are played and the teacher labels every decision,
 and the teacher's unsearched moves (the endgame planner's) can be learnt too."""
+
 import json
 
 import numpy as np
@@ -19,26 +20,37 @@ TEACHER = "ismcts:iterations=20,width=3,endgame=500"
 
 
 def _collect(journal, games, seed=20_000_000):
-    E.main(["collect", "--seed", str(seed), "--games", str(games), "--journal", str(journal),
-            "--teacher", TEACHER])
+    E.main(
+        [
+            "collect",
+            "--seed",
+            str(seed),
+            "--games",
+            str(games),
+            "--journal",
+            str(journal),
+            "--teacher",
+            TEACHER,
+        ]
+    )
 
 
 def test_the_journal_replays_the_teachers_games_and_resumes(tmp_path, capsys):
     journal = tmp_path / "j.jsonl"
     _collect(journal, 1)
-    _collect(journal, 2)     # resumes: plays only the second deal
+    _collect(journal, 2)  # resumes: plays only the second deal
     games = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [g["seed"] for g in games] == [20_000_000, 20_000_001]
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["played"] == 1
     agent = make_agent(TEACHER, "castle-siege", seed=0)
     again = E.play(agent, 20_000_000, "very_hard")
     again["teacher"] = TEACHER
-    assert again == games[0]          # a game depends only on its deal and the agent seed
+    assert again == games[0]  # a game depends only on its deal and the agent seed
     for g in games:
         state = State.new_game(np.random.default_rng(g["seed"]), difficulty="very_hard")
         searched = dict((step, kids) for step, kids in g["searched"])
         for step, action in enumerate(g["actions"]):
-            if searched.get(step):   # empty where every world was already lost at the root
+            if searched.get(step):  # empty where every world was already lost at the root
                 assert action == max(searched[step], key=lambda k: k[1])[0]
             state.apply_action(action)
         assert state.outcome == g["outcome"]
@@ -50,8 +62,9 @@ def test_fit_writes_a_model_and_a_leaf_value(tmp_path):
     journal = tmp_path / "j.jsonl"
     _collect(journal, 2)
     out = tmp_path / "model"
-    E.main(["fit", "--journals", str(journal), "--out", str(out), "--epochs", "1",
-            "--holdout", "0.5"])
+    E.main(
+        ["fit", "--journals", str(journal), "--out", str(out), "--epochs", "1", "--holdout", "0.5"]
+    )
     history = json.loads((out / "history.json").read_text())
     assert [h["epoch"] for h in history] == [0, 1]
     assert history[1]["fit"]["ce"] > 0
@@ -74,8 +87,23 @@ STUDENT = "model:models/castle_siege_hard_move_ppo"
 
 def test_dagger_plays_the_students_moves_and_labels_every_choice(tmp_path):
     journal = tmp_path / "d.jsonl"
-    E.main(["collect", "--seed", "20000003", "--games", "2", "--journal", str(journal),
-            "--teacher", TEACHER, "--student", STUDENT, "--beta", "0"])
+    E.main(
+        [
+            "collect",
+            "--seed",
+            "20000003",
+            "--games",
+            "2",
+            "--journal",
+            str(journal),
+            "--teacher",
+            TEACHER,
+            "--student",
+            STUDENT,
+            "--beta",
+            "0",
+        ]
+    )
     student = make_agent(STUDENT, "castle-siege", seed=0)
     for g in [json.loads(line) for line in journal.read_text().splitlines()]:
         assert g["student"] == STUDENT and g["teacher"] == TEACHER and g["beta"] == 0
@@ -90,16 +118,43 @@ def test_dagger_plays_the_students_moves_and_labels_every_choice(tmp_path):
             state.apply_action(action)
         assert state.outcome == g["outcome"]
     with pytest.raises(SystemExit, match="--beta"):
-        E.main(["collect", "--seed", "20000003", "--games", "1", "--journal",
-                str(tmp_path / "b.jsonl"), "--teacher", TEACHER, "--student", STUDENT,
-                "--beta", "1.5"])
+        E.main(
+            [
+                "collect",
+                "--seed",
+                "20000003",
+                "--games",
+                "1",
+                "--journal",
+                str(tmp_path / "b.jsonl"),
+                "--teacher",
+                TEACHER,
+                "--student",
+                STUDENT,
+                "--beta",
+                "1.5",
+            ]
+        )
 
 
 def test_planned_moves_are_learnt_as_one_hot_targets(tmp_path):
     journal = tmp_path / "j.jsonl"
     # Medium deals 20,000,000-001: both won through a proven endgame (14 and 6 planned moves)
-    E.main(["collect", "--seed", "20000000", "--games", "2", "--journal", str(journal),
-            "--teacher", TEACHER, "--difficulty", "medium"])
+    E.main(
+        [
+            "collect",
+            "--seed",
+            "20000000",
+            "--games",
+            "2",
+            "--journal",
+            str(journal),
+            "--teacher",
+            TEACHER,
+            "--difficulty",
+            "medium",
+        ]
+    )
     games = [json.loads(line) for line in journal.read_text().splitlines()]
     without, _, _ = E.load_positions([str(journal)], 256, 0.0)
     with_planned, _, _ = E.load_positions([str(journal)], 256, 0.0, planned=True)
@@ -129,6 +184,7 @@ def test_value_targets_rank_the_children_by_their_mean_values(tmp_path):
     values, _, _ = E.load_positions([str(journal)], 256, 0.0, q_temp=0.01, q_visits=3)
     assert len(values) == len(visits) > 0
     from castle_envs.moves import move_view
+
     view = move_view("castle-siege", 256)
     state = State.new_game(np.random.default_rng(game["seed"]), difficulty="very_hard")
     searched = dict((step, kids) for step, kids in game["searched"] if kids)
@@ -150,7 +206,8 @@ def test_value_targets_rank_the_children_by_their_mean_values(tmp_path):
                     elif (a, n_visits, q) in map(tuple, sure):
                         want = np.exp((q - best[2]) / 0.01)
                         assert target[where[a]] == pytest.approx(
-                            want / sum(np.exp((k[2] - best[2]) / 0.01) for k in sure), rel=1e-4)
+                            want / sum(np.exp((k[2] - best[2]) / 0.01) for k in sure), rel=1e-4
+                        )
             checked += 1
         state.apply_action(action)
     assert checked == len(values)

@@ -2,6 +2,7 @@
 the same seed gives the same generations, rounds, weights and rows as the code before them
 (tests/data/before_harness/, made at commit bd01cab), and their run folders hold the
 harness's files."""
+
 import csv
 import json
 from pathlib import Path
@@ -41,7 +42,9 @@ def test_cem_gives_the_generations_of_the_code_before_the_harness(tmp_path):
     with open(run / "eval.csv") as f:
         rows = list(csv.DictReader(f))
     assert [(r["generation"], r["difficulty"], r["games"]) for r in rows] == [
-        ("1", "easy", "20"), ("2", "easy", "20")]
+        ("1", "easy", "20"),
+        ("2", "easy", "20"),
+    ]
     assert (run / "final_model" / "policy.json").read_text() == (run / "policy.json").read_text()
     assert (run / "best_model" / "policy.json").is_file()
     written = json.loads((run / "summary.json").read_text())
@@ -74,8 +77,10 @@ def _check_rounds(run, rounds=(0, 1)):
     for k in rounds:
         folder, want = run / f"round_{k}", expected[k]
         with np.load(folder / "data.npz") as data:
-            assert {name: hashlib.sha256(np.ascontiguousarray(data[name]).tobytes()).hexdigest()
-                    for name in want["data_sha256"]} == want["data_sha256"], k
+            assert {
+                name: hashlib.sha256(np.ascontiguousarray(data[name]).tobytes()).hexdigest()
+                for name in want["data_sha256"]
+            } == want["data_sha256"], k
         assert json.loads((folder / "policy.json").read_text())["weights"] == want["policy"]
         summary = json.loads((folder / "summary.json").read_text())
         assert {k: v for k, v in summary.items() if k not in ("wall_s", "cpu_s")} == want["summary"]
@@ -89,13 +94,23 @@ def test_expert_iteration_gives_the_rounds_of_the_code_before_the_harness(tmp_pa
     _check_rounds(run)
     assert summary["rounds"] == 2 and summary["decisions"] == 73
     files = sorted(str(p.relative_to(run)) for p in run.rglob("*") if p.is_file())
-    assert files == ["checkpoints/latest/policy.json", "checkpoints/latest/rounds.json",
-                     "config.yaml", "final_model/policy.json", "progress.json",
-                     "round_0/data.npz", "round_0/policy.json", "round_0/summary.json",
-                     "round_1/data.npz", "round_1/policy.json", "round_1/summary.json",
-                     "summary.json"]
+    assert files == [
+        "checkpoints/latest/policy.json",
+        "checkpoints/latest/rounds.json",
+        "config.yaml",
+        "final_model/policy.json",
+        "progress.json",
+        "round_0/data.npz",
+        "round_0/policy.json",
+        "round_0/summary.json",
+        "round_1/data.npz",
+        "round_1/policy.json",
+        "round_1/summary.json",
+        "summary.json",
+    ]
     assert (run / "final_model" / "policy.json").read_text() == (
-        run / "round_1" / "policy.json").read_text()
+        run / "round_1" / "policy.json"
+    ).read_text()
 
 
 def test_a_stopped_expert_iteration_resumes_at_its_next_round(tmp_path):
@@ -117,9 +132,19 @@ def test_an_old_rounds_folder_resumes_through_the_command_line(tmp_path, capsys)
 
     run = tmp_path / "old"
     shutil.copytree(OLD_EXIT, run)
-    args = ["--out", str(run), "--rounds", "2", "--games", "2", "--eval-games", "2",
-            "--iterations", "20"]
-    exit_siege.main(args)      # its config.json named the shipped scorer's file: the default
+    args = [
+        "--out",
+        str(run),
+        "--rounds",
+        "2",
+        "--games",
+        "2",
+        "--eval-games",
+        "2",
+        "--iterations",
+        "20",
+    ]
+    exit_siege.main(args)  # its config.json named the shipped scorer's file: the default
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "round 0: done (resumed)" and out[1].startswith("round 1: train 0/2")
     _check_rounds(run)
@@ -142,9 +167,12 @@ def test_a_damaged_old_rounds_folder_is_refused_with_what_to_do(tmp_path):
     run = tmp_path / "old"
     shutil.copytree(OLD_EXIT, run)
     (run / "config.json").write_text('{"rounds": 2}')
-    with pytest.raises(ValueError, match=r"config.json: not the config.json of an expert-"
-                                         r"iteration rounds folder \(no 'games'\); start the "
-                                         r"run again in a new folder"):
+    with pytest.raises(
+        ValueError,
+        match=r"config.json: not the config.json of an expert-"
+        r"iteration rounds folder \(no 'games'\); start the "
+        r"run again in a new folder",
+    ):
         run_training(resume=str(run))
     assert not (run / "config.yaml").exists()
 
@@ -167,14 +195,21 @@ def test_bad_expert_iteration_configs_name_the_key():
     from castle_envs.experiments.config import resolve
 
     for raw, message in [
-            ({"algo": "exit_siege", "exit_siege": {"gamez": 3}}, r"exit_siege.gamez: unknown key"),
-            ({"algo": "exit_siege", "seed": 5}, r"seed: exit_siege plays its training deals"),
-            ({"algo": "exit_siege", "seed": 20_000_000, "exit_siege": {"rounds": 0}},
-             r"exit_siege.rounds: must be at least 1"),
-            ({"algo": "exit_siege", "seed": 20_000_000, "exit_siege": {"temp": 0}},
-             r"exit_siege.temp: expected a number above 0"),
-            ({"algo": "exit_siege", "game": "castellion", "seed": 20_000_000},
-             r"game must be castle-siege")]:
+        ({"algo": "exit_siege", "exit_siege": {"gamez": 3}}, r"exit_siege.gamez: unknown key"),
+        ({"algo": "exit_siege", "seed": 5}, r"seed: exit_siege plays its training deals"),
+        (
+            {"algo": "exit_siege", "seed": 20_000_000, "exit_siege": {"rounds": 0}},
+            r"exit_siege.rounds: must be at least 1",
+        ),
+        (
+            {"algo": "exit_siege", "seed": 20_000_000, "exit_siege": {"temp": 0}},
+            r"exit_siege.temp: expected a number above 0",
+        ),
+        (
+            {"algo": "exit_siege", "game": "castellion", "seed": 20_000_000},
+            r"game must be castle-siege",
+        ),
+    ]:
         with pytest.raises(ValueError, match=message):
             resolve(raw)
 
@@ -186,9 +221,10 @@ def test_an_interrupted_round_is_redone_on_resume(tmp_path, monkeypatch):
 
     def fit_then_interrupt(*args, **kwargs):
         fits.append(1)
-        if len(fits) == 2:                 # in round 1, after its games, before its check
+        if len(fits) == 2:  # in round 1, after its games, before its check
             raise KeyboardInterrupt
         return real_fit(*args, **kwargs)
+
     real_fit = exit_siege.fit
     monkeypatch.setattr(exit_siege, "fit", fit_then_interrupt)
     run = tmp_path / "run"

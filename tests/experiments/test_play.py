@@ -1,4 +1,5 @@
 """castle-envs play in the multi-player games: built-in opponents and bad input."""
+
 import io
 
 from castle_envs.experiments.cli import build_parser, main
@@ -6,8 +7,19 @@ from castle_envs.experiments.play import run
 
 
 def test_opponents_play_a_whole_game_when_no_seat_is_human():
-    args = build_parser().parse_args(["play", "castle-rooms", "--players", "3", "--seed", "2",
-                                      "--human", "--opponent", "heuristic"])
+    args = build_parser().parse_args(
+        [
+            "play",
+            "castle-rooms",
+            "--players",
+            "3",
+            "--seed",
+            "2",
+            "--human",
+            "--opponent",
+            "heuristic",
+        ]
+    )
     out = io.StringIO()
     assert run(args, stdin=io.StringIO(""), stdout=out) == 0
     text = out.getvalue()
@@ -33,8 +45,32 @@ import pytest
 from castle_envs.castle_siege.rules import State
 from castle_envs.experiments.play import Session
 
-NASTY_LINES = ["²", "5" * 5000, "", "   ", "\t", "é", "☃", "-1", "+3", "0x1f", "1e3", " 3 ",
-               "٣", "n", "p", "all", "?", "b", "save", "zzzz", "J♦ J♦", "((", "[a-z]*", "\\"]
+NASTY_LINES = [
+    "²",
+    "5" * 5000,
+    "",
+    "   ",
+    "\t",
+    "é",
+    "☃",
+    "-1",
+    "+3",
+    "0x1f",
+    "1e3",
+    " 3 ",
+    "٣",
+    "n",
+    "p",
+    "all",
+    "?",
+    "b",
+    "save",
+    "zzzz",
+    "J♦ J♦",
+    "((",
+    "[a-z]*",
+    "\\",
+]
 
 
 def _play(argv, script, stdin=None, width=0):
@@ -52,12 +88,17 @@ def test_negative_seed_is_a_one_line_error(capsys):
     assert "\n" not in err and "--seed must be a non-negative integer, got -5" in err
 
 
-@pytest.mark.parametrize("argv", [["castle-siege", "--difficulty", "hard"],
-                                  ["castellion", "--level", "menace"],
-                                  ["castle-rooms", "--players", "2"],
-                                  ["castell", "--players", "3"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["castle-siege", "--difficulty", "hard"],
+        ["castellion", "--level", "menace"],
+        ["castle-rooms", "--players", "2"],
+        ["castell", "--players", "3"],
+    ],
+)
 def test_every_input_line_gets_a_new_prompt(argv, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)               # "save" with no file name writes here
+    monkeypatch.chdir(tmp_path)  # "save" with no file name writes here
     code, text = _play([*argv, "--seed", "3"], "\n".join(NASTY_LINES) + "\n")
     assert code == 0
     # one prompt per line read, and one more that met the end of input
@@ -95,6 +136,7 @@ def test_typed_move_texts_play_a_whole_hard_deal():
     """At every decision of a Hard game the move's words, and the action table's text, each
     name exactly one legal move and play it."""
     from castle_envs.agents import make_agent
+
     state = State.new_game(np.random.default_rng(7), "hard")
     agent = make_agent("heuristic", "castle-siege")
     agent.reset(7)
@@ -102,8 +144,11 @@ def test_typed_move_texts_play_a_whole_hard_deal():
     while not state.is_terminal():
         mask = state.legal_action_mask()
         action = agent.act(None, mask, state.clone())
-        for typed in (state.describe_action(action), str(state.actions.decode(action)),
-                      state.describe_action(action).upper().replace("♦", "D")):
+        for typed in (
+            state.describe_action(action),
+            str(state.actions.decode(action)),
+            state.describe_action(action).upper().replace("♦", "D"),
+        ):
             session = Session(io.StringIO(typed + "\n"), io.StringIO(), "castle-siege")
             assert session.choose(state, mask) == action, typed
         state.apply_action(action)
@@ -122,10 +167,13 @@ def test_a_move_named_by_part_of_its_text_is_played():
     assert session.choose(state, state.legal_action_mask()) is None
 
 
-@pytest.mark.parametrize("argv", [["castle-siege", "--difficulty", "hard"],
-                                  ["castle-rooms", "--players", "3", "--human", "1"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["castle-siege", "--difficulty", "hard"], ["castle-rooms", "--players", "3", "--human", "1"]],
+)
 def test_saved_game_replays_to_the_same_outcome(argv, tmp_path):
     from castle_envs.experiments.records import final_state, load
+
     path = tmp_path / "game.json"
     code, text = _play([*argv, "--seed", "5", "--save", str(path)], "0\n" * 3000)
     assert code == 0 and "game over" in text and f"saved the game record to {path}" in text
@@ -138,6 +186,7 @@ def test_saved_game_replays_to_the_same_outcome(argv, tmp_path):
 
 def test_save_command_mid_game_writes_an_unfinished_record(tmp_path):
     from castle_envs.experiments.records import final_state, load
+
     path = tmp_path / "half.json"
     code, text = _play(["castellion", "--seed", "2"], f"0\n0\nsave {path}\nq\n")
     record = load(str(path))
@@ -153,9 +202,11 @@ def test_ctrl_c_still_saves_the_game(tmp_path):
             if not line:
                 raise KeyboardInterrupt
             return line
+
     path = tmp_path / "g.json"
     args = build_parser().parse_args(["play", "castle-siege", "--seed", "1", "--save", str(path)])
     with pytest.raises(KeyboardInterrupt):
         run(args, stdin=Interrupting("0\n0\n"), stdout=io.StringIO())
     from castle_envs.experiments.records import load
+
     assert len(load(str(path))["actions"]) == 2

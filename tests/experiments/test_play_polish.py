@@ -2,6 +2,7 @@
 says how hand slots are numbered agreeing with the hand shown, text wrapped to the terminal
 between words, events announced as they happen, phases shown in words — each checked with
 the play loop driven by scripted input."""
+
 import io
 import re
 
@@ -14,9 +15,14 @@ from castle_envs.castle_siege.cards import RANKS, card_name
 from castle_envs.castle_siege.rules import EVENTS, PHASE_NAMES as SIEGE_PHASES, State
 from castle_envs.castellion.rules import PHASE_NAMES as CASTELLION_PHASES
 from castle_envs.experiments.cli import build_parser
-from castle_envs.castle_siege.render import (MOVE_CAPTURE as CAPTURE, MOVE_EXACT as EXACT,
-                                             MOVE_OTHER as OTHER, MOVE_OVERKILL as OVERKILL,
-                                             MOVE_ROYAL as ROYAL, move_order as _siege_usefulness)
+from castle_envs.castle_siege.render import (
+    MOVE_CAPTURE as CAPTURE,
+    MOVE_EXACT as EXACT,
+    MOVE_OTHER as OTHER,
+    MOVE_OVERKILL as OVERKILL,
+    MOVE_ROYAL as ROYAL,
+    move_order as _siege_usefulness,
+)
 from castle_envs.experiments.play import Session, _ordered, run, wrap
 from castle_envs.experiments.records import final_state, load
 
@@ -40,14 +46,18 @@ def _random_position(seed: int, difficulty: str, moves: int) -> State:
 
 # --- moves by usefulness -------------------------------------------------------------------
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), difficulty=st.sampled_from(["easy", "hard", "very_hard"]),
-       moves=st.integers(0, 60))
+@given(
+    seed=st.integers(0, 10**6),
+    difficulty=st.sampled_from(["easy", "hard", "very_hard"]),
+    moves=st.integers(0, 60),
+)
 def test_siege_moves_are_listed_by_usefulness(seed, difficulty, moves):
     state = _random_position(seed, difficulty, moves)
     if state.is_terminal():
         return
-    legal, _ = _ordered(state, state.legal_action_mask(), lambda s, a: s.describe_action(a),
-                        _siege_usefulness)
+    legal, _ = _ordered(
+        state, state.legal_action_mask(), lambda s, a: s.describe_action(a), _siege_usefulness
+    )
     keys = [_siege_usefulness(state, a) for a in legal]
     assert keys == sorted(keys) and sorted(legal) == list(np.flatnonzero(state.legal_action_mask()))
     for action, (kind, waste, cards) in zip(legal, keys):
@@ -57,7 +67,7 @@ def test_siege_moves_are_listed_by_usefulness(seed, difficulty, moves):
         grew = {e: int(after.events[i] - state.events[i]) for i, e in enumerate(EVENTS)}
         if kind == CAPTURE:
             assert isinstance(move, Play) and grew["castles_captured"] == 1
-        elif kind == EXACT:     # an exact hit is a Precision Strike
+        elif kind == EXACT:  # an exact hit is a Precision Strike
             assert grew["precision_strikes"] == 1 and grew["defenders_defeated"] == 1
         elif kind == OVERKILL:
             total = sum(RANKS[int(state.hand[i])] for i in move.slots)
@@ -79,8 +89,11 @@ def _waste(line: str):
 def test_the_first_page_shows_exact_hits_before_over_kill():
     text = _play(["castle-siege", "--difficulty", "hard", "--seed", "7"], "q\n")
     assert "326 legal moves, page 1 of 17" in text
-    lines = [ln for ln in text.split("page 1 of 17")[1].split("move>")[0].splitlines()
-             if re.match(r"\s+\d+\s", ln)]
+    lines = [
+        ln
+        for ln in text.split("page 1 of 17")[1].split("move>")[0].splitlines()
+        if re.match(r"\s+\d+\s", ln)
+    ]
     wastes = [_waste(ln) for ln in lines]
     # turn 1 of this deal: 13 exact hits, end battle, then over-kill by the rank wasted
     assert wastes[:13] == [0] * 13 and lines[13].endswith("end battle phase")
@@ -102,7 +115,7 @@ def test_hand_slots_are_numbered_as_the_help_says(seed, moves):
     assert order == sorted(order)
     for action in np.flatnonzero(state.legal_action_mask()):
         move = state.actions.decode(int(action))
-        if isinstance(move, Discard):     # "discard slot i" discards the card shown as i
+        if isinstance(move, Discard):  # "discard slot i" discards the card shown as i
             assert state.describe_action(int(action)) == f"discard {card_name(hand[move.slot])}"
 
 
@@ -112,8 +125,9 @@ def test_the_help_says_the_order_the_hand_is_shown_in():
     assert text.count("in the order the hand is shown: by suit (♠ ♣ ♥ ♦), then by rank") == 2
     hand = re.search(r"^hand  (.*)$", text, re.M)[1].split()
     cards = [h.split(":")[1] for h in hand]
-    assert [("♠♣♥♦".index(c[-1]), c) for c in cards] == \
-        sorted(("♠♣♥♦".index(c[-1]), c) for c in cards) or len(cards) < 2
+    assert [("♠♣♥♦".index(c[-1]), c) for c in cards] == sorted(
+        ("♠♣♥♦".index(c[-1]), c) for c in cards
+    ) or len(cards) < 2
 
 
 # --- wrapping -------------------------------------------------------------------------------
@@ -123,7 +137,7 @@ def test_text_is_wrapped_to_the_width_between_words(width, game):
     script = "?\n0\n0\nzzzz\nq\n"
     whole = _play([game, "--seed", "4"], script, width=0)
     wrapped = _play([game, "--seed", "4"], script, width=width)
-    assert wrapped.split() == whole.split()          # no word cut in two
+    assert wrapped.split() == whole.split()  # no word cut in two
     for line in wrapped.splitlines():
         assert len(line.replace("move> ", "")) <= width or " " not in line.strip(), line
 
@@ -146,8 +160,9 @@ def test_the_terminal_width_is_the_default(monkeypatch):
 # --- events announced as they happen --------------------------------------------------------
 def test_siege_events_are_announced_as_they_happen(tmp_path):
     path = tmp_path / "g.json"
-    text = _play(["castle-siege", "--difficulty", "hard", "--seed", "5", "--save", str(path)],
-                 "0\n" * 3000)
+    text = _play(
+        ["castle-siege", "--difficulty", "hard", "--seed", "5", "--save", str(path)], "0\n" * 3000
+    )
     final = final_state(load(str(path)))
     counts = final.event_counts()
     notes = [ln[4:] for ln in text.splitlines() if ln.startswith("  * ")]
@@ -163,8 +178,9 @@ def test_siege_events_are_announced_as_they_happen(tmp_path):
 
 def test_castellion_events_are_announced(tmp_path):
     path = tmp_path / "g.json"
-    text = _play(["castellion", "--level", "academy", "--seed", "2", "--save", str(path)],
-                 "0\n" * 3000)
+    text = _play(
+        ["castellion", "--level", "academy", "--seed", "2", "--save", str(path)], "0\n" * 3000
+    )
     final = final_state(load(str(path)))
     notes = [ln[4:] for ln in text.splitlines() if ln.startswith("  * ")]
     assert sum(n.startswith("passed ") for n in notes) == final.current

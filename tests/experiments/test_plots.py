@@ -3,6 +3,7 @@ whatever the number of variants and agents; the studies' SVGs keep every text in
 viewBox (measured with DejaVu Sans' own metrics, the widest common sans-serif) and draw no
 series where no games were played; the committed pictures are what the code draws from the
 committed data."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -16,11 +17,18 @@ from castle_envs.experiments.evaluate import MIN_FIGURE, plot_win_rates, win_rat
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data"
-SIEGE_SUMMARIES = [DATA / "castle_siege_winnability" / p for p in (
-    "easy5k_20000.json", "medium5k_20000.json", "nested/hard_pass2.summary.json",
-    "nested/very_hard_pass5.summary.json")]
-SIEGE_AGENTS = [DATA / "castle_siege_winnability" / p
-                for p in ("agents_heuristic.csv", "agents_mcts.csv")]
+SIEGE_SUMMARIES = [
+    DATA / "castle_siege_winnability" / p
+    for p in (
+        "easy5k_20000.json",
+        "medium5k_20000.json",
+        "nested/hard_pass2.summary.json",
+        "nested/very_hard_pass5.summary.json",
+    )
+]
+SIEGE_AGENTS = [
+    DATA / "castle_siege_winnability" / p for p in ("agents_heuristic.csv", "agents_mcts.csv")
+]
 CASTELLION_SUMMARY = DATA / "castellion_winnability" / "summary_500k_probe.json"
 CASTELLION_AGENTS = DATA / "castellion_winnability" / "agents_0_499.csv"
 
@@ -35,7 +43,8 @@ def _text_width(text: str, size: float) -> float:
     except ImportError:
         return len(text) * size * 0.62
     width, _, _ = TextToPath().get_text_width_height_descent(
-        text, FontProperties(family="DejaVu Sans", size=size), ismath=False)
+        text, FontProperties(family="DejaVu Sans", size=size), ismath=False
+    )
     return width
 
 
@@ -63,25 +72,31 @@ def assert_texts_inside(svg: str):
 
 
 def series(svg: str) -> list[str]:
-    return [e.attrib["data-series"] for e in ET.fromstring(svg).iter()
-            if "data-series" in e.attrib]
+    return [e.attrib["data-series"] for e in ET.fromstring(svg).iter() if "data-series" in e.attrib]
 
 
 # --- the studies' SVGs ------------------------------------------------------------------------
 def _siege_svg():
-    return solve.plot_svg([solve.read_summary(str(p)) for p in SIEGE_SUMMARIES],
-                          solve.read_agent_csv([str(p) for p in SIEGE_AGENTS]))
+    return solve.plot_svg(
+        [solve.read_summary(str(p)) for p in SIEGE_SUMMARIES],
+        solve.read_agent_csv([str(p) for p in SIEGE_AGENTS]),
+    )
 
 
 def _castellion_svg():
     import json
+
     data = json.loads(CASTELLION_SUMMARY.read_text())
-    return solve_castellion.plot_svg(data if isinstance(data, list) else [data],
-                                     solve_castellion.read_agent_csv([str(CASTELLION_AGENTS)]))
+    return solve_castellion.plot_svg(
+        data if isinstance(data, list) else [data],
+        solve_castellion.read_agent_csv([str(CASTELLION_AGENTS)]),
+    )
 
 
-@pytest.mark.parametrize("draw,committed", [(_siege_svg, "castle_siege_winnability.svg"),
-                                            (_castellion_svg, "castellion_winnability.svg")])
+@pytest.mark.parametrize(
+    "draw,committed",
+    [(_siege_svg, "castle_siege_winnability.svg"), (_castellion_svg, "castellion_winnability.svg")],
+)
 def test_committed_study_pictures_fit_and_are_what_the_code_draws(draw, committed):
     svg = draw()
     assert_texts_inside(svg)
@@ -100,7 +115,7 @@ def test_castellion_curve_labels_are_whole_and_apart():
 def test_no_random_series_where_no_random_games_were_played():
     summaries = [solve.read_summary(str(p)) for p in SIEGE_SUMMARIES]
     played = [s["difficulty"] for s in summaries if s["random"]["games"] > 0]
-    assert played == ["easy", "medium"]     # Hard and Very Hard ran no random games
+    assert played == ["easy", "medium"]  # Hard and Very Hard ran no random games
     svg = _siege_svg()
     # one line and one dot per difficulty with random games, none elsewhere
     assert series(svg).count("random") == 2 * len(played)
@@ -108,27 +123,39 @@ def test_no_random_series_where_no_random_games_were_played():
 
 def _summary(difficulty, random_games, deals=100):
     rate = None if random_games == 0 else 0.01
-    return {"difficulty": difficulty, "deals": deals, "budget": 1000,
-            "winnable_fraction": 0.5, "winnable_interval_95": [0.4, 0.6],
-            "random": {"games": random_games, "wins": 0, "win_rate": rate,
-                       "interval_95": [0.0, 1.0] if random_games == 0 else [0.0, 0.05]}}
+    return {
+        "difficulty": difficulty,
+        "deals": deals,
+        "budget": 1000,
+        "winnable_fraction": 0.5,
+        "winnable_interval_95": [0.4, 0.6],
+        "random": {
+            "games": random_games,
+            "wins": 0,
+            "win_rate": rate,
+            "interval_95": [0.0, 1.0] if random_games == 0 else [0.0, 0.05],
+        },
+    }
 
 
 NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz:=_-,0123456789", min_size=1, max_size=40)
 
 
 @settings(max_examples=40, deadline=None)
-@given(games=st.lists(st.integers(0, 3), min_size=1, max_size=4),
-       agents=st.dictionaries(NAMES, st.integers(0, 50), max_size=5))
+@given(
+    games=st.lists(st.integers(0, 3), min_size=1, max_size=4),
+    agents=st.dictionaries(NAMES, st.integers(0, 50), max_size=5),
+)
 def test_siege_svg_layout_and_zero_game_series(games, agents):
-    difficulties = ["easy", "medium", "hard", "very_hard"][:len(games)]
+    difficulties = ["easy", "medium", "hard", "very_hard"][: len(games)]
     summaries = [_summary(d, g) for d, g in zip(difficulties, games)]
     table = {d: {name: (0.1, 0.05, 0.2, n) for name, n in agents.items()} for d in difficulties}
     svg = solve.plot_svg(summaries, table)
     assert_texts_inside(svg)
     drawn = series(svg)
     expect_random = sum(g > 0 for g in games) + (
-        sum(g == 0 for g in games) if agents.get("random", 0) > 0 else 0)
+        sum(g == 0 for g in games) if agents.get("random", 0) > 0 else 0
+    )
     assert drawn.count("random") == 2 * expect_random
     for name, n in agents.items():
         if name != "random":
@@ -140,18 +167,30 @@ def test_siege_svg_layout_and_zero_game_series(games, agents):
 
 
 @settings(max_examples=30, deadline=None)
-@given(agents=st.dictionaries(NAMES, st.integers(0, 50), max_size=4),
-       levels=st.lists(st.sampled_from(["school", "academy", "menace"]), min_size=1,
-                       max_size=3, unique=True),
-       finals=st.lists(st.floats(0, 1), min_size=3, max_size=3))
+@given(
+    agents=st.dictionaries(NAMES, st.integers(0, 50), max_size=4),
+    levels=st.lists(
+        st.sampled_from(["school", "academy", "menace"]), min_size=1, max_size=3, unique=True
+    ),
+    finals=st.lists(st.floats(0, 1), min_size=3, max_size=3),
+)
 def test_castellion_svg_layout(agents, levels, finals):
     summaries = []
     for level, final in zip(levels, finals):
-        curve = [{"budget_nodes": b, "winnable": round(final * 100 * b / 500_000)}
-                 for b in (50_000, 125_000, 250_000, 500_000)]
-        summaries.append({"game": "castellion", "level": level, "deals": 100,
-                          "winnable_fraction": final, "winnable_interval_95": [final, final],
-                          "budget_curve": curve})
+        curve = [
+            {"budget_nodes": b, "winnable": round(final * 100 * b / 500_000)}
+            for b in (50_000, 125_000, 250_000, 500_000)
+        ]
+        summaries.append(
+            {
+                "game": "castellion",
+                "level": level,
+                "deals": 100,
+                "winnable_fraction": final,
+                "winnable_interval_95": [final, final],
+                "budget_curve": curve,
+            }
+        )
     table = {lv: {name: (0.1, 0.05, 0.2, n) for name, n in agents.items()} for lv in levels}
     svg = solve_castellion.plot_svg(summaries, table)
     assert_texts_inside(svg)
@@ -162,25 +201,44 @@ def test_castellion_svg_layout(agents, levels, finals):
 
 # --- evaluate's PNG -----------------------------------------------------------------------------
 def _eval_summary(variants, agents, episodes=1000):
-    results = [{"agent": a, "difficulty": v, "win_rate": 0.3, "win_low": 0.2, "win_high": 0.4}
-               for v in variants for a in agents]
-    return {"variant_arg": "difficulty", "agents": agents, "game": "castle-siege",
-            "episodes": episodes, "results": results}
+    results = [
+        {"agent": a, "difficulty": v, "win_rate": 0.3, "win_low": 0.2, "win_high": 0.4}
+        for v in variants
+        for a in agents
+    ]
+    return {
+        "variant_arg": "difficulty",
+        "agents": agents,
+        "game": "castle-siege",
+        "episodes": episodes,
+        "results": results,
+    }
 
 
 def _inside(inner, outer) -> bool:
-    return (inner.x0 >= outer.x0 - 0.5 and inner.y0 >= outer.y0 - 0.5
-            and inner.x1 <= outer.x1 + 0.5 and inner.y1 <= outer.y1 + 0.5)
+    return (
+        inner.x0 >= outer.x0 - 0.5
+        and inner.y0 >= outer.y0 - 0.5
+        and inner.x1 <= outer.x1 + 0.5
+        and inner.y1 <= outer.y1 + 0.5
+    )
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(variants=st.lists(st.sampled_from(["easy", "medium", "hard", "very_hard"]), min_size=1,
-                         max_size=4, unique=True),
-       agents=st.lists(NAMES, min_size=1, max_size=6, unique=True),
-       episodes=st.integers(1, 10**7))
+@given(
+    variants=st.lists(
+        st.sampled_from(["easy", "medium", "hard", "very_hard"]),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    ),
+    agents=st.lists(NAMES, min_size=1, max_size=6, unique=True),
+    episodes=st.integers(1, 10**7),
+)
 def test_evaluate_plot_keeps_title_and_legend_inside(variants, agents, episodes):
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
+
     fig = win_rate_figure(_eval_summary(variants, agents, episodes))
     try:
         fig.canvas.draw()
@@ -193,8 +251,7 @@ def test_evaluate_plot_keeps_title_and_legend_inside(variants, agents, episodes)
         for artist in (ax.title, legend, *ax.get_xticklabels(), ax.yaxis.label):
             assert _inside(artist.get_window_extent(renderer), fig.bbox), artist
         # the legend does not cover the title or the axes
-        assert not legend.get_window_extent(renderer).overlaps(
-            ax.title.get_window_extent(renderer))
+        assert not legend.get_window_extent(renderer).overlaps(ax.title.get_window_extent(renderer))
         assert not legend.get_window_extent(renderer).overlaps(ax.bbox)
     finally:
         plt.close(fig)
@@ -203,7 +260,9 @@ def test_evaluate_plot_keeps_title_and_legend_inside(variants, agents, episodes)
 def test_one_difficulty_png_is_not_a_sliver(tmp_path):
     pytest.importorskip("matplotlib")
     from PIL import Image
-    path = plot_win_rates(_eval_summary(["very_hard"], ["random", "heuristic"]),
-                          str(tmp_path / "p.png"))
+
+    path = plot_win_rates(
+        _eval_summary(["very_hard"], ["random", "heuristic"]), str(tmp_path / "p.png")
+    )
     width, height = Image.open(path).size
-    assert width >= 640 and height >= 400       # was 310 px wide
+    assert width >= 640 and height >= 400  # was 310 px wide

@@ -1,6 +1,7 @@
 """Game records and castle-envs replay: a replay reproduces every recorded position and the
 outcome, a tampered record is refused with a clear error, the HTML page holds one frame per
 position; evaluate and tournament --record write replayable records."""
+
 import copy
 import json
 import re
@@ -11,12 +12,10 @@ import pytest
 
 from castle_envs.agents import make_agent
 from castle_envs.experiments.cli import main
-from castle_envs.experiments.records import (Recorder, RecordError, final_state, load, replay,
-                                             save)
+from castle_envs.experiments.records import Recorder, RecordError, final_state, load, replay, save
 from castle_envs.registry import GAMES, get_game
 
-VARIANTS = [("castle-siege", "hard"), ("castellion", "menace"), ("castle-rooms", 3),
-            ("castell", 2)]
+VARIANTS = [("castle-siege", "hard"), ("castellion", "menace"), ("castle-rooms", 3), ("castell", 2)]
 
 
 def play_recorded(game, variant, seed=4, agent="random", env_options=None):
@@ -25,8 +24,15 @@ def play_recorded(game, variant, seed=4, agent="random", env_options=None):
     env = spec.make(**{spec.variant_arg: variant}, **(env_options or {}))
     state = env._new_state(np.random.default_rng(seed), {})
     agents = [make_agent(agent, game, seed=seed + s) for s in range(state.num_players)]
-    rec = Recorder(game, {spec.variant_arg: variant}, env_options or {}, seed, state,
-                   [agent] * state.num_players, "test")
+    rec = Recorder(
+        game,
+        {spec.variant_arg: variant},
+        env_options or {},
+        seed,
+        state,
+        [agent] * state.num_players,
+        "test",
+    )
     positions = [state.to_dict()]
     while not state.is_terminal():
         action = agents[state.current_player].act(None, state.legal_action_mask(), state.clone())
@@ -39,7 +45,7 @@ def play_recorded(game, variant, seed=4, agent="random", env_options=None):
 @pytest.mark.parametrize("game,variant", VARIANTS)
 def test_replay_reproduces_every_position_and_the_outcome(game, variant):
     record, positions, final = play_recorded(game, variant)
-    record = json.loads(json.dumps(record))              # as it comes back from a file
+    record = json.loads(json.dumps(record))  # as it comes back from a file
     steps = list(replay(record))
     assert len(steps) == len(record["actions"]) == len(positions) - 1
     assert steps[0].before.to_dict() == positions[0]
@@ -50,8 +56,9 @@ def test_replay_reproduces_every_position_and_the_outcome(game, variant):
 
 
 def test_rules_options_travel_with_the_record():
-    record, positions, _ = play_recorded("castle-siege", "easy", seed=9,
-                                         env_options={"attack": "most_recent"})
+    record, positions, _ = play_recorded(
+        "castle-siege", "easy", seed=9, env_options={"attack": "most_recent"}
+    )
     assert record["env_options"] == {"attack": "most_recent"}
     assert final_state(record).to_dict() == positions[-1]
 
@@ -60,16 +67,19 @@ def _tamper_cases():
     def set_action(k, value):
         def f(r):
             r["actions"][k] = value
+
         return f
 
-    def other_legal_action(r):        # a legal but different move at step 3
+    def other_legal_action(r):  # a legal but different move at step 3
         from castle_envs.experiments.records import make_env, start_state
+
         env = make_env(r)
         state = start_state(r, env)
         for a in r["actions"][:3]:
             state.apply_action(a)
-        r["actions"][3] = next(int(a) for a in np.flatnonzero(state.legal_action_mask())
-                               if a != r["actions"][3])
+        r["actions"][3] = next(
+            int(a) for a in np.flatnonzero(state.legal_action_mask()) if a != r["actions"][3]
+        )
 
     def swap_deck(r):
         deck = r["start"]["deck"]
@@ -83,37 +93,56 @@ def _tamper_cases():
         ("illegal action", set_action(0, 1612), "step 0: action 1612 is illegal"),
         ("action out of range", set_action(2, 99999), "step 2: action 99999 is illegal"),
         ("action not an id", set_action(1, "12"), "action 1 is '12', not an action id"),
-        ("another legal move", other_legal_action,
-         "step 3: the position after"),
-        ("outcome edited",
-         lambda r: r["outcome"].__setitem__("returns", [1.0 - r["outcome"]["returns"][0]]),
-         "the record's outcome says returns"),
-        ("seed edited", lambda r: r.__setitem__("seed", r["seed"] + 1),
-         "deals a different game than the record's start"),
+        ("another legal move", other_legal_action, "step 3: the position after"),
+        (
+            "outcome edited",
+            lambda r: r["outcome"].__setitem__("returns", [1.0 - r["outcome"]["returns"][0]]),
+            "the record's outcome says returns",
+        ),
+        (
+            "seed edited",
+            lambda r: r.__setitem__("seed", r["seed"] + 1),
+            "deals a different game than the record's start",
+        ),
         ("deal edited", swap_deck, "deals a different game than the record's start"),
         ("deal edited, no seed", swap_deck_unseeded, "step 0: "),
-        ("card duplicated", lambda r: r["start"]["deck"].__setitem__(0, r["start"]["deck"][1]),
-         "start position is invalid"),
-        ("last move dropped", lambda r: (r["actions"].pop(), r["digests"].pop()),
-         "the record says the game ended"),
-        ("move added", lambda r: (r["actions"].append(1669), r["digests"].append("0" * 16)),
-         "the game was already over"),
+        (
+            "card duplicated",
+            lambda r: r["start"]["deck"].__setitem__(0, r["start"]["deck"][1]),
+            "start position is invalid",
+        ),
+        (
+            "last move dropped",
+            lambda r: (r["actions"].pop(), r["digests"].pop()),
+            "the record says the game ended",
+        ),
+        (
+            "move added",
+            lambda r: (r["actions"].append(1669), r["digests"].append("0" * 16)),
+            "the game was already over",
+        ),
         ("digests cut", lambda r: r["digests"].pop(), "'digests' must list one hash per action"),
         ("not a record", lambda r: r.pop("format"), "is not a castle-envs game record"),
         ("newer version", lambda r: r.__setitem__("version", 2), "record version 2"),
-        ("actions not a list", lambda r: r.__setitem__("actions", "1,2,3"),
-         "field 'actions' must be a list"),
+        (
+            "actions not a list",
+            lambda r: r.__setitem__("actions", "1,2,3"),
+            "field 'actions' must be a list",
+        ),
         ("unknown game", lambda r: r.__setitem__("game", "chess"), "unknown game 'chess'"),
-        ("unknown variant", lambda r: r.__setitem__("variant", {"difficulty": "nightmare"}),
-         "unknown difficulty 'nightmare'"),
+        (
+            "unknown variant",
+            lambda r: r.__setitem__("variant", {"difficulty": "nightmare"}),
+            "unknown difficulty 'nightmare'",
+        ),
         ("negative seed", lambda r: r.__setitem__("seed", -5), "'seed' must be a non-negative"),
     ]
 
 
-@pytest.mark.parametrize("name,tamper,message", _tamper_cases(),
-                         ids=[c[0] for c in _tamper_cases()])
-def test_a_tampered_record_is_refused_with_a_clear_error(name, tamper, message, tmp_path,
-                                                         capsys):
+@pytest.mark.parametrize(
+    "name,tamper,message", _tamper_cases(), ids=[c[0] for c in _tamper_cases()]
+)
+def test_a_tampered_record_is_refused_with_a_clear_error(name, tamper, message, tmp_path, capsys):
     record, _, _ = play_recorded("castle-siege", "hard", seed=4, agent="heuristic")
     assert len(record["actions"]) > 5 and record["outcome"]["terminal"]
     bad = copy.deepcopy(record)
@@ -137,14 +166,14 @@ def test_garbage_files_are_refused(tmp_path, capsys):
 
 
 def _frames(page: str):
-    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
-                                page, re.S).group(1))
+    data = json.loads(
+        re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1)
+    )
     return data, ["\n".join(data["lines"][k] for k in frame) for frame in data["frames"]]
 
 
 @pytest.mark.parametrize("game,variant", VARIANTS)
-def test_html_holds_one_frame_per_position_and_each_move_in_words(game, variant, tmp_path,
-                                                                  capsys):
+def test_html_holds_one_frame_per_position_and_each_move_in_words(game, variant, tmp_path, capsys):
     record, positions, _ = play_recorded(game, variant, seed=2)
     path = save(record, str(tmp_path / "game.json"))
     assert main(["replay", path]) == 0
@@ -156,13 +185,15 @@ def test_html_holds_one_frame_per_position_and_each_move_in_words(game, variant,
     assert len(frames) == n + 1 == len(positions) and len(data["moves"]) == n
     sizes = set()
     for svg in frames:
-        root = ET.fromstring(svg)                     # each frame is a whole SVG document
+        root = ET.fromstring(svg)  # each frame is a whole SVG document
         assert root.tag.endswith("svg")
         sizes.add((root.get("width"), root.get("height")))
     assert len(sizes) == 1
     steps = list(replay(record))
-    assert [m["text"].split(": ", 1)[-1] if game in ("castle-rooms", "castell") else m["text"]
-            for m in data["moves"]] == [s.move for s in steps]
+    assert [
+        m["text"].split(": ", 1)[-1] if game in ("castle-rooms", "castell") else m["text"]
+        for m in data["moves"]
+    ] == [s.move for s in steps]
     # self-contained: no scripts, styles, fonts or images fetched from anywhere
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert "@font-face" in page or "CastleEnvsSans" in page
@@ -179,22 +210,68 @@ def test_terminal_replay_prints_every_move_and_the_boards(tmp_path, capsys):
 
 def test_evaluate_and_tournament_write_replayable_records(tmp_path, capsys):
     out = str(tmp_path)
-    assert main(["evaluate", "--game", "castle-siege", "--difficulty", "easy,hard",
-                 "--agent", "random,heuristic", "--episodes", "5", "--record", "2",
-                 "--workers", "2", "--out", out, "--no-plot", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--game",
+                "castle-siege",
+                "--difficulty",
+                "easy,hard",
+                "--agent",
+                "random,heuristic",
+                "--episodes",
+                "5",
+                "--record",
+                "2",
+                "--workers",
+                "2",
+                "--out",
+                out,
+                "--no-plot",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     folder = tmp_path / "evaluate-castle-siege-easy-hard-seed0-n5-records"
     files = sorted(p.name for p in folder.iterdir())
-    assert files == sorted(f"{v}-{a}-seed{s}.json" for v in ("easy", "hard")
-                           for a in ("random", "heuristic") for s in (0, 1))
+    assert files == sorted(
+        f"{v}-{a}-seed{s}.json"
+        for v in ("easy", "hard")
+        for a in ("random", "heuristic")
+        for s in (0, 1)
+    )
     for name in files:
         record = load(str(folder / name))
         assert record["source"] == "castle-envs evaluate" and record["agent_seeds"][0][1] in (0, 1)
         assert final_state(record).is_terminal()
     summary = json.loads((tmp_path / "evaluate-castle-siege-easy-hard-seed0-n5.json").read_text())
     assert "records" not in summary
-    assert main(["tournament", "--game", "castle-rooms", "--players", "3", "--agents",
-                 "random,heuristic", "--games", "3", "--record", "2", "--workers", "1",
-                 "--out", out, "--no-plot", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--game",
+                "castle-rooms",
+                "--players",
+                "3",
+                "--agents",
+                "random,heuristic",
+                "--games",
+                "3",
+                "--record",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                out,
+                "--no-plot",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     folder = tmp_path / "tournament-castle-rooms-3p-seed0-n3-records"
     records = sorted((load(str(p)) for p in folder.iterdir()), key=lambda r: r["seed"])
     assert len(records) == 2
@@ -206,15 +283,27 @@ def test_evaluate_and_tournament_write_replayable_records(tmp_path, capsys):
 
 
 def test_record_count_must_be_a_count(capsys):
-    assert main(["evaluate", "--game", "castle-siege", "--episodes", "2",
-                 "--record", "-1", "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                "--game",
+                "castle-siege",
+                "--episodes",
+                "2",
+                "--record",
+                "-1",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     assert "--record must be a number of games >= 0" in capsys.readouterr().err
 
 
 def test_every_game_has_a_replay_picture_and_events():
     for slug in GAMES:
-        render = __import__(f"castle_envs.{slug.replace('-', '_')}.render",
-                            fromlist=["events"])
+        render = __import__(f"castle_envs.{slug.replace('-', '_')}.render", fromlist=["events"])
         assert callable(render.events) and callable(render.build_scene)
 
 
@@ -223,9 +312,28 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 from castle_envs.experiments.replay import html_page, script_json  # noqa: E402
 
-_MARKUP = st.lists(st.sampled_from(["<", ">", "&", "</script>", "</SCRIPT ", "<!--", "-->",
-                                    "<script>", "x", " ", "\u2028", "é", '"', "\\"]),
-                   min_size=1, max_size=8).map("".join)
+_MARKUP = st.lists(
+    st.sampled_from(
+        [
+            "<",
+            ">",
+            "&",
+            "</script>",
+            "</SCRIPT ",
+            "<!--",
+            "-->",
+            "<script>",
+            "x",
+            " ",
+            "\u2028",
+            "é",
+            '"',
+            "\\",
+        ]
+    ),
+    min_size=1,
+    max_size=8,
+).map("".join)
 _DATA_BLOCK = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.S)
 _PLAYED = {}
 
@@ -276,14 +384,18 @@ def test_markup_in_any_string_field_of_a_record_stays_inside_the_data_block(text
     target = record
     for key in path[:-1]:
         target = target[key]
-    target[path[-1]] = target[path[-1]] + text       # one more field, chosen at random
+    target[path[-1]] = target[path[-1]] + text  # one more field, chosen at random
     page = html_page(record, steps)
     _check_data_block(page, record)
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | _MARKUP | st.text(max_size=5),
-                    lambda c: st.lists(c, max_size=3) | st.dictionaries(_MARKUP, c, max_size=3),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | _MARKUP | st.text(max_size=5),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(_MARKUP, c, max_size=3),
+        max_leaves=12,
+    )
+)
 def test_script_json_reads_back_the_same_and_holds_no_markup(value):
     text = script_json(value)
     assert json.loads(text) == value
@@ -303,10 +415,10 @@ def test_the_record_from_the_issue_replays_to_a_page_that_parses(tmp_path, capsy
 
 def test_the_control_buttons_use_no_glyph_fonts_lack(tmp_path):
     page = html_page(_played_record(), list(replay(_played_record())))
-    controls = page[page.index('<div id="controls">'):page.index('<input id="slider"')]
+    controls = page[page.index('<div id="controls">') : page.index('<input id="slider"')]
     for button in re.findall(r"<button[^>]*>(.*?)</button>", controls, re.S):
         # each button is a picture (inline SVG), or plain ASCII text
         assert button.startswith("<svg") or button.isascii(), button
     # nor does the script put one in (play/pause swaps its picture)
-    script = page[page.rindex("<script>"):]
+    script = page[page.rindex("<script>") :]
     assert not re.search(r"&#x2[3-5][0-9A-F]{2};|[\u2300-\u25ff]", script)

@@ -1,5 +1,6 @@
 """The training harness (experiments/run_folder.py): the run folder's files, resume after an
 interrupt, refusing foreign or damaged folders, driven by a toy trainer (no torch)."""
+
 import csv
 import json
 import os
@@ -12,8 +13,15 @@ from castle_envs.experiments.run_folder import Interruptible, RunFolder, Schedul
 
 
 def _config(**extra):
-    return resolve({"name": "toy", "total_timesteps": 12, "eval": {"every_steps": 4, "episodes": 1},
-                    "checkpoint": {"every_steps": 2}, **extra})
+    return resolve(
+        {
+            "name": "toy",
+            "total_timesteps": 12,
+            "eval": {"every_steps": 4, "episodes": 1},
+            "checkpoint": {"every_steps": 2},
+            **extra,
+        }
+    )
 
 
 class Toy:
@@ -66,17 +74,24 @@ def test_a_run_writes_config_progress_eval_checkpoint_models_and_summary(tmp_pat
     toy = Toy()
     summary = run_chunked(toy, folder)
     assert toy.closed and summary["num_timesteps"] == 12 and "interrupted" not in summary
-    assert _files(tmp_path / "run") == ["best_model/model.json", "checkpoints/latest/state.json",
-                                        "config.yaml", "eval.csv", "final_model/model.json",
-                                        "progress.json", "summary.json"]
+    assert _files(tmp_path / "run") == [
+        "best_model/model.json",
+        "checkpoints/latest/state.json",
+        "config.yaml",
+        "eval.csv",
+        "final_model/model.json",
+        "progress.json",
+        "summary.json",
+    ]
     progress = json.loads((tmp_path / "run" / "progress.json").read_text())
     assert progress["num_timesteps"] == 12 and progress["updates"] == 6
     assert progress["checkpoints"] == 6 and progress["evals_done"] == 3
     rows = list(csv.DictReader(open(tmp_path / "run" / "eval.csv")))
-    assert [r["steps"] for r in rows] == ["0", "4", "8", "12"]     # the origin, then every 4
+    assert [r["steps"] for r in rows] == ["0", "4", "8", "12"]  # the origin, then every 4
     assert list(rows[0]) == ["steps", "wall_seconds", "episodes", "win_rate"]
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["final_eval"] == {
-        "win_rate": 1.0}
+        "win_rate": 1.0
+    }
 
 
 @pytest.mark.parametrize("sig", [None, signal.SIGTERM], ids=["ctrl-c", "SIGTERM"])
@@ -86,7 +101,7 @@ def test_resume_after_an_interrupt_ends_as_an_uninterrupted_run(tmp_path, sig):
     previous = signal.getsignal(signal.SIGTERM)
     cut = Toy(stop_at=6, sig=sig)
     summary = run_chunked(cut, RunFolder.create(_config(), tmp_path / "part"))
-    assert signal.getsignal(signal.SIGTERM) is previous      # the handler given back
+    assert signal.getsignal(signal.SIGTERM) is previous  # the handler given back
     assert summary["interrupted"] and summary["stopped"] and summary["num_timesteps"] == 6
     assert cut.closed and not (tmp_path / "part" / "summary.json").exists()
     assert json.loads((tmp_path / "part" / "progress.json").read_text())["num_timesteps"] == 6
@@ -94,7 +109,7 @@ def test_resume_after_an_interrupt_ends_as_an_uninterrupted_run(tmp_path, sig):
     summary = run_chunked(resumed, RunFolder.open(tmp_path / "part"))
     assert summary["num_timesteps"] == 12 and resumed.total == whole.total
     steps = [r["steps"] for r in csv.DictReader(open(tmp_path / "part" / "eval.csv"))]
-    assert steps == ["0", "4", "8", "12"]                    # none twice, none missing
+    assert steps == ["0", "4", "8", "12"]  # none twice, none missing
     progress = json.loads((tmp_path / "part" / "progress.json").read_text())
     assert progress["updates"] == 6 and progress["wall_seconds"] > 0
 
@@ -111,7 +126,7 @@ class Rounds(Toy):
         progress["updates"] += 1
         self.total += progress["updates"]
         if progress["rounds"] == self.stop_at:
-            raise KeyboardInterrupt        # in the middle of a round: its state has moved
+            raise KeyboardInterrupt  # in the middle of a round: its state has moved
         progress["rounds"] += 1
         return 1
 
@@ -122,15 +137,27 @@ class Rounds(Toy):
 
 
 def test_a_schedule_counts_its_own_unit_and_may_evaluate_the_last_chunk_first(tmp_path):
-    plan = Schedule(total=5, eval_every=2, checkpoint_every=1, unit="rounds", column="round",
-                    eval_at_start=False, eval_last=True, summary_keys=("updates",))
+    plan = Schedule(
+        total=5,
+        eval_every=2,
+        checkpoint_every=1,
+        unit="rounds",
+        column="round",
+        eval_at_start=False,
+        eval_last=True,
+        summary_keys=("updates",),
+    )
     summary = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "run"), schedule=plan)
     assert {k: summary[k] for k in ("rounds", "updates", "final_eval")} == {
-        "rounds": 5, "updates": 5, "final_eval": {"win_rate": 1.0}}
+        "rounds": 5,
+        "updates": 5,
+        "final_eval": {"win_rate": 1.0},
+    }
     rows = list(csv.DictReader(open(tmp_path / "run" / "eval.csv")))
     assert [(r["round"], r["checkpointed"]) for r in rows] == [("2", "1"), ("4", "3"), ("5", "4")]
-    part = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "part"), stop_after=2,
-                       schedule=plan)
+    part = run_chunked(
+        Rounds(), RunFolder.create(_config(), tmp_path / "part"), stop_after=2, schedule=plan
+    )
     assert part["rounds"] == 2 and part["stopped"]
     resumed = run_chunked(Rounds(), RunFolder.open(tmp_path / "part"), schedule=plan)
     assert resumed["rounds"] == 5
@@ -138,15 +165,17 @@ def test_a_schedule_counts_its_own_unit_and_may_evaluate_the_last_chunk_first(tm
 
 
 def test_an_interrupt_of_whole_chunks_leaves_the_latest_checkpoint(tmp_path):
-    plan = Schedule(total=5, eval_every=0, checkpoint_every=1, unit="rounds", column="round",
-                    whole_chunks=True)
+    plan = Schedule(
+        total=5, eval_every=0, checkpoint_every=1, unit="rounds", column="round", whole_chunks=True
+    )
     whole = Rounds()
     run_chunked(whole, RunFolder.create(_config(), tmp_path / "whole"), schedule=plan)
-    cut = run_chunked(Rounds(stop_at=3), RunFolder.create(_config(), tmp_path / "part"),
-                      schedule=plan)
+    cut = run_chunked(
+        Rounds(stop_at=3), RunFolder.create(_config(), tmp_path / "part"), schedule=plan
+    )
     assert cut["interrupted"] and cut["rounds"] == 3
     progress = json.loads((tmp_path / "part" / "progress.json").read_text())
-    assert (progress["rounds"], progress["updates"]) == (3, 3)    # round 4's start not kept
+    assert (progress["rounds"], progress["updates"]) == (3, 3)  # round 4's start not kept
     resumed = Rounds()
     assert run_chunked(resumed, RunFolder.open(tmp_path / "part"), schedule=plan)["rounds"] == 5
     assert resumed.total == whole.total
@@ -156,9 +185,13 @@ def test_a_schedule_without_evaluations_writes_no_eval_csv_nor_best_model(tmp_pa
     plan = Schedule(total=3, eval_every=0, checkpoint_every=1, unit="rounds", column="round")
     summary = run_chunked(Rounds(), RunFolder.create(_config(), tmp_path / "run"), schedule=plan)
     assert summary["rounds"] == 3 and summary["final_eval"] is None
-    assert _files(tmp_path / "run") == ["checkpoints/latest/state.json", "config.yaml",
-                                        "final_model/model.json", "progress.json",
-                                        "summary.json"]
+    assert _files(tmp_path / "run") == [
+        "checkpoints/latest/state.json",
+        "config.yaml",
+        "final_model/model.json",
+        "progress.json",
+        "summary.json",
+    ]
 
 
 def test_a_folder_without_config_is_not_a_run_folder(tmp_path):
@@ -176,7 +209,12 @@ def test_a_foreign_run_folder_is_refused(tmp_path):
 
 def test_a_damaged_config_or_progress_is_refused(tmp_path):
     folder = RunFolder.create(_config(), tmp_path / "run")
-    for text in ("", "[1, 2]", '{"num_timesteps": "many", "wall_seconds": 0}', '{"wall_seconds": 1}'):
+    for text in (
+        "",
+        "[1, 2]",
+        '{"num_timesteps": "many", "wall_seconds": 0}',
+        '{"wall_seconds": 1}',
+    ):
         (tmp_path / "run" / "progress.json").write_text(text)
         with pytest.raises(ValueError, match="progress.json is missing or damaged"):
             run_chunked(Toy(), RunFolder.open(folder.path))
@@ -198,9 +236,10 @@ def test_a_checkpoint_is_replaced_whole(tmp_path):
     def fails(d):
         (d / "a").write_text("2")
         raise KeyboardInterrupt
+
     with pytest.raises(KeyboardInterrupt):
         folder.save_checkpoint(fails)
-    assert (folder.latest / "a").read_text() == "1"          # the old one stands
+    assert (folder.latest / "a").read_text() == "1"  # the old one stands
     folder.save_checkpoint(lambda d: (d / "b").write_text("3"))
     assert _files(folder.path / "checkpoints") == ["latest/b"]
 
@@ -208,7 +247,7 @@ def test_a_checkpoint_is_replaced_whole(tmp_path):
 def test_a_kill_between_the_checkpoint_renames_leaves_the_old_one(tmp_path):
     folder = RunFolder.create(_config(), tmp_path / "run")
     folder.save_checkpoint(lambda d: (d / "a").write_text("1"))
-    folder.latest.rename(folder.path / "checkpoints" / "latest.old")   # killed right here
+    folder.latest.rename(folder.path / "checkpoints" / "latest.old")  # killed right here
     resumed = RunFolder.open(folder.path)
     assert (resumed.latest / "a").read_text() == "1"
     resumed.save_checkpoint(lambda d: (d / "a").write_text("2"))

@@ -1,5 +1,6 @@
 """The disagreement study: its figures on hand-made verdicts, and that measuring a game does
 not change the game the agent plays."""
+
 import json
 
 import numpy as np
@@ -28,6 +29,7 @@ SPEC = "ismcts:iterations=30,width=4,temp=2,shaped=0.1,endgame=2000"
 def test_measuring_leaves_the_agents_game_unchanged(tmp_path):
     from castle_envs.agents.registry import make_agent
     from castle_envs.castle_siege.rules import State
+
     seed = 20_000_003
     agent = make_agent(SPEC, "castle-siege", seed=0)
     state = State.new_game(np.random.default_rng(seed), difficulty="very_hard")
@@ -38,8 +40,20 @@ def test_measuring_leaves_the_agents_game_unchanged(tmp_path):
         alone.append(a)
         state.apply_action(a)
     out = tmp_path / "j.jsonl"
-    argv = ["--agent", SPEC, "--seed", str(seed), "--episodes", "1", "--worlds", "2",
-            "--nodes", "50", "--out", str(out)]
+    argv = [
+        "--agent",
+        SPEC,
+        "--seed",
+        str(seed),
+        "--episodes",
+        "1",
+        "--worlds",
+        "2",
+        "--nodes",
+        "50",
+        "--out",
+        str(out),
+    ]
     D.main(argv)
     game = json.loads(out.read_text())
     assert game["seed"] == seed and game["won"] == (state.outcome == 1)
@@ -47,8 +61,9 @@ def test_measuring_leaves_the_agents_game_unchanged(tmp_path):
     for d in game["decisions"]:
         assert len(d["worlds"]) == 2 and all(len(w) == len(d["moves"]) for w in d["worlds"])
         assert d["moves"][d["chosen"]] == alone[d["step"]]
-    D.main(argv)                                  # resumed: the deal is not played again
+    D.main(argv)  # resumed: the deal is not played again
     assert len(out.read_text().splitlines()) == 1
     s = D.summary([str(out)])
-    assert s["games"] == 1 and sum(v["decisions"] for v in s["by_outcome"].values()) == \
-        len(game["decisions"])
+    assert s["games"] == 1 and sum(v["decisions"] for v in s["by_outcome"].values()) == len(
+        game["decisions"]
+    )

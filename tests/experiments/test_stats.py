@@ -3,9 +3,15 @@ import math
 import numpy as np
 import pytest
 
-from castle_envs.experiments.stats import (bradley_terry, bt_ratings_with_intervals, elo_scale,
-                               mean_interval, paired_difference, pairwise_from_returns,
-                               wilson_interval)
+from castle_envs.experiments.stats import (
+    bradley_terry,
+    bt_ratings_with_intervals,
+    elo_scale,
+    mean_interval,
+    paired_difference,
+    pairwise_from_returns,
+    wilson_interval,
+)
 
 
 def test_wilson_known_values():
@@ -30,10 +36,10 @@ def test_mean_and_paired_difference():
 
 def test_pairing_removes_shared_variance():
     rng = np.random.default_rng(0)
-    deal = rng.normal(size=400) * 10          # deal difficulty both agents share
+    deal = rng.normal(size=400) * 10  # deal difficulty both agents share
     a, b = deal + 0.5 + rng.normal(size=400) * 0.1, deal + rng.normal(size=400) * 0.1
     d = paired_difference(a, b)
-    assert d["low"] > 0.4 and d["high"] < 0.6   # unpaired, the interval would span ±2
+    assert d["low"] > 0.4 and d["high"] < 0.6  # unpaired, the interval would span ±2
 
 
 def test_bradley_terry_known_values():
@@ -43,8 +49,9 @@ def test_bradley_terry_known_values():
     assert elo_scale(p) == pytest.approx([95.42, -95.42], abs=0.01)
     # three players generated from strengths 4:2:1 in expectation
     s = np.array([4.0, 2.0, 1.0])
-    w = np.array([[0 if i == j else 1000 * s[i] / (s[i] + s[j]) for j in range(3)]
-                  for i in range(3)])
+    w = np.array(
+        [[0 if i == j else 1000 * s[i] / (s[i] + s[j]) for j in range(3)] for i in range(3)]
+    )
     p = bradley_terry(w)
     assert p / p[2] == pytest.approx([4, 2, 1], rel=1e-6)
     assert elo_scale(p, anchor=2)[0] == pytest.approx(400 * math.log10(4), rel=1e-6)
@@ -58,7 +65,7 @@ def test_pairwise_from_returns_splits_ties():
 
 def test_ratings_with_bootstrap_intervals():
     seats = [[0, 1], [1, 0]] * 30
-    returns = [[1, -1], [-1, 1]] * 20 + [[-1, 1], [1, -1]] * 10   # agent 0 wins 2/3
+    returns = [[1, -1], [-1, 1]] * 20 + [[-1, 1], [1, -1]] * 10  # agent 0 wins 2/3
     r = bt_ratings_with_intervals(seats, returns, 2, bootstrap=100, seed=0, prior=0)
     assert r["rating"][0] == pytest.approx(200 * math.log10(2), abs=0.01)
     assert r["low"][0] < r["rating"][0] < r["high"][0]
@@ -68,8 +75,11 @@ def test_ratings_with_bootstrap_intervals():
 # --- paired win-rate differences and aggregates over variants (issue 17.5) -------------------
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from castle_envs.experiments.stats import (iqm, paired_proportion_difference,  # noqa: E402
-                                           stratified_bootstrap)
+from castle_envs.experiments.stats import (
+    iqm,
+    paired_proportion_difference,  # noqa: E402
+    stratified_bootstrap,
+)
 
 
 def pairs(both, only_a, only_b, neither):
@@ -100,7 +110,7 @@ def test_newcombe_interval_covers_the_true_difference():
     """Simulated coverage of the 95% interval at small n and a rate near 0 (where the normal
     interval fails), correlated pairs: at least 93% over 2,000 samples (seeded)."""
     rng = np.random.default_rng(0)
-    probs = np.array([0.02, 0.10, 0.03, 0.85])     # both, only a, only b, neither
+    probs = np.array([0.02, 0.10, 0.03, 0.85])  # both, only a, only b, neither
     truth = probs[1] - probs[2]
     covered = 0
     for _ in range(2000):
@@ -118,7 +128,7 @@ def test_paired_proportions_refuse_non_binary_outcomes():
 def test_iqm_is_the_mean_of_the_middle_half():
     assert iqm([1, 2, 3, 4, 5, 6, 7, 8]) == pytest.approx(4.5)
     assert iqm([0, 0, 0, 100]) == pytest.approx(0.0)
-    assert iqm([1, 2, 3, 4, 5]) == pytest.approx(3.0)   # fractional weights at the quartiles
+    assert iqm([1, 2, 3, 4, 5]) == pytest.approx(3.0)  # fractional weights at the quartiles
     assert math.isnan(iqm([]))
 
 

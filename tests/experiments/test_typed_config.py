@@ -1,5 +1,6 @@
 """The typed config (experiments/config.py's dataclasses) and run folders written before it:
 they still resume, or are refused with a message that says why."""
+
 import csv
 import dataclasses
 import shutil
@@ -9,7 +10,14 @@ import pytest
 import yaml
 
 from castle_envs.experiments.config import (
-    SCHEMA, CEMConfig, PPOConfig, TrainConfig, dump_config, load_config, resolve)
+    SCHEMA,
+    CEMConfig,
+    PPOConfig,
+    TrainConfig,
+    dump_config,
+    load_config,
+    resolve,
+)
 from castle_envs.experiments.run_folder import RunFolder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,8 +25,9 @@ OLD = ROOT / "tests" / "data" / "old_runs"
 
 
 def test_a_config_is_frozen_typed_sections():
-    config = load_config(ROOT / "configs" / "tiny" / "castle_siege_easy.yaml",
-                         ["ppo.n_epochs=2", "cem.population=5"])
+    config = load_config(
+        ROOT / "configs" / "tiny" / "castle_siege_easy.yaml", ["ppo.n_epochs=2", "cem.population=5"]
+    )
     assert isinstance(config, TrainConfig) and isinstance(config.ppo, PPOConfig)
     assert isinstance(config.cem, CEMConfig)
     assert (config.ppo.n_steps, config.ppo.n_epochs, config.cem.population) == (128, 2, 5)
@@ -33,7 +42,7 @@ def test_the_defaults_are_the_dataclasses_and_the_schema_follows_them():
     from castle_envs.registry import get_game
 
     config = resolve({})
-    first = get_game("castle-siege").variants[0]   # the variant's default: the game's first
+    first = get_game("castle-siege").variants[0]  # the variant's default: the game's first
     assert config.to_dict() == {**TrainConfig().to_dict(), "variant": {"difficulty": first}}
     assert SCHEMA["ppo"]["n_steps"] == (int, 256, None)
     assert SCHEMA["policy"]["activation"][2] == ("relu", "tanh")
@@ -59,7 +68,8 @@ def test_an_old_config_yaml_reads_and_is_written_back_the_same(tmp_path, algo):
     with open(tmp_path / "added.yaml", "w") as f:
         yaml.safe_dump(added, f, sort_keys=False)
     assert (tmp_path / "config.yaml").read_text() == (
-        old.read_text() + (tmp_path / "added.yaml").read_text())
+        old.read_text() + (tmp_path / "added.yaml").read_text()
+    )
 
 
 def test_an_old_run_of_another_algo_is_refused(tmp_path):
@@ -72,40 +82,47 @@ def test_an_old_run_of_another_algo_is_refused(tmp_path):
         run_moves(None, resume=str(OLD / "maskable_ppo"))
 
 
-@pytest.mark.parametrize("text, message", [
-    ("ppo: {n_stepz: 3}\n", "ppo.n_stepz: unknown key"),
-    ("- 1\n- 2\n", "config: expected a mapping, got list"),
-    ("ppo: 3\n", "ppo: expected a mapping, got int"),
-    ("algo: cem\ncem: {population: many}\n", "cem.population: expected int, got str 'many'"),
-    ("algo: sarsa\n", "algo: 'sarsa' is not one of"),
-    ("ppo: {n_steps: [1\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ppo: {n_stepz: 3}\n", "ppo.n_stepz: unknown key"),
+        ("- 1\n- 2\n", "config: expected a mapping, got list"),
+        ("ppo: 3\n", "ppo: expected a mapping, got int"),
+        ("algo: cem\ncem: {population: many}\n", "cem.population: expected int, got str 'many'"),
+        ("algo: sarsa\n", "algo: 'sarsa' is not one of"),
+        ("ppo: {n_steps: [1\n", "not valid YAML"),
+    ],
+)
 def test_a_malformed_run_folder_is_refused_by_name(tmp_path, text, message):
     shutil.copytree(OLD / "cem", tmp_path / "run")
     (tmp_path / "run" / "config.yaml").write_text(text)
     with pytest.raises(ValueError, match=message):
         RunFolder.open(tmp_path / "run", algo="cem")
+
+
 def test_an_old_cem_run_resumes_where_it_stopped(tmp_path):
     from castle_envs.experiments.train_cem import run_training
 
     run = tmp_path / "old"
     shutil.copytree(OLD / "cem", run)
     resumed = run_training(None, resume=str(run), progress_bar=False)
-    whole = run_training(load_config(ROOT / "configs" / "tiny" / "castle_siege_cem.yaml"),
-                         run_dir=tmp_path / "whole", progress_bar=False)
+    whole = run_training(
+        load_config(ROOT / "configs" / "tiny" / "castle_siege_cem.yaml"),
+        run_dir=tmp_path / "whole",
+        progress_bar=False,
+    )
     assert resumed["generations"] == whole["generations"] == 2
     assert resumed["final_eval"] == whole["final_eval"]
 
     def rows(path):
         with open(path / "history.csv") as f:
             return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
+
     assert rows(run) == rows(tmp_path / "whole")
     assert (run / "policy.json").read_text() == (tmp_path / "whole" / "policy.json").read_text()
     # the checkpoint now lives where every trainer's does; the old one is gone
     assert (run / "checkpoints" / "latest" / "checkpoint.json").is_file()
     assert not (run / "checkpoint.json").exists()
-
-
 
 
 def test_a_damaged_cem_checkpoint_is_refused_by_name(tmp_path):

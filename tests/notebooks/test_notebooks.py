@@ -5,6 +5,7 @@ The kernel is this interpreter (a kernelspec written to a temporary folder, so a
 read ``CASTLE_ENVS_NB_SIZE=small`` in their first cell. Needs the ``notebooks`` extra
 (nbclient, nbformat, ipykernel, matplotlib); skipped without it.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,15 @@ def kernel_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("kernels")
     spec = root / KERNEL
     spec.mkdir()
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "castle-envs (test)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "castle-envs (test)",
+                "language": "python",
+            }
+        )
+    )
     return str(root)
 
 
@@ -46,8 +53,9 @@ def test_notebook_is_stored_stripped(path):
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, \
+            assert cell.outputs == [] and cell.execution_count is None, (
                 f"{path.name}: outputs not stripped (see notebooks/README.md)"
+            )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -60,15 +68,19 @@ def test_notebook_reads_the_size_parameter_first(path):
 # Notebooks 02 and 05 prefer saved results and shipped runs when the checkout has them; the
 # "fresh" cases point them at an empty folder so the fallback runs whatever is on disk.
 CASES = [(p, None) for p in NOTEBOOKS] + [
-    (p, var) for p in NOTEBOOKS for prefix, var in
-    (("02_", "CASTLE_ENVS_NB_RESULTS"), ("05_", "CASTLE_ENVS_NB_RUNS")) if p.name.startswith(prefix)]
+    (p, var)
+    for p in NOTEBOOKS
+    for prefix, var in (("02_", "CASTLE_ENVS_NB_RESULTS"), ("05_", "CASTLE_ENVS_NB_RUNS"))
+    if p.name.startswith(prefix)
+]
 
 
-@pytest.mark.parametrize("path,empty_var", CASES,
-                         ids=[p.stem + ("-fresh" if v else "") for p, v in CASES])
+@pytest.mark.parametrize(
+    "path,empty_var", CASES, ids=[p.stem + ("-fresh" if v else "") for p, v in CASES]
+)
 def test_notebook_runs_at_small_size(path, empty_var, kernel_dir, tmp_path, monkeypatch):
     # the kernel inherits this environment: small size, one thread per library, no GUI
-    if path.name.startswith("05_"):   # reads TensorBoard logs; trains when no run is found
+    if path.name.startswith("05_"):  # reads TensorBoard logs; trains when no run is found
         for module in ("sb3_contrib", "tensorboard", "yaml"):
             pytest.importorskip(module)
     monkeypatch.setenv("CASTLE_ENVS_NB_SIZE", "small")
@@ -78,11 +90,17 @@ def test_notebook_runs_at_small_size(path, empty_var, kernel_dir, tmp_path, monk
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         monkeypatch.setenv(var, "1")
     nb = nbformat.read(path, as_version=4)
-    km = KernelManager(kernel_name=KERNEL,
-                       kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernel_dir]))
-    client = nbclient.NotebookClient(nb, km=km, timeout=180,
-                                     resources={"metadata": {"path": str(NB_DIR)}})
-    client.execute()   # raises CellExecutionError on any error
-    images = sum("image/png" in o.get("data", {}) for c in nb.cells
-                 if c.cell_type == "code" for o in c.outputs)
+    km = KernelManager(
+        kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernel_dir])
+    )
+    client = nbclient.NotebookClient(
+        nb, km=km, timeout=180, resources={"metadata": {"path": str(NB_DIR)}}
+    )
+    client.execute()  # raises CellExecutionError on any error
+    images = sum(
+        "image/png" in o.get("data", {})
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+    )
     assert images >= 2, f"{path.name} drew {images} pictures"

@@ -1,6 +1,7 @@
 """Pictures and text boards show only what the player to act may know: re-dealing everything
 hidden from them (``determinize``: the deck order, other players' hands, face-down Ordeal
 cards) leaves the picture, the SVG and the text board unchanged."""
+
 import numpy as np
 import pytest
 
@@ -8,8 +9,13 @@ from castle_envs.agents import make_agent
 from castle_envs.castellion.data import ORDEALS
 from castle_envs.registry import get_game
 
-CASES = [("castle-siege", "very_hard"), ("castellion", "menace"), ("castellion", "school"),
-         ("castle-rooms", 3), ("castell", 4)]
+CASES = [
+    ("castle-siege", "very_hard"),
+    ("castellion", "menace"),
+    ("castellion", "school"),
+    ("castle-rooms", 3),
+    ("castell", 4),
+]
 
 
 def _states(slug, variant, seeds=(0, 1, 2)):
@@ -41,21 +47,23 @@ def test_redealing_hidden_information_changes_no_picture(slug, variant):
             changed += other.to_dict() != state.to_dict()
             assert render.build_scene(other).items == scene.items
             assert render.render_ansi(other) == text
-    assert changed > 10          # the hidden part really was re-dealt
+    assert changed > 10  # the hidden part really was re-dealt
 
 
 def test_face_down_ordeals_are_named_nowhere_until_turned_up():
     from castle_envs.castellion.render import build_scene, render_ansi
+
     for state in _states("castellion", "menace", seeds=range(6)):
         hidden = {ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]}
         words = render_ansi(state) + build_scene(state).to_svg()
         words += " ".join(t.text for t in build_scene(state).texts())
-        for title in hidden:                     # e.g. "Assault II: Harpy"
+        for title in hidden:  # e.g. "Assault II: Harpy"
             assert title not in words
 
 
 def test_replay_events_name_an_ordeal_only_once_it_is_turned_up():
     from castle_envs.castellion.render import events
+
     for seed in range(8):
         spec = get_game("castellion")
         state = spec.make(level="menace")._new_state(np.random.default_rng(seed), {})
@@ -77,19 +85,22 @@ def test_play_and_replay_never_name_a_face_down_ordeal():
     from castle_envs.castellion.render import describe
     from castle_envs.experiments.cli import build_parser
     from castle_envs.experiments.play import run
+
     for state in _states("castellion", "menace", seeds=range(4)):
         hidden = [ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]]
         for action in np.flatnonzero(state.legal_action_mask()):
             words = describe(state, int(action))
             assert not any(title in words for title in hidden), words
     for seed in range(4):
-        args = build_parser().parse_args(["play", "castellion", "--level", "menace",
-                                          "--seed", str(seed)])
+        args = build_parser().parse_args(
+            ["play", "castellion", "--level", "menace", "--seed", str(seed)]
+        )
         out = io.StringIO()
         run(args, stdin=io.StringIO("q\n"), stdout=out)
-        state = get_game("castellion").make(level="menace")._new_state(
-            np.random.default_rng(seed), {})
-        text = out.getvalue()                   # the board and the first decision's moves
+        state = (
+            get_game("castellion").make(level="menace")._new_state(np.random.default_rng(seed), {})
+        )
+        text = out.getvalue()  # the board and the first decision's moves
         assert "encounter face-down Ordeal I now" in text
         assert not any(ORDEALS[i].title in text for i in state.ordeals)
 
@@ -105,6 +116,7 @@ def test_castellion_envs_name_no_face_down_ordeal(compiled):
     else:
         from castle_envs.castellion.env import CastellionEnv as Env
     from castle_envs.castellion.render import build_scene
+
     env = Env(level="menace", render_mode="ansi")
     rng = np.random.default_rng(0)
     said_encounter = 0

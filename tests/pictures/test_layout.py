@@ -2,6 +2,7 @@
 box, no text box leaves the canvas or overlaps another, for positions of random and
 heuristic games of every game and variant, fitted by Pillow's font and by the numpy raster's
 bitmap font; plus hand-built extremes (long columns, full piles, tall towers)."""
+
 import numpy as np
 import pytest
 
@@ -33,8 +34,11 @@ def positions(slug, variant, seeds=(0, 1), every=3):
                 agent = agents[state.current_player]
                 obs = None
                 if agent.needs_observation:
-                    obs = (env._observe(state) if spec.api == "gymnasium"
-                           else env._observe(state, state.current_player))
+                    obs = (
+                        env._observe(state)
+                        if spec.api == "gymnasium"
+                        else env._observe(state, state.current_player)
+                    )
                 state.apply_action(agent.act(obs, state.legal_action_mask(), state.clone()))
                 step += 1
 
@@ -78,25 +82,41 @@ def test_layout_check_catches_what_it_should():
 def _siege_extremes():
     from castle_envs.castle_siege.rules import State
     from tests.castle_siege.helpers import position
-    long_column = position(hand=list(range(5)), columns=(list(range(5, 35)), [], [], []),
-                           castles=[48, 49, 50, 51], discard=list(range(35, 48)))
-    full_discard = position(hand=[], columns=((), (), (), ()), castles=[48, 49, 50, 51],
-                            captured=(False, True, False, True), discard=list(range(0, 48)))
-    six_in_hand = position(hand=[9, 10, 11, 12, 22, 23], columns=([0], [1], [2], [3]),
-                           castles=[48, 49, 50, 51], phase="discard")
+
+    long_column = position(
+        hand=list(range(5)),
+        columns=(list(range(5, 35)), [], [], []),
+        castles=[48, 49, 50, 51],
+        discard=list(range(35, 48)),
+    )
+    full_discard = position(
+        hand=[],
+        columns=((), (), (), ()),
+        castles=[48, 49, 50, 51],
+        captured=(False, True, False, True),
+        discard=list(range(0, 48)),
+    )
+    six_in_hand = position(
+        hand=[9, 10, 11, 12, 22, 23],
+        columns=([0], [1], [2], [3]),
+        castles=[48, 49, 50, 51],
+        phase="discard",
+    )
     deck = list(range(4, 48))
-    recycled = position(hand=[], columns=((), (), (), ()), castles=[0, 1, 2, 3], deck=deck,
-                        recycled=deck[-20:])
+    recycled = position(
+        hand=[], columns=((), (), (), ()), castles=[0, 1, 2, 3], deck=deck, recycled=deck[-20:]
+    )
     assert isinstance(long_column, State)
     return [long_column, full_discard, six_in_hand, recycled]
 
 
 def _castell_extremes():
     from castle_envs.castell.rules import State
+
     state = State.deal(np.random.default_rng(0), 4)
     state.towers[0] = [(8, 9 - 1, 0)] + [(w, 5, 1) for w in (7, 6, 5, 4, 3, 2, 2, 1, 1, 1)]
-    state.hand[1] = 9            # nine of every number
-    state.regions[2] = 2         # every number, twice
+    state.hand[1] = 9  # nine of every number
+    state.regions[2] = 2  # every number, twice
     state.skills[:] = state.max_skill
     state.tokens[:] = 7
     state.lp[3] = -1

@@ -1,4 +1,5 @@
 """The three ways a scene is drawn: Pillow, the numpy fallback, SVG; and how one is chosen."""
+
 import re
 import xml.etree.ElementTree as ET
 
@@ -52,6 +53,7 @@ def test_choosing_the_raster(monkeypatch):
     assert S.raster_backend() == "numpy"
     scene, state = _scene("castle-siege")
     from castle_envs.castle_siege.render import render_rgb
+
     assert np.array_equal(render_rgb(state), scene.to_rgb("numpy"))
     with pytest.raises(ValueError, match="unknown raster backend 'ink'"):
         S.set_raster("ink")
@@ -66,6 +68,7 @@ def test_choosing_the_raster(monkeypatch):
 
 def test_without_pillow_svg_text_is_measured_by_an_average_glyph(monkeypatch):
     import castle_envs.core.svg as svg
+
     monkeypatch.setattr(svg, "pillow_available", lambda: False)
     svg.font_face_css.cache_clear()
     try:

@@ -7,6 +7,7 @@ format; ``reference_encode`` is the observation; ``ReferenceCastellionEnv`` is
 left-aligned: each column is a stack on row 0, so ``heights`` says everything about the
 castle's shape, and a castle splits exactly when a middle column loses its last tile.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,35 +15,107 @@ from collections.abc import Sequence
 import numpy as np
 
 from castle_envs.castellion.env import RESET_OPTIONS, CastellionEnv
-from castle_envs.castellion.layout import (CELL_OFF, DISCARD_OFF, HAND_OFF, LEVEL_OFF, OBS_SIZE,
-                                           ORDEAL_OFF, ORDEAL_WIDTH, PHASE_OFF, REGULAR_OFF,
-                                           REVEALED_OFF, SAFE_OFF, SCALAR_OFF)
+from castle_envs.castellion.layout import (
+    CELL_OFF,
+    DISCARD_OFF,
+    HAND_OFF,
+    LEVEL_OFF,
+    OBS_SIZE,
+    ORDEAL_OFF,
+    ORDEAL_WIDTH,
+    PHASE_OFF,
+    REGULAR_OFF,
+    REVEALED_OFF,
+    SAFE_OFF,
+    SCALAR_OFF,
+)
 
 from castle_envs.core.errors import HiddenInformationError, InvalidStateError
 from castle_envs.core.saved import StateReader
 from castle_envs.core.options import check_choice
 from castle_envs.core.state import SolitaireState, check_options
-from castle_envs.castellion.actions import (ACTIONS, DESTROY, DISCARD, DISCARD_POWER, DISCARD_TRAITOR, DRAW,
-                      ENCOUNTER_NOW, LIFT, NUM_ACTIONS, PILE_NAMES, PLACE, PLACE_LEFT,
-                      PLACE_TRAITOR, RECOVER, REVEAL, REVEAL_ORDEAL, SIZE, SWAP, SWAP_PAIRS,
-                      TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, CHAMELEON, FORMATIONS, JUGGLER, KIND_BY_NAME,
-                   KIND_NAMES, LEVELS, MENACE, NO_TILE, NUM_DEFENDER_KINDS, NUM_KINDS,
-                   ORDEAL_BY_NAME, ORDEALS, ORDEALS_BY_SLOT, REGULAR_COUNTS, ROWS,
-                   SAFE_COUNTS, SCHOOL, SEER, SHAPES, TOTAL_COUNTS, TRAITOR)
+from castle_envs.castellion.actions import (
+    ACTIONS,
+    DESTROY,
+    DISCARD,
+    DISCARD_POWER,
+    DISCARD_TRAITOR,
+    DRAW,
+    ENCOUNTER_NOW,
+    LIFT,
+    NUM_ACTIONS,
+    PILE_NAMES,
+    PLACE,
+    PLACE_LEFT,
+    PLACE_TRAITOR,
+    RECOVER,
+    REVEAL,
+    REVEAL_ORDEAL,
+    SIZE,
+    SWAP,
+    SWAP_PAIRS,
+    TAKE_REVEALED,
+)
+from castle_envs.castellion.data import (
+    ASSAULT,
+    BLACK_TRAITOR,
+    CHAMELEON,
+    FORMATIONS,
+    JUGGLER,
+    KIND_BY_NAME,
+    KIND_NAMES,
+    LEVELS,
+    MENACE,
+    NO_TILE,
+    NUM_DEFENDER_KINDS,
+    NUM_KINDS,
+    ORDEAL_BY_NAME,
+    ORDEALS,
+    ORDEALS_BY_SLOT,
+    REGULAR_COUNTS,
+    ROWS,
+    SAFE_COUNTS,
+    SCHOOL,
+    SEER,
+    SHAPES,
+    TOTAL_COUNTS,
+    TRAITOR,
+)
 
 # phases: what the player is deciding now
-(DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, DESTROY_PHASE, JUGGLE_PHASE, REVEAL_PHASE,
- RECOVER_PHASE, LIFT_PHASE, MOVE_PHASE, REVEAL_ORDEAL_PHASE, OVER) = range(11)
-PHASE_NAMES = ("draw", "defender", "traitor", "destroy", "juggle", "reveal", "recover",
-               "pyro_lift", "pyro_move", "reveal_ordeal", "over")
+(
+    DRAW_PHASE,
+    DEFENDER_PHASE,
+    TRAITOR_PHASE,
+    DESTROY_PHASE,
+    JUGGLE_PHASE,
+    REVEAL_PHASE,
+    RECOVER_PHASE,
+    LIFT_PHASE,
+    MOVE_PHASE,
+    REVEAL_ORDEAL_PHASE,
+    OVER,
+) = range(11)
+PHASE_NAMES = (
+    "draw",
+    "defender",
+    "traitor",
+    "destroy",
+    "juggle",
+    "reveal",
+    "recover",
+    "pyro_lift",
+    "pyro_move",
+    "reveal_ordeal",
+    "over",
+)
 NUM_PHASES = len(PHASE_NAMES)
 # why tiles are being destroyed: what follows the last one
 TRAITOR_COST, PYRO_DESTROY, PENALTY = 1, 2, 3
 DESTROY_REASONS = ("none", "traitor", "pyro", "penalty")
 
-FOUNDATION_EXEMPTIONS = ("placed", "neighbors")   # I3 in RULES.md
-EARLY_ENCOUNTERS = ("any_time", "turn_start")      # I7 in RULES.md
+FOUNDATION_EXEMPTIONS = ("placed", "neighbors")  # I3 in RULES.md
+EARLY_ENCOUNTERS = ("any_time", "turn_start")  # I7 in RULES.md
 RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
@@ -65,8 +138,13 @@ def _component(board: int, seed: int) -> int:
     function."""
     comp = seed
     while True:
-        grown = (comp | ((comp << 1) & _NOT_COL0) | ((comp >> 1) & _NOT_COL5)
-                 | (comp << SIZE) | (comp >> SIZE)) & board
+        grown = (
+            comp
+            | ((comp << 1) & _NOT_COL0)
+            | ((comp >> 1) & _NOT_COL5)
+            | (comp << SIZE)
+            | (comp >> SIZE)
+        ) & board
         if grown == comp:
             return comp
         comp = grown
@@ -114,8 +192,8 @@ def _move_possible(heights) -> bool:
     for s in range(width):
         if hs[s] == 1:
             if 0 < s < width - 1:
-                continue                      # lifting it would split the castle
-            return True                       # a new column on the other side is open
+                continue  # lifting it would split the castle
+            return True  # a new column on the other side is open
         if width < SIZE:
             return True
         for c in range(width):
@@ -126,33 +204,44 @@ def _move_possible(heights) -> bool:
 
 def _parse_tiles(value, what: str, limit) -> list[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-        raise ValueError(f"options[{what!r}] must be a list of tile names, got "
-                         f"{type(value).__name__}")
+        raise ValueError(
+            f"options[{what!r}] must be a list of tile names, got {type(value).__name__}"
+        )
     kinds = []
     for tile in value:
         if isinstance(tile, str):
             if tile not in KIND_BY_NAME:
-                raise ValueError(f"options[{what!r}] holds unknown tile {tile!r}; tiles are "
-                                 f"{list(KIND_BY_NAME)}")
+                raise ValueError(
+                    f"options[{what!r}] holds unknown tile {tile!r}; tiles are {list(KIND_BY_NAME)}"
+                )
             kinds.append(KIND_BY_NAME[tile])
-        elif isinstance(tile, (int, np.integer)) and not isinstance(tile, (bool, np.bool_)) \
-                and 0 <= tile < NUM_KINDS:
+        elif (
+            isinstance(tile, (int, np.integer))
+            and not isinstance(tile, (bool, np.bool_))
+            and 0 <= tile < NUM_KINDS
+        ):
             kinds.append(int(tile))
         else:
             raise ValueError(f"options[{what!r}] holds {tile!r}, not a tile name or kind 0-13")
     for kind in range(NUM_KINDS):
         if kinds.count(kind) > limit[kind]:
-            raise ValueError(f"options[{what!r}] holds {kinds.count(kind)} {KIND_NAMES[kind]} "
-                             f"tiles; the pile has only {limit[kind]}")
+            raise ValueError(
+                f"options[{what!r}] holds {kinds.count(kind)} {KIND_NAMES[kind]} "
+                f"tiles; the pile has only {limit[kind]}"
+            )
     return kinds
 
 
 class ReferenceState(SolitaireState):
     actions = ACTIONS
-    hidden = False   # a player's view (player_view): pile order and face-down cards unknown
+    hidden = False  # a player's view (player_view): pile order and face-down cards unknown
 
-    def __init__(self, level: int = SCHOOL, foundation_exemption: str = "placed",
-                 early_encounter: str = "any_time"):
+    def __init__(
+        self,
+        level: int = SCHOOL,
+        foundation_exemption: str = "placed",
+        early_encounter: str = "any_time",
+    ):
         check_choice("foundation_exemption", foundation_exemption, FOUNDATION_EXEMPTIONS)
         check_choice("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
@@ -161,49 +250,63 @@ class ReferenceState(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self.regular: list[int] = []      # top of the pile is the END of the list
+        self.regular: list[int] = []  # top of the pile is the END of the list
         self.safe: list[int] = []
         self.revealed: list[int] = []
         self.hand = NO_TILE
-        self.cells = [NO_TILE] * CELLS    # index row * 6 + column, row 0 = foundation
+        self.cells = [NO_TILE] * CELLS  # index row * 6 + column, row 0 = foundation
         self.heights = [0] * SIZE
         self.discard = [0] * NUM_KINDS
         self.removed = [0] * NUM_KINDS
         self.ordeals = [0, 0, 0]
         self.face_down = [False, False, False]
-        self.beside = [[0, 0], [0, 0], [0, 0]]   # [normal, black] Traitors per ordeal
-        self.current = 0                  # lowest unresolved ordeal
+        self.beside = [[0, 0], [0, 0], [0, 0]]  # [normal, black] Traitors per ordeal
+        self.current = 0  # lowest unresolved ordeal
         self.phase = DRAW_PHASE
         self.destroy_left = 0
         self.destroy_reason = 0
         self.reveal_left = 0
         self.recover_shape = -1
         self.lifted = NO_TILE
-        self.lift_origin = 0              # Place column that would put the lifted tile back
-        self.outcome = 0                  # 1 won, -1 lost
+        self.lift_origin = 0  # Place column that would put the lifted tile back
+        self.outcome = 0  # 1 won, -1 lost
         self._mask: np.ndarray | None = None
         # cache; every change of the castle clears it
         self._formations: tuple[int, int, int] | None = None
 
     # --- the deal ----------------------------------------------------------------------------
     @classmethod
-    def new_game(cls, rng: np.random.Generator | None = None, level: str = "school",
-                 options: dict | None = None, **rules) -> "ReferenceState":
+    def new_game(
+        cls,
+        rng: np.random.Generator | None = None,
+        level: str = "school",
+        options: dict | None = None,
+        **rules,
+    ) -> "ReferenceState":
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
         shuffled) and the ``ordeals`` (three card names, slots I, II, III)."""
         check_choice("level", level, LEVELS)
         rules = check_options(rules, RULE_DEFAULTS, "Castellion rules options")
-        options = check_options(options, {"regular_order": None, "safe_order": None,
-                                          "regular_top": None, "safe_top": None,
-                                          "ordeals": None}, "reset options")
+        options = check_options(
+            options,
+            {
+                "regular_order": None,
+                "safe_order": None,
+                "regular_top": None,
+                "safe_top": None,
+                "ordeals": None,
+            },
+            "reset options",
+        )
         rng = rng if rng is not None else np.random.default_rng()
         state = cls(LEVELS.index(level), **rules)
         state.regular = state._deal_pile(rng, options, "regular", REGULAR_COUNTS)
         state.safe = state._deal_pile(rng, options, "safe", SAFE_COUNTS)
         if options["ordeals"] is None:
-            state.ordeals = [int(ids[rng.integers(len(ids))])
-                             for ids in ORDEALS_BY_SLOT[state.level]]
+            state.ordeals = [
+                int(ids[rng.integers(len(ids))]) for ids in ORDEALS_BY_SLOT[state.level]
+            ]
         else:
             state.ordeals = state._check_ordeals(options["ordeals"])
         state.face_down = [state.level == MENACE] * 3
@@ -213,14 +316,17 @@ class ReferenceState(SolitaireState):
     def _deal_pile(rng, options, name, counts) -> list[int]:
         order, top = options[f"{name}_order"], options[f"{name}_top"]
         if order is not None and top is not None:
-            raise ValueError(f"give options[{name + '_order'!r}] or options[{name + '_top'!r}], "
-                             "not both")
+            raise ValueError(
+                f"give options[{name + '_order'!r}] or options[{name + '_top'!r}], not both"
+            )
         full = [k for k in range(NUM_KINDS) for _ in range(counts[k])]
         if order is not None:
             kinds = _parse_tiles(order, f"{name}_order", counts)
             if len(kinds) != len(full):
-                raise ValueError(f"options[{name + '_order'!r}] must hold all {len(full)} "
-                                 f"tiles of the {name} pile, got {len(kinds)}")
+                raise ValueError(
+                    f"options[{name + '_order'!r}] must hold all {len(full)} "
+                    f"tiles of the {name} pile, got {len(kinds)}"
+                )
             return kinds[::-1]
         fixed = [] if top is None else _parse_tiles(top, f"{name}_top", counts)
         rest = list(full)
@@ -237,9 +343,11 @@ class ReferenceState(SolitaireState):
             card = ORDEAL_BY_NAME.get(name) if isinstance(name, str) else None
             allowed = [ORDEALS[i].name for i in ORDEALS_BY_SLOT[self.level][slot]]
             if card is None or card not in ORDEALS_BY_SLOT[self.level][slot]:
-                raise ValueError(f"options['ordeals'][{slot}] = {name!r} is not a slot "
-                                 f"{slot + 1} card of the {LEVELS[self.level]} level; "
-                                 f"choose one of {allowed}")
+                raise ValueError(
+                    f"options['ordeals'][{slot}] = {name!r} is not a slot "
+                    f"{slot + 1} card of the {LEVELS[self.level]} level; "
+                    f"choose one of {allowed}"
+                )
             ids.append(card)
         return ids
 
@@ -271,8 +379,7 @@ class ReferenceState(SolitaireState):
         return self._formations
 
     def tiles_played(self) -> bool:
-        return (not self.regular and not self.safe and not self.revealed
-                and self.hand == NO_TILE)
+        return not self.regular and not self.safe and not self.revealed and self.hand == NO_TILE
 
     @property
     def ordeals_passed(self) -> int:
@@ -324,7 +431,7 @@ class ReferenceState(SolitaireState):
             return len(self.revealed) < MAX_REVEALED and bool(self.regular or self.safe)
         if faction == CHAMELEON:
             return any(self.discard[f * 3 + kind % 3] for f in range(4) if f != CHAMELEON)
-        for c in range(SIZE):   # Pyro: some destroy must leave a legal move
+        for c in range(SIZE):  # Pyro: some destroy must leave a legal move
             if self.heights[c] and not self._splits(c) and self._pyro_destroy_ok(c):
                 return True
         return False
@@ -338,7 +445,7 @@ class ReferenceState(SolitaireState):
         if sum(heights) < 2:
             return False
         if h == 1:
-            return True     # the column vanishes: a new column on the other side is open
+            return True  # the column vanishes: a new column on the other side is open
         if width < SIZE:
             return True
         return any(heights[o] < SIZE for o in range(SIZE) if o != c)
@@ -350,7 +457,7 @@ class ReferenceState(SolitaireState):
         phase = self.phase
         if phase == DRAW_PHASE:
             if self.revealed:
-                mask[TAKE_REVEALED:TAKE_REVEALED + len(self.revealed)] = True
+                mask[TAKE_REVEALED : TAKE_REVEALED + len(self.revealed)] = True
             else:
                 mask[DRAW] = bool(self.regular)
                 mask[DRAW + 1] = bool(self.safe)
@@ -427,15 +534,15 @@ class ReferenceState(SolitaireState):
             new_cells = [NO_TILE] * CELLS
             for r in range(SIZE):
                 base = r * SIZE
-                new_cells[base + by:base + SIZE] = cells[base:base + SIZE - by]
+                new_cells[base + by : base + SIZE] = cells[base : base + SIZE - by]
             self.cells = new_cells
-            self.heights = [0] * by + heights[:SIZE - by]
+            self.heights = [0] * by + heights[: SIZE - by]
         else:
             by = -by
             new_cells = [NO_TILE] * CELLS
             for r in range(SIZE):
                 base = r * SIZE
-                new_cells[base:base + SIZE - by] = cells[base + by:base + SIZE]
+                new_cells[base : base + SIZE - by] = cells[base + by : base + SIZE]
             self.cells = new_cells
             self.heights = heights[by:] + [0] * by
 
@@ -489,8 +596,9 @@ class ReferenceState(SolitaireState):
             if faction == JUGGLER:
                 self.phase = JUGGLE_PHASE
             elif faction == SEER:
-                self.reveal_left = min(MAX_REVEALED - len(self.revealed),
-                                       len(self.regular) + len(self.safe))
+                self.reveal_left = min(
+                    MAX_REVEALED - len(self.revealed), len(self.regular) + len(self.safe)
+                )
                 self.phase = REVEAL_PHASE
             elif faction == CHAMELEON:
                 self.recover_shape = kind % 3
@@ -558,7 +666,7 @@ class ReferenceState(SolitaireState):
                 self._left_align()
                 self.lift_origin = -1
             else:
-                self.lift_origin = c      # the new right column is where it stood
+                self.lift_origin = c  # the new right column is where it stood
             self.phase = MOVE_PHASE
         elif phase == MOVE_PHASE:
             kind, self.lifted, self.lift_origin = self.lifted, NO_TILE, 0
@@ -570,7 +678,7 @@ class ReferenceState(SolitaireState):
 
     def _after_place(self, cell: int) -> None:
         """Menace: completing a tower turns up a face-down ordeal of the player's choice."""
-        if self.level == MENACE and any(self.face_down[self.current:]):
+        if self.level == MENACE and any(self.face_down[self.current :]):
             kind = self.cells[cell]
             board = self.faction_boards()[kind // 3]
             if _shape_of_group(_component(board, 1 << cell)) == 0:
@@ -591,7 +699,7 @@ class ReferenceState(SolitaireState):
         while self.outcome == 0:
             if self.castle_size == CELLS or self.tiles_played():
                 if not self._encounter():
-                    return        # waiting for the player to choose the penalty's tiles
+                    return  # waiting for the player to choose the penalty's tiles
                 continue
             self.phase = DRAW_PHASE
             return
@@ -645,8 +753,9 @@ class ReferenceState(SolitaireState):
         text = self._describe(action)
         for slot in range(3):
             if self.face_down[slot]:
-                text = text.replace(ORDEALS[self.ordeals[slot]].title,
-                                    f"face-down Ordeal {'I' * (slot + 1)}")
+                text = text.replace(
+                    ORDEALS[self.ordeals[slot]].title, f"face-down Ordeal {'I' * (slot + 1)}"
+                )
         return text
 
     def _describe(self, action) -> str:
@@ -664,12 +773,17 @@ class ReferenceState(SolitaireState):
                 kind = self.hand if phase == DEFENDER_PHASE else self.lifted
                 verb = "place" if phase == DEFENDER_PHASE else "move"
                 col = action - PLACE
-                where = "a new left column" if action == PLACE_LEFT else (
-                    f"column {col} row {self.heights[col]}" if col < SIZE else "")
+                where = (
+                    "a new left column"
+                    if action == PLACE_LEFT
+                    else (f"column {col} row {self.heights[col]}" if col < SIZE else "")
+                )
                 return f"{verb} {KIND_NAMES[kind]} on {where}"
             if action in (DISCARD, DISCARD_POWER) and self.hand >= 0:
                 return f"{move.replace('the tile', KIND_NAMES[self.hand])}"
-            if TAKE_REVEALED <= action < ENCOUNTER_NOW and action - TAKE_REVEALED < len(self.revealed):
+            if TAKE_REVEALED <= action < ENCOUNTER_NOW and action - TAKE_REVEALED < len(
+                self.revealed
+            ):
                 return f"play revealed {KIND_NAMES[self.revealed[action - TAKE_REVEALED]]}"
             if action in (DRAW, DRAW + 1, REVEAL, REVEAL + 1):
                 pile = self.regular if action in (DRAW, REVEAL) else self.safe
@@ -677,19 +791,20 @@ class ReferenceState(SolitaireState):
             if LIFT <= action < REVEAL_ORDEAL and self.heights[action - LIFT]:
                 c = action - LIFT
                 return f"move {self._cell_name((self.heights[c] - 1) * SIZE + c)}"
-            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 \
-                    and self.current < 3:
+            if action in (PLACE_TRAITOR, DISCARD_TRAITOR) and self.hand >= 0 and self.current < 3:
                 traitor = KIND_NAMES[self.hand]
                 if action == DISCARD_TRAITOR:
                     cost = 4 - (self.formations()[2] if self.level == MENACE else 0)
                     cost = min(max(cost, 0), self.castle_size)
                     return f"discard the {traitor} (destroy {cost} tile{'s' * (cost != 1)})"
                 slot = self.current
-                card = "a face-down ordeal" if self.face_down[slot] else \
-                    ORDEALS[self.ordeals[slot]].title
+                card = (
+                    "a face-down ordeal"
+                    if self.face_down[slot]
+                    else ORDEALS[self.ordeals[slot]].title
+                )
                 need = 2 if self.face_down[slot] else ORDEALS[self.ordeals[slot]].traitors
-                return (f"place the {traitor} beside {card} "
-                        f"({sum(self.beside[slot]) + 1}/{need})")
+                return f"place the {traitor} beside {card} ({sum(self.beside[slot]) + 1}/{need})"
             if action == ENCOUNTER_NOW:
                 slot = min(self.current, 2)
                 if self.face_down[slot]:
@@ -716,20 +831,25 @@ class ReferenceState(SolitaireState):
         if phase in (DEFENDER_PHASE, TRAITOR_PHASE) and action == ENCOUNTER_NOW:
             if self.level == SCHOOL:
                 return "encountering an ordeal early is not allowed at the school level"
-            return ("with early_encounter='turn_start' an ordeal is encountered early only at "
-                    "the start of a turn, not with a tile in hand")
+            return (
+                "with early_encounter='turn_start' an ordeal is encountered early only at "
+                "the start of a turn, not with a tile in hand"
+            )
         if phase == DEFENDER_PHASE and PLACE <= action <= PLACE_LEFT:
             return self._placement_reason(action, True)
         if phase == MOVE_PHASE and PLACE <= action <= PLACE_LEFT:
-            if action - PLACE == self.lift_origin or (action == PLACE_LEFT
-                                                      and self.lift_origin == -1):
+            if action - PLACE == self.lift_origin or (
+                action == PLACE_LEFT and self.lift_origin == -1
+            ):
                 return "the tile must move to a different place"
             return self._placement_reason(action, False)
         if phase == DEFENDER_PHASE and action == DISCARD_POWER:
             if self.level == SCHOOL:
                 return "tile powers are not used at the school level"
-            return (f"the {KIND_NAMES[self.hand]} power cannot be used in full here "
-                    "(powers are all or nothing)")
+            return (
+                f"the {KIND_NAMES[self.hand]} power cannot be used in full here "
+                "(powers are all or nothing)"
+            )
         if phase == TRAITOR_PHASE and action == DISCARD_TRAITOR:
             if self.level == SCHOOL:
                 return "Traitors cannot be discarded at the school level"
@@ -782,13 +902,20 @@ class ReferenceState(SolitaireState):
             below = (r - 1) * SIZE + col
             if not (r == 1 and self._neighbors_exempt) and self.cells[below] % 3 == shape:
                 what = "the foundation tile below it" if r == 1 else "the tile below it"
-                return (f"{where} would stand on {what}, {self._cell_name(below)}, of the "
-                        "same shape (only tiles placed in the foundation row are exempt)")
+                return (
+                    f"{where} would stand on {what}, {self._cell_name(below)}, of the "
+                    "same shape (only tiles placed in the foundation row are exempt)"
+                )
             for side in (col - 1, col + 1):
-                if 0 <= side < SIZE and self.heights[side] > r \
-                        and self.cells[r * SIZE + side] % 3 == shape:
-                    return (f"{where} would touch {self._cell_name(r * SIZE + side)} beside "
-                            "it, of the same shape")
+                if (
+                    0 <= side < SIZE
+                    and self.heights[side] > r
+                    and self.cells[r * SIZE + side] % 3 == shape
+                ):
+                    return (
+                        f"{where} would touch {self._cell_name(r * SIZE + side)} beside "
+                        "it, of the same shape"
+                    )
         return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
@@ -807,8 +934,10 @@ class ReferenceState(SolitaireState):
 
     def _unseen(self, what: str) -> None:
         if self.hidden:
-            raise HiddenInformationError(f"this is the player's view: {what} is hidden; "
-                                         "search determinize(0, rng) of it instead")
+            raise HiddenInformationError(
+                f"this is the player's view: {what} is hidden; "
+                "search determinize(0, rng) of it instead"
+            )
 
     def determinize(self, player: int, rng: np.random.Generator) -> "ReferenceState":
         """The order of each pile and the face-down ordeal cards are hidden. A player who
@@ -845,36 +974,55 @@ class ReferenceState(SolitaireState):
 
     def tile_counts(self) -> dict[str, list[int]]:
         """Tiles per kind in each place; every kind sums to its box count (84 tiles)."""
+
         def count(tiles):
             out = [0] * NUM_KINDS
             for k in tiles:
                 out[k] += 1
             return out
+
         castle = count(k for k in self.cells if k >= 0)
         beside = [0] * NUM_KINDS
         beside[TRAITOR] = sum(b[0] for b in self.beside)
         beside[BLACK_TRAITOR] = sum(b[1] for b in self.beside)
         held = count(k for k in (self.hand, self.lifted) if k >= 0)
-        return {"regular": count(self.regular), "safe": count(self.safe),
-                "revealed": count(self.revealed), "held": held, "castle": castle,
-                "discard": list(self.discard), "beside": beside, "removed": list(self.removed)}
+        return {
+            "regular": count(self.regular),
+            "safe": count(self.safe),
+            "revealed": count(self.revealed),
+            "held": held,
+            "castle": castle,
+            "discard": list(self.discard),
+            "beside": beside,
+            "removed": list(self.removed),
+        }
 
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
-            "rules": {"foundation_exemption": self.foundation_exemption,
-                      "early_encounter": self.early_encounter},
-            "regular": self.regular[::-1], "safe": self.safe[::-1],
-            "revealed": list(self.revealed), "hand": self.hand,
-            "castle": [self.cells[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)],
-            "discard": list(self.discard), "removed": list(self.removed),
+            "rules": {
+                "foundation_exemption": self.foundation_exemption,
+                "early_encounter": self.early_encounter,
+            },
+            "regular": self.regular[::-1],
+            "safe": self.safe[::-1],
+            "revealed": list(self.revealed),
+            "hand": self.hand,
+            "castle": [self.cells[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)],
+            "discard": list(self.discard),
+            "removed": list(self.removed),
             "ordeals": [ORDEALS[i].name for i in self.ordeals],
-            "face_down": list(self.face_down), "beside": [list(b) for b in self.beside],
-            "current": self.current, "phase": PHASE_NAMES[self.phase],
+            "face_down": list(self.face_down),
+            "beside": [list(b) for b in self.beside],
+            "current": self.current,
+            "phase": PHASE_NAMES[self.phase],
             "destroy_left": self.destroy_left,
             "destroy_reason": DESTROY_REASONS[self.destroy_reason],
-            "reveal_left": self.reveal_left, "recover_shape": self.recover_shape,
-            "lifted": self.lifted, "lift_origin": self.lift_origin, "outcome": self.outcome,
+            "reveal_left": self.reveal_left,
+            "recover_shape": self.recover_shape,
+            "lifted": self.lifted,
+            "lift_origin": self.lift_origin,
+            "outcome": self.outcome,
         }
 
     @classmethod
@@ -895,26 +1043,33 @@ class ReferenceState(SolitaireState):
             bad("expected a dict")
         expected = set(cls().to_dict())
         if set(data) != expected:
-            bad(f"keys differ: missing {sorted(expected - set(data))}, "
-                f"unknown {sorted(set(data) - expected)}")
+            bad(
+                f"keys differ: missing {sorted(expected - set(data))}, "
+                f"unknown {sorted(set(data) - expected)}"
+            )
         if data["level"] not in LEVELS:
             bad(f"unknown level {data['level']!r}")
         rules = data["rules"]
         if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
             # saved before the early_encounter option: played under the turn-start reading
             rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
-        if not isinstance(rules, dict) or set(rules) != set(RULE_DEFAULTS) \
-                or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS \
-                or rules["early_encounter"] not in EARLY_ENCOUNTERS:
-            bad(f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
+        if (
+            not isinstance(rules, dict)
+            or set(rules) != set(RULE_DEFAULTS)
+            or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS
+            or rules["early_encounter"] not in EARLY_ENCOUNTERS
+        ):
+            bad(
+                f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
                 f"in {list(FOUNDATION_EXEMPTIONS)}, early_encounter in "
-                f"{list(EARLY_ENCOUNTERS)})")
+                f"{list(EARLY_ENCOUNTERS)})"
+            )
         s = cls(LEVELS.index(data["level"]), **rules)
 
         def ints(value, what, lo, hi, length=None, max_length=None):
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
-            if max_length is not None and len(value) > max_length:   # before reading it
+            if max_length is not None and len(value) > max_length:  # before reading it
                 bad(f"{what} holds {len(value)} entries; at most {max_length} fit")
             for v in value:
                 if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -927,17 +1082,20 @@ class ReferenceState(SolitaireState):
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")
             return v
 
-        s.regular = ints(data["regular"], "regular", 0, NUM_KINDS - 1,
-                         max_length=sum(REGULAR_COUNTS))[::-1]
+        s.regular = ints(
+            data["regular"], "regular", 0, NUM_KINDS - 1, max_length=sum(REGULAR_COUNTS)
+        )[::-1]
         s.safe = ints(data["safe"], "safe", 0, NUM_KINDS - 1, max_length=sum(SAFE_COUNTS))[::-1]
-        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1,
-                          max_length=MAX_REVEALED)
+        s.revealed = ints(data["revealed"], "revealed", 0, NUM_KINDS - 1, max_length=MAX_REVEALED)
         s.hand = scalar("hand", -1, NUM_KINDS - 1)
         castle = data["castle"]
         if not isinstance(castle, list) or len(castle) != SIZE:
             bad("castle must be 6 rows")
-        s.cells = [v for r in range(SIZE)
-                   for v in ints(castle[r], f"castle row {r}", -1, NUM_DEFENDER_KINDS - 1, SIZE)]
+        s.cells = [
+            v
+            for r in range(SIZE)
+            for v in ints(castle[r], f"castle row {r}", -1, NUM_DEFENDER_KINDS - 1, SIZE)
+        ]
         s.discard = ints(data["discard"], "discard", 0, 12, NUM_KINDS)
         s.removed = ints(data["removed"], "removed", 0, 12, NUM_KINDS)
         ordeals = data["ordeals"]
@@ -948,8 +1106,11 @@ class ReferenceState(SolitaireState):
         except ValueError as err:
             bad(str(err))
         face = data["face_down"]
-        if not isinstance(face, list) or len(face) != 3 or not all(isinstance(f, bool)
-                                                                   for f in face):
+        if (
+            not isinstance(face, list)
+            or len(face) != 3
+            or not all(isinstance(f, bool) for f in face)
+        ):
             bad("face_down must be 3 booleans")
         s.face_down = list(face)
         beside = data["beside"]
@@ -1013,15 +1174,22 @@ class ReferenceState(SolitaireState):
             bad("a won game has resolved all three ordeals")
         if self.outcome == 0 and self.current == 3:
             bad("all three ordeals resolved but the game is not won")
-        if self.outcome == 0 and self.destroy_reason != PENALTY and \
-                sum(self.beside[self.current]) >= ORDEALS[self.ordeals[self.current]].traitors:
+        if (
+            self.outcome == 0
+            and self.destroy_reason != PENALTY
+            and sum(self.beside[self.current]) >= ORDEALS[self.ordeals[self.current]].traitors
+        ):
             bad("an ordeal has reached its Traitor count without being encountered")
         # a tile stays in hand through an early encounter's penalty and at the game's end
-        in_hand_ok = (DEFENDER_PHASE, TRAITOR_PHASE) if not self._encounter_in_hand else \
-            (DEFENDER_PHASE, TRAITOR_PHASE, OVER) + (
-                (DESTROY_PHASE,) if self.destroy_reason == PENALTY else ())
-        if (self.hand >= 0 and phase not in in_hand_ok) or \
-                (self.hand < 0 and phase in (DEFENDER_PHASE, TRAITOR_PHASE)):
+        in_hand_ok = (
+            (DEFENDER_PHASE, TRAITOR_PHASE)
+            if not self._encounter_in_hand
+            else (DEFENDER_PHASE, TRAITOR_PHASE, OVER)
+            + ((DESTROY_PHASE,) if self.destroy_reason == PENALTY else ())
+        )
+        if (self.hand >= 0 and phase not in in_hand_ok) or (
+            self.hand < 0 and phase in (DEFENDER_PHASE, TRAITOR_PHASE)
+        ):
             bad(f"a tile in hand does not fit the {PHASE_NAMES[phase]} phase")
         if phase == DEFENDER_PHASE and self.hand >= NUM_DEFENDER_KINDS:
             bad("a Traitor in hand in the defender phase")
@@ -1029,14 +1197,17 @@ class ReferenceState(SolitaireState):
             bad("a Defender in hand in the traitor phase")
         if (self.lifted >= 0) != (phase == MOVE_PHASE):
             bad("a lifted tile outside Pyro's move")
-        if (self.destroy_left > 0) != (phase == DESTROY_PHASE) or \
-                (self.destroy_reason != 0) != (phase == DESTROY_PHASE):
+        if (self.destroy_left > 0) != (phase == DESTROY_PHASE) or (self.destroy_reason != 0) != (
+            phase == DESTROY_PHASE
+        ):
             bad("tiles to destroy outside the destroy phase")
         if phase == DESTROY_PHASE and self.destroy_left > self.castle_size:
             bad("more tiles to destroy than the castle holds")
-        if (self.reveal_left > 0) != (phase == REVEAL_PHASE) or \
-                self.reveal_left > len(self.regular) + len(self.safe) or \
-                len(self.revealed) + self.reveal_left > MAX_REVEALED:
+        if (
+            (self.reveal_left > 0) != (phase == REVEAL_PHASE)
+            or self.reveal_left > len(self.regular) + len(self.safe)
+            or len(self.revealed) + self.reveal_left > MAX_REVEALED
+        ):
             bad("tiles to reveal do not fit the phase and piles")
         if (self.recover_shape >= 0) != (phase == RECOVER_PHASE):
             bad("a Chameleon recovery outside the recover phase")
@@ -1046,8 +1217,7 @@ class ReferenceState(SolitaireState):
             bad("a complete castle must have encountered its ordeal")
         if phase == DRAW_PHASE and self.tiles_played():
             bad("all tiles are played: the ordeals must have been resolved")
-        if self.level == SCHOOL and phase not in (DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE,
-                                                  OVER):
+        if self.level == SCHOOL and phase not in (DRAW_PHASE, DEFENDER_PHASE, TRAITOR_PHASE, OVER):
             bad(f"the {PHASE_NAMES[phase]} phase does not exist at the school level")
         if not self.legal_action_mask().any() and phase != OVER:
             bad("no legal move in a position that is not over")
@@ -1077,18 +1247,19 @@ def reference_encode(state: ReferenceState, out: np.ndarray | None = None) -> np
     for slot, kind in enumerate(state.revealed):
         obs[REVEALED_OFF + slot * NUM_KINDS + kind] = 1.0
     regular = np.bincount(state.regular, minlength=NUM_KINDS) if state.regular else 0
-    obs[REGULAR_OFF:REGULAR_OFF + NUM_KINDS] = regular * _REGULAR_SCALE
+    obs[REGULAR_OFF : REGULAR_OFF + NUM_KINDS] = regular * _REGULAR_SCALE
     for kind in state.safe:
         obs[SAFE_OFF + kind] = 1.0
-    obs[DISCARD_OFF:DISCARD_OFF + NUM_DEFENDER_KINDS] = \
+    obs[DISCARD_OFF : DISCARD_OFF + NUM_DEFENDER_KINDS] = (
         np.asarray(state.discard[:NUM_DEFENDER_KINDS], dtype=np.float32) / 6.0
+    )
     for slot in range(3):
         base = ORDEAL_OFF + slot * ORDEAL_WIDTH
         if slot < state.current:
             obs[base + 2] = 1.0
         elif state.face_down[slot]:
             obs[base] = 1.0
-            obs[base + 3] = sum(state.beside[slot]) / 2   # every Assault triggers at 2
+            obs[base + 3] = sum(state.beside[slot]) / 2  # every Assault triggers at 2
             continue
         else:
             obs[base + 1] = 1.0
@@ -1106,7 +1277,7 @@ def reference_encode(state: ReferenceState, out: np.ndarray | None = None) -> np
     obs[LEVEL_OFF + state.level] = 1.0
     towers, bastions, lines = state.formations()
     sc = SCALAR_OFF
-    obs[sc:sc + 3] = (towers / 9, bastions / 9, lines / 9)
+    obs[sc : sc + 3] = (towers / 9, bastions / 9, lines / 9)
     obs[sc + 3] = state.castle_size / 36
     obs[sc + 4] = len(state.regular) / 72
     obs[sc + 5] = len(state.safe) / 12
@@ -1137,7 +1308,8 @@ class ReferenceCastellionEnv(CastellionEnv):
             state = ReferenceState.from_dict(saved)
             StateReader("Castellion").same_game(
                 {"level": LEVELS[state.level], "rules": state.to_dict()["rules"]},
-                {"level": self.level, "rules": self.rules})
+                {"level": self.level, "rules": self.rules},
+            )
             return state
         return ReferenceState.new_game(rng, self.level, options, **self.rules)
 

@@ -2,26 +2,72 @@
 (``vector.castellion_planner``): the reference the compiled planner is checked against, move
 for move. ``agents/castellion_planner.py``'s docstring says what it does and why; this copy
 keeps its position memo and its own plain-Python value."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.castellion.actions import (DESTROY, DISCARD_POWER, DRAW, ENCOUNTER_NOW, REVEAL, REVEAL_ORDEAL,
-                                            TAKE_REVEALED)
-from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, MENACE,
-                                         NUM_DEFENDER_KINDS, ORDEALS, ORDEALS_BY_SLOT, PYRO,
-                                         ROWS, SEER, TRAITOR)
+from castle_envs.castellion.actions import (
+    DESTROY,
+    DISCARD_POWER,
+    DRAW,
+    ENCOUNTER_NOW,
+    REVEAL,
+    REVEAL_ORDEAL,
+    TAKE_REVEALED,
+)
+from castle_envs.castellion.data import (
+    ASSAULT,
+    BLACK_TRAITOR,
+    MENACE,
+    NUM_DEFENDER_KINDS,
+    ORDEALS,
+    ORDEALS_BY_SLOT,
+    PYRO,
+    ROWS,
+    SEER,
+    TRAITOR,
+)
 from castle_envs.castellion import kernel as K
-from castle_envs.castellion.rules import (CELLS, DEFENDER_PHASE, DESTROY_PHASE, DRAW_PHASE,
-                                          JUGGLE_PHASE, LIFT_PHASE, MOVE_PHASE, PYRO_DESTROY, RECOVER_PHASE, REVEAL_PHASE,
-                                          REVEAL_ORDEAL_PHASE, SIZE, TRAITOR_PHASE, State)
+from castle_envs.castellion.rules import (
+    CELLS,
+    DEFENDER_PHASE,
+    DESTROY_PHASE,
+    DRAW_PHASE,
+    JUGGLE_PHASE,
+    LIFT_PHASE,
+    MOVE_PHASE,
+    PYRO_DESTROY,
+    RECOVER_PHASE,
+    REVEAL_PHASE,
+    REVEAL_ORDEAL_PHASE,
+    SIZE,
+    TRAITOR_PHASE,
+    State,
+)
 
 from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
 
-DEFAULTS = {"w1": 0.3, "w2": 0.1, "useful": 0.4, "pressure": 0.5, "pyro": 1, "grow": 8.0,
-            "info": 30.0, "reveal": 0}
-OPTION_TYPES = {"w1": float, "w2": float, "useful": float, "pressure": float, "pyro": int,
-                "grow": float, "info": float, "reveal": int}
+DEFAULTS = {
+    "w1": 0.3,
+    "w2": 0.1,
+    "useful": 0.4,
+    "pressure": 0.5,
+    "pyro": 1,
+    "grow": 8.0,
+    "info": 30.0,
+    "reveal": 0,
+}
+OPTION_TYPES = {
+    "w1": float,
+    "w2": float,
+    "useful": float,
+    "pressure": float,
+    "pyro": int,
+    "grow": float,
+    "info": float,
+    "reveal": int,
+}
 WIN, LOSS = 1e6, -1e6
 _ORDERS = [orders_for(c.towers, c.bastions, c.lines) for c in ORDEALS]
 _NO_ORDER = orders_for(0, 0, 0)
@@ -31,8 +77,12 @@ def _avail_of(w: list, regular: list) -> np.ndarray:
     """Defenders per faction in the regular pile ``regular``, the safe pile, the revealed
     tiles, the hand and Pyro's lifted tile of the kernel row ``w`` (as a list)."""
     avail = [0, 0, 0, 0]
-    for pile in (regular, w[K.SAFE:K.SAFE + w[K.SAFE_N]], w[K.REV:K.REV + w[K.REV_N]],
-                 (w[K.HAND], w[K.LIFTED])):
+    for pile in (
+        regular,
+        w[K.SAFE : K.SAFE + w[K.SAFE_N]],
+        w[K.REV : K.REV + w[K.REV_N]],
+        (w[K.HAND], w[K.LIFTED]),
+    ):
         for k in pile:
             if 0 <= k < NUM_DEFENDER_KINDS:
                 avail[k // 3] += 1
@@ -49,20 +99,37 @@ def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
     out = np.full((SIZE, SIZE), -1, np.int8)
     cols = [c for c in range(SIZE) if grid[0, c] >= 0] if len(grid) else []
     for i, c in enumerate(cols):
-        out[:len(grid), i] = grid[:, c]
+        out[: len(grid), i] = grid[:, c]
     return out.reshape(-1)
 
 
 class PlannerPolicy:
     """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
 
-    def __init__(self, w1: float = 0.3, w2: float = 0.1, useful: float = 0.4,
-                 pressure: float = 0.5, pyro: int = 1, grow: float = 8.0, info: float = 30.0,
-                 reveal: int = 0):
-        for name, value in (("w1", w1), ("w2", w2), ("useful", useful),
-                            ("pressure", pressure), ("grow", grow), ("info", info)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not 0 <= value <= 100:
+    def __init__(
+        self,
+        w1: float = 0.3,
+        w2: float = 0.1,
+        useful: float = 0.4,
+        pressure: float = 0.5,
+        pyro: int = 1,
+        grow: float = 8.0,
+        info: float = 30.0,
+        reveal: int = 0,
+    ):
+        for name, value in (
+            ("w1", w1),
+            ("w2", w2),
+            ("useful", useful),
+            ("pressure", pressure),
+            ("grow", grow),
+            ("info", info),
+        ):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 <= value <= 100
+            ):
                 raise ValueError(f"planner option {name} must be a number in 0-100, got {value!r}")
         for name, value in (("pyro", pyro), ("reveal", reveal)):
             if value not in (0, 1) or isinstance(value, bool):
@@ -93,7 +160,7 @@ class PlannerPolicy:
     def _avail(self, state: State) -> np.ndarray:
         """Defenders per faction still to come or in hand (piles, revealed, hand, lifted)."""
         w = state.s.tolist()
-        return _avail_of(w, w[K.REG:K.REG + w[K.REG_N]])
+        return _avail_of(w, w[K.REG : K.REG + w[K.REG_N]])
 
     def _card_cost(self, cells, card_id: int, avail, size: int, bast: int) -> float:
         card = ORDEALS[card_id]
@@ -118,19 +185,29 @@ class PlannerPolicy:
             return WIN if outcome > 0 else LOSS
         cells = _cells(state)
         level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
-        regular = w[K.REG:K.REG + w[K.REG_N]]
+        regular = w[K.REG : K.REG + w[K.REG_N]]
         avail = _avail_of(w, regular)
         traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
-        ordeals, face = w[K.ORD:K.ORD + 3], w[K.FACE:K.FACE + 3]
-        beside = w[K.BESIDE:K.BESIDE + 6]
+        ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
+        beside = w[K.BESIDE : K.BESIDE + 6]
         # a power's choices lead to many copies of a few positions: score each once
         seen = tuple(-1 if down else card for card, down in zip(ordeals, face))
-        key = (level, cells.tobytes(), avail.tobytes(), current, seen, tuple(beside),
-               len(regular), traitors, w[K.SAFE_N], phase == REVEAL_ORDEAL_PHASE)
+        key = (
+            level,
+            cells.tobytes(),
+            avail.tobytes(),
+            current,
+            seen,
+            tuple(beside),
+            len(regular),
+            traitors,
+            w[K.SAFE_N],
+            phase == REVEAL_ORDEAL_PHASE,
+        )
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        castle_size = sum(w[K.HEIGHT:K.HEIGHT + SIZE])
+        castle_size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
         size = castle_size
         total = 1000.0 * current
         cost0 = 0.0
@@ -164,9 +241,10 @@ class PlannerPolicy:
     def _slack(self, state: State) -> float:
         """Useful tiles the draws before the current ordeal's trigger may still bring."""
         w = state.s.tolist()
-        regular = w[K.REG:K.REG + w[K.REG_N]]
-        return self._slack_of(w, len(regular),
-                              regular.count(TRAITOR) + regular.count(BLACK_TRAITOR))
+        regular = w[K.REG : K.REG + w[K.REG_N]]
+        return self._slack_of(
+            w, len(regular), regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
+        )
 
     def _slack_of(self, w: list, n_regular: int, traitors: int) -> float:
         """``_slack`` of the row ``w`` (as a list) whose regular pile holds ``n_regular``
@@ -193,7 +271,7 @@ class PlannerPolicy:
             if not view.face_down[slot]:
                 break
             if other.face_down[slot] and view.phase != TRAITOR_PHASE:
-                break       # the move did not turn the card up: no card could change it
+                break  # the move did not turn the card up: no card could change it
         return out
 
     def _after(self, view: State, action: int) -> float:
@@ -203,12 +281,12 @@ class PlannerPolicy:
     def _best_value(self, state: State) -> float:
         """The value of a position, taking the best choice of any power or move it waits on."""
         phase = state.phase
-        if phase in (JUGGLE_PHASE, RECOVER_PHASE, MOVE_PHASE, LIFT_PHASE) or \
-                (phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY):
+        if phase in (JUGGLE_PHASE, RECOVER_PHASE, MOVE_PHASE, LIFT_PHASE) or (
+            phase == DESTROY_PHASE and state.destroy_reason == PYRO_DESTROY
+        ):
             return max(self._after(state, a) for a in self._choices(state))
-        if phase == DEFENDER_PHASE:   # a recovered tile: place it or discard it
-            return max(self._after(state, a) for a in self._choices(state)
-                       if a != DISCARD_POWER)
+        if phase == DEFENDER_PHASE:  # a recovered tile: place it or discard it
+            return max(self._after(state, a) for a in self._choices(state) if a != DISCARD_POWER)
         return self.value(state)
 
     def _choices(self, state: State):
@@ -254,7 +332,7 @@ class PlannerPolicy:
             options = self._choices(view)
         bonus = {}
         if phase == DEFENDER_PHASE and DISCARD_POWER in options and state.hand // 3 == SEER:
-            bonus[DISCARD_POWER] = 0.5     # seeing the next tiles: choices later
+            bonus[DISCARD_POWER] = 0.5  # seeing the next tiles: choices later
         return max(options, key=lambda a: (self._after(view, a) + bonus.get(a, 0.0), -a))
 
     def _one_step(self, view: State, action: int) -> float:
@@ -270,8 +348,7 @@ class PlannerPolicy:
             return ENCOUNTER_NOW
         taken = [a for a in legal if TAKE_REVEALED <= a < ENCOUNTER_NOW]
         if taken:
-            defenders = [a for a in taken
-                         if view.revealed[a - TAKE_REVEALED] < NUM_DEFENDER_KINDS]
+            defenders = [a for a in taken if view.revealed[a - TAKE_REVEALED] < NUM_DEFENDER_KINDS]
             if not defenders:
                 return taken[0]
             return max(defenders, key=lambda a: (self._take_value(view, a), -a))
@@ -282,16 +359,22 @@ class PlannerPolicy:
     def _take_value(self, view: State, action: int) -> float:
         other = view.clone()
         other._apply(action)
-        return max(self._after(other, a) for a in np.flatnonzero(
-            other.legal_action_mask()).tolist() if a != DISCARD_POWER)
+        return max(
+            self._after(other, a)
+            for a in np.flatnonzero(other.legal_action_mask()).tolist()
+            if a != DISCARD_POWER
+        )
 
     def _passes_now(self, view: State) -> bool:
         """Every card the lowest ordeal may be is passed now, without penalty."""
         before = view.current
         for other in self._outcomes(view, ENCOUNTER_NOW):
-            if other.outcome < 0 or other.current == before or \
-                    other.castle_size < view.castle_size and \
-                    ORDEALS[other.ordeals[before]].kind == ASSAULT:
+            if (
+                other.outcome < 0
+                or other.current == before
+                or other.castle_size < view.castle_size
+                and ORDEALS[other.ordeals[before]].kind == ASSAULT
+            ):
                 return False
         return True
 
@@ -309,7 +392,7 @@ class PlannerPolicy:
             other.ordeals[slot] = card
             other._mask = None
             if not other._encounter():
-                return False        # a penalty to pay
+                return False  # a penalty to pay
             if other.outcome < 0:
                 return False
         return True

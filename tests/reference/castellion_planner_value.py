@@ -1,13 +1,22 @@
 """The Castellion planner's position value in plain Python (``PlannerPolicy.value`` as it was
 written before it was compiled into ``vector.castellion_moves.planner_value``): the
 reference the compiled value is checked against, bit for bit."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from castle_envs.castellion import kernel as K
-from castle_envs.castellion.data import (ASSAULT, BLACK_TRAITOR, MENACE, NUM_DEFENDER_KINDS,
-                                         ORDEALS, ORDEALS_BY_SLOT, ROWS, TRAITOR)
+from castle_envs.castellion.data import (
+    ASSAULT,
+    BLACK_TRAITOR,
+    MENACE,
+    NUM_DEFENDER_KINDS,
+    ORDEALS,
+    ORDEALS_BY_SLOT,
+    ROWS,
+    TRAITOR,
+)
 from castle_envs.castellion.rules import CELLS, REVEAL_ORDEAL_PHASE, SIZE, State
 from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
 
@@ -18,8 +27,12 @@ _NO_ORDER = orders_for(0, 0, 0)
 
 def _avail_of(w: list, regular: list) -> np.ndarray:
     avail = [0, 0, 0, 0]
-    for pile in (regular, w[K.SAFE:K.SAFE + w[K.SAFE_N]], w[K.REV:K.REV + w[K.REV_N]],
-                 (w[K.HAND], w[K.LIFTED])):
+    for pile in (
+        regular,
+        w[K.SAFE : K.SAFE + w[K.SAFE_N]],
+        w[K.REV : K.REV + w[K.REV_N]],
+        (w[K.HAND], w[K.LIFTED]),
+    ):
         for k in pile:
             if 0 <= k < NUM_DEFENDER_KINDS:
                 avail[k // 3] += 1
@@ -31,7 +44,7 @@ def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
     out = np.full((SIZE, SIZE), -1, np.int8)
     cols = [c for c in range(SIZE) if grid[0, c] >= 0] if len(grid) else []
     for i, c in enumerate(cols):
-        out[:len(grid), i] = grid[:, c]
+        out[: len(grid), i] = grid[:, c]
     return out.reshape(-1)
 
 
@@ -54,9 +67,9 @@ def reference_costs(state: State) -> list[float]:
     w = state.s.tolist()
     cells = np.array(state.cells, np.int8)
     level, current = state.level, w[K.CURRENT]
-    avail = _avail_of(w, w[K.REG:K.REG + w[K.REG_N]])
-    ordeals, face = w[K.ORD:K.ORD + 3], w[K.FACE:K.FACE + 3]
-    size = sum(w[K.HEIGHT:K.HEIGHT + SIZE])
+    avail = _avail_of(w, w[K.REG : K.REG + w[K.REG_N]])
+    ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
+    size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
     bast = bastions(cells)
     costs = []
     for slot in range(current, 3):
@@ -70,17 +83,18 @@ def reference_costs(state: State) -> list[float]:
     return costs + [0.0] * (3 - len(costs))
 
 
-def reference_value(state: State, weights=(1.0, 0.3, 0.1), pressure=0.5, useful=0.4,
-                    grow=8.0, info=30.0) -> float:
+def reference_value(
+    state: State, weights=(1.0, 0.3, 0.1), pressure=0.5, useful=0.4, grow=8.0, info=30.0
+) -> float:
     w = state.s.tolist()
     outcome = w[K.OUTCOME]
     if outcome:
         return WIN if outcome > 0 else LOSS
     level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
-    regular = w[K.REG:K.REG + w[K.REG_N]]
+    regular = w[K.REG : K.REG + w[K.REG_N]]
     traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
-    ordeals, face = w[K.ORD:K.ORD + 3], w[K.FACE:K.FACE + 3]
-    castle_size = sum(w[K.HEIGHT:K.HEIGHT + SIZE])
+    ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
+    castle_size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
     total = 1000.0 * current
     costs = reference_costs(state)
     for slot in range(current, 3):

@@ -5,6 +5,7 @@
 ``reference_encode`` is the observation; ``ReferenceCastleSiegeEnv`` is ``CastleSiegeEnv``
 playing them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,15 +18,40 @@ from castle_envs.core.errors import HiddenInformationError
 from castle_envs.core.saved import StateReader
 from castle_envs.core.options import check_choice
 from castle_envs.core.state import SolitaireState, check_options
-from castle_envs.castle_siege.actions import (ACTIONS, DISCARD_BASE, END_BATTLE, HAND_SLOTS,
-                      NUM_ACTIONS, NUM_SUBSETS, PLAY_BASE, RECYCLE_BASE, REGROUP, ROYAL_BASE,
-                      Play, Recycle, Regroup, RoyalCapture, Discard, slots_of)
-from castle_envs.castle_siege.cards import (SUIT, CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF,
-                    card_name)
+from castle_envs.castle_siege.actions import (
+    ACTIONS,
+    DISCARD_BASE,
+    END_BATTLE,
+    HAND_SLOTS,
+    NUM_ACTIONS,
+    NUM_SUBSETS,
+    PLAY_BASE,
+    RECYCLE_BASE,
+    REGROUP,
+    ROYAL_BASE,
+    Play,
+    Recycle,
+    Regroup,
+    RoyalCapture,
+    Discard,
+    slots_of,
+)
+from castle_envs.castle_siege.cards import (
+    SUIT,
+    CASTLE_NAMES,
+    JACK,
+    KING,
+    NUM_CARDS,
+    QUEEN,
+    RANK,
+    RANKS,
+    SUIT_OF,
+    card_name,
+)
 
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
-ATTACK_RULES = ("any", "most_recent")        # interpretation 3
-DEFEATED_RULES = ("discard", "leave_game")   # interpretation 4
+ATTACK_RULES = ("any", "most_recent")  # interpretation 3
+DEFEATED_RULES = ("discard", "leave_game")  # interpretation 4
 #: interpretation 9: "any_time" (the fourth capture wins even with an empty deck; the game is
 #: lost when a turn ends with an empty deck) or "deck_left" (the victory sentence read
 #: strictly: the fourth castle must fall while the deck still holds a card, and the game is
@@ -37,22 +63,46 @@ RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
 BATTLE, PRECISION, ROYAL, DISCARD = 0, 1, 2, 3
 PHASE_NAMES = ("battle", "precision_strike", "royal_assault", "discard")
 
-NO_CARD = NUM_CARDS             # padding value in hand and column arrays
+NO_CARD = NUM_CARDS  # padding value in hand and column arrays
 HAND_CAPACITY = HAND_SLOTS + 1  # room for the (provably never reached) sixth card
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
-EVENTS = ("precision_strikes", "flush_sieges", "flush_draws", "royal_assaults", "regroups",
-          "castles_captured", "defenders_defeated", "turns")
+EVENTS = (
+    "precision_strikes",
+    "flush_sieges",
+    "flush_draws",
+    "royal_assaults",
+    "regroups",
+    "castles_captured",
+    "defenders_defeated",
+    "turns",
+)
 
-_RANK_PADDED = np.append(RANK, 0).astype(np.int16)   # rank of NO_CARD is 0
+_RANK_PADDED = np.append(RANK, 0).astype(np.int16)  # rank of NO_CARD is 0
 # row s of _SUBSETS marks the hand slots of subset bitmask s + 1
-_SUBSETS = np.array([[(s + 1) >> i & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS)],
-                    dtype=np.int16)
+_SUBSETS = np.array(
+    [[(s + 1) >> i & 1 for i in range(HAND_SLOTS)] for s in range(NUM_SUBSETS)], dtype=np.int16
+)
 _SLOTS_OF = tuple(slots_of(s + 1) for s in range(NUM_SUBSETS))
 
 
-_SAVED_KEYS = ("game", "difficulty", "rules", "deck", "hand", "columns", "castles", "captured",
-               "discard", "out_of_game", "recycled", "phase", "regroup_used", "turn", "outcome")
+_SAVED_KEYS = (
+    "game",
+    "difficulty",
+    "rules",
+    "deck",
+    "hand",
+    "columns",
+    "castles",
+    "captured",
+    "discard",
+    "out_of_game",
+    "recycled",
+    "phase",
+    "regroup_used",
+    "turn",
+    "outcome",
+)
 
 
 def difficulty_rows(difficulty) -> int:
@@ -62,7 +112,9 @@ def difficulty_rows(difficulty) -> int:
 def check_deck(deck) -> np.ndarray:
     """A caller's deck order (52 card ids, top first), or ValueError saying what is wrong."""
     if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
-        raise ValueError(f"options['deck'] must be a list of 52 card ids, got {type(deck).__name__}")
+        raise ValueError(
+            f"options['deck'] must be a list of 52 card ids, got {type(deck).__name__}"
+        )
     if len(deck) != NUM_CARDS:
         raise ValueError(f"options['deck'] must hold 52 card ids, got {len(deck)}")
     ids = []
@@ -81,8 +133,9 @@ def check_deck(deck) -> np.ndarray:
 class ReferenceState(SolitaireState):
     actions = ACTIONS
 
-    def __init__(self, rows: int, attack: str = "any", defeated: str = "discard",
-                 victory: str = "any_time"):
+    def __init__(
+        self, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
+    ):
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
         check_choice("victory rule", victory, VICTORY_RULES)
@@ -90,7 +143,7 @@ class ReferenceState(SolitaireState):
         self.attack = attack
         self.defeated = defeated
         self.victory = victory
-        self.deck = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)   # ring buffer
+        self.deck = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)  # ring buffer
         self.deck_head = 0
         self.deck_size = 0
         self.hand = np.full(HAND_CAPACITY + 1, NO_CARD, dtype=np.int8)  # sorted, padded
@@ -112,8 +165,13 @@ class ReferenceState(SolitaireState):
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
-    def new_game(cls, rng: np.random.Generator | None = None, difficulty: str = "very_hard",
-                 deck=None, **rules) -> "ReferenceState":
+    def new_game(
+        cls,
+        rng: np.random.Generator | None = None,
+        difficulty: str = "very_hard",
+        deck=None,
+        **rules,
+    ) -> "ReferenceState":
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rules option")
         state = cls(difficulty_rows(difficulty), **rules)
@@ -129,7 +187,7 @@ class ReferenceState(SolitaireState):
                 state._push_defender(c, int(order[dealt]))
                 dealt += 1
         rest = order[dealt:]
-        state.deck[:len(rest)] = rest
+        state.deck[: len(rest)] = rest
         state.deck_size = len(rest)
         state._start_turn()
         return state
@@ -149,9 +207,9 @@ class ReferenceState(SolitaireState):
         elif self.phase == ROYAL:
             mask[ROYAL_BASE:REGROUP] = ~self.captured
         elif self.phase == DISCARD:
-            mask[DISCARD_BASE:DISCARD_BASE + self.hand_size] = True
+            mask[DISCARD_BASE : DISCARD_BASE + self.hand_size] = True
         else:
-            k = (1 << min(self.hand_size, HAND_SLOTS)) - 1   # subsets of the cards held
+            k = (1 << min(self.hand_size, HAND_SLOTS)) - 1  # subsets of the cards held
             plays = mask[PLAY_BASE:RECYCLE_BASE].reshape(NUM_SUBSETS, NUM_CARDS)
             sums = (_SUBSETS[:k] @ _RANK_PADDED[self.hand[:HAND_SLOTS]])[:, None]
             targets = self.attack_targets()
@@ -163,8 +221,7 @@ class ReferenceState(SolitaireState):
                 exact = sums == RANK[open_castles]
                 plays[:k, open_castles] = exact
                 can_capture = bool(exact.any())
-            mask[REGROUP] = (not self.regroup_used and not self.col_len.any()
-                             and not can_capture)
+            mask[REGROUP] = not self.regroup_used and not self.col_len.any() and not can_capture
             mask[END_BATTLE] = True
         return mask
 
@@ -191,7 +248,7 @@ class ReferenceState(SolitaireState):
         elif action == REGROUP:
             self.regroup_used = True
             self.events[4] += 1
-            self.discard[self.hand[:self.hand_size]] = True
+            self.discard[self.hand[: self.hand_size]] = True
             self.hand[:] = NO_CARD
             self.hand_size = 0
             self._draw_to(HAND_SLOTS)
@@ -221,14 +278,14 @@ class ReferenceState(SolitaireState):
         self._remove_defender(target)
         self.events[6] += 1
         total = sum(RANKS[c] for c in played)
-        if len(played) >= 2 and len({SUIT_OF[c] for c in played}) == 1:   # Flush Siege
+        if len(played) >= 2 and len({SUIT_OF[c] for c in played}) == 1:  # Flush Siege
             self.events[1] += 1
             if self._draw():
                 self.events[2] += 1
         if is_royal(played):
             self.events[3] += 1
             self.phase = ROYAL
-        elif total == RANKS[target]:   # Precision Strike (a royal sum is >= 36, never exact)
+        elif total == RANKS[target]:  # Precision Strike (a royal sum is >= 36, never exact)
             self.events[0] += 1
             self.phase = PRECISION
 
@@ -250,7 +307,7 @@ class ReferenceState(SolitaireState):
             if not self.captured[c] and self.deck_size:
                 self._push_defender(c, self._pop_deck())
         if self.deck_size == 0:
-            self.outcome = -1   # interpretation 9: a castle stands and nothing can come
+            self.outcome = -1  # interpretation 9: a castle stands and nothing can come
             return
         self._start_turn()
 
@@ -266,7 +323,8 @@ class ReferenceState(SolitaireState):
         if self.hidden and not self.recycled[int(self.deck[self.deck_head])]:
             raise HiddenInformationError(
                 "this is the player's view: the next card of the deck is unseen; "
-                "search determinize(0, rng) of it instead")
+                "search determinize(0, rng) of it instead"
+            )
         card = int(self.deck[self.deck_head])
         self.deck[self.deck_head] = NO_CARD
         self.deck_head = (self.deck_head + 1) % NUM_CARDS
@@ -284,7 +342,7 @@ class ReferenceState(SolitaireState):
             return False
         self.hand[self.hand_size] = self._pop_deck()
         self.hand_size += 1
-        self.hand[:self.hand_size].sort()
+        self.hand[: self.hand_size].sort()
         return True
 
     def _draw_to(self, n: int) -> None:
@@ -292,12 +350,12 @@ class ReferenceState(SolitaireState):
             pass
 
     def _remove_from_hand(self, slots, to_discard: bool) -> None:
-        held = self.hand[:self.hand_size].tolist()
+        held = self.hand[: self.hand_size].tolist()
         if to_discard:
             self.discard[[held[i] for i in slots]] = True
         keep = [card for i, card in enumerate(held) if i not in slots]
         self.hand[:] = NO_CARD
-        self.hand[:len(keep)] = keep
+        self.hand[: len(keep)] = keep
         self.hand_size = len(keep)
 
     def _push_defender(self, castle: int, card: int) -> None:
@@ -307,7 +365,7 @@ class ReferenceState(SolitaireState):
     def _remove_defender(self, card: int) -> None:
         c, pos = self._defender_position(card)
         n = int(self.col_len[c])
-        self.columns[c, pos:n - 1] = self.columns[c, pos + 1:n]
+        self.columns[c, pos : n - 1] = self.columns[c, pos + 1 : n]
         self.columns[c, n - 1] = NO_CARD
         self.col_len[c] = n - 1
         (self.out_of_game if self.defeated == "leave_game" else self.discard)[card] = True
@@ -321,7 +379,7 @@ class ReferenceState(SolitaireState):
 
     # --- reading the position -------------------------------------------------------------
     def hand_cards(self) -> list[int]:
-        return [int(c) for c in self.hand[:self.hand_size]]
+        return [int(c) for c in self.hand[: self.hand_size]]
 
     def deck_cards(self) -> list[int]:
         """The deck, top first (hidden from the player except the recycled bottom)."""
@@ -329,7 +387,7 @@ class ReferenceState(SolitaireState):
         return [int(c) for c in self.deck[idx]]
 
     def column(self, castle: int) -> list[int]:
-        return [int(c) for c in self.columns[castle, :self.col_len[castle]]]
+        return [int(c) for c in self.columns[castle, : self.col_len[castle]]]
 
     def event_counts(self) -> dict[str, int]:
         return dict(zip(EVENTS, self.events.tolist()))
@@ -341,14 +399,18 @@ class ReferenceState(SolitaireState):
             names = " + ".join(card_name(c) for c in cards) or "(empty slots)"
             castle = self._castle_index(move.target)
             if castle >= 0:
-                return (f"capture the {CASTLE_NAMES[castle]} castle "
-                        f"{card_name(move.target)} with {names}")
+                return (
+                    f"capture the {CASTLE_NAMES[castle]} castle "
+                    f"{card_name(move.target)} with {names}"
+                )
             return f"attack {card_name(move.target)} with {names}"
         if isinstance(move, Recycle):
             return f"recycle {card_name(move.card)} to the bottom of the deck"
         if isinstance(move, RoyalCapture):
-            return (f"royal assault: capture castle {move.castle} "
-                    f"({card_name(int(self.castles[move.castle]))})")
+            return (
+                f"royal assault: capture castle {move.castle} "
+                f"({card_name(int(self.castles[move.castle]))})"
+            )
         if isinstance(move, Discard) and move.slot < self.hand_size:
             return f"discard {card_name(int(self.hand[move.slot]))}"
         return str(move)
@@ -356,9 +418,11 @@ class ReferenceState(SolitaireState):
     def illegal_reason(self, action: int) -> str:
         move = ACTIONS.decode(action)
         phase = PHASE_NAMES[self.phase]
-        wanted = {PRECISION: "Precision Strike: choose a discard-pile card to recycle",
-                  ROYAL: "Royal Assault: choose an uncaptured castle",
-                  DISCARD: "end of turn: discard down to 5 cards"}
+        wanted = {
+            PRECISION: "Precision Strike: choose a discard-pile card to recycle",
+            ROYAL: "Royal Assault: choose an uncaptured castle",
+            DISCARD: "end of turn: discard down to 5 cards",
+        }
         if self.phase != BATTLE and not isinstance(move, (Recycle, RoyalCapture, Discard)):
             return f"a decision is pending ({wanted[self.phase]})"
         if isinstance(move, Play):
@@ -378,7 +442,10 @@ class ReferenceState(SolitaireState):
                 return f"{card_name(move.target)} is not a defender on the table"
             return f"the cards sum to {total}, less than the defender's {RANKS[move.target]}"
         if isinstance(move, (Recycle, RoyalCapture, Discard)):
-            if self.phase != {Recycle: PRECISION, RoyalCapture: ROYAL, Discard: DISCARD}[type(move)]:
+            if (
+                self.phase
+                != {Recycle: PRECISION, RoyalCapture: ROYAL, Discard: DISCARD}[type(move)]
+            ):
                 return f"no such decision is pending (phase: {phase})"
             if isinstance(move, Recycle):
                 return f"{card_name(move.card)} is not in the discard pile"
@@ -402,11 +469,13 @@ class ReferenceState(SolitaireState):
         deck = self.deck_cards()
         unseen = sorted(c for c in deck if not self.recycled[c])
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
-        view.deck[idx] = unseen + deck[len(unseen):]
+        view.deck[idx] = unseen + deck[len(unseen) :]
         view.hidden = True
         return view
 
-    def determinize(self, player: int = 0, rng: np.random.Generator | None = None) -> "ReferenceState":
+    def determinize(
+        self, player: int = 0, rng: np.random.Generator | None = None
+    ) -> "ReferenceState":
         """A clone with the unseen part of the deck shuffled; the recycled cards at the
         bottom keep their known order (the player put them there)."""
         rng = rng if rng is not None else np.random.default_rng()
@@ -415,7 +484,7 @@ class ReferenceState(SolitaireState):
         # sorted first, so the result depends only on what the player knows (which cards
         # are unseen), never on their hidden order
         unseen = sorted(c for c in deck if not self.recycled[c])
-        known = deck[len(unseen):]
+        known = deck[len(unseen) :]
         shuffled = [unseen[i] for i in rng.permutation(len(unseen))] + known
         idx = (self.deck_head + np.arange(self.deck_size)) % NUM_CARDS
         other.deck[idx] = shuffled
@@ -426,8 +495,18 @@ class ReferenceState(SolitaireState):
     def clone(self) -> "ReferenceState":
         other = ReferenceState.__new__(ReferenceState)
         other.__dict__.update(self.__dict__)
-        for name in ("deck", "hand", "columns", "col_len", "castles", "captured", "discard",
-                     "out_of_game", "recycled", "events"):
+        for name in (
+            "deck",
+            "hand",
+            "columns",
+            "col_len",
+            "castles",
+            "captured",
+            "discard",
+            "out_of_game",
+            "recycled",
+            "events",
+        ):
             setattr(other, name, getattr(self, name).copy())
         other._mask = None
         return other
@@ -439,17 +518,21 @@ class ReferenceState(SolitaireState):
     def to_dict(self) -> dict:
         rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]
         return {
-            "game": "castle_siege", "difficulty": rows,
+            "game": "castle_siege",
+            "difficulty": rows,
             "rules": self.rule_options(),
-            "deck": self.deck_cards(), "hand": self.hand_cards(),
+            "deck": self.deck_cards(),
+            "hand": self.hand_cards(),
             "columns": [self.column(c) for c in range(4)],
             "castles": [int(c) for c in self.castles],
             "captured": [bool(c) for c in self.captured],
             "discard": [int(c) for c in np.flatnonzero(self.discard)],
             "out_of_game": [int(c) for c in np.flatnonzero(self.out_of_game)],
             "recycled": [c for c in self.deck_cards() if self.recycled[c]],
-            "phase": PHASE_NAMES[self.phase], "regroup_used": bool(self.regroup_used),
-            "turn": int(self.turn), "outcome": int(self.outcome),
+            "phase": PHASE_NAMES[self.phase],
+            "regroup_used": bool(self.regroup_used),
+            "turn": int(self.turn),
+            "outcome": int(self.outcome),
             "events": self.event_counts(),
         }
 
@@ -465,46 +548,53 @@ class ReferenceState(SolitaireState):
             r.bad(f"game is {d['game']!r}, not 'castle_siege'")
         difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
         # "victory" may be left out (states saved before the option existed: "any_time")
-        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"),
-                       optional=("victory",))
-        state = cls(DIFFICULTIES[difficulty],
-                    attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
-                    defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
-                    victory=r.choice(rules.get("victory", "any_time"), "rules.victory",
-                                     VICTORY_RULES))
-        places = {"deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
-                  "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
-                  "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
-                  "discard": r.ints(d["discard"], "discard", 0, NUM_CARDS - 1,
-                                    max_length=NUM_CARDS),
-                  "out_of_game": r.ints(d["out_of_game"], "out_of_game", 0, NUM_CARDS - 1,
-                                        max_length=NUM_CARDS)}
+        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"), optional=("victory",))
+        state = cls(
+            DIFFICULTIES[difficulty],
+            attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
+            defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
+            victory=r.choice(rules.get("victory", "any_time"), "rules.victory", VICTORY_RULES),
+        )
+        places = {
+            "deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
+            "hand": r.ints(d["hand"], "hand", 0, NUM_CARDS - 1, max_length=HAND_CAPACITY),
+            "castles": r.ints(d["castles"], "castles", 0, NUM_CARDS - 1, length=4),
+            "discard": r.ints(d["discard"], "discard", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
+            "out_of_game": r.ints(
+                d["out_of_game"], "out_of_game", 0, NUM_CARDS - 1, max_length=NUM_CARDS
+            ),
+        }
         columns = r.list(d["columns"], "columns", length=4)
         for c, col in enumerate(columns):
-            places[f"column {c}"] = r.ints(col, f"columns[{c}]", 0, NUM_CARDS - 1,
-                                           max_length=NUM_CARDS)
+            places[f"column {c}"] = r.ints(
+                col, f"columns[{c}]", 0, NUM_CARDS - 1, max_length=NUM_CARDS
+            )
         seen = np.zeros(NUM_CARDS, dtype=np.int64)
         for cards in places.values():
             np.add.at(seen, cards, 1)
         if not (seen == 1).all():
-            r.bad(f"every card must be in exactly one place (missing "
-                  f"{np.flatnonzero(seen == 0).tolist()}, repeated "
-                  f"{np.flatnonzero(seen > 1).tolist()})")
+            r.bad(
+                f"every card must be in exactly one place (missing "
+                f"{np.flatnonzero(seen == 0).tolist()}, repeated "
+                f"{np.flatnonzero(seen > 1).tolist()})"
+            )
         captured = r.bools(d["captured"], "captured", length=4)
         phase = PHASE_NAMES.index(r.choice(d["phase"], "phase", PHASE_NAMES))
         recycled = r.ints(d["recycled"], "recycled", 0, NUM_CARDS - 1, max_length=NUM_CARDS)
         deck = places["deck"]
-        if recycled != deck[len(deck) - len(recycled):]:
+        if recycled != deck[len(deck) - len(recycled) :]:
             r.bad("recycled cards must be the bottom of the deck, in order")
         for c in range(4):
             if captured[c] and places[f"column {c}"]:
                 r.bad(f"captured castle {c} still has defenders")
         if places["out_of_game"] and state.defeated != "leave_game":
-            r.bad("cards are out of the game, but defeated defenders go to the discard "
-                  "pile under these rules")
-        state.deck[:len(deck)] = deck
+            r.bad(
+                "cards are out of the game, but defeated defenders go to the discard "
+                "pile under these rules"
+            )
+        state.deck[: len(deck)] = deck
         state.deck_size = len(deck)
-        state.hand[:len(places["hand"])] = sorted(places["hand"])
+        state.hand[: len(places["hand"])] = sorted(places["hand"])
         state.hand_size = len(places["hand"])
         for c in range(4):
             for card in places[f"column {c}"]:
@@ -523,20 +613,25 @@ class ReferenceState(SolitaireState):
         if state.outcome == -1 and state.deck_size:
             r.bad("a lost game has an empty deck (interpretation 9)")
         if state.victory == "deck_left" and state.outcome != -1 and not state.deck_size:
-            r.bad("under victory='deck_left' the deck is never empty unless the game is lost "
-                  "(the fourth castle must fall while the deck holds a card)")
+            r.bad(
+                "under victory='deck_left' the deck is never empty unless the game is lost "
+                "(the fourth castle must fall while the deck holds a card)"
+            )
         if state.phase == PRECISION and not state.discard.any():
             r.bad("a Precision Strike choice is pending but the discard pile is empty")
         if state.phase == ROYAL and state.captured.all():
             r.bad("a Royal Assault choice is pending but every castle is captured")
         if state.phase == DISCARD and state.hand_size <= HAND_SLOTS:
-            r.bad(f"the end-of-turn discard with {state.hand_size} cards in hand: it is "
-                  f"only for more than {HAND_SLOTS}")
+            r.bad(
+                f"the end-of-turn discard with {state.hand_size} cards in hand: it is "
+                f"only for more than {HAND_SLOTS}"
+            )
         if state.phase != DISCARD and state.hand_size > HAND_SLOTS:
             r.bad("more than 5 cards in hand outside the end-of-turn discard")
         events = r.dict(d.get("events", {}), "events", optional=EVENTS)
-        state.events[:] = [r.int(events.get(name, 0), f"events.{name}", 0, MAX_SAVED_COUNT)
-                           for name in EVENTS]
+        state.events[:] = [
+            r.int(events.get(name, 0), f"events.{name}", 0, MAX_SAVED_COUNT) for name in EVENTS
+        ]
         r.playable(state)
         return state
 
@@ -552,10 +647,25 @@ def is_royal(cards: list[int]) -> bool:
 # --- the observation ---------------------------------------------------------------------
 # the vector's layout is the package's (``castle_siege.layout``); how it is filled is this
 # module's own
-from castle_envs.castle_siege.layout import (CASTLE_OFF, CASTLE_OPEN, DEFENDER0,  # noqa: E402
-                                             DEPTH_OFF, DIFF_OFF, DISCARD_PILE, HAND, HAND_OFF,
-                                             LOC_OFF, N_LOCATIONS, NEWEST_OFF, OBS_SIZE, OUT,
-                                             PHASE_OFF, RECYCLED, SCALAR_OFF, UNSEEN)
+from castle_envs.castle_siege.layout import (
+    CASTLE_OFF,
+    CASTLE_OPEN,
+    DEFENDER0,  # noqa: E402
+    DEPTH_OFF,
+    DIFF_OFF,
+    DISCARD_PILE,
+    HAND,
+    HAND_OFF,
+    LOC_OFF,
+    N_LOCATIONS,
+    NEWEST_OFF,
+    OBS_SIZE,
+    OUT,
+    PHASE_OFF,
+    RECYCLED,
+    SCALAR_OFF,
+    UNSEEN,
+)
 
 # Every one-hot in the vector is written by one scatter of ones; index OBS_SIZE is a
 # scratch slot past the end that soaks up NO_CARD padding, so no masking is needed.
@@ -566,12 +676,14 @@ _HAND_INDEX = np.full((HAND_CAPACITY + 1, NUM_CARDS + 1, 3), SCRATCH, dtype=np.i
 for _slot in range(HAND_CAPACITY):
     _base = HAND_OFF + 18 * _slot
     _HAND_INDEX[_slot, :NUM_CARDS] = np.stack(
-        [np.full(NUM_CARDS, _base), _base + RANK, _base + 14 + SUIT], axis=1)
+        [np.full(NUM_CARDS, _base), _base + RANK, _base + 14 + SUIT], axis=1
+    )
 _HAND_SLOTS = np.arange(HAND_CAPACITY + 1)
 _CASTLE_RANK_BASE = CASTLE_OFF + np.arange(4) * 18 - 1
-_RANK_LOW = np.append(RANK, 0).astype(np.float32) / 13      # NO_CARD counts as rank 0
-_COLUMN_CODES = np.repeat(np.arange(DEFENDER0, DEFENDER0 + 4, dtype=np.int8)[:, None],
-                          NUM_CARDS, axis=1)
+_RANK_LOW = np.append(RANK, 0).astype(np.float32) / 13  # NO_CARD counts as rank 0
+_COLUMN_CODES = np.repeat(
+    np.arange(DEFENDER0, DEFENDER0 + 4, dtype=np.int8)[:, None], NUM_CARDS, axis=1
+)
 _FOUR = np.arange(4)
 
 
@@ -590,13 +702,18 @@ def card_locations(state: ReferenceState) -> np.ndarray:
 
 def reference_encode(state: ReferenceState) -> np.ndarray:
     obs = np.zeros(OBS_SIZE + 1, dtype=np.float32)
-    newest = state.columns[_FOUR, state.col_len - 1]   # NO_CARD where a column is empty
-    obs[np.concatenate((
-        _LOC_BASE + card_locations(state),
-        _NEWEST_INDEX[newest],
-        _HAND_INDEX[_HAND_SLOTS, state.hand].ravel(),
-        _CASTLE_RANK_BASE + RANK[state.castles],
-        (PHASE_OFF + state.phase, DIFF_OFF + state.rows - 1)))] = 1
+    newest = state.columns[_FOUR, state.col_len - 1]  # NO_CARD where a column is empty
+    obs[
+        np.concatenate(
+            (
+                _LOC_BASE + card_locations(state),
+                _NEWEST_INDEX[newest],
+                _HAND_INDEX[_HAND_SLOTS, state.hand].ravel(),
+                _CASTLE_RANK_BASE + RANK[state.castles],
+                (PHASE_OFF + state.phase, DIFF_OFF + state.rows - 1),
+            )
+        )
+    ] = 1
     if state.recycled.any():
         for depth, card in enumerate(state.deck_cards()):
             if state.recycled[card]:
@@ -606,11 +723,16 @@ def reference_encode(state: ReferenceState) -> np.ndarray:
     castles[:, 14] = state.col_len / 13
     castles[:, 15] = _RANK_LOW[newest]
     castles[:, 16] = np.minimum(_RANK_LOW[state.columns].sum(axis=1) * (13 / 52), 1)
-    obs[SCALAR_OFF:SCALAR_OFF + 8] = (
-        state.deck_size / NUM_CARDS, np.count_nonzero(state.discard) / NUM_CARDS,
-        state.hand_size / HAND_CAPACITY, min(state.turn, 50) / 50, state.regroup_used,
-        np.count_nonzero(state.captured) / 4, state.attack == "most_recent",
-        state.defeated == "leave_game")
+    obs[SCALAR_OFF : SCALAR_OFF + 8] = (
+        state.deck_size / NUM_CARDS,
+        np.count_nonzero(state.discard) / NUM_CARDS,
+        state.hand_size / HAND_CAPACITY,
+        min(state.turn, 50) / 50,
+        state.regroup_used,
+        np.count_nonzero(state.captured) / 4,
+        state.attack == "most_recent",
+        state.defeated == "leave_game",
+    )
     return obs[:OBS_SIZE]
 
 

@@ -6,6 +6,7 @@ keeps the shared contract (verdicts, ``Result``, ``state_key``, ``deal_deck``, .
 description of the search, its reductions and their soundness, which this code follows
 line by line. ``CompiledSolver(reference=True)`` searches move for move as this one does.
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,14 +21,16 @@ from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
 from castle_envs.castle_siege.solver import UNKNOWN, UNWINNABLE, WINNABLE, Result  # noqa: F401
 from castle_envs.castle_siege.solver import deal_deck, state_key  # noqa: F401
 
-_SUBSET_SLOTS = [tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1)
-                 for s in range(NUM_SUBSETS)]
+_SUBSET_SLOTS = [
+    tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1) for s in range(NUM_SUBSETS)
+]
 _SUBSET_SIZE = np.array([len(s) for s in _SUBSET_SLOTS], dtype=np.int16)
 _TARGET_OF = np.arange(RECYCLE_BASE) % NUM_CARDS
 _SUBSET_OF = np.arange(RECYCLE_BASE) // NUM_CARDS
 # recycle preference: Kings, Queens, Jacks, then high to low (castle ranks are added per node)
-_RECYCLE_BASE_SCORE = np.array([-RANKS[c] - (20 if RANKS[c] >= JACK else 0)
-                                for c in range(NUM_CARDS)], dtype=np.int32)
+_RECYCLE_BASE_SCORE = np.array(
+    [-RANKS[c] - (20 if RANKS[c] >= JACK else 0) for c in range(NUM_CARDS)], dtype=np.int32
+)
 
 
 class _OutOfBudget(Exception):
@@ -57,10 +60,18 @@ def _subset_table(hand: tuple) -> tuple:
 class Solver:
     """Depth-first search for a winning line; see the module docstring."""
 
-    def __init__(self, max_nodes: int | None = 100_000, max_seconds: float | None = None,
-                 prune: bool = True, table: bool = True, order: bool = True,
-                 probe_share: float = 0.5, probe_noise: float = 0.15, seed: int = 0,
-                 probe_policy=None):
+    def __init__(
+        self,
+        max_nodes: int | None = 100_000,
+        max_seconds: float | None = None,
+        prune: bool = True,
+        table: bool = True,
+        order: bool = True,
+        probe_share: float = 0.5,
+        probe_noise: float = 0.15,
+        seed: int = 0,
+        probe_policy=None,
+    ):
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
         self.prune = prune
@@ -93,8 +104,9 @@ class Solver:
         finally:
             sys.setrecursionlimit(limit)
         line = [int(a) for a in reversed(self._line)] if verdict == WINNABLE else []
-        return Result(verdict, line, self._nodes, time.perf_counter() - start,
-                      len(self._lost), self._pruned)
+        return Result(
+            verdict, line, self._nodes, time.perf_counter() - start, len(self._lost), self._pruned
+        )
 
     # --- search ---------------------------------------------------------------------------
     def _search(self, s: State) -> bool:
@@ -107,8 +119,11 @@ class Solver:
         self._nodes += 1
         if self.max_nodes is not None and self._nodes > self.max_nodes:
             raise _OutOfBudget
-        if self._deadline is not None and not self._nodes & 255 \
-                and time.perf_counter() > self._deadline:
+        if (
+            self._deadline is not None
+            and not self._nodes & 255
+            and time.perf_counter() > self._deadline
+        ):
             raise _OutOfBudget
         if self.prune and self._hopeless(s):
             self._pruned += 1
@@ -180,13 +195,18 @@ class Solver:
             # Royal Assault takes a castle for free: the bounds count neither
             return False
         standing = 4 - int(s.captured.sum())
-        if s.deck_size + s.hand_size < standing:                      # bound 2
+        if s.deck_size + s.hand_size < standing:  # bound 2
             return True
-        if s.deck_size == 0 and not s.col_len.any():                  # bound 3
+        if s.deck_size == 0 and not s.col_len.any():  # bound 3
             return s.hand_size < standing
         standing_cols = tuple(sorted(s.col_len[~s.captured].tolist(), reverse=True))
-        return not relaxed_winnable(standing_cols, s.deck_size + s.hand_size,   # bound 4
-                                    s.hand_size, not s.regroup_used, _royal_in_reach(s))
+        return not relaxed_winnable(
+            standing_cols,
+            s.deck_size + s.hand_size,  # bound 4
+            s.hand_size,
+            not s.regroup_used,
+            _royal_in_reach(s),
+        )
 
     def _moves(self, s: State) -> np.ndarray:
         legal = np.flatnonzero(s.legal_action_mask())
@@ -203,7 +223,7 @@ class Solver:
             return legal[np.argsort(score, kind="stable")]
         if s.phase != BATTLE:
             return legal
-        hand = tuple(s.hand[:s.hand_size].tolist())
+        hand = tuple(s.hand[: s.hand_size].tolist())
         table = self._subsets.get(hand)
         if table is None:
             if len(self._subsets) > 50_000:
@@ -222,12 +242,21 @@ class Solver:
             n = int(s.col_len[c])
             col_of[s.columns[c, :n]] = n
         crowd = np.minimum(col_of[tgt], 20)
-        score = np.where(capture, 0 + size,
-                np.where(royal[sub], 1000 + size * 10,
-                np.where(over == 0, 2000 + size * 100 - flush[sub] * 50 + crowd,
-                         3000 + over * 10 + size * 30 - flush[sub] * 200 + crowd)))
+        score = np.where(
+            capture,
+            0 + size,
+            np.where(
+                royal[sub],
+                1000 + size * 10,
+                np.where(
+                    over == 0,
+                    2000 + size * 100 - flush[sub] * 50 + crowd,
+                    3000 + over * 10 + size * 30 - flush[sub] * 200 + crowd,
+                ),
+            ),
+        )
         ordered = plays[np.argsort(score, kind="stable")]
-        rest = legal[legal >= RECYCLE_BASE]   # Regroup before end battle phase (ids do so)
+        rest = legal[legal >= RECYCLE_BASE]  # Regroup before end battle phase (ids do so)
         return np.concatenate((ordered, rest))
 
 
@@ -238,41 +267,48 @@ def _royal_in_reach(s: State) -> bool:
     A deck shorter than two could be refilled by Precision Strike, so it counts as "yes"."""
     if s.deck_size < 2:
         return True
-    cards = s.hand[:s.hand_size].tolist() + [int(s.deck[s.deck_head]),
-                                             int(s.deck[(s.deck_head + 1) % NUM_CARDS])]
+    cards = s.hand[: s.hand_size].tolist() + [
+        int(s.deck[s.deck_head]),
+        int(s.deck[(s.deck_head + 1) % NUM_CARDS]),
+    ]
     j = {SUIT_OF[c] for c in cards if RANKS[c] == JACK}
     q = {SUIT_OF[c] for c in cards if RANKS[c] == QUEEN}
     k = {SUIT_OF[c] for c in cards if RANKS[c] == KING}
     return any(a != b and b != c and a != c for a in j for b in q for c in k)
 
 
-def solve_deck(deck, difficulty: str, max_nodes: int | None = 100_000,
-               max_seconds: float | None = None, probe_policy=None, **rules) -> Result:
+def solve_deck(
+    deck,
+    difficulty: str,
+    max_nodes: int | None = 100_000,
+    max_seconds: float | None = None,
+    probe_policy=None,
+    **rules,
+) -> Result:
     state = State.new_game(difficulty=difficulty, deck=deck, **rules)
-    return Solver(max_nodes=max_nodes, max_seconds=max_seconds,
-                  probe_policy=probe_policy).solve(state)
+    return Solver(max_nodes=max_nodes, max_seconds=max_seconds, probe_policy=probe_policy).solve(
+        state
+    )
 
 
 # --- bound 4: a relaxed game over (column lengths, supply) ----------------------------------
 @lru_cache(maxsize=1_000_000)
-def relaxed_winnable(columns: tuple, phi: int, plays: int, regroup: bool,
-                     royal: bool) -> bool:
+def relaxed_winnable(columns: tuple, phi: int, plays: int, regroup: bool, royal: bool) -> bool:
     """Can the relaxed game still be won? ``columns``: defender counts of the standing
     castles (sorted, longest first); ``phi``: deck + hand; ``plays``: plays left this turn;
     ``regroup``: Regroup still unused this turn; ``royal``: a Royal Assault is possible this
     turn. The relaxation drops every rank and suit condition, lets every attack be a
     one-card Precision Strike (so attacks cost no supply), allows a Royal Assault in every
     later turn, and keeps only what no line can escape (module docstring, bound 4)."""
-    for r in ((1, 0) if royal and plays >= 3 and any(columns) else (0,)):
-        rest = columns[1:] if r else columns          # Royal Assault takes the longest
-        left = plays - 2 * r   # 3 cards, but its attack also defeats a defender somewhere
+    for r in (1, 0) if royal and plays >= 3 and any(columns) else (0,):
+        rest = columns[1:] if r else columns  # Royal Assault takes the longest
+        left = plays - 2 * r  # 3 cards, but its attack also defeats a defender somewhere
         need_phi = 3 * r + len(rest)
         if not rest:
             if phi >= 3 * r:
                 return True
             continue
-        if phi >= need_phi and (sum(rest) + len(rest) <= left
-                                or (regroup and sum(rest) <= left)):
+        if phi >= need_phi and (sum(rest) + len(rest) <= left or (regroup and sum(rest) <= left)):
             return True
         # not won this turn: kill and capture, then survive the end-of-turn deal
         for captured in _capture_sets(len(rest)):
@@ -282,11 +318,16 @@ def relaxed_winnable(columns: tuple, phi: int, plays: int, regroup: bool,
             others = [rest[i] for i in range(len(rest)) if i not in captured]
             after = phi - 3 * r - len(captured)
             if not others or after <= len(others):
-                continue                          # won (handled above) or the deck runs dry
+                continue  # won (handled above) or the deck runs dry
             for cols in _spread(tuple(others), left - cost):
                 nxt = after - len(others)
-                if relaxed_winnable(tuple(sorted((c + 1 for c in cols), reverse=True)), nxt,
-                                    min(HAND_SLOTS, nxt), True, True):
+                if relaxed_winnable(
+                    tuple(sorted((c + 1 for c in cols), reverse=True)),
+                    nxt,
+                    min(HAND_SLOTS, nxt),
+                    True,
+                    True,
+                ):
                     return True
     return False
 

@@ -1,5 +1,6 @@
 """algo: move_ppo (experiments/train_moves.py): a short run proves the path, checkpoints and
 resume; its model loads as --agent model:DIR."""
+
 import json
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def test_a_run_writes_curve_checkpoint_tensorboard_and_a_loadable_model(tmp_path
     run = tmp_path / "run"
     assert summary["num_timesteps"] == 256
     rows = (run / "eval.csv").read_text().splitlines()
-    assert rows[0].startswith("steps,wall_seconds") and len(rows) == 4   # 0, 128, 256
+    assert rows[0].startswith("steps,wall_seconds") and len(rows) == 4  # 0, 128, 256
     assert list((run / "tb").iterdir())
     card = read_card(run / "final_model")
     assert card["kind"] == "move_policy" and card["game"] == "castle-siege"
@@ -45,16 +46,34 @@ def test_a_run_writes_curve_checkpoint_tensorboard_and_a_loadable_model(tmp_path
 
 def test_batched_held_out_evaluation_agrees_with_the_agent(tmp_path, capsys):
     from castle_envs.experiments import eval_moves
+
     run_training(load_config(TINY), run_dir=tmp_path / "run")
     # --check replays every deal with the model: spec's agent and stops on any difference
-    assert eval_moves.main(["--model", str(tmp_path / "run" / "final_model"), "--difficulty",
-                            "easy", "--episodes", "12", "--check", "12", "--baseline",
-                            str(LINEAR_FILE), "--out", str(tmp_path / "out")]) == 0
+    assert (
+        eval_moves.main(
+            [
+                "--model",
+                str(tmp_path / "run" / "final_model"),
+                "--difficulty",
+                "easy",
+                "--episodes",
+                "12",
+                "--check",
+                "12",
+                "--baseline",
+                str(LINEAR_FILE),
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / "out" / "eval_seed0_n12.json").read_text())
     row = summary["results"][0]
     assert row["paired_model_minus_linear"]["n"] == 12
-    per_deal = np.loadtxt(tmp_path / "out" / "per_deal_easy_seed0_n12.csv", delimiter=",",
-                          skiprows=1)
+    per_deal = np.loadtxt(
+        tmp_path / "out" / "per_deal_easy_seed0_n12.csv", delimiter=",", skiprows=1
+    )
     assert per_deal.shape == (12, 3) and per_deal[:, 1].sum() == row["model"]["wins"]
 
 
@@ -65,10 +84,13 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
     assert part["stopped"] and part["num_timesteps"] == 128
     assert json.loads((tmp_path / "part" / "progress.json").read_text())["num_timesteps"] == 128
     from castle_envs.experiments.train_moves import export_model
-    exported = export_model(tmp_path / "part", tmp_path / "exported")   # a stopped run ships
+
+    exported = export_model(tmp_path / "part", tmp_path / "exported")  # a stopped run ships
     assert read_card(exported)["trained"]["env_steps"] == 128
-    assert torch.equal(load_tensors(exported / "weights.pt")["linear.weight"],
-                       _weights(tmp_path / "part")["linear.weight"])
+    assert torch.equal(
+        load_tensors(exported / "weights.pt")["linear.weight"],
+        _weights(tmp_path / "part")["linear.weight"],
+    )
     resumed = run_training(resume=tmp_path / "part")
     assert resumed["num_timesteps"] == 256
     whole, split = _weights(tmp_path / "whole"), _weights(tmp_path / "part")
@@ -82,6 +104,7 @@ def test_the_linear_start_plays_the_cem_scorer():
     from castle_envs.agents import move_policy
     from castle_envs.agents.castle_siege_linear import LinearPolicy
     from castle_envs.moves import SiegeMoves
+
     path = LINEAR_FILE
     net = move_policy.build_net(882, 75, 16)
     move_policy.init_linear(net, path)
@@ -96,25 +119,58 @@ def test_the_linear_start_plays_the_cem_scorer():
 
 def test_cli_trains_and_resumes(tmp_path, capsys):
     run = tmp_path / "cli"
-    assert main(["train", "--config", str(TINY), "--run-dir", str(run), "--set",
-                 "total_timesteps=128"]) == 0
+    assert (
+        main(
+            ["train", "--config", str(TINY), "--run-dir", str(run), "--set", "total_timesteps=128"]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["num_timesteps"] == 128
-    assert main(["train", "--resume", str(run)]) == 0   # already done: nothing to add
+    assert main(["train", "--resume", str(run)]) == 0  # already done: nothing to add
     assert json.loads(capsys.readouterr().out)["num_timesteps"] == 128
 
 
-@pytest.mark.parametrize("raw, message", [
-    ({"algo": "move_ppo", "game": "castell", "seed": 20_000_000, "move_ppo": {"levels": [2, 3]}},
-     "solitaire"),
-    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,
-      "pretrain": {"agent": "planner", "episodes": 2}}, "pretrain.seed"),
-    ({"algo": "move_ppo", "game": "castellion", "seed": 20_000_000,
-      "move_ppo": {"levels": ["school", "hard"]}}, "move_ppo.levels"),
-    ({"algo": "move_ppo", "seed": 5}, "20,000,000"),
-    ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"capacity": 0}}, "move_ppo.capacity"),
-    ({"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"temperature": 0}},
-     "move_ppo.temperature"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (
+            {
+                "algo": "move_ppo",
+                "game": "castell",
+                "seed": 20_000_000,
+                "move_ppo": {"levels": [2, 3]},
+            },
+            "solitaire",
+        ),
+        (
+            {
+                "algo": "move_ppo",
+                "game": "castellion",
+                "seed": 20_000_000,
+                "pretrain": {"agent": "planner", "episodes": 2},
+            },
+            "pretrain.seed",
+        ),
+        (
+            {
+                "algo": "move_ppo",
+                "game": "castellion",
+                "seed": 20_000_000,
+                "move_ppo": {"levels": ["school", "hard"]},
+            },
+            "move_ppo.levels",
+        ),
+        ({"algo": "move_ppo", "seed": 5}, "20,000,000"),
+        (
+            {"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"capacity": 0}},
+            "move_ppo.capacity",
+        ),
+        (
+            {"algo": "move_ppo", "seed": 20_000_000, "move_ppo": {"temperature": 0}},
+            "move_ppo.temperature",
+        ),
+    ],
+)
 def test_bad_configs_name_the_key(raw, message):
     with pytest.raises(ValueError, match=message):
         resolve(raw)
@@ -122,16 +178,52 @@ def test_bad_configs_name_the_key(raw, message):
 
 def test_bench_learners_reports_both_learners(capsys):
     pytest.importorskip("sb3_contrib")
-    assert main(["bench", "castle-siege", "--difficulty", "easy", "--seconds", "0.05",
-                 "--batch-sizes", "", "--solver-deals", "0", "--no-peer", "--learners",
-                 "--learner-steps", "64", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "castle-siege",
+                "--difficulty",
+                "easy",
+                "--seconds",
+                "0.05",
+                "--batch-sizes",
+                "",
+                "--solver-deals",
+                "0",
+                "--no-peer",
+                "--learners",
+                "--learner-steps",
+                "64",
+                "--json",
+            ]
+        )
+        == 0
+    )
     learners = json.loads(capsys.readouterr().out)[-1]["learners"]
     for algo in ("move_ppo", "maskable_ppo"):
         assert learners[algo]["steps"] >= 64 and learners[algo]["steps_per_s"] > 0
     # printed, beside the PettingZoo reference (the learners' row has no env to compare)
-    assert main(["bench", "castle-siege", "--difficulty", "easy", "--seconds", "0.05",
-                 "--batch-sizes", "", "--solver-deals", "0", "--learners",
-                 "--learner-steps", "64"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "castle-siege",
+                "--difficulty",
+                "easy",
+                "--seconds",
+                "0.05",
+                "--batch-sizes",
+                "",
+                "--solver-deals",
+                "0",
+                "--learners",
+                "--learner-steps",
+                "64",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "learner move_ppo" in out and "connect_four_v3" in out
 
@@ -154,6 +246,7 @@ def test_castellion_warm_start_levels_and_resume(tmp_path):
     side by side: one curve row per level, the warm start saved, a model every level's
     evaluate plays, and --resume equal to the uninterrupted run."""
     from castle_envs.experiments.evaluate import evaluate
+
     config = load_config(TINY_CASTELLION)
     whole = run_training(config, run_dir=tmp_path / "whole")
     assert whole["num_timesteps"] == 288
@@ -168,8 +261,9 @@ def test_castellion_warm_start_levels_and_resume(tmp_path):
     assert read_card(run / "pretrain_model")["trained"]["algo"] == "behaviour cloning"
     assert read_card(run / "final_model")["trained"]["levels"] == ["school", "academy", "menace"]
     spec = f"model:{run / 'final_model'}"
-    result = evaluate("castellion", ["school", "academy", "menace"], [spec], 2, seed=1_000_000,
-                      workers=1)
+    result = evaluate(
+        "castellion", ["school", "academy", "menace"], [spec], 2, seed=1_000_000, workers=1
+    )
     assert len(result["results"]) == 3
     part = run_training(config, run_dir=tmp_path / "part", stop_after=96)
     assert part["stopped"] and part["num_timesteps"] == 96

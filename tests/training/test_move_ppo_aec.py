@@ -1,6 +1,7 @@
 """algo: move_ppo on a multi-player game (experiments/train_moves_aec.py): a short self-play
 run writes its curve, TensorBoard and a model that plays as --agent model:DIR in a
 tournament and in castle-envs play; --resume reproduces an uninterrupted run exactly."""
+
 import io
 import json
 from pathlib import Path
@@ -51,8 +52,11 @@ def test_a_run_writes_its_curve_tensorboard_and_a_model_that_plays(tiny_run):
     while not state.is_terminal():
         # the same move from the encoded observation, the env's dict, or the state alone
         a = agent.act(encode(state, state.player), state.legal_action_mask(), state.clone())
-        assert a == agent.act(None, None, state.clone()) == agent.act(
-            {"observation": encode(state, state.player)}, None, state.clone())
+        assert (
+            a
+            == agent.act(None, None, state.clone())
+            == agent.act({"observation": encode(state, state.player)}, None, state.clone())
+        )
         assert state.legal_action_mask()[a]
         state.apply_action(a)
 
@@ -60,13 +64,34 @@ def test_a_run_writes_its_curve_tensorboard_and_a_model_that_plays(tiny_run):
 def test_the_model_plays_in_a_tournament_and_in_play(tiny_run, tmp_path, capsys):
     run, _ = tiny_run
     model = f"model:{run / 'final_model'}"
-    assert main(["tournament", "--game", "castle-rooms", "--players", "2", "--agents",
-                 f"{model},heuristic,random", "--games", "6", "--workers", "1",
-                 "--out", str(tmp_path), "--no-progress", "--no-plot"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--game",
+                "castle-rooms",
+                "--players",
+                "2",
+                "--agents",
+                f"{model},heuristic,random",
+                "--games",
+                "6",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+                "--no-plot",
+            ]
+        )
+        == 0
+    )
     assert "heuristic" in capsys.readouterr().out
     from castle_envs.experiments.play import run as play
-    args = build_parser().parse_args(["play", "castle-rooms", "--players", "2", "--seed", "3",
-                                      "--human", "--opponent", model])
+
+    args = build_parser().parse_args(
+        ["play", "castle-rooms", "--players", "2", "--seed", "3", "--human", "--opponent", model]
+    )
     out = io.StringIO()
     assert play(args, stdin=io.StringIO(""), stdout=out) == 0
     assert "game over" in out.getvalue()
@@ -74,6 +99,7 @@ def test_the_model_plays_in_a_tournament_and_in_play(tiny_run, tmp_path, capsys)
 
 def test_evaluation_plays_the_tournaments_games(tiny_run):
     from castle_envs.experiments.tournament import tournament
+
     run, _ = tiny_run
     config = load_config(run / "config.yaml")
     agent = make_agent(f"model:{run / 'final_model'}", "castle-rooms")
@@ -106,31 +132,69 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
 
 def test_cli_trains_and_resumes(tmp_path, capsys):
     run = tmp_path / "cli"
-    assert main(["train", "--config", str(TINY), "--run-dir", str(run), "--set",
-                 "total_timesteps=100", "--set", "eval.episodes=2"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--config",
+                str(TINY),
+                "--run-dir",
+                str(run),
+                "--set",
+                "total_timesteps=100",
+                "--set",
+                "eval.episodes=2",
+            ]
+        )
+        == 0
+    )
     done = json.loads(capsys.readouterr().out)["num_timesteps"]
     assert done >= 100
-    assert main(["train", "--resume", str(run)]) == 0   # already done: nothing to add
+    assert main(["train", "--resume", str(run)]) == 0  # already done: nothing to add
     assert json.loads(capsys.readouterr().out)["num_timesteps"] == done
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
-    ({"eval": {"opponent": "nobody"}}, "unknown agent 'nobody'"),
-    ({"opponents": [], "self_play": {"enabled": False}}, "self_play"),
-    ({"pretrain": {"agent": "heuristic", "episodes": 1}}, "solitaire"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
+        ({"eval": {"opponent": "nobody"}}, "unknown agent 'nobody'"),
+        ({"opponents": [], "self_play": {"enabled": False}}, "self_play"),
+        ({"pretrain": {"agent": "heuristic", "episodes": 1}}, "solitaire"),
+    ],
+)
 def test_bad_configs_name_the_key(change, message):
-    raw = {"algo": "move_ppo", "game": "castle-rooms", "variant": {"num_players": 2},
-           "seed": 20_000_000, **change}
+    raw = {
+        "algo": "move_ppo",
+        "game": "castle-rooms",
+        "variant": {"num_players": 2},
+        "seed": 20_000_000,
+        **change,
+    }
     with pytest.raises(ValueError, match=message):
         resolve(raw)
 
 
 def test_bench_learners_reports_both_castle_rooms_learners(capsys):
     pytest.importorskip("sb3_contrib")
-    assert main(["bench", "castle-rooms", "--seconds", "0.05", "--batch-sizes", "",
-                 "--no-peer", "--learners", "--learner-steps", "64", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "castle-rooms",
+                "--seconds",
+                "0.05",
+                "--batch-sizes",
+                "",
+                "--no-peer",
+                "--learners",
+                "--learner-steps",
+                "64",
+                "--json",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     learners = next(r for r in rows if "learners" in r)
     assert learners["game"] == "castle-rooms"
@@ -144,30 +208,50 @@ def test_a_minibatch_remainder_of_one_position_is_left_out_not_turned_into_nan()
     # its advantage by a standard deviation of nothing (NaN), which once broke a long run
     from castle_envs.agents import move_policy
     from castle_envs.experiments.train_moves import ppo_epochs
+
     torch.manual_seed(0)
     net = move_policy.build_net(4, 3, 8, 0)
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
     counts = torch.tensor([2, 3, 1, 2, 2])
     mask = torch.arange(3)[None, :] < counts[:, None]
     rows = torch.rand(int(counts.sum()), 3)
-    ppo = PPOConfig(n_epochs=3, batch_size=4, clip_range=0.2, vf_coef=0.5, ent_coef=0.0,
-                    max_grad_norm=0.5)
-    stats = ppo_epochs(net, optimizer, ppo, torch.rand(5, 4), mask, rows,
-                       torch.zeros(5, dtype=torch.long), torch.full((5,), -1.0),
-                       torch.randn(5), torch.randn(5))
+    ppo = PPOConfig(
+        n_epochs=3, batch_size=4, clip_range=0.2, vf_coef=0.5, ent_coef=0.0, max_grad_norm=0.5
+    )
+    stats = ppo_epochs(
+        net,
+        optimizer,
+        ppo,
+        torch.rand(5, 4),
+        mask,
+        rows,
+        torch.zeros(5, dtype=torch.long),
+        torch.full((5,), -1.0),
+        torch.randn(5),
+        torch.randn(5),
+    )
     assert len(stats) == 3 and np.isfinite(stats).all()
     assert all(torch.isfinite(p).all() for p in net.parameters())
 
 
 def test_castell_trains_through_the_same_self_play_path(tmp_path):
-    config = load_config(TINY, ["game=castell", "n_envs=2", "total_timesteps=1",
-                                "eval.episodes=2", "self_play.fixed_opponent_share=1.0"])
+    config = load_config(
+        TINY,
+        [
+            "game=castell",
+            "n_envs=2",
+            "total_timesteps=1",
+            "eval.episodes=2",
+            "self_play.fixed_opponent_share=1.0",
+        ],
+    )
     summary = train_moves_aec.run_training(config, run_dir=tmp_path / "castell")
-    assert summary["num_timesteps"] > 100          # two whole games of decisions
+    assert summary["num_timesteps"] > 100  # two whole games of decisions
     card = read_card(tmp_path / "castell" / "final_model")
     assert card["game"] == "castell" and card["policy"]["num_features"] == 61
     agent = make_agent(f"model:{tmp_path / 'castell' / 'final_model'}", "castell")
     from castle_envs.castell.rules import State
+
     state = State.deal(np.random.default_rng(20_000_009), 2)
     for _ in range(40):
         action = agent.act(None, state.legal_action_mask(), state.clone())

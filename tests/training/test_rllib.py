@@ -1,5 +1,6 @@
 """The RLlib example (``distributed`` extra): the adapter's turn-taking, one tiny masked-PPO
 iteration on Castle Rooms, and its checkpoint restored as a policy that plays legal moves."""
+
 import numpy as np
 import pytest
 
@@ -20,7 +21,7 @@ def play_random(env, seed):
     steps = 0
     while True:
         assert len(obs) == 1, "mid-game, only the player to act observes"
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         assert agent == env.aec.agent_selection
         assert o["action_mask"].dtype == np.float32 and o["action_mask"].sum() >= 1
         assert env.observation_spaces[agent].contains(o)
@@ -56,7 +57,7 @@ def test_adapter_is_deterministic_and_passes_options_through():
 def test_adapter_rejects_illegal_moves_and_single_agent_games():
     env = RLlibTurnBasedEnv({"num_players": 2})
     obs, _ = env.reset(seed=0)
-    (agent, o), = obs.items()
+    ((agent, o),) = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError):
         env.step({agent: illegal})
@@ -72,8 +73,9 @@ def trained(tmp_path_factory):
     """One tiny PPO iteration on one CPU; yields the algorithm and its saved checkpoint."""
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        config = example.build_config(num_players=2, batch=256, minibatch=64, epochs=1,
-                                      hidden=(32,), seed=0)
+        config = example.build_config(
+            num_players=2, batch=256, minibatch=64, epochs=1, hidden=(32,), seed=0
+        )
         algo = config.build_algo()
         result = algo.train()
         checkpoint = algo.save_to_path(tmp_path_factory.mktemp("rllib") / "checkpoint")
@@ -102,7 +104,7 @@ def test_checkpoint_restores_the_trained_policy(trained):
     assert set(modules) == {"shared"}
     env = RLlibTurnBasedEnv({"num_players": 2})
     obs, _ = env.reset(seed=3)
-    (_, o), = obs.items()
+    ((_, o),) = obs.items()
     # Same weights: the restored module's choice is the live learner's.
     live = algo.get_module("shared")
     assert example.greedy_action(modules["shared"], o) == example.greedy_action(live, o)
@@ -113,7 +115,7 @@ def test_masked_policy_only_picks_legal_moves(trained):
     module = example.load_modules(checkpoint)["shared"]
     env = RLlibTurnBasedEnv({"num_players": 2})
     obs, _ = env.reset(seed=5)
-    (_, o), = obs.items()
+    ((_, o),) = obs.items()
     legal = np.flatnonzero(o["action_mask"])
     # With a single move left open, the mask alone decides, whatever the weights prefer.
     for a in legal[:5]:

@@ -1,4 +1,5 @@
 """Potential-based shaping for training envs: it telescopes, and evaluation never sees it."""
+
 import numpy as np
 import pytest
 
@@ -8,8 +9,13 @@ from castle_envs.agents.castellion import castle_score, heuristic_policy  # noqa
 from castle_envs.experiments.config import resolve  # noqa: E402
 from castle_envs.experiments.train import make_env  # noqa: E402
 
-CONFIG = {"game": "castellion", "variant": {"level": "academy"}, "env_kwargs": {"reward": "ordeals"},
-          "shaping": "heuristic_potential", "ppo": {"gamma": 1.0}}
+CONFIG = {
+    "game": "castellion",
+    "variant": {"level": "academy"},
+    "env_kwargs": {"reward": "ordeals"},
+    "shaping": "heuristic_potential",
+    "ppo": {"gamma": 1.0},
+}
 
 
 def test_shaped_rewards_telescope_to_the_raw_return_minus_the_first_potential():

@@ -1,6 +1,7 @@
 """Lockstep runs of the batched env against single envs (the differential harness), and the
 checks the two games' env tests share (``test_api``/``test_castellion_api``,
 ``test_single``/``test_castellion_single``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,14 @@ def games(n: int) -> int:
     return n if HAVE_NUMBA else max(4, n // 50)
 
 
-def lockstep(n_envs: int, n_games: int, seed: int, illegal_every: int = 0,
-             compare_states: bool = False, **kwargs) -> dict:
+def lockstep(
+    n_envs: int,
+    n_games: int,
+    seed: int,
+    illegal_every: int = 0,
+    compare_states: bool = False,
+    **kwargs,
+) -> dict:
     """Play random masked games on ``n_envs`` batched envs and on ``n_envs`` single envs seeded
     ``seed + i``, the same actions on both, until ``n_games`` games have ended; assert that
     observations, masks, rewards, terminations, truncations, final observations and wins are
@@ -132,6 +139,7 @@ def assert_same_trajectories(serial, parallel, steps: int):
 def assert_renders(make):
     """``make(render_mode=...)``: a batched env of 2; a frame per env, None without a mode."""
     import warnings
+
     for mode, kind in (("ansi", str), ("rgb_array", np.ndarray)):
         envs = make(render_mode=mode)
         envs.reset(seed=0)
@@ -152,8 +160,13 @@ def assert_runs_without_numba(code: str):
     RuntimeWarnings into errors."""
     import subprocess
     import sys
-    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-                            capture_output=True, text=True, timeout=120)
+
+    result = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
 
@@ -191,6 +204,7 @@ def assert_single_errors_match(fast, slow, out_of_range: int):
     """Envs made with ``max_episode_steps=1``, before ``reset``: the compiled env raises what
     the Python env raises, with the same message."""
     from castle_envs.core.errors import EpisodeOverError, IllegalActionError
+
     fast.reset(seed=0)
     slow.reset(seed=0)
     bad = int(np.flatnonzero(~slow.action_masks())[0])
@@ -201,7 +215,7 @@ def assert_single_errors_match(fast, slow, out_of_range: int):
     assert str(fast_err.value) == str(slow_err.value)
     with pytest.raises(IllegalActionError, match="out of range"):
         fast.step(out_of_range)
-    fast.step(int(np.flatnonzero(fast.action_masks())[0]))   # truncated after one step
+    fast.step(int(np.flatnonzero(fast.action_masks())[0]))  # truncated after one step
     with pytest.raises(EpisodeOverError, match="after the episode ended"):
         fast.step(0)
 
@@ -209,6 +223,7 @@ def assert_single_errors_match(fast, slow, out_of_range: int):
 def assert_bad_calls_raise(envs, action: int):
     """A fresh batched env of 2: step and masks before reset, then wrong action arrays."""
     from castle_envs.core.errors import EpisodeOverError
+
     with pytest.raises(EpisodeOverError):
         envs.step([action, action])
     with pytest.raises(EpisodeOverError):
@@ -224,6 +239,7 @@ def assert_illegal_action_raises(envs, bad_id: int, match: str, num_actions: int
     """A batched env of 3, reset here with seed 0: ``bad_id`` (illegal there) or an id out of
     range in env 1 raises naming env 1, and nothing moves (the legal step still works)."""
     from castle_envs.core.errors import IllegalActionError
+
     obs, info = envs.reset(seed=0)
     actions = random_actions(info["action_mask"], np.random.default_rng(0))
     bad = actions.copy()
@@ -234,7 +250,7 @@ def assert_illegal_action_raises(envs, bad_id: int, match: str, num_actions: int
     with pytest.raises(IllegalActionError, match="env 1"):
         envs.step(bad)
     assert np.array_equal(envs.reset(seed=0)[0], obs)
-    same, *_ = envs.step(actions)   # nothing moved: the legal step still works
+    same, *_ = envs.step(actions)  # nothing moved: the legal step still works
     assert same.shape == obs.shape
 
 

@@ -1,5 +1,6 @@
 """The batched env as a ``gymnasium.vector.VectorEnv``: spaces, autoreset, seeding, masks,
 copies, bad input, renders, positions in and out, the sampler and the no-numba fallback."""
+
 import json
 
 import gymnasium
@@ -16,10 +17,17 @@ from castle_envs.vector import HAVE_NUMBA
 from castle_envs.castle_siege import kernel as K
 from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
-from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,
-                      assert_illegal_action_raises, assert_renders, assert_runs_without_numba,
-                      assert_same_as_sync_vector_env, assert_same_trajectories,
-                      assert_set_state_plays_on, random_actions)
+from .helpers import (
+    assert_bad_calls_raise,
+    assert_copy_false_shares_and_copy_true_does_not,
+    assert_illegal_action_raises,
+    assert_renders,
+    assert_runs_without_numba,
+    assert_same_as_sync_vector_env,
+    assert_same_trajectories,
+    assert_set_state_plays_on,
+    random_actions,
+)
 
 
 def test_spaces_shapes_and_masks():
@@ -48,8 +56,9 @@ def test_spaces_shapes_and_masks():
 def test_same_as_gymnasium_sync_vector_env_with_same_step_autoreset():
     n = 4
     ours = CastleSiegeVectorEnv(n, difficulty="easy")
-    sync = SyncVectorEnv([lambda: CastleSiegeEnv("easy") for _ in range(n)],
-                         autoreset_mode=AutoresetMode.SAME_STEP)
+    sync = SyncVectorEnv(
+        [lambda: CastleSiegeEnv("easy") for _ in range(n)], autoreset_mode=AutoresetMode.SAME_STEP
+    )
     assert assert_same_as_sync_vector_env(ours, sync, np.random.default_rng(1)) > 20
 
 
@@ -57,6 +66,7 @@ def test_seeding():
     def first_obs(seed, n=3):
         envs = CastleSiegeVectorEnv(n)
         return envs.reset(seed=seed)[0]
+
     assert np.array_equal(first_obs(5), first_obs(5))
     assert not np.array_equal(first_obs(5), first_obs(6))
     # env i gets seed + i, so shifting the seed shifts the envs
@@ -72,8 +82,9 @@ def test_seeding():
     single.reset(seed=9)
     assert np.array_equal(again[1], single.reset()[0])
     # unseeded envs draw fresh entropy
-    assert not np.array_equal(CastleSiegeVectorEnv(2).reset()[0],
-                              CastleSiegeVectorEnv(2).reset()[0])
+    assert not np.array_equal(
+        CastleSiegeVectorEnv(2).reset()[0], CastleSiegeVectorEnv(2).reset()[0]
+    )
 
 
 def test_copy_false_returns_the_envs_buffers_and_copy_true_does_not():
@@ -81,25 +92,34 @@ def test_copy_false_returns_the_envs_buffers_and_copy_true_does_not():
 
 
 def test_parallel_kernel_gives_the_same_trajectories():
-    assert_same_trajectories(CastleSiegeVectorEnv(64),
-                             CastleSiegeVectorEnv(64, parallel=True, threads=2), steps=40)
+    assert_same_trajectories(
+        CastleSiegeVectorEnv(64), CastleSiegeVectorEnv(64, parallel=True, threads=2), steps=40
+    )
 
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
     envs = CastleSiegeVectorEnv(3, illegal_action="raise")
     info = envs.reset(seed=0)[1]
-    assert_illegal_action_raises(envs, int(np.flatnonzero(~info["action_mask"][1])[0]),
-                                 r"env 1: illegal action \d+ \(", NUM_ACTIONS)
+    assert_illegal_action_raises(
+        envs,
+        int(np.flatnonzero(~info["action_mask"][1])[0]),
+        r"env 1: illegal action \d+ \(",
+        NUM_ACTIONS,
+    )
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"num_envs": 0}, "num_envs"), ({"num_envs": "4"}, "num_envs"),
-    ({"num_envs": 2, "difficulty": "impossible"}, "difficulty"),
-    ({"num_envs": 2, "attack": "sideways"}, "attack"),
-    ({"num_envs": 2, "reward": "gold"}, "reward"),
-    ({"num_envs": 2, "colour": "red"}, "colour"),
-    ({"num_envs": 2, "illegal_action": "ignore"}, "illegal_action"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": "4"}, "num_envs"),
+        ({"num_envs": 2, "difficulty": "impossible"}, "difficulty"),
+        ({"num_envs": 2, "attack": "sideways"}, "attack"),
+        ({"num_envs": 2, "reward": "gold"}, "reward"),
+        ({"num_envs": 2, "colour": "red"}, "colour"),
+        ({"num_envs": 2, "illegal_action": "ignore"}, "illegal_action"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         CastleSiegeVectorEnv(**kwargs)
@@ -137,8 +157,11 @@ def test_positions_in_and_out_through_json():
     for _ in range(6):
         _, _, term, _, info = single.step(rng.choice(np.flatnonzero(info["action_mask"])))
         assert not term
-    saved = json.loads(single.state.to_json() if hasattr(single.state, "to_json")
-                       else json.dumps(single.state.to_dict()))
+    saved = json.loads(
+        single.state.to_json()
+        if hasattr(single.state, "to_json")
+        else json.dumps(single.state.to_dict())
+    )
     envs = CastleSiegeVectorEnv(3, difficulty="hard")
     assert_set_state_plays_on(envs, State.from_dict(saved), saved, single, info, rng)
     with pytest.raises(ValueError, match="difficulty and rules"):
@@ -156,7 +179,7 @@ def test_sampler_picks_every_legal_action_and_only_legal_ones():
     out = np.zeros(4, np.int64)
     seen = [set() for _ in range(4)]
     draws = 12000 if HAVE_NUMBA else 1500
-    for _ in range(draws):   # about 430 legal actions each: all are drawn, w.h.p.
+    for _ in range(draws):  # about 430 legal actions each: all are drawn, w.h.p.
         K.sample_legal(envs._mask_padded, words, out)
         for i in range(4):
             seen[i].add(int(out[i]))

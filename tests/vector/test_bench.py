@@ -1,12 +1,27 @@
 """``castle-envs bench castle-siege`` reports single and batched figures."""
+
 import json
 
 from castle_envs.experiments.cli import main
 
 
 def test_bench_reports_batched_figures(capsys):
-    assert main(["bench", "castle-siege", "--difficulty", "easy", "--seconds", "0.05",
-                 "--batch-sizes", "1,16", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "castle-siege",
+                "--difficulty",
+                "easy",
+                "--seconds",
+                "0.05",
+                "--batch-sizes",
+                "1,16",
+                "--json",
+            ]
+        )
+        == 0
+    )
     results = json.loads(capsys.readouterr().out)
     siege = results[0]
     assert siege["game"] == "castle-siege" and siege["env"]["steps"] > 0
@@ -21,16 +36,35 @@ def test_bench_reports_batched_figures(capsys):
 
 
 def test_bench_table_without_batched(capsys):
-    assert main(["bench", "castle-siege", "--seconds", "0.05", "--batch-sizes", "",
-                 "--no-peer"]) == 0
+    assert (
+        main(["bench", "castle-siege", "--seconds", "0.05", "--batch-sizes", "", "--no-peer"]) == 0
+    )
     out = capsys.readouterr().out
     assert "castle-siege very_hard" in out and "batched" not in out
 
 
 def test_bench_times_the_solver(capsys):
-    assert main(["bench", "castle-siege", "--difficulty", "very_hard", "--seconds", "0.05",
-                 "--batch-sizes", "", "--no-peer", "--solver-deals", "2", "--solver-nodes",
-                 "2000", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "castle-siege",
+                "--difficulty",
+                "very_hard",
+                "--seconds",
+                "0.05",
+                "--batch-sizes",
+                "",
+                "--no-peer",
+                "--solver-deals",
+                "2",
+                "--solver-nodes",
+                "2000",
+                "--json",
+            ]
+        )
+        == 0
+    )
     solvers = json.loads(capsys.readouterr().out)[0]["solvers"]
     assert solvers["deals"] == 2 and sum(solvers["verdicts"].values()) == 2
     assert solvers["nodes"] > 0 and solvers["nodes_per_second"] > 0

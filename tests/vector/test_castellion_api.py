@@ -2,6 +2,7 @@
 autoreset against ``SyncVectorEnv``, seeding (deals drawn bit for bit as the single env
 draws them), reset options, masks, errors, positions in and out, renders, the sampler and
 the no-numba fallback."""
+
 import warnings
 
 import gymnasium
@@ -18,10 +19,16 @@ from castle_envs.castellion import kernel as K
 from castle_envs.core import pcg64
 from castle_envs.vector.castellion import CastellionVectorEnv
 
-from .helpers import (assert_bad_calls_raise, assert_copy_false_shares_and_copy_true_does_not,
-                      assert_illegal_action_raises, assert_renders, assert_runs_without_numba,
-                      assert_same_as_sync_vector_env, assert_same_trajectories,
-                      assert_set_state_plays_on)
+from .helpers import (
+    assert_bad_calls_raise,
+    assert_copy_false_shares_and_copy_true_does_not,
+    assert_illegal_action_raises,
+    assert_renders,
+    assert_runs_without_numba,
+    assert_same_as_sync_vector_env,
+    assert_same_trajectories,
+    assert_set_state_plays_on,
+)
 
 
 def test_make_vec_builds_the_compiled_env_without_a_warning():
@@ -62,21 +69,23 @@ def test_deals_are_the_single_envs_deals(level):
 def test_same_as_gymnasium_sync_vector_env_with_same_step_autoreset():
     n = 4
     ours = CastellionVectorEnv(n, level="academy")
-    sync = SyncVectorEnv([lambda: CastellionEnv("academy") for _ in range(n)],
-                         autoreset_mode=AutoresetMode.SAME_STEP)
+    sync = SyncVectorEnv(
+        [lambda: CastellionEnv("academy") for _ in range(n)], autoreset_mode=AutoresetMode.SAME_STEP
+    )
     assert assert_same_as_sync_vector_env(ours, sync, np.random.default_rng(1)) > 20
 
 
 def test_seeding():
     def first_obs(seed, n=3):
         return CastellionVectorEnv(n, level="menace").reset(seed=seed)[0]
+
     assert np.array_equal(first_obs(5), first_obs(5))
     envs = CastellionVectorEnv(2)
     a = CastellionVectorEnv(3)
     a.reset(seed=5)
     b = CastellionVectorEnv(3)
     b.reset(seed=6)
-    assert a.state(1).to_dict() == b.state(0).to_dict()   # env i gets seed + i
+    assert a.state(1).to_dict() == b.state(0).to_dict()  # env i gets seed + i
     assert a.state(0).to_dict() != b.state(0).to_dict()
     envs.reset(seed=[6, 5])
     assert envs.state(1).to_dict() == a.state(0).to_dict()
@@ -97,14 +106,19 @@ def test_seeding():
 
 
 def test_reset_options_are_the_single_envs():
-    options = {"regular_top": ["pyro-circle", "traitor"], "safe_order": list(range(12)),
-               "ordeals": ["exam-1", "exam-2", "exam-3b"]}
+    options = {
+        "regular_top": ["pyro-circle", "traitor"],
+        "safe_order": list(range(12)),
+        "ordeals": ["exam-1", "exam-2", "exam-3b"],
+    }
     envs = CastellionVectorEnv(3)
     obs, info = envs.reset(seed=7, options=options)
     for i in range(3):
         single = CastellionEnv()
         o, inf = single.reset(seed=7 + i, options=options)
-        assert np.array_equal(obs[i], o) and np.array_equal(info["action_mask"][i], inf["action_mask"])
+        assert np.array_equal(obs[i], o) and np.array_equal(
+            info["action_mask"][i], inf["action_mask"]
+        )
         assert envs.state(i).to_dict() == single.state.to_dict()
         assert np.array_equal(envs._rng[i], pcg64.to_words(single.np_random))
     with pytest.raises(ValueError, match="unknown reset option"):
@@ -121,9 +135,11 @@ def test_copy_false_returns_the_envs_buffers_and_copy_true_does_not():
 
 
 def test_parallel_kernel_gives_the_same_trajectories():
-    assert_same_trajectories(CastellionVectorEnv(64, level="menace"),
-                             CastellionVectorEnv(64, level="menace", parallel=True, threads=2),
-                             steps=60)
+    assert_same_trajectories(
+        CastellionVectorEnv(64, level="menace"),
+        CastellionVectorEnv(64, level="menace", parallel=True, threads=2),
+        steps=60,
+    )
 
 
 def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
@@ -132,15 +148,19 @@ def test_illegal_action_raises_naming_env_and_move_and_changes_nothing():
     assert_illegal_action_raises(envs, 16, r"env 1: illegal action 16 \(", NUM_ACTIONS)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"num_envs": 0}, "num_envs"), ({"num_envs": "4"}, "num_envs"),
-    ({"num_envs": 2, "level": "kindergarten"}, "level"),
-    ({"num_envs": 2, "foundation_exemption": "none"}, "foundation_exemption"),
-    ({"num_envs": 2, "early_encounter": "never"}, "early_encounter"),
-    ({"num_envs": 2, "reward": "gold"}, "reward"),
-    ({"num_envs": 2, "colour": "red"}, "colour"),
-    ({"num_envs": 2, "illegal_action": "ignore"}, "illegal_action"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": "4"}, "num_envs"),
+        ({"num_envs": 2, "level": "kindergarten"}, "level"),
+        ({"num_envs": 2, "foundation_exemption": "none"}, "foundation_exemption"),
+        ({"num_envs": 2, "early_encounter": "never"}, "early_encounter"),
+        ({"num_envs": 2, "reward": "gold"}, "reward"),
+        ({"num_envs": 2, "colour": "red"}, "colour"),
+        ({"num_envs": 2, "illegal_action": "ignore"}, "illegal_action"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         CastellionVectorEnv(**kwargs)
@@ -165,8 +185,9 @@ def test_positions_in_and_out():
     with pytest.raises(ValueError, match="level and rules"):
         envs.set_state(0, State.new_game(np.random.default_rng(0), "school"))
     with pytest.raises(ValueError, match="level and rules"):
-        envs.set_state(0, State.new_game(np.random.default_rng(0), "academy",
-                                         foundation_exemption="neighbors"))
+        envs.set_state(
+            0, State.new_game(np.random.default_rng(0), "academy", foundation_exemption="neighbors")
+        )
 
 
 def test_renders():
@@ -181,7 +202,7 @@ def test_sampler_picks_every_legal_action_and_only_legal_ones():
     out = np.zeros(4, np.int64)
     seen = [set() for _ in range(4)]
     for _ in range(200):
-        with np.errstate(over="ignore"):   # uncompiled (no numba), uint64 products wrap
+        with np.errstate(over="ignore"):  # uncompiled (no numba), uint64 products wrap
             envs.kernel.sample_legal(envs._mask_padded, words, out)
         for i in range(4):
             seen[i].add(int(out[i]))

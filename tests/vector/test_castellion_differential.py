@@ -11,6 +11,7 @@ the Menace mostly ends early (an early encounter is offered every turn and usual
 so the policy here can skip early encounters, favour tile powers and favour placing tiles,
 which reaches every phase: powers, penalties, tower reveals, complete castles.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,9 +43,18 @@ def policy(masks, rng, avoid_early=0.0, power=0.0, build=0.0):
     return actions
 
 
-def lockstep(n_envs: int, n_games: int, seed: int, avoid_early=0.0, power=0.0, build=0.0,
-             illegal_every: int = 0, compare_states: bool = False, options=None,
-             **kwargs) -> dict:
+def lockstep(
+    n_envs: int,
+    n_games: int,
+    seed: int,
+    avoid_early=0.0,
+    power=0.0,
+    build=0.0,
+    illegal_every: int = 0,
+    compare_states: bool = False,
+    options=None,
+    **kwargs,
+) -> dict:
     """Play ``n_games`` games on ``n_envs`` batched envs and on ``n_envs`` single envs seeded
     ``seed + i``, the same actions on both; assert identical results at every step. Returns
     counts (games, steps, outcomes, phases seen) for the caller's own checks. ``options``:
@@ -55,9 +65,20 @@ def lockstep(n_envs: int, n_games: int, seed: int, avoid_early=0.0, power=0.0, b
     obs, info = envs.reset(seed=seed, options=options)
     for i, env in enumerate(singles):
         o, inf = env.reset(seed=seed + i, options=options)
-        assert np.array_equal(o, obs[i]) and np.array_equal(inf["action_mask"], info["action_mask"][i])
-    stats = {"games": 0, "steps": 0, "won": 0, "lost": 0, "truncated": 0, "illegal": 0,
-             "reward": 0.0, "full_castles": 0, "phases": np.zeros(NUM_PHASES, np.int64)}
+        assert np.array_equal(o, obs[i]) and np.array_equal(
+            inf["action_mask"], info["action_mask"][i]
+        )
+    stats = {
+        "games": 0,
+        "steps": 0,
+        "won": 0,
+        "lost": 0,
+        "truncated": 0,
+        "illegal": 0,
+        "reward": 0.0,
+        "full_castles": 0,
+        "phases": np.zeros(NUM_PHASES, np.int64),
+    }
     while stats["games"] < n_games:
         actions = policy(envs.action_masks(), rng, avoid_early, power, build)
         if illegal_every:
@@ -112,47 +133,77 @@ def test_uniform_random_play(level):
 @pytest.mark.parametrize("level", ["academy", "menace"])
 def test_powers_and_penalties(level):
     # no early encounters, powers favoured: every phase of the level is reached
-    stats = lockstep(n_envs=16, n_games=games(400), seed=3, avoid_early=0.99, power=0.5,
-                     level=level)
+    stats = lockstep(
+        n_envs=16, n_games=games(400), seed=3, avoid_early=0.99, power=0.5, level=level
+    )
     from castle_envs.castellion.rules import OVER, REVEAL_ORDEAL_PHASE
+
     reached = stats["phases"][:OVER] > 0
     if level == "academy":
-        reached[REVEAL_ORDEAL_PHASE] = True   # a Menace phase
+        reached[REVEAL_ORDEAL_PHASE] = True  # a Menace phase
     assert reached.all() or games(400) < 400, stats["phases"]
 
 
 @pytest.mark.parametrize("level", ["academy", "menace"])
 def test_building_with_powers(level):
-    stats = lockstep(n_envs=16, n_games=games(300), seed=4, avoid_early=0.99, power=0.3,
-                     build=0.8, level=level)
+    stats = lockstep(
+        n_envs=16, n_games=games(300), seed=4, avoid_early=0.99, power=0.3, build=0.8, level=level
+    )
     assert stats["games"] >= games(300)
 
 
 @pytest.mark.parametrize("level", ["school", "academy", "menace"])
 def test_foundation_exemption_neighbors(level):
-    stats = lockstep(n_envs=16, n_games=games(300), seed=5, avoid_early=0.95, power=0.3,
-                     build=0.5, level=level, foundation_exemption="neighbors")
+    stats = lockstep(
+        n_envs=16,
+        n_games=games(300),
+        seed=5,
+        avoid_early=0.95,
+        power=0.3,
+        build=0.5,
+        level=level,
+        foundation_exemption="neighbors",
+    )
     assert stats["games"] >= games(300)
 
 
 @pytest.mark.parametrize("level", ["academy", "menace"])
 def test_early_encounter_turn_start(level):
-    stats = lockstep(n_envs=16, n_games=games(300), seed=10, avoid_early=0.9, power=0.3,
-                     build=0.5, level=level, early_encounter="turn_start")
+    stats = lockstep(
+        n_envs=16,
+        n_games=games(300),
+        seed=10,
+        avoid_early=0.9,
+        power=0.3,
+        build=0.5,
+        level=level,
+        early_encounter="turn_start",
+    )
     assert stats["games"] >= games(300)
 
 
-@pytest.mark.parametrize("level, start", [("school", "exam I passes"),
-                                          ("academy", "simulation III wins"),
-                                          ("menace", "harpy met")])
+@pytest.mark.parametrize(
+    "level, start",
+    [("school", "exam I passes"), ("academy", "simulation III wins"), ("menace", "harpy met")],
+)
 def test_ordeals_reward_from_a_position_about_to_pass(level, start):
     # the first game of every env starts from ``start`` (reset option ``state``), where placing
     # the Traitor in hand passes an ordeal that random play seldom passes; later games are dealt
     from .test_castellion_positions import POSITIONS
+
     options = {"state": POSITIONS[start].to_dict()}
-    stats = lockstep(n_envs=16, n_games=games(300), seed=6, avoid_early=0.9, power=0.3,
-                     build=0.5, level=level, reward="ordeals", options=options)
-    assert stats["reward"] > 0   # ordeals passed were paid and matched
+    stats = lockstep(
+        n_envs=16,
+        n_games=games(300),
+        seed=6,
+        avoid_early=0.9,
+        power=0.3,
+        build=0.5,
+        level=level,
+        reward="ordeals",
+        options=options,
+    )
+    assert stats["reward"] > 0  # ordeals passed were paid and matched
 
 
 def test_truncation():
@@ -162,12 +213,28 @@ def test_truncation():
 
 @pytest.mark.parametrize("level", ["school", "menace"])
 def test_illegal_action_penalty(level):
-    stats = lockstep(n_envs=8, n_games=games(300), seed=8, illegal_every=5, level=level,
-                     illegal_action="penalty", illegal_action_penalty=-0.5, avoid_early=0.9)
+    stats = lockstep(
+        n_envs=8,
+        n_games=games(300),
+        seed=8,
+        illegal_every=5,
+        level=level,
+        illegal_action="penalty",
+        illegal_action_penalty=-0.5,
+        avoid_early=0.9,
+    )
     assert stats["illegal"] > 0
 
 
 @pytest.mark.parametrize("level", ["school", "academy", "menace"])
 def test_whole_states_match(level):
-    lockstep(n_envs=8, n_games=games(100), seed=9, avoid_early=0.98, power=0.4, build=0.3,
-             level=level, compare_states=True)
+    lockstep(
+        n_envs=8,
+        n_games=games(100),
+        seed=9,
+        avoid_early=0.98,
+        power=0.4,
+        build=0.3,
+        level=level,
+        compare_states=True,
+    )

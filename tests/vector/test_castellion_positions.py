@@ -3,6 +3,7 @@ Assault penalties, tower reveals, each tile power, tiles running out): from each
 legal action on the batched env and on the plain-Python reference rules
 (``tests/reference/castellion.py``) gives the same next observation, mask, reward and
 position; then random playouts from it are compared step by step to the end of the game."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,10 +21,17 @@ def reference(state: State) -> ReferenceState:
     """The position ``state`` in the reference rules."""
     return ReferenceState.from_dict(state.to_dict())
 
+
 EXAM1_CASTLE = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S#", "C^ P#"]
 EXAM3C_CASTLE = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C#", "C^ Jo S^ Co C^"]
-FULL_MINUS_ONE = ["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S# P^",
-                  "C^ P# Jo C^ P# Co", "J^ Co P# J^ Co J#", "C^ J# S^ Po P^"]
+FULL_MINUS_ONE = [
+    "C^ J# Jo P^ S# Po",
+    "C# J^ J# Po C^ So",
+    "Co S# S^ So S# P^",
+    "C^ P# Jo C^ P# Co",
+    "J^ Co P# J^ Co J#",
+    "C^ J# S^ Po P^",
+]
 SIMS = ["sim-1", "sim-2a", "sim-3a"]
 HARPIES = ["assault-1-harpy", "assault-2-harpy", "assault-3-harpy"]
 MENACE_CASTLE = ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S#", "C^ P#"]
@@ -54,62 +62,118 @@ def positions() -> dict[str, State]:
         "exam II removes a row": at_ordeal(["C^ J# Jo P^ S# Po", "So P^ S# J^ C# Co", "P#"], 1, 1),
         "exam III wins": at_ordeal(EXAM3C_CASTLE, 4, 2),
         "complete castle chains": with_hand(at_ordeal(FULL_MINUS_ONE, 2, 0, hand=None), 11),
-        "school tiles run out": last_tile(position(castle=EXAM1_CASTLE,
-                                                   ordeals=["exam-1", "exam-2", "exam-3c"])),
+        "school tiles run out": last_tile(
+            position(castle=EXAM1_CASTLE, ordeals=["exam-1", "exam-2", "exam-3c"])
+        ),
         "six wide, six tall": position(castle=["S^ C#", "Co", "J^", "P#", "So", "C^"], hand="J^"),
         "juggler": position(castle=["S^ C# Jo", "P#"], hand="J^", ordeals=SIMS, **academy),
         "seer": position(castle=["S^ C#"], revealed="P^ J#", hand="So", ordeals=SIMS, **academy),
-        "chameleon": position(castle=["S^ C#"], hand="C^", discard="P^ J# Co S^", ordeals=SIMS,
-                              **academy),
+        "chameleon": position(
+            castle=["S^ C#"], hand="C^", discard="P^ J# Co S^", ordeals=SIMS, **academy
+        ),
         "pyro": position(castle=["S^ C# Jo", "P# S^", "Co"], hand="P^", ordeals=SIMS, **academy),
-        "pyro at the left edge": position(castle=["S^ C# Jo So"], hand="P^", ordeals=SIMS,
-                                          **academy),
-        "academy traitor discard": position(castle=["S^ C# Jo P^ S#", "Co"], hand="T",
-                                            ordeals=SIMS, **academy),
-        "early encounter passes": position(castle=EXAM1_CASTLE, beside=[[1, 0], [0, 0], [0, 0]],
-                                           ordeals=SIMS, **academy),
-        "simulation III wins": at_ordeal(["J^ J# P^ P# S^ S#", "Jo J^ Po P^ C# Co",
-                                          "S# So S^ So P^ J^", "C^ C# Co C^"], 2, 2, SIMS,
-                                         level="academy"),
-        "tower reveals an ordeal": position(castle=["C^ S# Jo", "C# Po", "Co"], hand="C^",
-                                            ordeals=HARPIES, **menace),
-        "harpy met": position(castle=["C^ J# S^ P# Po Jo", "C# J^ S# Po P^", "Co J# So",
-                                      "C^ Jo"], hand="T", ordeals=HARPIES,
-                              beside=[[1, 0], [0, 0], [0, 0]], **menace),
-        "harpy penalty": position(castle=MENACE_CASTLE, hand="T", ordeals=HARPIES,
-                                  beside=[[1, 0], [0, 0], [0, 0]], **menace),
-        "penalty destroys all": position(castle=["C^ J#"], hand="T", ordeals=HARPIES,
-                                         beside=[[1, 0], [0, 0], [0, 0]], **menace),
+        "pyro at the left edge": position(
+            castle=["S^ C# Jo So"], hand="P^", ordeals=SIMS, **academy
+        ),
+        "academy traitor discard": position(
+            castle=["S^ C# Jo P^ S#", "Co"], hand="T", ordeals=SIMS, **academy
+        ),
+        "early encounter passes": position(
+            castle=EXAM1_CASTLE, beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS, **academy
+        ),
+        "simulation III wins": at_ordeal(
+            ["J^ J# P^ P# S^ S#", "Jo J^ Po P^ C# Co", "S# So S^ So P^ J^", "C^ C# Co C^"],
+            2,
+            2,
+            SIMS,
+            level="academy",
+        ),
+        "tower reveals an ordeal": position(
+            castle=["C^ S# Jo", "C# Po", "Co"], hand="C^", ordeals=HARPIES, **menace
+        ),
+        "harpy met": position(
+            castle=["C^ J# S^ P# Po Jo", "C# J^ S# Po P^", "Co J# So", "C^ Jo"],
+            hand="T",
+            ordeals=HARPIES,
+            beside=[[1, 0], [0, 0], [0, 0]],
+            **menace,
+        ),
+        "harpy penalty": position(
+            castle=MENACE_CASTLE,
+            hand="T",
+            ordeals=HARPIES,
+            beside=[[1, 0], [0, 0], [0, 0]],
+            **menace,
+        ),
+        "penalty destroys all": position(
+            castle=["C^ J#"], hand="T", ordeals=HARPIES, beside=[[1, 0], [0, 0], [0, 0]], **menace
+        ),
         "four lines make discards free": position(
-            castle=["P^ P# Po P^ S# C^", "S# So S^ S# Jo J^", "C^ C# Co C^ Po P#",
-                    "J# Jo J^ J# S^ So"], hand="T", ordeals=HARPIES, **menace),
-        "earthworm": at_ordeal(["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S# C^ P#",
-                                "C^ P#"], 1, 1,
-                               ["assault-1-harpy", "assault-2-earthworm", "assault-3-harpy"],
-                               level="menace"),
-        "third assault": at_ordeal(["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^",
-                                    "Co J# So C^ C# J#", "C^ Jo S^ Co C^ S#"], 1, 2, HARPIES,
-                                   level="menace"),
+            castle=[
+                "P^ P# Po P^ S# C^",
+                "S# So S^ S# Jo J^",
+                "C^ C# Co C^ Po P#",
+                "J# Jo J^ J# S^ So",
+            ],
+            hand="T",
+            ordeals=HARPIES,
+            **menace,
+        ),
+        "earthworm": at_ordeal(
+            ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co S# Jo S# C^ P#", "C^ P#"],
+            1,
+            1,
+            ["assault-1-harpy", "assault-2-earthworm", "assault-3-harpy"],
+            level="menace",
+        ),
+        "third assault": at_ordeal(
+            ["C^ J# S^ P# Po Jo", "C# J^ S# Po P^ S^", "Co J# So C^ C# J#", "C^ Jo S^ Co C^ S#"],
+            1,
+            2,
+            HARPIES,
+            level="menace",
+        ),
         "tower fills the castle": position(
-            castle=["C^ J# Jo P^ S# Po", "C# J^ J# Po C^ So", "Co S# S^ So S# J^",
-                    "J^ P# Jo C^ P# J#", "C^ Co P# J^ Co J^", "P^ J# S^ Po P^"], hand="Jo",
-            ordeals=["assault-1-behemoth", "assault-2-horde", "assault-3-harpy"], **menace),
-        "menace tiles run out": last_tile(position(castle=MENACE_CASTLE, ordeals=HARPIES,
-                                                   **menace)),
-        "neighbors exemption": position(castle=["S# Co", "Jo"], hand="P#",
-                                        rules={"foundation_exemption": "neighbors"}),
+            castle=[
+                "C^ J# Jo P^ S# Po",
+                "C# J^ J# Po C^ So",
+                "Co S# S^ So S# J^",
+                "J^ P# Jo C^ P# J#",
+                "C^ Co P# J^ Co J^",
+                "P^ J# S^ Po P^",
+            ],
+            hand="Jo",
+            ordeals=["assault-1-behemoth", "assault-2-horde", "assault-3-harpy"],
+            **menace,
+        ),
+        "menace tiles run out": last_tile(
+            position(castle=MENACE_CASTLE, ordeals=HARPIES, **menace)
+        ),
+        "neighbors exemption": position(
+            castle=["S# Co", "Jo"], hand="P#", rules={"foundation_exemption": "neighbors"}
+        ),
         # early_encounter="any_time": with a tile in hand, through a penalty, to the end
         "early encounter holding a defender": position(
-            castle=EXAM1_CASTLE, hand="So", beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS,
-            **academy),
+            castle=EXAM1_CASTLE, hand="So", beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS, **academy
+        ),
         "early penalty holding a traitor": position(
-            castle=MENACE_CASTLE, hand="T", ordeals=HARPIES, **menace),
+            castle=MENACE_CASTLE, hand="T", ordeals=HARPIES, **menace
+        ),
         "early encounter wins holding a tile": at_ordeal(
             ["J^ J# P^ P# S^ S#", "Jo J^ Po P^ C# Co", "S# So S^ So P^ J^", "C^ C# Co C^"],
-            1, 2, SIMS, level="academy"),
-        "turn-start reading": position(castle=EXAM1_CASTLE, hand="So",
-                                       beside=[[1, 0], [0, 0], [0, 0]], ordeals=SIMS,
-                                       rules={"early_encounter": "turn_start"}, **academy),
+            1,
+            2,
+            SIMS,
+            level="academy",
+        ),
+        "turn-start reading": position(
+            castle=EXAM1_CASTLE,
+            hand="So",
+            beside=[[1, 0], [0, 0], [0, 0]],
+            ordeals=SIMS,
+            rules={"early_encounter": "turn_start"},
+            **academy,
+        ),
     }
 
 
@@ -118,9 +182,14 @@ POSITIONS = positions()
 
 def vector_env(start: State, n: int, **kwargs) -> CastellionVectorEnv:
     level = ("school", "academy", "menace")[start.level]
-    envs = CastellionVectorEnv(n, level=level, foundation_exemption=start.foundation_exemption,
-                               early_encounter=start.early_encounter, reward="ordeals",
-                               **kwargs)
+    envs = CastellionVectorEnv(
+        n,
+        level=level,
+        foundation_exemption=start.foundation_exemption,
+        early_encounter=start.early_encounter,
+        reward="ordeals",
+        **kwargs,
+    )
     envs.reset(seed=0)
     for i in range(n):
         envs.set_state(i, start)
@@ -167,8 +236,7 @@ def test_random_playouts_match(name):
                 live[i] = False
                 continue
             assert np.array_equal(obs[i], encode(states[i])), (name, i)
-            assert np.array_equal(envs.action_masks()[i],
-                                  states[i].legal_action_mask())
+            assert np.array_equal(envs.action_masks()[i], states[i].legal_action_mask())
             assert envs.state(i).to_dict() == states[i].to_dict()
 
 
@@ -179,6 +247,7 @@ def test_positions_cover_the_rare_rules():
         for move in moves:
             s.apply_action(s.actions.encode(move))
         return s
+
     assert after("exam III wins", "place the traitor beside the lowest ordeal").won
     assert after("simulation III wins", "place the traitor beside the lowest ordeal").won
     assert after("tower reveals an ordeal", "place on column 0").phase == 9
@@ -186,8 +255,11 @@ def test_positions_cover_the_rare_rules():
     assert after("harpy met", "place the traitor beside the lowest ordeal").current == 1
     assert after("complete castle chains", "place on column 5").current == 2
     s = after("school tiles run out", "draw from the regular pile")
-    s.apply_action(s.actions.encode("discard the tile" if s.hand < 12 else
-                                    "place the traitor beside the lowest ordeal"))
+    s.apply_action(
+        s.actions.encode(
+            "discard the tile" if s.hand < 12 else "place the traitor beside the lowest ordeal"
+        )
+    )
     assert s.tiles_played() and s.is_terminal() and s.current == 2
 
 
@@ -198,11 +270,18 @@ def test_early_encounter_positions_reach_what_they_are_named_after():
     # Harpy I (one tower): 16 - 4 = 12 tiles to destroy, the Traitor still in hand
     assert s.phase == 3 and s.destroy_left == 12 and s.hand == 12
     for _ in range(12):
-        s.apply_action(min(a for a in np.flatnonzero(s.legal_action_mask())
-                           if s.cells[a - 18] >= 0 and (a - 18) // 6 >= 1))
-    assert s.current == 1 and s.phase == 2 and s.hand == 12    # back to the Traitor
+        s.apply_action(
+            min(
+                a
+                for a in np.flatnonzero(s.legal_action_mask())
+                if s.cells[a - 18] >= 0 and (a - 18) // 6 >= 1
+            )
+        )
+    assert s.current == 1 and s.phase == 2 and s.hand == 12  # back to the Traitor
     s = POSITIONS["early encounter wins holding a tile"].clone()
     s.apply_action(s.actions.encode(encounter))
     assert s.won and s.hand == 12
-    assert encounter not in {str(s.actions.decode(a)) for a in
-                             np.flatnonzero(POSITIONS["turn-start reading"].legal_action_mask())}
+    assert encounter not in {
+        str(s.actions.decode(a))
+        for a in np.flatnonzero(POSITIONS["turn-start reading"].legal_action_mask())
+    }

@@ -5,6 +5,7 @@ illegal-action penalties; each step compares observations, masks, rewards, termi
 truncations, final observations and wins with ``CastleSiegeEnv`` (and whole states in one
 sweep), so the compiled kernels and ``castle_siege.rules`` cannot drift apart unnoticed.
 """
+
 import pytest
 
 from .helpers import games, lockstep
@@ -30,11 +31,18 @@ def test_easy_games_include_victories():
 
 
 @pytest.mark.parametrize("victory", ["any_time", "deck_left"])
-@pytest.mark.parametrize("rules", [{"attack": "most_recent"}, {"defeated": "leave_game"},
-                                   {"attack": "most_recent", "defeated": "leave_game"}])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"attack": "most_recent"},
+        {"defeated": "leave_game"},
+        {"attack": "most_recent", "defeated": "leave_game"},
+    ],
+)
 def test_rules_options(rules, victory):
-    stats = lockstep(n_envs=16, n_games=games(400), seed=11, difficulty="medium",
-                     victory=victory, **rules)
+    stats = lockstep(
+        n_envs=16, n_games=games(400), seed=11, difficulty="medium", victory=victory, **rules
+    )
     assert stats["games"] >= games(400)
 
 
@@ -42,15 +50,21 @@ def test_rules_options(rules, victory):
 def test_victory_deck_left(difficulty):
     # the strict reading of the victory sentence: an empty deck while a castle stands ends
     # the game at once (after a draw, Flush Siege, Regroup or the deal); Easy wins a few
-    stats = lockstep(n_envs=16, n_games=games(600), seed=13, difficulty=difficulty,
-                     victory="deck_left", compare_states=True)
+    stats = lockstep(
+        n_envs=16,
+        n_games=games(600),
+        seed=13,
+        difficulty=difficulty,
+        victory="deck_left",
+        compare_states=True,
+    )
     assert stats["games"] >= games(600)
     assert stats["reward"] == stats["won"]
 
 
 def test_shaped_reward():
     stats = lockstep(n_envs=16, n_games=games(400), seed=5, difficulty="easy", reward="shaped")
-    assert stats["reward"] > stats["won"]   # progress terms were paid and matched
+    assert stats["reward"] > stats["won"]  # progress terms were paid and matched
 
 
 def test_truncation():
@@ -59,8 +73,14 @@ def test_truncation():
 
 
 def test_illegal_action_penalty():
-    stats = lockstep(n_envs=8, n_games=games(300), seed=4, illegal_every=5, illegal_action="penalty",
-                     illegal_action_penalty=-0.5)
+    stats = lockstep(
+        n_envs=8,
+        n_games=games(300),
+        seed=4,
+        illegal_every=5,
+        illegal_action="penalty",
+        illegal_action_penalty=-0.5,
+    )
     assert stats["illegal"] > 0
 
 

@@ -1,4 +1,5 @@
 """The compiled deal generator is NumPy's ``Generator(PCG64).permutation`` bit for bit."""
+
 import numpy as np
 
 from castle_envs.core import pcg64
@@ -17,7 +18,7 @@ def test_permutations_match_numpy_for_many_seeds():
 def test_buffered_half_word_carries_over():
     # an odd number of 32-bit draws leaves half a word buffered inside the generator
     generator = np.random.default_rng(123)
-    generator.integers(0, 10)     # one 32-bit draw: the high half is now buffered
+    generator.integers(0, 10)  # one 32-bit draw: the high half is now buffered
     words = pcg64.to_words(generator)
     assert words[pcg64.HAS32] == 1
     out = np.empty(52, np.int8)
@@ -34,6 +35,7 @@ def test_words_round_trip():
 
 def test_other_bit_generators_are_refused():
     import pytest
+
     with pytest.raises(ValueError, match="PCG64"):
         pcg64.to_words(np.random.Generator(np.random.MT19937(0)))
 

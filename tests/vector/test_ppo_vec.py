@@ -1,4 +1,5 @@
 """The CleanRL-style PPO script runs on the batched env and logs to TensorBoard."""
+
 import json
 
 import pytest
@@ -14,10 +15,26 @@ def test_short_training_run_writes_curve_and_tensorboard_events(tmp_path, algo):
     if algo == "sb3":
         pytest.importorskip("sb3_contrib")
     from castle_envs.experiments import ppo_vec
+
     curve = tmp_path / "curve.json"
-    ppo_vec.main(["--algo", algo, "--total-timesteps", "2048", "--num-envs", "16",
-                  "--num-steps", "64", "--hidden", "32", "--logdir", str(tmp_path / "runs"),
-                  "--curve", str(curve)])
+    ppo_vec.main(
+        [
+            "--algo",
+            algo,
+            "--total-timesteps",
+            "2048",
+            "--num-envs",
+            "16",
+            "--num-steps",
+            "64",
+            "--hidden",
+            "32",
+            "--logdir",
+            str(tmp_path / "runs"),
+            "--curve",
+            str(curve),
+        ]
+    )
     result = json.loads(curve.read_text())
     assert result["steps"] >= 2048 and result["points"]
     assert all(0.0 <= p["win_rate"] <= 1.0 and p["episodes"] > 0 for p in result["points"])

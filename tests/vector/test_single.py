@@ -1,4 +1,5 @@
 """``CompiledCastleSiegeEnv`` is ``CastleSiegeEnv``: same steps, info, errors and options."""
+
 import warnings
 
 import numpy as np
@@ -13,16 +14,26 @@ from .helpers import assert_single_errors_match, single_lockstep
 
 
 def lockstep(n_games, seed, illegal_every=0, **kwargs):
-    return single_lockstep(CompiledCastleSiegeEnv(**kwargs), CastleSiegeEnv(**kwargs), n_games,
-                           seed, illegal_ids=(-1, 1700), illegal_every=illegal_every)
+    return single_lockstep(
+        CompiledCastleSiegeEnv(**kwargs),
+        CastleSiegeEnv(**kwargs),
+        n_games,
+        seed,
+        illegal_ids=(-1, 1700),
+        illegal_every=illegal_every,
+    )
 
 
-@pytest.mark.parametrize("kwargs", [
-    {}, {"difficulty": "easy", "reward": "shaped"},
-    {"difficulty": "medium", "attack": "most_recent", "defeated": "leave_game"},
-    {"difficulty": "hard", "max_episode_steps": 7},
-    {"difficulty": "easy", "victory": "deck_left"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"difficulty": "easy", "reward": "shaped"},
+        {"difficulty": "medium", "attack": "most_recent", "defeated": "leave_game"},
+        {"difficulty": "hard", "max_episode_steps": 7},
+        {"difficulty": "easy", "victory": "deck_left"},
+    ],
+)
 def test_same_games_as_the_python_env(kwargs):
     lockstep(300, seed=len(kwargs), **kwargs)
 
@@ -35,15 +46,18 @@ def test_same_penalties():
 def test_gymnasium_checker(victory):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(CompiledCastleSiegeEnv(illegal_action="penalty", victory=victory),
-                  skip_render_check=True)
+        check_env(
+            CompiledCastleSiegeEnv(illegal_action="penalty", victory=victory),
+            skip_render_check=True,
+        )
 
 
 def test_reset_options_and_state():
     deck = list(range(51, -1, -1))
     fast, slow = CompiledCastleSiegeEnv("hard"), CastleSiegeEnv("hard")
-    assert np.array_equal(fast.reset(options={"deck": deck})[0],
-                          slow.reset(options={"deck": deck})[0])
+    assert np.array_equal(
+        fast.reset(options={"deck": deck})[0], slow.reset(options={"deck": deck})[0]
+    )
     slow.step(int(np.flatnonzero(slow.action_masks())[0]))
     saved = slow.state.to_dict()
     obs, info = fast.reset(options={"state": saved})
@@ -67,7 +81,8 @@ def test_render_and_describe():
     env = CompiledCastleSiegeEnv(render_mode="ansi")
     env.reset(seed=0)
     assert isinstance(env.render(), str) and "attack" in env.describe_action(
-        int(np.flatnonzero(env.action_masks())[0]))
+        int(np.flatnonzero(env.action_masks())[0])
+    )
     env = CompiledCastleSiegeEnv(render_mode="rgb_array")
     env.reset(seed=0)
     frame = env.render()

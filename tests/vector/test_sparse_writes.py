@@ -6,6 +6,7 @@ only if every earlier step kept it right: these tests compare rows with a fresh 
 (deal, autoreset, ``set_state``, ``reset`` with decks, penalty endings). ``compute_mask``
 also leaves per-row legal counts in ``ints`` for ``sample_counted``; they must match the mask.
 """
+
 import numpy as np
 import pytest
 
@@ -19,14 +20,17 @@ from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
 
 from .helpers import games, random_actions
 
-VARIANTS = [{}, {"difficulty": "easy", "defeated": "leave_game"},
-            {"difficulty": "medium", "attack": "most_recent"}]
+VARIANTS = [
+    {},
+    {"difficulty": "easy", "defeated": "leave_game"},
+    {"difficulty": "medium", "attack": "most_recent"},
+]
 
 
 def row_counts(mask_row):
     """Legal actions per subset row of 52 targets, then in the rest of the mask."""
-    attack = mask_row[:NUM_SUBSETS * NUM_CARDS].reshape(NUM_SUBSETS, NUM_CARDS).sum(axis=1)
-    return np.append(attack, mask_row[NUM_SUBSETS * NUM_CARDS:NUM_ACTIONS].sum())
+    attack = mask_row[: NUM_SUBSETS * NUM_CARDS].reshape(NUM_SUBSETS, NUM_CARDS).sum(axis=1)
+    return np.append(attack, mask_row[NUM_SUBSETS * NUM_CARDS : NUM_ACTIONS].sum())
 
 
 def full_encode(envs, i):
@@ -42,8 +46,10 @@ def check_all(envs):
     for i in range(envs.num_envs):
         assert np.array_equal(envs._obs[i], encode(envs.state(i)))
         assert np.array_equal(envs._obs[i], full_encode(envs, i))
-        assert envs._ints[i, K.COUNTS:K.COUNTS + NUM_SUBSETS + 1].tolist() == \
-            row_counts(masks[i]).tolist()
+        assert (
+            envs._ints[i, K.COUNTS : K.COUNTS + NUM_SUBSETS + 1].tolist()
+            == row_counts(masks[i]).tolist()
+        )
 
 
 @pytest.mark.parametrize("kwargs", VARIANTS)
@@ -68,9 +74,9 @@ def test_rows_stay_right_across_every_rewrite():
     for step in range(120):
         actions = random_actions(envs.action_masks(), rng)
         if step % 7 == 3:
-            actions[1] = NUM_ACTIONS + 1   # penalty: the episode ends without a move
+            actions[1] = NUM_ACTIONS + 1  # penalty: the episode ends without a move
         if step % 11 == 5:
-            envs.set_state(2, source)   # a position from elsewhere, mid-game
+            envs.set_state(2, source)  # a position from elsewhere, mid-game
             actions[2] = rng.choice(np.flatnonzero(envs.action_masks()[2]))
         if step == 60:
             decks = [np.random.default_rng(s).permutation(52) for s in range(4)]
@@ -94,14 +100,14 @@ def test_moved_card_list_and_its_overflow():
     envs.reset(seed=8)
     for step in range(games(300) // 2):
         if step % 3 == 0:
-            envs._ints[::2, K.NMOVED] = K.MOVED_CAP - 1 - step % 2   # stale entries: harmless
+            envs._ints[::2, K.NMOVED] = K.MOVED_CAP - 1 - step % 2  # stale entries: harmless
         envs.step(random_actions(envs.action_masks(), rng))
         assert (envs._ints[:, K.NMOVED] == 0).all()
         check_all(envs)
     # only listed cards are looked at: a location entry the list does not name stays as it is
-    listed = envs._cards[0, K.SHOWN_LOC:K.SHOWN_LOC + NUM_CARDS].copy()
+    listed = envs._cards[0, K.SHOWN_LOC : K.SHOWN_LOC + NUM_CARDS].copy()
     K.update_obs(envs._cards[0], envs._ints[0], envs.recent, envs.leave, envs._obs[0])
-    assert np.array_equal(envs._cards[0, K.SHOWN_LOC:K.SHOWN_LOC + NUM_CARDS], listed)
+    assert np.array_equal(envs._cards[0, K.SHOWN_LOC : K.SHOWN_LOC + NUM_CARDS], listed)
     envs._cards[0, K.CODE + 5] = (envs._cards[0, K.CODE + 5] + 1) % 11
     K.update_obs(envs._cards[0], envs._ints[0], envs.recent, envs.leave, envs._obs[0])
     assert envs._cards[0, K.SHOWN_LOC + 5] == listed[5]
@@ -116,12 +122,12 @@ def test_sample_counted_draws_every_legal_action_and_only_legal_ones():
     draws = 400 * max(len(x) for x in legal) if HAVE_NUMBA else 1500
     hits = np.zeros((4, NUM_ACTIONS), np.int64)
     for _ in range(draws):
-        with np.errstate(over="ignore"):   # the generator wraps by design (plain NumPy warns)
+        with np.errstate(over="ignore"):  # the generator wraps by design (plain NumPy warns)
             K.sample_counted(envs._mask_padded, envs._ints, words, out)
         hits[np.arange(4), out] += 1
     for i in range(4):
         assert set(np.flatnonzero(hits[i]).tolist()) <= set(legal[i].tolist())
-        if HAVE_NUMBA:   # uniform: every legal action near draws / legal (seeded, exact)
+        if HAVE_NUMBA:  # uniform: every legal action near draws / legal (seeded, exact)
             expected = draws / len(legal[i])
             counts = hits[i, legal[i]]
             assert counts.min() > 0.7 * expected and counts.max() < 1.3 * expected
@@ -155,7 +161,7 @@ def test_copy_false_buffers_are_updated_in_place_and_copies_are_independent():
     a, _ = shared.reset(seed=4)
     b, _ = copied.reset(seed=4)
     for _ in range(30):
-        b[:] = -1.0   # the user scribbles on a returned copy
+        b[:] = -1.0  # the user scribbles on a returned copy
         a, *_ = shared.step(random_actions(shared.action_masks(), rng_a))
         b, *_ = copied.step(random_actions(copied.action_masks(), rng_b))
         assert np.array_equal(a, b)

@@ -1,5 +1,6 @@
 """Threaded batched envs (``threads=N`` / ``parallel=True``): the batch split into contiguous
 row ranges stepped concurrently must give exactly what one thread gives, step for step."""
+
 from __future__ import annotations
 
 import subprocess
@@ -19,14 +20,23 @@ from .helpers import games
 
 SIEGE_OPTIONS = [
     {"difficulty": "very_hard"},
-    {"difficulty": "easy", "reward": "shaped", "attack": "most_recent",
-     "defeated": "leave_game", "max_episode_steps": 12},
+    {
+        "difficulty": "easy",
+        "reward": "shaped",
+        "attack": "most_recent",
+        "defeated": "leave_game",
+        "max_episode_steps": 12,
+    },
     {"difficulty": "hard", "illegal_action": "penalty", "illegal_action_penalty": -2.5},
 ]
 CASTELLION_OPTIONS = [
     {"level": "menace"},
-    {"level": "school", "reward": "ordeals", "foundation_exemption": "neighbors",
-     "max_episode_steps": 15},
+    {
+        "level": "school",
+        "reward": "ordeals",
+        "foundation_exemption": "neighbors",
+        "max_episode_steps": 15,
+    },
     {"level": "academy", "illegal_action": "penalty", "illegal_action_penalty": -3.0},
 ]
 
@@ -77,9 +87,16 @@ def play_both(make, kwargs, threads, num_envs, steps, seed, illegal_every=0):
 @pytest.mark.parametrize("threads", [2, 3])
 def test_castle_siege_threads_give_the_one_thread_trajectories(kwargs, threads):
     penalty = kwargs.get("illegal_action") == "penalty"
-    ended, illegal = play_both(CastleSiegeVectorEnv, kwargs, threads, num_envs=37,
-                               steps=games(160), seed=11, illegal_every=9 if penalty else 0)
-    assert ended > 0   # autoreset and final_obs were compared
+    ended, illegal = play_both(
+        CastleSiegeVectorEnv,
+        kwargs,
+        threads,
+        num_envs=37,
+        steps=games(160),
+        seed=11,
+        illegal_every=9 if penalty else 0,
+    )
+    assert ended > 0  # autoreset and final_obs were compared
     assert illegal > 0 or not penalty
 
 
@@ -87,8 +104,15 @@ def test_castle_siege_threads_give_the_one_thread_trajectories(kwargs, threads):
 @pytest.mark.parametrize("threads", [2, 3])
 def test_castellion_threads_give_the_one_thread_trajectories(kwargs, threads):
     penalty = kwargs.get("illegal_action") == "penalty"
-    ended, illegal = play_both(CastellionVectorEnv, kwargs, threads, num_envs=29,
-                               steps=games(200), seed=5, illegal_every=7 if penalty else 0)
+    ended, illegal = play_both(
+        CastellionVectorEnv,
+        kwargs,
+        threads,
+        num_envs=29,
+        steps=games(200),
+        seed=5,
+        illegal_every=7 if penalty else 0,
+    )
     assert ended > 0
     assert illegal > 0 or not penalty
 
@@ -99,8 +123,9 @@ def test_more_threads_than_envs_and_reset_options():
     assert envs.threads == 3 and envs.parallel
     one = CastleSiegeVectorEnv(3, difficulty="easy")
     decks = [np.random.default_rng(k).permutation(52) for k in range(3)]
-    assert_same_step(envs.reset(seed=3, options={"decks": decks}),
-                     one.reset(seed=3, options={"decks": decks}))
+    assert_same_step(
+        envs.reset(seed=3, options={"decks": decks}), one.reset(seed=3, options={"decks": decks})
+    )
     rng = np.random.default_rng(0)
     for _ in range(games(30)):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in one.action_masks()])
@@ -130,8 +155,9 @@ def test_row_ranges_cover_the_batch_in_order():
         edges = [r for pair in split.ranges for r in pair]
         assert edges[0] == 0 and edges[-1] == rows
         assert all(lo < hi for lo, hi in split.ranges)
-        assert all(split.ranges[k][1] == split.ranges[k + 1][0]
-                   for k in range(len(split.ranges) - 1))
+        assert all(
+            split.ranges[k][1] == split.ranges[k + 1][0] for k in range(len(split.ranges) - 1)
+        )
         sizes = [hi - lo for lo, hi in split.ranges]
         assert max(sizes) - min(sizes) <= 1
         split.close()
@@ -160,7 +186,7 @@ def test_close_shuts_the_pool_down():
     pool = envs._split._pool
     envs.close()
     assert envs._split._pool is None and pool._shutdown
-    envs.close()   # twice is fine
+    envs.close()  # twice is fine
 
 
 def test_threaded_samplers_draw_what_one_call_draws():
@@ -217,8 +243,12 @@ for make, kw in [(CastleSiegeVectorEnv, {'difficulty': 'easy', 'max_episode_step
     two.close()
 print('ok')
 """
-    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
 

@@ -13,6 +13,7 @@ skipped, so an interrupted run resumes. Training deals only: seeds 20,000,000 an
 ``report`` prints each spec's wins paired against ``planner`` on the deals both played
 (``experiments.stats.paired_proportion_difference``, Newcombe's interval).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,6 +45,7 @@ def _save(level: str, data: dict) -> None:
 def play(level: str, spec: str, start: int, n: int) -> None:
     from castle_envs.agents.registry import make_agent
     from castle_envs.vector.solve_castellion import deal
+
     if start < 20_000_000:
         raise SystemExit("screens use training deals only: seeds 20,000,000 and up")
     data = _load(level)
@@ -60,20 +62,29 @@ def play(level: str, spec: str, start: int, n: int) -> None:
         while not s.is_terminal():
             s.apply_action(agent.act(None, s.legal_action_mask(), s))
         cpu = time.process_time() - t
-        runs[str(seed)] = {"won": int(s.outcome == 1), "passed": int(s.current),
-                           "cpu": round(cpu, 3),
-                           "searched": getattr(policy, "searched", 0) - searched}
+        runs[str(seed)] = {
+            "won": int(s.outcome == 1),
+            "passed": int(s.current),
+            "cpu": round(cpu, 3),
+            "searched": getattr(policy, "searched", 0) - searched,
+        }
         _save(level, data)
         done = len(runs)
         wins = sum(r["won"] for r in runs.values())
-        print(f"{level} {spec} seed {seed}: won {s.outcome == 1}, passed {s.current}, "
-              f"{cpu:.1f} s ({wins}/{done})", flush=True)
+        print(
+            f"{level} {spec} seed {seed}: won {s.outcome == 1}, passed {s.current}, "
+            f"{cpu:.1f} s ({wins}/{done})",
+            flush=True,
+        )
 
 
 def report() -> None:
     from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
-    print("| spec | level | deals | wins | planner wins | paired diff [95% CI] | better / worse "
-          "| Ordeals passed a game (planner) | CPU-s/game (planner) |")
+
+    print(
+        "| spec | level | deals | wins | planner wins | paired diff [95% CI] | better / worse "
+        "| Ordeals passed a game (planner) | CPU-s/game (planner) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for level in LEVELS:
         data = _load(level)
@@ -92,10 +103,12 @@ def report() -> None:
             cpu0 = sum(base[s]["cpu"] for s in seeds) / len(seeds)
             passed = sum(runs[s]["passed"] for s in seeds) / len(seeds)
             passed0 = sum(base[s]["passed"] for s in seeds) / len(seeds)
-            print(f"| {spec} | {level} | {len(seeds)} | {sum(a)} ({100 * sum(a) / len(a):.1f}% "
-                  f"[{100 * lo:.1f}, {100 * hi:.1f}]) | {sum(b)} | {100 * d['mean']:+.1f} "
-                  f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] | {d['a_better']} / "
-                  f"{d['b_better']} | {passed:.2f} ({passed0:.2f}) | {cpu:.2f} ({cpu0:.2f}) |")
+            print(
+                f"| {spec} | {level} | {len(seeds)} | {sum(a)} ({100 * sum(a) / len(a):.1f}% "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}]) | {sum(b)} | {100 * d['mean']:+.1f} "
+                f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] | {d['a_better']} / "
+                f"{d['b_better']} | {passed:.2f} ({passed0:.2f}) | {cpu:.2f} ({cpu0:.2f}) |"
+            )
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ Deal ``seed + i`` is the one ``castle-envs evaluate --seed`` and ``castle-envs s
 turns such a file into the per-agent table (the columns of ``castle-envs evaluate``'s CSV
 that ``castle-envs solve --game castellion --plot --agents-csv`` reads).
 """
+
 import argparse
 import json
 import time
@@ -65,9 +66,18 @@ def main():
                         action = agent.act(obs, info["action_mask"], env.unwrapped.state)
                         obs, _, term, trunc, info = env.step(action)
                         done = term or trunc
-                    f.write(json.dumps({"level": level, "agent": spec, "seed": a.seed + i,
-                                        "won": bool(info["won"]),
-                                        "ordeals_passed": int(info["ordeals_passed"])}) + "\n")
+                    f.write(
+                        json.dumps(
+                            {
+                                "level": level,
+                                "agent": spec,
+                                "seed": a.seed + i,
+                                "won": bool(info["won"]),
+                                "ordeals_passed": int(info["ordeals_passed"]),
+                            }
+                        )
+                        + "\n"
+                    )
                 f.flush()
                 print(level, spec, f"{time.perf_counter() - start:.1f} s", flush=True)
 

@@ -4,6 +4,7 @@ got stuck. Run from the repository root:
 
     python docs/data/castellion_winnability/analyze.py docs/data/castellion_winnability/solve_500k.jsonl
 """
+
 import json
 import sys
 from collections import Counter, defaultdict
@@ -26,17 +27,23 @@ for r in records:
         stuck[r["level"]][(ordeal, ORDEALS[cards[ordeal]].title)] += 1
 print("| level | slot | card | deals | proven winnable | share (95% interval) |")
 print("|---|---|---|---|---|---|")
-for (level, slot, title), c in sorted(by_card.items(), key=lambda kv: (
-        ["school", "academy", "menace"].index(kv[0][0]), kv[0][1], kv[0][2])):
+for (level, slot, title), c in sorted(
+    by_card.items(),
+    key=lambda kv: (["school", "academy", "menace"].index(kv[0][0]), kv[0][1], kv[0][2]),
+):
     lo, hi = wilson_interval(c["winnable"], c["deals"])
-    print(f"| {level} | {slot + 1} | {title} | {c['deals']} | {c['winnable']} | "
-          f"{c['winnable'] / c['deals']:.1%} [{lo:.1%}, {hi:.1%}] |")
+    print(
+        f"| {level} | {slot + 1} | {title} | {c['deals']} | {c['winnable']} | "
+        f"{c['winnable'] / c['deals']:.1%} [{lo:.1%}, {hi:.1%}] |"
+    )
 print()
 print("| level | deals not proven winnable | the beams got no further than |")
 print("|---|---|---|")
 for level in ("school", "academy", "menace"):
     if level in stuck:
         total = sum(stuck[level].values())
-        parts = ", ".join(f"{title} {n} ({n / total:.0%})" for (o, title), n in
-                          sorted(stuck[level].items(), key=lambda kv: -kv[1]))
+        parts = ", ".join(
+            f"{title} {n} ({n / total:.0%})"
+            for (o, title), n in sorted(stuck[level].items(), key=lambda kv: -kv[1])
+        )
         print(f"| {level} | {total} | {parts} |")

@@ -9,6 +9,7 @@ repository root:
         --study docs/data/castellion_winnability/solve_500k_probe.jsonl \\
         --out docs/data/castellion_winnability/loss_proofs_200k.jsonl
 """
+
 import argparse
 import json
 import time
@@ -43,14 +44,26 @@ with open(args.out, "w") as out:
             proof, how, nodes = solver.prove_loss(deal(seed, level))
             dt = time.perf_counter() - start
             seconds += dt
-            out.write(json.dumps({"level": level, "seed": seed, "study_verdict": verdict,
-                                  "proof": proof, "found_by": how, "loss_nodes": nodes,
-                                  "seconds": round(dt, 4)}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "level": level,
+                        "seed": seed,
+                        "study_verdict": verdict,
+                        "proof": proof,
+                        "found_by": how,
+                        "loss_nodes": nodes,
+                        "seconds": round(dt, 4),
+                    }
+                )
+                + "\n"
+            )
             out.flush()
             if proof:
                 if verdict == "winnable":
-                    raise SystemExit(f"UNSOUND: {level} deal {seed} is proven winnable, "
-                                     f"yet: {proof}")
+                    raise SystemExit(
+                        f"UNSOUND: {level} deal {seed} is proven winnable, yet: {proof}"
+                    )
                 counts[how] += 1
         n = args.deals
         lost = counts["bound"] + counts["loss-search"]
@@ -58,9 +71,13 @@ with open(args.out, "w") as out:
         after = wilson_interval(won + unknown - lost, n)[1]
         rows.append((level, n, won, lost, counts, before, after, seconds))
 
-print("| level | deals | proven winnable (study) | proven lost: root bounds | loss search "
-      "| upper end of the 95% interval: before | after | seconds |")
+print(
+    "| level | deals | proven winnable (study) | proven lost: root bounds | loss search "
+    "| upper end of the 95% interval: before | after | seconds |"
+)
 print("|---|---|---|---|---|---|---|---|")
 for level, n, won, lost, counts, before, after, seconds in rows:
-    print(f"| {level} | {n} | {won} | {counts['bound']} | {counts['loss-search']} | "
-          f"{before:.1%} | {after:.1%} | {seconds:.0f} |")
+    print(
+        f"| {level} | {n} | {won} | {counts['bound']} | {counts['loss-search']} | "
+        f"{before:.1%} | {after:.1%} | {seconds:.0f} |"
+    )

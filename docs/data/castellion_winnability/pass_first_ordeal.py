@@ -10,6 +10,7 @@ the counts. From the repository root:
     python docs/data/castellion_winnability/pass_first_ordeal.py --level school \\
         --seeds 2,14 --nodes 1000000 --order
 """
+
 import argparse
 import collections
 import json
@@ -23,34 +24,54 @@ from castle_envs.vector.castellion import write_state
 
 p = argparse.ArgumentParser()
 p.add_argument("--level", default="school")
-p.add_argument("--study", help="the study's records: take the deals not proven winnable "
-                               "whose beams got no further than ordeal I")
-p.add_argument("--all", action="store_true", help="with --study: every deal not proven "
-                                                 "winnable, wherever its beams stopped")
+p.add_argument(
+    "--study",
+    help="the study's records: take the deals not proven winnable "
+    "whose beams got no further than ordeal I",
+)
+p.add_argument(
+    "--all",
+    action="store_true",
+    help="with --study: every deal not proven winnable, wherever its beams stopped",
+)
 p.add_argument("--seeds", help="comma-separated seeds instead")
 p.add_argument("--nodes", type=int, default=1_000_000)
 p.add_argument("--order", action="store_true", help="children ordered by the evaluation")
 p.add_argument("--table-bits", type=int, default=22)
 p.add_argument("--quiet", action="store_true", help="the counts only")
-p.add_argument("--journal", help="JSON Lines file: one record per deal (seed, level, goal, nodes, "
-                                  "verdict, the line of a win); deals already in it are skipped, so a "
-                                  "killed sweep resumes")
-p.add_argument("--goal", type=int, default=1, help="ordeals to pass (3: win the game; a won "
-                                                   "line is replayed in the Gymnasium env)")
+p.add_argument(
+    "--journal",
+    help="JSON Lines file: one record per deal (seed, level, goal, nodes, "
+    "verdict, the line of a win); deals already in it are skipped, so a "
+    "killed sweep resumes",
+)
+p.add_argument(
+    "--goal",
+    type=int,
+    default=1,
+    help="ordeals to pass (3: win the game; a won line is replayed in the Gymnasium env)",
+)
 args = p.parse_args()
 
 if args.seeds:
     seeds = [int(x) for x in args.seeds.split(",")]
 else:
-    seeds = [r["seed"] for r in map(json.loads, open(args.study))
-             if r["level"] == args.level and r["verdict"] != "winnable"
-             and (args.all or r["reached"] == 0)]
+    seeds = [
+        r["seed"]
+        for r in map(json.loads, open(args.study))
+        if r["level"] == args.level
+        and r["verdict"] != "winnable"
+        and (args.all or r["reached"] == 0)
+    ]
 rules = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 done = set()
 if args.journal:
     try:
-        done = {r["seed"] for r in map(json.loads, open(args.journal))
-                if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes}
+        done = {
+            r["seed"]
+            for r in map(json.loads, open(args.journal))
+            if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes
+        }
     except FileNotFoundError:
         pass
 w = C.new_work(args.table_bits)
@@ -64,8 +85,9 @@ for seed in seeds:
     w.table[:] = 0
     w.stats[:] = 0
     w.S[0, :] = root
-    out = C.dfs(w, C.ZOBRIST, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order,
-                args.goal, True)
+    out = C.dfs(
+        w, C.ZOBRIST, s.level, K.rule_flags(rules), args.nodes, 2, True, args.order, args.goal, True
+    )
     verdict = {C.WIN: "PASS", C.LOSS: "LOST"}.get(out, "unk")
     line = []
     if out == C.WIN and args.goal == 3:
@@ -76,7 +98,19 @@ for seed in seeds:
         print(seed, verdict, int(w.stats[0]), "nodes", flush=True)
     if args.journal:
         with open(args.journal, "a") as f:
-            f.write(json.dumps({"seed": seed, "level": args.level, "goal": args.goal,
-                                "nodes": args.nodes, "order": args.order, "verdict": verdict,
-                                "searched": int(w.stats[0]), "line": line}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "seed": seed,
+                        "level": args.level,
+                        "goal": args.goal,
+                        "nodes": args.nodes,
+                        "order": args.order,
+                        "verdict": verdict,
+                        "searched": int(w.stats[0]),
+                        "line": line,
+                    }
+                )
+                + "\n"
+            )
 print(dict(counts))

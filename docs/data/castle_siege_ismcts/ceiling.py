@@ -7,6 +7,7 @@ Reads the nested-search verdicts of the agents' deals (``docs/data/castle_siege_
 nested_<difficulty>.jsonl.gz``; the last record of a deal counts) and an agent's evaluate
 journals; prints the deals played, the proven winnable among them and the agent's wins.
 """
+
 import gzip
 import json
 import sys
@@ -19,7 +20,7 @@ args = sys.argv[1:]
 if "--agent" in args:
     i = args.index("--agent")
     AGENT = args[i + 1]
-    del args[i:i + 2]
+    del args[i : i + 2]
 difficulty, files = args[0], args[1:]
 verdict = {}
 with gzip.open(HERE.parent / "castle_siege_search" / f"nested_{difficulty}.jsonl.gz", "rt") as f:
@@ -37,6 +38,8 @@ for path in files:
             won[seed + line["episode"]["index"]] = line["episode"]["returns"][0] > 0
 proven = [s for s in won if verdict.get(s) == "winnable"]
 wins = sum(won.values())
-print(f"{difficulty}: {len(won)} deals, {len(proven)} proven winnable, agent wins {wins} "
-      f"({wins / max(1, len(proven)):.3f} of the proven; wins outside them: "
-      f"{sum(1 for s, w in won.items() if w and verdict.get(s) != 'winnable')})")
+print(
+    f"{difficulty}: {len(won)} deals, {len(proven)} proven winnable, agent wins {wins} "
+    f"({wins / max(1, len(proven)):.3f} of the proven; wins outside them: "
+    f"{sum(1 for s, w in won.items() if w and verdict.get(s) != 'winnable')})"
+)

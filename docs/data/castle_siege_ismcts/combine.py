@@ -9,6 +9,7 @@ both played (Newcombe's paired interval, ``castle-envs evaluate``'s own); ``--co
 only the deals every agent played (runs recorded at different times on overlapping ranges).
 ``--json PATH`` also writes the figures.
 """
+
 import argparse
 import csv
 import json
@@ -23,20 +24,24 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("files", nargs="+")
     p.add_argument("--json")
-    p.add_argument("--common", action="store_true",
-                   help="every agent on the deals all of them played only")
+    p.add_argument(
+        "--common", action="store_true", help="every agent on the deals all of them played only"
+    )
     args = p.parse_args(argv)
-    results = defaultdict(dict)        # agent -> {(difficulty, seed): return}
+    results = defaultdict(dict)  # agent -> {(difficulty, seed): return}
     order: list[str] = []
     for path in args.files:
-        if path.endswith(".jsonl"):     # an evaluate journal (a run that did not finish)
+        if path.endswith(".jsonl"):  # an evaluate journal (a run that did not finish)
             with open(path) as f:
                 lines = [json.loads(line) for line in f if line.strip()]
             seed = lines[0]["settings"]["seed"]
             # a run under other rules options is another agent (victory=deck_left, ...)
             options = lines[0]["settings"].get("env_options") or {}
-            tag = " [" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + "]" \
-                if options else ""
+            tag = (
+                " [" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + "]"
+                if options
+                else ""
+            )
             for line in lines[1:]:
                 agent, episode = line["agent"] + tag, line["episode"]
                 if agent not in order:
@@ -63,19 +68,28 @@ def main(argv=None):
         wins = np.array(list(results[agent].values())) > 0
         low, high = wilson_interval(int(wins.sum()), len(wins))
         seeds = sorted(s for _, s in results[agent])
-        out["agents"][agent] = {"deals": len(wins), "wins": int(wins.sum()),
-                                "win_rate": float(wins.mean()), "low": low, "high": high,
-                                "seeds": [seeds[0], seeds[-1]]}
-        print(f"{agent}: {int(wins.sum())} / {len(wins)} = {wins.mean():.2%} "
-              f"[{low:.2%}, {high:.2%}] (seeds {seeds[0]}-{seeds[-1]})")
+        out["agents"][agent] = {
+            "deals": len(wins),
+            "wins": int(wins.sum()),
+            "win_rate": float(wins.mean()),
+            "low": low,
+            "high": high,
+            "seeds": [seeds[0], seeds[-1]],
+        }
+        print(
+            f"{agent}: {int(wins.sum())} / {len(wins)} = {wins.mean():.2%} "
+            f"[{low:.2%}, {high:.2%}] (seeds {seeds[0]}-{seeds[-1]})"
+        )
     for agent in order[1:]:
         deals = sorted(set(results[base]) & set(results[agent]))
         a = np.array([results[base][d] > 0 for d in deals], float)
         b = np.array([results[agent][d] > 0 for d in deals], float)
         d = paired_proportion_difference(a, b)
         out["paired"].append({"agent": base, "baseline": agent, "deals": len(deals), **d})
-        print(f"{base} - {agent}: {d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] on "
-              f"{len(deals)} deals (better on {d['a_better']}, worse on {d['b_better']})")
+        print(
+            f"{base} - {agent}: {d['mean']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] on "
+            f"{len(deals)} deals (better on {d['a_better']}, worse on {d['b_better']})"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

@@ -5,6 +5,7 @@
 plays deals START..START+N-1 (Very Hard by default) with agent seed [0, deal, 0], the
 player's view handed to the agent, and keeps per-deal wins in screens/NAME.json (resumed).
 """
+
 import json
 import sys
 import time
@@ -14,6 +15,7 @@ import numpy as np
 
 from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.rules import State
+
 name, spec, start, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 diff = sys.argv[5] if len(sys.argv) > 5 else "very_hard"
 path = str(Path(__file__).resolve().parent / "screens" / f"{name}.json")
@@ -33,4 +35,4 @@ for seed in range(start, start + n):
     res["wins"][str(seed)] = int(st.outcome == 1)
     json.dump(res, open(path, "w"))
 w = res["wins"]
-print(name, sum(w.values()), "/", len(w), f"cpu {time.process_time()-t0:.0f}s")
+print(name, sum(w.values()), "/", len(w), f"cpu {time.process_time() - t0:.0f}s")

@@ -4,12 +4,17 @@ And in a variant of it with no Royal Assault at all? Run from the repo root:
 Output (2026-12-01): relaxed_roots.txt. The relaxed game is the Python reference solver's
 (tests/reference/castle_siege_solver.py; castle_envs/castle_siege/solver.py until the solver
 was written once), which this script reads for its helpers."""
+
 import sys
 from functools import lru_cache
-sys.path.insert(0, ".")   # the repo root: tests/reference
+
+sys.path.insert(0, ".")  # the repo root: tests/reference
 from tests.reference import castle_siege_solver as S  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
+
 HAND_SLOTS = 5
+
+
 @lru_cache(maxsize=None)
 def rw_noroyal(columns, phi, plays, regroup):
     rest = columns
@@ -28,9 +33,13 @@ def rw_noroyal(columns, phi, plays, regroup):
             continue
         for cols in S._spread(tuple(others), left - cost):
             nxt = after - len(others)
-            if rw_noroyal(tuple(sorted((c + 1 for c in cols), reverse=True)), nxt, min(HAND_SLOTS, nxt), True):
+            if rw_noroyal(
+                tuple(sorted((c + 1 for c in cols), reverse=True)), nxt, min(HAND_SLOTS, nxt), True
+            ):
                 return True
     return False
+
+
 for diff in ("hard", "very_hard"):
     w = wn = 0
     for seed in range(1000):

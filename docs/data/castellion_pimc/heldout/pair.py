@@ -4,11 +4,14 @@ parts of a seed range combine (a deal played twice must agree).
 
     python docs/data/castellion_pimc/heldout/pair.py "docs/data/castellion_pimc/heldout/pimc-school-*-episodes.jsonl" docs/data/castellion_pimc/heldout/planner-school-1000000-n1000-episodes.jsonl
 """
+
 import glob
 import json
 import sys
 
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
+
+
 def load(pattern):
     out = {}
     for f in glob.glob(pattern):
@@ -24,6 +27,8 @@ def load(pattern):
                     raise SystemExit(f"deal {seed} played twice with different results")
                 out[seed] = won
     return out
+
+
 a, b = load(sys.argv[1]), load(sys.argv[2])
 ks = sorted(set(a) & set(b))
 wa, wb = sum(a[k] for k in ks), sum(b[k] for k in ks)

@@ -8,6 +8,7 @@ agent. A diagnostic, not an agent: the issue's network goal is the network alone
 plays deals START..START+N-1, agent seed [0, deal, 0] as screen.py does, and keeps per-deal
 wins (network alone, and with the endgame planner) in NAME.json beside this file (resumed).
 """
+
 import argparse
 import json
 import time
@@ -28,13 +29,25 @@ p.add_argument("n", type=int)
 p.add_argument("difficulty", nargs="?", default="very_hard")
 p.add_argument("--net", default="models/castle_siege_very_hard_exit_net")
 p.add_argument("--endgame", type=int, default=20000)
-p.add_argument("--scorer", default="models/castle_siege_very_hard_ismcts_wide/policy.json",
-               help="the solver's probe ordering, as the best agent's endgame uses it")
+p.add_argument(
+    "--scorer",
+    default="models/castle_siege_very_hard_ismcts_wide/policy.json",
+    help="the solver's probe ordering, as the best agent's endgame uses it",
+)
 args = p.parse_args()
 path = Path(__file__).resolve().parent / f"{args.name}.json"
-res = json.loads(path.read_text()) if path.exists() else {
-    "net": args.net, "endgame": args.endgame, "difficulty": args.difficulty,
-    "alone": {}, "with_endgame": {}, "planner_moves": {}}
+res = (
+    json.loads(path.read_text())
+    if path.exists()
+    else {
+        "net": args.net,
+        "endgame": args.endgame,
+        "difficulty": args.difficulty,
+        "alone": {},
+        "with_endgame": {},
+        "planner_moves": {},
+    }
+)
 
 
 def play(seed: int, planner: EndgamePlanner | None) -> tuple[int, int]:
@@ -67,5 +80,13 @@ for seed in range(args.start, args.start + args.n):
     res["planner_moves"][str(seed)] = used
     path.write_text(json.dumps(res))
 a, e = res["alone"], res["with_endgame"]
-print(args.name, "alone", sum(a.values()), "with endgame", sum(e.values()), "/", len(e),
-      f"cpu {time.process_time() - t0:.0f}s")
+print(
+    args.name,
+    "alone",
+    sum(a.values()),
+    "with endgame",
+    sum(e.values()),
+    "/",
+    len(e),
+    f"cpu {time.process_time() - t0:.0f}s",
+)

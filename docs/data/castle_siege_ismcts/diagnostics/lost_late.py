@@ -5,6 +5,7 @@ the true position can still be won.
 
     python docs/data/castle_siege_ismcts/diagnostics/lost_late.py hard hard_w12c2 25
 """
+
 import json
 import sys
 
@@ -13,10 +14,13 @@ import numpy as np
 from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.rules import State
 from castle_envs.vector.solve_castle_siege import CompiledSolver
+
 diff, screen = sys.argv[1], sys.argv[2]
 w = json.load(open(f"docs/data/castle_siege_ismcts/screens/{screen}.json"))["wins"]
-lost = [int(k) for k, v in w.items() if not v][:int(sys.argv[3])]
-agent = make_agent("ismcts:iterations=1000,width=12,temp=2,c=2,shaped=0.1,standing=0.2", "castle-siege", seed=0)
+lost = [int(k) for k, v in w.items() if not v][: int(sys.argv[3])]
+agent = make_agent(
+    "ismcts:iterations=1000,width=12,temp=2,c=2,shaped=0.1,standing=0.2", "castle-siege", seed=0
+)
 solver = CompiledSolver(max_nodes=300000)
 marks = (12, 8, 6, 4, 2, 0)
 tally = {m: [0, 0] for m in marks}

@@ -2,6 +2,7 @@
 after its first 100 deals to free the machine). Run from the repo root:
     python docs/data/castle_siege_winnability/compiled/summarize_prefix.py 100
 """
+
 import gzip
 import json
 import sys
@@ -31,5 +32,7 @@ for name in ("very_hard_10000.jsonl", "very_hard_100000.jsonl", "very_hard_10000
     lo = wilson_interval(won, N)[0]
     hi = wilson_interval(won + unk, N)[1]
     sec = sum(x["seconds"] for x in sel) / N
-    print(f"{name}: seeds 0-{N-1}: winnable {won}, unwinnable {lost}, unknown {unk}, "
-          f"95% [{100*lo:.1f}%, {100*hi:.1f}%], mean {sec:.2f} s/deal")
+    print(
+        f"{name}: seeds 0-{N - 1}: winnable {won}, unwinnable {lost}, unknown {unk}, "
+        f"95% [{100 * lo:.1f}%, {100 * hi:.1f}%], mean {sec:.2f} s/deal"
+    )

@@ -3,6 +3,7 @@ over the planner's games on training deals 20,200,000 and up.
 
     python encounters_face_down.py INFO GAMES     # e.g. 30 200
 """
+
 import collections
 import sys
 
@@ -21,7 +22,8 @@ for seed in range(20_200_000, 20_200_000 + int(sys.argv[2])):
         slot, down = s.current, s.face_down[s.current]
         s.apply_action(action)
         if s.current != slot or s.is_terminal() and s.outcome < 0:
-            encounters[(slot, "down" if down else "up",
-                        "pass" if s.current != slot else "fail")] += 1
+            encounters[
+                (slot, "down" if down else "up", "pass" if s.current != slot else "fail")
+            ] += 1
 print(sorted(encounters.items()))
 print("tower reveals", tower_reveals)
