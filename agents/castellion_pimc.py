@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castellion.actions import DISCARD_POWER
-from castle_envs.castellion.data import SEER
+from castle_envs.castellion.data import SCHOOL, SEER
 from castle_envs.castellion.rules import (
     DEFENDER_PHASE,
     DESTROY_PHASE,
@@ -70,6 +70,9 @@ OPTION_TYPES = {
     "margin": float,
     **{PREFIX + k: v for k, v in PLANNER_OPTIONS.items()},
 }
+#: the planner's options by level where they are not its defaults, when no ``planner_``
+#: option is given: tuned on training deals (``docs/data/castellion_planner_tune/``)
+LEVEL_PLANNER = {SCHOOL: {"w1": 0.8, "w2": 0.05, "pressure": 1.0}}
 #: moves a world's game may take before it is scored where it stands (a game takes < 400)
 MAX_STEPS = 2000
 
@@ -99,7 +102,10 @@ class PimcPolicy:
         self.gap = _number("gap", gap, 0, 1e6)
         self.share = _number("share", share, 0, 1)
         self.margin = _number("margin", margin, 0, 1)
-        self.planner = planner if planner is not None else PlannerPolicy()
+        # one planner for every level when given, else each level's (LEVEL_PLANNER)
+        self.fixed = planner
+        self.planners = {level: PlannerPolicy(**LEVEL_PLANNER.get(level, {})) for level in range(3)}
+        self.planner = planner if planner is not None else self.planners[SCHOOL]
         self.searched = 0  # decisions settled by the worlds (for timing reports)
         self.rollouts = 0
         self.departed: dict[int, list[int]] = {}  # phase -> [searched, left the planner]
@@ -152,6 +158,8 @@ class PimcPolicy:
         return self._score(world)
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:
+        if self.fixed is None:
+            self.planner = self.planners[state.level]
         legal = np.flatnonzero(state.legal_action_mask()).tolist()
         if len(legal) == 1:
             return legal[0]
@@ -187,4 +195,4 @@ class PimcPolicy:
 def make_pimc_policy(options: dict) -> PimcPolicy:
     planner = {k[len(PREFIX) :]: v for k, v in options.items() if k.startswith(PREFIX)}
     own = {k: v for k, v in options.items() if not k.startswith(PREFIX)}
-    return PimcPolicy(**own, planner=PlannerPolicy(**planner))
+    return PimcPolicy(**own, planner=PlannerPolicy(**planner) if planner else None)

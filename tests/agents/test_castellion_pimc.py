@@ -91,4 +91,19 @@ def test_bad_options_refused():
     assert tuned.policy.planner.pressure == 1.0
     with pytest.raises(ValueError, match="w1"):
         make_agent("pimc:planner_w1=-1", "castellion")
+    # no planner_ option: each level's planner (LEVEL_PLANNER; the defaults elsewhere)
+    from castle_envs.agents.castellion_pimc import LEVEL_PLANNER
+    from castle_envs.castellion.data import SCHOOL
+
+    levelled = make_agent("pimc:worlds=2", "castellion", seed=0).policy
+    assert levelled.fixed is None
+    school = LEVEL_PLANNER[SCHOOL]
+    assert levelled.planners[SCHOOL].weights == (1.0, school["w1"], school["w2"])
+    assert levelled.planners[1].weights == (1.0, 0.3, 0.1)
+    for level, planner in ((0, levelled.planners[SCHOOL]), (1, levelled.planners[1])):
+        levelled(
+            State.new_game(np.random.default_rng(3), ("school", "academy")[level]),
+            np.random.default_rng(0),
+        )
+        assert levelled.planner is planner
     assert agent.policy.worlds == 4 and agent.policy.margin == 0.05
