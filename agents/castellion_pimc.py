@@ -33,9 +33,12 @@ the decisions are unchanged).
 
 Agent spec: ``pimc[:worlds=8,top=2,gap=2,horizon=1,share=0.3,margin=0.02,planner_w1=...]``
 (``planner_<option>``: the planner's options, ``planner``'s spec; Castellion only;
-the defaults are the setting screened in ``docs/data/castellion_pimc/README.md``: on training
-deals, paired against the planner, Academy +23.0 points [+12.6, +32.5] on 100 deals, School
-+3.0 [-3.8, +9.8] on 200, Menace 2 wins against 2 on 106; 3.4 / 16 / 25 CPU-s a game).
+the defaults are the setting screened in ``docs/data/castellion_pimc/README.md``; at the
+School the planner is the one tuned on training deals, ``LEVEL_PLANNER``). Held out
+(1,000,000-1,000,999), paired with the planner: School 38.3% against 26.2% (+12.1 points
+[+8.7, +15.5]), Academy 67.9% against 43.2% (+24.7 [+21.3, +28.0]); the Menace not yet
+(2 wins each on 106 training deals). About 1.4 / 4.6 / 5.5 CPU-s a game (School / Academy /
+Menace). ``--agent best`` for Castellion.
 """
 
 from __future__ import annotations

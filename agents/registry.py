@@ -58,7 +58,7 @@ BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
         ("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
         *SIEGE_TRAINED_SCORER,
     ],
-    "castellion": [("planner", "numba"), ("heuristic", None)],
+    "castellion": [("pimc", "numba"), ("heuristic", None)],
     "castle-rooms": [("heuristic", None)],
     "castell": [("heuristic", None)],
 }

@@ -72,7 +72,7 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
     from castle_envs.experiments.evaluate import resolve_best
 
     assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_wide")
-    assert resolve_spec("best", "castellion") == "planner"
+    assert resolve_spec("best", "castellion") == "pimc"
     real = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a)
