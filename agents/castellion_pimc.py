@@ -43,6 +43,8 @@ Menace). ``--agent best`` for Castellion.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from castle_envs.castellion.actions import DISCARD_POWER
@@ -75,7 +77,7 @@ OPTION_TYPES = {
 }
 #: the planner's options by level where they are not its defaults, when no ``planner_``
 #: option is given: tuned on training deals (``docs/data/castellion_planner_tune/``)
-LEVEL_PLANNER = {SCHOOL: {"w1": 0.8, "w2": 0.05, "pressure": 1.0}}
+LEVEL_PLANNER: dict[int, dict[str, Any]] = {SCHOOL: {"w1": 0.8, "w2": 0.05, "pressure": 1.0}}
 #: moves a world's game may take before it is scored where it stands (a game takes < 400)
 MAX_STEPS = 2000
 
