@@ -145,21 +145,43 @@ def settle(s, level, rules, prm):
 
 
 @njit(cache=True)
+def _cards(s, level):
+    """How many cards the lowest ordeal may be as the planner deals them: every card of its
+    slot while it is face down, else its own."""
+    slot = s[K.CURRENT]
+    return _BY_SLOT_N[level, slot] if s[K.FACE + slot] else 1
+
+
+@njit(cache=True)
+def _outcome(s, action, j, level, rules, prm):
+    """The position ``action`` leads to with the lowest ordeal, when face down, dealt as the
+    ``j``-th card its slot may hold; forced destructions finished (``_outcomes``)."""
+    slot = s[K.CURRENT]
+    o = s.copy()
+    if s[K.FACE + slot]:
+        o[K.ORD + slot] = _BY_SLOT[level, slot, j]
+    K.apply(o, action, level)
+    settle(o, level, rules, prm)
+    return o
+
+
+@njit(cache=True)
+def _last_card(s, o):
+    """No other card need be dealt after the outcome ``o`` of a move in ``s``: the ordeal is
+    face up, or the move did not turn it up (no card could change it)."""
+    slot = s[K.CURRENT]
+    return not s[K.FACE + slot] or (o[K.FACE + slot] and s[K.PHASE] != K.TRAITOR_PHASE)
+
+
+@njit(cache=True)
 def after_value(s, action, level, rules, prm):
     """``PlannerPolicy._after``: ``action``'s value, averaged over the cards a face-down
     lowest ordeal may be when the move may resolve it, with the best choice of any power or
     move the position then waits on (``_best_value``)."""
-    slot = s[K.CURRENT]
-    down = s[K.FACE + slot] != 0
-    n = _BY_SLOT_N[level, slot] if down else 1
     total = 0.0
     count = 0
-    for j in range(n):
-        o = s.copy()
-        if down:
-            o[K.ORD + slot] = _BY_SLOT[level, slot, j]
-        K.apply(o, action, level)
-        settle(o, level, rules, prm)
+    for j in range(_cards(s, level)):
+        o = _outcome(s, action, j, level, rules, prm)
         phase = o[K.PHASE]
         pyro = phase == K.DESTROY_PHASE and o[K.DREASON] == K.PYRO_DESTROY
         if phase in _POWER_PHASES or pyro or phase == K.DEFENDER_PHASE:
@@ -177,10 +199,8 @@ def after_value(s, action, level, rules, prm):
         else:
             total += value(o, level, prm)
         count += 1
-        if not down:
+        if _last_card(s, o):
             break
-        if o[K.FACE + slot] and s[K.PHASE] != K.TRAITOR_PHASE:
-            break  # the move did not turn the card up: no card could change it
     return total / count
 
 
@@ -203,23 +223,15 @@ def _best_after(s, moves, level, rules, prm, bonus_move, bonus):
 def _passes_now(v, level, rules, prm):
     """Every card the lowest ordeal may be is passed now, without penalty."""
     before = v[K.CURRENT]
-    down = v[K.FACE + before] != 0
-    n = _BY_SLOT_N[level, before] if down else 1
-    for j in range(n):
-        o = v.copy()
-        if down:
-            o[K.ORD + before] = _BY_SLOT[level, before, j]
-        K.apply(o, K.ENCOUNTER_NOW, level)
-        settle(o, level, rules, prm)
+    for j in range(_cards(v, level)):
+        o = _outcome(v, K.ENCOUNTER_NOW, j, level, rules, prm)
         if (
             o[K.OUTCOME] < 0
             or o[K.CURRENT] == before
             or (K.castle_size(o) < K.castle_size(v) and _ORD_KIND[o[K.ORD + before]] == K.K_ASSAULT)
         ):
             return False
-        if not down:
-            break
-        if o[K.FACE + before] and v[K.PHASE] != K.TRAITOR_PHASE:
+        if _last_card(v, o):
             break
     return True
 
@@ -227,11 +239,9 @@ def _passes_now(v, level, rules, prm):
 @njit(cache=True)
 def _passes_if_triggered(v, level):
     slot = v[K.CURRENT]
-    down = v[K.FACE + slot] != 0
-    n = _BY_SLOT_N[level, slot] if down else 1
-    for j in range(n):
+    for j in range(_cards(v, level)):
         o = v.copy()
-        if down:
+        if v[K.FACE + slot]:
             o[K.ORD + slot] = _BY_SLOT[level, slot, j]
         if not K.encounter(o):
             return False  # a penalty to pay

@@ -65,7 +65,7 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
     """``PlannerPolicy.value`` (compiled) against its plain-Python reference on every position
     one legal move away from the positions of planner games, at every level, with the
     default weights and others (a value that differed in the last bit could flip a tie)."""
-    from tests.reference.castellion_planner_value import reference_value
+    from tests.reference.castellion_planner import reference_value
 
     settings = (
         {},

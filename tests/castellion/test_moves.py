@@ -153,15 +153,10 @@ def test_encounter_rows_match_what_the_rules_then_do():
     assert checked[0.0] > 20 and checked[1.0] > 0
 
 
-def _planner_costs(state):
-    """The planner's costs of the unresolved ordeals (its value's loop, in plain Python):
-    each later one on the castle the face-up row-removal cards before it leave."""
-    from tests.reference.castellion_planner_value import reference_costs
-
-    return reference_costs(state)
-
-
 def test_the_plan_costs_are_the_planners():
+    # the planner's costs of the unresolved ordeals in plain Python (its value's loop)
+    from tests.reference.castellion_planner import reference_costs
+
     rng = np.random.default_rng(20_000_003)
     seen = 0
     for level in LEVELS:
@@ -176,7 +171,7 @@ def test_the_plan_costs_are_the_planners():
                         after.apply_action(a)
                         if after.current != state.current or after.outcome:
                             continue
-                        expect = _planner_costs(after)
+                        expect = reference_costs(after)
                         got = [row[f"cost_{k}/60"] for k in ("current", "next", "third")]
                         assert got == pytest.approx([min(c, 60) / 60 for c in expect])
                         seen += 1

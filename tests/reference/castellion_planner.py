@@ -1,12 +1,18 @@
-"""The Castellion planner agent in plain Python, as it was before it was compiled
-(``vector.castellion_planner``): the reference the compiled planner is checked against, move
-for move. ``agents/castellion_planner.py``'s docstring says what it does and why; this copy
-keeps its position memo and its own plain-Python value."""
+"""The Castellion planner in plain Python, as it was before it was compiled
+(``vector.castellion_planner``, ``vector.castellion_moves.planner_value``): the reference the
+compiled planner is checked against, move for move and value for value, bit for bit.
+``agents/castellion_planner.py``'s docstring says what it does and why.
+
+``reference_costs`` and ``reference_value`` are the position value; ``PlannerPolicy`` is the
+agent's class (its options, checks and player's view) with every decision made here in
+Python (the old position memo left out: the value is a pure function of the position)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.agents import castellion_planner as agent
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import (
     DESTROY,
     DISCARD_POWER,
@@ -23,12 +29,10 @@ from castle_envs.castellion.data import (
     NUM_DEFENDER_KINDS,
     ORDEALS,
     ORDEALS_BY_SLOT,
-    PYRO,
     ROWS,
     SEER,
     TRAITOR,
 )
-from castle_envs.castellion import kernel as K
 from castle_envs.castellion.rules import (
     CELLS,
     DEFENDER_PHASE,
@@ -39,43 +43,21 @@ from castle_envs.castellion.rules import (
     MOVE_PHASE,
     PYRO_DESTROY,
     RECOVER_PHASE,
-    REVEAL_PHASE,
     REVEAL_ORDEAL_PHASE,
+    REVEAL_PHASE,
     SIZE,
     TRAITOR_PHASE,
     State,
 )
-
 from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
 
-DEFAULTS = {
-    "w1": 0.3,
-    "w2": 0.1,
-    "useful": 0.4,
-    "pressure": 0.5,
-    "pyro": 1,
-    "grow": 8.0,
-    "info": 30.0,
-    "reveal": 0,
-}
-OPTION_TYPES = {
-    "w1": float,
-    "w2": float,
-    "useful": float,
-    "pressure": float,
-    "pyro": int,
-    "grow": float,
-    "info": float,
-    "reveal": int,
-}
-WIN, LOSS = 1e6, -1e6
+WIN, LOSS = agent.WIN, agent.LOSS
+
 _ORDERS = [orders_for(c.towers, c.bastions, c.lines) for c in ORDEALS]
 _NO_ORDER = orders_for(0, 0, 0)
 
 
 def _avail_of(w: list, regular: list) -> np.ndarray:
-    """Defenders per faction in the regular pile ``regular``, the safe pile, the revealed
-    tiles, the hand and Pyro's lifted tile of the kernel row ``w`` (as a list)."""
     avail = [0, 0, 0, 0]
     for pile in (
         regular,
@@ -89,12 +71,7 @@ def _avail_of(w: list, regular: list) -> np.ndarray:
     return np.array(avail, np.int64)
 
 
-def _cells(state: State) -> np.ndarray:
-    return np.array(state.cells, np.int8)
-
-
 def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
-    """The castle after a row-removal card: rows slide down, empty columns close up."""
     grid = cells.reshape(SIZE, SIZE)[rows:]
     out = np.full((SIZE, SIZE), -1, np.int8)
     cols = [c for c in range(SIZE) if grid[0, c] >= 0] if len(grid) else []
@@ -103,51 +80,78 @@ def _drop_rows(cells: np.ndarray, rows: int) -> np.ndarray:
     return out.reshape(-1)
 
 
-class PlannerPolicy:
-    """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
+def _card_cost(cells, card_id: int, avail, size: int, bast: int) -> float:
+    card = ORDEALS[card_id]
+    if card.kind == ROWS:
+        return castle_cost(cells, _NO_ORDER, avail, card.rows + 1)
+    plan = castle_cost(cells, _ORDERS[card_id], avail, 1)
+    if card.kind == ASSAULT and plan > 0:
+        left = max(0, card.penalty - 4 * bast)
+        if left + SIZE <= CELLS:
+            found = sum(1 for c in range(SIZE) if cells[c] < 0)
+            plan = min(plan, max(0, left + SIZE - size, found))
+    return float(plan)
 
-    def __init__(
-        self,
-        w1: float = 0.3,
-        w2: float = 0.1,
-        useful: float = 0.4,
-        pressure: float = 0.5,
-        pyro: int = 1,
-        grow: float = 8.0,
-        info: float = 30.0,
-        reveal: int = 0,
-    ):
-        for name, value in (
-            ("w1", w1),
-            ("w2", w2),
-            ("useful", useful),
-            ("pressure", pressure),
-            ("grow", grow),
-            ("info", info),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not 0 <= value <= 100
-            ):
-                raise ValueError(f"planner option {name} must be a number in 0-100, got {value!r}")
-        for name, value in (("pyro", pyro), ("reveal", reveal)):
-            if value not in (0, 1) or isinstance(value, bool):
-                raise ValueError(f"planner option {name} must be 0 or 1, got {value!r}")
-        self.weights = (1.0, float(w1), float(w2))
-        self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
-        self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
-        self._memo: dict = {}
 
-    # --- the player's view ---------------------------------------------------------------
-    @staticmethod
-    def _visible(state: State) -> State:
-        """The player's view (piles sorted, face-down cards set to their slot's first card),
-        as the planner's own model: the guard is lifted because ``_outcomes`` deals every card
-        a face-down ordeal may be itself, and no move it simulates draws from a pile."""
-        other = state.player_view()
-        other.hidden = False
-        return other
+def reference_costs(state: State) -> list[float]:
+    """The plan costs of the lowest unresolved ordeal and the two after it (0 past the last),
+    each later one on the castle the face-up row-removal cards before it leave."""
+    w = state.s.tolist()
+    cells = np.array(state.cells, np.int8)
+    level, current = state.level, w[K.CURRENT]
+    avail = _avail_of(w, w[K.REG : K.REG + w[K.REG_N]])
+    ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
+    size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
+    bast = bastions(cells)
+    costs = []
+    for slot in range(current, 3):
+        cards = ORDEALS_BY_SLOT[level][slot] if face[slot] else (ordeals[slot],)
+        costs.append(sum(_card_cost(cells, c, avail, size, bast) for c in cards) / len(cards))
+        card = ORDEALS[ordeals[slot]]
+        if not face[slot] and card.kind == ROWS:
+            cells = _drop_rows(cells, card.rows)
+            size = int((cells >= 0).sum())
+            bast = bastions(cells)
+    return costs + [0.0] * (3 - len(costs))
+
+
+def reference_value(
+    state: State, weights=(1.0, 0.3, 0.1), pressure=0.5, useful=0.4, grow=8.0, info=30.0
+) -> float:
+    w = state.s.tolist()
+    outcome = w[K.OUTCOME]
+    if outcome:
+        return WIN if outcome > 0 else LOSS
+    level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
+    regular = w[K.REG : K.REG + w[K.REG_N]]
+    traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
+    ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
+    castle_size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
+    total = 1000.0 * current
+    costs = reference_costs(state)
+    for slot in range(current, 3):
+        total -= weights[slot - current] * costs[slot - current]
+    cost0 = costs[0]
+    slot = current
+    need = 2 if face[slot] else ORDEALS[ordeals[slot]].traitors
+    left = need - w[K.BESIDE + 2 * slot] - w[K.BESIDE + 2 * slot + 1]
+    gap = (len(regular) - traitors) / (traitors + 1)
+    slack = useful * ((left - 1 + 0.5) * gap + w[K.SAFE_N])
+    total -= pressure * max(0.0, cost0 - slack)
+    if level == MENACE:
+        total += grow * castle_size
+        down = sum(face[current:]) - (phase == REVEAL_ORDEAL_PHASE)
+        total -= info * down
+    return total
+
+
+class PlannerPolicy(agent.PlannerPolicy):
+    """The planner with its decisions in plain Python (module docstring)."""
+
+    def value(self, state: State) -> float:
+        return reference_value(
+            state, self.weights, self.pressure, self.useful, self.grow, self.info
+        )
 
     @staticmethod
     def _cards(state: State, slot: int):
@@ -155,105 +159,6 @@ class PlannerPolicy:
         if slot < 3 and state.face_down[slot]:
             return ORDEALS_BY_SLOT[state.level][slot]
         return (state.ordeals[slot],)
-
-    # --- scoring ---------------------------------------------------------------------------
-    def _avail(self, state: State) -> np.ndarray:
-        """Defenders per faction still to come or in hand (piles, revealed, hand, lifted)."""
-        w = state.s.tolist()
-        return _avail_of(w, w[K.REG : K.REG + w[K.REG_N]])
-
-    def _card_cost(self, cells, card_id: int, avail, size: int, bast: int) -> float:
-        card = ORDEALS[card_id]
-        if card.kind == ROWS:
-            return castle_cost(cells, _NO_ORDER, avail, card.rows + 1)
-        plan = castle_cost(cells, _ORDERS[card_id], avail, 1)
-        if card.kind == ASSAULT and plan > 0:
-            # or a castle big enough that the penalty leaves a complete foundation
-            left = max(0, card.penalty - 4 * bast)
-            if left + SIZE <= CELLS:
-                found = sum(1 for c in range(SIZE) if cells[c] < 0)
-                plan = min(plan, max(0, left + SIZE - size, found))
-        return float(plan)
-
-    def value(self, state: State) -> float:
-        """The score of a position (module docstring); face-down cards averaged over their
-        slot's cards. It reads the position's kernel row as one list of ints (the planner
-        scores thousands of positions a decision)."""
-        w = state.s.tolist()
-        outcome = w[K.OUTCOME]
-        if outcome:
-            return WIN if outcome > 0 else LOSS
-        cells = _cells(state)
-        level, current, phase = state.level, w[K.CURRENT], w[K.PHASE]
-        regular = w[K.REG : K.REG + w[K.REG_N]]
-        avail = _avail_of(w, regular)
-        traitors = regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
-        ordeals, face = w[K.ORD : K.ORD + 3], w[K.FACE : K.FACE + 3]
-        beside = w[K.BESIDE : K.BESIDE + 6]
-        # a power's choices lead to many copies of a few positions: score each once
-        seen = tuple(-1 if down else card for card, down in zip(ordeals, face))
-        key = (
-            level,
-            cells.tobytes(),
-            avail.tobytes(),
-            current,
-            seen,
-            tuple(beside),
-            len(regular),
-            traitors,
-            w[K.SAFE_N],
-            phase == REVEAL_ORDEAL_PHASE,
-        )
-        cached = self._memo.get(key)
-        if cached is not None:
-            return cached
-        castle_size = sum(w[K.HEIGHT : K.HEIGHT + SIZE])
-        size = castle_size
-        total = 1000.0 * current
-        cost0 = 0.0
-        bast = bastions(cells)
-        for slot in range(current, 3):
-            weight = self.weights[slot - current]
-            cards = ORDEALS_BY_SLOT[level][slot] if face[slot] else (ordeals[slot],)
-            cost = sum(self._card_cost(cells, c, avail, size, bast) for c in cards) / len(cards)
-            if slot == current:
-                cost0 = cost
-            total -= weight * cost
-            card = ORDEALS[ordeals[slot]]
-            if not face[slot] and card.kind == ROWS:
-                cells = _drop_rows(cells, card.rows)
-                size = int((cells >= 0).sum())
-                bast = bastions(cells)
-        total -= self.pressure * max(0.0, cost0 - self._slack_of(w, len(regular), traitors))
-        if level == MENACE:
-            # a failed Assault destroys 16 / 32 / 42 tiles (4 fewer per bastion) and the
-            # castle must keep its foundation: at the Menace every tile standing is insurance
-            total += self.grow * castle_size
-            # knowing an Assault lets the castle be built for it: each card still face down
-            # costs ``info`` (a tower just completed is about to turn one up)
-            down = sum(face[current:]) - (phase == REVEAL_ORDEAL_PHASE)
-            total -= self.info * down
-        if len(self._memo) > 200_000:
-            self._memo.clear()
-        self._memo[key] = total
-        return total
-
-    def _slack(self, state: State) -> float:
-        """Useful tiles the draws before the current ordeal's trigger may still bring."""
-        w = state.s.tolist()
-        regular = w[K.REG : K.REG + w[K.REG_N]]
-        return self._slack_of(
-            w, len(regular), regular.count(TRAITOR) + regular.count(BLACK_TRAITOR)
-        )
-
-    def _slack_of(self, w: list, n_regular: int, traitors: int) -> float:
-        """``_slack`` of the row ``w`` (as a list) whose regular pile holds ``n_regular``
-        tiles, ``traitors`` of them Traitors."""
-        slot = w[K.CURRENT]
-        need = 2 if w[K.FACE + slot] else ORDEALS[w[K.ORD + slot]].traitors
-        left = need - w[K.BESIDE + 2 * slot] - w[K.BESIDE + 2 * slot + 1]
-        gap = (n_regular - traitors) / (traitors + 1)
-        return self.useful * ((left - 1 + 0.5) * gap + w[K.SAFE_N])
 
     # --- playing a move on copies ------------------------------------------------------------
     def _outcomes(self, view: State, action: int):
@@ -340,9 +245,6 @@ class PlannerPolicy:
         other._apply(action)
         return self.value(other)
 
-    def _power_worth(self, view: State) -> bool:
-        return self.pyro or view.hand // 3 != PYRO
-
     def _turn_start(self, view: State, mask, legal) -> int:
         if mask[ENCOUNTER_NOW] and self._passes_now(view):
             return ENCOUNTER_NOW
@@ -411,7 +313,3 @@ def _tallest_top(state: State, legal) -> int:
         if key is None or k > key:
             best, key = a, k
     return best
-
-
-def make_planner_policy(options: dict) -> PlannerPolicy:
-    return PlannerPolicy(**options)
