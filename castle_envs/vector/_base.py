@@ -15,7 +15,7 @@ game's one-row kernels.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import gymnasium as gym
 import numpy as np
@@ -23,7 +23,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..core.env_common import screen_action
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, screen_action
 from ..core.env_common import flatten
 from ..core.errors import ActionTypeError, EpisodeOverError, IllegalActionError, InvalidOptionError
 from ..core.options import check_bool, check_int
@@ -73,10 +73,12 @@ def check_options_type(options) -> None:
 
 class KernelVectorEnv(OwnViews, VectorEnv):
     """Subclasses set ``kernel`` (the kernels' module: ``reset_rows``, ``step_rows``,
-    ``first_illegal``, ``MASK_WIDTH``), ``game_title``, ``_draw_ansi``/``_draw_rgb``, and
-    define ``_row_state`` (the per-row state arrays the row kernels take before the
-    generator), ``_game_args`` (the game's parameters after it), ``_reward_arg`` and
-    ``state(i)``; their ``__init__`` calls ``_setup`` then ``_allocate``."""
+    ``first_illegal``, ``MASK_WIDTH``), ``game_title``, ``single_env``, ``_obs_size`` and
+    ``_num_actions``, name their game's first argument in a two-line ``__init__`` (the rest
+    is this ``__init__``'s), and define ``_set_game(single, n)`` (the game's attributes and
+    state rows; it sets ``_row_state``, the per-row state arrays the row kernels take before
+    the generator, ``_game_args``, the game's parameters after it, and ``_reward_arg``) and
+    ``state(i)``."""
 
     metadata = {
         "render_modes": ["ansi", "rgb_array"],
@@ -87,34 +89,65 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     kernel: Any = None
     game_title = ""
     # what each game's env defines (see above), declared for the type checker
-    if TYPE_CHECKING:
-
-        @property
-        def _row_state(self) -> tuple: ...
-
-        @property
-        def _game_args(self) -> tuple: ...
-
+    _row_state: tuple
+    _game_args: tuple
     _reward_arg: Any
-    _draw_ansi: Callable[[Any], str]
-    _draw_rgb: Callable[[Any], np.ndarray]
     state: Callable[[int], Any]
     _warned_games: set = set()
     _view_names = ("_mask",)
 
-    @staticmethod
-    def _check_num_envs(num_envs) -> int:
-        return check_int("num_envs", num_envs, 1)
+    #: the game's Python env (its first argument, then the common ones: see ``__init__``)
+    single_env: Any
+    #: the observation's length and the number of action ids
+    _obs_size: int
+    _num_actions: int
+
+    def __init__(
+        self,
+        num_envs: int,
+        game_option,
+        reward: str = "win",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        illegal_action_penalty: float = -1.0,
+        max_episode_steps: int = 1000,
+        render_mode: str | None = None,
+        copy: bool = True,
+        parallel: bool = False,
+        threads: int | None = None,
+        **rules,
+    ):
+        """``game_option``: the game's own first argument (each game's ``__init__`` names it
+        and gives its default); the rest are the single env's keywords and the batch's."""
+        num_envs = check_int("num_envs", num_envs, 1)
+        # the single env validates every option and owns the spaces
+        single = self.single_env(
+            game_option,
+            render_mode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            max_episode_steps,
+            **rules,
+        )
+        self._setup(single, num_envs, render_mode, copy, parallel, threads)
+        self._set_game(single, self.num_envs)
+        self._allocate(self._obs_size, self._num_actions)
+
+    def _set_game(self, single, n: int) -> None:
+        """The game's own attributes and ``n`` state rows; sets ``_row_state``,
+        ``_game_args`` and ``_reward_arg`` (the game's ``GameRows``)."""
+        raise NotImplementedError
 
     def _setup(self, single, num_envs: int, render_mode, copy, parallel, threads) -> None:
         """The common attributes, from the single env (which validated every option and owns
         the spaces); warns once per game when numba is missing."""
         if not HAVE_NUMBA and self.game_title not in KernelVectorEnv._warned_games:
-            # stacklevel: _setup, the game's __init__, its caller, then the user's line
+            # stacklevel: _setup, the base's and the game's __init__, its caller, then the
+            # user's line
             warnings.warn(
                 f"numba is not installed: the batched {self.game_title} kernels run "
                 f"as plain Python (correct but slow); {INSTALL_HINT}",
-                stacklevel=4,
+                stacklevel=5,
             )
             KernelVectorEnv._warned_games.add(self.game_title)
         if single.observation_mode != "vector":
@@ -124,6 +157,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
                 "action_masks(); for flat observations with the mask use "
                 "gymnasium.make_vec(id, n, vectorization_mode='sync', observation='flat')"
             )
+        self._single = single  # it also parses reset options (Castellion)
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.copy = check_bool("copy", copy)
@@ -275,7 +309,8 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         if self.render_mode is None:
             gym.logger.warn("render() called without render_mode; pass render_mode to make_vec()")
             return None
-        draw = self._draw_ansi if self.render_mode == "ansi" else self._draw_rgb
+        single = self._single  # the game's renderers
+        draw = single._render_ansi if self.render_mode == "ansi" else single._render_rgb
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs):
@@ -347,8 +382,9 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
 
 class KernelSingleEnv(OwnViews, gym.Env):
-    """Subclasses allocate ``_obs`` (1, OBS_SIZE), ``_mask`` (1, MASK_WIDTH), ``_out`` (3,),
-    set ``_num_actions`` and ``_state_type``, and define ``_load(options)`` (deal or load a
+    """Subclasses set ``reference_env`` (the game's Python env, whose arguments they take),
+    ``kernel``, ``_obs_size``, ``_num_actions`` and ``_state_type``, and define
+    ``_set_game(reference, n)`` (the game's attributes and state row), ``_load(options)`` (deal or load a
     position, then refresh observation and mask), ``_step_kernel(action, out)``,
     ``_info()`` and the ``state`` property; state rows they keep a view of are named in
     ``_view_names`` and made by ``_bind_views`` (``OwnViews``)."""
@@ -368,6 +404,28 @@ class KernelSingleEnv(OwnViews, gym.Env):
     illegal_action_penalty: float
     _started: bool
     _done: bool
+
+    #: the game's Python env: this env takes its arguments (names, order, defaults)
+    reference_env: Any
+    #: the kernels' module (``MASK_WIDTH``)
+    kernel: Any
+    _obs_size: int
+
+    def __init__(self, *args, **kwargs):
+        """The arguments of ``reference_env``, which checks every one of them."""
+        reference = self.reference_env(*args, **kwargs)
+        self._reference = reference
+        self._adopt_settings(reference)
+        self._set_game(reference, 1)
+        self._obs = np.zeros((1, self._obs_size), np.float32)
+        self._mask = np.zeros((1, self.kernel.MASK_WIDTH), bool)
+        self._out = np.zeros(3)
+        self._bind_views()
+        self._started = self._done = False
+
+    def _set_game(self, reference, n: int) -> None:
+        """The game's own attributes and its state row (``n`` = 1; the game's ``GameRows``)."""
+        raise NotImplementedError
 
     def _adopt_settings(self, reference) -> None:
         """The settings and spaces of ``reference``, the game's Python env made with the

@@ -45,68 +45,43 @@ from ..castellion.env import CastellionEnv, game_info
 from ..castellion.observation import OBS_SIZE
 from ..castellion.render import render_ansi, render_rgb
 from ..castellion.rules import State
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin
+from ..core.env_common import GameEnvMixin
 from ..castellion import kernel as K
 from ..core import pcg64
 from ._base import KernelSingleEnv, KernelVectorEnv, check_options_type
 from ._base import state_dtype
 
 
-class CastellionVectorEnv(KernelVectorEnv):
-    game_title = "Castellion"
-    _draw_ansi = staticmethod(render_ansi)
-    _draw_rgb = staticmethod(render_rgb)
-
-    def __init__(
-        self,
-        num_envs: int,
-        level: str = "school",
-        reward: str = "win",
-        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-        illegal_action_penalty: float = -1.0,
-        max_episode_steps: int = 1000,
-        render_mode: str | None = None,
-        copy: bool = True,
-        parallel: bool = False,
-        threads: int | None = None,
-        **rules,
-    ):
-        num_envs = self._check_num_envs(num_envs)
-        # the single env validates every option, owns the spaces and parses reset options
-        single = CastellionEnv(
-            level,
-            render_mode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            max_episode_steps,
-            **rules,
-        )
-        self._setup(single, num_envs, render_mode, copy, parallel, threads)
-        self._single = single
-        self.level = level
-        self._level = LEVELS.index(level)
-        self._rules = K.rule_flags(self.rules)
-        self._ordeals_reward = single.reward_mode == "ordeals"
-        n = self.num_envs
-        self._st = np.zeros((n, K.WORDS), state_dtype())
-        self._steps = np.zeros(n, np.int64)
-        self._allocate(OBS_SIZE, NUM_ACTIONS)
+class GameRows:
+    """What the batched and the compiled single env keep of the game: its parameters as the
+    kernels take them, and the state rows."""
 
     #: the kernels' module (``castle-envs bench`` samples with its ``sample_legal``)
     kernel = K
+    _obs_size, _num_actions, _state_type = OBS_SIZE, NUM_ACTIONS, State
+    rules: dict
 
-    @property
-    def _row_state(self):
-        return self._st, self._steps
+    def _set_game(self, reference: CastellionEnv, n: int) -> None:
+        """From ``reference`` (the Python env made with the same arguments), ``n`` rows."""
+        self.level = reference.level
+        self._level = LEVELS.index(self.level)
+        self._rules = K.rule_flags(self.rules)
+        self._ordeals_reward = reference.reward_mode == "ordeals"
+        self._st = np.zeros((n, K.WORDS), state_dtype())
+        self._steps = np.zeros(n, np.int64)
+        # what the batched env's row kernels take
+        self._row_state = (self._st, self._steps)
+        self._game_args = (self._level, self._rules)
+        self._reward_arg = self._ordeals_reward
 
-    @property
-    def _game_args(self):
-        return self._level, self._rules
 
-    @property
-    def _reward_arg(self):
-        return self._ordeals_reward
+class CastellionVectorEnv(GameRows, KernelVectorEnv):
+    game_title = "Castellion"
+    single_env = CastellionEnv
+
+    def __init__(self, num_envs: int, level: str = "school", *args, **kwargs):
+        """``level`` and the other keyword arguments: module docstring."""
+        super().__init__(num_envs, level, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed=None, options: dict | None = None):
@@ -173,50 +148,16 @@ def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     s[: K.SCRATCH] = state.s[: K.SCRATCH]
 
 
-class CompiledCastellionEnv(GameEnvMixin, KernelSingleEnv):
+class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
     """The single Gymnasium env, stepped by the batched env's kernels: a drop-in for
     ``castellion.env.CastellionEnv`` (same constructor, spaces, reset options, observations,
     masks, rewards, info, errors; ``tests/vector/test_castellion_single.py`` compares them
     step by step) that makes one compiled call per step. ``env.state`` is a
     ``rules.State`` copy of the position, built on demand (rendering, naming moves, saving)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
-    _state_type = State
-    _num_actions = NUM_ACTIONS
     _view_names = ("_s",)
 
-    def __init__(
-        self,
-        level: str = "school",
-        render_mode: str | None = None,
-        reward: str = "win",
-        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-        illegal_action_penalty: float = -1.0,
-        max_episode_steps: int = 1000,
-        **rules,
-    ):
-        reference = CastellionEnv(
-            level,
-            render_mode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            max_episode_steps,
-            **rules,
-        )
-        self._reference = reference
-        self._adopt_settings(reference)
-        self.level = level
-        self._level = LEVELS.index(level)
-        self._rules = K.rule_flags(self.rules)
-        self._ordeals_reward = self.reward_mode == "ordeals"
-        self._st = np.zeros((1, K.WORDS), state_dtype())
-        self._bind_views()
-        self._steps = np.zeros(1, np.int64)
-        self._obs = np.zeros((1, OBS_SIZE), np.float32)
-        self._mask = np.zeros((1, K.MASK_WIDTH), bool)
-        self._out = np.zeros(3)
-        self._started = self._done = False
+    reference_env = CastellionEnv
 
     def _bind_views(self) -> None:
         self._s = self._st[0]

@@ -45,71 +45,46 @@ import numpy as np
 from ..castle_siege.actions import NUM_ACTIONS
 from ..castle_siege.env import CastleSiegeEnv
 from ..castle_siege.observation import OBS_SIZE
-from ..castle_siege.render import render_ansi, render_rgb
 from ..castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION
 from ..castle_siege import kernel as K
 from ._base import KernelVectorEnv, state_dtype
 from ..core.jit import COMPILED
 
 
-class CastleSiegeVectorEnv(KernelVectorEnv):
+class GameRows:
+    """What the batched and the compiled single env keep of the game: its parameters as the
+    kernels take them, and the state rows."""
+
     #: the kernels' module (``castle-envs bench`` samples with its ``sample_legal``)
     kernel = K
-    game_title = "Castle Siege"
-    _draw_ansi = staticmethod(render_ansi)
-    _draw_rgb = staticmethod(render_rgb)
+    _obs_size, _num_actions, _state_type = OBS_SIZE, NUM_ACTIONS, State
+    rules: dict
 
-    def __init__(
-        self,
-        num_envs: int,
-        difficulty: str = "very_hard",
-        reward: str = "win",
-        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-        illegal_action_penalty: float = -1.0,
-        max_episode_steps: int = 1000,
-        render_mode: str | None = None,
-        copy: bool = True,
-        parallel: bool = False,
-        threads: int | None = None,
-        **rules,
-    ):
-        num_envs = self._check_num_envs(num_envs)
-        # the single env validates every option and owns the spaces
-        single = CastleSiegeEnv(
-            difficulty,
-            render_mode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            max_episode_steps,
-            **rules,
-        )
-        self._setup(single, num_envs, render_mode, copy, parallel, threads)
-        self.difficulty = difficulty
-        self.rows = DIFFICULTIES[difficulty]
+    def _set_game(self, reference: CastleSiegeEnv, n: int) -> None:
+        """From ``reference`` (the Python env made with the same arguments), ``n`` rows."""
+        self.difficulty = reference.difficulty
+        self.rows = DIFFICULTIES[self.difficulty]
         self.recent = self.rules["attack"] == "most_recent"
         self.leave = self.rules["defeated"] == "leave_game"
-        self.shaped = single.reward_mode == "shaped"
-        n = self.num_envs
+        self.shaped = reference.reward_mode == "shaped"
         # compiled kernels widen int8 arithmetic to int64; plain Python (NumPy scalars) would
         # not, so without numba the state lives in int64
         self._cards = np.zeros((n, K.CARD_WORDS), state_dtype())
         self._ints = np.zeros((n, K.INT_WORDS), np.int32 if COMPILED else np.int64)
         self._ints[:, K.STRICT] = self.rules["victory"] == "deck_left"  # kept by every deal
-        self._allocate(OBS_SIZE, NUM_ACTIONS)
+        # what the batched env's row kernels take
+        self._row_state = (self._cards, self._ints)
+        self._game_args = (self.rows, self.recent, self.leave)
+        self._reward_arg = self.shaped
 
-    @property
-    def _row_state(self):
-        return self._cards, self._ints
 
-    @property
-    def _game_args(self):
-        return self.rows, self.recent, self.leave
+class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
+    game_title = "Castle Siege"
+    single_env = CastleSiegeEnv
 
-    @property
-    def _reward_arg(self):
-        return self.shaped
+    def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs):
+        """``difficulty`` and the other keyword arguments: module docstring."""
+        super().__init__(num_envs, difficulty, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed=None, options: dict | None = None):

@@ -176,7 +176,7 @@ class SiegeMoves(_KernelMoves):
 
     def from_env(self, env, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastleSiegeEnv``)."""
-        return self.from_rows(env._b, env._v, env._recent, out)
+        return self.from_rows(env._b, env._v, env.recent, out)
 
     def batch(self, cards, ints, recent: bool, out: dict, legal: np.ndarray) -> None:
         self._batch((cards, ints, recent), out, legal)
