@@ -145,6 +145,8 @@ class SearchPolicy:
             write_state(rows_b[i], rows_v[i], world, world.rows, rules)
         wins = np.zeros(len(candidates), np.int64)
         recent, leave = state.attack == "most_recent", state.defeated == "leave_game"
+        # what both inner searches take: the shared memo, the worlds, the candidates, the rules
+        worlds_args = (self._memo, rows_b, rows_v, np.array(candidates, np.int64), recent, leave)
         if self.inner == "nested":
             totals = np.zeros(len(candidates), np.int64)
             # the noise streams come from the agent's generator: what the agent has seen
@@ -152,12 +154,7 @@ class SearchPolicy:
             self._N.evaluate_moves(
                 self._x,
                 self._w,
-                self._memo,
-                rows_b,
-                rows_v,
-                np.array(candidates, np.int64),
-                recent,
-                leave,
+                *worlds_args,
                 self.weights,
                 self.level,
                 self.width,
@@ -175,12 +172,7 @@ class SearchPolicy:
         S.evaluate_moves(
             self._w,
             S.ZOBRIST,
-            self._memo,
-            rows_b,
-            rows_v,
-            np.array(candidates, np.int64),
-            recent,
-            leave,
+            *worlds_args,
             self.nodes,
             self.probe_share,
             self.noise,

@@ -187,25 +187,20 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             endgame_nodes=options.get("endgame", 0),
         )
         return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
-    if name == "search":
-        _only_for("search", game)
-        from .castle_siege_search import make_search_policy
-        from .castle_siege_search import SEARCH_OPTIONS
+    if name in ("search", "ismcts"):
+        _only_for(name, game)
+        from . import castle_siege_ismcts, castle_siege_search
 
-        options = parse_options(rest, {**SEARCH_OPTIONS, "policy": str}, "search")
-        policy = make_search_policy(
+        searches: dict[str, tuple[dict, Callable]] = {
+            "search": (castle_siege_search.SEARCH_OPTIONS, castle_siege_search.make_search_policy),
+            "ismcts": (castle_siege_ismcts.ISMCTS_OPTIONS, castle_siege_ismcts.make_ismcts_policy),
+        }
+        known, make = searches[name]
+        options = parse_options(rest, {**known, "policy": str}, name)
+        policy = make(
             options, shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
         )
-        return PolicyAgent(policy, "search" + (":" + rest if rest else ""), seed)
-    if name == "ismcts":
-        _only_for("ismcts", game)
-        from .castle_siege_ismcts import ISMCTS_OPTIONS, make_ismcts_policy
-
-        options = parse_options(rest, {**ISMCTS_OPTIONS, "policy": str}, "ismcts")
-        policy = make_ismcts_policy(
-            options, shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
-        )
-        return PolicyAgent(policy, "ismcts" + (":" + rest if rest else ""), seed)
+        return PolicyAgent(policy, name + (":" + rest if rest else ""), seed)
     if name == "planner":
         _only_for("planner", game)
         from .castellion_planner import OPTION_TYPES, make_planner_policy

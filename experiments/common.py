@@ -160,6 +160,18 @@ def read_json(path, flag: str):
         raise ValueError(f"{flag} {str(path)!r}: not valid JSON ({err})") from None
 
 
+def json_object(path) -> dict:
+    """The JSON object in file ``path``; OSError, ValueError (not JSON) or TypeError (not an
+    object) as they come, for the caller to word."""
+    import json
+    from pathlib import Path
+
+    value = json.loads(Path(path).read_text())
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
 def read_json_lines(path, flag: str, keys=()):
     """The JSON objects, one a line, of file ``path``, each holding ``keys``; ValueError
     naming ``flag``, the file, the line and why."""
@@ -205,6 +217,27 @@ def _no_json_constant(name):
 #: widest common glyphs (the usual sans-serif on Linux; Helvetica and Arial are narrower), so
 #: a label placed with it stays inside the picture whatever the viewer's font
 SVG_ADVANCE = 0.64
+
+
+def svg_open(w: float, h: float, title: str, title_y: float) -> list[str]:
+    """An SVG chart's opening lines: the root element (``w`` by ``h``), a white background
+    and ``title`` centred at height ``title_y``."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
+        f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{w / 2:.1f}" y="{title_y}" text-anchor="middle" font-size="13">{title}</text>',
+    ]
+
+
+def svg_rate_grid(x0: float, x1: float, y) -> list[str]:
+    """Grid lines from ``x0`` to ``x1`` at the rates 0, 25, 50, 75 and 100 %, labelled at
+    the left (``y(rate)``: the height of a rate)."""
+    out = []
+    for t in (0, 0.25, 0.5, 0.75, 1.0):
+        out.append(f'<line x1="{x0}" x2="{x1:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{x0 - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
+    return out
 
 
 def svg_text_width(text: str, size: float = 11) -> float:

@@ -100,26 +100,23 @@ def run(args) -> int:
     )
     from .evaluate import parse_agents
 
-    for name, agent in demo_agents(parse_agents(args.agents, DEFAULT_AGENTS)).items():
+    def report(name: str, agent, episodes: int, note: str = "") -> None:
         start = time.perf_counter()
-        wins = play_episodes(agent, args.difficulty, args.episodes, args.seed)
-        low, high = wilson_interval(wins, args.episodes)
+        wins = play_episodes(agent, args.difficulty, episodes, args.seed)
+        low, high = wilson_interval(wins, episodes)
         print(
-            f"  {name:<10} win rate {wins / args.episodes:6.1%}  "
-            f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s)"
+            f"  {name:<10} win rate {wins / episodes:6.1%}  "
+            f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s{note})"
         )
+
+    for name, agent in demo_agents(parse_agents(args.agents, DEFAULT_AGENTS)).items():
+        report(name, agent, args.episodes)
     if not args.agents and args.best_episodes > 0:
         from castle_envs.agents.registry import resolve_spec
 
         agent = make_agent("best", "castle-siege")
-        start = time.perf_counter()
-        wins = play_episodes(agent, args.difficulty, args.best_episodes, args.seed)
-        low, high = wilson_interval(wins, args.best_episodes)
-        print(
-            f"  {'best':<10} win rate {wins / args.best_episodes:6.1%}  "
-            f"95% CI [{low:.1%}, {high:.1%}]  ({time.perf_counter() - start:.1f} s, "
-            f"first {args.best_episodes} deals; {resolve_spec('best', 'castle-siege')})"
-        )
+        note = f", first {args.best_episodes} deals; {resolve_spec('best', 'castle-siege')}"
+        report("best", agent, args.best_episodes, note)
     return 0
 
 

@@ -52,6 +52,7 @@ from castle_envs.agents.registry import shipped_models_dir
 from castle_envs.castle_siege.rules import BATTLE, State
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 
+from .common import json_object
 from .config import TrainConfig, dump_config, resolve
 from .run_folder import HARNESS_PROGRESS, RunFolder, Schedule, run_chunked
 
@@ -319,9 +320,7 @@ def open_run(path) -> RunFolder:
 def old_config(path: Path) -> TrainConfig:
     """The config of an old rounds folder's ``config.json`` (its command-line arguments)."""
     try:
-        args = json.loads(path.read_text())
-        if not isinstance(args, dict):
-            raise TypeError(f"expected a JSON object, got {type(args).__name__}")
+        args = json_object(path)
         for key, kind in _OLD_KEYS.items():
             if key not in args:
                 raise ValueError(f"no {key!r}")

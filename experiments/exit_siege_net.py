@@ -393,29 +393,28 @@ def fit(args) -> None:
     print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
 
 
+def _encoder_arrays(net) -> tuple[dict, dict]:
+    """The network's parameters as float32 arrays, and its state encoder's (w1, b1, w2, b2;
+    weights transposed to input x output)."""
+    sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    encoder = {"w1": sd["state.0.weight"].T, "b1": sd["state.0.bias"]}
+    encoder.update(w2=sd["state.2.weight"].T, b2=sd["state.2.bias"])
+    return sd, encoder
+
+
 def value_arrays(net) -> dict:
     """The move network's state encoder and value head as ``siege_ismcts.VALUE_ARRAYS``
     (weights transposed to input x output)."""
-    sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-    return {
-        "w1": sd["state.0.weight"].T,
-        "b1": sd["state.0.bias"],
-        "w2": sd["state.2.weight"].T,
-        "b2": sd["state.2.bias"],
-        "wv": sd["value.weight"][0],
-        "bv": sd["value.bias"],
-    }
+    sd, encoder = _encoder_arrays(net)
+    return {**encoder, "wv": sd["value.weight"][0], "bv": sd["value.bias"]}
 
 
 def prior_arrays(net) -> dict:
     """The move network's move scores as ``castle_siege_ismcts.PRIOR_ARRAYS`` (weights
     transposed to input x output), for the search's root priors."""
-    sd = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    sd, encoder = _encoder_arrays(net)
     return {
-        "w1": sd["state.0.weight"].T,
-        "b1": sd["state.0.bias"],
-        "w2": sd["state.2.weight"].T,
-        "b2": sd["state.2.bias"],
+        **encoder,
         "m1": sd["move.0.weight"].T,
         "c1": sd["move.0.bias"],
         "m2": sd["move.2.weight"][0],

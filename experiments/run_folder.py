@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from .common import json_object
 from .config import TrainConfig, load_config, new_run_dir
 
 
@@ -93,9 +94,7 @@ class RunFolder:
         function (``int``, ``float``), else ValueError '... missing or damaged'."""
         path = self.path / self.PROGRESS
         try:
-            progress = json.loads(path.read_text())
-            if not isinstance(progress, dict):
-                raise TypeError(f"expected a JSON object, got {type(progress).__name__}")
+            progress = json_object(path)
             for key, kind in (required or {}).items():
                 kind(progress[key])
         except (OSError, ValueError, KeyError, TypeError) as err:

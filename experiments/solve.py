@@ -569,7 +569,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     A series with no games (a summary whose random play was skipped, an agent with no
     episodes) is not drawn, nor named in the legend; every text lies inside the picture
     (``viewBox``), its width reserved with ``common.svg_text_width``."""
-    from .common import svg_legend, svg_legend_width, svg_text_width
+    from .common import svg_legend, svg_legend_width, svg_open, svg_rate_grid, svg_text_width
 
     agents = agents or {}
     order = {d: i for i, d in enumerate(DIFFICULTIES)}
@@ -609,17 +609,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     h = top + plot_h + 80
     gap = (w - left - 20) / max(1, len(picked))
     y = lambda v: top + plot_h * (1 - v)  # noqa: E731
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
-        f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{w / 2:.1f}" y="16" text-anchor="middle" font-size="13">{title}</text>',
-    ]
-    for t in (0, 0.25, 0.5, 0.75, 1.0):
-        out.append(
-            f'<line x1="{left}" x2="{w - 20:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#ddd"/>'
-        )
-        out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
+    out = svg_open(w, h, title, 16) + svg_rate_grid(left, w - 20, y)
     for i, (s, marks) in enumerate(zip(picked, series)):
         x = left + gap * (i + 0.5)
         lo, hi = s["winnable_interval_95"]

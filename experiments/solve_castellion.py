@@ -326,7 +326,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     Right: the proven winnable share against the node budget (the budget curve), one line per
     level, labelled at its end. Every text lies inside the picture (``viewBox``): the curves
     stop short of the right edge by their labels' width (``common.svg_text_width``)."""
-    from .common import svg_legend, svg_legend_width, svg_text_width
+    from .common import svg_legend, svg_legend_width, svg_open, svg_rate_grid, svg_text_width
 
     agents = agents or {}
     rows = [s for lv in LEVELS for s in summaries if s["level"] == lv]
@@ -344,19 +344,10 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     )
     h, top, plot_h = 320, 40, 200
     y = lambda v: top + plot_h * (1 - v)  # noqa: E731
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h}" '
-        f'viewBox="0 0 {w:.0f} {h}" font-family="sans-serif" font-size="11">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{w / 2:.1f}" y="18" text-anchor="middle" font-size="13">{title}</text>',
-    ]
+    out = svg_open(w, h, title, 18)
     left, right = 50, 380
     for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
-        for t in (0, 0.25, 0.5, 0.75, 1.0):
-            out.append(
-                f'<line x1="{x0}" x2="{x1:.0f}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#ddd"/>'
-            )
-            out.append(f'<text x="{x0 - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.0%}</text>')
+        out += svg_rate_grid(x0, x1, y)
     gap = (right - 20 - left) / max(1, len(rows))
     for i, s in enumerate(rows):
         x = left + gap * (i + 0.5)

@@ -22,6 +22,17 @@ def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (low, high)
 
 
+def win_record(wins: int, episodes: int, interval_key: str) -> dict:
+    """``episodes``, ``wins``, ``win_rate`` and its 95% Wilson interval as ``[low, high]``
+    under ``interval_key`` (each report's own name for it)."""
+    return {
+        "episodes": episodes,
+        "wins": wins,
+        "win_rate": wins / episodes,
+        interval_key: list(wilson_interval(wins, episodes)),
+    }
+
+
 def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:
     """Mean and its normal-approximation 95% interval (sample standard deviation)."""
     x = np.asarray(values, dtype=float)

@@ -39,7 +39,7 @@ from castle_envs.registry import get_game
 
 from .config import TrainConfig, load_config
 from .run_folder import RunFolder
-from .stats import wilson_interval
+from .stats import win_record
 
 
 def add_parser(sub):
@@ -326,12 +326,8 @@ def evaluate_model(
         wins += int(bool(won))
         returns.append(total)
         lengths.append(length)
-    low, high = wilson_interval(wins, episodes)
     return {
-        "episodes": episodes,
-        "wins": wins,
-        "win_rate": wins / episodes,
-        "ci95": [low, high],
+        **win_record(wins, episodes, "ci95"),
         "mean_return": float(np.mean(returns)),
         "mean_length": float(np.mean(lengths)),
     }

@@ -42,6 +42,7 @@ import numpy as np
 from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 from castle_envs.castle_siege.rules import State
 
+from .common import json_object
 from .config import CEMConfig, TrainConfig
 from .journal import write_atomic
 from .parallel import run_chunks
@@ -191,9 +192,7 @@ def read_checkpoint(path: Path) -> dict:
     """``checkpoint.json`` checked: its keys there with their types and its weights those of
     today's scorer, else ValueError '... missing or damaged: why'."""
     try:
-        saved = json.loads(path.read_text())
-        if not isinstance(saved, dict):
-            raise TypeError(f"expected a JSON object, got {type(saved).__name__}")
+        saved = json_object(path)
         for key, kind in _CHECKPOINT_KEYS.items():
             if key not in saved:
                 raise KeyError(f"no {key!r}")

@@ -33,7 +33,7 @@ from castle_envs.registry import get_game
 
 from .config import PPOConfig, TrainConfig, levels_of
 from .run_folder import RunFolder, open_or_create, run_chunked
-from .stats import wilson_interval
+from .stats import win_record
 
 
 def _env_kwargs(config: TrainConfig) -> dict:
@@ -162,12 +162,8 @@ def evaluate(
                 done |= ended
     envs.close()
     wins = int(won.sum())
-    lo, hi = wilson_interval(wins, episodes)
     return {
-        "episodes": episodes,
-        "wins": wins,
-        "win_rate": wins / episodes,
-        "interval95": [lo, hi],
+        **win_record(wins, episodes, "interval95"),
         "seed": seed,
         "steps": steps,
     }
@@ -249,6 +245,7 @@ class SavesMoveNet:
     alike: save their network as a model directory."""
 
     net: Any
+    optimizer: Any
     arch: dict
     config: TrainConfig
     card_extra: dict
@@ -263,6 +260,36 @@ class SavesMoveNet:
             self.config.env_kwargs,
             self.card_extra,
         )
+
+    def write_training_state(self, folder: Path) -> None:
+        """Network, optimizer and torch's random state (the checkpoint's common part)."""
+        import torch
+
+        torch.save(self.net.state_dict(), folder / "policy.pt")
+        torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
+        torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
+
+    def read_training_state(self, ckpt: Path) -> None:
+        """Restores what ``write_training_state`` wrote (torch's errors as they come)."""
+        import torch
+
+        from castle_envs.agents.saved import load_tensors
+
+        self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
+        self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+        torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
+
+
+def eval_row(result: dict) -> dict:
+    """The evaluation log's columns of an ``evaluate`` result."""
+    low, high = result["interval95"]
+    return {
+        "episodes": result["episodes"],
+        "wins": result["wins"],
+        "win_rate": result["win_rate"],
+        "low": low,
+        "high": high,
+    }
 
 
 class MovePPO(SavesMoveNet):
@@ -406,11 +433,7 @@ class MovePPO(SavesMoveNet):
             write_row(
                 {
                     **({"level": next(iter(variant.values()))} if mixed else {}),
-                    "episodes": result["episodes"],
-                    "wins": result["wins"],
-                    "win_rate": result["win_rate"],
-                    "low": result["interval95"][0],
-                    "high": result["interval95"][1],
+                    **eval_row(result),
                 }
             )
             name = f"eval/win_rate_{next(iter(variant.values()))}" if mixed else "eval/win_rate"
@@ -428,9 +451,7 @@ class MovePPO(SavesMoveNet):
         """Network, optimizer, torch's random state and the batch's whole position."""
         import torch
 
-        torch.save(self.net.state_dict(), folder / "policy.pt")
-        torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
-        torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
+        self.write_training_state(folder)
         torch.save(
             {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in self.envs.rows().items()},
             folder / "envs.pt",
@@ -438,15 +459,10 @@ class MovePPO(SavesMoveNet):
 
     def load_checkpoint(self, ckpt: Path):
         """Restores what ``write_checkpoint`` wrote; returns the batch's current observation."""
-        import torch
-
         from castle_envs.agents.saved import load_tensors
 
         try:
-            self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-            self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
-            rng = load_tensors(ckpt / "rng.pt")
-            torch.set_rng_state(rng["torch"])
+            self.read_training_state(ckpt)
             rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
             return self.envs.load_rows(rows)
         except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:

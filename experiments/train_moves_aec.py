@@ -40,8 +40,8 @@ from castle_envs.registry import get_game
 
 from .config import TrainConfig
 from .run_folder import RunFolder, open_or_create, run_chunked
-from .stats import wilson_interval
-from .train_moves import SavesMoveNet, log_update, ppo_epochs
+from .stats import win_record
+from .train_moves import SavesMoveNet, eval_row, log_update, ppo_epochs
 
 #: a game longer than this (every game here ends far sooner) counts as a draw
 MAX_GAME_STEPS = 5000
@@ -189,13 +189,9 @@ def evaluate(net, config: TrainConfig, episodes: int, seed: int) -> dict:
         float(states[i].returns()[i % n]) if states[i].is_terminal() else 0.0
         for i in range(episodes)
     ]
-    wins = sum(r > 0 for r in returns)
-    lo, hi = wilson_interval(wins, episodes)
+    wins = int(sum(r > 0 for r in returns))
     return {
-        "episodes": episodes,
-        "wins": int(wins),
-        "win_rate": wins / episodes,
-        "interval95": [lo, hi],
+        **win_record(wins, episodes, "interval95"),
         "mean_return": float(np.mean(returns)),
         "seed": seed,
         "opponent": opponent,
@@ -337,11 +333,7 @@ class SelfPlayMovePPO(SavesMoveNet):
         self.net.train()
         write_row(
             {
-                "episodes": result["episodes"],
-                "wins": result["wins"],
-                "win_rate": result["win_rate"],
-                "low": result["interval95"][0],
-                "high": result["interval95"][1],
+                **eval_row(result),
                 "mean_return": round(result["mean_return"], 4),
             }
         )
@@ -352,9 +344,7 @@ class SelfPlayMovePPO(SavesMoveNet):
         """Network, optimizer, torch's random state and the snapshot pool, as tensors."""
         import torch
 
-        torch.save(self.net.state_dict(), folder / "policy.pt")
-        torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
-        torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
+        self.write_training_state(folder)
         torch.save(
             {f"{i}/{k}": v for i, snap in enumerate(self.pool) for k, v in snap.items()},
             folder / "pool.pt",
@@ -362,15 +352,11 @@ class SelfPlayMovePPO(SavesMoveNet):
 
     def load_checkpoint(self, ckpt: Path) -> list:
         """Restores what ``write_checkpoint`` wrote; returns the snapshot pool."""
-        import torch
-
         from castle_envs.agents.saved import load_tensors
 
         net = self.net
         try:
-            net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-            self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
-            torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
+            self.read_training_state(ckpt)
             flat = load_tensors(ckpt / "pool.pt")
             pool: list[dict] = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
             for key, value in flat.items():

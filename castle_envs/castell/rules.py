@@ -61,6 +61,10 @@ _ARRAYS = (
     "prizes",
     "best",
 )
+#: the array fields that hold counts or indices, never negative (``_validate``, in its order)
+_COUNTS = tuple(n for n in _ARRAYS if n not in ("lp", "fest_region", "fest_held", "pawn")) + (
+    "fest_region",
+)
 _INTS = ("rotation", "round", "first", "turn_index", "recruits", "edits")
 _BOOLS = ("moved", "trained", "specialed", "recruit_open")
 _SAVED_KEYS = (
@@ -825,19 +829,7 @@ class State(GameState):
 
         if (self.pawn < -1).any():
             bad("a pawn index below -1")
-        for name in (
-            "regions",
-            "lp_tokens",
-            "hand",
-            "in_tower",
-            "skills",
-            "tokens",
-            "collected",
-            "size_tokens",
-            "prizes",
-            "best",
-            "fest_region",
-        ):
+        for name in _COUNTS:
             if (getattr(self, name) < 0).any():
                 bad(f"{name} holds a negative number")
         if any(not 0 <= x < NS for x in self.bag):

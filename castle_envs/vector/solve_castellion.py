@@ -149,17 +149,8 @@ class Solver:
         ordeal; if it finds one, the same for the ordeal after it. A search that ends without
         such a line proves the position lost: every winning line passes that ordeal, and
         every position it pruned is lost."""
-        from ..castellion import kernel as K
-        from .castellion import write_state
-
         C = self._C
-        rules = {
-            "foundation_exemption": state.foundation_exemption,
-            "early_encounter": state.early_encounter,
-        }
-        flags, level = K.rule_flags(rules), state.level
-        root = np.zeros(K.WORDS, np.int8)
-        write_state(root, state, level, rules)
+        root, level, flags = root_row(state)
         text = C.describe(C.loss_code(root, level, flags), state.ordeals)
         if text:
             return text, "bound", 0
@@ -213,18 +204,9 @@ class Solver:
         return r
 
     def _solve(self, state: State) -> Result:
-        from ..castellion import kernel as K
-        from .castellion import write_state
-
         C, w = self._C, self._w
         start = time.perf_counter()
-        rules = {
-            "foundation_exemption": state.foundation_exemption,
-            "early_encounter": state.early_encounter,
-        }
-        flags, level = K.rule_flags(rules), state.level
-        root = np.zeros(K.WORDS, np.int8)
-        write_state(root, state, level, rules)
+        root, level, flags = root_row(state)
         w.S[0, :] = root
         w.table[:] = 0
         w.stats[:] = 0
@@ -323,3 +305,17 @@ def exhaustive(state: State, max_nodes: int = 1_000_000) -> str:
         return WINNABLE if won(state.clone()) else UNWINNABLE
     except TimeoutError:
         return UNKNOWN
+
+
+def root_row(state: State) -> tuple[np.ndarray, int, int]:
+    """``state`` as a kernel row (int8), with its level and its rules as the kernels' flags."""
+    from ..castellion import kernel as K
+    from .castellion import write_state
+
+    rules = {
+        "foundation_exemption": state.foundation_exemption,
+        "early_encounter": state.early_encounter,
+    }
+    root = np.zeros(K.WORDS, np.int8)
+    write_state(root, state, state.level, rules)
+    return root, state.level, K.rule_flags(rules)
