@@ -58,21 +58,31 @@ from castle_envs.castellion.rules import (
     REVEAL_PHASE,
     State,
 )
-from castle_envs.core.options import check_int
+from castle_envs.core.options import (
+    Option,
+    check_options,
+    option_defaults,
+    option_types,
+    takes_options,
+)
 
 from .castellion_planner import OPTION_TYPES as PLANNER_OPTIONS, PlannerPolicy
 
-DEFAULTS = {"worlds": 8, "top": 2, "gap": 2.0, "horizon": 1, "share": 0.3, "margin": 0.02}
+#: the options (``pimc:worlds=...`` in a spec; the planner's are ``PREFIX`` + its own)
+OPTIONS = {
+    "worlds": Option(8, 1, 1000),
+    "top": Option(2, 1, 200),
+    "gap": Option(2.0, 0, 1e6),
+    "horizon": Option(1, 0, 3),
+    "share": Option(0.3, 0, 1),
+    "margin": Option(0.02, 0, 1),
+}
+DEFAULTS = option_defaults(OPTIONS)
 #: the planner's options, given to pimc as ``planner_<name>``: the planner that ranks the
 #: candidates and plays the worlds on
 PREFIX = "planner_"
 OPTION_TYPES = {
-    "worlds": int,
-    "top": int,
-    "gap": float,
-    "horizon": int,
-    "share": float,
-    "margin": float,
+    **option_types(OPTIONS),
     **{PREFIX + k: v for k, v in PLANNER_OPTIONS.items()},
 }
 #: the planner's options by level where they are not its defaults, when no ``planner_``
@@ -82,31 +92,14 @@ LEVEL_PLANNER: dict[int, dict[str, Any]] = {SCHOOL: {"w1": 0.8, "w2": 0.05, "pre
 MAX_STEPS = 2000
 
 
-def _number(name: str, value, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise ValueError(f"pimc option {name} must be a number in {low:g}-{high:g}, got {value!r}")
-    return float(value)
-
-
 class PimcPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    def __init__(
-        self,
-        worlds: int = 8,
-        top: int = 2,
-        gap: float = 2.0,
-        horizon: int = 1,
-        share: float = 0.3,
-        margin: float = 0.02,
-        planner: PlannerPolicy | None = None,
-    ):
-        self.worlds = check_int("pimc option worlds", worlds, 1, 1000)
-        self.top = check_int("pimc option top", top, 1, 200)
-        self.horizon = check_int("pimc option horizon", horizon, 0, 3)
-        self.gap = _number("gap", gap, 0, 1e6)
-        self.share = _number("share", share, 0, 1)
-        self.margin = _number("margin", margin, 0, 1)
+    @takes_options(OPTIONS)
+    def __init__(self, *, planner: PlannerPolicy | None = None, **options):
+        o = check_options(OPTIONS, options, "pimc option", "PimcPolicy")
+        self.worlds, self.top, self.gap = o["worlds"], o["top"], o["gap"]
+        self.horizon, self.share, self.margin = o["horizon"], o["share"], o["margin"]
         # one planner for every level when given, else each level's (LEVEL_PLANNER)
         self.fixed = planner
         self.planners = {level: PlannerPolicy(**LEVEL_PLANNER.get(level, {})) for level in range(3)}

@@ -57,68 +57,43 @@ the ``pimc`` agent plays the planner through thousands of positions a decision.
 
 from __future__ import annotations
 
-
 from castle_envs.castellion.data import PYRO
 from castle_envs.castellion.rules import State
+from castle_envs.core.options import (
+    Option,
+    check_options,
+    option_defaults,
+    option_types,
+    takes_options,
+)
 from castle_envs.vector import castellion_planner as C
 
-DEFAULTS = {
-    "w1": 0.3,
-    "w2": 0.1,
-    "useful": 0.4,
-    "pressure": 0.5,
-    "pyro": 1,
-    "grow": 8.0,
-    "info": 30.0,
-    "reveal": 0,
+#: the options (``planner:w1=...`` in a spec): weights, charges and the Menace's terms are
+#: numbers in 0-100, ``pyro`` and ``reveal`` are 0 or 1
+OPTIONS = {
+    "w1": Option(0.3, 0, 100),
+    "w2": Option(0.1, 0, 100),
+    "useful": Option(0.4, 0, 100),
+    "pressure": Option(0.5, 0, 100),
+    "pyro": Option(1, 0, 1),
+    "grow": Option(8.0, 0, 100),
+    "info": Option(30.0, 0, 100),
+    "reveal": Option(0, 0, 1),
 }
-OPTION_TYPES = {
-    "w1": float,
-    "w2": float,
-    "useful": float,
-    "pressure": float,
-    "pyro": int,
-    "grow": float,
-    "info": float,
-    "reveal": int,
-}
+DEFAULTS = option_defaults(OPTIONS)
+OPTION_TYPES = option_types(OPTIONS)
 WIN, LOSS = C.WIN, C.LOSS
 
 
 class PlannerPolicy:
     """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
 
-    def __init__(
-        self,
-        w1: float = 0.3,
-        w2: float = 0.1,
-        useful: float = 0.4,
-        pressure: float = 0.5,
-        pyro: int = 1,
-        grow: float = 8.0,
-        info: float = 30.0,
-        reveal: int = 0,
-    ):
-        for name, value in (
-            ("w1", w1),
-            ("w2", w2),
-            ("useful", useful),
-            ("pressure", pressure),
-            ("grow", grow),
-            ("info", info),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not 0 <= value <= 100
-            ):
-                raise ValueError(f"planner option {name} must be a number in 0-100, got {value!r}")
-        for name, value in (("pyro", pyro), ("reveal", reveal)):
-            if value not in (0, 1) or isinstance(value, bool):
-                raise ValueError(f"planner option {name} must be 0 or 1, got {value!r}")
-        self.weights = (1.0, float(w1), float(w2))
-        self.useful, self.pressure, self.pyro = float(useful), float(pressure), int(pyro)
-        self.grow, self.info, self.reveal = float(grow), float(info), int(reveal)
+    @takes_options(OPTIONS)
+    def __init__(self, **options):
+        o = check_options(OPTIONS, options, "planner option", "PlannerPolicy")
+        self.weights = (1.0, o["w1"], o["w2"])
+        self.useful, self.pressure, self.pyro = o["useful"], o["pressure"], o["pyro"]
+        self.grow, self.info, self.reveal = o["grow"], o["info"], o["reveal"]
         self._prm = C.params(
             self.weights, self.pressure, self.useful, self.grow, self.info, self.pyro, self.reveal
         )

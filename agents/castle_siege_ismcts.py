@@ -30,61 +30,51 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.rules import State
-from castle_envs.core.options import check_int, check_real
+from castle_envs.core.options import (
+    Option,
+    check_options,
+    option_defaults,
+    option_types,
+    takes_options,
+)
+from castle_envs.vector.siege_ismcts import MAX_WIDTH
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
-DEFAULTS = {
-    "iterations": 1000,
-    "width": 8,
-    "temp": 1.0,
-    "c": 1.0,
-    "noise": 0.0,
-    "shaped": 0.1,
-    "leaf": 0,
-    "endgame": 20000,
-    "standing": 0.0,
-    "value": "",
-    "lam": 0.0,
-    "prior": "",
-    "prior_mix": 0.0,
-    "prior_temp": 1.0,
-    "root_width": 0,
-    "halving": 0,
-    "trees": 1,
+#: the settings a spec or a model directory may give (``ismcts:iterations=...``)
+OPTIONS = {
+    "iterations": Option(1000, 1),
+    "width": Option(8, 2, MAX_WIDTH),
+    "temp": Option(1.0, 0.0, low_open=True),
+    "c": Option(1.0, 0.0),
+    "noise": Option(0.0, 0.0, 1.0),
+    "shaped": Option(0.1, 0.0, 1.0),
+    "leaf": Option(0, 0),
+    "endgame": Option(20000, 1),
+    "standing": Option(0.0, 0.0, 1.0),
+    "value": Option(""),
+    "lam": Option(0.0, 0.0, 1.0),
+    "prior": Option(""),
+    "prior_mix": Option(0.0, 0.0, 1.0),
+    "prior_temp": Option(1.0, 0.0, low_open=True),
+    "root_width": Option(0, 0, MAX_WIDTH),
+    "halving": Option(0, 0, 1),
+    "trees": Option(1, 1, 64),
 }
+DEFAULTS = option_defaults(OPTIONS)
+#: the settings' types
+ISMCTS_OPTIONS = option_types(OPTIONS)
 #: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
 #: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
 #: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
 PRIOR_ARRAYS = ("w1", "b1", "w2", "b2", "m1", "c1", "m2", "c2", "lin")
-#: the settings a spec or a model directory may give, with their types
-ISMCTS_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
 
 
 class ISMCTSPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    def __init__(
-        self,
-        weights: LinearPolicy,
-        iterations: int = 1000,
-        width: int = 8,
-        temp: float = 1.0,
-        c: float = 1.0,
-        noise: float = 0.0,
-        shaped: float = 0.1,
-        leaf: int = 0,
-        endgame: int = 20000,
-        standing: float = 0.0,
-        value: str = "",
-        lam: float = 0.0,
-        prior: str = "",
-        prior_mix: float = 0.0,
-        prior_temp: float = 1.0,
-        root_width: int = 0,
-        halving: int = 0,
-        trees: int = 1,
-    ):
+    @takes_options(OPTIONS)
+    def __init__(self, weights: LinearPolicy, **options):
         from castle_envs.core import jit as _jit
 
         if not _jit.HAVE_NUMBA:
@@ -93,61 +83,30 @@ class ISMCTSPolicy:
         from castle_envs.vector import siege_ismcts as M
         from castle_envs.vector import siege_nested, siege_solver
 
-        iterations = check_int("ismcts option iterations", iterations, 1)
-        width = check_int("ismcts option width", width, 2, M.MAX_WIDTH)
-        root_width = check_int("ismcts option root_width", root_width, 0, M.MAX_WIDTH)
-        halving = check_int("ismcts option halving", halving, 0, 1)
-        trees = check_int("ismcts option trees", trees, 1, 64)
-        if trees > 1 and halving:
+        #: the settings, as a spec or ``model.json`` gives them
+        self.options = o = check_options(OPTIONS, options, "ismcts option", "ISMCTSPolicy")
+        if o["trees"] > 1 and o["halving"]:
             raise ValueError(
                 "ismcts options trees > 1 and halving=1 do not combine: halving "
                 "picks one tree's move, trees sums the roots' visits"
             )
-        leaf = check_int("ismcts option leaf", leaf, 0)
-        endgame = check_int("ismcts option endgame", endgame, 1)
-        temp = check_real("ismcts option temp", temp, 0.0, low_open=True)
-        c = check_real("ismcts option c", c, 0.0)
-        noise = check_real("ismcts option noise", noise, 0.0, 1.0)
-        shaped = check_real("ismcts option shaped", shaped, 0.0, 1.0)
-        standing = check_real("ismcts option standing", standing, 0.0, 1.0)
-        lam = check_real("ismcts option lam", lam, 0.0, 1.0)
-        if lam > 0 and not value:
+        if o["lam"] > 0 and not o["value"]:
             raise ValueError("ismcts option lam > 0 needs value=FILE.npz (a leaf value network)")
-        prior_mix = check_real("ismcts option prior_mix", prior_mix, 0.0, 1.0)
-        prior_temp = check_real("ismcts option prior_temp", prior_temp, 0.0, low_open=True)
-        if prior_mix > 0 and not prior:
+        if o["prior_mix"] > 0 and not o["prior"]:
             raise ValueError(
                 "ismcts option prior_mix > 0 needs prior=FILE.npz (a move network's"
                 " scores, exit_siege_net export --what prior)"
             )
+        iterations, leaf, endgame = o["iterations"], o["leaf"], o["endgame"]
+        value, prior = o["value"], o["prior"]
         self._net = M.new_value_net(load_value_net(value) if value else None)
         self._prior = MovePrior(load_prior(prior)) if prior else None
-        self.prior_mix, self.prior_temp = float(prior_mix), float(prior_temp)
+        self.prior_mix, self.prior_temp = o["prior_mix"], o["prior_temp"]
         self._logits = np.full(NUM_ACTIONS, -np.inf)
-        #: the settings, as a spec or ``model.json`` gives them
-        self.options = {
-            "iterations": iterations,
-            "width": width,
-            "temp": float(temp),
-            "c": float(c),
-            "noise": float(noise),
-            "shaped": float(shaped),
-            "leaf": leaf,
-            "endgame": endgame,
-            "standing": float(standing),
-            "value": str(value),
-            "lam": float(lam),
-            "prior": str(prior),
-            "prior_mix": float(prior_mix),
-            "prior_temp": float(prior_temp),
-            "root_width": root_width,
-            "halving": halving,
-            "trees": trees,
-        }
-        self.iterations, self.width, self.temp, self.c = iterations, width, float(temp), float(c)
-        self.noise, self.shaped, self.leaf = float(noise), float(shaped), leaf
-        self.standing, self.lam = float(standing), float(lam)
-        self.root_width, self.halving, self.trees = root_width, halving, trees
+        self.iterations, self.width, self.temp, self.c = iterations, o["width"], o["temp"], o["c"]
+        self.noise, self.shaped, self.leaf = o["noise"], o["shaped"], leaf
+        self.standing, self.lam = o["standing"], o["lam"]
+        self.root_width, self.halving, self.trees = o["root_width"], o["halving"], o["trees"]
         self._roots: list[tuple[int, int, float, float]] = []  # summed roots (trees > 1)
         self.scorer = weights
         self.weights = weights.vector()

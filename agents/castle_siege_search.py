@@ -49,42 +49,46 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
-from castle_envs.core.options import check_int
+from castle_envs.core.options import (
+    Option,
+    check_options,
+    option_defaults,
+    option_types,
+    takes_options,
+)
+from castle_envs.vector.siege_nested import MAX_WIDTH
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
-DEFAULTS = {
-    "samples": 16,
-    "candidates": 6,
-    "nodes": 2000,
-    "endgame": 20000,
-    "inner": "solver",
-    "level": 1,
-    "width": 3,
-    "playouts": 1,
+#: the settings a spec or a model directory may give (``search:samples=...``)
+OPTIONS = {
+    "samples": Option(16, 1),
+    "candidates": Option(6, 2),
+    "nodes": Option(2000, 1),
+    "endgame": Option(20000, 1),
+    "inner": Option("solver", choices=("solver", "nested")),
+    "level": Option(1, 0, 2),
+    "width": Option(3, 2, MAX_WIDTH),
+    "playouts": Option(1, 1),
 }
-#: the settings a spec or a model directory may give, with their types
-SEARCH_OPTIONS = {k: type(v) for k, v in DEFAULTS.items()}
-INNER = ("solver", "nested")
+DEFAULTS = option_defaults(OPTIONS)
+#: the settings' types
+SEARCH_OPTIONS = option_types(OPTIONS)
+INNER = OPTIONS["inner"].choices
 
 
 class SearchPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
+    @takes_options(OPTIONS)
     def __init__(
         self,
         weights: LinearPolicy,
-        samples: int = 16,
-        candidates: int = 6,
-        nodes: int = 2000,
-        endgame: int = 20000,
-        inner: str = "solver",
-        level: int = 1,
-        width: int = 3,
-        playouts: int = 1,
+        *,
         probe_share: float = 0.5,
         noise: float = 0.15,
         min_samples: int | None = None,
+        **options,
     ):
         from castle_envs.vector.solve_castle_siege import shared_memo
         from castle_envs.core import jit as _jit
@@ -95,18 +99,10 @@ class SearchPolicy:
         from castle_envs.vector.solve_castle_siege import CompiledSolver
         from castle_envs.vector import siege_nested
 
-        samples = check_int("search option samples", samples, 1)
-        candidates = check_int("search option candidates", candidates, 2)
-        nodes = check_int("search option nodes", nodes, 1)
-        endgame = check_int("search option endgame", endgame, 1)
-        level = check_int("search option level", level, 0, 2)
-        width = check_int("search option width", width, 2, siege_nested.MAX_WIDTH)
-        playouts = check_int("search option playouts", playouts, 1)
-        if inner not in INNER:
-            raise ValueError(
-                f"search option inner must be one of {', '.join(INNER)}, got {inner!r}"
-            )
-        self.inner, self.level, self.width, self.playouts = inner, level, width, playouts
+        o = check_options(OPTIONS, options, "search option", "SearchPolicy")
+        samples, candidates, nodes = o["samples"], o["candidates"], o["nodes"]
+        self.inner, self.level = o["inner"], o["level"]
+        self.width, self.playouts = o["width"], o["playouts"]
         self._N = siege_nested
         self._x = siege_nested.new_scratch()
         self.scorer = weights
@@ -117,7 +113,9 @@ class SearchPolicy:
         # this kept the Very Hard win rate and cut the time by a quarter; stopping after a
         # quarter of them halved the wins)
         self.min_samples = max(1, samples // 2) if min_samples is None else min_samples
-        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame, probe_weights=self.weights))
+        self.endgame = EndgamePlanner(
+            CompiledSolver(max_nodes=o["endgame"], probe_weights=self.weights)
+        )
         self._S = S
         self._memo = shared_memo()
         self._w = S.new_work(max(10, min(22, (2 * nodes * candidates).bit_length())))

@@ -14,13 +14,19 @@ value of the right kind outside what is accepted raises ``InvalidOptionError`` (
 ``ValueError``). Unknown keyword arguments raise ``UnknownOptionError`` worded as Python's
 own ``"X.__init__() got an unexpected keyword argument 'k'"`` (pipelines such as TorchRL's
 ``GymEnv`` match that text to retry without the keyword).
+
+An agent's or a search's options are written once, as a table of ``Option``s (default and
+accepted range); ``check_options`` reads a constructor's ``**options`` through it,
+``option_defaults`` and ``option_types`` give the defaults and the types a spec is parsed
+with, and ``takes_options`` shows the options in the constructor's signature.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -72,7 +78,7 @@ def check_choice(name: str, value, choices: Iterable) -> Any:
     raise cls(f"unknown {name} {shown}; choose one of {choices}")
 
 
-def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
+def check_int(name: str, value, low: float | None = None, high: float | None = None) -> int:
     """``value`` as an ``int`` if it is an integer (not a bool, not a float, not a string)
     within ``low``..``high`` (each bound optional, both included)."""
     bounds = (
@@ -147,3 +153,84 @@ def check_keywords(
     if unknown:
         raise unexpected_keyword(owner, unknown, keywords, defaults)
     return {**defaults, **given}
+
+
+class Option(NamedTuple):
+    """One option of an agent or a search: its ``default``, whose type (``int``, ``float``
+    or ``str``) is the option's (a float option takes an int too), and what it accepts:
+    ``low``..``high`` for a number (each optional, both included; ``low_open``: above
+    ``low``), one of ``choices`` for a string (none given: any string)."""
+
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    choices: tuple[str, ...] = ()
+
+
+def option_defaults(table: Mapping[str, Option]) -> dict[str, Any]:
+    """``{name: default}`` of an options table."""
+    return {name: option.default for name, option in table.items()}
+
+
+def option_types(table: Mapping[str, Option]) -> dict[str, type]:
+    """``{name: type}`` of an options table: what a ``key=value`` spec is parsed with."""
+    return {name: type(option.default) for name, option in table.items()}
+
+
+def check_option(label: str, option: Option, value) -> Any:
+    """``value`` checked against ``option`` (``label`` names it in the message, as
+    ``"ismcts option width"``): an int, a float, or a string."""
+    kind = type(option.default)
+    if option.choices:
+        if not (isinstance(value, str) and value in option.choices):
+            cls = InvalidOptionError if isinstance(value, str) else OptionTypeError
+            raise cls(f"{label} must be one of {', '.join(option.choices)}, got {value!r}")
+        return value
+    if kind is int:
+        return check_int(label, value, option.low, option.high)
+    if kind is float:
+        return check_real(label, value, option.low, option.high, option.low_open)
+    return str(value)
+
+
+def check_options(
+    table: Mapping[str, Option], given: Mapping[str, Any], what: str, owner: str
+) -> dict[str, Any]:
+    """Every option of ``table``, in its order: the one ``given`` (a constructor's
+    ``**options``), checked (``check_option``, named ``"{what} {name}"``), else its default.
+    A name not in the table raises ``unexpected_keyword`` for ``owner``."""
+    unknown = set(given) - set(table)
+    if unknown:
+        raise unexpected_keyword(owner, unknown, table)
+    return {
+        name: check_option(f"{what} {name}", option, given[name])
+        if name in given
+        else option.default
+        for name, option in table.items()
+    }
+
+
+_F = TypeVar("_F", bound=Callable)
+
+
+def takes_options(table: Mapping[str, Option]) -> Callable[[_F], _F]:
+    """Decorates a constructor that takes ``table``'s options as ``**options``: its signature
+    (``help``, ``inspect.signature``) shows them as keyword arguments with their defaults."""
+
+    def mark(init: _F) -> _F:
+        sig = inspect.signature(init)
+        params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        params += [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=option.default,
+                annotation=type(option.default).__name__,
+            )
+            for name, option in table.items()
+        ]
+        setattr(init, "__signature__", sig.replace(parameters=params))
+        return init
+
+    return mark

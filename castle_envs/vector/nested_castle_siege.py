@@ -23,42 +23,34 @@ import time
 import numpy as np
 
 from ..core import jit as _jit
+from ..core.options import Option, check_options, option_defaults, takes_options
 from ..castle_siege.rules import State
 from ..castle_siege.solver import UNKNOWN, WINNABLE, Result
+from .siege_nested import MAX_WIDTH
 
-#: ``castle-envs solve --nested LEVEL`` settings and their defaults
-DEFAULTS = {"width": 5, "runs": 4, "noise": 0.2, "check": 0}
+#: the settings (``castle-envs solve --nested LEVEL``): ``level``, candidates a step
+#: (``width``), whole searches (``runs``), the playouts' noise, the solver's nodes at the end
+OPTIONS = {
+    "level": Option(2, 0, 2),
+    "width": Option(5, 2, MAX_WIDTH),
+    "runs": Option(4, 1, 1 << 20),
+    "noise": Option(0.2, 0.0, 1.0),
+    "check": Option(0, 0, 1 << 40),
+}
+DEFAULTS = option_defaults(OPTIONS)
 
 
 class NestedSearch:
     """Nested Monte Carlo search for a winning line (module docstring)."""
 
-    def __init__(
-        self,
-        level: int = 2,
-        width: int = 5,
-        runs: int = 4,
-        noise: float = 0.2,
-        check: int = 0,
-        weights=None,
-        seed: int = 0,
-    ):
+    @takes_options(OPTIONS)
+    def __init__(self, *, weights=None, seed: int = 0, **options):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the nested search needs numba: " + _jit.INSTALL_HINT)
         from . import siege_nested as N
 
-        for name, value, low, high in (
-            ("level", level, 0, 2),
-            ("width", width, 2, N.MAX_WIDTH),
-            ("runs", runs, 1, 1 << 20),
-            ("check", check, 0, 1 << 40),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(
-                    f"nested search {name} must be an int in [{low}, {high}], got {value!r}"
-                )
-        if not 0.0 <= float(noise) <= 1.0:
-            raise ValueError(f"nested search noise must be in [0, 1], got {noise!r}")
+        o = check_options(OPTIONS, options, "nested search", "NestedSearch")
+        level, width, runs, noise, check = (o[k] for k in OPTIONS)
         if weights is None:
             raise ValueError(
                 "the nested search needs the scorer's 30 weights "
@@ -71,7 +63,7 @@ class NestedSearch:
                 f"weights must be the 30 of LinearPolicy.vector(), got shape {self.weights.shape}"
             )
         self.level, self.width, self.runs = level, width, runs
-        self.noise, self.check, self.seed = float(noise), check, seed
+        self.noise, self.check, self.seed = noise, check, seed
         from . import siege_solver as S
         from .solve_castle_siege import shared_memo
 
