@@ -7,9 +7,7 @@ at the next festival and its score there, the local performances it meets where 
 stands), the castellers still free, the skills and the actions left this turn. Everything in
 Castell is public but the bag's order, which no row reads. The layout is ``FEATURES``,
 documented in ``docs/move_features.md``; pure Python (the game has no compiled kernel).
-
-Rows follow the legal action ids in increasing order; the capacity is the whole action
-space (395), so every legal move always has its row.
+A view holds the whole action space (395 rows) unless given a capacity.
 """
 
 from __future__ import annotations
@@ -130,27 +128,6 @@ def next_festival(state: State) -> int:
         if rnd >= state.round and state.fest_held[i]:
             return i
     return -1
-
-
-class CastellMoves(StateMoves):
-    """Castell move views of a rules state (the player to act's)."""
-
-    game = "castell"
-
-    def __init__(self, capacity: int = CAPACITY):
-        super().__init__(capacity, NUM_FEATURES)
-
-    @classmethod
-    def feature_names(cls) -> tuple[str, ...]:
-        return FEATURES
-
-    def rows(self, state, actions) -> np.ndarray:
-        return move_rows(state, actions)
-
-    def observation(self, state) -> np.ndarray:
-        from .observation import observe
-
-        return observe(state, state.current_player)
 
 
 def move_rows(state: State, actions) -> np.ndarray:
@@ -310,3 +287,14 @@ def _fill(row, a, state, p, sizes, fest_region) -> None:
     row[c["specialed"]] = specialed
     row[c["second_recruit_open"]] = recruit_open
     row[c["edits_left/12"]] = max(state.edit_limit - edits, 0) / max(state.edit_limit, 12)
+
+
+class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=CAPACITY):
+    """Castell move views of a rules state (the player to act's)."""
+
+    rows = staticmethod(move_rows)
+
+    def observation(self, state) -> np.ndarray:
+        from .observation import observe
+
+        return observe(state, state.current_player)

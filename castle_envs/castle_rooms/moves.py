@@ -7,9 +7,7 @@ Counts of "unseen" cards are what the actor can work out: every card in play tha
 its hand, on the table or in the discard pile (the deck and the opponents' hands together),
 so a row depends only on what the acting player sees. The layout is ``FEATURES`` (names),
 documented in ``docs/move_features.md``; pure Python (the game has no compiled kernel).
-
-Rows follow the legal action ids in increasing order; the capacity is the whole action
-space (109), so every legal move always has its row.
+The default capacity is the whole action space: 109 rows.
 """
 
 from __future__ import annotations
@@ -136,27 +134,6 @@ def unseen_cards(state: CastleRoomsState, seat: int) -> np.ndarray:
 
 def _standing(lengths: list[int]) -> tuple[int, ...]:
     return tuple(sorted(lengths, reverse=True)) + (0,) * (A.MAX_ROWS - len(lengths))
-
-
-class RoomsMoves(StateMoves):
-    """Castle Rooms move views of a rules state (the player to act's)."""
-
-    game = "castle-rooms"
-
-    def __init__(self, capacity: int = CAPACITY):
-        super().__init__(capacity, NUM_FEATURES)
-
-    @classmethod
-    def feature_names(cls) -> tuple[str, ...]:
-        return FEATURES
-
-    def rows(self, state, actions) -> np.ndarray:
-        return move_rows(state, actions)
-
-    def observation(self, state) -> np.ndarray:
-        from .observation import encode
-
-        return encode(state, state.player)
 
 
 def move_rows(state: CastleRoomsState, actions) -> np.ndarray:
@@ -290,3 +267,14 @@ def _target(row, owner_col: int, lengths, opens, r: int, target, fit_unseen) -> 
     row[COLUMN["target_is_longest"]] = lengths[r] == max(lengths)
     row[COLUMN["target_blocked"]] = not opens[r]
     row[COLUMN["target_fits_unseen/26"]] = fit_unseen[target.helmet][target.exit] / _FIT_SCALE
+
+
+class RoomsMoves(StateMoves, game="castle-rooms", features=FEATURES, capacity=CAPACITY):
+    """Castle Rooms move views of a rules state (the player to act's)."""
+
+    rows = staticmethod(move_rows)
+
+    def observation(self, state) -> np.ndarray:
+        from .observation import encode
+
+        return encode(state, state.player)

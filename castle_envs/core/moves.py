@@ -54,16 +54,41 @@ class MoveView:
 
 
 class StateMoves(MoveView):
-    """A view computed in Python from the rules state (the games without a kernel): the
-    subclass gives ``rows(state, actions)`` (one row per legal action of the player to act)
-    and ``observation(state)``."""
+    """A view computed in Python from the rules state (the games without a kernel). The
+    subclass names its game, columns and default capacity in its class line, and gives
+    ``rows(state, actions)`` (one row per legal action of the player to act) and
+    ``observation(state)``::
+
+        class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=395):
+            rows = staticmethod(move_rows)
+    """
+
+    features: tuple[str, ...] = ()
+    default_capacity = 1
+
+    def __init_subclass__(cls, game: str = "", features=(), capacity: int = 1, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.game, cls.features, cls.default_capacity = game, tuple(features), capacity
+
+    def __init__(self, capacity: int | None = None):
+        super().__init__(
+            self.default_capacity if capacity is None else capacity, len(self.features)
+        )
+
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        return cls.features
 
     def rows(self, state, actions) -> np.ndarray:
         raise NotImplementedError
 
+    def observation(self, state) -> np.ndarray:
+        raise NotImplementedError
+
     def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
         """The view of the player to act (all zero once the game is over) and its count of
-        legal moves; past the capacity the lowest action ids are kept."""
+        legal moves: rows in increasing action id; past the capacity the lowest ids are kept
+        (the default capacity, the whole action space, gives every legal move its row)."""
         out = self.empty() if out is None else out
         for a in out.values():
             a[:] = 0
