@@ -58,31 +58,25 @@ from castle_envs.castellion.rules import (
     REVEAL_PHASE,
     State,
 )
-from castle_envs.core.options import (
-    Option,
-    check_options,
-    option_defaults,
-    option_types,
-    takes_options,
-)
+from castle_envs.core.options import Option, Options
 
 from .castellion_planner import OPTION_TYPES as PLANNER_OPTIONS, PlannerPolicy
 
 #: the options (``pimc:worlds=...`` in a spec; the planner's are ``PREFIX`` + its own)
-OPTIONS = {
-    "worlds": Option(8, 1, 1000),
-    "top": Option(2, 1, 200),
-    "gap": Option(2.0, 0, 1e6),
-    "horizon": Option(1, 0, 3),
-    "share": Option(0.3, 0, 1),
-    "margin": Option(0.02, 0, 1),
-}
-DEFAULTS = option_defaults(OPTIONS)
+OPTIONS = Options(
+    worlds=Option(8, 1, 1000),
+    top=Option(2, 1, 200),
+    gap=Option(2.0, 0, 1e6),
+    horizon=Option(1, 0, 3),
+    share=Option(0.3, 0, 1),
+    margin=Option(0.02, 0, 1),
+)
+DEFAULTS = OPTIONS.defaults()
 #: the planner's options, given to pimc as ``planner_<name>``: the planner that ranks the
 #: candidates and plays the worlds on
 PREFIX = "planner_"
 OPTION_TYPES = {
-    **option_types(OPTIONS),
+    **OPTIONS.types(),
     **{PREFIX + k: v for k, v in PLANNER_OPTIONS.items()},
 }
 #: the planner's options by level where they are not its defaults, when no ``planner_``
@@ -95,9 +89,9 @@ MAX_STEPS = 2000
 class PimcPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    @takes_options(OPTIONS)
+    @OPTIONS.keywords
     def __init__(self, *, planner: PlannerPolicy | None = None, **options):
-        o = check_options(OPTIONS, options, "pimc option", "PimcPolicy")
+        o = OPTIONS.check(options, "pimc option", "PimcPolicy")
         self.worlds, self.top, self.gap = o["worlds"], o["top"], o["gap"]
         self.horizon, self.share, self.margin = o["horizon"], o["share"], o["margin"]
         # one planner for every level when given, else each level's (LEVEL_PLANNER)

@@ -59,38 +59,32 @@ from __future__ import annotations
 
 from castle_envs.castellion.data import PYRO
 from castle_envs.castellion.rules import State
-from castle_envs.core.options import (
-    Option,
-    check_options,
-    option_defaults,
-    option_types,
-    takes_options,
-)
+from castle_envs.core.options import Option, Options
 from castle_envs.vector import castellion_planner as C
 
 #: the options (``planner:w1=...`` in a spec): weights, charges and the Menace's terms are
 #: numbers in 0-100, ``pyro`` and ``reveal`` are 0 or 1
-OPTIONS = {
-    "w1": Option(0.3, 0, 100),
-    "w2": Option(0.1, 0, 100),
-    "useful": Option(0.4, 0, 100),
-    "pressure": Option(0.5, 0, 100),
-    "pyro": Option(1, 0, 1),
-    "grow": Option(8.0, 0, 100),
-    "info": Option(30.0, 0, 100),
-    "reveal": Option(0, 0, 1),
-}
-DEFAULTS = option_defaults(OPTIONS)
-OPTION_TYPES = option_types(OPTIONS)
+OPTIONS = Options(
+    w1=Option(0.3, 0, 100),
+    w2=Option(0.1, 0, 100),
+    useful=Option(0.4, 0, 100),
+    pressure=Option(0.5, 0, 100),
+    pyro=Option(1, 0, 1),
+    grow=Option(8.0, 0, 100),
+    info=Option(30.0, 0, 100),
+    reveal=Option(0, 0, 1),
+)
+DEFAULTS = OPTIONS.defaults()
+OPTION_TYPES = OPTIONS.types()
 WIN, LOSS = C.WIN, C.LOSS
 
 
 class PlannerPolicy:
     """``policy(state, rng) -> action`` (module docstring); ``rng`` is not used."""
 
-    @takes_options(OPTIONS)
+    @OPTIONS.keywords
     def __init__(self, **options):
-        o = check_options(OPTIONS, options, "planner option", "PlannerPolicy")
+        o = OPTIONS.check(options, "planner option", "PlannerPolicy")
         self.weights = (1.0, o["w1"], o["w2"])
         self.useful, self.pressure, self.pyro = o["useful"], o["pressure"], o["pyro"]
         self.grow, self.info, self.reveal = o["grow"], o["info"], o["reveal"]

@@ -30,40 +30,34 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.rules import State
-from castle_envs.core.options import (
-    Option,
-    check_options,
-    option_defaults,
-    option_types,
-    takes_options,
-)
+from castle_envs.core.options import Option, Options
 from castle_envs.vector.siege_ismcts import MAX_WIDTH
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
 #: the settings a spec or a model directory may give (``ismcts:iterations=...``)
-OPTIONS = {
-    "iterations": Option(1000, 1),
-    "width": Option(8, 2, MAX_WIDTH),
-    "temp": Option(1.0, 0.0, low_open=True),
-    "c": Option(1.0, 0.0),
-    "noise": Option(0.0, 0.0, 1.0),
-    "shaped": Option(0.1, 0.0, 1.0),
-    "leaf": Option(0, 0),
-    "endgame": Option(20000, 1),
-    "standing": Option(0.0, 0.0, 1.0),
-    "value": Option(""),
-    "lam": Option(0.0, 0.0, 1.0),
-    "prior": Option(""),
-    "prior_mix": Option(0.0, 0.0, 1.0),
-    "prior_temp": Option(1.0, 0.0, low_open=True),
-    "root_width": Option(0, 0, MAX_WIDTH),
-    "halving": Option(0, 0, 1),
-    "trees": Option(1, 1, 64),
-}
-DEFAULTS = option_defaults(OPTIONS)
+OPTIONS = Options(
+    iterations=Option(1000, 1),
+    width=Option(8, 2, MAX_WIDTH),
+    temp=Option(1.0, 0.0, low_open=True),
+    c=Option(1.0, 0.0),
+    noise=Option(0.0, 0.0, 1.0),
+    shaped=Option(0.1, 0.0, 1.0),
+    leaf=Option(0, 0),
+    endgame=Option(20000, 1),
+    standing=Option(0.0, 0.0, 1.0),
+    value=Option(""),
+    lam=Option(0.0, 0.0, 1.0),
+    prior=Option(""),
+    prior_mix=Option(0.0, 0.0, 1.0),
+    prior_temp=Option(1.0, 0.0, low_open=True),
+    root_width=Option(0, 0, MAX_WIDTH),
+    halving=Option(0, 0, 1),
+    trees=Option(1, 1, 64),
+)
+DEFAULTS = OPTIONS.defaults()
 #: the settings' types
-ISMCTS_OPTIONS = option_types(OPTIONS)
+ISMCTS_OPTIONS = OPTIONS.types()
 #: the arrays of a root prior file: the move network's state encoder (w1, b1, w2, b2), its
 #: move MLP over [state embedding, move features] (m1, c1, m2, c2) and its linear term over
 #: the last ``len(lin)`` move features, weights input x output (``agents/move_policy.py``)
@@ -73,7 +67,7 @@ PRIOR_ARRAYS = ("w1", "b1", "w2", "b2", "m1", "c1", "m2", "c2", "lin")
 class ISMCTSPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    @takes_options(OPTIONS)
+    @OPTIONS.keywords
     def __init__(self, weights: LinearPolicy, **options):
         from castle_envs.core import jit as _jit
 
@@ -84,7 +78,7 @@ class ISMCTSPolicy:
         from castle_envs.vector import siege_nested, siege_solver
 
         #: the settings, as a spec or ``model.json`` gives them
-        self.options = o = check_options(OPTIONS, options, "ismcts option", "ISMCTSPolicy")
+        self.options = o = OPTIONS.check(options, "ismcts option", "ISMCTSPolicy")
         if o["trees"] > 1 and o["halving"]:
             raise ValueError(
                 "ismcts options trees > 1 and halving=1 do not combine: halving "

@@ -49,38 +49,32 @@ import numpy as np
 
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
-from castle_envs.core.options import (
-    Option,
-    check_options,
-    option_defaults,
-    option_types,
-    takes_options,
-)
+from castle_envs.core.options import Option, Options
 from castle_envs.vector.siege_nested import MAX_WIDTH
 
 from .castle_siege_linear import EndgamePlanner, LinearPolicy
 
 #: the settings a spec or a model directory may give (``search:samples=...``)
-OPTIONS = {
-    "samples": Option(16, 1),
-    "candidates": Option(6, 2),
-    "nodes": Option(2000, 1),
-    "endgame": Option(20000, 1),
-    "inner": Option("solver", choices=("solver", "nested")),
-    "level": Option(1, 0, 2),
-    "width": Option(3, 2, MAX_WIDTH),
-    "playouts": Option(1, 1),
-}
-DEFAULTS = option_defaults(OPTIONS)
+OPTIONS = Options(
+    samples=Option(16, 1),
+    candidates=Option(6, 2),
+    nodes=Option(2000, 1),
+    endgame=Option(20000, 1),
+    inner=Option("solver", choices=("solver", "nested")),
+    level=Option(1, 0, 2),
+    width=Option(3, 2, MAX_WIDTH),
+    playouts=Option(1, 1),
+)
+DEFAULTS = OPTIONS.defaults()
 #: the settings' types
-SEARCH_OPTIONS = option_types(OPTIONS)
+SEARCH_OPTIONS = OPTIONS.types()
 INNER = OPTIONS["inner"].choices
 
 
 class SearchPolicy:
     """``policy(state, rng) -> action`` (module docstring)."""
 
-    @takes_options(OPTIONS)
+    @OPTIONS.keywords
     def __init__(
         self,
         weights: LinearPolicy,
@@ -99,7 +93,7 @@ class SearchPolicy:
         from castle_envs.vector.solve_castle_siege import CompiledSolver
         from castle_envs.vector import siege_nested
 
-        o = check_options(OPTIONS, options, "search option", "SearchPolicy")
+        o = OPTIONS.check(options, "search option", "SearchPolicy")
         samples, candidates, nodes = o["samples"], o["candidates"], o["nodes"]
         self.inner, self.level = o["inner"], o["level"]
         self.width, self.playouts = o["width"], o["playouts"]

@@ -15,10 +15,9 @@ value of the right kind outside what is accepted raises ``InvalidOptionError`` (
 own ``"X.__init__() got an unexpected keyword argument 'k'"`` (pipelines such as TorchRL's
 ``GymEnv`` match that text to retry without the keyword).
 
-An agent's or a search's options are written once, as a table of ``Option``s (default and
-accepted range); ``check_options`` reads a constructor's ``**options`` through it,
-``option_defaults`` and ``option_types`` give the defaults and the types a spec is parsed
-with, and ``takes_options`` shows the options in the constructor's signature.
+An agent's or a search's options are written once, as an ``Options`` table of ``Option``s
+(default and accepted range): it checks a constructor's ``**options``, gives the defaults
+and the types a spec is parsed with, and shows the options in the constructor's signature.
 """
 
 from __future__ import annotations
@@ -168,16 +167,6 @@ class Option(NamedTuple):
     choices: tuple[str, ...] = ()
 
 
-def option_defaults(table: Mapping[str, Option]) -> dict[str, Any]:
-    """``{name: default}`` of an options table."""
-    return {name: option.default for name, option in table.items()}
-
-
-def option_types(table: Mapping[str, Option]) -> dict[str, type]:
-    """``{name: type}`` of an options table: what a ``key=value`` spec is parsed with."""
-    return {name: type(option.default) for name, option in table.items()}
-
-
 def check_option(label: str, option: Option, value) -> Any:
     """``value`` checked against ``option`` (``label`` names it in the message, as
     ``"ismcts option width"``): an int, a float, or a string."""
@@ -194,31 +183,46 @@ def check_option(label: str, option: Option, value) -> Any:
     return str(value)
 
 
-def check_options(
-    table: Mapping[str, Option], given: Mapping[str, Any], what: str, owner: str
-) -> dict[str, Any]:
-    """Every option of ``table``, in its order: the one ``given`` (a constructor's
-    ``**options``), checked (``check_option``, named ``"{what} {name}"``), else its default.
-    A name not in the table raises ``unexpected_keyword`` for ``owner``."""
-    unknown = set(given) - set(table)
-    if unknown:
-        raise unexpected_keyword(owner, unknown, table)
-    return {
-        name: check_option(f"{what} {name}", option, given[name])
-        if name in given
-        else option.default
-        for name, option in table.items()
-    }
-
-
 _F = TypeVar("_F", bound=Callable)
 
 
-def takes_options(table: Mapping[str, Option]) -> Callable[[_F], _F]:
-    """Decorates a constructor that takes ``table``'s options as ``**options``: its signature
-    (``help``, ``inspect.signature``) shows them as keyword arguments with their defaults."""
+class Options(dict):
+    """An options table, ``{name: Option}`` in the order written: what an agent's or a
+    search's constructor takes as ``**options``::
 
-    def mark(init: _F) -> _F:
+        OPTIONS = Options(worlds=Option(8, 1, 1000), share=Option(0.3, 0, 1))
+
+        class Agent:
+            @OPTIONS.keywords
+            def __init__(self, **options):
+                o = OPTIONS.check(options, "agent option", "Agent")
+    """
+
+    def defaults(self) -> dict[str, Any]:
+        """``{name: default}``."""
+        return {name: option.default for name, option in self.items()}
+
+    def types(self) -> dict[str, type]:
+        """``{name: type}``: what a ``key=value`` spec is parsed with."""
+        return {name: type(option.default) for name, option in self.items()}
+
+    def check(self, given: Mapping[str, Any], what: str, owner: str) -> dict[str, Any]:
+        """Every option, in order: the one ``given`` (a constructor's ``**options``), checked
+        (``check_option``, named ``"{what} {name}"``), else its default. A name not in the
+        table raises ``unexpected_keyword`` for ``owner``."""
+        unknown = set(given) - set(self)
+        if unknown:
+            raise unexpected_keyword(owner, unknown, self)
+        return {
+            name: check_option(f"{what} {name}", option, given[name])
+            if name in given
+            else option.default
+            for name, option in self.items()
+        }
+
+    def keywords(self, init: _F) -> _F:
+        """Decorates a constructor that takes the options as ``**options``: its signature
+        (``help``, ``inspect.signature``) shows them as keyword arguments with defaults."""
         sig = inspect.signature(init)
         params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
         params += [
@@ -228,9 +232,7 @@ def takes_options(table: Mapping[str, Option]) -> Callable[[_F], _F]:
                 default=option.default,
                 annotation=type(option.default).__name__,
             )
-            for name, option in table.items()
+            for name, option in self.items()
         ]
         setattr(init, "__signature__", sig.replace(parameters=params))
         return init
-
-    return mark

@@ -23,33 +23,33 @@ import time
 import numpy as np
 
 from ..core import jit as _jit
-from ..core.options import Option, check_options, option_defaults, takes_options
+from ..core.options import Option, Options
 from ..castle_siege.rules import State
 from ..castle_siege.solver import UNKNOWN, WINNABLE, Result
 from .siege_nested import MAX_WIDTH
 
 #: the settings (``castle-envs solve --nested LEVEL``): ``level``, candidates a step
 #: (``width``), whole searches (``runs``), the playouts' noise, the solver's nodes at the end
-OPTIONS = {
-    "level": Option(2, 0, 2),
-    "width": Option(5, 2, MAX_WIDTH),
-    "runs": Option(4, 1, 1 << 20),
-    "noise": Option(0.2, 0.0, 1.0),
-    "check": Option(0, 0, 1 << 40),
-}
-DEFAULTS = option_defaults(OPTIONS)
+OPTIONS = Options(
+    level=Option(2, 0, 2),
+    width=Option(5, 2, MAX_WIDTH),
+    runs=Option(4, 1, 1 << 20),
+    noise=Option(0.2, 0.0, 1.0),
+    check=Option(0, 0, 1 << 40),
+)
+DEFAULTS = OPTIONS.defaults()
 
 
 class NestedSearch:
     """Nested Monte Carlo search for a winning line (module docstring)."""
 
-    @takes_options(OPTIONS)
+    @OPTIONS.keywords
     def __init__(self, *, weights=None, seed: int = 0, **options):
         if not _jit.HAVE_NUMBA:
             raise ImportError("the nested search needs numba: " + _jit.INSTALL_HINT)
         from . import siege_nested as N
 
-        o = check_options(OPTIONS, options, "nested search", "NestedSearch")
+        o = OPTIONS.check(options, "nested search", "NestedSearch")
         level, width, runs, noise, check = (o[k] for k in OPTIONS)
         if weights is None:
             raise ValueError(

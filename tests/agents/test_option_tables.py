@@ -13,7 +13,7 @@ from castle_envs.agents import (
 )
 from castle_envs.agents.options import parse_options
 from castle_envs.core.errors import InvalidOptionError, OptionTypeError, UnknownOptionError
-from castle_envs.core.options import Option, check_options, option_defaults, option_types
+from castle_envs.core.options import Option, Options
 from castle_envs.vector import nested_castle_siege
 
 TABLES = [
@@ -31,28 +31,24 @@ def test_signature_shows_the_table_and_defaults_pass_their_own_checks(cls, table
     for name, option in table.items():
         assert params[name].default == option.default
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
-    checked = check_options(table, option_defaults(table), "x option", cls.__name__)
-    assert checked == option_defaults(table)
+    assert table.check(table.defaults(), "x option", cls.__name__) == table.defaults()
     # a spec writes each default back as it was
-    types = option_types(table)
-    text = ",".join(f"{k}={v}" for k, v in option_defaults(table).items())
-    assert parse_options(text, types, "x") == option_defaults(table)
+    text = ",".join(f"{k}={v}" for k, v in table.defaults().items())
+    assert parse_options(text, table.types(), "x") == table.defaults()
 
 
 def test_check_options_names_the_option_and_the_owner():
-    table = {
-        "n": Option(3, 1, 9),
-        "x": Option(0.5, 0.0, 1.0),
-        "kind": Option("a", choices=("a", "b")),
-    }
-    assert check_options(table, {"n": 4}, "demo option", "Demo") == {"n": 4, "x": 0.5, "kind": "a"}
+    table = Options(
+        n=Option(3, 1, 9), x=Option(0.5, 0.0, 1.0), kind=Option("a", choices=("a", "b"))
+    )
+    assert table.check({"n": 4}, "demo option", "Demo") == {"n": 4, "x": 0.5, "kind": "a"}
     with pytest.raises(InvalidOptionError, match="demo option n must be an int in 1..9, got 0"):
-        check_options(table, {"n": 0}, "demo option", "Demo")
+        table.check({"n": 0}, "demo option", "Demo")
     with pytest.raises(OptionTypeError, match="demo option x must be a finite number"):
-        check_options(table, {"x": True}, "demo option", "Demo")
+        table.check({"x": True}, "demo option", "Demo")
     with pytest.raises(InvalidOptionError, match="demo option kind must be one of a, b, got 'c'"):
-        check_options(table, {"kind": "c"}, "demo option", "Demo")
+        table.check({"kind": "c"}, "demo option", "Demo")
     with pytest.raises(
         UnknownOptionError, match="Demo.__init__.. got an unexpected keyword argument 'm'"
     ):
-        check_options(table, {"m": 1}, "demo option", "Demo")
+        table.check({"m": 1}, "demo option", "Demo")
