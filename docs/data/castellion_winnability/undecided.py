@@ -14,7 +14,8 @@ One row a deal (seed, level, the three Ordeal cards, then):
   (``agents_0_499.jsonl``; at the Menace today's planner, ``info=30``);
 - ``stage1``, ``stage2``: the loss search's stages (the compiled depth-first search, every
   legal move, ``castellion_loss``'s bounds pruning, the mirror-canonical table;
-  ``castellion_solver.dfs`` with ``goal`` 1 and 2) given ``--nodes`` each: ``pass`` (a line
+  ``castellion_solver.dfs`` with ``goal`` 1 and 2; ``--nodes`` for both stages together,
+  as ``Solver.prove_loss`` counts them: stage 2 gets what stage 1 left): ``pass`` (a line
   passes that many Ordeals), ``lost`` (no line does: would be a proof of loss; none is
   expected, as the proofs-of-loss run used the same search), ``unk`` (budget spent),
   ``-`` (not run: the stage before did not pass);
