@@ -90,3 +90,16 @@ def tt_find(table, h1, h2):
             return False
         i = (i + 1) & mask
     return False
+
+
+@njit(cache=True, inline="always")
+def tt_seen(table, key, h, d):
+    """Is the position with hash pair ``key`` stored (``tt_find``)? If not, the pair is kept
+    as depth ``d``'s in ``h`` ((depth, 2) uint64): the search stores it there once every
+    move of the position has lost."""
+    h1, h2 = key
+    if tt_find(table, h1, h2):
+        return True
+    h[d, 0] = h1
+    h[d, 1] = h2
+    return False

@@ -61,7 +61,7 @@ import numpy as np
 from ..castellion.data import SCHOOL
 from ..castellion import kernel as K
 from ..core.jit import njit, unowned
-from ..core.kernel_common import nonzero_key, tt_find
+from ..core.kernel_common import nonzero_key, tt_seen
 from .castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
@@ -476,12 +476,8 @@ def dfs(w, z, level, rules, max_nodes, prune, use_table, order, goal=3, canon=Fa
         if _pruned(S[0], level, rules, prune):
             stats[1] += 1
             return LOSS
-        if use_table:
-            h1, h2 = _hash(S[0], z, canon)
-            if tt_find(table, h1, h2):
-                return LOSS
-            h[0, 0] = h1
-            h[0, 1] = h2
+        if use_table and tt_seen(table, _hash(S[0], z, canon), h, 0):
+            return LOSS
         stats[4] = 1
         nmoves[0] = _gen(S[0], level, rules, moves[0], w.mask, w.keys, w.child, order, stats)
         idx[0] = 0
@@ -504,12 +500,8 @@ def dfs(w, z, level, rules, max_nodes, prune, use_table, order, goal=3, canon=Fa
             if _pruned(S[c], level, rules, prune):
                 stats[1] += 1
                 continue
-            if use_table:
-                h1, h2 = _hash(S[c], z, canon)
-                if tt_find(table, h1, h2):
-                    continue
-                h[c, 0] = h1
-                h[c, 1] = h2
+            if use_table and tt_seen(table, _hash(S[c], z, canon), h, c):
+                continue
             if c >= MAX_DEPTH - 1:
                 stats[3] = d
                 return UNKNOWN_RESULT

@@ -36,7 +36,7 @@ from ..castle_siege.cards import NUM_CARDS, RANK, SUIT
 from ..castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from ..core import pcg64
 from ..core.jit import njit, unowned
-from ..core.kernel_common import nonzero_key, tt_find, xorshift_star
+from ..core.kernel_common import nonzero_key, tt_seen, xorshift_star
 from ..castle_siege.kernel import (
     CAPTURED,
     CARD_WORDS,
@@ -197,7 +197,7 @@ def position_hash(b, v, z):
     return nonzero_key(h1, h2)
 
 
-# --- the table of lost positions (tt_find: kernel_common) ------------------------------------
+# --- the table of lost positions (tt_find, tt_seen: kernel_common) --------------------------
 @njit(cache=True)
 def tt_add(table, h1, h2, used):
     """Store a lost position; a full neighbourhood keeps its entries (the table is a cache
@@ -609,12 +609,8 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
         if prune and hopeless(B[0], V[0], w, memo):
             stats[1] += 1
             return LOSS
-        if use_table:
-            h1, h2 = position_hash(B[0], V[0], z)
-            if tt_find(table, h1, h2):
-                return LOSS
-            h[0, 0] = h1
-            h[0, 1] = h2
+        if use_table and tt_seen(table, position_hash(B[0], V[0], z), h, 0):
+            return LOSS
         stats[4] = 1
         nmoves[0] = gen_moves(B[0], V[0], recent, moves[0], w)
         if not order:
@@ -637,12 +633,8 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
                 continue
             if reference:
                 # the reference's accounting: the table first, a pruned position stored
-                if use_table:
-                    h1, h2 = position_hash(B[c], V[c], z)
-                    if tt_find(table, h1, h2):
-                        continue
-                    h[c, 0] = h1
-                    h[c, 1] = h2
+                if use_table and tt_seen(table, position_hash(B[c], V[c], z), h, c):
+                    continue
                 if stats[0] >= max_nodes:
                     idx[d] -= 1
                     stats[3] = d
@@ -663,12 +655,8 @@ def dfs(w, z, memo, recent, leave, max_nodes, prune, use_table, order):
                     stats[0] += 1
                     stats[1] += 1
                     continue
-                if use_table:
-                    h1, h2 = position_hash(B[c], V[c], z)
-                    if tt_find(table, h1, h2):
-                        continue
-                    h[c, 0] = h1
-                    h[c, 1] = h2
+                if use_table and tt_seen(table, position_hash(B[c], V[c], z), h, c):
+                    continue
                 stats[0] += 1
             if c >= MAX_DEPTH - 1:
                 stats[3] = d
