@@ -291,6 +291,18 @@ def _splits(s, c):
     return s[HEIGHT + c] == 1 and 0 < c < castle_width(s) - 1
 
 
+@njit(cache=True, inline="always")
+def _room_beside(s, heights, width, k):
+    """Can column ``k``'s top tile go elsewhere: a new column fits, or another of the
+    ``width`` columns (heights at ``s[heights:]``) is below the top row?"""
+    if width < SIZE:
+        return True
+    for c in range(width):
+        if c != k and s[heights + c] < SIZE:
+            return True
+    return False
+
+
 @njit(cache=True)
 def _move_possible(s, dec):
     """``rules._move_possible`` of the heights with column ``dec`` one lower."""
@@ -309,11 +321,8 @@ def _move_possible(s, dec):
             if 0 < k < width - 1:
                 continue
             return True
-        if width < SIZE:
+        if _room_beside(s, SCRATCH, width, k):
             return True
-        for c in range(width):
-            if c != k and s[SCRATCH + c] < SIZE:
-                return True
     return False
 
 
@@ -342,14 +351,7 @@ def _lift_ok(s, c):
         return False
     if castle_size(s) < 2:
         return False
-    if h == 1:
-        return True
-    if castle_width(s) < SIZE:
-        return True
-    for o in range(SIZE):
-        if o != c and s[HEIGHT + o] < SIZE:
-            return True
-    return False
+    return h == 1 or _room_beside(s, HEIGHT, castle_width(s), c)
 
 
 @njit(cache=True)
