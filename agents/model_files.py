@@ -23,6 +23,37 @@ def write_card(directory, card: dict) -> Path:
     return directory
 
 
+def write_weights(
+    directory,
+    kind: str,
+    game: str,
+    variant: dict,
+    env_kwargs: dict,
+    policy: dict,
+    tensors: dict,
+    extra: dict | None = None,
+) -> Path:
+    """A model directory of torch weights: the card of a ``kind`` trained on ``game`` (its
+    ``variant`` and env keywords, the ``policy`` architecture, ``extra`` entries after
+    them) and ``tensors`` (a state dict) in ``WEIGHTS_FILE``."""
+    import torch
+
+    directory = write_card(
+        directory,
+        {
+            "kind": kind,
+            "game": game,
+            "variant": dict(variant),
+            "env_kwargs": dict(env_kwargs),
+            "policy": policy,
+            "weights": WEIGHTS_FILE,
+            **(extra or {}),
+        },
+    )
+    torch.save(tensors, directory / WEIGHTS_FILE)
+    return directory
+
+
 def load_tensors(path):
     """A ``torch.save``d dict of tensors, read with ``weights_only=True``: torch's restricted
     unpickler accepts tensors and plain containers and refuses any other object, so a file

@@ -146,26 +146,13 @@ def save(
     env_kwargs: dict,
     extra: dict | None = None,
 ) -> Path:
-    import torch
+    from .model_files import write_weights
 
-    from .model_files import WEIGHTS_FILE, write_card
-
-    directory = write_card(
-        directory,
-        {
-            "kind": "move_policy",
-            "game": game,
-            "variant": dict(variant),
-            "env_kwargs": dict(env_kwargs),
-            "policy": {k: arch[k] for k in ARCH_KEYS},
-            "weights": WEIGHTS_FILE,
-            **(extra or {}),
-        },
+    policy = {k: arch[k] for k in ARCH_KEYS}
+    tensors = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    return write_weights(
+        directory, "move_policy", game, variant, env_kwargs, policy, tensors, extra
     )
-    torch.save(
-        {k: v.detach().clone() for k, v in net.state_dict().items()}, directory / WEIGHTS_FILE
-    )
-    return directory
 
 
 def check_arch(arch) -> dict:

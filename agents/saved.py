@@ -32,6 +32,7 @@ from pathlib import Path
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
 from .model_files import FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE, load_tensors  # noqa: F401
 from .model_files import load_weights, write_card  # noqa: F401
+from .model_files import write_weights
 
 KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
@@ -147,22 +148,10 @@ def save_maskable_ppo(
     extra: dict | None = None,
 ) -> Path:
     """Write a MaskablePPO policy's ``state_dict()`` as a safe model directory."""
-    import torch
-
-    directory = write_card(
-        directory,
-        {
-            "kind": "maskable_ppo",
-            "game": game,
-            "variant": dict(variant),
-            "env_kwargs": dict(env_kwargs),
-            "policy": {"net_arch": list(net_arch), "activation": activation},
-            "weights": WEIGHTS_FILE,
-            **(extra or {}),
-        },
+    policy = {"net_arch": list(net_arch), "activation": activation}
+    return write_weights(
+        directory, "maskable_ppo", game, variant, env_kwargs, policy, dict(state_dict), extra
     )
-    torch.save(dict(state_dict), directory / WEIGHTS_FILE)
-    return directory
 
 
 def load_agent(path, game: str, seed: int | None = None):
