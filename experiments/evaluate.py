@@ -133,6 +133,19 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
     )
 
 
+def run_options(args) -> dict:
+    """The keywords of ``evaluate`` and ``tournament`` that ``add_run_arguments`` parsed:
+    the workers and the agents' seed, progress and game records."""
+    return {
+        "workers": args.workers,
+        "backend": args.backend,
+        "address": args.address,
+        "progress": not args.no_progress,
+        "record": args.record,
+        "agent_seed": args.agent_seed,
+    }
+
+
 def parse_agents(values, default: str, game: str | None = None) -> list[str]:
     """Agent specs from ``--agent`` values; ``best`` becomes the game's strongest shipped
     agent, and the command says which."""
@@ -512,14 +525,9 @@ def run(args) -> int:
         args.seed,
         parse_env_options(args.option),
         resolve_best(args.opponent, spec.slug),
-        args.workers,
-        args.backend,
-        args.address,
-        progress=not args.no_progress,
-        record=args.record,
-        agent_seed=args.agent_seed,
         log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
         resume=getattr(args, "resume", False),
+        **run_options(args),
     )
     summary["provenance"]["arguments"] = {
         k: v

@@ -32,6 +32,7 @@ from .evaluate import (
     check_setup,
     parse_agents,
     progress_bar,
+    run_options,
     write_records,
 )
 from .parallel import run_chunks, split
@@ -167,13 +168,8 @@ def run(args) -> int:
         agents,
         args.games,
         args.seed,
-        args.workers,
-        args.backend,
-        args.address,
-        args.bootstrap,
-        progress=not args.no_progress,
-        record=args.record,
-        agent_seed=args.agent_seed,
+        bootstrap=args.bootstrap,
+        **run_options(args),
     )
     game_records = summary.pop("records", [])
     print(
