@@ -41,6 +41,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--level", required=True)
 p.add_argument("--top", type=int, default=4, help="candidates a decision")
 p.add_argument("--gap", type=float, default=4.0, help="planner units behind the best")
+p.add_argument("--nested-level", type=int, default=1, help="1: playouts a candidate; 2: ...")
 p.add_argument("--journal", default=str(HERE / "nested_wins.jsonl"))
 p.add_argument("--seeds", help="comma-separated seeds instead of the undecided ones")
 args = p.parse_args()
@@ -60,12 +61,14 @@ else:
     ]
     seeds = [s for s in seeds if s not in won_by_agent]
 settings = {"top": args.top, "gap": args.gap}
+if args.nested_level != 1:
+    settings["level"] = args.nested_level
 journal = Path(args.journal)
 done = set()
 if journal.exists():
     for r in map(json.loads, open(journal)):
-        if r["level"] == args.level and r["settings"] == settings:
-            done.add(r["seed"])
+        if r["level"] == args.level and (r["settings"] == settings or r["won"]):
+            done.add(r["seed"])  # searched with these settings, or won by any
 
 level_id = [name.lower() for name in LEVELS].index(args.level)
 planner = PlannerPolicy(**LEVEL_PLANNER.get(level_id, {}))
@@ -73,7 +76,7 @@ ranker = PimcPolicy(planner=planner, top=args.top, gap=args.gap)
 
 
 def playout(world):
-    """The planner plays ``world`` on; (its moves, the line's score)."""
+    """The planner plays ``world`` on (changed in place): (its moves, the line's score)."""
     moves = []
     for _ in range(MAX_STEPS):
         if world.outcome:
@@ -81,13 +84,20 @@ def playout(world):
         a = planner(world, None)
         moves.append(a)
         world._apply(a)
-    if world.outcome > 0:
-        return moves, (4, 0)
-    return moves, (world.current, len(moves))
+    return moves, score(world, len(moves))
 
 
-def nested(s):
-    """Level-1 nested search from ``s`` (changed in place): (best line, its score, playouts)."""
+def score(world, moves):
+    """A line's score: (Ordeals passed, 4 for a win; then the moves it survived)."""
+    return (4, 0) if world.outcome > 0 else (world.current, moves)
+
+
+def nested(s, level):
+    """Nested search of ``level`` from ``s`` (changed in place): (best line, its score,
+    playouts). Level 0 is the planner's playout; level n plays each candidate and searches
+    on at level n - 1, and follows the best line found so far."""
+    if level == 0:
+        return (*playout(s), 1)
     played, best, best_score, playouts = [], [], (-1, 0), 0
     while not s.outcome:
         legal = np.flatnonzero(s.legal_action_mask()).tolist()
@@ -96,11 +106,11 @@ def nested(s):
             for a in cands:
                 w = s.clone()
                 w._apply(a)
-                moves, score = playout(w)
-                playouts += 1
-                score = (score[0], score[1] + len(played))
-                if score > best_score:
-                    best, best_score = played + [a] + moves, score
+                moves, (passed, survived), n = nested(w, level - 1)
+                playouts += n
+                line_score = (passed, survived + len(played) + 1)
+                if line_score > best_score:
+                    best, best_score = played + [a] + moves, line_score
                 if best_score[0] == 4:
                     return best, best_score, playouts
         a = best[len(played)]
@@ -114,8 +124,8 @@ for seed in seeds:
     if seed in done:
         continue
     t = time.process_time()
-    line, score, playouts = nested(deal(seed, args.level, **RULES))
-    win = score[0] == 4
+    line, (passed, _), playouts = nested(deal(seed, args.level, **RULES), args.nested_level)
+    win = passed == 4
     replays = win and replay_wins(seed, args.level, line, **RULES)
     if win and not replays:
         raise SystemExit(f"{args.level} deal {seed}: a won line that does not replay")
@@ -125,7 +135,7 @@ for seed in seeds:
         "seed": seed,
         "settings": settings,
         "won": bool(win),
-        "ordeals_passed": min(score[0], 3),
+        "ordeals_passed": min(passed, 3),
         "replays": bool(replays),
         "line": line if win else [],
         "playouts": playouts,
@@ -133,5 +143,5 @@ for seed in seeds:
     }
     with open(journal, "a") as f:
         f.write(json.dumps(record) + "\n")
-    print(seed, "WON" if win else score[0], playouts, record["cpu_s"], flush=True)
+    print(seed, "WON" if win else passed, playouts, record["cpu_s"], flush=True)
 print(f"{args.level}: {wins} won this run")

@@ -1,0 +1,98 @@
+"""Where the study stands, every source of proof together: per level, the deals of seeds
+0-499 proven winnable (and by what first), proven lost, and still undecided, with the 95%
+interval on the winnable share (Wilson: the lower end from the proven wins, the upper from
+the deals not proven lost, as the solver's summaries give it). From the repository root:
+
+    python docs/data/castellion_winnability/settled.py
+
+prints the table of the study's summary and writes ``settled.json``: the solver's summaries
+(``summary_500k_probe.json``) with the counts and intervals brought up to date, each source's
+count and the undecided seeds added, which ``castle-envs solve --game castellion --plot``
+draws (``--summaries docs/data/castellion_winnability/settled.json``).
+
+Sources, in the order a deal is credited to them (each a line of moves replayed to a win in
+the Gymnasium env, except the planner's games, which were played in it):
+
+1. ``solver``: the study's perfect-information solver and planner probe (``solve_500k_probe.jsonl``);
+2. ``win search``: the bounded depth-first search aimed at winning (``win_search_500k.jsonl``);
+3. ``planner``: today's planner's won games at the Menace (``agents_0_499_menace_planner_info30.jsonl``);
+4. ``pimc``: ``pimc``'s won games from the player's seat (``agent_wins.jsonl``);
+5. ``nested``: the nested Monte Carlo search over the true deal (``nested_wins.jsonl``).
+
+Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``).
+"""
+
+import json
+from pathlib import Path
+
+from castle_envs.experiments.stats import wilson_interval
+
+HERE = Path(__file__).parent
+LEVELS = ("school", "academy", "menace")
+DEALS = range(500)
+
+
+def rows(name):
+    return [json.loads(line) for line in open(HERE / name)]
+
+
+won = {lv: {} for lv in LEVELS}  # level -> seed -> source
+
+
+def credit(level, seed, source):
+    won[level].setdefault(seed, source)
+
+
+for r in rows("solve_500k_probe.jsonl"):
+    if r["verdict"] == "winnable":
+        credit(r["level"], r["seed"], "solver")
+for r in rows("win_search_500k.jsonl"):
+    if r["verdict"] == "WON, replays":
+        credit(r["level"], r["seed"], "win search")
+for r in rows("agents_0_499_menace_planner_info30.jsonl"):
+    if r["won"]:
+        credit(r["level"], r["seed"], "planner")
+for r in rows("agent_wins.jsonl"):
+    if r["won"] and r["replays"]:
+        credit(r["level"], r["seed"], "pimc")
+for r in rows("nested_wins.jsonl"):
+    if r["won"] and r["replays"]:
+        level = r["settings"].get("level", 1)
+        credit(r["level"], r["seed"], f"nested level {level}")
+lost = {lv: set() for lv in LEVELS}
+for r in rows("loss_proofs_200k.jsonl"):
+    if r["proof"]:
+        lost[r["level"]].add(r["seed"])
+
+summaries = json.load(open(HERE / "summary_500k_probe.json"))
+print("| level | proven winnable | by source | proven lost | undecided | 95% interval | width |")
+print("|---|---|---|---|---|---|---|")
+for s in summaries:
+    lv = s["level"]
+    wins, losses = won[lv], lost[lv]
+    both = set(wins) & losses
+    if both:
+        raise SystemExit(f"{lv}: deals {sorted(both)} proven both winnable and lost")
+    undecided = sorted(set(DEALS) - set(wins) - losses)
+    lo, _ = wilson_interval(len(wins), len(DEALS))
+    _, hi = wilson_interval(len(DEALS) - len(losses), len(DEALS))
+    sources = {}
+    for source in wins.values():
+        sources[source] = sources.get(source, 0) + 1
+    s.update(
+        winnable=len(wins),
+        unwinnable=len(losses),
+        unknown=len(undecided),
+        winnable_fraction=len(wins) / len(DEALS),
+        winnable_interval_95=[lo, hi],
+        proven_by=sources,
+        undecided_seeds=undecided,
+    )
+    by = ", ".join(f"{k} {v}" for k, v in sources.items())
+    print(
+        f"| {lv} | {len(wins)} | {by} | {len(losses)} | {len(undecided)} | "
+        f"[{lo:.1%}, {hi:.1%}] | {100 * (hi - lo):.1f} points |"
+    )
+with open(HERE / "settled.json", "w") as f:
+    json.dump(summaries, f, indent=1)
+    f.write("\n")
