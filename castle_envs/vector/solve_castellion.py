@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -101,6 +101,20 @@ def replay_wins(seed: int, level: str, line, **rules) -> bool:
     return False
 
 
+#: a loss-search stage's verdicts: a line passes its ordeal, none does (proven lost), or
+#: the budget ran out first
+PASSED, LOST, OPEN = "pass", "lost", "unk"
+
+
+class LossStage(NamedTuple):
+    """One stage of ``Solver.loss_stages``."""
+
+    goal: int  # the ordeal (1-based) a line must pass
+    verdict: str  # PASSED, LOST or OPEN
+    nodes: int  # the nodes the loss search has spent so far, this stage included
+    cut: int  # positions the bounds have cut so far
+
+
 class Solver:
     """The compiled search (module docstring). ``prune``/``table``/``order``/``beam`` switch
     the School supply bound, the table of lost positions, the move ordering and the beam
@@ -144,42 +158,55 @@ class Solver:
     def prove_loss(self, state: State) -> tuple[str, str, int]:
         """(proof, found_by, loss nodes): a proof that ``state`` is lost, or ("", "", n).
         First the bounds at the root (``castellion_loss.loss_code``); then, with
-        ``loss_nodes``, the loss search: depth-first search, every legal move, those bounds
-        pruning and a table of mirror-canonical positions, for a line that passes the current
-        ordeal; if it finds one, the same for the ordeal after it. A search that ends without
-        such a line proves the position lost: every winning line passes that ordeal, and
-        every position it pruned is lost."""
+        ``loss_nodes``, the loss search (``loss_stages``). A stage that ends without a line
+        passing its ordeal proves the position lost: every winning line passes that ordeal,
+        and every position it pruned is lost."""
         C = self._C
         root, level, flags = root_row(state)
         text = C.describe(C.loss_code(root, level, flags), state.ordeals)
         if text:
             return text, "bound", 0
+        stages = self.loss_stages(state)
+        for stage in stages:
+            if stage.verdict == LOST:
+                from ..castellion.data import ORDEALS
+
+                title = ORDEALS[state.ordeals[stage.goal - 1]].title
+                return (
+                    f"no line passes {title} (ordeal {stage.goal}): the loss search ended "
+                    f"after {stage.nodes:,} nodes, {stage.cut:,} positions cut by the bounds",
+                    "loss-search",
+                    stage.nodes,
+                )
+        return "", "", stages[-1].nodes if stages else 0
+
+    def loss_stages(self, state: State) -> list[LossStage]:
+        """The loss search from ``state``, one stage an ordeal: depth-first search over every
+        legal move, the bounds pruning and a table of mirror-canonical positions, for a line
+        that passes the current ordeal; if it finds one, the same for the ordeal after it,
+        up to the second-last (a line past the last one is a win, the solver's business).
+        The stages share ``loss_nodes`` and the table of lost positions (a position that
+        cannot pass an ordeal cannot pass a later one). Empty without ``loss_nodes`` or at
+        the end of the game."""
         if not self.loss_nodes or state.outcome:
-            return "", "", 0
+            return []
+        C = self._C
+        root, level, flags = root_row(state)
         if self._lw is None:
             self._lw = C.new_work(max(10, min(22, (2 * self.loss_nodes).bit_length())))
         w = self._lw
         w.table[:] = 0
         w.stats[:] = 0
-        spent = 0
+        stages = []
         for goal in range(state.current + 1, 3):
             w.S[0, :] = root
             w.stats[4] = 0
             r = C.dfs(w, C.ZOBRIST, level, flags, self.loss_nodes, 2, True, False, goal, True)
-            spent = int(w.stats[0])
-            if r == C.LOSS:
-                from ..castellion.data import ORDEALS
-
-                title = ORDEALS[state.ordeals[goal - 1]].title
-                return (
-                    f"no line passes {title} (ordeal {goal}): the loss search ended after "
-                    f"{spent:,} nodes, {int(w.stats[1]):,} positions cut by the bounds",
-                    "loss-search",
-                    spent,
-                )
-            if r != C.WIN:
+            verdict = {C.WIN: PASSED, C.LOSS: LOST}.get(r, OPEN)
+            stages.append(LossStage(goal, verdict, int(w.stats[0]), int(w.stats[1])))
+            if verdict != PASSED:
                 break
-        return "", "", spent
+        return stages
 
     def solve(self, state: State) -> Result:
         start = time.perf_counter()

@@ -15,11 +15,13 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.vector.solve_castellion import (
+from castle_envs.vector.solve_castellion import (  # noqa: E402
+    LOST,
+    PASSED,
     UNKNOWN,
     UNWINNABLE,
     WINNABLE,
-    Solver,  # noqa: E402
+    Solver,
     deal,
     exhaustive,
 )
@@ -183,6 +185,29 @@ def test_loss_search_agrees_with_plain_exhaustive_search():
         assert verdict in (UNWINNABLE, UNKNOWN), (how, proof, start.to_json())
         proven += verdict == UNWINNABLE
     assert proven >= 10
+
+
+def test_loss_stages_are_what_prove_loss_reads():
+    """Each stage is the next ordeal, run only after the one before passed; the nodes add up
+    across stages; a proof by the loss search is its last stage's LOST, and no proof means
+    no stage found one."""
+    solver = Solver(max_nodes=1, loss_nodes=20_000)
+    seen = Counter()
+    for start in CASES[::5]:
+        stages = solver.loss_stages(start)
+        proof, how, nodes = solver.prove_loss(start)
+        first = start.current + 1
+        assert [s.goal for s in stages] == list(range(first, first + len(stages)))
+        assert all(s.verdict == PASSED for s in stages[:-1])
+        assert [s.nodes for s in stages] == sorted(s.nodes for s in stages)
+        if how == "loss-search":
+            assert stages[-1].verdict == LOST
+            assert f"(ordeal {stages[-1].goal})" in proof and nodes == stages[-1].nodes
+        elif not how:
+            assert all(s.verdict != LOST for s in stages)
+            assert nodes == (stages[-1].nodes if stages else 0)
+        seen[how, stages[-1].verdict if stages else None] += 1
+    assert seen["loss-search", LOST] and sum(n for (how, _), n in seen.items() if not how), seen
 
 
 def test_no_bound_fires_on_a_winning_line():

@@ -14,8 +14,8 @@ One row a deal (seed, level, the three Ordeal cards, then):
   (``agents_0_499.jsonl``; at the Menace today's planner, ``info=30``);
 - ``stage1``, ``stage2``: the loss search's stages (the compiled depth-first search, every
   legal move, ``castellion_loss``'s bounds pruning, the mirror-canonical table;
-  ``castellion_solver.dfs`` with ``goal`` 1 and 2; ``--nodes`` for both stages together,
-  as ``Solver.prove_loss`` counts them: stage 2 gets what stage 1 left): ``pass`` (a line
+  ``Solver.loss_stages``, which ``Solver.prove_loss`` runs; ``--nodes`` for both stages
+  together: stage 2 gets what stage 1 left): ``pass`` (a line
   passes that many Ordeals), ``lost`` (no line does: would be a proof of loss; none is
   expected, as the proofs-of-loss run used the same search), ``unk`` (budget spent),
   ``-`` (not run: the stage before did not pass);
@@ -36,20 +36,18 @@ import csv
 import json
 from pathlib import Path
 
-import numpy as np
 
-from castle_envs.castellion import kernel as K
 from castle_envs.castellion.data import ORDEALS
-from castle_envs.vector import castellion_solver as C
-from castle_envs.vector.castellion import write_state
-from castle_envs.vector.solve_castellion import deal
+from castle_envs.vector.solve_castellion import PASSED, Solver, deal
 
 HERE = Path(__file__).parent
 LEVELS = ("school", "academy", "menace")
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 
 p = argparse.ArgumentParser()
-p.add_argument("--nodes", type=int, default=200_000, help="the loss search's budget a stage")
+p.add_argument(
+    "--nodes", type=int, default=200_000, help="the loss search's budget, both stages together"
+)
 p.add_argument("--levels", default=",".join(LEVELS))
 p.add_argument("--out", default=str(HERE / "undecided.csv"))
 args = p.parse_args()
@@ -74,8 +72,7 @@ planner.update(
     }
 )
 
-w = C.new_work(max(10, min(22, (2 * args.nodes).bit_length())))
-flags = K.rule_flags(RULES)
+solver = Solver(max_nodes=1, loss_nodes=args.nodes)
 rows = []
 for level in args.levels.split(","):
     for seed in range(500):
@@ -83,22 +80,10 @@ for level in args.levels.split(","):
         won_search = win_search.get(key, {}).get("verdict", "")
         if study[key]["verdict"] == "winnable" or key in lost or won_search.startswith("WON"):
             continue
-        s = deal(seed, level)
-        root = np.zeros(K.WORDS, np.int8)
-        write_state(root, s, s.level, RULES)
-        w.table[:] = 0  # positions that cannot pass ordeal 1 cannot pass ordeal 2 either:
-        w.stats[:] = 0  # the table is kept from stage 1 to stage 2, as in Solver.prove_loss
-        stages, passed = [], 0
-        for goal in (1, 2):
-            if stages and stages[-1] != "pass":
-                stages.append("-")
-                continue
-            w.S[0, :] = root
-            w.stats[4] = 0
-            r = C.dfs(w, C.ZOBRIST, s.level, flags, args.nodes, 2, True, False, goal, True)
-            stages.append({C.WIN: "pass", C.LOSS: "lost"}.get(r, "unk"))
-            if r == C.WIN:
-                passed = goal
+        s = deal(seed, level, **RULES)
+        stages = [stage.verdict for stage in solver.loss_stages(s)]
+        passed = stages.count(PASSED)
+        stages += ["-"] * (2 - len(stages))  # a stage not run: the one before did not pass
         known = max(study[key]["reached"], planner.get(key, 0), passed)
         rows.append(
             {
