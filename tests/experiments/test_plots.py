@@ -29,7 +29,7 @@ SIEGE_SUMMARIES = [
 SIEGE_AGENTS = [
     DATA / "castle_siege_winnability" / p for p in ("agents_heuristic.csv", "agents_mcts.csv")
 ]
-CASTELLION_SUMMARY = DATA / "castellion_winnability" / "summary_500k_probe.json"
+CASTELLION_SUMMARY = DATA / "castellion_winnability" / "settled.json"
 CASTELLION_AGENTS = DATA / "castellion_winnability" / "agents_0_499.csv"
 
 NS = "{http://www.w3.org/2000/svg}"
