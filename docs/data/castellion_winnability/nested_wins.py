@@ -1,10 +1,11 @@
-"""More proofs of wins with every card known: nested Monte Carlo search (Cazenave 2009, level
-1) over the true deal, with the planner as its playout policy, on the study deals nothing has
+"""More proofs of wins with every card known: nested Monte Carlo search (Cazenave 2009) over
+the true deal, with the planner as its playout policy, on the study deals nothing has
 proven winnable or lost yet (``undecided.csv``, less those ``agent_wins.jsonl`` has won).
 
 At each decision with a choice, every candidate move (``pimc``'s candidates: the planner's
 move and its next best, at most ``--top``, within ``--gap``) is played in the *true* deal and
-the planner plays on to the end of the game; the best line found so far is remembered
+the planner plays on to the end of the game (at ``--nested-level 2``, a level-1 search
+plays on instead); the best line found so far is remembered
 (Cazenave's memorised sequence), and its next move is played, so the search never does worse
 than the best playout it has seen. A playout that wins ends the search: its line is replayed
 in the Gymnasium env before it counts. Lines are scored by the Ordeals passed, then by the
@@ -41,7 +42,12 @@ p = argparse.ArgumentParser()
 p.add_argument("--level", required=True)
 p.add_argument("--top", type=int, default=4, help="candidates a decision")
 p.add_argument("--gap", type=float, default=4.0, help="planner units behind the best")
-p.add_argument("--nested-level", type=int, default=1, help="1: playouts a candidate; 2: ...")
+p.add_argument(
+    "--nested-level",
+    type=int,
+    default=1,
+    help="1: a planner playout after each candidate; 2: a level-1 search after each",
+)
 p.add_argument("--journal", default=str(HERE / "nested_wins.jsonl"))
 p.add_argument("--seeds", help="comma-separated seeds instead of the undecided ones")
 args = p.parse_args()
@@ -70,7 +76,7 @@ if journal.exists():
         if r["level"] == args.level and (r["settings"] == settings or r["won"]):
             done.add(r["seed"])  # searched with these settings, or won by any
 
-level_id = [name.lower() for name in LEVELS].index(args.level)
+level_id = LEVELS.index(args.level)
 planner = PlannerPolicy(**LEVEL_PLANNER.get(level_id, {}))
 ranker = PimcPolicy(planner=planner, top=args.top, gap=args.gap)
 
