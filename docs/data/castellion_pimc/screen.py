@@ -1,44 +1,138 @@
-"""Screen a Castellion agent spec on training deals by how far it gets: the Ordeals passed
-in each game (3 and a win: ``won``), which separates Menace settings on a few hundred deals
-where the win rate alone (about 2%) cannot. From the repository root:
+"""Screen Castellion agents on training deals, paired on the same deals, resumably.
 
-    python docs/data/castellion_pimc/screen.py NAME SPEC LEVEL START N
+    python docs/data/castellion_pimc/screen.py play --level academy --spec pimc:worlds=8 \
+        --start 20000000 --n 150
+    python docs/data/castellion_pimc/screen.py report
 
-plays deals START..START+N-1 with agent seed [0, deal, 0], the player's view handed to the
-agent, and keeps per-deal results in screens/NAME.json (resumed).
+``play`` plays deal ``seed`` (``solve_castellion.deal(seed, level)``, the position
+``reset(seed=seed)`` deals) for each seed in ``start .. start + n - 1`` with the agent reset
+to ``[0, seed, 0]`` (as ``castle-envs evaluate`` resets it), and after every deal writes the
+result (won, Ordeals passed, CPU seconds by ``time.process_time``, decisions searched) to
+``screen_<level>.json`` beside this script, keyed by spec and seed; deals already there are
+skipped, so an interrupted run resumes. Training deals only: seeds 20,000,000 and up.
+``report`` prints each spec's wins paired against ``planner`` on the deals both played
+(``experiments.stats.paired_proportion_difference``, Newcombe's interval).
 """
 
-import collections
+from __future__ import annotations
+
+import argparse
 import json
-import sys
+import os
 import time
 from pathlib import Path
 
-from castle_envs.agents.registry import make_agent
-from castle_envs.vector.solve_castellion import deal
+HERE = Path(__file__).resolve().parent
+LEVELS = ("school", "academy", "menace")
 
-name, spec, level = sys.argv[1], sys.argv[2], sys.argv[3]
-start, n = int(sys.argv[4]), int(sys.argv[5])
-path = Path(__file__).resolve().parent / "screens" / f"{name}.json"
-path.parent.mkdir(exist_ok=True)
-res = json.loads(path.read_text()) if path.exists() else {"spec": spec, "level": level, "deals": {}}
-agent = make_agent(spec, "castellion", seed=0)
-t0 = time.process_time()
-played = 0
-for seed in range(start, start + n):
-    if str(seed) in res["deals"]:
-        continue
-    s = deal(seed, level)
-    agent.reset([0, seed, 0])
-    while not s.outcome:
-        s.apply_action(agent.act(None, None, state=s.player_view()))
-    res["deals"][str(seed)] = {"passed": int(s.current), "won": bool(s.outcome > 0)}
-    path.write_text(json.dumps(res))
-    played += 1
-d = res["deals"].values()
-passed = collections.Counter(r["passed"] for r in d)
-cpu = (time.process_time() - t0) / max(1, played)
-print(
-    f"{name}: {sum(r['won'] for r in d)} won of {len(d)}; Ordeals passed {dict(sorted(passed.items()))}; "
-    f"{cpu:.1f} CPU-s a game this run"
-)
+
+def _path(level: str) -> Path:
+    return HERE / f"screen_{level}.json"
+
+
+def _load(level: str) -> dict:
+    p = _path(level)
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def _save(level: str, data: dict) -> None:
+    p = _path(level)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
+    os.replace(tmp, p)
+
+
+def play(level: str, spec: str, start: int, n: int) -> None:
+    from castle_envs.agents.registry import make_agent
+    from castle_envs.vector.solve_castellion import deal
+
+    if start < 20_000_000:
+        raise SystemExit("screens use training deals only: seeds 20,000,000 and up")
+    data = _load(level)
+    runs = data.setdefault(spec, {})
+    agent = make_agent(spec, "castellion", seed=0)
+    policy = agent.policy
+    for seed in range(start, start + n):
+        if str(seed) in runs:
+            continue
+        agent.reset([0, seed, 0])
+        searched = getattr(policy, "searched", 0)
+        s = deal(seed, level)
+        t = time.process_time()
+        while not s.is_terminal():
+            s.apply_action(agent.act(None, s.legal_action_mask(), s))
+        cpu = time.process_time() - t
+        runs[str(seed)] = {
+            "won": int(s.outcome == 1),
+            "passed": int(s.current),
+            "cpu": round(cpu, 3),
+            "searched": getattr(policy, "searched", 0) - searched,
+        }
+        _save(level, data)
+        done = len(runs)
+        wins = sum(r["won"] for r in runs.values())
+        print(
+            f"{level} {spec} seed {seed}: won {s.outcome == 1}, passed {s.current}, "
+            f"{cpu:.1f} s ({wins}/{done})",
+            flush=True,
+        )
+
+
+def _mean_cpu(runs: dict, seeds: list) -> str:
+    """CPU-s a game over ``seeds``; "-" where a run kept only its average (``cpu`` absent)."""
+    cpu = [runs[s]["cpu"] for s in seeds if "cpu" in runs[s]]
+    return f"{sum(cpu) / len(cpu):.2f}" if len(cpu) == len(seeds) else "-"
+
+
+def report() -> None:
+    from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
+
+    print(
+        "| spec | level | deals | wins | planner wins | paired diff [95% CI] | better / worse "
+        "| Ordeals passed a game (planner) | 2nd Ordeal passed (planner) | CPU-s/game (planner) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for level in LEVELS:
+        data = _load(level)
+        base = data.get("planner", {})
+        for spec, runs in data.items():
+            if spec == "planner":
+                continue
+            seeds = sorted(s for s in runs if s in base)
+            if not seeds:
+                continue
+            a = [runs[s]["won"] for s in seeds]
+            b = [base[s]["won"] for s in seeds]
+            d = paired_proportion_difference(a, b)
+            lo, hi = wilson_interval(sum(a), len(a))
+            cpu, cpu0 = _mean_cpu(runs, seeds), _mean_cpu(base, seeds)
+            passed = sum(runs[s]["passed"] for s in seeds) / len(seeds)
+            passed0 = sum(base[s]["passed"] for s in seeds) / len(seeds)
+            second = sum(runs[s]["passed"] >= 2 for s in seeds)
+            second0 = sum(base[s]["passed"] >= 2 for s in seeds)
+            print(
+                f"| {spec} | {level} | {len(seeds)} | {sum(a)} ({100 * sum(a) / len(a):.1f}% "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}]) | {sum(b)} | {100 * d['mean']:+.1f} "
+                f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] | {d['a_better']} / "
+                f"{d['b_better']} | {passed:.2f} ({passed0:.2f}) | {second} ({second0}) | {cpu} ({cpu0}) |"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("play")
+    p.add_argument("--level", choices=LEVELS, required=True)
+    p.add_argument("--spec", required=True)
+    p.add_argument("--start", type=int, default=20_000_000)
+    p.add_argument("--n", type=int, default=100)
+    sub.add_parser("report")
+    args = parser.parse_args()
+    if args.cmd == "play":
+        play(args.level, args.spec, args.start, args.n)
+    else:
+        report()
+
+
+if __name__ == "__main__":
+    main()
