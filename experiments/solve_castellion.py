@@ -43,9 +43,9 @@ def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, li
     from castle_envs.agents.castellion_planner import PlannerPolicy
     from castle_envs.vector.solve_castellion import deal
 
-    # the study's probe: the planner as the study ran it (before ``info`` turned on at the
-    # Menace), so that the recorded verdicts reproduce node for node
-    policy = {"planner": lambda: PlannerPolicy(info=0.0)}[probe]()
+    # the study's probe: the planner as the study ran it (before ``info``, ``scout`` and
+    # the smaller ``grow`` at the Menace), so that the recorded verdicts reproduce node for node
+    policy = {"planner": lambda: PlannerPolicy(info=0.0, grow=8.0, scout=0.0)}[probe]()
     state = deal(seed, level, **rules)
     line = []
     while not state.outcome:

@@ -238,12 +238,13 @@ def _costs(t, u, level, avail):
 
 
 @njit(cache=True)
-def planner_value(s, u, level, weights, pressure, useful, grow, info):
+def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
     """The Castellion planner's score of the non-final position in row ``s``
     (``agents.castellion_planner.PlannerPolicy.value``: 1000 x ordeals passed, less the
     weighted plan costs of the lowest ordeal and the two after it and the ``pressure`` on
     the lowest one's missing tiles beyond what the draws before its trigger may bring; at
-    the Menace plus ``grow`` per castle tile, less ``info`` per ordeal still face down).
+    the Menace plus ``grow`` per castle tile, less ``info`` per ordeal still face down and,
+    while one is, ``scout`` per tile the castle needs for one more tower, ``tower_cost``).
     ``u`` is a scratch row; ``weights`` the three cost weights. The arithmetic is done in
     the planner's order, so the value is the same to the last bit."""
     avail = _avail(s)
@@ -274,7 +275,18 @@ def planner_value(s, u, level, weights, pressure, useful, grow, info):
         if s[K.PHASE] == K.REVEAL_ORDEAL_PHASE:
             down -= 1
         total -= info * down
+        if down > 0 and scout != 0:
+            total -= scout * tower_cost(s, avail)
     return total
+
+
+@njit(cache=True)
+def tower_cost(s, avail):
+    """The tiles (``castle_cost``'s estimate) the castle in row ``s`` needs to hold one
+    tower more than it holds now: completing a tower is how a player turns up a face-down
+    Assault at the Menace, and an Assault known is one the castle can be built for."""
+    more = np.zeros((1, np.int64(K.formations(s)[0]) + 1), np.int64)  # towers only
+    return float(castle_cost(s[K.CELL : K.CELL + CELLS], more, avail, 0))
 
 
 @njit(cache=True)

@@ -23,17 +23,18 @@ from ..core.jit import njit
 from .castellion_moves import planner_value
 
 #: the order of the planner's options in ``prm``
-PARAMS = ("w0", "w1", "w2", "pressure", "useful", "grow", "info", "pyro", "reveal")
+PARAMS = ("w0", "w1", "w2", "pressure", "useful", "grow", "info", "pyro", "reveal", "scout")
 WIN, LOSS = 1e6, -1e6
 _BY_SLOT, _BY_SLOT_N = K._BY_SLOT, K._BY_SLOT_N
 _ORD_KIND, _ORD_TRAITORS = K._ORD_KIND, K._ORD_TRAITORS
 _POWER_PHASES = (K.JUGGLE_PHASE, K.RECOVER_PHASE, K.MOVE_PHASE, K.LIFT_PHASE)
 
 
-def params(weights, pressure, useful, grow, info, pyro, reveal) -> np.ndarray:
+def params(weights, pressure, useful, grow, info, pyro, reveal, scout) -> np.ndarray:
     """``prm`` for the compiled functions, from the planner's options."""
     return np.array(
-        [weights[0], weights[1], weights[2], pressure, useful, grow, info, pyro, reveal], np.float64
+        [weights[0], weights[1], weights[2], pressure, useful, grow, info, pyro, reveal, scout],
+        np.float64,
     )
 
 
@@ -43,7 +44,8 @@ def value(s, level, prm):
     outcome = s[K.OUTCOME]
     if outcome:
         return WIN if outcome > 0 else LOSS
-    return planner_value(s, np.empty_like(s), level, prm[0:3], prm[3], prm[4], prm[5], prm[6])
+    u = np.empty_like(s)
+    return planner_value(s, u, level, prm[0:3], prm[3], prm[4], prm[5], prm[6], prm[9])
 
 
 @njit(cache=True)

@@ -69,7 +69,16 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
 
     settings = (
         {},
-        {"w1": 0.7, "w2": 0.25, "useful": 1.3, "pressure": 2.0, "grow": 3.0, "info": 11.0},
+        {"scout": 0},
+        {
+            "w1": 0.7,
+            "w2": 0.25,
+            "useful": 1.3,
+            "pressure": 2.0,
+            "grow": 3.0,
+            "info": 11.0,
+            "scout": 13.0,
+        },
     )
     checked = 0
     for level in ("school", "academy", "menace"):
@@ -88,6 +97,7 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
                             useful=planner.useful,
                             grow=planner.grow,
                             info=planner.info,
+                            scout=planner.scout,
                         )
                         assert planner.value(after) == reference_value(after, **ref), (
                             level,
@@ -119,7 +129,9 @@ def test_compiled_planner_moves_as_the_plain_python_planner():
             "info": 11.0,
             "pyro": 0,
             "reveal": 1,
+            "scout": 13.0,
         },
+        {"scout": 0},
     )
     rng = np.random.default_rng(7)
     checked = {"move": 0, "after": 0, "one_step": 0}
@@ -202,6 +214,49 @@ def test_info_charges_each_face_down_card_and_a_tower_about_to_reveal_one():
     assert curious.value(s) == pytest.approx(plain.value(s) - 30)
     with pytest.raises(ValueError, match="info"):
         make_agent("planner:info=-1", "castellion")
+
+
+def test_scout_charges_the_tiles_to_one_more_tower_while_a_card_is_face_down():
+    from castle_envs.vector.castellion_moves import tower_cost
+
+    s = State.new_game(np.random.default_rng(5), "menace")
+    plain, scout = PlannerPolicy(scout=0), PlannerPolicy(scout=5)
+    # an empty castle needs four tiles of one faction for its first tower
+    assert scout.value(s) == pytest.approx(plain.value(s) - 5 * 4)
+    s.face_down[:] = [False, False, False]
+    assert scout.value(s) == pytest.approx(plain.value(s))  # nothing left to turn up
+    school = State.new_game(np.random.default_rng(5), "school")
+    assert scout.value(school) == pytest.approx(plain.value(school))
+    # a castle that holds a tower (four Seers, one column) is charged for a second one
+    from castle_envs.castellion import kernel as K
+
+    s = State.new_game(np.random.default_rng(5), "menace")
+    for row, kind in enumerate((0, 1, 0, 1)):
+        s.s[K.CELL + row * K.SIZE] = kind
+    s.s[K.HEIGHT] = 4
+    assert s.formations() == (1, 0, 0)
+    assert tower_cost(s.s, np.array([20, 20, 20, 20], np.int64)) == 4
+    with pytest.raises(ValueError, match="scout"):
+        make_agent("planner:scout=-1", "castellion")
+
+
+def test_scout_turns_up_the_first_assault_before_it_is_met_more_often():
+    """The point of ``scout``: the planner builds the tower that turns a face-down Assault
+    up before it must be met (40 Menace training deals, the same for both settings)."""
+
+    def face_up_at_first_encounter(planner):
+        known = 0
+        for seed in range(20_400_000, 20_400_040):
+            s = State.new_game(np.random.default_rng(seed), "menace")
+            while not s.is_terminal() and s.current == 0:
+                before = not s.face_down[0]
+                s.apply_action(planner(s))
+            known += before
+        return known
+
+    assert face_up_at_first_encounter(PlannerPolicy(scout=5)) > face_up_at_first_encounter(
+        PlannerPolicy(scout=0)
+    )
 
 
 def test_reveal_option_turns_up_the_card_after_the_current_one():

@@ -116,7 +116,13 @@ def reference_costs(state: State) -> list[float]:
 
 
 def reference_value(
-    state: State, weights=(1.0, 0.3, 0.1), pressure=0.5, useful=0.4, grow=8.0, info=30.0
+    state: State,
+    weights=(1.0, 0.3, 0.1),
+    pressure=0.5,
+    useful=0.4,
+    grow=0.5,
+    info=30.0,
+    scout=5.0,
 ) -> float:
     w = state.s.tolist()
     outcome = w[K.OUTCOME]
@@ -142,6 +148,11 @@ def reference_value(
         total += grow * castle_size
         down = sum(face[current:]) - (phase == REVEAL_ORDEAL_PHASE)
         total -= info * down
+        if down > 0 and scout != 0:
+            towers = np.zeros((1, state.formations()[0] + 1), np.int64)
+            cells = np.array(state.cells, np.int8)
+            avail = _avail_of(w, regular)
+            total -= scout * float(castle_cost(cells, towers, avail, 0))
     return total
 
 
@@ -150,7 +161,7 @@ class PlannerPolicy(agent.PlannerPolicy):
 
     def value(self, state: State) -> float:
         return reference_value(
-            state, self.weights, self.pressure, self.useful, self.grow, self.info
+            state, self.weights, self.pressure, self.useful, self.grow, self.info, self.scout
         )
 
     @staticmethod

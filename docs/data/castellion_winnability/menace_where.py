@@ -1,8 +1,11 @@
 """Where the planner loses the Menace: per Assault card, how often the planner (defaults,
-``agents/castellion_planner.py``) meets it and passes it, on training deals. From the
-repository root:
+``agents/castellion_planner.py``, or the options given as in its spec) meets it and passes
+it, on training deals. From the repository root:
 
     python docs/data/castellion_winnability/menace_where.py 20010000 1000
+    python docs/data/castellion_winnability/menace_where.py 20010000 1000 scout=0,grow=8
+
+(the second: the planner before its ``scout`` option, which the study's first table used)
 """
 
 import collections
@@ -13,7 +16,8 @@ from castle_envs.castellion.data import ORDEALS
 from castle_envs.vector.solve_castellion import deal
 
 start, n = int(sys.argv[1]), int(sys.argv[2])
-policy = PlannerPolicy()
+options = dict(x.split("=") for x in sys.argv[3].split(",")) if len(sys.argv) > 3 else {}
+policy = PlannerPolicy(**{k: float(v) for k, v in options.items()})
 passed = collections.Counter()
 met, failed = collections.Counter(), collections.Counter()
 for seed in range(start, start + n):

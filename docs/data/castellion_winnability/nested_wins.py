@@ -18,7 +18,9 @@ From the repository root:
 
 One JSON line per deal in ``nested_wins.jsonl`` (level, seed, settings, won, Ordeals the
 best line passed, the line of a win, whether it replays, playouts, CPU seconds); deals already
-in the journal are skipped, so a killed sweep resumes.
+in the journal with the same settings, or won, are skipped, so a killed sweep resumes. The
+settings hold the planner's options (``--planner``); lines without them were played by the
+planner before its ``scout`` option (``scout=0,grow=8``).
 """
 
 import argparse
@@ -30,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from castle_envs.agents.castellion_pimc import LEVEL_PLANNER, PimcPolicy
-from castle_envs.agents.castellion_planner import PlannerPolicy
+from castle_envs.agents.castellion_planner import DEFAULTS as PLANNER_DEFAULTS, PlannerPolicy
 from castle_envs.castellion.data import LEVELS
 from castle_envs.vector.solve_castellion import deal, replay_wins
 
@@ -47,6 +49,11 @@ p.add_argument(
     type=int,
     default=1,
     help="1: a planner playout after each candidate; 2: a level-1 search after each",
+)
+p.add_argument(
+    "--planner",
+    default="",
+    help="the planner's options, as in its spec (w1=0.3,scout=0,...); default: the level's",
 )
 p.add_argument("--journal", default=str(HERE / "nested_wins.jsonl"))
 p.add_argument("--seeds", help="comma-separated seeds instead of the undecided ones")
@@ -66,9 +73,18 @@ else:
         if r["level"] == args.level and r["known_passed"] != "3"
     ]
     seeds = [s for s in seeds if s not in won_by_agent]
+level_id = LEVELS.index(args.level)
+chosen = dict(LEVEL_PLANNER.get(level_id, {}))
+for item in filter(None, args.planner.split(",")):
+    key, _, value = item.partition("=")
+    chosen[key] = json.loads(value)
+planner = PlannerPolicy(**chosen)
 settings = {"top": args.top, "gap": args.gap}
 if args.nested_level != 1:
     settings["level"] = args.nested_level
+# the planner's every option (a journal line without this key was played by the planner
+# before its scout option: scout 0, grow 8, the rest its defaults of today)
+settings["planner"] = {**PLANNER_DEFAULTS, **chosen}
 journal = Path(args.journal)
 done = set()
 if journal.exists():
@@ -76,8 +92,6 @@ if journal.exists():
         if r["level"] == args.level and (r["settings"] == settings or r["won"]):
             done.add(r["seed"])  # searched with these settings, or won by any
 
-level_id = LEVELS.index(args.level)
-planner = PlannerPolicy(**LEVEL_PLANNER.get(level_id, {}))
 ranker = PimcPolicy(planner=planner, top=args.top, gap=args.gap)
 
 

@@ -15,9 +15,12 @@ the Gymnasium env, except the planner's games, which were played in it):
 
 1. ``solver``: the study's perfect-information solver and planner probe (``solve_500k_probe.jsonl``);
 2. ``win search``: the bounded depth-first search aimed at winning (``win_search_500k.jsonl``);
-3. ``planner``: today's planner's won games at the Menace (``agents_0_499_menace_planner_info30.jsonl``);
+3. ``planner``: the planner's won games at the Menace, with ``info=30``
+   (``agents_0_499_menace_planner_info30.jsonl``) and with ``scout`` (today's,
+   ``agents_0_499_menace_planner_scout.jsonl``);
 4. ``pimc``: ``pimc``'s won games from the player's seat (``agent_wins.jsonl``);
-5. ``nested``: the nested Monte Carlo search over the true deal (``nested_wins.jsonl``).
+5. ``nested``: the nested Monte Carlo search over the true deal (``nested_wins.jsonl``;
+   "scout" where its playouts were today's planner, with ``scout``).
 
 Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``).
 """
@@ -49,16 +52,18 @@ for r in rows("solve_500k_probe.jsonl"):
 for r in rows("win_search_500k.jsonl"):
     if r["verdict"] == "WON, replays":
         credit(r["level"], r["seed"], "win search")
-for r in rows("agents_0_499_menace_planner_info30.jsonl"):
-    if r["won"]:
-        credit(r["level"], r["seed"], "planner")
+for name in ("agents_0_499_menace_planner_info30.jsonl", "agents_0_499_menace_planner_scout.jsonl"):
+    for r in rows(name):
+        if r["won"]:
+            credit(r["level"], r["seed"], "planner")
 for r in rows("agent_wins.jsonl"):
     if r["won"] and r["replays"]:
         credit(r["level"], r["seed"], "pimc")
 for r in rows("nested_wins.jsonl"):
     if r["won"] and r["replays"]:
         level = r["settings"].get("level", 1)
-        credit(r["level"], r["seed"], f"nested level {level}")
+        scout = " (scout)" if r["settings"].get("planner", {}).get("scout") else ""
+        credit(r["level"], r["seed"], f"nested level {level}{scout}")
 lost = {lv: set() for lv in LEVELS}
 for r in rows("loss_proofs_200k.jsonl"):
     if r["proof"]:
