@@ -36,9 +36,10 @@ Agent spec: ``pimc[:worlds=8,top=2,gap=2,horizon=1,share=0.3,margin=0.02,planner
 the defaults are the setting screened in ``docs/data/castellion_pimc/README.md``; at the
 School the planner is the one tuned on training deals, ``LEVEL_PLANNER``). Held out
 (1,000,000-1,000,999), paired with the planner: School 38.3% against 26.2% (+12.1 points
-[+8.7, +15.5]), Academy 67.9% against 43.2% (+24.7 [+21.3, +28.0]), Menace 2.1% against
-1.6% (+0.5 [-0.6, +1.7], no clear gain). About 1.4 / 4.6 / 5.5 CPU-s a game (School / Academy /
-Menace). ``--agent best`` for Castellion.
+[+8.7, +15.5]), Academy 67.9% against 43.2% (+24.7 [+21.3, +28.0]), Menace 7.6% against
+1.6% (+6.0 [+4.5, +7.7]; the planner with its ``scout`` term, which ``pimc`` plays, 5.2%:
++2.4 [+1.0, +3.9]; before ``scout`` ``pimc`` won 2.1% of the Menace). About 1.4 / 4.6 /
+3.8 CPU-s a game (School / Academy / Menace). ``--agent best`` for Castellion.
 """
 
 from __future__ import annotations
