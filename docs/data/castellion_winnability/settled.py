@@ -62,7 +62,8 @@ for r in rows("agent_wins.jsonl"):
 for r in rows("nested_wins.jsonl"):
     if r["won"] and r["replays"]:
         level = r["settings"].get("level", 1)
-        scout = " (scout)" if r["settings"].get("planner", {}).get("scout") else ""
+        scouted = r["level"] == "menace" and r["settings"].get("planner", {}).get("scout")
+        scout = " (scout)" if scouted else ""  # scout acts at the Menace only
         credit(r["level"], r["seed"], f"nested level {level}{scout}")
 lost = {lv: set() for lv in LEVELS}
 for r in rows("loss_proofs_200k.jsonl"):
