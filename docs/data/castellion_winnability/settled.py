@@ -5,10 +5,13 @@ the deals not proven lost, as the solver's summaries give it). From the reposito
 
     python docs/data/castellion_winnability/settled.py
 
-prints the table of the study's summary and writes ``settled.json``: the solver's summaries
-(``summary_500k_probe.json``) with the counts and intervals brought up to date, each source's
-count and the undecided seeds added, which ``castle-envs solve --game castellion --plot``
-draws (``--summaries docs/data/castellion_winnability/settled.json``).
+prints the table of the study's summary and writes ``settled.json`` and ``undecided_now.csv``
+(each deal still undecided: its bounds and loss-search stages from ``undecided.csv``, the
+furthest Ordeal any nested search's line passed, and how many nested searches ran on it).
+``settled.json`` holds the solver's summaries (``summary_500k_probe.json``) with the counts
+and intervals brought up to date, each source's count and the undecided seeds added, which
+``castle-envs solve --game castellion --plot`` draws (``--summaries
+docs/data/castellion_winnability/settled.json``).
 
 Sources, in the order a deal is credited to them (each a line of moves replayed to a win in
 the Gymnasium env, except the planner's games, which were played in it):
@@ -25,6 +28,7 @@ the Gymnasium env, except the planner's games, which were played in it):
 Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``).
 """
 
+import csv
 import json
 from pathlib import Path
 
@@ -102,3 +106,43 @@ for s in summaries:
 with open(HERE / "settled.json", "w") as f:
     json.dump(summaries, f, indent=1)
     f.write("\n")
+
+# the deals still undecided, each with what the bounds and searches say of it: its row of
+# undecided.csv (the loss search's stages, the furthest line then known) and the furthest
+# any nested search's line got since (Ordeals passed), over how many nested searches
+nested_best: dict = {}
+for r in rows("nested_wins.jsonl"):
+    key = (r["level"], r["seed"])
+    best, runs = nested_best.get(key, (0, 0))
+    nested_best[key] = (max(best, r["ordeals_passed"]), runs + 1)
+bounds = {(r["level"], int(r["seed"])): r for r in csv.DictReader(open(HERE / "undecided.csv"))}
+with open(HERE / "undecided_now.csv", "w", newline="") as f:
+    out = csv.writer(f)
+    out.writerow(
+        [
+            "level",
+            "seed",
+            "ordeals",
+            "stage1",
+            "stage2",
+            "known_passed",
+            "nested_passed",
+            "nested_runs",
+        ]
+    )
+    for s in summaries:
+        for seed in s["undecided_seeds"]:
+            b = bounds[(s["level"], seed)]
+            best, runs = nested_best.get((s["level"], seed), (0, 0))
+            out.writerow(
+                [
+                    s["level"],
+                    seed,
+                    b["ordeals"],
+                    b["stage1"],
+                    b["stage2"],
+                    b["known_passed"],
+                    best,
+                    runs,
+                ]
+            )
