@@ -61,25 +61,25 @@ def test_never_reads_the_piles_order_or_a_face_down_ordeal():
     assert checked > 200 and with_face_down > 100
 
 
+#: planner options other than the defaults, for the compiled-against-reference tests
+OTHER_WEIGHTS = {
+    "w1": 0.7,
+    "w2": 0.25,
+    "useful": 1.3,
+    "pressure": 2.0,
+    "grow": 3.0,
+    "info": 11.0,
+    "scout": 13.0,
+}
+
+
 def test_compiled_value_is_the_plain_python_value_bit_for_bit():
     """``PlannerPolicy.value`` (compiled) against its plain-Python reference on every position
     one legal move away from the positions of planner games, at every level, with the
     default weights and others (a value that differed in the last bit could flip a tie)."""
     from tests.reference.castellion_planner import reference_value
 
-    settings = (
-        {},
-        {"scout": 0},
-        {
-            "w1": 0.7,
-            "w2": 0.25,
-            "useful": 1.3,
-            "pressure": 2.0,
-            "grow": 3.0,
-            "info": 11.0,
-            "scout": 13.0,
-        },
-    )
+    settings = ({}, {"scout": 0}, OTHER_WEIGHTS)
     checked = 0
     for level in ("school", "academy", "menace"):
         for seed in range(2):
@@ -118,21 +118,7 @@ def test_compiled_planner_moves_as_the_plain_python_planner():
     agent reads, with the default options and others."""
     from tests.reference.castellion_planner import PlannerPolicy as Reference
 
-    settings = (
-        {},
-        {
-            "w1": 0.7,
-            "w2": 0.25,
-            "useful": 1.3,
-            "pressure": 2.0,
-            "grow": 3.0,
-            "info": 11.0,
-            "pyro": 0,
-            "reveal": 1,
-            "scout": 13.0,
-        },
-        {"scout": 0},
-    )
+    settings = ({}, {**OTHER_WEIGHTS, "pyro": 0, "reveal": 1}, {"scout": 0})
     rng = np.random.default_rng(7)
     checked = {"move": 0, "after": 0, "one_step": 0}
     for options in settings:

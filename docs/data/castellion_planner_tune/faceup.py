@@ -11,14 +11,15 @@ of Ordeals passed (the last entry: won) and how many games met each Assault face
 
 import sys
 
-from castle_envs.agents.castellion_planner import PlannerPolicy
+from castle_envs.agents.castellion_planner import OPTION_TYPES, PlannerPolicy
+from castle_envs.agents.options import parse_options
 from castle_envs.vector.solve_castellion import deal
 
 start, n, masks = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 options = {}
 if "--planner" in masks:  # e.g. --planner scout=0,grow=8
     i = masks.index("--planner")
-    options = {k: float(v) for k, v in (x.split("=") for x in masks[i + 1].split(","))}
+    options = parse_options(masks[i + 1], OPTION_TYPES, "planner")
     masks = masks[:i] + masks[i + 2 :]
 policy = PlannerPolicy(**options)
 for mask in masks:

@@ -11,13 +11,14 @@ it, on training deals. From the repository root:
 import collections
 import sys
 
-from castle_envs.agents.castellion_planner import PlannerPolicy
+from castle_envs.agents.castellion_planner import OPTION_TYPES, PlannerPolicy
+from castle_envs.agents.options import parse_options
 from castle_envs.castellion.data import ORDEALS
 from castle_envs.vector.solve_castellion import deal
 
 start, n = int(sys.argv[1]), int(sys.argv[2])
-options = dict(x.split("=") for x in sys.argv[3].split(",")) if len(sys.argv) > 3 else {}
-policy = PlannerPolicy(**{k: float(v) for k, v in options.items()})
+options = parse_options(sys.argv[3], OPTION_TYPES, "planner") if len(sys.argv) > 3 else {}
+policy = PlannerPolicy(**options)
 passed = collections.Counter()
 met, failed = collections.Counter(), collections.Counter()
 for seed in range(start, start + n):

@@ -32,7 +32,12 @@ from pathlib import Path
 import numpy as np
 
 from castle_envs.agents.castellion_pimc import LEVEL_PLANNER, PimcPolicy
-from castle_envs.agents.castellion_planner import DEFAULTS as PLANNER_DEFAULTS, PlannerPolicy
+from castle_envs.agents.castellion_planner import (
+    DEFAULTS as PLANNER_DEFAULTS,
+    OPTION_TYPES as PLANNER_TYPES,
+    PlannerPolicy,
+)
+from castle_envs.agents.options import parse_options
 from castle_envs.castellion.data import LEVELS
 from castle_envs.vector.solve_castellion import deal, replay_wins
 
@@ -74,10 +79,10 @@ else:
     ]
     seeds = [s for s in seeds if s not in won_by_agent]
 level_id = LEVELS.index(args.level)
-chosen = dict(LEVEL_PLANNER.get(level_id, {}))
-for item in filter(None, args.planner.split(",")):
-    key, _, value = item.partition("=")
-    chosen[key] = json.loads(value)
+chosen = {
+    **LEVEL_PLANNER.get(level_id, {}),
+    **parse_options(args.planner, PLANNER_TYPES, "planner"),
+}
 planner = PlannerPolicy(**chosen)
 settings = {"top": args.top, "gap": args.gap}
 if args.nested_level != 1:

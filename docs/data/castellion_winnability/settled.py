@@ -63,7 +63,11 @@ for name in ("agents_0_499_menace_planner_info30.jsonl", "agents_0_499_menace_pl
 for r in rows("agent_wins.jsonl"):
     if r["won"] and r["replays"]:
         credit(r["level"], r["seed"], "pimc")
+nested_best: dict = {}  # (level, seed) -> (most Ordeals any nested line passed, searches run)
 for r in rows("nested_wins.jsonl"):
+    key = (r["level"], r["seed"])
+    best, runs = nested_best.get(key, (0, 0))
+    nested_best[key] = (max(best, r["ordeals_passed"]), runs + 1)
     if r["won"] and r["replays"]:
         level = r["settings"].get("level", 1)
         scouted = r["level"] == "menace" and r["settings"].get("planner", {}).get("scout")
@@ -110,11 +114,6 @@ with open(HERE / "settled.json", "w") as f:
 # the deals still undecided, each with what the bounds and searches say of it: its row of
 # undecided.csv (the loss search's stages, the furthest line then known) and the furthest
 # any nested search's line got since (Ordeals passed), over how many nested searches
-nested_best: dict = {}
-for r in rows("nested_wins.jsonl"):
-    key = (r["level"], r["seed"])
-    best, runs = nested_best.get(key, (0, 0))
-    nested_best[key] = (max(best, r["ordeals_passed"]), runs + 1)
 bounds = {(r["level"], int(r["seed"])): r for r in csv.DictReader(open(HERE / "undecided.csv"))}
 with open(HERE / "undecided_now.csv", "w", newline="") as f:
     out = csv.writer(f)
