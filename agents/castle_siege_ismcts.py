@@ -11,7 +11,8 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
-root_width=0,halving=0,trees=1,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+root_width=0,halving=0,trees=1,chance=0,endplay=0,
+policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
@@ -21,7 +22,12 @@ the root's priors with weight ``prior_mix`` (the root only: one network call a d
 sequential halving over common worlds instead of the most visits (``vector.siege_ismcts``);
 ``trees`` independent searches a decision (each its own world and seed, ``iterations`` each),
 the move with the most visits summed over their roots (root parallelisation: the same
-iterations spent on shallower trees whose errors differ).
+iterations spent on shallower trees whose errors differ); ``chance`` > 0 keeps at most that
+many draws below each move that draws unseen cards (sparse sampling: the tree then searches
+the moves after a draw instead of leaving them to the playout; 0: every iteration's own draw);
+``endplay`` > 0 lets the solver finish a playout, with that many nodes, once no unseen card is
+left, as the agent's endgame planner then does (the player knows every card from there, so
+this reads nothing hidden).
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ OPTIONS = Options(
     root_width=Option(0, 0, MAX_WIDTH),
     halving=Option(0, 0, 1),
     trees=Option(1, 1, 64),
+    chance=Option(0, 0, 64),
+    endplay=Option(0, 0),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -101,13 +109,15 @@ class ISMCTSPolicy:
         self.noise, self.shaped, self.leaf = o["noise"], o["shaped"], leaf
         self.standing, self.lam = o["standing"], o["lam"]
         self.root_width, self.halving, self.trees = o["root_width"], o["halving"], o["trees"]
+        self.chance, self.endplay = o["chance"], o["endplay"]
         self._roots: list[tuple[int, int, float, float]] = []  # summed roots (trees > 1)
         self.scorer = weights
         self.weights = weights.vector()
         self._M = M
         self._tree = M.new_tree(max(10, min(20, (4 * iterations).bit_length())))
         self._x = siege_nested.new_scratch()
-        self._w = siege_solver.new_work(max(10, min(22, (2 * max(leaf, 1)).bit_length())))
+        solver_nodes = max(leaf, o["endplay"], 1)
+        self._w = siege_solver.new_work(max(10, min(22, (2 * solver_nodes).bit_length())))
         self._memo = shared_memo()
         self.searched = False
         self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame, probe_weights=self.weights))
@@ -129,34 +139,37 @@ class ISMCTSPolicy:
             ids, logits = self._prior.logits(state)
             self._logits[ids] = logits / self.prior_temp
         self._roots = []
+        settings = self._M.Settings(
+            recent=state.attack == "most_recent",
+            leave=state.defeated == "leave_game",
+            weights=self.weights,
+            width=self.width,
+            temp=self.temp,
+            c_puct=self.c,
+            noise=self.noise,
+            shaped=self.shaped,
+            leaf=self.leaf,
+            standing=self.standing,
+            net=self._net,
+            lam=self.lam,
+            rows=state.rows,
+            endplay=self.endplay,
+        )
         for tree in range(self.trees):
-            b, v = self._rows(state.determinize(0, rng))
             best = self._M.search(
                 self._tree,
                 self._x,
                 self._w,
                 self._memo,
-                b,
-                v,
-                state.attack == "most_recent",
-                state.defeated == "leave_game",
-                self.weights,
+                *self._rows(state.determinize(0, rng)),
+                settings,
                 self.iterations,
-                self.width,
-                self.temp,
-                self.c,
-                self.noise,
-                self.shaped,
-                self.leaf,
                 int(rng.integers(1 << 62)),
-                self.standing,
-                self._net,
-                self.lam,
-                state.rows,
                 self._logits,
                 mix,
                 self.root_width,
                 bool(self.halving),
+                self.chance,
             )
             if self.trees == 1:
                 return int(self._tree.act[0, best])

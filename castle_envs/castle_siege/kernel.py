@@ -304,6 +304,18 @@ def captured_and_standing(b, v):
 
 
 @njit(cache=True)
+def unseen(b, v):
+    """How many cards at the deck's top the player has not seen: those above the recycled
+    ones, whose order the player knows (``State.player_view``). With none left the player
+    knows the whole position."""
+    head = v[HEAD]
+    n = 0
+    while n < v[DSIZE] and not b[RECYCLED + b[DECK + (head + n) % NUM_CARDS]]:
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def apply(b, v, action, leave):
     """``State._apply``: the action is known to be legal."""
     if action < RECYCLE_BASE:

@@ -75,6 +75,7 @@ from ..castle_siege.kernel import (
     captured_and_standing,
     encode,
     load_position,
+    unseen,
 )
 from .siege_linear import N_BATTLE, N_RECYCLE, royal_action
 from .siege_nested import playout, scored_moves, select_top
@@ -117,6 +118,13 @@ class Tree(NamedTuple):
     used: np.ndarray  # (1,) int64: nodes in use
     rng: np.ndarray  # (1,) uint64: xorshift state (the shuffles)
     stats: np.ndarray  # (4,) int64: iterations, playouts, nodes created, table full
+    obase: np.ndarray  # (C, MAX_WIDTH) int64: per edge its first outcome slot (-1: none)
+    ocount: np.ndarray  # (C, MAX_WIDTH) int64: per edge its outcomes stored
+    ovisits: np.ndarray  # (P,) int64: per outcome slot the iterations sent through it
+    ob: np.ndarray  # (P, NEED) int8: per outcome slot the world's card words after the draw
+    ov: np.ndarray  # (P, INT_WORDS) int32: and its int words
+    oused: np.ndarray  # (1,) int64: outcome slots in use
+    okeep: np.ndarray  # (1,) int64: draws kept an edge (0: every iteration its own draw)
 
 
 class ValueNet(NamedTuple):
@@ -138,22 +146,23 @@ class ValueNet(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """What every iteration of one search reads besides the tree and the world (``search``'s
-    arguments of the same names)."""
+    """What every iteration of one search reads besides the tree and the world (the module
+    docstring says what each does)."""
 
-    recent: bool
-    leave: bool
-    weights: np.ndarray
-    width: int
-    temp: float
+    recent: bool  # the rules' options: attack="most_recent",
+    leave: bool  # defeated="leave_game"
+    weights: np.ndarray  # the linear scorer (``LinearPolicy.vector()``)
+    width: int  # children of a node below the root
+    temp: float  # the priors' softmax temperature over the scorer's scores
     c_puct: float
-    noise: float
-    shaped: float
-    leaf: int
-    standing: float
-    net: ValueNet
+    noise: float  # the playout's chance of one of its next-best moves
+    shaped: float  # a lost world's value: shaped * castles captured / 4
+    leaf: int  # solver nodes to prove a leaf's world won (clairvoyant at the leaves; 0: off)
+    standing: float  # ... less standing * defenders standing / 52
+    net: ValueNet  # a leaf value network, mixed in with weight ``lam``
     lam: float
-    rows: np.ndarray
+    rows: int  # defender rows a castle starts with (the difficulty; the observation shows it)
+    endplay: int  # solver nodes for a playout that reaches a known deck (0: off)
 
 
 #: the arrays of a ValueNet, with their shapes in terms of its width H
@@ -245,6 +254,13 @@ def new_tree(node_bits: int = 16) -> Tree:
         used=np.zeros(1, np.int64),
         rng=np.ones(1, np.uint64),
         stats=np.zeros(4, np.int64),
+        obase=np.full((c, MAX_WIDTH), -1, np.int64),
+        ocount=np.zeros((c, MAX_WIDTH), np.int64),
+        ovisits=np.zeros(c, np.int64),
+        ob=np.zeros((c, NEED), np.int8),
+        ov=np.zeros((c, INT_WORDS), np.int32),
+        oused=np.zeros(1, np.int64),
+        okeep=np.zeros(1, np.int64),
     )
 
 
@@ -273,9 +289,7 @@ def view_hash(b, v, z):
 def shuffle_unseen(b, v, rng):
     """Shuffle the deck's unseen cards (its top part, above the recycled ones) in place."""
     head = v[HEAD]
-    n = 0
-    while n < v[DSIZE] and not b[RECYCLED + b[DECK + (head + n) % NUM_CARDS]]:
-        n += 1
+    n = unseen(b, v)
     for i in range(n - 1, 0, -1):
         j = min(int(rand(rng) * (i + 1)), i)
         a, c = DECK + (head + i) % NUM_CARDS, DECK + (head + j) % NUM_CARDS
@@ -303,6 +317,7 @@ def clear(t):
     t.keys[:] = 0
     t.used[0] = 0
     t.stats[:] = 0
+    t.oused[0] = 0
 
 
 @njit(cache=True)
@@ -354,6 +369,7 @@ def _expand(t, node, b, v, recent, weights, width, temp, x):
         t.prior[node, i] /= total
         t.n[node, i] = 0
         t.w[node, i] = 0.0
+        t.obase[node, i] = -1
     t.width[node] = k
 
 
@@ -399,6 +415,64 @@ def _solved(w, memo, b, v, recent, leave, nodes, weights):
         return True
     w.stats[1:] = 0
     return dfs(w, ZOBRIST, memo, recent, leave, nodes, True, True, True) == WIN
+
+
+@njit(cache=True)
+def sparse_outcome(t, node, e, b, v, k):
+    """Sparse sampling of the draw the edge ``(node, e)`` just made in the world ``b``/``v``
+    (Kearns, Mansour and Ng 2002; sparse UCT, Bjarnason, Fern and Tadepalli 2009): the
+    edge's first ``k`` draws are kept as they came; after that the world is replaced by the
+    kept draw the fewest iterations went through, its other unseen cards shuffled again.
+    The ``k`` kept draws were dealt from the view's belief, so the edge's value is their
+    average, and the views after them recur, so the tree searches the next turn's moves
+    instead of leaving them to the playout. Returns without change when the pool is full."""
+    base = t.obase[node, e]
+    if base < 0:
+        if t.oused[0] + k > len(t.ovisits):
+            return
+        base = t.oused[0]
+        t.oused[0] += k
+        t.obase[node, e] = base
+        t.ocount[node, e] = 0
+    m = t.ocount[node, e]
+    if m < k:
+        for i in range(NEED):
+            t.ob[base + m, i] = b[i]
+        for i in range(INT_WORDS):
+            t.ov[base + m, i] = v[i]
+        t.ovisits[base + m] = 1
+        t.ocount[node, e] = m + 1
+        return
+    j = 0
+    for i in range(1, k):
+        if t.ovisits[base + i] < t.ovisits[base + j]:
+            j = i
+    t.ovisits[base + j] += 1
+    for i in range(NEED):
+        b[i] = t.ob[base + j, i]
+    for i in range(INT_WORDS):
+        v[i] = t.ov[base + j, i]
+    shuffle_unseen(b, v, t.rng)
+
+
+@njit(cache=True)
+def _playout(x, w, memo, cfg, line):
+    """The value of finishing the world in ``x``'s row 0 with the scorer. With ``endplay``
+    a world the scorer loses counts as won where the solver proves, within ``endplay``
+    nodes, a win from the first position of the playout with no unseen card left: from
+    there the player knows every card, and the agent plays the solver's line where it finds
+    one (``EndgamePlanner``), so the playout then reads nothing the player would not know."""
+    b, v = x.B[0], x.V[0]
+    recent, leave, weights = cfg.recent, cfg.leave, cfg.weights
+    known = cfg.endplay > 0
+    _, end = playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, 0, known)
+    if not known or v[OUTCOME] != 0 or unseen(b, v) > 0:
+        return _value(b, v, cfg.shaped, cfg.standing)
+    _copy_rows(x.B[1], x.V[1], b, v)
+    playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end)
+    if v[OUTCOME] != 1 and _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
+        return 1.0
+    return _value(b, v, cfg.shaped, cfg.standing)
 
 
 @njit(cache=True)
@@ -449,7 +523,11 @@ def _iterate(t, x, w, memo, cfg, forced):
         t.path[depth, 0] = node
         t.path[depth, 1] = best
         depth += 1
+        keep = t.okeep[0]
+        hidden = unseen(b, v) if keep > 0 else 0
         apply(b, v, t.act[node, best], leave)
+        if keep > 0 and unseen(b, v) < hidden:  # the move drew an unseen card
+            sparse_outcome(t, node, best, b, v, keep)
         h1, h2 = view_hash(b, v, _ZV)
         found = _find(t, h1, h2)
         if found >= 0:
@@ -478,9 +556,8 @@ def _iterate(t, x, w, memo, cfg, forced):
     if value < 0.0:
         learned = net_value(cfg.net, b, v, cfg.rows, recent, leave) if lam > 0.0 else 0.0
         if lam < 1.0:
-            playout(x, w, memo, 0, recent, leave, weights, width, cfg.noise, line, 0)
+            value = (1.0 - lam) * _playout(x, w, memo, cfg, line) + lam * learned
             t.stats[1] += 1
-            value = (1.0 - lam) * _value(b, v, shaped, standing) + lam * learned
         else:
             value = learned
     if node >= 0:
@@ -551,40 +628,16 @@ def _halving(t, x, w, memo, b0, v0, cfg, iterations):
 
 @njit(cache=True)
 def search(
-    t,
-    x,
-    w,
-    memo,
-    b0,
-    v0,
-    recent,
-    leave,
-    weights,
-    iterations,
-    width,
-    temp,
-    c_puct,
-    noise,
-    shaped,
-    leaf,
-    seed,
-    standing,
-    net,
-    lam,
-    rows,
-    root_logits,
-    root_mix,
-    root_width,
-    halving,
+    t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width, halving, chance
 ):
-    """``iterations`` iterations from the view in rows ``b0``/``v0`` (module docstring); the
-    root's statistics stay in node 0 of ``t``; ``net`` is mixed into the leaves' values with
-    weight ``lam`` (``rows``: the deal's castle rows, which the observation shows); with
+    """``iterations`` iterations from the view in rows ``b0``/``v0`` with the settings ``cfg``
+    (``Settings``; module docstring); the root's statistics stay in node 0 of ``t``; with
     ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
     (one per action id, a move network's) over its children plus the rest times the
-    scorer's. The root has ``root_width`` children (0: ``width``). Returns the index of the
-    root's most visited child (ties: the scorer's order), or with ``halving`` the child that
-    sequential halving over common worlds keeps (``_halving``)."""
+    scorer's. The root has ``root_width`` children (0: ``cfg.width``). Returns the index of
+    the root's most visited child (ties: the scorer's order), or with ``halving`` the child
+    that sequential halving over common worlds keeps (``_halving``). With ``chance`` > 0 each
+    edge whose move draws unseen cards keeps at most that many draws (``sparse_outcome``)."""
     clear(t)
     t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
@@ -600,12 +653,11 @@ def search(
     _copy_rows(B[0], V[0], b0, v0)
     # the root is expanded even where every world is lost: its first child is then the
     # scorer's move
-    _expand(t, 0, B[0], V[0], recent, weights, root_width if root_width > 0 else width, temp, x)
+    top = root_width if root_width > 0 else cfg.width
+    _expand(t, 0, B[0], V[0], cfg.recent, cfg.weights, top, cfg.temp, x)
     if root_mix > 0.0:
         _mix_root_prior(t, root_logits, root_mix)
-    cfg = Settings(
-        recent, leave, weights, width, temp, c_puct, noise, shaped, leaf, standing, net, lam, rows
-    )
+    t.okeep[0] = chance
     if halving and t.width[0] > 1:
         return _halving(t, x, w, memo, b0, v0, cfg, iterations)
     for it in range(iterations):

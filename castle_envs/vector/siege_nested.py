@@ -46,6 +46,7 @@ from ..castle_siege.kernel import (
     apply,
     captured_and_standing,
     load_position,
+    unseen,
 )
 from .siege_linear import N_BATTLE, N_RECYCLE, battle_scores, recycle_scores, royal_action
 from .siege_solver import MAX_DEPTH, WIN, ZOBRIST, dfs, hopeless, rand, tt_clear
@@ -170,13 +171,15 @@ def candidates(b, v, recent, weights, width, out, x):
 
 
 @njit(cache=True)
-def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start):
+def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start, until_known=False):
     """Level 0, played in place on row ``row``: its moves go to ``line[start:]``; returns
-    (score, end of the line)."""
+    (score, end of the line). With ``until_known`` it stops once no unseen card is left."""
     b, v = x.B[row], x.V[row]
     n = start
     while v[OUTCOME] == 0 and n < MAX_DEPTH:
         if v[PHASE] == BATTLE and hopeless(b, v, w, memo):
+            break
+        if until_known and unseen(b, v) == 0:
             break
         k = candidates(b, v, recent, weights, width, x.cand[0], x)
         i = 0

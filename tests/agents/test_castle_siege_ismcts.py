@@ -13,10 +13,14 @@ pytest.importorskip("numba")
 from castle_envs.agents import make_agent  # noqa: E402
 from castle_envs.agents.castle_siege_ismcts import ISMCTSPolicy  # noqa: E402
 from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.castle_siege.actions import END_BATTLE  # noqa: E402
 from castle_envs.castle_siege.env import CastleSiegeEnv  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
 from castle_envs.vector import siege_ismcts as M  # noqa: E402
+from castle_envs.vector import siege_nested as N  # noqa: E402
+from castle_envs.vector import siege_solver as S  # noqa: E402
+from castle_envs.vector.solve_castle_siege import shared_memo  # noqa: E402
 from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.vector.castle_siege import write_state  # noqa: E402
 
@@ -104,7 +108,10 @@ def test_plays_legal_moves_to_the_end_under_victory_deck_left():
     assert s.won == (s.deck_size > 0)
 
 
-@pytest.mark.parametrize("options", [{}, {"halving": 1, "root_width": 6}, {"trees": 2}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"halving": 1, "root_width": 6}, {"trees": 2}, {"chance": 2}, {"endplay": 300}],
+)
 def test_decisions_depend_only_on_what_the_player_sees(options):
     """Two deals that differ only in the order of unseen cards get the same decision at
     every position of a game (the agent is handed the full state here on purpose)."""
@@ -143,6 +150,8 @@ def _game_actions(agent, seed):
         "ismcts:iterations=40,width=4",
         "ismcts:iterations=40,width=4,halving=1,root_width=6",
         "ismcts:iterations=20,width=4,trees=3",
+        "ismcts:iterations=40,width=4,chance=2",
+        "ismcts:iterations=40,width=4,endplay=300",
         "search:samples=3,candidates=3,nodes=300",
     ],
 )
@@ -184,6 +193,8 @@ def test_root_statistics_count_the_iterations(trees):
         ({"standing": -0.1}, "standing"),
         ({"halving": 2}, "halving"),
         ({"trees": 0}, "trees"),
+        ({"chance": -1}, "chance"),
+        ({"endplay": -5}, "endplay"),
         ({"root_width": M.MAX_WIDTH + 1}, "root_width"),
     ],
 )
@@ -275,6 +286,102 @@ def test_standing_defenders_lower_a_lost_worlds_value():
     # a lost world is worth shaped * castles captured / 4 >= 0, less 0.5 * standing / 52
     assert min(q for _, n, q, _ in plain.root_stats() if n) >= 0.0
     assert min(q for _, n, q, _ in weighted.root_stats() if n) < 0.0
+
+
+def _end_of_turn(seed=9, difficulty="hard"):
+    """A battle phase whose end (the new defenders, then the next hand) draws unseen cards."""
+    s = _first_choice(seed)
+    assert s.legal_action_mask()[END_BATTLE] and s.deck_size > int(s.recycled.sum())
+    return s
+
+
+def test_a_kept_draw_replaces_a_later_worlds_draw_and_reshuffles_the_rest():
+    """Sparse sampling with one draw kept: a second world that ends the turn is handed the
+    first world's draw (the same view after it), its other unseen cards shuffled again, and
+    no card is lost or duplicated."""
+    s = _end_of_turn()
+    t = M.new_tree(10)
+    M.clear(t)
+    t.rng[0] = np.uint64(12345)
+    worlds = []
+    for k in range(2):
+        b, v = _rows(_reshuffle_unseen(s, np.random.default_rng(k)))
+        hidden = K.unseen(b, v)
+        K.apply(b, v, END_BATTLE, False)
+        assert K.unseen(b, v) < hidden
+        first = (b.copy(), v.copy())
+        M.sparse_outcome(t, 0, 0, b, v, 1)
+        worlds.append((first, (b, v)))
+    (a_drawn, a_kept), (b_drawn, b_kept) = worlds
+    assert M.view_hash(*a_drawn, M._ZV) != M.view_hash(*b_drawn, M._ZV)  # two draws...
+    assert M.view_hash(*b_kept, M._ZV) == M.view_hash(*a_drawn, M._ZV)  # ...one kept
+    assert t.ocount[0, 0] == 1 and t.ovisits[t.obase[0, 0]] == 2
+    n = K.unseen(*b_kept)
+    deck = lambda b, v: [int(b[K.DECK + (v[K.HEAD] + i) % 52]) for i in range(v[K.DSIZE])]  # noqa: E731
+    assert sorted(deck(*b_kept)) == sorted(deck(*a_drawn))
+    assert deck(*b_kept)[n:] == deck(*a_drawn)[n:]  # the recycled cards keep their order
+    assert deck(*b_kept)[:n] != deck(*a_drawn)[:n]  # the unseen ones are dealt again
+
+
+def test_sparse_sampling_keeps_at_most_k_draws_an_edge_and_searches_below_them():
+    s = _end_of_turn()
+    policy = _policy(iterations=400, width=4, chance=2)
+    policy(s, np.random.default_rng(0))
+    t = policy._tree
+    edges = [
+        (node, e)
+        for node in range(int(t.used[0]))
+        for e in range(int(t.width[node]))
+        if t.obase[node, e] >= 0
+    ]
+    assert edges
+    reused = 0
+    for node, e in edges:
+        base, m = int(t.obase[node, e]), int(t.ocount[node, e])
+        assert 1 <= m <= 2
+        # every iteration through a drawing edge went through one of its kept draws
+        assert int(t.ovisits[base : base + m].sum()) == int(t.n[node, e])
+        reused += int(t.n[node, e]) > m
+    assert reused > 0
+
+
+def _settings(state, **options):
+    base = dict(
+        recent=False,
+        leave=False,
+        weights=LinearPolicy.load(SCORER).vector(),
+        width=12,
+        temp=2.0,
+        c_puct=2.0,
+        noise=0.0,
+        shaped=0.1,
+        leaf=0,
+        standing=0.2,
+        net=M.new_value_net(),
+        lam=0.0,
+        rows=state.rows,
+        endplay=0,
+    )
+    return M.Settings(**{**base, **options})
+
+
+def test_the_solver_finishes_a_playout_once_every_card_is_known():
+    """Hard deal 7 from its start: the scorer's playout loses, but at its first position
+    with no unseen card left (where the player knows every card, and the agent's endgame
+    planner takes over) the solver proves a win with 300 nodes, so with ``endplay`` the
+    world counts as won."""
+    s = State.new_game(difficulty="hard", deck=deal_deck(7))
+    memo = shared_memo()
+    x, w = N.new_scratch(), S.new_work(11)
+    x.B[0][:], x.V[0][:] = _rows(s)
+    line = x.lines[0]
+    _, end = N.playout(x, w, memo, 0, False, False, _settings(s).weights, 12, 0.0, line, 0, True)
+    assert x.V[0][K.OUTCOME] == 0 and K.unseen(x.B[0], x.V[0]) == 0 < K.unseen(*_rows(s))
+    values = {}
+    for endplay in (0, 300):
+        x.B[0][:], x.V[0][:] = _rows(s)
+        values[endplay] = M._playout(x, w, memo, _settings(s, endplay=endplay), line)
+    assert values[0] < 1.0 == values[300]
 
 
 def _value_net_arrays(seed=0, hidden=16):
