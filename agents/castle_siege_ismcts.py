@@ -12,7 +12,7 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
-policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+endmiss=4,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
@@ -27,7 +27,8 @@ many draws below each move that draws unseen cards (sparse sampling: the tree th
 the moves after a draw instead of leaving them to the playout; 0: every iteration's own draw);
 ``endplay`` > 0 lets the solver finish a playout, with that many nodes, once no unseen card is
 left, as the agent's endgame planner then does (the player knows every card from there, so
-this reads nothing hidden).
+this reads nothing hidden), where the scorer's own finish left at most ``endmiss`` castles
+standing (1: near misses only, where the solver's wins are).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ OPTIONS = Options(
     trees=Option(1, 1, 64),
     chance=Option(0, 0, 64),
     endplay=Option(0, 0),
+    endmiss=Option(4, 1, 4),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -109,7 +111,7 @@ class ISMCTSPolicy:
         self.noise, self.shaped, self.leaf = o["noise"], o["shaped"], leaf
         self.standing, self.lam = o["standing"], o["lam"]
         self.root_width, self.halving, self.trees = o["root_width"], o["halving"], o["trees"]
-        self.chance, self.endplay = o["chance"], o["endplay"]
+        self.chance, self.endplay, self.endmiss = o["chance"], o["endplay"], o["endmiss"]
         self._roots: list[tuple[int, int, float, float]] = []  # summed roots (trees > 1)
         self.scorer = weights
         self.weights = weights.vector()
@@ -154,6 +156,7 @@ class ISMCTSPolicy:
             lam=self.lam,
             rows=state.rows,
             endplay=self.endplay,
+            endmiss=self.endmiss,
         )
         for tree in range(self.trees):
             best = self._M.search(

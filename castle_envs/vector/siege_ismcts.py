@@ -44,6 +44,12 @@ siblings that each met worlds of their own (common random numbers). ``root_width
 root consider more moves than the nodes below it. Everything the search reads is the
 player's view: the root is handed in already determinized, and the worlds are reshuffles of
 it, so the true deck order cannot reach a decision.
+
+Two variants, each measured no better on Hard (``docs/castle_siege_winnability.md``,
+*Searching the next turn*): ``chance`` keeps at most that many draws below each move that
+draws unseen cards, so the tree searches the next turn (``sparse_outcome``); ``endplay``
+lets the solver finish a playout once no unseen card is left, as the agent's endgame
+planner does (``_playout``).
 """
 
 from __future__ import annotations
@@ -163,6 +169,7 @@ class Settings(NamedTuple):
     lam: float
     rows: int  # defender rows a castle starts with (the difficulty; the observation shows it)
     endplay: int  # solver nodes for a playout that reaches a known deck (0: off)
+    endmiss: int  # ... where the scorer's own finish left at most this many castles standing
 
 
 #: the arrays of a ValueNet, with their shapes in terms of its width H
@@ -458,10 +465,16 @@ def sparse_outcome(t, node, e, b, v, k):
 @njit(cache=True)
 def _playout(x, w, memo, cfg, line):
     """The value of finishing the world in ``x``'s row 0 with the scorer. With ``endplay``
-    a world the scorer loses counts as won where the solver proves, within ``endplay``
-    nodes, a win from the first position of the playout with no unseen card left: from
-    there the player knows every card, and the agent plays the solver's line where it finds
-    one (``EndgamePlanner``), so the playout then reads nothing the player would not know."""
+    a world the scorer loses with at most ``endmiss`` castles standing counts as won where
+    the solver proves, within ``endplay`` nodes, a win from the playout's first position
+    with no unseen card left. From there the player knows every card and the agent plays
+    the solver's line where it finds one (``EndgamePlanner``), so this reads nothing the
+    player would not know, and it values the endgames the agent wins and its scorer does
+    not. ``endmiss`` spends the solver (a microsecond a node, dozens of playouts at 2,000
+    nodes) on near misses, where its wins are: from the start of Hard deals
+    20,000,100-399, the scorer's finish leaves one castle standing in 41 of 247 lost known
+    endgames, which hold 18 of the 23 the solver wins with 2,000 nodes
+    (``docs/data/castle_siege_ismcts/diagnostics/endgame_gap.py``)."""
     b, v = x.B[0], x.V[0]
     recent, leave, weights = cfg.recent, cfg.leave, cfg.weights
     known = cfg.endplay > 0
@@ -470,8 +483,9 @@ def _playout(x, w, memo, cfg, line):
         return _value(b, v, cfg.shaped, cfg.standing)
     _copy_rows(x.B[1], x.V[1], b, v)
     playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end)
-    if v[OUTCOME] != 1 and _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
-        return 1.0
+    if v[OUTCOME] != 1 and 4 - captured_and_standing(b, v)[0] <= cfg.endmiss:
+        if _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
+            return 1.0
     return _value(b, v, cfg.shaped, cfg.standing)
 
 

@@ -195,6 +195,7 @@ def test_root_statistics_count_the_iterations(trees):
         ({"trees": 0}, "trees"),
         ({"chance": -1}, "chance"),
         ({"endplay": -5}, "endplay"),
+        ({"endmiss": 0}, "endmiss"),
         ({"root_width": M.MAX_WIDTH + 1}, "root_width"),
     ],
 )
@@ -361,16 +362,21 @@ def _settings(state, **options):
         lam=0.0,
         rows=state.rows,
         endplay=0,
+        endmiss=4,
     )
     return M.Settings(**{**base, **options})
 
 
-def test_the_solver_finishes_a_playout_once_every_card_is_known():
-    """Hard deal 7 from its start: the scorer's playout loses, but at its first position
-    with no unseen card left (where the player knows every card, and the agent's endgame
-    planner takes over) the solver proves a win with 300 nodes, so with ``endplay`` the
-    world counts as won."""
-    s = State.new_game(difficulty="hard", deck=deal_deck(7))
+@pytest.mark.parametrize(
+    "seed,endmiss,won", [(7, 4, True), (7, 1, True), (144, 4, True), (144, 1, False)]
+)
+def test_the_solver_finishes_a_playout_once_every_card_is_known(seed, endmiss, won):
+    """Hard deals from their start: the scorer's playout loses (deal 7 with one castle
+    standing, deal 144 with two), but at its first position with no unseen card left
+    (where the player knows every card, and the agent's endgame planner takes over) the
+    solver proves a win with 1,000 nodes, so with ``endplay`` the world counts as won,
+    unless the scorer's finish left more than ``endmiss`` castles standing."""
+    s = State.new_game(difficulty="hard", deck=deal_deck(seed))
     memo = shared_memo()
     x, w = N.new_scratch(), S.new_work(11)
     x.B[0][:], x.V[0][:] = _rows(s)
@@ -378,10 +384,14 @@ def test_the_solver_finishes_a_playout_once_every_card_is_known():
     _, end = N.playout(x, w, memo, 0, False, False, _settings(s).weights, 12, 0.0, line, 0, True)
     assert x.V[0][K.OUTCOME] == 0 and K.unseen(x.B[0], x.V[0]) == 0 < K.unseen(*_rows(s))
     values = {}
-    for endplay in (0, 300):
+    for endplay in (0, 1000):
         x.B[0][:], x.V[0][:] = _rows(s)
-        values[endplay] = M._playout(x, w, memo, _settings(s, endplay=endplay), line)
-    assert values[0] < 1.0 == values[300]
+        cfg = _settings(s, endplay=endplay, endmiss=endmiss)
+        values[endplay] = M._playout(x, w, memo, cfg, line)
+    assert values[0] < 1.0
+    assert (values[1000] == 1.0) == won
+    if not won:
+        assert values[1000] == values[0]
 
 
 def _value_net_arrays(seed=0, hidden=16):
