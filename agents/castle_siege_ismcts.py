@@ -157,6 +157,7 @@ class ISMCTSPolicy:
             rows=state.rows,
             endplay=self.endplay,
             endmiss=self.endmiss,
+            chance=self.chance,
         )
         for tree in range(self.trees):
             best = self._M.search(
@@ -172,7 +173,6 @@ class ISMCTSPolicy:
                 mix,
                 self.root_width,
                 bool(self.halving),
-                self.chance,
             )
             if self.trees == 1:
                 return int(self._tree.act[0, best])

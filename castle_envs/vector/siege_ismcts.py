@@ -130,7 +130,6 @@ class Tree(NamedTuple):
     ob: np.ndarray  # (P, NEED) int8: per outcome slot the world's card words after the draw
     ov: np.ndarray  # (P, INT_WORDS) int32: and its int words
     oused: np.ndarray  # (1,) int64: outcome slots in use
-    okeep: np.ndarray  # (1,) int64: draws kept an edge (0: every iteration its own draw)
 
 
 class ValueNet(NamedTuple):
@@ -170,6 +169,7 @@ class Settings(NamedTuple):
     rows: int  # defender rows a castle starts with (the difficulty; the observation shows it)
     endplay: int  # solver nodes for a playout that reaches a known deck (0: off)
     endmiss: int  # ... where the scorer's own finish left at most this many castles standing
+    chance: int  # draws kept below a move that draws unseen cards (0: each iteration its own)
 
 
 #: the arrays of a ValueNet, with their shapes in terms of its width H
@@ -267,7 +267,6 @@ def new_tree(node_bits: int = 16) -> Tree:
         ob=np.zeros((c, NEED), np.int8),
         ov=np.zeros((c, INT_WORDS), np.int32),
         oused=np.zeros(1, np.int64),
-        okeep=np.zeros(1, np.int64),
     )
 
 
@@ -537,7 +536,7 @@ def _iterate(t, x, w, memo, cfg, forced):
         t.path[depth, 0] = node
         t.path[depth, 1] = best
         depth += 1
-        keep = t.okeep[0]
+        keep = cfg.chance
         hidden = unseen(b, v) if keep > 0 else 0
         apply(b, v, t.act[node, best], leave)
         if keep > 0 and unseen(b, v) < hidden:  # the move drew an unseen card
@@ -642,7 +641,7 @@ def _halving(t, x, w, memo, b0, v0, cfg, iterations):
 
 @njit(cache=True)
 def search(
-    t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width, halving, chance
+    t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width, halving
 ):
     """``iterations`` iterations from the view in rows ``b0``/``v0`` with the settings ``cfg``
     (``Settings``; module docstring); the root's statistics stay in node 0 of ``t``; with
@@ -650,8 +649,9 @@ def search(
     (one per action id, a move network's) over its children plus the rest times the
     scorer's. The root has ``root_width`` children (0: ``cfg.width``). Returns the index of
     the root's most visited child (ties: the scorer's order), or with ``halving`` the child
-    that sequential halving over common worlds keeps (``_halving``). With ``chance`` > 0 each
-    edge whose move draws unseen cards keeps at most that many draws (``sparse_outcome``)."""
+    that sequential halving over common worlds keeps (``_halving``). With ``cfg.chance`` > 0
+    each edge whose move draws unseen cards keeps at most that many draws
+    (``sparse_outcome``)."""
     clear(t)
     t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
@@ -671,7 +671,6 @@ def search(
     _expand(t, 0, B[0], V[0], cfg.recent, cfg.weights, top, cfg.temp, x)
     if root_mix > 0.0:
         _mix_root_prior(t, root_logits, root_mix)
-    t.okeep[0] = chance
     if halving and t.width[0] > 1:
         return _halving(t, x, w, memo, b0, v0, cfg, iterations)
     for it in range(iterations):

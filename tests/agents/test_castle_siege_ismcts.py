@@ -296,6 +296,11 @@ def _end_of_turn(seed=9, difficulty="hard"):
     return s
 
 
+def _deck(b, v):
+    """The deck's cards from its top, read from the kernel rows."""
+    return [int(b[K.DECK + (v[K.HEAD] + i) % 52]) for i in range(v[K.DSIZE])]
+
+
 def test_a_kept_draw_replaces_a_later_worlds_draw_and_reshuffles_the_rest():
     """Sparse sampling with one draw kept: a second world that ends the turn is handed the
     first world's draw (the same view after it), its other unseen cards shuffled again, and
@@ -318,10 +323,9 @@ def test_a_kept_draw_replaces_a_later_worlds_draw_and_reshuffles_the_rest():
     assert M.view_hash(*b_kept, M._ZV) == M.view_hash(*a_drawn, M._ZV)  # ...one kept
     assert t.ocount[0, 0] == 1 and t.ovisits[t.obase[0, 0]] == 2
     n = K.unseen(*b_kept)
-    deck = lambda b, v: [int(b[K.DECK + (v[K.HEAD] + i) % 52]) for i in range(v[K.DSIZE])]  # noqa: E731
-    assert sorted(deck(*b_kept)) == sorted(deck(*a_drawn))
-    assert deck(*b_kept)[n:] == deck(*a_drawn)[n:]  # the recycled cards keep their order
-    assert deck(*b_kept)[:n] != deck(*a_drawn)[:n]  # the unseen ones are dealt again
+    assert sorted(_deck(*b_kept)) == sorted(_deck(*a_drawn))
+    assert _deck(*b_kept)[n:] == _deck(*a_drawn)[n:]  # the recycled cards keep their order
+    assert _deck(*b_kept)[:n] != _deck(*a_drawn)[:n]  # the unseen ones are dealt again
 
 
 def test_sparse_sampling_keeps_at_most_k_draws_an_edge_and_searches_below_them():
@@ -363,6 +367,7 @@ def _settings(state, **options):
         rows=state.rows,
         endplay=0,
         endmiss=4,
+        chance=0,
     )
     return M.Settings(**{**base, **options})
 
