@@ -12,7 +12,7 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
-endmiss=4,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+endmiss=4,endnested=0,endwidth=16,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
@@ -28,7 +28,10 @@ the moves after a draw instead of leaving them to the playout; 0: every iteratio
 ``endplay`` > 0 lets the solver finish a playout, with that many nodes, once no unseen card is
 left, as the agent's endgame planner then does (the player knows every card from there, so
 this reads nothing hidden), where the scorer's own finish left at most ``endmiss`` castles
-standing (1: near misses only, where the solver's wins are).
+standing (1: near misses only, where the solver's wins are); ``endnested`` > 0: where the
+endgame planner's ``endgame`` solver nodes prove no win, that many runs of level-2 nested
+search (``endwidth`` candidates a step, the solver's ``endgame`` nodes checked along its
+line) look for a winning line before the search takes over again (``NestedEndgameSolver``).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from castle_envs.castle_siege.rules import State
 from castle_envs.core.options import Option, Options
 from castle_envs.vector.siege_ismcts import MAX_WIDTH
 
-from .castle_siege_linear import EndgamePlanner, LinearPolicy
+from .castle_siege_linear import EndgamePlanner, LinearPolicy, NestedEndgameSolver
 
 #: the settings a spec or a model directory may give (``ismcts:iterations=...``)
 OPTIONS = Options(
@@ -64,6 +67,8 @@ OPTIONS = Options(
     chance=Option(0, 0, 64),
     endplay=Option(0, 0),
     endmiss=Option(4, 1, 4),
+    endnested=Option(0, 0, 1 << 16),
+    endwidth=Option(16, 2, MAX_WIDTH),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -122,7 +127,14 @@ class ISMCTSPolicy:
         self._w = siege_solver.new_work(max(10, min(22, (2 * solver_nodes).bit_length())))
         self._memo = shared_memo()
         self.searched = False
-        self.endgame = EndgamePlanner(CompiledSolver(max_nodes=endgame, probe_weights=self.weights))
+        solver: CompiledSolver | NestedEndgameSolver
+        if o["endnested"]:
+            solver = NestedEndgameSolver(
+                endgame, o["endnested"], o["endwidth"], self.weights, probe_weights=self.weights
+            )
+        else:
+            solver = CompiledSolver(max_nodes=endgame, probe_weights=self.weights)
+        self.endgame = EndgamePlanner(solver)
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:
         self.searched = False

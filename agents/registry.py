@@ -55,7 +55,7 @@ SIEGE_TRAINED_SCORER: list[tuple[str, str | None]] = [
 ]
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
     "castle-siege": [
-        ("model:{models}/castle_siege_very_hard_ismcts_wide", "numba"),
+        ("model:{models}/castle_siege_very_hard_ismcts_endgame", "numba"),
         *SIEGE_TRAINED_SCORER,
     ],
     "castellion": [("pimc", "numba"), ("heuristic", None)],

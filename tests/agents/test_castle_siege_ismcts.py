@@ -224,6 +224,7 @@ def test_spec_options_and_errors():
         "castle_siege_very_hard_ismcts",
         "castle_siege_very_hard_ismcts_standing",
         "castle_siege_very_hard_ismcts_wide",
+        "castle_siege_very_hard_ismcts_endgame",
     ],
 )
 def test_shipped_model_card_matches_its_options(directory):
@@ -548,3 +549,65 @@ def test_bad_priors_are_refused_clearly(tmp_path):
     np.savez(tmp_path / "pickled.npz", **{**arrays, "c1": np.array([object()], dtype=object)})
     with pytest.raises(ValueError, match="not a prior network"):
         _policy(prior=str(tmp_path / "pickled.npz"), prior_mix=0.5)
+
+
+def test_nested_endgame_wins_a_known_deck_position_the_solver_alone_does_not():
+    """data/known_deck_endgame_nested.json: the first position of a lost Hard screen game
+    (deal 20,000,263, the shipped agent's settings) at which every card left in the deck was
+    recycled by the player. The endgame planner's 20,000 solver nodes prove no win there;
+    with ``endnested`` the nested search finds one, and the agent plays it to the end
+    without searching again."""
+    data = json.loads(
+        (Path(__file__).parent / "data" / "known_deck_endgame_nested.json").read_text()
+    )
+    s = State.from_dict(data)
+    assert s.deck_size == int(s.recycled.sum()) > 0 and not s.outcome
+    from castle_envs.castle_siege.solver import WINNABLE
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
+
+    assert CompiledSolver(max_nodes=20000).solve(s.clone()).verdict != WINNABLE
+    policy, rng = _policy(endgame=20000, endnested=2), np.random.default_rng(0)
+    while not s.outcome:
+        s.apply_action(policy(s.player_view(), rng))
+        assert not policy.searched
+    assert s.outcome == 1
+
+
+def test_nested_endgame_options_are_checked():
+    agent = make_agent("ismcts:iterations=10,endnested=4,endwidth=8", "castle-siege", seed=0)
+    assert (agent.policy.options["endnested"], agent.policy.options["endwidth"]) == (4, 8)
+    with pytest.raises(ValueError, match="endwidth must be an int in 2..16"):
+        make_agent("ismcts:endwidth=1", "castle-siege")
+
+
+def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
+    """The agent plays a forced move (one legal move) without asking its endgame planner; the
+    planner then finds the game further down its line and keeps to it instead of solving
+    again (a fresh solve from there may fail where the first one succeeded)."""
+    from castle_envs.agents.castle_siege_linear import EndgamePlanner, NestedEndgameSolver
+
+    data = json.loads(
+        (Path(__file__).parent / "data" / "known_deck_endgame_nested.json").read_text()
+    )
+    s = State.from_dict(data)
+    weights = LinearPolicy.load(SCORER).vector()
+    inner = NestedEndgameSolver(20000, 2, 16, weights)
+    calls = []
+
+    class Counting:
+        def solve(self, state):
+            calls.append(1)
+            return inner.solve(state)
+
+    planner = EndgamePlanner(Counting())
+    forced = 0
+    while not s.outcome:
+        legal = np.flatnonzero(s.legal_action_mask())
+        if len(legal) == 1:
+            forced += 1
+            s.apply_action(int(legal[0]))
+            continue
+        action = planner.move(s)
+        assert action is not None
+        s.apply_action(action)
+    assert s.outcome == 1 and forced > 0 and len(calls) == 1

@@ -71,7 +71,7 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
     from castle_envs.agents.registry import resolve_spec
     from castle_envs.experiments.evaluate import resolve_best
 
-    assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_wide")
+    assert resolve_spec("best", "castle-siege").endswith("castle_siege_very_hard_ismcts_endgame")
     assert resolve_spec("best", "castellion") == "pimc"
     real = importlib.util.find_spec
     monkeypatch.setattr(
