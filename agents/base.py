@@ -63,6 +63,11 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.name = name
 
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if hasattr(self.policy, "reset"):  # a policy that keeps per-game state
+            self.policy.reset()
+
     def act(self, observation, action_mask, state=None) -> int:
         if state is None:
             raise ValueError(f"the {self.name} agent needs the game state")

@@ -12,7 +12,7 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
-endmiss=4,endnested=0,endwidth=16,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+endmiss=4,endnested=0,endwidth=16,endtries=2,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
@@ -31,7 +31,8 @@ this reads nothing hidden), where the scorer's own finish left at most ``endmiss
 standing (1: near misses only, where the solver's wins are); ``endnested`` > 0: where the
 endgame planner's ``endgame`` solver nodes prove no win, that many runs of level-2 nested
 search (``endwidth`` candidates a step, the solver's ``endgame`` nodes checked along its
-line) look for a winning line before the search takes over again (``NestedEndgameSolver``).
+line) look for a winning line before the search takes over again, once a turn and at most
+``endtries`` times a game (``NestedEndgameSolver``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ OPTIONS = Options(
     endmiss=Option(4, 1, 4),
     endnested=Option(0, 0, 1 << 16),
     endwidth=Option(16, 2, MAX_WIDTH),
+    endtries=Option(2, 1, 1 << 16),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -130,11 +132,20 @@ class ISMCTSPolicy:
         solver: CompiledSolver | NestedEndgameSolver
         if o["endnested"]:
             solver = NestedEndgameSolver(
-                endgame, o["endnested"], o["endwidth"], self.weights, probe_weights=self.weights
+                endgame,
+                o["endnested"],
+                o["endwidth"],
+                self.weights,
+                tries=o["endtries"],
+                probe_weights=self.weights,
             )
         else:
             solver = CompiledSolver(max_nodes=endgame, probe_weights=self.weights)
         self.endgame = EndgamePlanner(solver)
+
+    def reset(self) -> None:
+        """A new game (the agent's ``reset``): the endgame planner's per-game state."""
+        self.endgame.reset()
 
     def __call__(self, state: State, rng: np.random.Generator) -> int:
         self.searched = False

@@ -578,6 +578,12 @@ def test_nested_endgame_options_are_checked():
     assert (agent.policy.options["endnested"], agent.policy.options["endwidth"]) == (4, 8)
     with pytest.raises(ValueError, match="endwidth must be an int in 2..16"):
         make_agent("ismcts:endwidth=1", "castle-siege")
+    # the agent's reset starts a game for the planner: its nested tries are counted afresh
+    solver = agent.policy.endgame.solver
+    assert solver._left == 2
+    solver.tries = 3
+    agent.reset([0, 1, 0])
+    assert solver._left == 3
 
 
 def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
@@ -611,3 +617,36 @@ def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
         assert action is not None
         s.apply_action(action)
     assert s.outcome == 1 and forced > 0 and len(calls) == 1
+
+
+def test_nested_endgame_tries_once_a_turn_and_at_most_endtries_a_game():
+    from castle_envs.agents.castle_siege_linear import NestedEndgameSolver
+    from castle_envs.castle_siege.solver import UNKNOWN, Result
+
+    solver = NestedEndgameSolver(10, 1, 4, LinearPolicy.load(SCORER).vector(), tries=2)
+
+    class Fails:
+        def __init__(self):
+            self.turns = []
+
+        def solve(self, state):
+            self.turns.append(state.turn)
+            return Result(UNKNOWN)
+
+    solver.solver, solver.nested = Fails(), Fails()
+    scorer, s = LinearPolicy.load(SCORER), _midgame(seed=3, moves=0)
+    positions = [s.clone()]
+    while len(positions) < 4 and not s.outcome:
+        s.apply_action(scorer(s))
+        if s.turn != positions[-1].turn:
+            positions.append(s.clone())
+    assert len(positions) == 4
+    asked = [positions[0], positions[0], *positions[1:]]
+    for state in asked:
+        assert solver.solve(state).verdict == UNKNOWN
+    assert solver.solver.turns == [p.turn for p in asked]  # the solver at every call
+    # the nested search once a turn, and no more than twice a game
+    assert solver.nested.turns == [positions[0].turn, positions[1].turn]
+    solver.reset()  # a new game
+    solver.solve(positions[3])
+    assert solver.nested.turns[-1] == positions[3].turn and len(solver.nested.turns) == 3
