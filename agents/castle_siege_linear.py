@@ -398,7 +398,7 @@ class NestedEndgameSolver:
 
     Why: once every card is known the depth-first solver with the agents' 20,000 nodes proves
     almost no Hard endgame from turn 5 on (0 of the 39 lost on the Hard screen), while the
-    nested search finds winning lines on many of them in about half a second
+    nested search finds winning lines in a third of them, in under a second each
     (``docs/castle_siege_winnability.md``, *The endgame once the deck is known*). Both only
     prove wins, so a line returned is a win; the nested search's seed is fixed, so its answer
     depends only on the position. The nested search runs once a turn (a failed one is not
