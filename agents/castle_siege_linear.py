@@ -391,6 +391,12 @@ def reference_solver(max_nodes: int):
     return CompiledSolver(max_nodes=max_nodes, reference=True)
 
 
+def turn_key(state) -> tuple:
+    """What a turn's positions share: the turn, the castles and which are captured (a
+    capture changes it within a turn)."""
+    return (state.turn, state.castles.tobytes(), state.captured.tobytes())
+
+
 class NestedEndgameSolver:
     """``solve(state) -> Result``: the depth-first solver first, then, where it proves no win,
     nested Monte Carlo search (``vector.nested_castle_siege``, level 2, ``width`` candidates a
@@ -427,7 +433,7 @@ class NestedEndgameSolver:
         from castle_envs.castle_siege.solver import WINNABLE
 
         result = self.solver.solve(state)
-        turn = (state.turn, state.castles.tobytes(), state.captured.tobytes())
+        turn = turn_key(state)
         if result.verdict == WINNABLE or turn == self._tried or self._left <= 0:
             return result
         self._left -= 1
@@ -478,9 +484,7 @@ class EndgamePlanner:
         self._plan = []
         if state.deck_size != int(state.recycled.sum()):  # unseen cards remain in the deck
             return None
-        tried = (
-            (state.turn, state.castles.tobytes(), state.captured.tobytes()) if self.by_turn else key
-        )
+        tried = turn_key(state) if self.by_turn else key
         if tried == self._tried:
             return None
         if self.solver is None:

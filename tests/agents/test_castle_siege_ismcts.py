@@ -551,16 +551,22 @@ def test_bad_priors_are_refused_clearly(tmp_path):
         _policy(prior=str(tmp_path / "pickled.npz"), prior_mix=0.5)
 
 
+def _nested_endgame():
+    """data/known_deck_endgame_nested.json: the first position of a lost Hard screen game
+    (deal 20,000,263, the shipped agent's settings) at which every card left in the deck was
+    recycled by the player."""
+    return State.from_dict(
+        json.loads((Path(__file__).parent / "data" / "known_deck_endgame_nested.json").read_text())
+    )
+
+
 def test_nested_endgame_wins_a_known_deck_position_the_solver_alone_does_not():
     """data/known_deck_endgame_nested.json: the first position of a lost Hard screen game
     (deal 20,000,263, the shipped agent's settings) at which every card left in the deck was
     recycled by the player. The endgame planner's 20,000 solver nodes prove no win there;
     with ``endnested`` the nested search finds one, and the agent plays it to the end
     without searching again."""
-    data = json.loads(
-        (Path(__file__).parent / "data" / "known_deck_endgame_nested.json").read_text()
-    )
-    s = State.from_dict(data)
+    s = _nested_endgame()
     assert s.deck_size == int(s.recycled.sum()) > 0 and not s.outcome
     from castle_envs.castle_siege.solver import WINNABLE
     from castle_envs.vector.solve_castle_siege import CompiledSolver
@@ -592,10 +598,7 @@ def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
     again (a fresh solve from there may fail where the first one succeeded)."""
     from castle_envs.agents.castle_siege_linear import EndgamePlanner, NestedEndgameSolver
 
-    data = json.loads(
-        (Path(__file__).parent / "data" / "known_deck_endgame_nested.json").read_text()
-    )
-    s = State.from_dict(data)
+    s = _nested_endgame()
     weights = LinearPolicy.load(SCORER).vector()
     inner = NestedEndgameSolver(20000, 2, 16, weights)
     calls = []

@@ -179,8 +179,6 @@ def test_an_old_rounds_folder_resumes_through_the_command_line(tmp_path, capsys)
 def test_a_damaged_old_rounds_folder_is_refused_with_what_to_do(tmp_path):
     import shutil
 
-    import pytest
-
     from castle_envs.experiments.exit_siege import run_training
 
     run = tmp_path / "old"
@@ -209,8 +207,6 @@ def test_castle_envs_train_resumes_an_old_rounds_folder(tmp_path, capsys):
 
 
 def test_bad_expert_iteration_configs_name_the_key():
-    import pytest
-
     from castle_envs.experiments.config import resolve
 
     for raw, message in [
