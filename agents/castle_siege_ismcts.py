@@ -12,7 +12,7 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
-endmiss=4,endnested=0,endwidth=16,endtries=2,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+endmiss=4,endnested=0,endwidth=16,endtries=2,endbudget=0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
 export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
@@ -32,7 +32,9 @@ standing (1: near misses only, where the solver's wins are); ``endnested`` > 0: 
 endgame planner's ``endgame`` solver nodes prove no win, that many runs of level-2 nested
 search (``endwidth`` candidates a step, the solver's ``endgame`` nodes checked along its
 line) look for a winning line before the search takes over again, once a turn and at most
-``endtries`` times a game (``NestedEndgameSolver``).
+``endtries`` times a game (``NestedEndgameSolver``); ``endbudget`` > 0 bounds that search's
+work in a game: no run starts once its tries together counted that many nodes (a count, not
+a clock, so that a deal's result stays the same on any machine).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ OPTIONS = Options(
     endnested=Option(0, 0, 1 << 16),
     endwidth=Option(16, 2, MAX_WIDTH),
     endtries=Option(2, 1, 1 << 16),
+    endbudget=Option(0, 0, 1 << 40),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -138,6 +141,7 @@ class ISMCTSPolicy:
                 self.weights,
                 tries=o["endtries"],
                 probe_weights=self.weights,
+                budget=o["endbudget"],
             )
         else:
             solver = CompiledSolver(max_nodes=endgame, probe_weights=self.weights)

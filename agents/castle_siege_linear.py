@@ -412,32 +412,46 @@ class NestedEndgameSolver:
     of its lines) and at most ``tries`` times a game (``reset()`` starts a game), the solver
     at every position, as before: of the nested search's wins on the 2,000 held-out Hard and
     Very Hard deals, all came at its first or second try of the game, while a lost Very Hard
-    game tried up to six times."""
+    game tried up to six times. ``budget`` > 0 bounds the nested search's work in a game:
+    its tries together start no run once they have counted that many nodes (a node count, so
+    that a game's moves depend only on the deal and the agent's seed; about 700,000 a
+    CPU-second, a run up to about a million)."""
 
     def __init__(
-        self, nodes: int, runs: int, width: int, weights, tries: int = 2, probe_weights=None
+        self,
+        nodes: int,
+        runs: int,
+        width: int,
+        weights,
+        tries: int = 2,
+        probe_weights=None,
+        budget: int = 0,
     ):
         from castle_envs.vector.nested_castle_siege import NestedSearch
         from castle_envs.vector.solve_castle_siege import CompiledSolver
 
         self.solver = CompiledSolver(max_nodes=nodes, probe_weights=probe_weights)
         self.nested = NestedSearch(level=2, width=width, runs=runs, check=nodes, weights=weights)
-        self.tries = tries
+        self.tries, self.budget = tries, budget
         self.reset()
 
     def reset(self) -> None:
         self._tried: Any = None  # the turn whose nested search failed
         self._left = self.tries  # nested searches left this game
+        self._spent = 0  # the nodes they counted
 
     def solve(self, state):
         from castle_envs.castle_siege.solver import WINNABLE
 
         result = self.solver.solve(state)
         turn = turn_key(state)
-        if result.verdict == WINNABLE or turn == self._tried or self._left <= 0:
+        left = self.budget - self._spent if self.budget else 0  # the search's budget, 0: none
+        spent = self.budget > 0 and left <= 0
+        if result.verdict == WINNABLE or turn == self._tried or self._left <= 0 or spent:
             return result
         self._left -= 1
-        found = self.nested.solve(state)
+        found = self.nested.solve(state, budget=left)
+        self._spent += found.nodes
         if found.verdict == WINNABLE:
             return found
         self._tried = turn

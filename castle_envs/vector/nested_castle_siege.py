@@ -13,7 +13,10 @@ second. It proves only wins: a deal it fails is left to the solver.
 
 Each run is the whole nested search with its own noise seed (``seed + run``), so the result
 depends only on the position and the settings. ``Result.nodes`` counts the moves played
-in playouts and search (and the solver's nodes of ``check``).
+in playouts and search (and the solver's nodes of ``check``). ``budget`` > 0 bounds the
+work: no further run starts once the runs so far have counted that many nodes (a node
+count, not a clock, so that the answer still depends only on the position and the settings;
+a run is a fraction of a second to about a second).
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ from .siege_nested import MAX_WIDTH
 
 #: the settings (``castle-envs solve --nested LEVEL``): ``level``, candidates a step
 #: (``width``), whole searches (``runs``), the playouts' noise, the solver's nodes at the end
+#: (``check``), the nodes after which no further run starts (``budget``, 0: every run)
 OPTIONS = Options(
     level=Option(2, 0, 2),
     width=Option(5, 2, MAX_WIDTH),
     runs=Option(4, 1, 1 << 20),
     noise=Option(0.2, 0.0, 1.0),
     check=Option(0, 0, 1 << 40),
+    budget=Option(0, 0, 1 << 50),
 )
 DEFAULTS = OPTIONS.defaults()
 
@@ -50,7 +55,7 @@ class NestedSearch:
         from . import siege_nested as N
 
         o = OPTIONS.check(options, "nested search", "NestedSearch")
-        level, width, runs, noise, check = (o[k] for k in OPTIONS)
+        level, width, runs, noise, check, budget = (o[k] for k in OPTIONS)
         if weights is None:
             raise ValueError(
                 "the nested search needs the scorer's 30 weights "
@@ -63,7 +68,7 @@ class NestedSearch:
                 f"weights must be the 30 of LinearPolicy.vector(), got shape {self.weights.shape}"
             )
         self.level, self.width, self.runs = level, width, runs
-        self.noise, self.check, self.seed = noise, check, seed
+        self.noise, self.check, self.seed, self.budget = noise, check, seed, budget
         from . import siege_solver as S
         from .solve_castle_siege import shared_memo
 
@@ -71,7 +76,9 @@ class NestedSearch:
         self._x = N.new_scratch()
         self._w = S.new_work(max(10, min(22, (2 * max(check, 1)).bit_length())))
 
-    def solve(self, state: State) -> Result:
+    def solve(self, state: State, budget: int | None = None) -> Result:
+        """A winning line from ``state`` (``WINNABLE``), or ``UNKNOWN``; ``budget`` (> 0)
+        replaces the settings' own for this call."""
         from .castle_siege import write_state
 
         N, x = self._N, self._x
@@ -81,8 +88,12 @@ class NestedSearch:
         write_state(b0, v0, state, state.rows, {"attack": state.attack, "defeated": state.defeated})
         recent = state.attack == "most_recent"
         leave = state.defeated == "leave_game"
-        nodes = 0
+        nodes, budget = 0, self.budget if budget is None else budget
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0 (0: every run), got {budget}")
         for run in range(self.runs):
+            if budget and nodes >= budget:
+                break
             score, line = N.search(
                 x,
                 self._w,

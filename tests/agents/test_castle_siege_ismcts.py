@@ -584,6 +584,12 @@ def test_nested_endgame_options_are_checked():
     assert (agent.policy.options["endnested"], agent.policy.options["endwidth"]) == (4, 8)
     with pytest.raises(ValueError, match="endwidth must be an int in 2..16"):
         make_agent("ismcts:endwidth=1", "castle-siege")
+    # endbudget reaches the nested search (0: every run)
+    assert agent.policy.endgame.solver.budget == 0
+    capped = make_agent("ismcts:iterations=10,endnested=4,endbudget=5000", "castle-siege")
+    assert capped.policy.endgame.solver.budget == 5000
+    with pytest.raises(ValueError, match="endbudget"):
+        make_agent("ismcts:endbudget=-1", "castle-siege")
     # the agent's reset starts a game for the planner: its nested tries are counted afresh
     solver = agent.policy.endgame.solver
     assert solver._left == 2
@@ -622,6 +628,18 @@ def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
     assert s.outcome == 1 and forced > 0 and len(calls) == 1
 
 
+def _turn_starts(n: int) -> list:
+    """The first position of each of the first ``n`` turns of a game the scorer plays."""
+    scorer, s = LinearPolicy.load(SCORER), _midgame(seed=3, moves=0)
+    positions = [s.clone()]
+    while len(positions) < n and not s.outcome:
+        s.apply_action(scorer(s))
+        if s.turn != positions[-1].turn:
+            positions.append(s.clone())
+    assert len(positions) == n
+    return positions
+
+
 def test_nested_endgame_tries_once_a_turn_and_at_most_endtries_a_game():
     from castle_envs.agents.castle_siege_linear import NestedEndgameSolver
     from castle_envs.castle_siege.solver import UNKNOWN, Result
@@ -632,18 +650,12 @@ def test_nested_endgame_tries_once_a_turn_and_at_most_endtries_a_game():
         def __init__(self):
             self.turns = []
 
-        def solve(self, state):
+        def solve(self, state, budget=None):
             self.turns.append(state.turn)
             return Result(UNKNOWN)
 
     solver.solver, solver.nested = Fails(), Fails()
-    scorer, s = LinearPolicy.load(SCORER), _midgame(seed=3, moves=0)
-    positions = [s.clone()]
-    while len(positions) < 4 and not s.outcome:
-        s.apply_action(scorer(s))
-        if s.turn != positions[-1].turn:
-            positions.append(s.clone())
-    assert len(positions) == 4
+    positions = _turn_starts(4)
     asked = [positions[0], positions[0], *positions[1:]]
     for state in asked:
         assert solver.solve(state).verdict == UNKNOWN
@@ -653,3 +665,31 @@ def test_nested_endgame_tries_once_a_turn_and_at_most_endtries_a_game():
     solver.reset()  # a new game
     solver.solve(positions[3])
     assert solver.nested.turns[-1] == positions[3].turn and len(solver.nested.turns) == 3
+
+
+def test_nested_endgame_budget_is_shared_by_the_tries_of_a_game():
+    """``budget``: the nested searches of a game start no run once they have counted that many
+    nodes together; each try is handed what its predecessors left, and none is made once it
+    is spent (a new game has the whole budget again)."""
+    from castle_envs.agents.castle_siege_linear import NestedEndgameSolver
+    from castle_envs.castle_siege.solver import UNKNOWN, Result
+
+    solver = NestedEndgameSolver(10, 1, 4, LinearPolicy.load(SCORER).vector(), tries=5, budget=1000)
+
+    class Fails:
+        def __init__(self):
+            self.budgets = []
+
+        def solve(self, state, budget=None):
+            self.budgets.append(budget)
+            return Result(UNKNOWN, nodes=600)
+
+    solver.solver, solver.nested = Fails(), Fails()
+    positions = _turn_starts(4)
+    for state in positions[:3]:
+        assert solver.solve(state).verdict == UNKNOWN
+    # 1,000 nodes: the first try gets them all, the second the 400 left, the third none
+    assert solver.nested.budgets == [1000, 400]
+    solver.reset()
+    solver.solve(positions[3])
+    assert solver.nested.budgets == [1000, 400, 1000]

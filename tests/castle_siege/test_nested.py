@@ -141,9 +141,32 @@ def test_check_hands_the_endgame_to_the_solver():
     assert checked.nodes > plain.nodes
 
 
+def test_budget_stops_starting_runs_once_spent():
+    # Hard deal 4 at level 1, width 3: the first run fails, the second wins. A budget is
+    # checked before each run: spent by the first run's nodes, the second never starts; one
+    # node more and it does (the win is the one the unbounded search finds)
+    s = State.new_game(difficulty="hard", deck=deal_deck(4))
+    first = NestedSearch(level=1, width=3, runs=1).solve(s)
+    free = NestedSearch(level=1, width=3, runs=4).solve(s)
+    assert first.verdict == UNKNOWN and free.verdict == WINNABLE and free.nodes > first.nodes
+    for budget in (1, first.nodes):
+        spent = NestedSearch(level=1, width=3, runs=4, budget=budget).solve(s)
+        assert (spent.verdict, spent.nodes) == (UNKNOWN, first.nodes)
+    more = NestedSearch(level=1, width=3, runs=4, budget=first.nodes + 1).solve(s)
+    assert (more.verdict, more.line, more.nodes) == (free.verdict, free.line, free.nodes)
+
+
 @pytest.mark.parametrize(
     "settings",
-    [dict(level=3), dict(width=1), dict(runs=0), dict(noise=1.5), dict(level=True), dict(check=-1)],
+    [
+        dict(level=3),
+        dict(width=1),
+        dict(runs=0),
+        dict(noise=1.5),
+        dict(level=True),
+        dict(check=-1),
+        dict(budget=-1),
+    ],
 )
 def test_bad_settings_are_refused(settings):
     with pytest.raises(ValueError):

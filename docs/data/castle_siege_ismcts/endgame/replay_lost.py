@@ -65,8 +65,8 @@ def play(spec, out, journals, part="1/1"):
     solved: list[bool] = []  # per solver call: a win proven
 
     def counted(solve, into):
-        def run(state):
-            result = solve(state)
+        def run(state, **kw):
+            result = solve(state, **kw)
             into.append(result.verdict == WINNABLE)
             return result
 
