@@ -5,9 +5,12 @@ there), and asks which provers find a win from it: the depth-first solver with e
 budget (the agent's endgame planner uses 20,000), and nested Monte Carlo search at level 2
 with each setting (``width``, ``runs``, ``check``: the solver's nodes along its line).
 
-    python docs/data/castle_siege_ismcts/diagnostics/known_deck_losses.py hard_w12c2 hard 20000,2000000 "12,16,0;12,16,20000;16,16,20000"
+    python docs/data/castle_siege_ismcts/diagnostics/known_deck_losses.py hard_w12c2 hard 20000,2000000 "12,16,0;12,16,20000;16,16,20000" [--save POSITIONS.json.gz]
+
+``--save`` keeps those first positions (``State.to_dict``, by deal) for ``known_deck_strong.py``.
 """
 
+import gzip
 import json
 import sys
 import time
@@ -22,6 +25,10 @@ from castle_envs.castle_siege.solver import WINNABLE
 from castle_envs.vector.nested_castle_siege import NestedSearch
 from castle_envs.vector.solve_castle_siege import CompiledSolver
 
+save = None
+if "--save" in sys.argv:
+    save = sys.argv.pop(sys.argv.index("--save") + 1)
+    sys.argv.remove("--save")
 name, difficulty = sys.argv[1], sys.argv[2]
 budgets = [int(b) for b in sys.argv[3].split(",")]
 settings = [tuple(int(v) for v in s.split(",")) for s in sys.argv[4].split(";")]
@@ -36,6 +43,9 @@ for deal in sorted(int(d) for d, won in screen["wins"].items() if not won):
             firsts[deal] = state.clone()
         state.apply_action(agent.act(None, None, state=state.player_view()))
     assert state.outcome != 1, f"deal {deal}: won on replay, lost in the screen"
+if save:
+    with gzip.open(save, "wt") as f:
+        json.dump({str(d): s.to_dict() for d, s in firsts.items()}, f)
 turns = sorted(s.turn for s in firsts.values())
 print(
     f"{name}: {len(screen['wins'])} deals, lost {sum(1 for w in screen['wins'].values() if not w)},"
