@@ -414,8 +414,8 @@ class NestedEndgameSolver:
     Very Hard deals, all came at its first or second try of the game, while a lost Very Hard
     game tried up to six times. ``budget`` > 0 bounds the nested search's work in a game:
     its tries together start no run once they have counted that many nodes (a node count, so
-    that a game's moves depend only on the deal and the agent's seed; about 700,000 a
-    CPU-second, a run up to about a million)."""
+    that a game's moves depend only on the deal and the agent's seed; about a million a
+    CPU-second, a run up to about 800,000: ``docs/data/castle_siege_ismcts/endgame/budget.py``)."""
 
     def __init__(
         self,
