@@ -445,12 +445,12 @@ class NestedEndgameSolver:
 
         result = self.solver.solve(state)
         turn = turn_key(state)
-        left = self.budget - self._spent if self.budget else 0  # the search's budget, 0: none
-        spent = self.budget > 0 and left <= 0
+        spent = self.budget > 0 and self._spent >= self.budget
         if result.verdict == WINNABLE or turn == self._tried or self._left <= 0 or spent:
             return result
         self._left -= 1
-        found = self.nested.solve(state, budget=left)
+        # what the game's earlier tries left of the budget (0: no budget)
+        found = self.nested.solve(state, budget=self.budget and self.budget - self._spent)
         self._spent += found.nodes
         if found.verdict == WINNABLE:
             return found

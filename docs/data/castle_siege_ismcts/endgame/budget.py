@@ -29,7 +29,7 @@ import numpy as np
 from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.rules import State
 from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, Result
-from castle_envs.vector.castle_siege import write_state
+from castle_envs.vector.nested_castle_siege import NestedSearch
 
 HERE = Path(__file__).resolve().parent
 
@@ -48,25 +48,26 @@ def profile(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
     nested = agent.policy.endgame.solver.nested
     searches: list = []
 
-    def solve(state, budget=None):  # NestedSearch.solve, run by run, unbounded
-        N, x = nested._N, nested._x
-        b0 = np.zeros(x.B.shape[1], np.int8)
-        v0 = np.zeros(x.V.shape[1], np.int32)
-        rules = {"attack": state.attack, "defeated": state.defeated}
-        write_state(b0, v0, state, state.rows, rules)
+    # the agent's nested search, one run a call (run r: seed + r), unbounded
+    one = NestedSearch(
+        level=nested.level,
+        width=nested.width,
+        runs=1,
+        noise=nested.noise,
+        check=nested.check,
+        weights=nested.weights,
+    )
+
+    def solve(state, budget=None):
         runs: list = []
         searches.append(runs)
         for run in range(nested.runs):
+            one.seed = nested.seed + run
             t = time.process_time()
-            score, line = N.search(
-                *(x, nested._w, nested._memo, b0, v0, nested.level),
-                state.attack == "most_recent",
-                state.defeated == "leave_game",
-                *(nested.weights, nested.width, nested.noise, nested.check, nested.seed + run),
-            )
-            runs.append([int(x.stats[0] + x.stats[1]), round(time.process_time() - t, 3)])
-            if score == N.WIN_SCORE:
-                return Result(WINNABLE, line)
+            result = one.solve(state)
+            runs.append([result.nodes, round(time.process_time() - t, 3)])
+            if result.verdict == WINNABLE:
+                return result
         return Result(UNKNOWN)
 
     nested.solve = solve
