@@ -13,7 +13,10 @@ every legal move's 75 features) instead, read top to bottom in three steps:
    children with their visits and mean values. Only the moves and the search's answers are
    kept: the positions are dealt again from the seed when fitting, so a journal of
    thousands of games stays a few megabytes and is committed chunk by chunk; a stopped run
-   resumes after the last finished game.
+   resumes after the last finished game. With ``--teacher endgame:NODES`` and a
+   ``--student``, the student plays and only the endgame planner labels: its proven move
+   at every decision where every card left in the deck is known (the endgames the student
+   reaches, which the teacher's wins seldom show).
 2. **fit**: replay every journal's games; at each searched decision the network's move
    distribution is pulled towards the root's visit distribution (cross-entropy, the
    improved policy of Anthony, Tian and Barber 2017) and its value head towards the
@@ -45,6 +48,10 @@ from castle_envs.castle_siege.rules import State
 TRAIN_SEEDS = 20_000_000
 TEACHER = "model:models/castle_siege_very_hard_ismcts_standing"
 LINEAR = "models/castle_siege_very_hard_linear/policy.json"
+#: ``--teacher endgame:NODES``: the endgame planner alone labels (the compiled solver with
+#: NODES nodes a solve, ordered by the wide agent's scorer as the best agent's endgame is)
+ENDGAME = "endgame:"
+PROBE = "models/castle_siege_very_hard_ismcts_wide/policy.json"
 
 
 def _finished(journal: Path) -> set[int]:
@@ -114,18 +121,33 @@ def collect(args) -> None:
         if not text.endswith("\n"):  # a game cut off by a kill: drop it, replay it
             journal.write_text(text[: text.rfind("\n") + 1])
     done = _finished(journal)
-    agent = make_agent(args.teacher, "castle-siege", seed=0)
-    if not hasattr(agent, "policy") or not hasattr(agent.policy, "root_stats"):
-        raise SystemExit(f"--teacher {args.teacher!r} is not an ismcts agent (no root_stats)")
     if not 0.0 <= args.beta <= 1.0:
         raise SystemExit(f"--beta {args.beta}: the share of the teacher's moves, in 0-1")
     student = make_agent(args.student, "castle-siege", seed=0) if args.student else None
+    if args.teacher.startswith(ENDGAME):
+        if student is None:
+            raise SystemExit(f"--teacher {args.teacher!r} labels endgames only: give a --student")
+        planner = endgame_planner(args.teacher)
+
+        def one(seed):
+            return play_endgame(student, planner, seed, args.difficulty, args.beta)
+    else:
+        agent = make_agent(args.teacher, "castle-siege", seed=0)
+        if not hasattr(agent, "policy") or not hasattr(agent.policy, "root_stats"):
+            raise SystemExit(
+                f"--teacher {args.teacher!r} is not an ismcts agent (no root_stats) "
+                f"nor {ENDGAME}NODES"
+            )
+
+        def one(seed):
+            return play(agent, seed, args.difficulty, student, args.beta)
+
     t0, wins, played = time.process_time(), 0, 0
     with journal.open("a") as f:
         for seed in range(args.seed, args.seed + args.games):
             if seed in done:
                 continue
-            game = play(agent, seed, args.difficulty, student, args.beta)
+            game = one(seed)
             game["teacher"] = args.teacher
             if args.student:
                 game["student"] = args.student
@@ -143,6 +165,53 @@ def collect(args) -> None:
             }
         )
     )
+
+
+def endgame_planner(spec: str):
+    """The planner of ``--teacher endgame:NODES``."""
+    from castle_envs.agents.castle_siege_linear import EndgamePlanner, LinearPolicy
+    from castle_envs.vector.solve_castle_siege import CompiledSolver
+
+    text = spec[len(ENDGAME) :]
+    if not text.isdigit() or int(text) < 1:
+        raise SystemExit(f"--teacher {spec!r}: {ENDGAME}NODES with NODES a positive integer")
+    probe = LinearPolicy.load(PROBE).vector()
+    return EndgamePlanner(CompiledSolver(max_nodes=int(text), probe_weights=probe))
+
+
+def play_endgame(student, planner, seed: int, difficulty: str, beta: float) -> dict:
+    """One game on deal ``seed`` labelled by the endgame planner alone (the compiled solver's
+    proven lines): the ``student`` plays, and at every decision with a choice where every
+    card left in the deck is known and the planner proves a win, the planner's move is
+    kept (``planned``) and played with probability ``beta`` (drawn per decision from the
+    deal's own generator), the student's otherwise. The labels come from the endgames the
+    student reaches, which the teacher's own games (its wins only) seldom show."""
+    state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
+    student.reset([2, seed, 0])
+    planner.reset()
+    coin = np.random.default_rng([1, seed])
+    actions: list[int] = []
+    planned: list = []
+    while not state.outcome:
+        view = state.player_view()
+        action = student.act(None, None, state=view)
+        if int(state.legal_action_mask().sum()) > 1:
+            best = planner.move(view)
+            if best is not None:
+                planned.append([len(actions), int(best)])
+                if coin.random() < beta:
+                    action = best
+        actions.append(int(action))
+        state.apply_action(action)
+    return {
+        "seed": seed,
+        "difficulty": difficulty,
+        "outcome": int(state.outcome),
+        "actions": actions,
+        "searched": [],
+        "planned": planned,
+        "beta": beta,
+    }
 
 
 class Positions:
@@ -439,7 +508,12 @@ def main(argv=None) -> None:
     c.add_argument("--games", type=int, required=True)
     c.add_argument("--journal", required=True)
     c.add_argument("--difficulty", default="very_hard")
-    c.add_argument("--teacher", default=TEACHER)
+    c.add_argument(
+        "--teacher",
+        default=TEACHER,
+        help=f"an ismcts agent spec, or {ENDGAME}NODES: the endgame planner labels the "
+        "known-deck decisions of the --student's games",
+    )
     c.add_argument(
         "--student",
         default="",

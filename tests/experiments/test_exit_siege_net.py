@@ -2,7 +2,8 @@
 played, a stopped collection resumes without replaying finished deals, evaluation deals are
 refused, and a fit writes a model that loads as an agent and a leaf value the search reads;
 with a student (DAgger) the student's moves are played and the teacher labels every decision,
-and the teacher's unsearched moves (the endgame planner's) can be learnt too."""
+and the teacher's unsearched moves (the endgame planner's) can be learnt too; the endgame
+planner alone labels the known-deck decisions of a student's games."""
 
 import json
 
@@ -211,3 +212,56 @@ def test_value_targets_rank_the_children_by_their_mean_values(tmp_path):
             checked += 1
         state.apply_action(action)
     assert checked == len(values)
+
+
+def _collect_endgame(journal, beta, teacher="endgame:2000", student=STUDENT):
+    # Hard deal 20,000,001: the student reaches a known deck the planner proves won, then
+    # throws it away when it plays on alone
+    E.main(
+        [
+            "collect",
+            "--seed",
+            "20000001",
+            "--games",
+            "1",
+            "--difficulty",
+            "hard",
+            "--journal",
+            str(journal),
+            "--teacher",
+            teacher,
+            "--student",
+            student,
+            "--beta",
+            str(beta),
+        ]
+    )
+    return json.loads(journal.read_text())
+
+
+def test_the_endgame_planner_labels_the_known_deck_decisions_the_student_reaches(tmp_path):
+    student = make_agent(STUDENT, "castle-siege", seed=0)
+    games = {beta: _collect_endgame(tmp_path / f"{beta}.jsonl", beta) for beta in (0, 1)}
+    assert games[0]["outcome"] == -1 and games[1]["outcome"] == 1
+    for beta, g in games.items():
+        assert g["searched"] == [] and g["planned"] and g["beta"] == beta
+        labels = dict(g["planned"])
+        state = State.new_game(np.random.default_rng(g["seed"]), difficulty="hard")
+        for step, action in enumerate(g["actions"]):
+            view = state.player_view()
+            if step in labels:  # only where every card left in the deck is known
+                assert view.deck_size == int(view.recycled.sum())
+                assert state.legal_action_mask()[labels[step]]
+            # beta 0: the student plays every move; beta 1: the planner's where it has one
+            want = labels[step] if beta == 1 and step in labels else None
+            assert action == (want if want is not None else student.act(None, None, state=view))
+            state.apply_action(action)
+        assert state.outcome == g["outcome"]
+    # the planner's labels are learnt as one-hot targets
+    data, _, _ = E.load_positions([str(tmp_path / "1.jsonl")], 256, 0.0, planned=True)
+    assert len(data) == len(games[1]["planned"])
+    assert all(t.max() == 1.0 for t in data.target)
+    with pytest.raises(SystemExit, match="give a --student"):
+        _collect_endgame(tmp_path / "x.jsonl", 1, student="")
+    with pytest.raises(SystemExit, match="NODES a positive integer"):
+        _collect_endgame(tmp_path / "y.jsonl", 1, teacher="endgame:lots")
