@@ -51,7 +51,7 @@ LINEAR = "models/castle_siege_very_hard_linear/policy.json"
 #: ``--teacher endgame:NODES``: the endgame planner alone labels (the compiled solver with
 #: NODES nodes a solve, ordered by the wide agent's scorer as the best agent's endgame is)
 ENDGAME = "endgame:"
-PROBE = "models/castle_siege_very_hard_ismcts_wide/policy.json"
+PROBE = ("castle_siege_very_hard_ismcts_wide", "policy.json")
 
 
 def _finished(journal: Path) -> set[int]:
@@ -170,12 +170,13 @@ def collect(args) -> None:
 def endgame_planner(spec: str):
     """The planner of ``--teacher endgame:NODES``."""
     from castle_envs.agents.castle_siege_linear import EndgamePlanner, LinearPolicy
+    from castle_envs.agents.registry import shipped_models_dir
     from castle_envs.vector.solve_castle_siege import CompiledSolver
 
     text = spec[len(ENDGAME) :]
     if not text.isdigit() or int(text) < 1:
         raise SystemExit(f"--teacher {spec!r}: {ENDGAME}NODES with NODES a positive integer")
-    probe = LinearPolicy.load(PROBE).vector()
+    probe = LinearPolicy.load(shipped_models_dir().joinpath(*PROBE)).vector()
     return EndgamePlanner(CompiledSolver(max_nodes=int(text), probe_weights=probe))
 
 
