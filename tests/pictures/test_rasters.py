@@ -16,11 +16,13 @@ def _scene(slug, steps=25, seed=3):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        if env.state.is_terminal():
+        if env.game_state.is_terminal():
             break
-        env.state.apply_action(int(rng.choice(np.flatnonzero(env.state.legal_action_mask()))))
+        env.game_state.apply_action(
+            int(rng.choice(np.flatnonzero(env.game_state.legal_action_mask())))
+        )
     render = __import__(f"castle_envs.{slug.replace('-', '_')}.render", fromlist=["x"])
-    return render.build_scene(env.state), env.state
+    return render.build_scene(env.game_state), env.game_state
 
 
 @pytest.mark.parametrize("slug", list(GAMES))
