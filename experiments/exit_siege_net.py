@@ -195,13 +195,15 @@ def play_endgame(student, planner, seed: int, difficulty: str, beta: float) -> d
     planned: list = []
     while not state.outcome:
         view = state.player_view()
-        action = student.act(None, None, state=view)
+        action = None
         if int(state.legal_action_mask().sum()) > 1:
             best = planner.move(view)
             if best is not None:
                 planned.append([len(actions), int(best)])
                 if coin.random() < beta:
                     action = best
+        if action is None:  # the student is asked only where its move is played
+            action = student.act(None, None, state=view)
         actions.append(int(action))
         state.apply_action(action)
     return {

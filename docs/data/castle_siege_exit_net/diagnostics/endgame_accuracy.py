@@ -41,6 +41,7 @@ with open(args.journal) as f:
         labels = dict(game["planned"])
         if not labels:
             continue
+        first_step = min(labels)
         state = State.new_game(np.random.default_rng(game["seed"]), difficulty=game["difficulty"])
         agent.reset([2, game["seed"], 0])
         for step, action in enumerate(game["actions"]):
@@ -60,7 +61,7 @@ with open(args.journal) as f:
                 counts["kept_won"] += verdict == WINNABLE
                 counts["lost"] += verdict == UNWINNABLE
                 counts["undecided"] += verdict not in (WINNABLE, UNWINNABLE)
-                if step == min(labels):
+                if step == first_step:
                     first["positions"] += 1
                     first["kept_won"] += verdict == WINNABLE
             state.apply_action(action)
