@@ -135,6 +135,17 @@ def test_precision_strike_rows_are_the_discard_pile():
     pytest.fail("no Precision Strike in 30 games")
 
 
+def test_every_game_names_each_feature_column_once():
+    from castle_envs.core.moves import feature_columns
+
+    for game in ("castle-siege", "castellion", "castle-rooms", "castell"):
+        names = feature_names(game)
+        assert len(set(names)) == len(names), game
+    assert feature_columns(("a", "b")) == {"a": 0, "b": 1}
+    with pytest.raises(ValueError, match=r"more than once: \['deck'\]"):
+        feature_columns(("deck", "hand", "deck"))
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="capacity"):
         SiegeMoves(0)

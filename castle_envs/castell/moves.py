@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.moves import StateMoves
+from ..core.moves import StateMoves, feature_columns
 
 from . import data as D
 from .actions import (
@@ -96,7 +96,7 @@ FEATURES = (
     "rival_tower_levels/10",
 )
 NUM_FEATURES = len(FEATURES)
-COLUMN = {name: i for i, name in enumerate(FEATURES)}
+COLUMN = feature_columns(FEATURES)
 CAPACITY = NUM_ACTIONS
 _REGION = COLUMN["region_" + D.REGION_ABBR[0]]
 _SKILL = COLUMN["skill_" + D.SKILLS[0].lower()]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.moves import StateMoves
+from ..core.moves import StateMoves, feature_columns
 
 from . import actions as A
 from .data import (
@@ -88,7 +88,7 @@ FEATURES = (
     "opp_hand/4",
 )
 NUM_FEATURES = len(FEATURES)
-COLUMN = {name: i for i, name in enumerate(FEATURES)}
+COLUMN = feature_columns(FEATURES)
 CAPACITY = A.NUM_ACTIONS
 
 _KIND_COL = {

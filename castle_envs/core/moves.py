@@ -14,6 +14,16 @@ def check_capacity(capacity) -> int:
     return int(capacity)
 
 
+def feature_columns(names: tuple[str, ...]) -> dict[str, int]:
+    """Each feature name's column. A name given twice is refused: a dict would keep only its
+    last column, and the first would be filled under no name."""
+    columns = {name: i for i, name in enumerate(names)}
+    if len(columns) != len(names):
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"feature names given more than once: {repeated}")
+    return columns
+
+
 def view_spaces(
     obs_space: gym.spaces.Box, num_actions: int, capacity: int, num_features: int
 ) -> gym.spaces.Dict:

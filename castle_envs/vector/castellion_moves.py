@@ -40,6 +40,7 @@ from ..castellion.data import (
 )
 from ..castellion import kernel as K
 from ..core.jit import njit
+from ..core.moves import feature_columns
 
 SIZE, CELLS = K.SIZE, K.CELLS
 
@@ -136,7 +137,7 @@ FEATURES = (
     "destroy_left/42",
 )
 NUM_FEATURES = len(FEATURES)
-COL = {name: i for i, name in enumerate(FEATURES)}
+COL = feature_columns(FEATURES)
 CAPACITY = K.NUM_ACTIONS
 
 TILE, WHERE, AFTER, COST, ORDEAL = (
