@@ -102,6 +102,7 @@ class MovePPOConfig:
     capacity: int = 256  # move rows per position (castle_envs.moves)
     hidden: int = 128  # width of the state and move MLPs
     init_linear: str = ""  # a CEM policy.json: the linear term starts there
+    init_model: str = ""  # a move_policy model directory: every weight starts there
     temperature: float = 1.0  # ... divided by this (higher: more exploration)
     levels: list = field(default_factory=list)  # variants side by side (n_envs split evenly;
     # one named twice gets twice the envs)
@@ -436,6 +437,8 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
             raise ValueError(f"move_ppo.{name}: must be at least 1, got {getattr(m, name)}")
     if not math.isfinite(m.temperature) or m.temperature <= 0:
         raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m.temperature!r}")
+    if m.init_model and m.init_linear:
+        raise ValueError("move_ppo: give init_model (every weight) or init_linear, not both")
     if config.curriculum or config.shaping:
         raise ValueError("algo: move_ppo does not take curriculum or shaping")
     pre = config.pretrain
