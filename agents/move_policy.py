@@ -97,7 +97,9 @@ def init_from_model(net, arch: dict, game: str, directory) -> None:
             f"a {game} move_policy model"
         )
     saved = check_arch(card.get("policy"))
-    differ = [f"{k} {saved[k]} (this run: {arch[k]})" for k in ARCH_KEYS if saved[k] != arch[k]]
+    # the capacity (rows a position shows) shapes no weight: a run may show more or fewer
+    shaped = [k for k in ARCH_KEYS if k != "capacity"]
+    differ = [f"{k} {saved[k]} (this run: {arch[k]})" for k in shaped if saved[k] != arch[k]]
     if differ:
         raise ValueError(f"{directory}: the model's shape differs: {', '.join(differ)}")
     load_weights(net, directory, card)
