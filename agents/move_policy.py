@@ -81,30 +81,6 @@ def init_linear(net, policy_json, temperature: float = 1.0) -> None:
         net.linear.weight.copy_(torch.as_tensor(weights, dtype=torch.float32)[None, :])
 
 
-def init_from_model(net, arch: dict, game: str, directory) -> None:
-    """Start ``net`` (built for ``arch`` and ``game``) at the weights of a saved move-policy
-    model (``kind: move_policy``): fine-tuning a network learned from search, for example.
-    ValueError, naming what differs, when the model is of another kind, game or shape."""
-    from .model_files import load_weights
-    from .options import locate_shipped, shipped_models_dir
-    from .saved import read_card
-
-    directory = locate_shipped(str(directory), shipped_models_dir(), "models")
-    card = read_card(directory)
-    if card["kind"] != "move_policy" or card["game"] != game:
-        raise ValueError(
-            f"{directory}: a {card['game']} {card['kind']} model; starting a network needs "
-            f"a {game} move_policy model"
-        )
-    saved = check_arch(card.get("policy"))
-    # the capacity (rows a position shows) shapes no weight: a run may show more or fewer
-    shaped = [k for k in ARCH_KEYS if k != "capacity"]
-    differ = [f"{k} {saved[k]} (this run: {arch[k]})" for k in shaped if saved[k] != arch[k]]
-    if differ:
-        raise ValueError(f"{directory}: the model's shape differs: {', '.join(differ)}")
-    load_weights(net, directory, card)
-
-
 class MovePolicyAgent(Agent):
     """Plays the legal move with the highest logit (``greedy``) or samples the softmax."""
 

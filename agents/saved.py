@@ -154,6 +154,29 @@ def save_maskable_ppo(
     )
 
 
+def init_from_model(net, arch: dict, game: str, directory) -> None:
+    """Start ``net`` (built for ``arch`` and ``game``) at the weights of a saved move-policy
+    model (``kind: move_policy``): fine-tuning a network learned from search, for example.
+    ValueError, naming what differs, when the model is of another kind, game or shape."""
+    from .move_policy import ARCH_KEYS, check_arch
+    from .options import locate_shipped, shipped_models_dir
+
+    directory = locate_shipped(str(directory), shipped_models_dir(), "models")
+    card = read_card(directory)
+    if card["kind"] != "move_policy" or card["game"] != game:
+        raise ValueError(
+            f"{directory}: a {card['game']} {card['kind']} model; starting a network needs "
+            f"a {game} move_policy model"
+        )
+    saved = check_arch(card.get("policy"))
+    # the capacity (rows a position shows) shapes no weight: a run may show more or fewer
+    shaped = [k for k in ARCH_KEYS if k != "capacity"]
+    differ = [f"{k} {saved[k]} (this run: {arch[k]})" for k in shaped if saved[k] != arch[k]]
+    if differ:
+        raise ValueError(f"{directory}: the model's shape differs: {', '.join(differ)}")
+    load_weights(net, directory, card)
+
+
 def load_agent(path, game: str, seed: int | None = None):
     """The agent a model directory describes, for ``game`` (refused if trained on another)."""
     from castle_envs.registry import get_game

@@ -327,7 +327,9 @@ class MovePPO(SavesMoveNet):
             if mp.init_linear:
                 move_policy.init_linear(self.net, mp.init_linear, mp.temperature)
             if mp.init_model:
-                move_policy.init_from_model(self.net, arch, config.game, mp.init_model)
+                from castle_envs.agents.saved import init_from_model
+
+                init_from_model(self.net, arch, config.game, mp.init_model)
             if config.pretrain.agent:
                 from . import bc_moves
 

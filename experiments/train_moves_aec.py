@@ -264,7 +264,9 @@ class SelfPlayMovePPO(SavesMoveNet):
         )
         self.pool: list = self.load_checkpoint(folder.latest_checkpoint()) if folder.resumed else []
         if not folder.resumed and config.move_ppo.init_model:
-            move_policy.init_from_model(self.net, arch, config.game, config.move_ppo.init_model)
+            from castle_envs.agents.saved import init_from_model
+
+            init_from_model(self.net, arch, config.game, config.move_ppo.init_model)
         self.fixed_names = [f"fixed{i}" for i in range(len(config.opponents))]
         self.fixed = {
             name: Fixed(spec, config.game) for name, spec in zip(self.fixed_names, config.opponents)

@@ -63,13 +63,15 @@ def test_an_old_config_yaml_reads_and_is_written_back_the_same(tmp_path, algo):
     folder = RunFolder.open(old.parent, algo=algo)
     assert folder.config.algo == algo
     dump_config(folder.config, tmp_path / "config.yaml")
-    # key for key as it was, then the sections added since (exit_siege) with their defaults
+    # key for key as it was, with the keys added since to its sections (move_ppo.init_model)
+    # and then the sections added since (exit_siege), each with its default
     added = {"exit_siege": TrainConfig().to_dict()["exit_siege"]}
     with open(tmp_path / "added.yaml", "w") as f:
         yaml.safe_dump(added, f, sort_keys=False)
-    assert (tmp_path / "config.yaml").read_text() == (
-        old.read_text() + (tmp_path / "added.yaml").read_text()
-    )
+    was = old.read_text()
+    assert was.count("  init_linear: ''\n") == 1
+    was = was.replace("  init_linear: ''\n", "  init_linear: ''\n  init_model: ''\n")
+    assert (tmp_path / "config.yaml").read_text() == was + (tmp_path / "added.yaml").read_text()
 
 
 def test_an_old_run_of_another_algo_is_refused(tmp_path):

@@ -119,6 +119,7 @@ def test_the_linear_start_plays_the_cem_scorer():
 
 def test_a_run_starts_from_a_saved_models_weights(tmp_path):
     from castle_envs.agents import move_policy
+    from castle_envs.agents.saved import init_from_model
 
     run_training(load_config(TINY), run_dir=tmp_path / "a")
     saved = tmp_path / "a" / "final_model"
@@ -130,15 +131,15 @@ def test_a_run_starts_from_a_saved_models_weights(tmp_path):
     assert b_rows[1].split(",")[2:] == a_rows[-1].split(",")[2:]
     net = move_policy.build_net(882, 75, 32)
     arch = {"obs_size": 882, "num_features": 75, "hidden": 32, "linear_offset": 45, "capacity": 64}
-    move_policy.init_from_model(net, arch, "castle-siege", saved)
+    init_from_model(net, arch, "castle-siege", saved)
     for key, value in load_tensors(saved / "weights.pt").items():
         assert torch.equal(net.state_dict()[key], value), key
     with pytest.raises(ValueError, match=r"hidden 32 \(this run: 16\)"):
-        move_policy.init_from_model(
+        init_from_model(
             move_policy.build_net(882, 75, 16), {**arch, "hidden": 16}, "castle-siege", saved
         )
     with pytest.raises(ValueError, match="needs a castellion move_policy model"):
-        move_policy.init_from_model(net, arch, "castellion", saved)
+        init_from_model(net, arch, "castellion", saved)
     with pytest.raises(ValueError, match="init_model .* or init_linear, not both"):
         load_config(TINY, [f"move_ppo.init_model={saved}"])
 
