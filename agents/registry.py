@@ -2,14 +2,14 @@
 
 ``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
 also ``time``, ``c``, ``max_rollout_steps``), ``model:DIR`` (any saved model directory,
-``castle_envs.agents.saved``: its ``model.json`` says what it is, e.g. a MaskablePPO policy,
+``castle_envs.agents.learned.saved``: its ``model.json`` says what it is, e.g. a MaskablePPO policy,
 the linear scorer, the search agent or a move-feature network ``move_policy``), ``ppo:DIR`` (a MaskablePPO
 model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of your own),
-``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.castle_siege_linear``),
+``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.learned.castle_siege_linear``),
 ``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,
-``castle_envs.agents.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
+``castle_envs.agents.search.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
 ``endgame``, ``policy=PATH``), ``ismcts`` (Castle Siege: information-set MCTS over the
-player's views, ``castle_envs.agents.castle_siege_ismcts``; options ``iterations``,
+player's views, ``castle_envs.agents.search.castle_siege_ismcts``; options ``iterations``,
 ``width``, ``temp``, ``c``, ``noise``, ``shaped``, ``leaf``, ``endgame``, ``policy=PATH``).
 ``make_agent(spec, game)``
 builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
@@ -20,28 +20,14 @@ agent before them. Bad names and options raise ``ValueError`` with the fix in th
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from castle_envs.registry import GAMES, get_game, load
+from castle_envs.registry import get_game, load
 
 from .base import Agent, PolicyAgent, RandomAgent
 from .options import locate_shipped, parse_options, shipped_models_dir  # noqa: F401  (also here)
-
-AGENT_NAMES = (
-    "best",
-    "random",
-    "greedy",
-    "heuristic",
-    "mcts",
-    "model",
-    "ppo",
-    "linear",
-    "search",
-    "ismcts",
-    "planner",
-    "pimc",
-)
 
 #: ``best``: the strongest shipped agent of each game, by measured win rate (the model
 #: cards and docs/ give the figures), strongest first, each with the module it needs: the
@@ -90,142 +76,94 @@ def first_runnable(choices: list[tuple[str, str | None]]) -> str:
     return template.replace("{models}", str(shown) if str(shown) != "." else os.curdir)
 
 
-_MCTS_OPTIONS = {
-    "sims": int,
-    "time": float,
-    "c": float,
-    "rollout": str,
-    "max_rollout_steps": int,
-    "widening": float,
+#: the hand-written ``policy(state, rng)`` of each game, by agent name
+HEURISTICS: dict[str, dict[str, str]] = {
+    "castle-siege": {
+        "heuristic": "castle_envs.agents.baselines.castle_siege:heuristic_policy",
+        "greedy": "castle_envs.agents.baselines.castle_siege:greedy_policy",
+    },
+    "castellion": {"heuristic": "castle_envs.agents.baselines.castellion:heuristic_policy"},
+    "castle-rooms": {"heuristic": "castle_envs.castle_rooms.balance:greedy_policy"},
+    "castell": {"heuristic": "castle_envs.castell.measure:heuristic_policy"},
+}
+
+#: the heuristic position value ``value(state)`` (one ordeal, or the game's unit of
+#: progress, about 1) that ``shaping: heuristic_potential`` turns into a potential-based
+#: reward, by game
+POTENTIALS: dict[str, str] = {
+    "castellion": "castle_envs.agents.baselines.castellion:heuristic_potential",
 }
 
 
 def heuristic_policy(game: str, name: str = "heuristic"):
     """The game's hand-written ``policy(state, rng)`` named ``name`` (``heuristic``/``greedy``,
-    the game spec's ``heuristics``), or ValueError when the game has none."""
-    spec = get_game(game)
-    if name in spec.heuristics:
-        return load(spec.heuristics[name])
+    ``HEURISTICS``), or ValueError when the game has none."""
+    target = HEURISTICS.get(get_game(game).slug, {}).get(name)
+    if target is not None:
+        return load(target)
     raise ValueError(
         f"no {name} agent for {game} yet; agents for it: {', '.join(available_agents(game))}"
     )
 
 
-#: how ``available_agents`` writes the game-only agents that take an argument
-_SHOWN = {"linear": "linear:PATH"}
+def heuristic_potential(game: str):
+    """The game's heuristic position value (``POTENTIALS``), or None."""
+    target = POTENTIALS.get(get_game(game).slug)
+    return None if target is None else load(target)
 
 
-def available_agents(game: str) -> list[str]:
-    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + [
-        _SHOWN.get(name, name) for name in get_game(game).agents
-    ]
-    for name in ("heuristic", "greedy"):
-        try:
-            heuristic_policy(game, name)
-        except (ValueError, ImportError):
-            continue
-        names.insert(1, name)
-    return names
+@dataclass(frozen=True)
+class AgentKind:
+    """One agent name of the command line. ``build`` makes the agent: a function ``(name,
+    text after "name:", game slug, seed) -> Agent``, or ``"module:function"`` naming one,
+    imported only when the agent is made. ``games``: the games it plays (None: all);
+    ``shown``: how ``available_agents`` writes it; ``argument``: it takes text after the
+    colon; ``key_values``: that text is ``key=value`` options, which a comma list may
+    spread over several items."""
+
+    name: str
+    build: Callable[..., Agent] | str
+    games: tuple[str, ...] | None = None
+    shown: str | None = None
+    argument: bool = True
+    key_values: bool = True
 
 
-def _only_for(name: str, game: str) -> None:
-    """ValueError unless ``name`` is one of the agents made for ``game`` alone."""
-    if name not in get_game(game).agents:
-        games = ", ".join(slug for slug, spec in GAMES.items() if name in spec.agents)
-        raise ValueError(f"the {name} agent plays {games} only, not {game!r}")
+#: every agent kind by name; ``register_agent`` adds one (a name is an entry, never a branch)
+AGENT_KINDS: dict[str, AgentKind] = {}
 
 
-def parse_spec(spec: str) -> tuple[str, str]:
-    """``'mcts:sims=5'`` -> ``('mcts', 'sims=5')``; unknown names raise ValueError."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"empty agent name; choose one of {', '.join(AGENT_NAMES)}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
-    if name not in AGENT_NAMES:
-        raise ValueError(
-            f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
-            "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)"
-        )
-    return name, rest
+def register_agent(kind: AgentKind) -> None:
+    """Add an agent kind (a name already taken raises ValueError)."""
+    if kind.name in AGENT_KINDS:
+        raise ValueError(f"agent name {kind.name!r} is taken")
+    AGENT_KINDS[kind.name] = kind
 
 
-def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
-    name, rest = parse_spec(spec)
-    if name == "best":
-        if rest:
-            raise ValueError("best takes no options: it names the game's strongest shipped agent")
-        return make_agent(resolve_spec("best", game), game, seed)
-    if name == "random":
-        if rest:
-            raise ValueError("the random agent takes no options")
-        return RandomAgent(seed)
-    if name in ("heuristic", "greedy"):
-        if rest:
-            raise ValueError(f"the {name} agent takes no options")
-        return PolicyAgent(heuristic_policy(game, name), name, seed)
-    if name == "mcts":
-        from .mcts import MCTSAgent
-
-        options = parse_options(rest, _MCTS_OPTIONS, "mcts")
-        if options.get("rollout") == "heuristic":
-            options["rollout_policy"] = heuristic_policy(game, "heuristic")
-        agent = MCTSAgent(seed, **options)
-        agent.name = "mcts" + (":" + rest if rest else "")
-        return agent
-    if name == "linear":
-        _only_for("linear", game)
-        if not rest.strip():
-            raise ValueError(
-                "linear needs a weights file: linear:models/castle_siege_linear/policy.json"
-            )
-        from .castle_siege_linear import LinearPolicy
-
-        path, _, opts = rest.strip().partition(",")
-        options = parse_options(opts, {"endgame": int}, "linear") if opts else {}
-        policy: Callable = LinearPolicy.load(  # each kind of agent has its own policy class
-            locate_shipped(path.strip(), shipped_models_dir(), "models"),
-            endgame_nodes=options.get("endgame", 0),
-        )
-        return PolicyAgent(policy, f"linear:{rest.strip()}", seed)
-    if name in ("search", "ismcts"):
-        _only_for(name, game)
-        from . import castle_siege_ismcts, castle_siege_search
-
-        searches: dict[str, tuple[dict, Callable]] = {
-            "search": (castle_siege_search.SEARCH_OPTIONS, castle_siege_search.make_search_policy),
-            "ismcts": (castle_siege_ismcts.ISMCTS_OPTIONS, castle_siege_ismcts.make_ismcts_policy),
-        }
-        known, make = searches[name]
-        options = parse_options(rest, {**known, "policy": str}, name)
-        policy = make(
-            options, shipped_models_dir() / "castle_siege_very_hard_linear" / "policy.json"
-        )
-        return PolicyAgent(policy, name + (":" + rest if rest else ""), seed)
-    if name == "planner":
-        _only_for("planner", game)
-        from .castellion_planner import OPTION_TYPES, make_planner_policy
-
-        policy = make_planner_policy(parse_options(rest, OPTION_TYPES, "planner"))
-        return PolicyAgent(policy, "planner" + (":" + rest if rest else ""), seed)
-    if name == "pimc":
-        _only_for("pimc", game)
-        from .castellion_pimc import OPTION_TYPES as PIMC_OPTIONS, make_pimc_policy
-
-        policy = make_pimc_policy(parse_options(rest, PIMC_OPTIONS, "pimc"))
-        return PolicyAgent(policy, "pimc" + (":" + rest if rest else ""), seed)
-    if name == "model":
-        from .saved import load_agent
-
-        if not rest.strip():
-            raise ValueError("model needs a model directory: model:models/DIR")
-        return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game, seed)
-    return _ppo_agent(rest, game, seed)
+def _build_best(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    return make_agent(resolve_spec("best", game), game, seed)
 
 
-def _ppo_agent(rest: str, game: str, seed: int | None = None) -> Agent:
+def _build_random(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    return RandomAgent(seed)
+
+
+def _build_heuristic(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    return PolicyAgent(heuristic_policy(game, name), name, seed)
+
+
+def _build_model(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    from castle_envs.agents.learned.saved import load_agent
+
+    if not rest.strip():
+        raise ValueError("model needs a model directory: model:models/DIR")
+    return load_agent(locate_shipped(rest.strip(), shipped_models_dir(), "models"), game, seed)
+
+
+def _ppo_agent(name: str, rest: str, game: str, seed: int | None) -> Agent:
     """``ppo:DIR`` (a safe model directory) or ``ppo:FILE.zip,trust_pickle=1``."""
-    from .ppo import PPOAgent
-    from .saved import load_agent, load_sb3_zip_trusted
+    from castle_envs.agents.learned.ppo import PPOAgent
+    from castle_envs.agents.learned.saved import load_agent, load_sb3_zip_trusted
 
     path, _, opts = rest.strip().partition(",")
     path = path.strip()
@@ -262,6 +200,83 @@ def _flag(text: str) -> bool:
     raise ValueError(f"expected 1 or 0, got {text!r}")
 
 
+for _kind in (
+    AgentKind("best", _build_best, argument=False, key_values=False),
+    AgentKind("random", _build_random, argument=False, key_values=False),
+    AgentKind("greedy", _build_heuristic, argument=False, key_values=False),
+    AgentKind("heuristic", _build_heuristic, argument=False, key_values=False),
+    AgentKind("mcts", "castle_envs.agents.search.mcts:build_agent"),
+    AgentKind("model", _build_model, shown="model:DIR", key_values=False),
+    AgentKind("ppo", _ppo_agent, shown="ppo:DIR"),
+    AgentKind(
+        "linear",
+        "castle_envs.agents.learned.castle_siege_linear:build_agent",
+        games=("castle-siege",),
+        shown="linear:PATH",
+    ),
+    AgentKind(
+        "search", "castle_envs.agents.search.castle_siege_search:build_agent", ("castle-siege",)
+    ),
+    AgentKind(
+        "ismcts", "castle_envs.agents.search.castle_siege_ismcts:build_agent", ("castle-siege",)
+    ),
+    AgentKind(
+        "planner", "castle_envs.agents.search.castellion_planner:build_agent", ("castellion",)
+    ),
+    AgentKind("pimc", "castle_envs.agents.search.castellion_pimc:build_agent", ("castellion",)),
+):
+    register_agent(_kind)
+
+#: the names, in the order the command line lists them
+AGENT_NAMES = tuple(AGENT_KINDS)
+#: the games the linear move scorer plays (``algo: cem``, ``linear:PATH``; its columns close
+#: the game's move view)
+LINEAR_GAMES: tuple[str, ...] = AGENT_KINDS["linear"].games or ()
+
+
+def game_agents(game: str) -> list[str]:
+    """The agent names made for ``game`` alone (``AgentKind.games``)."""
+    slug = get_game(game).slug
+    return [k.name for k in AGENT_KINDS.values() if k.games is not None and slug in k.games]
+
+
+def available_agents(game: str) -> list[str]:
+    names = ["best", "random", "mcts", "model:DIR", "ppo:DIR"] + [
+        AGENT_KINDS[name].shown or name for name in game_agents(game)
+    ]
+    for name in ("heuristic", "greedy"):
+        if name in HEURISTICS.get(get_game(game).slug, {}):
+            names.insert(1, name)
+    return names
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``'mcts:sims=5'`` -> ``('mcts', 'sims=5')``; unknown names raise ValueError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"empty agent name; choose one of {', '.join(AGENT_NAMES)}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENT_KINDS:
+        raise ValueError(
+            f"unknown agent {name!r}; choose one of {', '.join(AGENT_NAMES)} "
+            "(e.g. random, heuristic, mcts:sims=200, model:models/DIR)"
+        )
+    return name, rest
+
+
+def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
+    name, rest = parse_spec(spec)
+    kind = AGENT_KINDS[name]
+    if kind.games is not None and get_game(game).slug not in kind.games:
+        raise ValueError(f"the {name} agent plays {', '.join(kind.games)} only, not {game!r}")
+    if rest and not kind.argument:
+        if name == "best":
+            raise ValueError("best takes no options: it names the game's strongest shipped agent")
+        raise ValueError(f"the {name} agent takes no options")
+    build = load(kind.build) if isinstance(kind.build, str) else kind.build
+    return build(name, rest, game, seed)
+
+
 def split_agent_list(text: str) -> list[str]:
     """Split a comma list of agent specs; ``key=value`` items belong to the agent before."""
     specs: list[str] = []
@@ -269,9 +284,8 @@ def split_agent_list(text: str) -> list[str]:
         if not item:
             raise ValueError(f"empty agent name in {text!r}")
         if "=" in item and ":" not in item.split("=")[0]:
-            if not specs or not specs[-1].startswith(
-                ("mcts", "linear", "ppo", "search", "ismcts", "planner", "pimc")
-            ):
+            head = specs[-1].partition(":")[0].strip().lower() if specs else ""
+            if head not in AGENT_KINDS or not AGENT_KINDS[head].key_values:
                 raise ValueError(f"option {item!r} does not follow an agent that takes options")
             specs[-1] += ("," if not specs[-1].endswith(":") else "") + item
         else:

@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 
 
 def _vector_entry_point(game: str, num_envs: int = 1, **kwargs):
-    from .vector import gym_vector_env
+    from castle_envs.registry import gym_vector_env
 
     return gym_vector_env(game, num_envs, **kwargs)
 
@@ -55,7 +55,7 @@ def sample_masked(masks, rng=None, no_legal: int = 0):
 
 def make_vec(game: str, num_envs: int, **kwargs):
     """A batched ``gymnasium.vector.VectorEnv`` of ``game`` ("castle-siege", "castellion")."""
-    from .vector import make_vec as _make_vec
+    from castle_envs.registry import make_vec as _make_vec
 
     return _make_vec(game, num_envs, **kwargs)
 

@@ -22,7 +22,7 @@ envs = make_move_vec("castle-siege", 64, difficulty="hard")   # batched, same di
 ```
 
 The layout (column names in ``SIEGE_FEATURES``) is documented in ``docs/move_features.md``.
-The features are computed by one compiled kernel (``vector.siege_moves``) for the Python
+The features are computed by one compiled kernel (``castle_siege.moves``) for the Python
 env, the compiled single env and the batched env alike, so the three agree exactly; in the
 batched env the kernel reads the batch's state rows directly (no per-env Python).
 
@@ -32,7 +32,7 @@ are the end of the battle phase, Regroup, captures, Royal Assaults, Precision St
 Flush Sieges, then the plays with the fewest cards and least overkill
 (``info["legal_moves"]`` gives the full count). Raise ``capacity`` to keep all.
 
-**Castellion** has one too, computed by one compiled kernel (``vector.castellion_moves``) for
+**Castellion** has one too, computed by one compiled kernel (``castellion.moves``) for
 its Python, compiled and batched envs. **Castle Rooms** and **Castell** (PettingZoo AEC) have
 views computed in Python from the rules state (``castle_rooms/moves.py``,
 ``castell/moves.py``: the games have no compiled kernel): ``make_move_env("castle-rooms",
@@ -43,15 +43,14 @@ whole action space, so every legal move has a row.
 ``move_view(game, capacity)`` gives a game's view object (``from_state(state)``: the rows of
 the player to act); games without one (``MOVE_GAMES``) raise a clear error.
 
-Where the code lives: each game's spec names its view class (``GameSpec.move_view``); the
-Castle Siege and Castellion views and the Gymnasium wrappers are in ``vector/moves.py``
-(they read the compiled envs' rows), re-exported here and loaded on first use; the shared
-base classes are in ``core/moves.py``.
+Where the code lives: each game's ``moves.py`` holds its view class and its feature kernel,
+and its spec names the class (``GameSpec.move_view``); this module holds the wrappers that
+add a view to any env, and the shared base classes are in ``core/moves.py``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -59,28 +58,24 @@ from pettingzoo.utils import BaseWrapper
 
 # MoveView and StateMoves: the base classes, also importable from here
 from .core.moves import MoveView, StateMoves, view_spaces  # noqa: F401
-from .registry import GAMES, get_game, load
+from .registry import GAMES, get_game, load, make_single, make_vec
 
 MOVE_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.move_view)
 DEFAULT_CAPACITY = {slug: GAMES[slug].move_capacity for slug in MOVE_GAMES}
 AEC_MOVE_GAMES = tuple(slug for slug in MOVE_GAMES if not GAMES[slug].solitaire)
 
-#: the names that live in the vector layer (``vector/moves.py``), loaded on first use so
-#: that the multi-player games' views do not import the compiled kernels
-_VECTOR_NAMES = (
-    "SIEGE_FEATURES",
-    "SiegeMoves",
-    "CastellionMoves",
-    "MoveFeatureObservation",
-    "MoveFeatureVectorEnv",
-)
+#: the compiled games' view names, loaded on first use so that ``import castle_envs.moves``
+#: (and the multi-player games' views) does not import the compiled kernels
+_LAZY = {
+    "SIEGE_FEATURES": "castle_envs.castle_siege.moves:SIEGE_FEATURES",
+    "SiegeMoves": "castle_envs.castle_siege.moves:SiegeMoves",
+    "CastellionMoves": "castle_envs.castellion.moves:CastellionMoves",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _VECTOR_NAMES:
-        from .vector import moves
-
-        return getattr(moves, name)
+    if name in _LAZY:
+        return load(_LAZY[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -113,10 +108,10 @@ def move_view(game: str, capacity: int | None = None):
 
 def linear_scale(game: str = "castle-siege") -> np.ndarray:
     """Castle Siege: the linear scorer's feature i is column ``LINEAR + i`` times this."""
-    from .vector.moves import linear_scale as scale
+    from .castle_siege.moves import LINEAR_SCALE
 
     _check_game(game)
-    return scale()
+    return LINEAR_SCALE.copy()
 
 
 def move_spaces(
@@ -182,16 +177,147 @@ def make_move_env(
         from .core.aec_env import wrap
 
         return MoveFeatureAECWrapper(wrap(get_game(game).make(**kwargs)), capacity)
-    from .vector.moves import MoveFeatureObservation, compiled_move_env
-
     if compiled:
-        return compiled_move_env(game, capacity, **kwargs)
+        return MoveFeatureObservation(make_single(game, **kwargs), capacity)
     return MoveFeatureObservation(get_game(game).make(**kwargs), capacity)
 
 
 def make_move_vec(game: str, num_envs: int, capacity: int | None = None, **kwargs):
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     game = _check_game(game)
-    from .vector.moves import make_move_vec as make
+    return MoveFeatureVectorEnv(make_vec(game, num_envs, **kwargs), capacity)
 
-    return make(game, num_envs, capacity, **kwargs)
+
+def _solitaire_specs() -> list:
+    """The Gymnasium games with a move view and compiled envs."""
+    return [
+        GAMES[slug]
+        for slug in MOVE_GAMES
+        if GAMES[slug].solitaire and GAMES[slug].compiled_env and GAMES[slug].vector_env
+    ]
+
+
+def _solitaire_spec(base):
+    """The spec of a Gymnasium env (Python or compiled) with a move view, or a clear error."""
+    for spec in _solitaire_specs():
+        if isinstance(base, (spec.load_env_class(), load(spec.compiled_env))):
+            return spec
+    raise ValueError(
+        f"MoveFeatureObservation needs a {_titles()} env, got {type(base).__name__}; "
+        f"games with a move view: {list(MOVE_GAMES)}"
+    )
+
+
+def _titles() -> str:
+    return " or ".join(s.title for s in _solitaire_specs())
+
+
+class MoveFeatureObservation(gym.Wrapper):
+    """A Castle Siege or Castellion env (the Python env or its compiled drop-in,
+    ``make_single``) whose observation is a dict: the env's vector plus the move view.
+    Actions, rewards and the rest of ``info`` are the env's; ``info["legal_moves"]`` counts
+    the legal moves (more than ``move_mask.sum()`` only when the capacity cut some)."""
+
+    def __init__(self, env: gym.Env, capacity: int | None = None):
+        base = getattr(env, "unwrapped", env)
+        spec = _solitaire_spec(base)
+        view = load(spec.move_view)
+        super().__init__(env)
+        self.game = spec.slug
+        self._compiled = isinstance(base, load(spec.compiled_env))
+        self.moves = move_view(spec.slug, capacity)
+        self.observation_space = view_spaces(
+            cast(gym.spaces.Box, env.observation_space),
+            int(cast(gym.spaces.Discrete, env.action_space).n),
+            self.moves.capacity,
+            len(view.feature_names()),
+        )
+
+    def _view(self, obs, info: dict, done: bool) -> dict:
+        out = self.moves.empty()
+        base: Any = self.env.unwrapped  # the game env: its rows or its state
+        if done:
+            n = 0
+        elif self._compiled:
+            n = self.moves.from_env(base, out)
+        else:
+            n = self.moves.from_state(base.state, out)[1]
+        info["legal_moves"] = n
+        return {"observation": obs, **out}
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._view(obs, info, False), info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return self._view(obs, info, terminated), reward, terminated, truncated, info
+
+
+class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
+    """The batched Castle Siege or Castellion env (``make_vec(game, ...)``) with the move
+    view: observations are dicts of (num_envs, ...) arrays, filled by one compiled call per
+    step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
+    ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
+
+    def __init__(self, env, capacity: int | None = None):
+        super().__init__(env)
+        base = env.unwrapped if hasattr(env, "unwrapped") else env
+        spec = next(
+            (s for s in _solitaire_specs() if isinstance(base, load(str(s.vector_env)))), None
+        )
+        if spec is None:
+            raise ValueError(
+                f"MoveFeatureVectorEnv needs the batched {_titles()} env, got {type(base).__name__}"
+            )
+        view = load(str(spec.move_view))
+        self.game = spec.slug
+        self._base = base
+        self.moves = move_view(spec.slug, capacity)
+        self.single_observation_space = view_spaces(
+            base.single_observation_space,
+            int(base.single_action_space.n),
+            self.moves.capacity,
+            len(view.feature_names()),
+        )
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self._out = self.moves.empty(self.num_envs)
+        self._legal = np.zeros(self.num_envs, np.int64)
+
+    def _view(self, obs, info: dict) -> dict:
+        self.moves.batch_env(self._base, self._out, self._legal)
+        info["legal_moves"] = self._legal.copy()
+        return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._view(obs, info), info
+
+    def _row_arrays(self) -> dict:
+        return self.moves.row_arrays(self._base)
+
+    def rows(self) -> dict:
+        """The batch's whole position and generators as plain integer arrays (what a
+        training checkpoint keeps; ``load_rows`` puts them back)."""
+        return {k: a.copy() for k, a in self._row_arrays().items()}
+
+    def load_rows(self, rows: dict) -> dict:
+        """Restore ``rows()`` (same batch size, variant and rules); returns the current
+        observation dict, as ``reset`` would."""
+        base = self._base
+        for name, target in self._row_arrays().items():
+            value = np.asarray(rows[name])
+            if value.shape != target.shape:
+                raise ValueError(
+                    f"saved {name} rows have shape {value.shape}, this batch {target.shape}"
+                )
+            target[:] = value
+        base._refresh(slice(None))
+        base._started = True
+        return self._view(base._out(base._obs), {})
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        return self._view(obs, info), rewards, terminated, truncated, info

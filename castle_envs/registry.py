@@ -4,19 +4,20 @@ Entries name their modules as strings so that ``import castle_envs`` stays cheap
 game's import errors surface only when that game is used.
 
 Each entry describes its game to the shared code, which reads these attributes instead of
-comparing slugs: whether it is a solitaire, its renderer, its compiled envs, its
-move-feature view, its
-hand-written policies, the agents made for it alone, its solve command, its position value
-for reward shaping and whether it has the CEM linear move scorer. The attributes name
-objects of any layer as ``"module:name"`` strings (a game's heuristic may live in
-``castle_envs.agents``); nothing here imports them, the code that uses one loads it
-(``load``).
+comparing slugs: whether it is a solitaire, its renderer, its compiled envs and its
+move-feature view.
+The attributes name objects of the environment library as ``"module:name"`` strings; nothing
+here imports them, the code that uses one loads it (``load``). What plays a game (agents,
+heuristics, solvers) registers with the lab's own registries, never here.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from dataclasses import dataclass, field
+
+from .core.jit import HAVE_NUMBA, INSTALL_HINT
 
 
 @dataclass(frozen=True)
@@ -34,26 +35,13 @@ class GameSpec:
     #: what the play and replay commands read from it: ``LEGEND``, ``describe``, ...)
     renderer: str = ""
     #: ``"module:Class"`` of the batched env on compiled kernels (``make_vec``) and of the
-    #: compiled single env (``make_single``), for a game with kernels in ``vector``
+    #: compiled single env (``make_single``), for a game with compiled kernels
     vector_env: str | None = None
     compiled_env: str | None = None
     #: ``"module:Class"`` of the move-feature view (``castle_envs.moves``), and its default
     #: capacity (rows)
     move_view: str | None = None
     move_capacity: int = 0
-    #: hand-written policies ``policy(state, rng)`` by agent name (``heuristic``, ``greedy``)
-    heuristics: dict = field(default_factory=dict)
-    #: the agents of ``castle_envs.agents.registry`` made for this game alone
-    agents: tuple = ()
-    #: ``"module:run"`` behind ``castle-envs solve --game SLUG`` (perfect-information solver)
-    solver: str | None = None
-    #: ``"module:value"``: the heuristic position value ``value(state)`` (one ordeal, or
-    #: the game's unit of progress, about 1) that ``shaping: heuristic_potential`` turns
-    #: into a potential-based reward
-    potential: str | None = None
-    #: the CEM linear move scorer exists for it (``algo: cem``, ``linear:PATH``, and its
-    #: columns close the move view)
-    linear_scorer: bool = False
 
     @property
     def solitaire(self) -> bool:
@@ -94,17 +82,10 @@ GAMES = {
             "castle_envs/CastleSiege-v0",
             "castle_envs/castle_siege/RULES.md",
             renderer="castle_envs.castle_siege.render",
-            vector_env="castle_envs.vector.castle_siege:CastleSiegeVectorEnv",
-            compiled_env="castle_envs.vector.single:CompiledCastleSiegeEnv",
-            move_view="castle_envs.vector.moves:SiegeMoves",
+            vector_env="castle_envs.castle_siege.vector:CastleSiegeVectorEnv",
+            compiled_env="castle_envs.castle_siege.compiled:CompiledCastleSiegeEnv",
+            move_view="castle_envs.moves:SiegeMoves",
             move_capacity=256,
-            heuristics={
-                "heuristic": "castle_envs.agents.castle_siege:heuristic_policy",
-                "greedy": "castle_envs.agents.castle_siege:greedy_policy",
-            },
-            agents=("linear", "search", "ismcts"),
-            solver="castle_envs.experiments.solve:run_castle_siege",
-            linear_scorer=True,
         ),
         GameSpec(
             "castellion",
@@ -116,14 +97,10 @@ GAMES = {
             "castle_envs/Castellion-v0",
             "castle_envs/castellion/RULES.md",
             renderer="castle_envs.castellion.render",
-            vector_env="castle_envs.vector.castellion:CastellionVectorEnv",
-            compiled_env="castle_envs.vector.castellion:CompiledCastellionEnv",
-            move_view="castle_envs.vector.moves:CastellionMoves",
+            vector_env="castle_envs.castellion.vector:CastellionVectorEnv",
+            compiled_env="castle_envs.castellion.vector:CompiledCastellionEnv",
+            move_view="castle_envs.moves:CastellionMoves",
             move_capacity=137,
-            heuristics={"heuristic": "castle_envs.agents.castellion:heuristic_policy"},
-            agents=("planner", "pimc"),
-            solver="castle_envs.experiments.solve_castellion:run",
-            potential="castle_envs.agents.castellion:heuristic_potential",
         ),
         GameSpec(
             "castle-rooms",
@@ -137,7 +114,6 @@ GAMES = {
             renderer="castle_envs.castle_rooms.render",
             move_view="castle_envs.castle_rooms.moves:RoomsMoves",
             move_capacity=109,
-            heuristics={"heuristic": "castle_envs.castle_rooms.balance:greedy_policy"},
         ),
         GameSpec(
             "castell",
@@ -151,7 +127,6 @@ GAMES = {
             renderer="castle_envs.castell.render",
             move_view="castle_envs.castell.moves:CastellMoves",
             move_capacity=395,
-            heuristics={"heuristic": "castle_envs.castell.measure:heuristic_policy"},
         ),
     ]
 }
@@ -162,3 +137,72 @@ def get_game(slug: str) -> GameSpec:
         return GAMES[slug]
     except KeyError:
         raise ValueError(f"unknown game {slug!r}; choose one of {sorted(GAMES)}") from None
+
+
+#: the batched envs on compiled kernels, by game (each game spec's ``vector_env``)
+VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.vector_env}
+#: single Gymnasium envs on the same compiled kernels (drop-ins for the Python envs; each
+#: game spec's ``compiled_env``)
+COMPILED_SINGLE = {slug: spec.compiled_env for slug, spec in GAMES.items() if spec.compiled_env}
+
+
+def make_vec(game: str, num_envs: int, **kwargs):
+    """A batched ``gymnasium.vector.VectorEnv`` of ``game``; ``kwargs`` are the single env's
+    keyword arguments plus ``copy``, ``threads`` and ``parallel`` (see the env class):
+    ``threads=N`` steps the batch as N contiguous row ranges on N threads (identical results);
+    ``parallel=True`` picks one thread per core, each with at least 256 envs."""
+    spec = get_game(game)  # unknown names: the standard error listing the games
+    if game in VECTOR_GAMES:
+        module, _, name = VECTOR_GAMES[game].partition(":")
+        return getattr(importlib.import_module(module), name)(num_envs, **kwargs)
+    if not spec.solitaire:
+        raise ValueError(
+            f"no batched env for {game!r} (a PettingZoo game); batched Gymnasium "
+            f"games: {sorted(VECTOR_GAMES)}"
+        )
+    return _per_env(
+        spec,
+        num_envs,
+        kwargs,
+        f"{game} has no compiled kernel yet: make_vec steps {num_envs} Python envs "
+        f"one by one (gymnasium SyncVectorEnv, same-step autoreset)",
+        stacklevel=3,
+    )
+
+
+def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
+    """The Python envs of ``spec`` stepped one by one (``PerEnvVectorEnv``), after a warning
+    (``stacklevel``: counted from here); the threading keywords do not apply to them."""
+    from castle_envs.core.per_env import PerEnvVectorEnv
+
+    kwargs.pop("parallel", None)
+    kwargs.pop("threads", None)
+    warnings.warn(warning, stacklevel=stacklevel)
+    return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
+
+
+def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
+    """What ``gymnasium.make_vec(id, num_envs)`` gives (the ids' ``vector_entry_point``): the
+    compiled batched env; without numba, the Python envs in a same-step-autoreset
+    ``SyncVectorEnv`` (``PerEnvVectorEnv``: the same API, and faster than the kernels run as
+    plain Python), with a warning naming the ``fast`` extra."""
+    if HAVE_NUMBA:
+        return make_vec(game, num_envs, **kwargs)
+    return _per_env(
+        get_game(game),
+        num_envs,
+        kwargs,
+        f"numba is not installed: gymnasium.make_vec steps {num_envs} Python "
+        f"{game} envs one by one (same-step autoreset); {INSTALL_HINT}",
+        stacklevel=4,
+    )
+
+
+def make_single(game: str, **kwargs):
+    """The compiled single env of ``game`` (same API and games as the Python env)."""
+    if game not in COMPILED_SINGLE:
+        raise ValueError(
+            f"no compiled single env for {game!r}; available: {sorted(COMPILED_SINGLE)}"
+        )
+    module, _, name = COMPILED_SINGLE[game].partition(":")
+    return getattr(importlib.import_module(module), name)(**kwargs)

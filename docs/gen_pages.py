@@ -7,7 +7,6 @@ Nothing here is a copy kept by hand: every run reads the sources again.
   made env, a frame drawn by ``env.render()`` in ``rgb_array`` mode (``<game>.png``), and a
   version history from the env's version and ``CHANGELOG.md``;
 - ``rules/<game>.md``: the game's ``castle_envs/<game>/RULES.md``;
-- ``batched.md``: ``castle_envs/vector/README.md``;
 - ``models/<name>/README.md`` (each model card, at the path its relative links expect) and
   ``models/index.md`` (the list of cards);
 - ``changelog.md``: ``CHANGELOG.md``;
@@ -351,8 +350,6 @@ def main() -> None:
         rules = ROOT / "castle_envs" / folder / "RULES.md"
         write(f"rules/{folder}.md", rules.read_text(encoding="utf-8"), rules)
 
-    vector = ROOT / "castle_envs" / "vector" / "README.md"
-    write("batched.md", vector.read_text(encoding="utf-8"), vector)
     changelog = ROOT / "CHANGELOG.md"
     write("changelog.md", changelog.read_text(encoding="utf-8"), changelog)
     architecture = ROOT / "ARCHITECTURE.md"

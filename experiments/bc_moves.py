@@ -5,7 +5,7 @@ the Castellion ``planner``) on training deals (``pretrain.seed`` and up, 20,000,
 more) and records, at every decision with more than one legal move, the position's
 observation vector, the legal moves' rows of the move view (``castle_envs.moves``) and the
 row the teacher chose, and the return that followed (the env's reward, discounted by
-``ppo.gamma``). The network (``agents/move_policy.py``) is fitted to those choices
+``ppo.gamma``). The network (``agents/learned/move_policy.py``) is fitted to those choices
 (cross-entropy over each position's legal moves) and its value head to those returns
 (squared error, weighted ``ppo.vf_coef``), so that PPO starts with a value that fits the
 policy it starts from. Each DAgger round (``pretrain.dagger``)

@@ -306,7 +306,7 @@ def run(args) -> int:
                 f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})"
             )
         if spec.slug in _vector_games() and sizes:
-            from castle_envs.vector import make_single
+            from castle_envs.registry import make_single
 
             compiled = make_single(spec.slug, **variant)
             _, info = compiled.reset(seed=args.seed)  # compiles, or loads numba's cache
@@ -319,7 +319,7 @@ def run(args) -> int:
                     f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)"
                 )
             r["batched"] = []
-            from castle_envs.vector._threads import resolve_threads
+            from castle_envs.core.threads import resolve_threads
 
             settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
             for n in sizes:
@@ -519,7 +519,7 @@ SOLVER_BENCHES = {"castle-siege": bench_solvers}
 
 
 def _vector_games():
-    from castle_envs.vector import VECTOR_GAMES
+    from castle_envs.registry import VECTOR_GAMES
 
     return VECTOR_GAMES
 

@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from castle_envs.agents.registry import LINEAR_GAMES
+
 
 def _choices(*values: str) -> dict:
     return {"choices": values}
@@ -340,7 +342,8 @@ def _get(config: Any, dotted: str) -> Any:
 
 
 def _check_values(config: TrainConfig) -> None:
-    from castle_envs.registry import GAMES, get_game
+    from castle_envs.agents.registry import POTENTIALS
+    from castle_envs.registry import get_game
 
     spec = get_game(config.game)
     for name in (
@@ -418,9 +421,10 @@ def _check_values(config: TrainConfig) -> None:
         _check_move_ppo(config, spec)
     if config.algo == "exit_siege":
         _check_exit_siege(config, spec)
-    if config.shaping == "heuristic_potential" and spec.potential is None:
-        games = ", ".join(slug for slug, g in GAMES.items() if g.potential)
-        raise ValueError(f"shaping: heuristic_potential is defined for {games} only")
+    if config.shaping == "heuristic_potential" and spec.slug not in POTENTIALS:
+        raise ValueError(
+            f"shaping: heuristic_potential is defined for {', '.join(POTENTIALS)} only"
+        )
 
 
 def _check_move_ppo(config: TrainConfig, spec) -> None:
@@ -481,7 +485,7 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
 
 
 def _check_cem(config: TrainConfig, spec) -> None:
-    if not spec.linear_scorer:
+    if spec.slug not in LINEAR_GAMES:
         raise ValueError(
             "algo: cem trains the Castle Siege linear scorer; game must be castle-siege"
         )
@@ -515,7 +519,7 @@ def _check_cem(config: TrainConfig, spec) -> None:
 
 
 def _check_exit_siege(config: TrainConfig, spec) -> None:
-    if not spec.linear_scorer:
+    if spec.slug not in LINEAR_GAMES:
         raise ValueError(
             "algo: exit_siege trains the Castle Siege linear scorer; game must be castle-siege"
         )

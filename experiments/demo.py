@@ -2,7 +2,7 @@
 
 Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
 rate with its 95% Wilson interval: by default uniform random, the rule-based heuristic of
-``castle_envs.agents.castle_siege``, and ``trained``, the shipped trained move scorer with its
+``castle_envs.agents.baselines.castle_siege``, and ``trained``, the shipped trained move scorer with its
 endgame search (``models/castle_siege_very_hard_linear``); then the strongest shipped agent,
 ``best`` (a search, about 2 s a game), on the first ``--best-episodes`` (10) of those deals,
 so that the whole demo takes under a minute. ``castle-envs evaluate`` measures more agents,

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from castle_envs.agents.castle_siege_linear import LinearPolicy
-from castle_envs.agents.saved import load_agent
+from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+from castle_envs.agents.learned.saved import load_agent
 from castle_envs.castle_siege.rules import State
 
 from .stats import paired_proportion_difference, wilson_interval

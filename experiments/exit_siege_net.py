@@ -2,7 +2,7 @@
 
 ``exit_siege`` refits the 18 battle weights of the linear scorer to the search's visit
 counts and found that 18 features cannot hold what the visits say. This script teaches the
-move-feature network (``agents/move_policy.py``: an MLP over the 882-value observation and
+move-feature network (``agents/learned/move_policy.py``: an MLP over the 882-value observation and
 every legal move's 75 features) instead, read top to bottom in three steps:
 
 1. **collect**: the teacher (``--teacher``, by default the shipped ``--agent best``,
@@ -169,9 +169,9 @@ def collect(args) -> None:
 
 def endgame_planner(spec: str):
     """The planner of ``--teacher endgame:NODES``."""
-    from castle_envs.agents.castle_siege_linear import EndgamePlanner, LinearPolicy
+    from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner, LinearPolicy
     from castle_envs.agents.registry import shipped_models_dir
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     text = spec[len(ENDGAME) :]
     if not text.isdigit() or int(text) < 1:
@@ -362,8 +362,8 @@ def evaluate_loss(
 def fit(args) -> None:
     import torch
 
-    from castle_envs.agents import move_policy
-    from castle_envs.agents.saved import load_agent
+    from castle_envs.agents.learned import move_policy
+    from castle_envs.agents.learned.saved import load_agent
 
     torch.manual_seed(args.torch_seed)
     torch.set_num_threads(args.threads)
@@ -496,7 +496,7 @@ def prior_arrays(net) -> dict:
 
 
 def export(args) -> None:
-    from castle_envs.agents.saved import load_agent
+    from castle_envs.agents.learned.saved import load_agent
 
     net = load_agent(args.model, "castle-siege").net
     np.savez(args.out, **(prior_arrays(net) if args.what == "prior" else value_arrays(net)))

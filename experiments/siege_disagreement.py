@@ -45,8 +45,8 @@ def decision_worlds(
     view: State, moves: list[int], worlds: int, nodes: int, rng: np.random.Generator, solver
 ) -> list[list[int]]:
     """Per world dealt from ``view``, which of ``moves`` lead to a proven win (0/1 each)."""
-    from castle_envs.vector import siege_solver as S
-    from castle_envs.vector.castle_siege import write_state
+    from castle_envs.agents.solvers import castle_siege_kernel as S
+    from castle_envs.castle_siege.vector import write_state
 
     w, memo, weights = solver
     rules = {"attack": view.attack, "defeated": view.defeated}
@@ -214,8 +214,8 @@ def main(argv=None) -> None:
     if not args.out:
         p.error("--out is needed to play games (or --summary to read journals)")
     from castle_envs.agents.registry import make_agent
-    from castle_envs.vector.solve_castle_siege import shared_memo
-    from castle_envs.vector import siege_solver as S
+    from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
+    from castle_envs.agents.solvers import castle_siege_kernel as S
 
     agent = make_agent(args.agent, "castle-siege", seed=args.agent_seed)
     weights = getattr(getattr(agent, "policy", None), "weights", None)

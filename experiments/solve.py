@@ -2,7 +2,7 @@
 ``solve_castellion``) deals can be won at all?
 
 Each deal is solved with the whole deck order known (the compiled solver,
-``castle_envs.vector.solve_castle_siege.CompiledSolver``; ``castle_envs.castle_siege.solver``
+``castle_envs.agents.solvers.castle_siege_compiled.CompiledSolver``; ``castle_envs.agents.solvers.castle_siege``
 describes it):
 winnable (with a winning line, replayed in the Gymnasium env before it is counted),
 unwinnable, or unknown within the budget. Deal ``i`` is the deck that
@@ -30,14 +30,18 @@ import time
 
 import numpy as np
 
-from castle_envs.registry import GAMES
 
 from .common import parse_budget, read_evaluate_csv, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
-#: the games with a solve command (``GameSpec.solver``)
-SOLVED_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.solver)
+#: each game's ``castle-envs solve`` command (perfect-information solver), ``"module:run"``
+SOLVERS = {
+    "castle-siege": "castle_envs.experiments.solve:run_castle_siege",
+    "castellion": "castle_envs.experiments.solve_castellion:run",
+}
+#: the games with a solve command
+SOLVED_GAMES = tuple(SOLVERS)
 EVENT_KEYS = (
     "royal_assaults",
     "precision_strikes",
@@ -86,7 +90,7 @@ def add_parser(sub):
         metavar="NODES",
         help="Castellion: node budget of the loss search, apart from --budget "
         "(default 100000; 0: only the bounds at the root), which proves deals "
-        "lost (castle_envs.vector.castellion_loss)",
+        "lost (castle_envs.agents.solvers.castellion_loss)",
     )
     p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
     p.add_argument("--deals", type=int, default=100)
@@ -122,7 +126,7 @@ def add_parser(sub):
         default=None,
         help="Castle Siege: policy the solver's probes follow on every other "
         "playout: linear (the shipped trained move scorer, default), "
-        "linear:PATH, heuristic (castle_envs.agents.castle_siege), none (the "
+        "linear:PATH, heuristic (castle_envs.agents.baselines.castle_siege), none (the "
         "search's own order). Castellion: planner (default: the planner "
         "agent plays the deal first; a won game is the verdict) or none",
     )
@@ -133,7 +137,7 @@ def add_parser(sub):
         metavar="LEVEL",
         help="Castle Siege: before the solver, nested Monte Carlo search of this "
         "level (1 or 2; 0: off) looks for a winning line "
-        "(castle_envs.vector.nested_castle_siege; needs numba); a deal it fails gets "
+        "(castle_envs.agents.solvers.castle_siege_nested; needs numba); a deal it fails gets "
         "the solver's whole budget",
     )
     p.add_argument(
@@ -210,12 +214,12 @@ def add_parser(sub):
 def probe_policy(spec: str):
     """The probes' policy: (a python ``policy(state, rng)`` or None, its 30 linear weights
     for the compiled solver or None)."""
-    from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+    from castle_envs.agents.learned.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 
     if spec == "none":
         return None, None
     if spec == "heuristic":
-        from castle_envs.agents.castle_siege import heuristic_policy
+        from castle_envs.agents.baselines.castle_siege import heuristic_policy
 
         # the heuristic's weights in the linear scorer's features play its moves (99.9%)
         return heuristic_policy, LinearPolicy(HEURISTIC_WEIGHTS).vector()
@@ -243,7 +247,7 @@ def make_solver(nodes, seconds, probe: str, **settings):
     weights = probe_policy(probe)[1]
     key = (nodes, seconds, probe, tuple(sorted(settings.items())))
     if key not in _SOLVERS:
-        from castle_envs.vector.solve_castle_siege import CompiledSolver
+        from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
         _SOLVERS.clear()
         _SOLVERS[key] = CompiledSolver(
@@ -257,7 +261,7 @@ def make_nested(settings: dict, probe: str):
     (the shipped one when the probes follow none or the heuristic's weights)."""
     key = (tuple(sorted(settings.items())), probe)
     if key not in _NESTED:
-        from castle_envs.vector.nested_castle_siege import NestedSearch
+        from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
 
         # the probes' scorer, else the shipped one
         weights = probe_policy(probe if probe.startswith("linear") else "linear")[1]
@@ -269,7 +273,12 @@ def make_nested(settings: dict, probe: str):
 def solve_one(job: dict) -> dict:
     """Solve one deal and play random games on it; a plain dict (crosses processes)."""
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import WINNABLE, deal_deck, line_events, replay_wins
+    from castle_envs.agents.solvers.castle_siege import (
+        WINNABLE,
+        deal_deck,
+        line_events,
+        replay_wins,
+    )
 
     seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
     deck = deal_deck(seed)
@@ -411,9 +420,9 @@ def compare_solvers(
     warm-up deal: nodes per second (CPU time) and its verdicts. (Before the solver was written
     once this compared it with the Python solver, now ``tests/reference/castle_siege_solver.py``;
     the tests make that comparison.)"""
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import deal_deck
+    from castle_envs.agents.solvers.castle_siege import deal_deck
 
     solver = CompiledSolver(max_nodes=nodes, probe_share=0)
     solver.solve(State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules))
@@ -458,8 +467,8 @@ def soundness_check(
     the solver's own winning lines, each solved with all reductions and by plain exhaustive
     search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
     from castle_envs.castle_siege.rules import BATTLE, State
-    from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, deal_deck
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, deal_deck
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     rules = rules or {}
     rng = np.random.default_rng(seed)
@@ -650,8 +659,8 @@ def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) ->
     """Every position on a winning line is winnable, so a sound bound must never call one
     hopeless: count the positions checked and any that a bound would have pruned."""
     from castle_envs.castle_siege.rules import State
-    from castle_envs.castle_siege.solver import deal_deck
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege import deal_deck
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     from .common import read_json_lines
 
@@ -694,10 +703,10 @@ def castle_siege_rules(args) -> dict:
 
 
 def run(args) -> int:
-    """``castle-envs solve``: the solve command of the game's spec (``GameSpec.solver``)."""
+    """``castle-envs solve``: the game's solve command (``SOLVERS``)."""
     from castle_envs.registry import get_game, load
 
-    solver = get_game(args.game).solver
+    solver = SOLVERS.get(get_game(args.game).slug)
     if solver is None:
         raise ValueError(f"no solver for {args.game}; games with one: {', '.join(SOLVED_GAMES)}")
     return load(solver)(args)

@@ -1,7 +1,7 @@
 """``castle-envs solve --game castellion``: how many Castellion deals can be won at all?
 
 Each deal is solved with both piles' order and every face-down Ordeal known
-(``castle_envs.vector.solve_castellion``): winnable (with a winning line, replayed in the Gymnasium
+(``castle_envs.agents.solvers.castellion``): winnable (with a winning line, replayed in the Gymnasium
 env before it is counted), unwinnable (a proof of loss: a bound at the root, the loss search
 with its own budget ``--loss-budget``, or the whole tree searched under sound reductions;
 the record's ``proof`` says which ordeal cannot be met), or unknown within the budget. Deal ``i`` is the position ``env.reset(seed=SEED + i)`` deals, so
@@ -40,8 +40,8 @@ def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, li
     """The probe policy's game on the deal: (won, its moves). The planner plays as a player
     does (it never reads the piles' order or a face-down card), so a won game is a winning
     line found without perfect information: the cheapest proof a deal is winnable."""
-    from castle_envs.agents.castellion_planner import PlannerPolicy
-    from castle_envs.vector.solve_castellion import deal
+    from castle_envs.agents.search.castellion_planner import PlannerPolicy
+    from castle_envs.agents.solvers.castellion import deal
 
     # the study's probe: the planner as the study ran it (before ``info``, ``scout`` and
     # the smaller ``grow`` at the Menace), so that the recorded verdicts reproduce node for node
@@ -62,7 +62,7 @@ def solve_deal(
     (``found_by`` "probe:NAME", its moves counted as nodes); otherwise the solver runs with
     what is left of the budget, so a record's ``nodes`` still tells the verdict at every
     smaller budget."""
-    from castle_envs.vector.solve_castellion import WINNABLE, Result, deal, replay_wins
+    from castle_envs.agents.solvers.castellion import WINNABLE, Result, deal, replay_wins
 
     state = deal(seed, level, **rules)
     start = time.perf_counter()
@@ -192,7 +192,7 @@ def _read_done(path: str) -> dict:
 
 
 def run(args) -> int:
-    from castle_envs.vector.solve_castellion import LOSS_NODES, Solver
+    from castle_envs.agents.solvers.castellion import LOSS_NODES, Solver
 
     from .common import parse_budget
 

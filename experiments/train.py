@@ -11,7 +11,7 @@ config. Everything a run needs to be repeated is written to its run folder:
 ``summary.json``.
 
 Nothing here unpickles: checkpoints and models are tensors read with
-``torch.load(weights_only=True)`` plus JSON (``castle_envs.agents.saved``), so resuming or
+``torch.load(weights_only=True)`` plus JSON (``castle_envs.agents.learned.saved``), so resuming or
 evaluating a run folder someone handed you runs no code from it.
 
 Interrupts (Ctrl-C, or SIGTERM as ``timeout``, Docker and Kubernetes send) checkpoint and
@@ -250,14 +250,14 @@ class PotentialShaping(gym.Wrapper):
 
 
 def heuristic_potential(game: str):
-    """The game's heuristic position value (its spec's ``potential``), scaled so one ordeal
-    (the game's unit of progress) is worth about 1."""
-    from castle_envs.registry import load
+    """The game's heuristic position value (the agents' ``POTENTIALS``), scaled so one
+    ordeal (the game's unit of progress) is worth about 1."""
+    from castle_envs.agents.registry import heuristic_potential as potential
 
-    spec = get_game(game)
-    if spec.potential is None:
+    value = potential(game)
+    if value is None:
         raise ValueError(f"no heuristic potential for {game!r}")
-    return load(spec.potential)
+    return value
 
 
 def make_env(
@@ -474,7 +474,7 @@ def _callbacks(config: TrainConfig, folder: RunFolder, pool: list, progress: dic
 
 def save_model(model, config: TrainConfig, directory: str | Path) -> Path:
     """The policy as a safe model directory (``--agent model:DIR``); no optimizer state."""
-    from castle_envs.agents.saved import save_maskable_ppo
+    from castle_envs.agents.learned.saved import save_maskable_ppo
 
     return save_maskable_ppo(
         model.policy.state_dict(),
@@ -489,7 +489,7 @@ def save_model(model, config: TrainConfig, directory: str | Path) -> Path:
 
 def export_model(run_dir: str | Path, target: str | Path) -> Path:
     """Ship a run's final policy (else its latest checkpoint) as a model directory."""
-    from castle_envs.agents.saved import load_tensors, save_maskable_ppo
+    from castle_envs.agents.learned.saved import load_tensors, save_maskable_ppo
 
     folder = RunFolder.open(run_dir)
     run_dir, config = folder.path, folder.config
@@ -540,7 +540,7 @@ def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
     """Restore what ``save_checkpoint`` wrote into a freshly built model and its envs."""
     import torch
 
-    from castle_envs.agents.saved import load_tensors
+    from castle_envs.agents.learned.saved import load_tensors
 
     ckpt = RunFolder(run_dir).latest_checkpoint()
     try:

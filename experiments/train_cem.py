@@ -1,5 +1,5 @@
 """Cross-entropy-method training of the Castle Siege linear move scorer
-(``castle_envs.agents.castle_siege_linear``), read top to bottom.
+(``castle_envs.agents.learned.castle_siege_linear``), read top to bottom.
 
 Each generation samples ``population`` weight vectors around the current mean, plays every
 one on the same fresh training deals (common random numbers: differences between
@@ -39,7 +39,7 @@ from typing import Callable
 
 import numpy as np
 
-from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+from castle_envs.agents.learned.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 from castle_envs.castle_siege.rules import State
 
 from .common import json_object

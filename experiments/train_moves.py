@@ -1,6 +1,6 @@
 """PPO over move features (``algo: move_ppo``), CleanRL style: one file, read top to bottom.
 
-The policy (``agents/move_policy.py``) scores every legal move of the move-feature view
+The policy (``agents/learned/move_policy.py``) scores every legal move of the move-feature view
 (``castle_envs.moves``) with a shared network and samples the softmax over the legal moves;
 a value head reads the state. Rollouts run on the batched env with the move view
 (``make_move_vec``: the features come from the compiled kernel, for the whole batch in one
@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from castle_envs.agents import move_policy
+from castle_envs.agents.learned import move_policy
 from castle_envs.moves import linear_scale, make_move_vec
+from castle_envs.agents.registry import LINEAR_GAMES
 from castle_envs.registry import get_game
 
 from .config import PPOConfig, TrainConfig, levels_of
@@ -119,7 +120,7 @@ def arch_of(config: TrainConfig, envs) -> dict:
     space = envs.single_observation_space
     n_feat = int(space["move_features"].shape[1])
     # Castle Siege's linear term reads the CEM scorer's columns; other games': every column
-    linear = get_game(config.game).linear_scorer
+    linear = get_game(config.game).slug in LINEAR_GAMES
     offset = n_feat - len(linear_scale()) if linear else 0
     return {
         "obs_size": int(space["observation"].shape[0]),
@@ -273,7 +274,7 @@ class SavesMoveNet:
         """Restores what ``write_training_state`` wrote (torch's errors as they come)."""
         import torch
 
-        from castle_envs.agents.saved import load_tensors
+        from castle_envs.agents.learned.saved import load_tensors
 
         self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
         self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
@@ -327,7 +328,7 @@ class MovePPO(SavesMoveNet):
             if mp.init_linear:
                 move_policy.init_linear(self.net, mp.init_linear, mp.temperature)
             if mp.init_model:
-                from castle_envs.agents.saved import init_from_model
+                from castle_envs.agents.learned.saved import init_from_model
 
                 init_from_model(self.net, arch, config.game, mp.init_model)
             if config.pretrain.agent:
@@ -463,7 +464,7 @@ class MovePPO(SavesMoveNet):
 
     def load_checkpoint(self, ckpt: Path):
         """Restores what ``write_checkpoint`` wrote; returns the batch's current observation."""
-        from castle_envs.agents.saved import load_tensors
+        from castle_envs.agents.learned.saved import load_tensors
 
         try:
             self.read_training_state(ckpt)
@@ -497,7 +498,7 @@ def export_model(run_dir, target) -> Path:
     at ``target``: how a run stopped by its time limit is shipped."""
     import torch
 
-    from castle_envs.agents.saved import load_tensors
+    from castle_envs.agents.learned.saved import load_tensors
 
     folder = RunFolder.open(run_dir)
     run_dir, config = folder.path, folder.config

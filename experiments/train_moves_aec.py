@@ -1,7 +1,7 @@
 """Self-play PPO over move features for the multi-player games (``algo: move_ppo`` on a
 PettingZoo game: Castle Rooms). Read top to bottom.
 
-The policy is the move-scoring network of the solitaires (``agents/move_policy.py``): each
+The policy is the move-scoring network of the solitaires (``agents/learned/move_policy.py``): each
 legal move's row of the game's move view (``castle_envs.moves``) is scored with the state,
 and the softmax over the legal moves is sampled. Each update plays ``n_envs`` whole games
 side by side, seat by seat:
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from castle_envs.agents import move_policy
+from castle_envs.agents.learned import move_policy
 from castle_envs.moves import move_view
 from castle_envs.registry import get_game
 
@@ -264,7 +264,7 @@ class SelfPlayMovePPO(SavesMoveNet):
         )
         self.pool: list = self.load_checkpoint(folder.latest_checkpoint()) if folder.resumed else []
         if not folder.resumed and config.move_ppo.init_model:
-            from castle_envs.agents.saved import init_from_model
+            from castle_envs.agents.learned.saved import init_from_model
 
             init_from_model(self.net, arch, config.game, config.move_ppo.init_model)
         self.fixed_names = [f"fixed{i}" for i in range(len(config.opponents))]
@@ -356,7 +356,7 @@ class SelfPlayMovePPO(SavesMoveNet):
 
     def load_checkpoint(self, ckpt: Path) -> list:
         """Restores what ``write_checkpoint`` wrote; returns the snapshot pool."""
-        from castle_envs.agents.saved import load_tensors
+        from castle_envs.agents.learned.saved import load_tensors
 
         net = self.net
         try:

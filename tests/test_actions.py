@@ -17,7 +17,8 @@ from hypothesis import given, settings, strategies as st
 
 import castle_envs
 from castle_envs.core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
-from castle_envs.vector import make_single, make_vec
+from castle_envs.registry import make_single
+from castle_envs.registry import make_vec
 from castle_envs.wrappers import SingleAgentEnv
 
 try:

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import castle_envs
-from castle_envs.vector import make_single, make_vec
-from castle_envs.vector.per_env import PerEnvVectorEnv
+from castle_envs.registry import make_single
+from castle_envs.registry import make_vec
+from castle_envs.core.per_env import PerEnvVectorEnv
 from castle_envs.wrappers import SingleAgentEnv
 
 COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda env: pickle.loads(pickle.dumps(env))}

@@ -61,7 +61,7 @@ def test_a_moved_module_is_caught(tmp_path):
     script = tmp_path / "old.py"
     script.write_text(
         "from castle_envs.castellion.solver import deal\n"
-        "from castle_envs.vector.solve_castellion import no_such_name\n"
+        "from castle_envs.agents.solvers.castellion import no_such_name\n"
     )
     found = _missing(script)
     assert len(found) == 2 and "castellion.solver" in found[0] and "no_such_name" in found[1]

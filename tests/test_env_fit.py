@@ -27,7 +27,7 @@ from castle_envs.core.errors import (
     OptionTypeError,
     UnknownOptionError,
 )
-from castle_envs.vector import make_single
+from castle_envs.registry import make_single
 
 SIEGE, CASTELLION = "castle_envs/CastleSiege-v0", "castle_envs/Castellion-v0"
 

@@ -15,9 +15,9 @@ from hypothesis.extra.numpy import arrays
 import castle_envs
 import castle_envs.vector as vector
 from castle_envs.core.errors import EpisodeOverError, UnknownOptionError
-from castle_envs.vector.castellion import CastellionVectorEnv
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
-from castle_envs.vector.per_env import PerEnvVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.per_env import PerEnvVectorEnv
 
 IDS = {
     "castle_envs/CastleSiege-v0": ("castle-siege", CastleSiegeVectorEnv, {"difficulty": "hard"}),

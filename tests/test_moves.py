@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from castle_envs.agents.castle_siege_linear import LinearPolicy
+from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE
 from castle_envs.castle_siege.rules import State
 from castle_envs.moves import (
@@ -19,7 +19,7 @@ from castle_envs.moves import (
     make_move_env,
     make_move_vec,
 )
-from castle_envs.vector import siege_moves as M
+from castle_envs.castle_siege import moves as M
 
 LINEAR_FILE = (
     Path(__file__).resolve().parents[1] / "models" / "castle_siege_very_hard_linear" / "policy.json"

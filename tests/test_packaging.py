@@ -76,7 +76,8 @@ BARE_RUN = r"""
 import subprocess, sys, warnings
 from pathlib import Path
 import numpy as np, gymnasium, castle_envs
-from castle_envs.vector import make_single, make_vec
+from castle_envs.registry import make_single
+from castle_envs.registry import make_vec
 
 for env_id in ("castle_envs/CastleSiege-v0", "castle_envs/Castellion-v0"):
     env = gymnasium.make(env_id)

@@ -6,7 +6,7 @@ import pytest
 
 from castle_envs.agents.base import Agent
 from castle_envs.castle_siege.rules import State as SiegeState
-from castle_envs.castle_siege.solver import deal_deck
+from castle_envs.agents.solvers.castle_siege import deal_deck
 from castle_envs.castellion.rules import MENACE, State as CastellionState
 from castle_envs.core.errors import HiddenInformationError
 

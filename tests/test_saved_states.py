@@ -23,7 +23,7 @@ from castle_envs.castellion.rules import LEGACY_EARLY_ENCOUNTER, State as Castel
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.castle_siege.rules import EVENTS, State as SiegeState
 from castle_envs.core.errors import InvalidStateError
-from castle_envs.vector import make_single
+from castle_envs.registry import make_single
 
 DEAL = {
     "castle-siege": lambda rng: SiegeState.new_game(

@@ -18,9 +18,9 @@ from castle_envs.castle_siege import env as siege_env
 from castle_envs.castle_siege.env import INFO_EVENT_KEYS, CastleSiegeEnv
 from castle_envs.castle_siege.rules import EVENTS
 from castle_envs.experiments.episodes import _numeric_info, play_episode
-from castle_envs.vector.castellion import CastellionVectorEnv, CompiledCastellionEnv
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
-from castle_envs.vector.single import CompiledCastleSiegeEnv
+from castle_envs.castellion.vector import CastellionVectorEnv, CompiledCastellionEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.castle_siege.compiled import CompiledCastleSiegeEnv
 
 SINGLES = {
     "siege-python": (CastleSiegeEnv, "difficulty", ("easy", "medium", "hard", "very_hard")),

@@ -65,7 +65,7 @@ from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
 from ..core.options import check_choice, check_keywords
 from ..core.state import check_options
-from . import observation as _layout
+from castle_envs.castle_siege import observation as _layout
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows

@@ -30,7 +30,7 @@ import numpy as np
 from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import BatchStep, first_illegal_of, penalised, xorshift_star
-from . import layout as L
+from castle_envs.castle_siege import layout as L
 from .actions import (
     DISCARD_BASE,
     END_BATTLE,

@@ -20,7 +20,7 @@ from ..core.jit import COMPILED
 from ..core.saved import StateReader
 from ..core.options import check_choice
 from ..core.state import SolitaireState, check_options
-from . import kernel as K
+from castle_envs.castle_siege import kernel as K
 from .actions import ACTIONS, HAND_SLOTS, NUM_ACTIONS, Play, Recycle, Regroup, RoyalCapture, Discard
 from .cards import CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF, card_name
 from .layout import BATTLE, DISCARD, EVENTS, HAND_CAPACITY, NO_CARD, PHASE_NAMES, PRECISION, ROYAL

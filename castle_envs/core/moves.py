@@ -4,6 +4,8 @@ view computed in Python from a rules state, and the observation space of the vie
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -111,3 +113,32 @@ class StateMoves(MoveView):
         out["move_ids"][:k] = legal[:k]
         out["move_mask"][:k] = 1
         return out, len(legal)
+
+
+class KernelMoves(MoveView):
+    """A view filled by a game's move kernel ``_M`` (``move_rows_batch``) with its scratch:
+    ``_env_rows`` names the batched env's attributes that ``batch`` takes, ``_env_arrays``
+    those that hold its whole position."""
+
+    _M: Any
+    scratch: Any
+    _env_rows: tuple[str, ...] = ()
+    _env_arrays: dict[str, str] = {}
+
+    def _batch(self, rows: tuple, out: dict, legal: np.ndarray) -> None:
+        valid = out["move_mask"].view(np.bool_)
+        self._M.move_rows_batch(
+            *rows, out["move_features"], out["move_ids"], valid, legal, *self.scratch.args()
+        )
+
+    def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
+        """Fill ``out`` and ``legal`` from the batched env ``env`` of the view's game."""
+        self._batch(tuple(getattr(env, name) for name in self._env_rows), out, legal)
+
+    @classmethod
+    def row_arrays(cls, env) -> dict:
+        """The batched env's whole position and generators (views, not copies)."""
+        return {
+            **{key: getattr(env, name) for key, name in cls._env_arrays.items()},
+            "rng": env._rng.view(np.int64),
+        }

@@ -3,7 +3,7 @@ information-set sampler keeps what the player saw."""
 
 import numpy as np
 
-from castle_envs.agents.castellion import heuristic_policy
+from castle_envs.agents.baselines.castellion import heuristic_policy
 from castle_envs.castellion.rules import State
 from castle_envs.experiments.evaluate import evaluate
 

@@ -4,8 +4,8 @@ compiled bastion count agrees with the rules."""
 import numpy as np
 import pytest
 
-from castle_envs.vector.castellion_plan import bastions
-from castle_envs.agents.castellion_planner import PlannerPolicy
+from castle_envs.castellion.plan import bastions
+from castle_envs.agents.search.castellion_planner import PlannerPolicy
 from castle_envs.agents.registry import make_agent
 from castle_envs.castellion.rules import (
     DEFENDER_PHASE,
@@ -203,7 +203,7 @@ def test_info_charges_each_face_down_card_and_a_tower_about_to_reveal_one():
 
 
 def test_scout_charges_the_tiles_to_one_more_tower_while_a_card_is_face_down():
-    from castle_envs.vector.castellion_moves import tower_cost
+    from castle_envs.castellion.moves import tower_cost
 
     s = State.new_game(np.random.default_rng(5), "menace")
     plain, scout = PlannerPolicy(scout=0), PlannerPolicy(scout=5)

@@ -11,18 +11,18 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.agents import make_agent  # noqa: E402
-from castle_envs.agents.castle_siege_ismcts import ISMCTSPolicy  # noqa: E402
-from castle_envs.agents.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.agents.search.castle_siege_ismcts import ISMCTSPolicy  # noqa: E402
+from castle_envs.agents.learned.castle_siege_linear import LinearPolicy  # noqa: E402
 from castle_envs.castle_siege.actions import END_BATTLE  # noqa: E402
 from castle_envs.castle_siege.env import CastleSiegeEnv  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import deal_deck  # noqa: E402
-from castle_envs.vector import siege_ismcts as M  # noqa: E402
-from castle_envs.vector import siege_nested as N  # noqa: E402
-from castle_envs.vector import siege_solver as S  # noqa: E402
-from castle_envs.vector.solve_castle_siege import shared_memo  # noqa: E402
+from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
+from castle_envs.agents.search import castle_siege_ismcts_kernel as M  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_nested_kernel as N  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
+from castle_envs.agents.solvers.castle_siege_compiled import shared_memo  # noqa: E402
 from castle_envs.castle_siege import kernel as K  # noqa: E402
-from castle_envs.vector.castle_siege import write_state  # noqa: E402
+from castle_envs.castle_siege.vector import write_state  # noqa: E402
 
 from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402
 
@@ -239,7 +239,7 @@ def test_search_agent_noise_does_not_outlive_a_decision():
     depend on what that buffer holds from earlier decisions (it is reseeded from the
     agent's generator each time). Very Hard positions where a leftover buffer changed the
     default agent's move before the fix."""
-    from castle_envs.agents.castle_siege_search import SearchPolicy
+    from castle_envs.agents.search.castle_siege_search import SearchPolicy
 
     for seed, moves in ((2, 14), (7, 14), (9, 14)):
         s = _midgame(seed, moves=moves, difficulty="very_hard")
@@ -415,7 +415,7 @@ def _value_net_arrays(seed=0, hidden=16):
 
 def test_the_compiled_value_network_is_the_move_networks_value_head():
     torch = pytest.importorskip("torch")
-    from castle_envs.agents.move_policy import build_net
+    from castle_envs.agents.learned.move_policy import build_net
     from castle_envs.castle_siege.observation import encode
     from castle_envs.experiments.exit_siege_net import value_arrays
 
@@ -483,7 +483,7 @@ def test_bad_value_networks_are_refused_clearly(tmp_path):
 def _prior_file(tmp_path, seed=0):
     """A small random move network exported as root priors, and the network itself."""
     torch = pytest.importorskip("torch")
-    from castle_envs.agents.move_policy import build_net
+    from castle_envs.agents.learned.move_policy import build_net
     from castle_envs.experiments.exit_siege_net import prior_arrays
 
     torch.manual_seed(seed)
@@ -498,7 +498,7 @@ def _prior_file(tmp_path, seed=0):
 
 def test_the_root_prior_is_the_move_networks_logits_and_reads_only_the_view(tmp_path):
     import torch
-    from castle_envs.agents.castle_siege_ismcts import MovePrior, load_prior
+    from castle_envs.agents.search.castle_siege_ismcts import MovePrior, load_prior
 
     path, net = _prior_file(tmp_path)
     prior = MovePrior(load_prior(path))
@@ -568,8 +568,8 @@ def test_nested_endgame_wins_a_known_deck_position_the_solver_alone_does_not():
     without searching again."""
     s = _nested_endgame()
     assert s.deck_size == int(s.recycled.sum()) > 0 and not s.outcome
-    from castle_envs.castle_siege.solver import WINNABLE
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege import WINNABLE
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     assert CompiledSolver(max_nodes=20000).solve(s.clone()).verdict != WINNABLE
     policy, rng = _policy(endgame=20000, endnested=2), np.random.default_rng(0)
@@ -602,7 +602,7 @@ def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
     """The agent plays a forced move (one legal move) without asking its endgame planner; the
     planner then finds the game further down its line and keeps to it instead of solving
     again (a fresh solve from there may fail where the first one succeeded)."""
-    from castle_envs.agents.castle_siege_linear import EndgamePlanner, NestedEndgameSolver
+    from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner, NestedEndgameSolver
 
     s = _nested_endgame()
     weights = LinearPolicy.load(SCORER).vector()
@@ -641,8 +641,8 @@ def _turn_starts(n: int) -> list:
 
 
 def test_nested_endgame_tries_once_a_turn_and_at_most_endtries_a_game():
-    from castle_envs.agents.castle_siege_linear import NestedEndgameSolver
-    from castle_envs.castle_siege.solver import UNKNOWN, Result
+    from castle_envs.agents.learned.castle_siege_linear import NestedEndgameSolver
+    from castle_envs.agents.solvers.castle_siege import UNKNOWN, Result
 
     solver = NestedEndgameSolver(10, 1, 4, LinearPolicy.load(SCORER).vector(), tries=2)
 
@@ -671,8 +671,8 @@ def test_nested_endgame_budget_is_shared_by_the_tries_of_a_game():
     """``budget``: the nested searches of a game start no run once they have counted that many
     nodes together; each try is handed what its predecessors left, and none is made once it
     is spent (a new game has the whole budget again)."""
-    from castle_envs.agents.castle_siege_linear import NestedEndgameSolver
-    from castle_envs.castle_siege.solver import UNKNOWN, Result
+    from castle_envs.agents.learned.castle_siege_linear import NestedEndgameSolver
+    from castle_envs.agents.solvers.castle_siege import UNKNOWN, Result
 
     solver = NestedEndgameSolver(10, 1, 4, LinearPolicy.load(SCORER).vector(), tries=5, budget=1000)
 

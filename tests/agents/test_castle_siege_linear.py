@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from castle_envs.agents.castle_siege import heuristic_policy
-from castle_envs.agents.castle_siege_linear import (
+from castle_envs.agents.baselines.castle_siege import heuristic_policy
+from castle_envs.agents.learned.castle_siege_linear import (
     BATTLE_FEATURES,
     RECYCLE_FEATURES,
     LinearPolicy,
@@ -124,7 +124,7 @@ def _endgame_position():
 
 
 def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     calls = []
     real = CompiledSolver.solve
@@ -142,7 +142,7 @@ def test_endgame_search_plays_a_proven_win_once_the_deck_is_known(monkeypatch):
 
 
 def test_endgame_search_never_runs_while_unseen_cards_remain(monkeypatch):
-    from castle_envs.vector.solve_castle_siege import CompiledSolver
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
     def forbidden(self, state):
         raise AssertionError("solved a position with unseen deck cards")

@@ -14,7 +14,7 @@ from castle_envs.agents import (
 from castle_envs.agents.options import parse_options
 from castle_envs.core.errors import InvalidOptionError, OptionTypeError, UnknownOptionError
 from castle_envs.core.options import Option, Options
-from castle_envs.vector import nested_castle_siege
+from castle_envs.agents.solvers import castle_siege_nested as nested_castle_siege
 
 TABLES = [
     (castellion_planner.PlannerPolicy, castellion_planner.OPTIONS),

@@ -30,7 +30,7 @@ def trained(tmp_path_factory):
     model.learn(64)
     root = tmp_path_factory.mktemp("ppo")
     model.save(root / "tiny.zip")
-    from castle_envs.agents.saved import save_maskable_ppo
+    from castle_envs.agents.learned.saved import save_maskable_ppo
 
     save_maskable_ppo(
         model.policy.state_dict(),

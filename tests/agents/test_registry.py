@@ -7,7 +7,7 @@ from castle_envs.agents import (
     make_agent,
     split_agent_list,
 )
-from castle_envs.agents.mcts import MCTSAgent
+from castle_envs.agents.search.mcts import MCTSAgent
 from castle_envs.agents.registry import parse_spec
 
 

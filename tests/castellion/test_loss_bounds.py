@@ -1,4 +1,4 @@
-"""Castellion's proofs of loss (``castle_envs.vector.castellion_loss``) and the solver's loss
+"""Castellion's proofs of loss (``castle_envs.agents.solvers.castellion_loss``) and the solver's loss
 search: against plain exhaustive search over ``rules.State`` on every position reachable
 from small positions at every level and under both rules options (zero disagreements: a
 position the bounds call lost is lost), on the positions of winning lines, in hand-built
@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.vector.solve_castellion import (  # noqa: E402
+from castle_envs.agents.solvers.castellion import (  # noqa: E402
     LOST,
     PASSED,
     UNKNOWN,
@@ -26,9 +26,9 @@ from castle_envs.vector.solve_castellion import (  # noqa: E402
     exhaustive,
 )
 from castle_envs.castellion import kernel as K  # noqa: E402
-from castle_envs.vector import castellion_loss as L  # noqa: E402
-from castle_envs.vector import castellion_solver as C  # noqa: E402
-from castle_envs.vector.castellion import write_state  # noqa: E402
+from castle_envs.agents.solvers import castellion_loss as L  # noqa: E402
+from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
+from castle_envs.castellion.vector import write_state  # noqa: E402
 
 from .helpers import at_ordeal, position  # noqa: E402
 from .test_solver import SMALL, truncated  # noqa: E402

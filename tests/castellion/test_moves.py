@@ -1,4 +1,4 @@
-"""Castellion's move view (castle_envs/vector/castellion_moves.py): the Python, compiled and
+"""Castellion's move view (castle_envs/castellion/moves.py): the Python, compiled and
 batched envs agree, the rows are the legal moves, each row says what its move does (the
 formations a placement completes or cancels, the foundation, the Traitors and encounter,
 the planner's cost), and nothing hidden is read."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from castle_envs.agents.castellion import heuristic_policy
+from castle_envs.agents.baselines.castellion import heuristic_policy
 from castle_envs.castellion.actions import (
     DISCARD_TRAITOR,
     ENCOUNTER_NOW,
@@ -25,7 +25,7 @@ from castle_envs.moves import (
     make_move_vec,
     move_view,
 )
-from castle_envs.vector import castellion_moves as M
+from castle_envs.castellion import moves as M
 
 from .helpers import position, tile
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castellion.rules import State  # noqa: E402
-from castle_envs.vector.solve_castellion import (
+from castle_envs.agents.solvers.castellion import (
     UNKNOWN,
     UNWINNABLE,
     WINNABLE,
@@ -23,8 +23,8 @@ from castle_envs.vector.solve_castellion import (
     replay_wins,
 )
 from castle_envs.castellion import kernel as K  # noqa: E402
-from castle_envs.vector import castellion_solver as C  # noqa: E402
-from castle_envs.vector.castellion import write_state  # noqa: E402
+from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
+from castle_envs.castellion.vector import write_state  # noqa: E402
 
 from .helpers import position  # noqa: E402
 
@@ -239,7 +239,7 @@ def test_solve_cli(tmp_path, capsys):
 def test_planner_probe_proves_deals_the_planner_wins_and_leaves_the_rest_to_the_solver():
     """The probe's won game is the verdict (its moves counted as nodes, the line replayed);
     a lost probe game leaves the solver the rest of the budget."""
-    from castle_envs.vector.solve_castellion import replay_wins
+    from castle_envs.agents.solvers.castellion import replay_wins
     from castle_envs.experiments.solve_castellion import probe_game, solve_deal
 
     rules = {"early_encounter": "any_time", "foundation_exemption": "placed"}

@@ -10,17 +10,17 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.castle_siege.solver import (
+from castle_envs.agents.solvers.castle_siege import (
     UNKNOWN,
     UNWINNABLE,
     WINNABLE,  # noqa: E402
     deal_deck,
     replay_wins,
 )
-from castle_envs.vector.solve_castle_siege import CompiledSolver, shared_memo  # noqa: E402
+from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver, shared_memo  # noqa: E402
 from castle_envs.castle_siege import kernel as K  # noqa: E402
-from castle_envs.vector import siege_solver as S  # noqa: E402
-from castle_envs.vector.castle_siege import write_state  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
+from castle_envs.castle_siege.vector import write_state  # noqa: E402
 
 from .helpers import C, position  # noqa: E402
 from ..reference.castle_siege_solver import Solver, relaxed_winnable  # noqa: E402
@@ -303,7 +303,7 @@ def test_same_budget_same_verdict_and_line():
 
 
 def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
-    from castle_envs.vector.solve_castle_siege import _CHUNK
+    from castle_envs.agents.solvers.castle_siege_compiled import _CHUNK
 
     state = State.new_game(difficulty="very_hard", deck=deal_deck(3))
     # the clock is read between chunks of nodes: the search may overrun its budget by about
@@ -325,8 +325,8 @@ def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
 
 
 def test_the_compiled_linear_policy_plays_linear_policy_moves():
-    from castle_envs.agents.castle_siege_linear import LinearPolicy
-    from castle_envs.vector.siege_linear import policy_action
+    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+    from castle_envs.castle_siege.scoring import policy_action
 
     policy = LinearPolicy.load("models/castle_siege_very_hard_linear/policy.json")
     weights = policy.vector()
@@ -355,7 +355,7 @@ def test_the_compiled_linear_policy_plays_linear_policy_moves():
 
 
 def test_guided_probes_find_more_wins_than_the_search_order_alone():
-    from castle_envs.agents.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+    from castle_envs.agents.learned.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
 
     weights = LinearPolicy(HEURISTIC_WEIGHTS).vector()
     plain, guided = (

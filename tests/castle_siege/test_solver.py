@@ -10,7 +10,7 @@ import pytest
 import castle_envs  # noqa: F401
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, REGROUP, play_action
 from castle_envs.castle_siege.rules import BATTLE, State
-from castle_envs.castle_siege.solver import (
+from castle_envs.agents.solvers.castle_siege import (
     UNKNOWN,
     UNWINNABLE,
     WINNABLE,
@@ -335,7 +335,7 @@ def test_solve_command_rejects_bad_input(capsys):
 
 # --- probes guided by a policy ------------------------------------------------------------
 def test_policy_guided_probes_find_replayable_wins_and_reject_illegal_choices():
-    from castle_envs.agents.castle_siege import heuristic_policy
+    from castle_envs.agents.baselines.castle_siege import heuristic_policy
 
     found = 0
     for seed in range(6):

@@ -42,7 +42,7 @@ def run_both(state, actions):
     must be equal. Returns the final Python state."""
     pytest.importorskip("numba")
     from castle_envs.castle_siege import kernel as K
-    from castle_envs.vector.castle_siege import read_state, write_state
+    from castle_envs.castle_siege.vector import read_state, write_state
 
     b = np.zeros(K.CARD_WORDS, np.int8)
     v = np.zeros(K.INT_WORDS, np.int32)

@@ -112,7 +112,7 @@ def test_castellion_envs_name_no_face_down_ordeal(compiled):
     env: a face-down card is never named; the early-encounter move says which slot."""
     if compiled:
         pytest.importorskip("numba")
-        from castle_envs.vector.castellion import CompiledCastellionEnv as Env
+        from castle_envs.castellion.vector import CompiledCastellionEnv as Env
     else:
         from castle_envs.castellion.env import CastellionEnv as Env
     from castle_envs.castellion.render import build_scene

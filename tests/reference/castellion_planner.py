@@ -1,7 +1,7 @@
 """The Castellion planner in plain Python, as it was before it was compiled
 (``vector.castellion_planner``, ``vector.castellion_moves.planner_value``): the reference the
 compiled planner is checked against, move for move and value for value, bit for bit.
-``agents/castellion_planner.py``'s docstring says what it does and why.
+``agents/search/castellion_planner.py``'s docstring says what it does and why.
 
 ``reference_costs`` and ``reference_value`` are the position value; ``PlannerPolicy`` is the
 agent's class (its options, checks and player's view) with every decision made here in
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.agents import castellion_planner as agent
+from castle_envs.agents.search import castellion_planner as agent
 from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import (
     DESTROY,
@@ -49,7 +49,7 @@ from castle_envs.castellion.rules import (
     TRAITOR_PHASE,
     State,
 )
-from castle_envs.vector.castellion_plan import bastions, castle_cost, orders_for
+from castle_envs.castellion.plan import bastions, castle_cost, orders_for
 
 WIN, LOSS = agent.WIN, agent.LOSS
 

@@ -1,7 +1,7 @@
 """The Python depth-first solver of Castle Siege (``Solver``): the independent, readable
-reference that the compiled solver (``castle_envs.vector.solve_castle_siege.CompiledSolver``,
+reference that the compiled solver (``castle_envs.agents.solvers.castle_siege_compiled.CompiledSolver``,
 the package's only solver) is tested against (``tests/castle_siege/test_fast_solver.py``).
-It was ``castle_envs/castle_siege/solver.py`` until the solver was written once; that module
+It was ``agents/solvers/castle_siege.py`` until the solver was written once; that module
 keeps the shared contract (verdicts, ``Result``, ``state_key``, ``deal_deck``, ...) and the
 description of the search, its reductions and their soundness, which this code follows
 line by line. ``CompiledSolver(reference=True)`` searches move for move as this one does.
@@ -18,8 +18,8 @@ import numpy as np
 from castle_envs.castle_siege.actions import HAND_SLOTS, NUM_SUBSETS, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
-from castle_envs.castle_siege.solver import UNKNOWN, UNWINNABLE, WINNABLE, Result  # noqa: F401
-from castle_envs.castle_siege.solver import deal_deck, state_key  # noqa: F401
+from castle_envs.agents.solvers.castle_siege import UNKNOWN, UNWINNABLE, WINNABLE, Result  # noqa: F401
+from castle_envs.agents.solvers.castle_siege import deal_deck, state_key  # noqa: F401
 
 _SUBSET_SLOTS = [
     tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1) for s in range(NUM_SUBSETS)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from castle_envs.agents.registry import make_agent
-from castle_envs.agents.saved import load_tensors, read_card
+from castle_envs.agents.learned.saved import load_tensors, read_card
 from castle_envs.castle_siege.observation import encode
 from castle_envs.castle_siege.rules import State
 from castle_envs.experiments.cli import main
@@ -101,8 +101,8 @@ def test_resume_reproduces_an_uninterrupted_run(tmp_path):
 
 def test_the_linear_start_plays_the_cem_scorer():
     # before any update the greedy policy is the CEM linear scorer (its 30 weights)
-    from castle_envs.agents import move_policy
-    from castle_envs.agents.castle_siege_linear import LinearPolicy
+    from castle_envs.agents.learned import move_policy
+    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
     from castle_envs.moves import SiegeMoves
 
     path = LINEAR_FILE
@@ -118,8 +118,8 @@ def test_the_linear_start_plays_the_cem_scorer():
 
 
 def test_a_run_starts_from_a_saved_models_weights(tmp_path):
-    from castle_envs.agents import move_policy
-    from castle_envs.agents.saved import init_from_model
+    from castle_envs.agents.learned import move_policy
+    from castle_envs.agents.learned.saved import init_from_model
 
     run_training(load_config(TINY), run_dir=tmp_path / "a")
     saved = tmp_path / "a" / "final_model"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from castle_envs.agents.registry import make_agent
-from castle_envs.agents.saved import load_tensors, read_card
+from castle_envs.agents.learned.saved import load_tensors, read_card
 from castle_envs.castle_rooms.observation import encode
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.experiments.cli import build_parser, main
@@ -206,7 +206,7 @@ def test_bench_learners_reports_both_castle_rooms_learners(capsys):
 def test_a_minibatch_remainder_of_one_position_is_left_out_not_turned_into_nan():
     # whole-game batches need not divide by batch_size; one position alone would normalise
     # its advantage by a standard deviation of nothing (NaN), which once broke a long run
-    from castle_envs.agents import move_policy
+    from castle_envs.agents.learned import move_policy
     from castle_envs.experiments.train_moves import ppo_epochs
 
     torch.manual_seed(0)

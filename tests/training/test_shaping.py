@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from castle_envs.agents.castellion import castle_score, heuristic_policy  # noqa: E402
+from castle_envs.agents.baselines.castellion import castle_score, heuristic_policy  # noqa: E402
 from castle_envs.experiments.config import resolve  # noqa: E402
 from castle_envs.experiments.train import make_env  # noqa: E402
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
-from castle_envs.vector import HAVE_NUMBA
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.core.jit import HAVE_NUMBA
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 
 
 def games(n: int) -> int:

@@ -13,9 +13,9 @@ from castle_envs.castle_siege.actions import END_BATTLE, NUM_ACTIONS
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.vector import HAVE_NUMBA
+from castle_envs.core.jit import HAVE_NUMBA
 from castle_envs.castle_siege import kernel as K
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 
 from .helpers import (
     assert_bad_calls_raise,
@@ -198,7 +198,7 @@ def test_works_without_numba():
 import sys, warnings
 sys.modules['numba'] = None
 import numpy as np
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 from castle_envs.castle_siege.env import CastleSiegeEnv
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter('always')

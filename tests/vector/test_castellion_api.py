@@ -17,7 +17,7 @@ from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
 from castle_envs.castellion import kernel as K
 from castle_envs.core import pcg64
-from castle_envs.vector.castellion import CastellionVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
 
 from .helpers import (
     assert_bad_calls_raise,
@@ -216,7 +216,7 @@ def test_works_without_numba():
 import sys, warnings
 sys.modules['numba'] = None
 import numpy as np
-from castle_envs.vector.castellion import CastellionVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
 from castle_envs.castellion.env import CastellionEnv
 for level in ('school', 'menace'):
     with warnings.catch_warnings(record=True) as caught:

@@ -19,7 +19,7 @@ import pytest
 
 from castle_envs.castellion.actions import DISCARD_POWER, ENCOUNTER_NOW, PLACE, PLACE_LEFT
 from castle_envs.castellion.rules import NUM_PHASES
-from castle_envs.vector.castellion import CastellionVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
 
 from ..reference.castellion import ReferenceCastellionEnv as CastellionEnv
 from .helpers import games

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from castle_envs.castellion.rules import State
-from castle_envs.vector.castellion import CastellionVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
 from tests.castellion.helpers import at_ordeal, position
 
 from ..reference.castellion import ReferenceState, reference_encode as encode

@@ -10,7 +10,7 @@ import castle_envs
 from castle_envs.castellion.actions import ENCOUNTER_NOW
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.core.errors import EpisodeOverError
-from castle_envs.vector.castellion import CompiledCastellionEnv
+from castle_envs.castellion.vector import CompiledCastellionEnv
 
 from .helpers import assert_single_errors_match, games, single_lockstep
 

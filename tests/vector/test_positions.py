@@ -7,7 +7,7 @@ import pytest
 from castle_envs.castle_siege.cards import parse_card
 from castle_envs.castle_siege.observation import encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 
 from .helpers import assert_row_is
 

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 
 from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
 from castle_envs.core.errors import EpisodeOverError
-from castle_envs.vector.single import CompiledCastleSiegeEnv
+from castle_envs.castle_siege.compiled import CompiledCastleSiegeEnv
 
 from .helpers import assert_single_errors_match, single_lockstep
 

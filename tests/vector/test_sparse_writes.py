@@ -14,9 +14,9 @@ from castle_envs.castle_siege.actions import NUM_ACTIONS, NUM_SUBSETS
 from castle_envs.castle_siege.cards import NUM_CARDS
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.vector import HAVE_NUMBA
+from castle_envs.core.jit import HAVE_NUMBA
 from castle_envs.castle_siege import kernel as K
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 
 from .helpers import games, random_actions
 

@@ -12,9 +12,9 @@ import pytest
 import castle_envs
 from castle_envs.castellion import kernel as CK
 from castle_envs.castle_siege import kernel as SK
-from castle_envs.vector._threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
-from castle_envs.vector.castellion import CastellionVectorEnv
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
+from castle_envs.core.threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
+from castle_envs.castellion.vector import CastellionVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
 
 from .helpers import games
 
@@ -221,8 +221,8 @@ sys.modules['numba'] = None
 import warnings
 import numpy as np
 warnings.simplefilter('ignore', UserWarning)   # the 'numba is not installed' notice
-from castle_envs.vector.castle_siege import CastleSiegeVectorEnv
-from castle_envs.vector.castellion import CastellionVectorEnv
+from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.castellion.vector import CastellionVectorEnv
 for make, kw in [(CastleSiegeVectorEnv, {'difficulty': 'easy', 'max_episode_steps': 6}),
                  (CastellionVectorEnv, {'level': 'school', 'max_episode_steps': 6})]:
     one, two = make(5, **kw), make(5, threads=2, **kw)

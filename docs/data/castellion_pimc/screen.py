@@ -44,7 +44,7 @@ def _save(level: str, data: dict) -> None:
 
 def play(level: str, spec: str, start: int, n: int) -> None:
     from castle_envs.agents.registry import make_agent
-    from castle_envs.vector.solve_castellion import deal
+    from castle_envs.agents.solvers.castellion import deal
 
     if start < 20_000_000:
         raise SystemExit("screens use training deals only: seeds 20,000,000 and up")

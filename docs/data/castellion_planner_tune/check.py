@@ -11,7 +11,7 @@ import time
 
 from castle_envs.agents.registry import make_agent
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
-from castle_envs.vector.solve_castellion import deal
+from castle_envs.agents.solvers.castellion import deal
 
 level, start, n, specs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 results = []

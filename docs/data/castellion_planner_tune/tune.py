@@ -2,7 +2,7 @@
 
     python docs/data/castellion_planner_tune/tune.py LEVEL START N [--rounds R] [--out FILE]
 
-plays the planner (``agents/castellion_planner.py``, compiled) on deals START..START+N-1 of
+plays the planner (``agents/search/castellion_planner.py``, compiled) on deals START..START+N-1 of
 LEVEL (``solve_castellion.deal``; training seeds, 20,000,000 and up) for every setting it
 tries, all on the same deals, and keeps the setting with the most wins (ties: the most
 Ordeals passed). Each round tries each option at its current value times 0.5, 0.75, 1.33
@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 
-from castle_envs.agents.castellion_planner import DEFAULTS, PlannerPolicy
-from castle_envs.vector.solve_castellion import deal
+from castle_envs.agents.search.castellion_planner import DEFAULTS, PlannerPolicy
+from castle_envs.agents.solvers.castellion import deal
 
 ap = argparse.ArgumentParser()
 ap.add_argument("level")

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from castle_envs.agents.registry import make_agent
-from castle_envs.vector.solve_castellion import deal, replay_wins
+from castle_envs.agents.solvers.castellion import deal, replay_wins
 
 HERE = Path(__file__).parent
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}

@@ -10,7 +10,7 @@ import sys
 from collections import Counter, defaultdict
 
 from castle_envs.castellion.data import ORDEALS
-from castle_envs.vector.solve_castellion import deal
+from castle_envs.agents.solvers.castellion import deal
 from castle_envs.experiments.stats import wilson_interval
 
 records = [json.loads(line) for line in open(sys.argv[1])]

@@ -1,5 +1,5 @@
 """Proofs of loss on the study's deals: the bounds at the root and the loss search
-(``castle_envs.castellion.solver.Solver.prove_loss``, ``castle_envs.vector.castellion_loss``)
+(``castle_envs.castellion.solver.Solver.prove_loss``, ``castle_envs.agents.solvers.castellion_loss``)
 on every deal of seeds SEED..SEED+DEALS-1 at each level, the won ones included (a proof on a
 deal the study proved winnable would show a bound unsound: the script stops). Writes one
 JSON line per deal and prints the table of docs/castellion_winnability.md. From the
@@ -14,7 +14,7 @@ import argparse
 import json
 import time
 
-from castle_envs.vector.solve_castellion import Solver, deal
+from castle_envs.agents.solvers.castellion import Solver, deal
 from castle_envs.experiments.stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")

@@ -1,5 +1,5 @@
 """Where the planner loses the Menace: per Assault card, how often the planner (defaults,
-``agents/castellion_planner.py``, or the options given as in its spec) meets it and passes
+``agents/search/castellion_planner.py``, or the options given as in its spec) meets it and passes
 it, on training deals. From the repository root:
 
     python docs/data/castellion_winnability/menace_where.py 20010000 1000
@@ -11,10 +11,10 @@ it, on training deals. From the repository root:
 import collections
 import sys
 
-from castle_envs.agents.castellion_planner import OPTION_TYPES, PlannerPolicy
+from castle_envs.agents.search.castellion_planner import OPTION_TYPES, PlannerPolicy
 from castle_envs.agents.options import parse_options
 from castle_envs.castellion.data import ORDEALS
-from castle_envs.vector.solve_castellion import deal
+from castle_envs.agents.solvers.castellion import deal
 
 start, n = int(sys.argv[1]), int(sys.argv[2])
 options = parse_options(sys.argv[3], OPTION_TYPES, "planner") if len(sys.argv) > 3 else {}

@@ -17,10 +17,10 @@ import json
 
 import numpy as np
 
-from castle_envs.vector.solve_castellion import deal, replay_wins
+from castle_envs.agents.solvers.castellion import deal, replay_wins
 from castle_envs.castellion import kernel as K
-from castle_envs.vector import castellion_solver as C
-from castle_envs.vector.castellion import write_state
+from castle_envs.agents.solvers import castellion_kernel as C
+from castle_envs.castellion.vector import write_state
 
 p = argparse.ArgumentParser()
 p.add_argument("--level", default="school")

@@ -38,7 +38,7 @@ from pathlib import Path
 
 
 from castle_envs.castellion.data import ORDEALS
-from castle_envs.vector.solve_castellion import PASSED, Solver, deal
+from castle_envs.agents.solvers.castellion import PASSED, Solver, deal
 
 HERE = Path(__file__).parent
 LEVELS = ("school", "academy", "menace")

@@ -2,7 +2,7 @@
 And in a variant of it with no Royal Assault at all? Run from the repo root:
     python docs/data/castle_siege_winnability/relaxed_roots.py
 Output (2026-12-01): relaxed_roots.txt. The relaxed game is the Python reference solver's
-(tests/reference/castle_siege_solver.py; castle_envs/castle_siege/solver.py until the solver
+(tests/reference/castle_siege_solver.py; agents/solvers/castle_siege.py until the solver
 was written once), which this script reads for its helpers."""
 
 import sys

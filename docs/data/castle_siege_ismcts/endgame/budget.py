@@ -28,8 +28,8 @@ import numpy as np
 
 from castle_envs.agents.registry import make_agent
 from castle_envs.castle_siege.rules import State
-from castle_envs.castle_siege.solver import UNKNOWN, WINNABLE, Result
-from castle_envs.vector.nested_castle_siege import NestedSearch
+from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, Result
+from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
 
 HERE = Path(__file__).resolve().parent
 
