@@ -296,7 +296,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         return self._view(obs, info), info
 
     def _row_arrays(self) -> dict:
-        return self.moves.row_arrays(self._base)
+        return self._base.position_arrays()
 
     def rows(self) -> dict:
         """The batch's whole position and generators as plain integer arrays (what a
@@ -314,9 +314,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
                     f"saved {name} rows have shape {value.shape}, this batch {target.shape}"
                 )
             target[:] = value
-        base._refresh(slice(None))
-        base._started = True
-        return self._view(base._out(base._obs), {})
+        return self._view(base.restart(), {})
 
     def step(self, actions):
         obs, rewards, terminated, truncated, info = self.env.step(actions)

@@ -80,7 +80,7 @@ def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, 
     wins = decisions = 0
     for g in range(episodes):
         env = envs[g % len(envs)]
-        state = env._new_state(np.random.default_rng(seed + g), {})
+        state = env.new_state(np.random.default_rng(seed + g), {})
         teacher.reset(seed + g)
         steps = 0
         game, rewards = [], []  # the recorded positions (step, row) and every reward
@@ -108,9 +108,9 @@ def collect(config: TrainConfig, teacher, episodes: int, seed: int, data: Data, 
                         torch.as_tensor(view_out["move_features"][:k]),
                     )
                 action = int(ids[int(torch.argmax(logits))])
-            before = env._reward_snapshot(state)
+            before = env.reward_snapshot(state)
             state.apply_action(action)
-            rewards.append(env._reward(before, state))
+            rewards.append(env.step_reward(before, state))
             steps += 1
         returns = np.zeros(len(rewards) + 1)
         for t in reversed(range(len(rewards))):

@@ -208,20 +208,12 @@ def bench_batched(
         **variant,
     )
     envs.reset(seed=seed)
-    words = np.arange(1, num_envs + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(
-        seed
-    )
     actions = np.zeros(num_envs, np.int64)
     kernels = getattr(envs, "kernel", siege_kernel)  # the env's kernel module
-    mask = envs._mask_padded
-    if hasattr(kernels, "sample_counted_rows"):
-        # the same uniform draw, guided by the per-row legal counts the step kernel left
-        def sample():
-            envs.run_rows(kernels.sample_counted_rows, mask, envs._ints, words, actions)
-    else:
 
-        def sample():
-            envs.run_rows(kernels.sample_legal_rows, mask, words, actions)
+    def sample():
+        # the env's own draw: on its threads, each range its own rows
+        envs.sample_actions(actions)
 
     sample()
     envs.step(actions)
@@ -270,7 +262,7 @@ def bench_game(spec, variant: dict, seconds: float, seed: int) -> dict:
 
     env = spec.make(**variant)
     result = {"game": spec.slug, **{k: v for k, v in variant.items()}}
-    result["core"] = bench_core(lambda rng: env._new_state(rng, {}), seconds, seed)
+    result["core"] = bench_core(lambda rng: env.new_state(rng, {}), seconds, seed)
     if spec.solitaire:
         result["env"] = bench_gym(gymnasium.make(spec.gym_id, **variant), seconds, seed)
     else:

@@ -83,7 +83,7 @@ def play_episode(
     with ``record`` the game record as well (``records.py``: the deal, every action)."""
     spec = get_game(game)
     env = _env(game, variant, env_options)
-    state = env._new_state(np.random.default_rng(seed + index), {})
+    state = env.new_state(np.random.default_rng(seed + index), {})
     if len(seats) != state.num_players:
         raise ValueError(
             f"{game} with {dict(variant)} has {state.num_players} seats, got {len(seats)} agents"
@@ -115,7 +115,7 @@ def play_episode(
         mask = state.legal_action_mask()
         obs = None
         if agent.needs_observation:
-            obs = env._observe(state) if solitaire else env._observe(state, seat)
+            obs = env.observe_state(state) if solitaire else env.observe_state(state, seat)
         view = None
         if agent.needs_state:
             view = state.player_view(seat)
@@ -127,7 +127,7 @@ def play_episode(
     returns = [float(r) for r in state.returns()]
     events = {}
     if solitaire:
-        events = _numeric_info(env._info(state))
+        events = _numeric_info(env.state_info(state))
     elif hasattr(state, "event_counts"):
         events = _numeric_info({"events": state.event_counts()})
     out = {

@@ -242,7 +242,7 @@ def start_state(record: dict, env=None):
     except ValueError as err:
         raise RecordError(f"the record's start position is invalid: {err}") from None
     if record.get("seed") is not None:
-        dealt = env._new_state(np.random.default_rng(record["seed"]), {})
+        dealt = env.new_state(np.random.default_rng(record["seed"]), {})
         if dealt != start:
             raise RecordError(
                 f"seed {record['seed']} deals a different game than the "

@@ -60,8 +60,8 @@ def _env(config: TrainConfig):
 
 
 def _deal(config: TrainConfig, seed: int):
-    """The game ``env.reset(seed=seed)`` plays (the env's own ``_new_state``)."""
-    return _env(config)._new_state(np.random.default_rng(seed), {})
+    """The game ``env.reset(seed=seed)`` plays (the env's own ``new_state``)."""
+    return _env(config).new_state(np.random.default_rng(seed), {})
 
 
 def arch_of(config: TrainConfig) -> dict:
@@ -100,7 +100,7 @@ class Fixed:
         if key not in self.rngs:
             self.rngs[key] = np.random.default_rng([*self.prefix, game, state.current_player])
         agent.rng = self.rngs[key]
-        obs = env._observe(state, state.current_player) if agent.needs_observation else None
+        obs = env.observe_state(state, state.current_player) if agent.needs_observation else None
         view = None
         if agent.needs_state:
             view = state.player_view(state.current_player)

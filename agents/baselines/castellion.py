@@ -98,7 +98,7 @@ def castle_score(state) -> float:
 
 def heuristic_potential(state) -> float:
     """``castle_score`` scaled so one ordeal is worth about 1: the position value that
-    ``shaping: heuristic_potential`` (``experiments/train.py``) makes a potential of."""
+    ``shaping: heuristic_potential`` (a training config's key) makes a potential of."""
     return castle_score(state) / 400.0
 
 
@@ -119,7 +119,7 @@ def _visible_clone(state):
 
 def _after(state, action: int) -> float:
     other = _visible_clone(state)
-    other._apply(action)
+    other.apply_legal(action)
     return castle_score(other)
 
 
@@ -228,6 +228,6 @@ def _best_placement(state, kind: int) -> float:
 
 def _best_after_lift(state, lift: int) -> float:
     other = _visible_clone(state)
-    other._apply(lift)
+    other.apply_legal(lift)
     moves = np.flatnonzero(other.legal_action_mask()).tolist()
     return max((_after(other, a) for a in moves), default=-1e9)

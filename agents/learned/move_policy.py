@@ -8,8 +8,7 @@ scorer's 30 columns, so the CEM linear policy is one setting of the weights and 
 can start from it, ``init_linear``; Castle Rooms: every column). The policy is the
 softmax of these logits over the legal moves; the agent plays the most likely move.
 
-Trained by ``experiments/train_moves.py`` (``castle-envs train`` with ``algo: move_ppo``;
-multi-player games: ``experiments/train_moves_aec.py``, self-play);
+Trained by ``castle-envs train`` with ``algo: move_ppo`` (multi-player games: by self-play);
 saved as a model directory of kind ``move_policy`` (``model.json`` + ``weights.pt`` of plain
 tensors), loaded by ``--agent model:DIR`` (``agents/learned/saved.py``).
 """

@@ -113,7 +113,7 @@ class PimcPolicy:
         first = planner(state, None)
         if self.top == 1:
             return [first]
-        view = planner._visible(state)
+        view = planner.visible(state)
         phase = state.phase
         if phase in (DRAW_PHASE, REVEAL_PHASE, REVEAL_ORDEAL_PHASE):
             rest = [a for a in legal if a != first]
@@ -121,16 +121,17 @@ class PimcPolicy:
         if phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
             if state.destroy_left > 4:
                 return [first]  # a long penalty: the planner's tallest-column rule
-            scores = {a: planner._one_step(view, a) for a in legal}
+            scores = {a: planner.one_step(view, a) for a in legal}
         else:
             options = legal
             if phase == DEFENDER_PHASE:
-                options = [a for a in legal if a != DISCARD_POWER or planner._power_worth(view)]
+                options = [a for a in legal if a != DISCARD_POWER or planner.power_worth(view)]
             else:
-                options = planner._choices(view)
+                options = planner.move_choices(view)
             bonus = 0.5 if (phase == DEFENDER_PHASE and state.hand // 3 == SEER) else 0.0
             scores = {
-                a: planner._after(view, a) + (bonus if a == DISCARD_POWER else 0.0) for a in options
+                a: planner.value_after(view, a) + (bonus if a == DISCARD_POWER else 0.0)
+                for a in options
             }
         best = scores.get(first, max(scores.values()))
         rest = sorted((a for a in scores if a != first), key=lambda a: (-scores[a], a))
@@ -149,7 +150,7 @@ class PimcPolicy:
         for _ in range(MAX_STEPS):
             if world.outcome or world.current >= stop:
                 break
-            world._apply(planner(world, None))
+            world.apply_legal(planner(world, None))
         self.rollouts += 1
         return self._score(world)
 
@@ -173,7 +174,7 @@ class PimcPolicy:
             for j, a in enumerate(cands):
                 for world in chunk:
                     w = world.clone()
-                    w._apply(a)
+                    w.apply_legal(a)
                     totals[j] += self._finish(w, stop)
             done += len(chunk)
             if max(totals[1:]) <= totals[0]:

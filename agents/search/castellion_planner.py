@@ -123,7 +123,7 @@ class PlannerPolicy:
         )
 
     @staticmethod
-    def _visible(state: State) -> State:
+    def visible(state: State) -> State:
         """The player's view (piles sorted, face-down cards set to their slot's first card),
         as the planner's own model: the guard is lifted because the planner deals every card
         a face-down ordeal may be itself, and no move it simulates draws from a pile."""
@@ -136,24 +136,24 @@ class PlannerPolicy:
         slot's cards."""
         return float(C.value(state.s, state.level, self._prm))
 
-    def _after(self, view: State, action: int) -> float:
+    def value_after(self, view: State, action: int) -> float:
         """``action``'s value in ``view``, averaged over the cards a face-down lowest ordeal
         may be, with the best choice of any power it leads to."""
-        return float(C.after_value(view.s, action, view.level, view._rules, self._prm))
+        return float(C.after_value(view.s, action, view.level, view.rule_flags, self._prm))
 
-    def _one_step(self, view: State, action: int) -> float:
+    def one_step(self, view: State, action: int) -> float:
         """The value right after ``action`` (a destruction's)."""
         return float(C.one_step_value(view.s, action, view.level, self._prm))
 
-    def _choices(self, state: State) -> list[int]:
+    def move_choices(self, state: State) -> list[int]:
         """The moves the planner weighs: a Pyro's destruction only of top tiles."""
-        return C.choices(state.s, state.level, state._rules).tolist()
+        return C.choices(state.s, state.level, state.rule_flags).tolist()
 
-    def _power_worth(self, view: State) -> bool:
+    def power_worth(self, view: State) -> bool:
         return bool(self.pyro) or view.hand // 3 != PYRO
 
     def __call__(self, state: State, rng=None) -> int:
-        return int(C.planner_move(state.s, state.level, state._rules, self._prm))
+        return int(C.planner_move(state.s, state.level, state.rule_flags, self._prm))
 
 
 def make_planner_policy(options: dict) -> PlannerPolicy:

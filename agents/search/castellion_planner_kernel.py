@@ -2,7 +2,7 @@
 
 ``planner_move(s, level, rules, prm)`` is ``PlannerPolicy.__call__`` for the position in the
 kernel row ``s`` (``castellion.kernel``'s layout); ``after_value(s, action, level, rules,
-prm)`` and ``one_step_value(...)`` are its ``_after`` and ``_one_step``; ``prm`` holds the
+prm)`` and ``one_step_value(...)`` are its ``value_after`` and ``one_step``; ``prm`` holds the
 planner's options in ``PARAMS`` order. The agent's module docstring says what the planner
 does and why; this module does it move for move and value for value (ties broken the same
 way, the arithmetic in the same order), which ``tests/agents/test_castellion_planner.py``
@@ -26,7 +26,7 @@ from castle_envs.castellion.moves import planner_value
 PARAMS = ("w0", "w1", "w2", "pressure", "useful", "grow", "info", "pyro", "reveal", "scout")
 WIN, LOSS = 1e6, -1e6
 _BY_SLOT, _BY_SLOT_N = K._BY_SLOT, K._BY_SLOT_N
-_ORD_KIND, _ORD_TRAITORS = K._ORD_KIND, K._ORD_TRAITORS
+ORD_KIND, ORD_TRAITORS = K.ORD_KIND, K.ORD_TRAITORS
 _POWER_PHASES = (K.JUGGLE_PHASE, K.RECOVER_PHASE, K.MOVE_PHASE, K.LIFT_PHASE)
 
 
@@ -64,7 +64,7 @@ def legal(s, level, rules):
 
 @njit(cache=True)
 def view_of(s, level):
-    """The player's view the planner models (``PlannerPolicy._visible``): a copy of ``s``
+    """The player's view the planner models (``PlannerPolicy.visible``): a copy of ``s``
     with both piles in kind order and each face-down card its slot's first card."""
     v = s.copy()
     n = v[K.REG_N]
@@ -79,7 +79,7 @@ def view_of(s, level):
 
 @njit(cache=True)
 def choices(s, level, rules):
-    """``PlannerPolicy._choices``: the legal moves; a Pyro's destruction only of top tiles
+    """``PlannerPolicy.move_choices``: the legal moves; a Pyro's destruction only of top tiles
     (all of them when none is a top tile)."""
     moves = legal(s, level, rules)
     if s[K.PHASE] != K.DESTROY_PHASE or s[K.DREASON] != K.PYRO_DESTROY:
@@ -99,7 +99,7 @@ def choices(s, level, rules):
 
 @njit(cache=True)
 def one_step_value(s, action, level, prm):
-    """``PlannerPolicy._one_step``: the value after ``action`` (nothing settled)."""
+    """``PlannerPolicy.one_step``: the value after ``action`` (nothing settled)."""
     o = s.copy()
     K.apply(o, action, level)
     return value(o, level, prm)
@@ -177,7 +177,7 @@ def _last_card(s, o):
 
 @njit(cache=True)
 def after_value(s, action, level, rules, prm):
-    """``PlannerPolicy._after``: ``action``'s value, averaged over the cards a face-down
+    """``PlannerPolicy.value_after``: ``action``'s value, averaged over the cards a face-down
     lowest ordeal may be when the move may resolve it, with the best choice of any power or
     move the position then waits on (``_best_value``)."""
     total = 0.0
@@ -230,7 +230,7 @@ def _passes_now(v, level, rules, prm):
         if (
             o[K.OUTCOME] < 0
             or o[K.CURRENT] == before
-            or (K.castle_size(o) < K.castle_size(v) and _ORD_KIND[o[K.ORD + before]] == K.K_ASSAULT)
+            or (K.castle_size(o) < K.castle_size(v) and ORD_KIND[o[K.ORD + before]] == K.K_ASSAULT)
         ):
             return False
         if _last_card(v, o):
@@ -255,7 +255,7 @@ def _passes_if_triggered(v, level):
 @njit(cache=True)
 def _next_traitor_triggers(v, level):
     slot = v[K.CURRENT]
-    need = 2 if v[K.FACE + slot] else _ORD_TRAITORS[v[K.ORD + slot]]
+    need = 2 if v[K.FACE + slot] else ORD_TRAITORS[v[K.ORD + slot]]
     if np.int64(v[K.BESIDE + 2 * slot]) + np.int64(v[K.BESIDE + 2 * slot + 1]) + 1 < need:
         return False
     return not _passes_if_triggered(v, level)

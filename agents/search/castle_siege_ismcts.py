@@ -14,8 +14,7 @@ endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
 endmiss=4,endnested=0,endwidth=16,endtries=2,endbudget=0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
-(``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, written by ``experiments/exit_siege_net.py
-export``) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
+(``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, as the endgame-network training exports it) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
 the root's priors with weight ``prior_mix`` (the root only: one network call a decision);
 ``root_width`` the root's moves (0: ``width``); ``halving=1`` picks the root's move by

@@ -141,11 +141,11 @@ class MCTSAgent(Agent):
                     a = untried[int(rng.integers(len(untried)))]
                 child = _Node(n)
                 children[a] = child
-                s._apply(a)  # legal in this determinization
+                s.apply_legal(a)  # legal in this determinization
                 path.append(child)
                 break
             node = children[best]  # type: ignore[index]  # a tried move when none is untried
-            s._apply(best)
+            s.apply_legal(best)
             path.append(node)
         returns = self._rollout(s, rng).tolist()
         for node in path:
@@ -166,7 +166,7 @@ class MCTSAgent(Agent):
             else:
                 legal = np.flatnonzero(s.legal_action_mask())
                 a = legal[rng.integers(len(legal))]
-            s._apply(int(a))
+            s.apply_legal(int(a))
             steps += 1
         return s.returns()
 

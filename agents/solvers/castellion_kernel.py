@@ -125,7 +125,7 @@ _GROUP_VALUE = np.array([0, 0, 300, 1200], np.int64)  # a same-faction group of 
 def _traitors_to_go(s):
     """Traitors still to come beside the lowest ordeal before it is encountered."""
     slot = s[K.CURRENT]
-    return K._ORD_TRAITORS[s[K.ORD + slot]] - s[K.BESIDE + 2 * slot] - s[K.BESIDE + 2 * slot + 1]
+    return K.ORD_TRAITORS[s[K.ORD + slot]] - s[K.BESIDE + 2 * slot] - s[K.BESIDE + 2 * slot + 1]
 
 
 @njit(cache=True)
@@ -244,11 +244,11 @@ def evaluate(s, level):
     card = s[K.ORD + slot]
     rows = 0
     target = card
-    if K._ORD_KIND[card] == K.K_ROWS:
-        rows = K._ORD_ROWS[card]
+    if K.ORD_KIND[card] == K.K_ROWS:
+        rows = K.ORD_ROWS[card]
         if slot < 2:
             target = s[K.ORD + slot + 1]
-    nt, nb, nl = K._ORD_TOWERS[target], K._ORD_BASTIONS[target], K._ORD_LINES[target]
+    nt, nb, nl = K.ORD_TOWERS[target], K.ORD_BASTIONS[target], K.ORD_LINES[target]
     t = 0
     b = 0
     li = 0
@@ -316,16 +316,16 @@ def hopeless(s, level):
         supply += 1
     if to_go > 0:
         supply = _pile_supply(s, supply, to_go)
-    if K._ORD_KIND[card] == K.K_ROWS:
+    if K.ORD_KIND[card] == K.K_ROWS:
         need = 0
         for c in range(K.SIZE):
-            need += max(0, K._ORD_ROWS[card] + 1 - s[K.HEIGHT + c])
+            need += max(0, K.ORD_ROWS[card] + 1 - s[K.HEIGHT + c])
         return need > supply
     t, b, li = K.formations(s)
     missing = (
-        max(0, K._ORD_TOWERS[card] - t)
-        + max(0, K._ORD_BASTIONS[card] - b)
-        + max(0, K._ORD_LINES[card] - li)
+        max(0, K.ORD_TOWERS[card] - t)
+        + max(0, K.ORD_BASTIONS[card] - b)
+        + max(0, K.ORD_LINES[card] - li)
     )
     return max(missing, K.SIZE - K.castle_width(s)) > supply
 

@@ -110,7 +110,7 @@ _PAT_W = np.array([1, 2, 4], np.int64)
 
 @njit(cache=True)
 def _req(card):
-    return K._ORD_TOWERS[card], K._ORD_BASTIONS[card], K._ORD_LINES[card]
+    return K.ORD_TOWERS[card], K.ORD_BASTIONS[card], K.ORD_LINES[card]
 
 
 @njit(cache=True)
@@ -231,19 +231,19 @@ def _parked_window(s, to_go, cnt):
 @njit(cache=True)
 def _exact_check(s, card):
     """The encounter of ``card`` with the castle as it is: does it pass (``_encounter``)?"""
-    kind = K._ORD_KIND[card]
+    kind = K.ORD_KIND[card]
     if kind == K.K_ROWS:
-        rows = K._ORD_ROWS[card]
+        rows = K.ORD_ROWS[card]
         for c in range(K.SIZE):
             if s[K.HEIGHT + c] < rows + 1:
                 return False
         return True
     t, b, li = K.formations(s)
-    met = t >= K._ORD_TOWERS[card] and b >= K._ORD_BASTIONS[card] and li >= K._ORD_LINES[card]
+    met = t >= K.ORD_TOWERS[card] and b >= K.ORD_BASTIONS[card] and li >= K.ORD_LINES[card]
     full = K.foundation_complete(s)
     if kind == K.K_FORMATIONS or met:
         return met and full
-    penalty = max(0, K._ORD_PENALTY[card] - 4 * b)
+    penalty = max(0, K.ORD_PENALTY[card] - 4 * b)
     if not penalty:
         return full
     return full and K.castle_size(s) - penalty >= K.SIZE
@@ -350,8 +350,8 @@ def _school_current(s, card, cnt, total, rules, first, on):
     width = K.castle_width(s)
     if on >> FOUNDATION & 1 and 6 - width > total:
         return FOUNDATION, 6 - width, total
-    if K._ORD_KIND[card] == K.K_ROWS:
-        rows = K._ORD_ROWS[card]
+    if K.ORD_KIND[card] == K.K_ROWS:
+        rows = K.ORD_ROWS[card]
         need = 0
         for c in range(K.SIZE):
             need += max(0, rows + 1 - s[K.HEIGHT + c])
@@ -466,9 +466,9 @@ def _counts_check(s, card, cnt, total, on):
     """Academy / Menace: bounds 2, 3 and 5 with the window ``cnt``/``total`` (module
     docstring: castle, window and recoverable discards; no shape or group rule)."""
     n = K.castle_size(s) + total
-    kind = K._ORD_KIND[card]
+    kind = K.ORD_KIND[card]
     if kind == K.K_ROWS:
-        need = K.SIZE * (K._ORD_ROWS[card] + 1)
+        need = K.SIZE * (K.ORD_ROWS[card] + 1)
         if on >> ROWS & 1 and n < need:
             return ROWS, need, n
         return NONE, 0, 0
@@ -500,10 +500,10 @@ def _counts_check(s, card, cnt, total, on):
     if can_meet or not on >> ASSAULT & 1:
         return NONE, 0, 0
     for b in range(0, forms + 1):
-        need = K.SIZE + max(0, K._ORD_PENALTY[card] - 4 * b)
+        need = K.SIZE + max(0, K.ORD_PENALTY[card] - 4 * b)
         if n >= max(need, 4 * b):
             return NONE, 0, 0
-    return ASSAULT, K.SIZE + max(0, K._ORD_PENALTY[card] - 4 * forms), n
+    return ASSAULT, K.SIZE + max(0, K.ORD_PENALTY[card] - 4 * forms), n
 
 
 @njit(cache=True)
@@ -522,7 +522,7 @@ def loss_code(s, level, rules, on=ALL):
     cur = s[K.CURRENT]
     card = s[K.ORD + cur]
     beside = s[K.BESIDE + 2 * cur] + s[K.BESIDE + 2 * cur + 1]
-    to_go = K._ORD_TRAITORS[card] - beside
+    to_go = K.ORD_TRAITORS[card] - beside
     hand = s[K.HAND]
     # bound 6: a Traitor in hand that completes the count
     if (
@@ -540,18 +540,16 @@ def loss_code(s, level, rules, on=ALL):
             total = _school_window(s, to_go, cnt)
             if j == cur:
                 r, need, have = _school_current(s, cj, cnt, total, rules, cur == 0, on)
-            elif K._ORD_KIND[cj] == K.K_ROWS:
+            elif K.ORD_KIND[cj] == K.K_ROWS:
                 r, need, have = _school_current(s, cj, cnt, total, rules, False, on)
-            elif (
-                j == 2 and K._ORD_KIND[s[K.ORD + 1]] == K.K_ROWS and K._ORD_ROWS[s[K.ORD + 1]] == 1
-            ):
+            elif j == 2 and K.ORD_KIND[s[K.ORD + 1]] == K.K_ROWS and K.ORD_ROWS[s[K.ORD + 1]] == 1:
                 r, need, have = _school_exam3_later(s, cj, cnt, total, rules, on)
             else:
                 r = NONE
             if r != NONE:
                 return r, j, need, have
             if j < 2:
-                to_go += K._ORD_TRAITORS[s[K.ORD + j + 1]]
+                to_go += K.ORD_TRAITORS[s[K.ORD + j + 1]]
         return NONE, 0, 0, 0
     total, deadline = _parked_window(s, to_go, cnt)
     if not deadline:

@@ -12,7 +12,7 @@ compiled one with (it is what the text below names ``Solver``).
 
 The solver sees the whole deck order (as Yan et al.'s "thoughtful" Klondike solver did) and
 searches the game tree depth first over the env's own rules core (``rules.State``: it
-calls ``legal_action_mask``, ``clone`` and ``_apply`` on mask-legal actions only, so there
+calls ``legal_action_mask``, ``clone`` and ``apply_legal`` on mask-legal actions only, so there
 is no second copy of the rules). It answers one of three verdicts:
 
 - ``"winnable"``, with a winning action line (ids of the env's ``Discrete(1676)`` layout);

@@ -136,7 +136,7 @@ class raw_env(MaskedAECEnv):
     def _observation_space(self):
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32)
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
@@ -147,13 +147,13 @@ class raw_env(MaskedAECEnv):
             return state
         return State.deal(rng, self.num_players, **self.rules)
 
-    def _observe(self, state, seat):
+    def observe_state(self, state, seat):
         return _layout.observe(state, seat)
 
-    def _render_ansi(self, state):
+    def render_state_ansi(self, state):
         return render_ansi(state)
 
-    def _render_rgb(self, state):
+    def render_state_rgb(self, state):
         return render_rgb(state)
 
     def _final_rewards(self, state):

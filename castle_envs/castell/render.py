@@ -14,7 +14,7 @@ from . import data as D
 from .rules import NR, State, level_text
 
 
-#: what the notation means (``castle-envs play`` prints it)
+#: what the notation means (a terminal player prints it)
 LEGEND = (
     "Castellers are numbered 1-10: 'castellers 3x2 5' is two 3s and a 5. A tower level "
     "'3x4+1x5' is three 4s and a 5 (Mix), bottom level first; 'add level 3x4' puts three "

@@ -353,7 +353,7 @@ class State(GameState):
         return ok
 
     # --- applying moves -------------------------------------------------------------------
-    def _apply(self, a: int) -> None:
+    def apply_legal(self, a: int) -> None:
         self._mask = None
         p = (self.first + self.turn_index) % self.num_players
         self.player_version[p] += 1

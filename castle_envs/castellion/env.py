@@ -131,7 +131,7 @@ class CastellionEnv(MaskedSolitaireEnv):
     def state_type(cls):
         return State
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, RESET_OPTIONS, "reset option")
         saved = options.pop("state")
         if saved is not None:
@@ -145,22 +145,22 @@ class CastellionEnv(MaskedSolitaireEnv):
             return state
         return State.new_game(rng, self.level, options, **self.rules)
 
-    def _observe(self, state):
+    def observe_state(self, state):
         return _layout.encode(state)
 
-    def _reward_snapshot(self, state):
+    def reward_snapshot(self, state):
         return state.current
 
-    def _reward(self, before, after) -> float:
+    def step_reward(self, before, after) -> float:
         if self.reward_mode == "win":
             return 1.0 if after.won else 0.0
         return (after.current - before) / 3.0
 
-    def _info(self, state):
+    def state_info(self, state):
         return game_info(state.phase, state.current, state.formations(), state.won)
 
-    def _render_ansi(self, state):
+    def render_state_ansi(self, state):
         return render_ansi(state)
 
-    def _render_rgb(self, state):
+    def render_state_rgb(self, state):
         return render_rgb(state)

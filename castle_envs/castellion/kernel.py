@@ -128,17 +128,17 @@ REVEAL, RECOVER, LIFT, REVEAL_ORDEAL = A.REVEAL, A.RECOVER, A.LIFT, A.REVEAL_ORD
 MAX_REVEALED = L.MAX_REVEALED
 NO_TILE = L.NO_TILE
 
-_SWAP_A = np.array([a for a, _ in A.SWAP_PAIRS], np.int64)
-_SWAP_B = np.array([b for _, b in A.SWAP_PAIRS], np.int64)
+SWAP_A = np.array([a for a, _ in A.SWAP_PAIRS], np.int64)
+SWAP_B = np.array([b for _, b in A.SWAP_PAIRS], np.int64)
 # card kinds in the observation's one-hot order (formations, assault, rows)
 K_FORMATIONS, K_ASSAULT, K_ROWS = 0, 1, 2
-_ORD_KIND = np.array([{FORMATIONS: 0, ASSAULT: 1, ROWS: 2}[c.kind] for c in ORDEALS], np.int64)
-_ORD_TRAITORS = np.array([c.traitors for c in ORDEALS], np.int64)
-_ORD_TOWERS = np.array([c.towers for c in ORDEALS], np.int64)
-_ORD_BASTIONS = np.array([c.bastions for c in ORDEALS], np.int64)
-_ORD_LINES = np.array([c.lines for c in ORDEALS], np.int64)
-_ORD_ROWS = np.array([c.rows for c in ORDEALS], np.int64)
-_ORD_PENALTY = np.array([c.penalty for c in ORDEALS], np.int64)
+ORD_KIND = np.array([{FORMATIONS: 0, ASSAULT: 1, ROWS: 2}[c.kind] for c in ORDEALS], np.int64)
+ORD_TRAITORS = np.array([c.traitors for c in ORDEALS], np.int64)
+ORD_TOWERS = np.array([c.towers for c in ORDEALS], np.int64)
+ORD_BASTIONS = np.array([c.bastions for c in ORDEALS], np.int64)
+ORD_LINES = np.array([c.lines for c in ORDEALS], np.int64)
+ORD_ROWS = np.array([c.rows for c in ORDEALS], np.int64)
+ORD_PENALTY = np.array([c.penalty for c in ORDEALS], np.int64)
 _BY_SLOT = np.zeros((3, 3, 4), np.int64)
 _BY_SLOT_N = np.zeros((3, 3), np.int64)
 for _lv in range(3):
@@ -387,8 +387,8 @@ def compute_mask(s, level, rules, m):
                 for r in range(h):
                     m[DESTROY + r * SIZE + c] = True
     elif phase == JUGGLE_PHASE:
-        for i in range(_SWAP_A.shape[0]):
-            if s[CELL + _SWAP_A[i]] >= 0 and s[CELL + _SWAP_B[i]] >= 0:
+        for i in range(SWAP_A.shape[0]):
+            if s[CELL + SWAP_A[i]] >= 0 and s[CELL + SWAP_B[i]] >= 0:
                 m[SWAP + i] = True
     elif phase == REVEAL_PHASE:
         m[REVEAL] = s[REG_N] > 0
@@ -498,19 +498,15 @@ def encounter(s):
     slot = s[CURRENT]
     card = s[ORD + slot]
     s[FACE + slot] = 0
-    kind = _ORD_KIND[card]
+    kind = ORD_KIND[card]
     if kind == K_ROWS:
-        remove_rows(s, _ORD_ROWS[card])
+        remove_rows(s, ORD_ROWS[card])
         return _conclude(s, foundation_complete(s))
     towers, bastions, lines = formations(s)
-    met = (
-        towers >= _ORD_TOWERS[card]
-        and bastions >= _ORD_BASTIONS[card]
-        and lines >= _ORD_LINES[card]
-    )
+    met = towers >= ORD_TOWERS[card] and bastions >= ORD_BASTIONS[card] and lines >= ORD_LINES[card]
     if kind == K_FORMATIONS or met:
         return _conclude(s, met and foundation_complete(s))
-    penalty = max(0, _ORD_PENALTY[card] - 4 * bastions)
+    penalty = max(0, ORD_PENALTY[card] - 4 * bastions)
     if not penalty:
         return _conclude(s, foundation_complete(s))
     if not foundation_complete(s) or castle_size(s) - penalty < SIZE:
@@ -561,7 +557,7 @@ def _after_place(s, level, cell):
 
 @njit(cache=True)
 def apply(s, action, level):
-    """``State._apply``: the action is known to be legal."""
+    """``State.apply_legal``: the action is known to be legal."""
     phase = s[PHASE]
     if phase == DRAW_PHASE:
         if action == ENCOUNTER_NOW:
@@ -617,7 +613,7 @@ def apply(s, action, level):
         if action == PLACE_TRAITOR:
             slot = s[CURRENT]
             s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
-            if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= _ORD_TRAITORS[s[ORD + slot]]:
+            if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= ORD_TRAITORS[s[ORD + slot]]:
                 if not encounter(s):
                     return
             _end_turn(s)
@@ -651,8 +647,8 @@ def apply(s, action, level):
         else:
             _end_turn(s)
     elif phase == JUGGLE_PHASE:
-        a = CELL + _SWAP_A[action - SWAP]
-        b = CELL + _SWAP_B[action - SWAP]
+        a = CELL + SWAP_A[action - SWAP]
+        b = CELL + SWAP_B[action - SWAP]
         t = s[a]
         s[a] = s[b]
         s[b] = t
@@ -782,13 +778,13 @@ def encode(s, level, rules, obs):
         else:
             obs[base + 1] = 1.0
         card = s[ORD + slot]
-        obs[base + 3] = np.float32(beside / _ORD_TRAITORS[card])
-        obs[base + 4] = np.float32(_ORD_TOWERS[card] / 5)
-        obs[base + 5] = np.float32(_ORD_BASTIONS[card] / 5)
-        obs[base + 6] = np.float32(_ORD_LINES[card] / 5)
-        obs[base + 7] = np.float32(_ORD_ROWS[card] / 3)
-        obs[base + 8] = np.float32(_ORD_PENALTY[card] / 42)
-        obs[base + 9 + _ORD_KIND[card]] = 1.0
+        obs[base + 3] = np.float32(beside / ORD_TRAITORS[card])
+        obs[base + 4] = np.float32(ORD_TOWERS[card] / 5)
+        obs[base + 5] = np.float32(ORD_BASTIONS[card] / 5)
+        obs[base + 6] = np.float32(ORD_LINES[card] / 5)
+        obs[base + 7] = np.float32(ORD_ROWS[card] / 3)
+        obs[base + 8] = np.float32(ORD_PENALTY[card] / 42)
+        obs[base + 9 + ORD_KIND[card]] = 1.0
     obs[L.PHASE_OFF + s[PHASE]] = 1.0
     obs[L.LEVEL_OFF + level] = 1.0
     towers, bastions, lines = formations(s)

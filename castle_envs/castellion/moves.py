@@ -242,8 +242,8 @@ def _costs(t, u, level, avail):
 
 @njit(cache=True)
 def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
-    """The Castellion planner's score of the non-final position in row ``s``
-    (``agents.castellion_planner.PlannerPolicy.value``: 1000 x ordeals passed, less the
+    """A planner's score of the non-final position in row ``s`` (the lab's Castellion
+    planner plays by it: 1000 x ordeals passed, less the
     weighted plan costs of the lowest ordeal and the two after it and the ``pressure`` on
     the lowest one's missing tiles beyond what the draws before its trigger may bring; at
     the Menace plus ``grow`` per castle tile, less ``info`` per ordeal still face down and,
@@ -571,7 +571,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
     elif a < K.REVEAL:  # Juggler swap
         kind_col = 11
         i = a - K.SWAP
-        x, y = K._SWAP_A[i], K._SWAP_B[i]
+        x, y = K.SWAP_A[i], K.SWAP_B[i]
         _tile(f, s[K.CELL + x])
         f[WHERE] = (x // SIZE) / 5.0
         f[WHERE + 1] = (x % SIZE) / 5.0
@@ -694,8 +694,6 @@ class CastellionMoves(KernelMoves):
     kernel, this module's ``move_rows``, for the Python, compiled and batched envs)."""
 
     game = "castellion"
-    _env_rows = ("_st", "_level", "_rules")
-    _env_arrays = {"st": "_st", "steps": "_steps"}
 
     def __init__(self, capacity: int = 137):
         from castle_envs.core.batched import state_dtype
@@ -737,7 +735,7 @@ class CastellionMoves(KernelMoves):
 
     def from_env(self, env, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastellionEnv``)."""
-        return self.from_rows(env._s, env._level, env._rules, out)
+        return self.from_rows(env._s, env.level_index, env.rule_flags, out)
 
     def batch(self, st, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
         self._batch((st, level, rules), out, legal)

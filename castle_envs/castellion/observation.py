@@ -69,5 +69,5 @@ def encode(state: State, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of a ``rules.State``, written by the kernel's encoder (the one the
     batched env uses); into ``out`` when given."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
-    K.encode(state.s, state.level, state._rules, obs)
+    K.encode(state.s, state.level, state.rule_flags, obs)
     return obs

@@ -41,7 +41,7 @@ from .rules import (
     shape_of_group,
 )
 
-#: what the notation means (``castle-envs play`` prints it)
+#: what the notation means (a terminal player prints it)
 LEGEND = (
     "Tiles are faction-shape: seer (S), chameleon (C), juggler (J), pyro (P) x "
     "triangle (^), square (#), circle (o); T = Traitor, B = black-bordered Traitor. "
@@ -407,5 +407,5 @@ def events(before: State, after: State) -> list[str]:
 
 def describe(state: State, action: int) -> str:
     """``state.describe_action``: a face-down Ordeal is named by its slot, never by its card
-    (``castle-envs play`` and the replay viewer use this)."""
+    (what a player or a replay shows)."""
     return state.describe_action(action)

@@ -347,7 +347,7 @@ class State(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self._rules = K.rule_flags(
+        self.rule_flags = K.rule_flags(
             {"foundation_exemption": foundation_exemption, "early_encounter": early_encounter}
         )
         self.s = np.zeros(K.WORDS, _ROW_DTYPE)
@@ -473,11 +473,11 @@ class State(SolitaireState):
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
             m = np.zeros(K.MASK_WIDTH, np.bool_)
-            K.compute_mask(self.s, self.level, self._rules, m)
+            K.compute_mask(self.s, self.level, self.rule_flags, m)
             self._mask = m[:NUM_ACTIONS]
         return self._mask
 
-    def _apply(self, action: int) -> None:
+    def apply_legal(self, action: int) -> None:
         self._mask = None
         if not self.hidden:
             K.apply(self.s, action, self.level)

@@ -56,7 +56,7 @@ class GameRows:
     """What the batched and the compiled single env keep of the game: its parameters as the
     kernels take them, and the state rows."""
 
-    #: the kernels' module (``castle-envs bench`` samples with its ``sample_legal``)
+    #: the kernels' module (``sample_actions`` draws with its ``sample_legal``)
     kernel = K
     _obs_size, _num_actions, _state_type = OBS_SIZE, NUM_ACTIONS, State
     rules: dict
@@ -64,20 +64,22 @@ class GameRows:
     def _set_game(self, reference: CastellionEnv, n: int) -> None:
         """From ``reference`` (the Python env made with the same arguments), ``n`` rows."""
         self.level = reference.level
-        self._level = LEVELS.index(self.level)
-        self._rules = K.rule_flags(self.rules)
+        self.level_index = LEVELS.index(self.level)
+        self.rule_flags = K.rule_flags(self.rules)
         self._ordeals_reward = reference.reward_mode == "ordeals"
         self._st = np.zeros((n, K.WORDS), state_dtype())
         self._steps = np.zeros(n, np.int64)
         # what the batched env's row kernels take
         self._row_state = (self._st, self._steps)
-        self._game_args = (self._level, self._rules)
+        self._game_args = (self.level_index, self.rule_flags)
         self._reward_arg = self._ordeals_reward
 
 
 class CastellionVectorEnv(GameRows, KernelVectorEnv):
     game_title = "Castellion"
     single_env = CastellionEnv
+    position_attrs = {"st": "_st", "steps": "_steps"}
+    row_attrs = ("_st", "level_index", "rule_flags")
 
     def __init__(self, num_envs: int, level: str = "school", *args, **kwargs):
         """``level`` and the other keyword arguments: module docstring."""
@@ -93,10 +95,10 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
             states = []
             for i in range(self.num_envs):
                 generator = pcg64.from_words(self._rng[i])
-                states.append(self._single._new_state(generator, dict(options)))
+                states.append(self._single.new_state(generator, dict(options)))
                 self._rng[i] = pcg64.to_words(generator)
             for i, state in enumerate(states):
-                write_state(self._st[i], state, self._level, self.rules)
+                write_state(self._st[i], state, self.level_index, self.rules)
             self._steps[:] = 0
             self._refresh(slice(None))
         else:
@@ -110,12 +112,12 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
     # --- positions as rules-core states ---------------------------------------------------------
     def state(self, i: int) -> State:
         """Env ``i``'s position as a ``castellion.rules.State`` (a copy)."""
-        return read_state(self._st[i], self._level, self.rules)
+        return read_state(self._st[i], self.level_index, self.rules)
 
     def set_state(self, i: int, state: State) -> None:
         """Put ``state`` (same level and rules) into env ``i``; its episode step count
         restarts at 0."""
-        write_state(self._st[i], state, self._level, self.rules)
+        write_state(self._st[i], state, self.level_index, self.rules)
         self._steps[i] = 0
         self._refresh(slice(i, i + 1))
         self._started = True
@@ -123,7 +125,11 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""
         K.refresh_all(
-            self._st[rows], self._level, self._rules, self._obs[rows], self._mask_padded[rows]
+            self._st[rows],
+            self.level_index,
+            self.rule_flags,
+            self._obs[rows],
+            self._mask_padded[rows],
         )
 
 
@@ -171,14 +177,14 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
             # fixed piles, ordeals or a saved state: the Python env's own parsing and deal
             write_state(
                 self._s,
-                self._reference._new_state(self.np_random, dict(options)),
-                self._level,
+                self._reference.new_state(self.np_random, dict(options)),
+                self.level_index,
                 self.rules,
             )
         else:
             # the deal comes from the env's np_random, exactly as CastellionEnv draws it
-            self._deal_from_np_random(lambda words: K.deal(self._s, words, self._level))
-        K.refresh_all(self._st, self._level, self._rules, self._obs, self._mask)
+            self._deal_from_np_random(lambda words: K.deal(self._s, words, self.level_index))
+        K.refresh_all(self._st, self.level_index, self.rule_flags, self._obs, self._mask)
         self._steps[0] = 0
 
     def _step_kernel(self, action, out) -> None:
@@ -186,8 +192,8 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
             self._s,
             self._steps,
             action,
-            self._level,
-            self._rules,
+            self.level_index,
+            self.rule_flags,
             self._ordeals_reward,
             self.max_episode_steps,
             self._obs[0],
@@ -200,12 +206,12 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
         """The position as a ``castellion.rules.State`` (a copy); None before ``reset``."""
         if not self._started:
             return None
-        return read_state(self._s, self._level, self.rules)
+        return read_state(self._s, self.level_index, self.rules)
 
-    def _render_ansi(self, state):
+    def render_state_ansi(self, state):
         return render_ansi(state)
 
-    def _render_rgb(self, state):
+    def render_state_rgb(self, state):
         return render_rgb(state)
 
     def _info(self) -> dict:

@@ -59,7 +59,7 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
     for g in range(games):
         state = CastleRoomsState.deal(players, rng, rules)
         while not state.is_terminal():
-            state._apply(policy(state, rng))
+            state.apply_legal(policy(state, rng))
             steps += 1
         by_row += state.end_reason == "row"
         first_wins += 0 in state.winners  # type: ignore[operator]  # set: the game is over

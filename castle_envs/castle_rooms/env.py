@@ -127,7 +127,7 @@ class raw_env(MaskedAECEnv):
     def _observation_space(self):
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), dtype=np.float32)
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, RESET_OPTIONS, "reset options")
         if options["state"] is not None:
             if options["deck"] is not None or options["first_player"] is not None:
@@ -150,13 +150,13 @@ class raw_env(MaskedAECEnv):
             return CastleRoomsState(self.num_players, list(deck), self.rules, first)
         return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
 
-    def _observe(self, state, seat):
+    def observe_state(self, state, seat):
         return _layout.encode(state, seat)
 
-    def _render_ansi(self, state):
+    def render_state_ansi(self, state):
         return render_ansi(state)
 
-    def _render_rgb(self, state):
+    def render_state_rgb(self, state):
         return render_rgb(state)
 
     def _game_infos(self, state, seat):

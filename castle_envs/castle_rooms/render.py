@@ -18,7 +18,7 @@ from .actions import MAX_ROWS
 from .data import DRAGON, ENTRY, EXIT, HELMET, KIND, KNIGHT, SIDE_SHORT, card_name
 from .rules import WIN_LENGTH, CastleRoomsState
 
-#: what the notation means (``castle-envs play`` prints it)
+#: what the notation means (a terminal player prints it)
 LEGEND = (
     "A Room R17[HL>LH] is card 17, entry side > exit side as it lies helmet up. A side "
     "shows stairs and a corridor, each High or Low: HL = stairs high, corridor low. A "

@@ -283,7 +283,7 @@ class CastleRoomsState(GameState):
         return "it is not legal in the current position"
 
     # --- applying moves --------------------------------------------------------------------
-    def _apply(self, action: int) -> None:
+    def apply_legal(self, action: int) -> None:
         self._mask = None
         seat = self.player
         hand = self.hands[seat]

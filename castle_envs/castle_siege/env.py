@@ -113,7 +113,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
     def state_type(cls):
         return State
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             if options["deck"] is not None:
@@ -126,13 +126,13 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
             return state
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 
-    def _observe(self, state):
+    def observe_state(self, state):
         return _layout.encode(state)
 
-    def _reward_snapshot(self, state):
+    def reward_snapshot(self, state):
         return (int(state.events[_DEFEATED]), int(state.captured.sum()))
 
-    def _reward(self, before, after) -> float:
+    def step_reward(self, before, after) -> float:
         won = 1.0 if after.won else 0.0
         if self.reward_mode == "win":
             return won
@@ -140,11 +140,11 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         captured = int(after.captured.sum()) - before[1]
         return won + 0.01 * defeated + 0.1 * captured
 
-    def _info(self, state):
+    def state_info(self, state):
         return {**event_info(state.events), "won": bool(state.won)}
 
-    def _render_ansi(self, state):
+    def render_state_ansi(self, state):
         return render_ansi(state)
 
-    def _render_rgb(self, state):
+    def render_state_rgb(self, state):
         return render_rgb(state)

@@ -317,7 +317,7 @@ def unseen(b, v):
 
 @njit(cache=True)
 def apply(b, v, action, leave):
-    """``State._apply``: the action is known to be legal."""
+    """``State.apply_legal``: the action is known to be legal."""
     if action < RECYCLE_BASE:
         _play(b, v, action // NUM_CARDS + 1, action % NUM_CARDS, leave)
     elif action < ROYAL_BASE:

@@ -5,8 +5,8 @@ position in kernel rows ``b``/``v`` (``castle_siege.kernel``'s layout), ``feats`
 ``NUM_FEATURES``) float32, ``ids`` (capacity,) int64 action ids and ``valid`` (capacity,)
 bool, and returns ``(legal moves, moves kept)``. The layout of a row is
 ``castle_envs.moves.SIEGE_FEATURES`` (documented in docs/move_features.md); the last 30
-columns are exactly the features of the CEM linear scorer (``agents.castle_siege_linear``)
-divided by ``LINEAR_SCALE``, so that scorer is one linear layer over these rows.
+columns are exactly the linear scorer's features (``scoring``) divided by ``LINEAR_SCALE``,
+so a linear scorer is one linear layer over these rows.
 
 Candidates come in the linear scorer's order (legal plays by action id, then Regroup, then
 *end battle phase*; recycles by card id; castles by index; discards by slot). When a
@@ -16,7 +16,7 @@ Assaults, Precision Strikes and Flush Sieges first, then the plays spending the 
 cards with the least overkill; the kept moves stay in candidate order.
 
 The Python env, the compiled single env and the batched env all call this kernel (the
-Python env through ``castle_vector.write_state`` into scratch rows), so the three views agree
+Python env through ``vector.write_state`` into scratch rows), so the three views agree
 exactly.
 """
 
@@ -433,7 +433,7 @@ SIEGE_FEATURES = (
     "clears_column",
     "hand_left/5",
     "rank_sum_left/65",
-    # the CEM linear scorer's features (agents.castle_siege_linear), each / LINEAR_SCALE
+    # the linear scorer's features (``scoring``), each / LINEAR_SCALE
     *[
         f"linear.battle.{n}"
         for n in (
@@ -479,8 +479,6 @@ class SiegeMoves(KernelMoves):
     """Castle Siege move views from a rules ``State`` or from kernel rows."""
 
     game = "castle-siege"
-    _env_rows = ("_cards", "_ints", "recent")
-    _env_arrays = {"cards": "_cards", "ints": "_ints"}
 
     def __init__(self, capacity: int = 256):
         from castle_envs.castle_siege import kernel as K

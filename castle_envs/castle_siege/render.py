@@ -15,7 +15,7 @@ from .actions import Play, RoyalCapture
 from .cards import CASTLE_NAMES, RANK_NAMES, RANKS, card_name
 from .rules import BATTLE, DIFFICULTIES, DISCARD, PRECISION, ROYAL, State
 
-#: what the notation means (``castle-envs play`` prints it)
+#: what the notation means (a terminal player prints it)
 LEGEND = (
     "Cards are rank + suit: A 2-10 J Q K (1-13) and ♠ ♣ ♥ ♦ (S C H D also work). "
     "Hand slots count from 0 in the order the hand is shown: by suit (♠ ♣ ♥ ♦), then by "
@@ -24,7 +24,7 @@ LEGEND = (
     "with no defenders left by summing exactly to its rank; J+Q+K of three suits: Royal "
     "Assault."
 )
-#: ``castle-envs play`` reads card names typed with suit letters (``JD``, ``10h``)
+#: A terminal player reads card names typed with suit letters (``JD``, ``10h``)
 TYPED_CARDS = True
 
 
@@ -33,7 +33,7 @@ MOVE_CAPTURE, MOVE_ROYAL, MOVE_EXACT, MOVE_OTHER, MOVE_OVERKILL = range(5)
 
 
 def move_order(state, action: int) -> tuple[int, int, int]:
-    """The order ``castle-envs play`` lists moves in: (class, rank wasted, cards) — captures,
+    """The order a terminal player lists moves in: (class, rank wasted, cards) — captures,
     Royal Assault's castle choices, exact hits (a Precision Strike), then the other moves
     (regroup, end the battle, a recycle, a discard), then over-kill attacks by how far their
     sum exceeds the defender's rank, fewest cards first."""
@@ -43,7 +43,7 @@ def move_order(state, action: int) -> tuple[int, int, int]:
     if not isinstance(move, Play):
         return (MOVE_OTHER, 0, 0)
     cards = len(move.slots)
-    if state._castle_index(move.target) >= 0:
+    if state.castle_index(move.target) >= 0:
         return (MOVE_CAPTURE, 0, cards)
     waste = sum(RANKS[int(state.hand[i])] for i in move.slots) - RANKS[move.target]
     return (MOVE_EXACT, 0, cards) if waste == 0 else (MOVE_OVERKILL, waste, cards)

@@ -274,7 +274,7 @@ class State(SolitaireState):
             return flat[flat != NO_CARD]
         return self.columns[np.arange(4), self.col_len - 1][self.col_len > 0]
 
-    def _apply(self, action: int) -> None:
+    def apply_legal(self, action: int) -> None:
         self._mask = None
         if not self.hidden:
             K.apply(self.b, self.v, action, self.defeated == "leave_game")
@@ -292,7 +292,7 @@ class State(SolitaireState):
                     "search determinize(0, rng) of it instead"
                 )
 
-    def _castle_index(self, card: int) -> int:
+    def castle_index(self, card: int) -> int:
         castles = self.castles.tolist()
         return castles.index(card) if card in castles else -1
 
@@ -316,7 +316,7 @@ class State(SolitaireState):
         if isinstance(move, Play):
             cards = [int(self.hand[i]) for i in move.slots if i < self.hand_size]
             names = " + ".join(card_name(c) for c in cards) or "(empty slots)"
-            castle = self._castle_index(move.target)
+            castle = self.castle_index(move.target)
             if castle >= 0:
                 return (
                     f"capture the {CASTLE_NAMES[castle]} castle "
@@ -348,7 +348,7 @@ class State(SolitaireState):
             if max(move.slots) >= self.hand_size:
                 return f"the hand holds only {self.hand_size} cards (slots 0-{self.hand_size - 1})"
             total = sum(RANKS[int(self.hand[i])] for i in move.slots)
-            castle = self._castle_index(move.target)
+            castle = self.castle_index(move.target)
             if castle >= 0:
                 if self.captured[castle]:
                     return "that castle is already captured"

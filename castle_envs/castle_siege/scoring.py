@@ -1,16 +1,16 @@
-"""The Castle Siege linear move scorer (``agents.castle_siege_linear.LinearPolicy``) compiled.
+"""The linear move terms of Castle Siege and their weighted choice, compiled.
 
 ``policy_action(b, v, recent, weights, ...)`` plays, on the kernel rows of ``castle_siege.kernel``,
-the move ``LinearPolicy`` plays on the same position: the same features in the same order
+the move a linear scorer with ``weights`` plays on the same position (the lab's linear
+agent is this scorer with learned weights): the same features in the same order
 (``BATTLE_FEATURES``, ``RECYCLE_FEATURES``, ``ROYAL_FEATURES``), the same candidates in the
 same order (legal plays by action id, then Regroup or end battle phase), the first best
 score. Scores are summed feature by feature, so a tie that NumPy's matrix product breaks by
 rounding may go the other way here; ``tests/vector/test_siege_solver.py`` measures the
-agreement. ``weights`` is ``LinearPolicy.vector()`` (battle, recycle, royal blocks).
+agreement. ``weights`` holds the battle, recycle and royal blocks, in that order.
 
-The solver's probes and the search agent's rollouts use it: a compiled move is about a
-microsecond where the NumPy policy takes about a hundred. The move view's kernel
-(``siege_moves``) reads a position through the same tables (``battle_setup``,
+Solvers' probes and search rollouts use it: a compiled move is about a microsecond where a
+NumPy scorer takes about a hundred. The move view's kernel (``moves``) reads a position through the same tables (``battle_setup``,
 ``battle_kind``, ``recycle_terms``), so that its linear columns are this scorer's features.
 """
 

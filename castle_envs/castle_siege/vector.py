@@ -32,7 +32,7 @@ batch is split into that many contiguous row ranges, stepped concurrently
 on Python threads (a persistent ``ThreadPoolExecutor``, shut down by ``close()``) by kernels
 that release the GIL; no numba threading layer is involved. Rows are independent, so the
 results are exactly those of one thread (``tests/vector/test_threads.py``). Whether it is
-faster depends on free cores: measure with ``castle-envs bench castle-siege --parallel both``.
+faster depends on free cores (the batched-envs page of the docs gives measured speeds).
 With ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env,
 the move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
 penalty and ``info["illegal_action"][i]`` is True.
@@ -55,7 +55,7 @@ class GameRows:
     """What the batched and the compiled single env keep of the game: its parameters as the
     kernels take them, and the state rows."""
 
-    #: the kernels' module (``castle-envs bench`` samples with its ``sample_legal``)
+    #: the kernels' module (``sample_actions`` draws with its ``sample_legal``)
     kernel = K
     _obs_size, _num_actions, _state_type = OBS_SIZE, NUM_ACTIONS, State
     rules: dict
@@ -81,6 +81,8 @@ class GameRows:
 class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
     game_title = "Castle Siege"
     single_env = CastleSiegeEnv
+    position_attrs = {"cards": "_cards", "ints": "_ints"}
+    row_attrs = ("_cards", "_ints", "recent")
 
     def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs):
         """``difficulty`` and the other keyword arguments: module docstring."""

@@ -128,16 +128,16 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def _observation_space(self) -> gymnasium.spaces.Box: ...
 
     @abstractmethod
-    def _new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
+    def new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
 
     @abstractmethod
-    def _observe(self, state: GameState, seat: int) -> np.ndarray: ...
+    def observe_state(self, state: GameState, seat: int) -> np.ndarray: ...
 
     @abstractmethod
-    def _render_ansi(self, state: GameState) -> str: ...
+    def render_state_ansi(self, state: GameState) -> str: ...
 
     @abstractmethod
-    def _render_rgb(self, state: GameState) -> np.ndarray: ...
+    def render_state_rgb(self, state: GameState) -> np.ndarray: ...
 
     def _final_rewards(self, state: GameState) -> np.ndarray:
         """Each seat's reward when the game ends (default: the game's returns)."""
@@ -156,7 +156,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         """PettingZoo's ``state()``: every seat's observation, in seat order."""
         state = self._need_position("state()")
         return np.concatenate(
-            [self._observe(state, seat) for seat in range(self.num_players)]
+            [self.observe_state(state, seat) for seat in range(self.num_players)]
         ).astype(self.state_space.dtype, copy=False)
 
     # --- pettingzoo API --------------------------------------------------------------------
@@ -178,7 +178,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
                 f"ignoring unknown reset options {unknown}; known: {sorted(self.reset_option_keys)}"
             )
             options = {k: v for k, v in options.items() if k in self.reset_option_keys}
-        self.game_state = self._new_state(self._rng, options)
+        self.game_state = self.new_state(self._rng, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -215,7 +215,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         mask = np.zeros(len(state.actions), dtype=np.int8)
         if self._acting_seat() == seat:
             mask[state.legal_action_mask()] = 1
-        vector = self._observe(state, seat)
+        vector = self.observe_state(state, seat)
         if self.observation_mode == "flat":
             return flatten(vector, mask)
         return {"observation": vector, "action_mask": mask}
@@ -274,7 +274,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         if self.render_mode == "human":
             if self.game_state is None:
                 raise EpisodeOverError("render() called before reset(): call reset() first")
-            print(self._render_ansi(self.game_state), flush=True)
+            print(self.render_state_ansi(self.game_state), flush=True)
             return None
         return super().render()
 

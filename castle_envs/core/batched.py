@@ -315,11 +315,35 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             gym.logger.warn("render() called without render_mode; pass render_mode to make_vec()")
             return None
         single = self._single  # the game's renderers
-        draw = single._render_ansi if self.render_mode == "ansi" else single._render_rgb
+        draw = single.render_state_ansi if self.render_mode == "ansi" else single.render_state_rgb
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs):
         self._split.close()
+
+    #: the game's attributes that hold the batch's whole position (checkpoint key ->
+    #: attribute), and those its move kernel takes (``row_args``), set by each game
+    position_attrs: dict[str, str] = {}
+    row_attrs: tuple[str, ...] = ()
+
+    def position_arrays(self) -> dict[str, np.ndarray]:
+        """The batch's whole position and generators (views, not copies): what a training
+        checkpoint keeps; write into them, then call ``restart()``."""
+        return {
+            **{key: getattr(self, name) for key, name in self.position_attrs.items()},
+            "rng": self._rng.view(np.int64),
+        }
+
+    def restart(self) -> np.ndarray:
+        """After ``position_arrays()`` were written: recompute every row's observation and
+        mask and return the observations, as ``reset`` would (no deal is made)."""
+        self._refresh(slice(None))
+        self._started = True
+        return self._out(self._obs)
+
+    def row_args(self) -> tuple:
+        """The position rows and game parameters the game's move kernel takes."""
+        return tuple(getattr(self, name) for name in self.row_attrs)
 
     def run_rows(self, kernel, *args) -> None:
         """``kernel(lo, hi, *args)`` on each of this env's row ranges, concurrently on its

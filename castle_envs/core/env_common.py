@@ -66,15 +66,15 @@ def flatten(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 class GameEnvMixin:
-    """Needs ``state_type()``, ``_render_ansi``, ``_render_rgb`` and ``self.game_state``
+    """Needs ``state_type()``, ``render_state_ansi``, ``render_state_rgb`` and ``self.game_state``
     (the rules state; the Gymnasium envs also call it ``state``)."""
 
     # what the env classes provide, declared for the type checker
     metadata: dict[str, Any]
     game_state: Any
     state_type: Callable[[], type[GameState]]
-    _render_ansi: Callable[[GameState], str]
-    _render_rgb: Callable[[GameState], np.ndarray]
+    render_state_ansi: Callable[[GameState], str]
+    render_state_rgb: Callable[[GameState], np.ndarray]
 
     def _set_common(
         self, render_mode, illegal_action, illegal_action_penalty, max_episode_steps
@@ -116,5 +116,5 @@ class GameEnvMixin:
         if self.game_state is None:
             raise EpisodeOverError("render() called before reset(): call reset() first")
         if self.render_mode == "ansi":
-            return self._render_ansi(self.game_state)
-        return self._render_rgb(self.game_state)
+            return self.render_state_ansi(self.game_state)
+        return self.render_state_rgb(self.game_state)

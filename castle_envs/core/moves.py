@@ -117,13 +117,10 @@ class StateMoves(MoveView):
 
 class KernelMoves(MoveView):
     """A view filled by a game's move kernel ``_M`` (``move_rows_batch``) with its scratch:
-    ``_env_rows`` names the batched env's attributes that ``batch`` takes, ``_env_arrays``
-    those that hold its whole position."""
+    the batched env's ``row_args()`` are what ``batch`` takes."""
 
     _M: Any
     scratch: Any
-    _env_rows: tuple[str, ...] = ()
-    _env_arrays: dict[str, str] = {}
 
     def _batch(self, rows: tuple, out: dict, legal: np.ndarray) -> None:
         valid = out["move_mask"].view(np.bool_)
@@ -133,12 +130,4 @@ class KernelMoves(MoveView):
 
     def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
         """Fill ``out`` and ``legal`` from the batched env ``env`` of the view's game."""
-        self._batch(tuple(getattr(env, name) for name in self._env_rows), out, legal)
-
-    @classmethod
-    def row_arrays(cls, env) -> dict:
-        """The batched env's whole position and generators (views, not copies)."""
-        return {
-            **{key: getattr(env, name) for key, name in cls._env_arrays.items()},
-            "rng": env._rng.view(np.int64),
-        }
+        self._batch(env.row_args(), out, legal)

@@ -53,41 +53,41 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         )
 
     def _present(self, state: GameState) -> np.ndarray:
-        obs = self._observe(state)
+        obs = self.observe_state(state)
         if self.observation_mode == "flat":
             return flatten(obs, state.legal_action_mask())
         return obs
 
     # --- what each game provides -----------------------------------------------------------
     @abstractmethod
-    def _new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
+    def new_state(self, rng: np.random.Generator, options: dict) -> GameState: ...
 
     @abstractmethod
-    def _observe(self, state: GameState) -> np.ndarray: ...
+    def observe_state(self, state: GameState) -> np.ndarray: ...
 
-    def _reward_snapshot(self, state: GameState):
+    def reward_snapshot(self, state: GameState):
         """What ``_reward`` needs of the state before a step (kept cheap: called every step)."""
         return None
 
-    def _reward(self, before, after: GameState) -> float:
+    def step_reward(self, before, after: GameState) -> float:
         """Default: the game's return, paid once at the end."""
         return float(after.returns()[0]) if after.is_terminal() else 0.0
 
-    def _info(self, state: GameState) -> dict:
+    def state_info(self, state: GameState) -> dict:
         return {}
 
     @abstractmethod
-    def _render_ansi(self, state: GameState) -> str: ...
+    def render_state_ansi(self, state: GameState) -> str: ...
 
     @abstractmethod
-    def _render_rgb(self, state: GameState) -> np.ndarray: ...
+    def render_state_rgb(self, state: GameState) -> np.ndarray: ...
 
     # --- gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        self.state = self._new_state(self.np_random, dict(options or {}))
+        self.state = self.new_state(self.np_random, dict(options or {}))
         self._steps = 0
         self._done = False
         return self._present(self.state), self._full_info()
@@ -110,13 +110,13 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             info = self._full_info()
             info["illegal_action"] = True
             return (self._present(self.state), self.illegal_action_penalty, True, False, info)
-        before = self._reward_snapshot(self.state)
-        self.state._apply(action)  # checked above
+        before = self.reward_snapshot(self.state)
+        self.state.apply_legal(action)  # checked above
         self._steps += 1
         terminated = self.state.is_terminal()
         truncated = not terminated and self._steps >= self.max_episode_steps
         self._done = terminated or truncated
-        reward = self._reward(before, self.state)
+        reward = self.step_reward(before, self.state)
         return self._present(self.state), reward, terminated, truncated, self._full_info()
 
     @property
@@ -139,7 +139,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         # vector envs stack them
         state = self.state
         assert state is not None  # called after reset()
-        info = self._info(state)
+        info = self.state_info(state)
         info["action_mask"] = state.legal_action_mask().copy()
         if self.illegal_action == "penalty":
             info["illegal_action"] = False

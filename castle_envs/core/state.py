@@ -33,8 +33,9 @@ class GameState(ABC):
         Games may return a cached array: callers must not modify it (copy it first)."""
 
     @abstractmethod
-    def _apply(self, action: int) -> None:
-        """Apply a legal action (already checked)."""
+    def apply_legal(self, action: int) -> None:
+        """Apply a legal action, unchecked: the primitive that search and solvers call on
+        mask-legal actions (``apply_action`` checks first)."""
 
     @abstractmethod
     def is_terminal(self) -> bool: ...
@@ -62,7 +63,7 @@ class GameState(ABC):
                 f"illegal action {action} ({self.describe_action(action)}): "
                 f"{self.illegal_reason(action)}"
             )
-        self._apply(action)
+        self.apply_legal(action)
 
     def winning_seats(self) -> list[int]:
         """The seats that won, in seat order: ``[]`` while the game is on (and for a lost

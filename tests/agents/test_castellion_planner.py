@@ -133,14 +133,14 @@ def test_compiled_planner_moves_as_the_plain_python_planner():
                     checked["move"] += 1
                     legal = np.flatnonzero(s.legal_action_mask()).tolist()
                     if s.phase in (DEFENDER_PHASE, TRAITOR_PHASE, JUGGLE_PHASE):
-                        v = new._visible(view)
+                        v = new.visible(view)
                         for a in legal[:6]:
-                            assert new._after(v, a) == old._after(v, a)
+                            assert new.value_after(v, a) == old.value_after(v, a)
                             checked["after"] += 1
                     if s.phase == DESTROY_PHASE:
-                        v = new._visible(view)
+                        v = new.visible(view)
                         for a in legal[:6]:
-                            assert new._one_step(v, a) == old._one_step(v, a)
+                            assert new.one_step(v, a) == old.one_step(v, a)
                             checked["one_step"] += 1
                     randomly = seed == 2 and rng.random() < 0.7
                     s.apply_action(int(rng.choice(legal)) if randomly else move)

@@ -92,7 +92,7 @@ def test_game_without_determinize_is_a_clear_error():
         num_players = 2
         legal_action_mask = lambda self: np.ones(3, bool)  # noqa: E731
         is_terminal = lambda self: False  # noqa: E731
-        _apply = returns = clone = to_dict = from_dict = None
+        apply_legal = returns = clone = to_dict = from_dict = None
 
     with pytest.raises(ValueError, match="determinize"):
         make_agent("mcts:sims=2", "castle-siege").act(None, np.ones(3, bool), Opaque())
@@ -116,7 +116,7 @@ class _Nim:
         m[: min(3, self.stones)] = True
         return m
 
-    def _apply(self, a):
+    def apply_legal(self, a):
         self.stones -= a + 1
         self.player = 1 - self.player
 

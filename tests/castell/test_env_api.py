@@ -258,7 +258,7 @@ def test_registry_builds_the_game_for_the_cli():
 
     spec = get_game("castell")
     e = spec.make(num_players=3, render_mode="ansi")
-    state = e._new_state(np.random.default_rng(0), {})
+    state = e.new_state(np.random.default_rng(0), {})
     assert state.num_players == 3
     assert state.describe_action(ACTIONS.encode(Move(1))) == "move to Valls (from off the board)"
     assert spec.state_type() is State

@@ -16,7 +16,7 @@ SPEC = get_game("castle-rooms")
 
 def play(players: int, seed: int, steps: int, agent: str = "heuristic"):
     env = SPEC.make(**{SPEC.variant_arg: players})
-    state = env._new_state(np.random.default_rng(seed), {})
+    state = env.new_state(np.random.default_rng(seed), {})
     agents = [make_agent(agent, "castle-rooms", seed=seed + s) for s in range(players)]
     for _ in range(steps):
         if state.is_terminal():

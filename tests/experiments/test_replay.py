@@ -22,7 +22,7 @@ def play_recorded(game, variant, seed=4, agent="random", env_options=None):
     """A game played on the rules core, its record, and every position along the way."""
     spec = get_game(game)
     env = spec.make(**{spec.variant_arg: variant}, **(env_options or {}))
-    state = env._new_state(np.random.default_rng(seed), {})
+    state = env.new_state(np.random.default_rng(seed), {})
     agents = [make_agent(agent, game, seed=seed + s) for s in range(state.num_players)]
     rec = Recorder(
         game,

@@ -22,7 +22,7 @@ def _states(slug, variant, seeds=(0, 1, 2)):
     spec = get_game(slug)
     env = spec.make(**{spec.variant_arg: variant})
     for seed in seeds:
-        state = env._new_state(np.random.default_rng(seed), {})
+        state = env.new_state(np.random.default_rng(seed), {})
         agent = make_agent("random", slug, seed=seed)
         step = 0
         while True:
@@ -66,7 +66,7 @@ def test_replay_events_name_an_ordeal_only_once_it_is_turned_up():
 
     for seed in range(8):
         spec = get_game("castellion")
-        state = spec.make(level="menace")._new_state(np.random.default_rng(seed), {})
+        state = spec.make(level="menace").new_state(np.random.default_rng(seed), {})
         agent = make_agent("heuristic", "castellion", seed=seed)
         while not state.is_terminal():
             before = state.clone()
@@ -98,7 +98,7 @@ def test_play_and_replay_never_name_a_face_down_ordeal():
         out = io.StringIO()
         run(args, stdin=io.StringIO("q\n"), stdout=out)
         state = (
-            get_game("castellion").make(level="menace")._new_state(np.random.default_rng(seed), {})
+            get_game("castellion").make(level="menace").new_state(np.random.default_rng(seed), {})
         )
         text = out.getvalue()  # the board and the first decision's moves
         assert "encounter face-down Ordeal I now" in text

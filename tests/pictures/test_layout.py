@@ -23,7 +23,7 @@ def positions(slug, variant, seeds=(0, 1), every=3):
     env = spec.make(**{spec.variant_arg: variant})
     for seed in seeds:
         for kind in ("random", "heuristic"):
-            state = env._new_state(np.random.default_rng(seed), {})
+            state = env.new_state(np.random.default_rng(seed), {})
             agents = [make_agent(kind, slug, seed=seed + 10 * s) for s in range(state.num_players)]
             step = 0
             while True:
@@ -35,9 +35,9 @@ def positions(slug, variant, seeds=(0, 1), every=3):
                 obs = None
                 if agent.needs_observation:
                     obs = (
-                        env._observe(state)
+                        env.observe_state(state)
                         if spec.api == "gymnasium"
-                        else env._observe(state, state.current_player)
+                        else env.observe_state(state, state.current_player)
                     )
                 state.apply_action(agent.act(obs, state.legal_action_mask(), state.clone()))
                 step += 1

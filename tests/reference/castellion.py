@@ -565,7 +565,7 @@ class ReferenceState(SolitaireState):
         self._left_align()
 
     # --- applying moves ----------------------------------------------------------------------
-    def _apply(self, action: int) -> None:
+    def apply_legal(self, action: int) -> None:
         self._mask = None
         phase = self.phase
         if phase == DRAW_PHASE:
@@ -1299,7 +1299,7 @@ class ReferenceCastellionEnv(CastellionEnv):
     def state_type(cls):
         return ReferenceState
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, RESET_OPTIONS, "reset option")
         saved = options.pop("state")
         if saved is not None:
@@ -1313,5 +1313,5 @@ class ReferenceCastellionEnv(CastellionEnv):
             return state
         return ReferenceState.new_game(rng, self.level, options, **self.rules)
 
-    def _observe(self, state):
+    def observe_state(self, state):
         return reference_encode(state)

@@ -181,7 +181,7 @@ class PlannerPolicy(agent.PlannerPolicy):
             other = view.clone()
             other.ordeals[slot] = card
             other._mask = None
-            other._apply(action)
+            other.apply_legal(action)
             self._settle(other)
             out.append(other)
             if not view.face_down[slot]:
@@ -221,7 +221,7 @@ class PlannerPolicy(agent.PlannerPolicy):
                 action = _tallest_top(state, legal)
             else:
                 action = max(legal, key=lambda a: (self._one_step(state, a), -a))
-            state._apply(action)
+            state.apply_legal(action)
 
     # --- the policy ----------------------------------------------------------------------------
     def __call__(self, state: State, rng=None) -> int:
@@ -239,7 +239,7 @@ class PlannerPolicy(agent.PlannerPolicy):
             later = [a for a in legal if a - REVEAL_ORDEAL > state.current]
             return min(later) if self.reveal and later else min(legal)
         if phase == DEFENDER_PHASE:
-            options = [a for a in legal if a != DISCARD_POWER or self._power_worth(view)]
+            options = [a for a in legal if a != DISCARD_POWER or self.power_worth(view)]
         elif phase == DESTROY_PHASE and state.destroy_reason != PYRO_DESTROY:
             if state.destroy_left > 4:
                 return _tallest_top(state, legal)
@@ -253,7 +253,7 @@ class PlannerPolicy(agent.PlannerPolicy):
 
     def _one_step(self, view: State, action: int) -> float:
         other = view.clone()
-        other._apply(action)
+        other.apply_legal(action)
         return self.value(other)
 
     def _turn_start(self, view: State, mask, legal) -> int:
@@ -271,7 +271,7 @@ class PlannerPolicy(agent.PlannerPolicy):
 
     def _take_value(self, view: State, action: int) -> float:
         other = view.clone()
-        other._apply(action)
+        other.apply_legal(action)
         return max(
             self._after(other, a)
             for a in np.flatnonzero(other.legal_action_mask()).tolist()

@@ -232,7 +232,7 @@ class ReferenceState(SolitaireState):
             return flat[flat != NO_CARD]
         return self.columns[np.arange(4), self.col_len - 1][self.col_len > 0]
 
-    def _apply(self, action: int) -> None:
+    def apply_legal(self, action: int) -> None:
         self._mask = None
         if action < RECYCLE_BASE:
             subset, target = divmod(action - PLAY_BASE, NUM_CARDS)
@@ -271,7 +271,7 @@ class ReferenceState(SolitaireState):
         held = self.hand.tolist()
         played = [held[i] for i in slots]
         self._remove_from_hand(slots, to_discard=True)
-        castle = self._castle_index(target)
+        castle = self.castle_index(target)
         if castle >= 0:
             self._capture(castle, royal=False)
             return
@@ -373,7 +373,7 @@ class ReferenceState(SolitaireState):
     def _defender_position(self, card: int) -> tuple[int, int]:
         return divmod(int((self.columns.ravel() == card).argmax()), NUM_CARDS)
 
-    def _castle_index(self, card: int) -> int:
+    def castle_index(self, card: int) -> int:
         castles = self.castles.tolist()
         return castles.index(card) if card in castles else -1
 
@@ -397,7 +397,7 @@ class ReferenceState(SolitaireState):
         if isinstance(move, Play):
             cards = [int(self.hand[i]) for i in move.slots if i < self.hand_size]
             names = " + ".join(card_name(c) for c in cards) or "(empty slots)"
-            castle = self._castle_index(move.target)
+            castle = self.castle_index(move.target)
             if castle >= 0:
                 return (
                     f"capture the {CASTLE_NAMES[castle]} castle "
@@ -429,7 +429,7 @@ class ReferenceState(SolitaireState):
             if max(move.slots) >= self.hand_size:
                 return f"the hand holds only {self.hand_size} cards (slots 0-{self.hand_size - 1})"
             total = sum(RANKS[int(self.hand[i])] for i in move.slots)
-            castle = self._castle_index(move.target)
+            castle = self.castle_index(move.target)
             if castle >= 0:
                 if self.captured[castle]:
                     return "that castle is already captured"
@@ -743,11 +743,11 @@ class ReferenceCastleSiegeEnv(CastleSiegeEnv):
     def state_type(cls):
         return ReferenceState
 
-    def _new_state(self, rng, options):
+    def new_state(self, rng, options):
         options = check_options(options, {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             return ReferenceState.from_dict(options["state"])
         return ReferenceState.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 
-    def _observe(self, state):
+    def observe_state(self, state):
         return reference_encode(state)

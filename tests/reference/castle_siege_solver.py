@@ -130,7 +130,7 @@ class Solver:
         else:
             for action in self._moves(s):
                 child = s.clone()
-                child._apply(int(action))
+                child.apply_legal(int(action))
                 if self._search(child):
                     self._line.append(action)
                     return True
@@ -183,7 +183,7 @@ class Solver:
                 if not s.legal_action_mask()[action]:
                     raise ValueError(f"probe_policy chose illegal action {action}")
                 line.append(action)
-                s._apply(action)
+                s.apply_legal(action)
             if s.outcome == 1:
                 self._line = line[::-1]
                 return True

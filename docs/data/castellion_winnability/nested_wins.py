@@ -108,7 +108,7 @@ def playout(world):
             break
         a = planner(world, None)
         moves.append(a)
-        world._apply(a)
+        world.apply_legal(a)
     return moves, score(world, len(moves))
 
 
@@ -130,7 +130,7 @@ def nested(s, level):
         if len(cands) > 1 or not best:
             for a in cands:
                 w = s.clone()
-                w._apply(a)
+                w.apply_legal(a)
                 moves, (passed, survived), n = nested(w, level - 1)
                 playouts += n
                 line_score = (passed, survived + len(played) + 1)
@@ -139,7 +139,7 @@ def nested(s, level):
                 if best_score[0] == 4:
                     return best, best_score, playouts
         a = best[len(played)]
-        s._apply(a)
+        s.apply_legal(a)
         played.append(a)
     return best, best_score, playouts
 
