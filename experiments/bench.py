@@ -6,7 +6,7 @@ from ``info``; PettingZoo ``agent_iter`` with the mask from ``observe``). The ma
 computed every step, as an agent needs it.
 
 Games with a batched env (``castle_envs.make_vec``) also get the compiled single env's figure
-(``castle_envs.vector.make_single``, the same kernels one game at a time) and batched figures at several
+(``castle_envs.registry.make_single``, the same kernels one game at a time) and batched figures at several
 batch sizes (``--batch-sizes``): env steps per second counted across the batch, each step
 returning observations, masks, rewards and autoreset, with actions drawn uniformly from the
 masks by the compiled sampler (Castle Siege: ``sample_counted``, which finds the drawn
@@ -306,7 +306,7 @@ def run(args) -> int:
             r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
             if not args.json:
                 print(
-                    f"{'':<26} compiled single env (castle_envs.vector) "
+                    f"{'':<26} compiled single env (make_single) "
                     f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
                     f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)"
                 )

@@ -11,7 +11,7 @@ agent), deal by deal:
    agent, the linear scorer's best ``--candidates``), deal ``--worlds`` worlds consistent
    with the view (``State.determinize``, from a generator of its own so the agent's game is
    not changed) and ask the compiled solver, world by world, which of those moves lead to a
-   proven win with ``--nodes`` nodes (``vector.siege_solver.evaluate_moves``: probes, then
+   proven win with ``--nodes`` nodes (``solvers.castle_siege_kernel.evaluate_moves``: probes, then
    depth-first search);
 3. per decision, record each move's count of worlds won and how many worlds some move wins.
 

@@ -515,12 +515,24 @@ def test_every_kernel_is_cached():
     import importlib
     import pkgutil
 
-    import castle_envs.vector as vector
     from numba.core.registry import CPUDispatcher
 
+    # where the compiled kernels live: the env library's compiled games and core, and the
+    # lab's compiled solvers and searches
+    packages = [
+        "castle_envs.core",
+        "castle_envs.castle_siege",
+        "castle_envs.castellion",
+        "castle_envs.agents.solvers",
+        "castle_envs.agents.search",
+    ]
     dispatchers = []
-    for info in pkgutil.iter_modules(vector.__path__):
-        module = importlib.import_module(f"castle_envs.vector.{info.name}")
+    for info in (
+        (package, info)
+        for package in packages
+        for info in pkgutil.iter_modules(importlib.import_module(package).__path__)
+    ):
+        module = importlib.import_module(f"{info[0]}.{info[1].name}")
         dispatchers += [
             v
             for v in vars(module).values()

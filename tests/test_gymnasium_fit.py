@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import castle_envs
-import castle_envs.vector as vector
+import castle_envs.registry as vector
 from castle_envs.core.errors import EpisodeOverError, UnknownOptionError
 from castle_envs.castellion.vector import CastellionVectorEnv
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv

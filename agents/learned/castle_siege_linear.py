@@ -16,7 +16,7 @@ highest card, as the heuristic does.
 **Endgame search** (``endgame_nodes > 0``, agent spec ``linear:PATH,endgame=2000``): once
 every card left in the deck is one the player sent there by Precision Strike, the player
 knows the deck's order, so the rest of the game is a perfect-information puzzle. At the
-start of each such turn the policy runs the solver (``vector.solve_castle_siege.CompiledSolver``
+start of each such turn the policy runs the solver (``solvers.castle_siege_compiled.CompiledSolver``
 in its reference mode, which searches move for move as the Python solver these weights were
 measured with, now ``tests/reference/castle_siege_solver.py``) with that node budget and,
 when it proves a win, plays the winning line; otherwise it plays by the weights. It never
@@ -399,7 +399,7 @@ def turn_key(state) -> tuple:
 
 class NestedEndgameSolver:
     """``solve(state) -> Result``: the depth-first solver first, then, where it proves no win,
-    nested Monte Carlo search (``vector.nested_castle_siege``, level 2, ``width`` candidates a
+    nested Monte Carlo search (``solvers.castle_siege_nested``, level 2, ``width`` candidates a
     step, ``runs`` whole searches, the solver's ``nodes`` checked along its line).
 
     Why: once every card is known the depth-first solver with the agents' 20,000 nodes proves

@@ -71,7 +71,7 @@ deals, worse on 11); 12 ms a game. ``scout=0,grow=8`` is the planner before.
 Agent spec:
 ``planner[:w1=0.3,w2=0.1,useful=0.4,pressure=0.5,pyro=1,grow=0.5,info=30,reveal=0,scout=5]``.
 
-The decisions are compiled (``vector.castellion_planner``, over kernel rows; the plain-Python
+The decisions are compiled (``search.castellion_planner_kernel``, over kernel rows; the plain-Python
 planner it replaced is ``tests/reference/castellion_planner.py``, checked move for move):
 the ``pimc`` agent plays the planner through thousands of positions a decision.
 """

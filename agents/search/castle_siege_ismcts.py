@@ -1,6 +1,6 @@
 """Castle Siege information-set MCTS agent: a tree over what the player sees.
 
-``vector.siege_ismcts`` holds the search and why it is exact here (the player's view is a
+``search.castle_siege_ismcts_kernel`` holds the search and why it is exact here (the player's view is a
 sufficient statistic of the belief, so a tree of views with a fresh world dealt per
 iteration averages over the worlds instead of solving each as if its cards were known, as
 the ``search`` agent's perfect-information Monte Carlo does). At each decision with a
@@ -18,7 +18,7 @@ plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf val
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
 the root's priors with weight ``prior_mix`` (the root only: one network call a decision);
 ``root_width`` the root's moves (0: ``width``); ``halving=1`` picks the root's move by
-sequential halving over common worlds instead of the most visits (``vector.siege_ismcts``);
+sequential halving over common worlds instead of the most visits (``search.castle_siege_ismcts_kernel``);
 ``trees`` independent searches a decision (each its own world and seed, ``iterations`` each),
 the move with the most visits summed over their roots (root parallelisation: the same
 iterations spent on shallower trees whose errors differ); ``chance`` > 0 keeps at most that

@@ -8,7 +8,7 @@ At each decision with a choice, the agent
    (``castle_siege_linear``; every move when there are that few), always including ending
    the battle phase;
 3. plays each candidate in each world and asks the compiled solver
-   (``vector.siege_solver.evaluate_moves``) whether the rest of that world can be won, with
+   (``solvers.castle_siege_kernel.evaluate_moves``) whether the rest of that world can be won, with
    ``nodes`` nodes: playouts guided by the same scorer, then depth-first search;
 4. plays the candidate that wins in the most worlds; ties (often: no world won, early in a
    Very Hard game) go to the scorer's order.
@@ -28,7 +28,7 @@ that differ only in unseen cards and checks the decisions are identical).
 **Nested search inside the worlds** (``inner=nested``). The solver's 2,000 nodes rarely
 prove a world won early in a Very Hard game, so early decisions fall to the scorer's order.
 With ``inner=nested`` each world is instead finished by the nested Monte Carlo search of
-``vector.siege_nested`` (``level`` 0: ``playouts`` noisy games of the scorer; 1 or 2: nested
+``solvers.castle_siege_nested_kernel`` (``level`` 0: ``playouts`` noisy games of the scorer; 1 or 2: nested
 search with ``width`` candidates per step), which wins most worlds outright; the agent plays
 the candidate that wins the most finished games, then the one with the best mean score
 (castles captured, fewer defenders standing). ``nodes`` is then unused. Measured on 100 Very

@@ -12,7 +12,7 @@ recovers), where (row, column, a new column), and what it triggers: the castle i
 Traitors beside the lowest ordeal and whether the move brings its encounter and would pass
 it, a Traitor discard's cost, and the *plan cost* of the position after the move: the
 tiles the castle still needs for the lowest ordeal and the two after it
-(``vector.castellion_plan.castle_cost``, the Castellion planner's estimate, with its Assault
+(``castellion.plan.castle_cost``, the Castellion planner's estimate, with its Assault
 and row-removal rules), averaged over the cards a face-down ordeal may be.
 
 It reads only what the player sees: the castle, hand, revealed tiles, the piles' contents by

@@ -111,7 +111,7 @@ def test_compiled_value_is_the_plain_python_value_bit_for_bit():
 
 
 def test_compiled_planner_moves_as_the_plain_python_planner():
-    """The compiled planner (``vector.castellion_planner``) against the plain-Python planner
+    """The compiled planner (``search.castellion_planner_kernel``) against the plain-Python planner
     it replaced (``tests/reference/castellion_planner.py``): the same move at every decision
     of planner games and of games of random moves (which reach powers, penalties and
     reveals the planner avoids), and the same one-step and after-move values the ``pimc``

@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from castle_envs.agents import (
+from castle_envs.agents.search import (
     castellion_pimc,
     castellion_planner,
     castle_siege_ismcts,

@@ -1,4 +1,4 @@
-"""The compiled solver (``vector.solve_castle_siege.CompiledSolver``, the package's solver)
+"""The compiled solver (``solvers.castle_siege_compiled.CompiledSolver``, the package's solver)
 against the Python reference (``tests/reference/castle_siege_solver.py``): the same legal moves
 and bounds on every position, the same verdict wherever both decide, in the reference mode the
 same verdict, line and node count, sound against plain exhaustive search, winning lines that

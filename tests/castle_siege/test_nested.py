@@ -1,4 +1,4 @@
-"""Nested Monte Carlo search (``vector.nested_castle_siege``): it only ever claims a win with a line
+"""Nested Monte Carlo search (``solvers.castle_siege_nested``): it only ever claims a win with a line
 that wins in the Gymnasium env, never on a position proven lost; its lines are legal to the
 end and score what they reach; it is deterministic; the ``solve --nested`` command."""
 

@@ -1,5 +1,5 @@
 """The Castellion planner in plain Python, as it was before it was compiled
-(``vector.castellion_planner``, ``vector.castellion_moves.planner_value``): the reference the
+(``search.castellion_planner_kernel``, ``castellion.moves.planner_value``): the reference the
 compiled planner is checked against, move for move and value for value, bit for bit.
 ``agents/search/castellion_planner.py``'s docstring says what it does and why.
 

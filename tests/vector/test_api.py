@@ -225,7 +225,7 @@ print('ok')
 
 def test_games_without_a_kernel_get_the_per_env_fallback(monkeypatch):
     # every Gymnasium game has a kernel now: hide Castellion's to test the fallback
-    monkeypatch.delitem(castle_envs.vector.VECTOR_GAMES, "castellion")
+    monkeypatch.delitem(castle_envs.registry.VECTOR_GAMES, "castellion")
     with pytest.warns(UserWarning, match="no compiled kernel"):
         envs = castle_envs.make_vec("castellion", 3, level="school")
     obs, info = envs.reset(seed=0)

@@ -55,7 +55,7 @@ def test_same_penalties():
 
 def test_make_single_and_gymnasium_checker():
     assert isinstance(
-        castle_envs.vector.make_single("castellion", level="academy"), CompiledCastellionEnv
+        castle_envs.registry.make_single("castellion", level="academy"), CompiledCastellionEnv
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
