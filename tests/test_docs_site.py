@@ -80,6 +80,7 @@ def test_the_site_builds_strictly_with_every_page(tmp_path):
         "api/vector",
         "api/agents",
         "api/core",
+        "results",
         "castle_siege_winnability",
         "castellion_winnability",
         "move_features",
