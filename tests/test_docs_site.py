@@ -1,4 +1,4 @@
-"""The documentation site (issue 29.4): it builds in MkDocs' strict mode (a warning, a broken
+"""The documentation site: it builds in MkDocs' strict mode (a warning, a broken
 link or anchor fails it) and every environment page is generated with its sections and a
 frame drawn at build time.
 
