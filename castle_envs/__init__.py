@@ -20,12 +20,16 @@ disable_env_checker=False)`` turns it back on.
 
 import importlib
 from functools import partial
+from importlib import metadata
 
 import gymnasium
 
 from .registry import GAMES, get_game
 
-__version__ = "0.1.0"
+try:  # the installed distribution's version (pyproject.toml); a bare checkout falls back
+    __version__ = metadata.version("castle-envs")
+except metadata.PackageNotFoundError:
+    __version__ = "0.6.0"
 
 
 def _vector_entry_point(game: str, num_envs: int = 1, **kwargs):

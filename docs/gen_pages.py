@@ -191,7 +191,7 @@ def changelog_sections() -> list[tuple[str, list[str]]]:
     bullet: list[str] | None = None
     for line in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
-            sections.append((line[3:].strip().strip("[]"), []))
+            sections.append((line[3:].replace("[", "").replace("]", "").strip(), []))
             bullet = None
         elif not sections:
             continue

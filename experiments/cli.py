@@ -14,6 +14,8 @@ import importlib
 import logging
 import sys
 
+from castle_envs import __version__
+
 #: name -> one line of help (the module is castle_envs.experiments.<name>)
 COMMANDS = {
     "demo": "play agents on Castle Siege Very Hard, print win rates",
@@ -79,6 +81,7 @@ def build_parser(command: str | None = None, lazy: bool = False) -> argparse.Arg
     parser = Parser(
         prog="castle-envs", description="RL environments for four castle-themed tabletop games"
     )
+    parser.add_argument("--version", action="version", version=f"castle-envs {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == command or not lazy:

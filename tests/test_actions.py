@@ -1,4 +1,4 @@
-"""Actions of every type, on every env kind (issue 18.5).
+"""Actions of every type, on every env kind.
 
 An action is one integer: Python and NumPy integers and 0-d integer arrays or tensors play
 the move with that id; floats of every kind (integral ones too, as Gymnasium's

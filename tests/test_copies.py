@@ -1,4 +1,4 @@
-"""Copies and pickles of every env kind play on exactly as the original (issue 18.2).
+"""Copies and pickles of every env kind play on exactly as the original.
 
 Each env is played a random number of moves, copied (``copy.deepcopy`` or a pickle round
 trip), and then the original and the copy get the same moves, through the end of episodes

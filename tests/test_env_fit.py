@@ -1,4 +1,4 @@
-"""How the envs meet the ecosystem (issue 29): clear errors for every constructor argument,
+"""How the envs meet the ecosystem: clear errors for every constructor argument,
 the AEC envs before ``reset``, Python-worded unknown keywords (TorchRL), infos of numbers
 and arrays, the checkers on the defaults, ``observation="flat"``, ``winners()`` and the
 numba compile notice."""

@@ -1,4 +1,4 @@
-"""The Gymnasium edges (issue 17.2): ``make_vec``'s vector entry point, legal-action sampling
+"""The Gymnasium edges: ``make_vec``'s vector entry point, legal-action sampling
 (rows with no legal action included), ``TypeError`` for unknown keywords, and a ``reset``
 that raised leaving the env usable."""
 

@@ -1,4 +1,4 @@
-"""Packaging (issue 17.1): what the wheel holds and what a bare install can do.
+"""Packaging: what the wheel holds and what a bare install can do.
 
 The fast tests read the checkout; the slow one builds the wheel, installs it in a fresh
 virtual environment with the core dependencies only (numpy, gymnasium, pettingzoo: no

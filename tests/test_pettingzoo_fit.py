@@ -1,4 +1,4 @@
-"""The PettingZoo edges (issue 17.3): ``state()`` for centralized critics, masks after a
+"""The PettingZoo edges: ``state()`` for centralized critics, masks after a
 truncation, a step after the end, ``render_test``, and infos of one shape at every step."""
 
 from __future__ import annotations

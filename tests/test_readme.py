@@ -1,4 +1,4 @@
-"""Every Python block of the project's Markdown runs as written (issue 17.4).
+"""Every Python block of the project's Markdown runs as written.
 
 Blocks are found in every ``.md`` file of the repository (``README.md``, the vector README,
 the rules, model cards, docs), so a section added later is tested too. Each block runs on

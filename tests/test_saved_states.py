@@ -1,4 +1,4 @@
-"""Saved states are read strictly in every game (issue 18.4).
+"""Saved states are read strictly in every game.
 
 The property: take a position reached in play, change one field of its ``to_dict`` (any
 junk: wrong types, NaN, inf, huge ints, strings for booleans, short or long lists, missing

@@ -1,5 +1,5 @@
 """The solitaires' infos hold numbers, bools and NumPy arrays only, with the same keys,
-types and shapes at every step (issue 29 §3: replay buffers and vector envs stack them), in
+types and shapes at every step (replay buffers and vector envs stack them), in
 the Python envs, the compiled single envs and the batched envs; and what reads them
 (``castle-envs evaluate``'s event columns) reads the same counters as before."""
 

@@ -1,4 +1,4 @@
-"""The model cards quote the Castle Siege winnability study's current figures (issue 29 D):
+"""The model cards quote the Castle Siege winnability study's current figures:
 every "at least X% winnable", "N of 1,000" proven and Royal Assault share in a card is
 checked against the study's data in docs/data (the last nested-search pass), so a card
 cannot keep a superseded figure when the study moves on."""

@@ -1,7 +1,7 @@
 """Castle Rooms' picture fits its table to the canvas: the Rooms are drawn as large as the
 busiest seat's rows and the longest row allow (the cards fill their band across or down),
-never outside their seat's band, the same size for every seat (issue 29 A: cards were
-drawn at 40x26 px in a 1088 px frame whatever the table held)."""
+never outside their seat's band, the same size for every seat (rather than
+40x26 px cards in a 1088 px frame whatever the table holds)."""
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st

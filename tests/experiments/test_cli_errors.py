@@ -1,4 +1,4 @@
-"""Every bad input to ``castle-envs`` exits 2 with one line and no traceback (issue 18.6).
+"""Every bad input to ``castle-envs`` exits 2 with one line and no traceback.
 
 (``castle-envs play``'s prompt is tested with play, in test_play.py.)
 """

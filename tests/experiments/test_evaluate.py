@@ -139,7 +139,7 @@ def test_bad_input_is_a_message_and_exit_2(argv, words, capsys, tmp_path):
     assert code == 2 and words in err and "Traceback" not in err
 
 
-# --- statistics and output (issue 17.5) ----------------------------------------------------------
+# --- statistics and output ---------------------------------------------------------------------
 def test_several_variants_get_stratified_bootstrap_aggregates():
     summary = evaluate(
         "castle-siege", ["easy", "medium"], ["random", "heuristic"], 6, seed=0, workers=1

@@ -36,7 +36,7 @@ def test_human_seat_out_of_range_is_a_clean_error(capsys):
     assert "seats [5]" in capsys.readouterr().err
 
 
-# --- input robustness, filters, pages, typed moves, saving (issue 19.3) -------------------
+# --- input robustness, filters, pages, typed moves, saving --------------------------------
 import json
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""castle-envs play (issue 29 §2): Castle Siege's moves listed by usefulness, the help that
+"""castle-envs play: Castle Siege's moves listed by usefulness, the help that
 says how hand slots are numbered agreeing with the hand shown, text wrapped to the terminal
 between words, events announced as they happen, phases shown in words — each checked with
 the play loop driven by scripted input."""

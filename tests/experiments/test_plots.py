@@ -1,4 +1,4 @@
-"""The plots' layouts (issue 29 §1): ``evaluate``'s PNG has room for its title and legend
+"""The plots' layouts: ``evaluate``'s PNG has room for its title and legend
 whatever the number of variants and agents; the studies' SVGs keep every text inside their
 viewBox (measured with DejaVu Sans' own metrics, the widest common sans-serif) and draw no
 series where no games were played; the committed pictures are what the code draws from the

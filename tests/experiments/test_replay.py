@@ -307,7 +307,7 @@ def test_every_game_has_a_replay_picture_and_events():
         assert callable(render.events) and callable(render.build_scene)
 
 
-# --- the page's data block holds any text safely (issue 29 A) -----------------------------
+# --- the page's data block holds any text safely ------------------------------------------
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from castle_envs.experiments.replay import html_page, script_json  # noqa: E402

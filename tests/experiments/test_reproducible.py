@@ -1,4 +1,4 @@
-"""Reproducible results (issue 29 B): an agent's randomness on a deal comes from (agent seed,
+"""Reproducible results: an agent's randomness on a deal comes from (agent seed,
 deal seed) alone, never from where the deal sits in a run or how many workers play it; and
 ``evaluate`` writes down what it ran (version, git revision, agents with their model files'
 hashes, seeds, options) beside its numbers."""

@@ -1,4 +1,4 @@
-"""Long jobs survive interruption (issue 29 C): ``solve --out``, ``evaluate`` and CEM training
+"""Long jobs survive interruption: ``solve --out``, ``evaluate`` and CEM training
 killed at any moment (SIGTERM, SIGKILL) in a subprocess, then resumed, end with the same
 records as a run that was never stopped, nothing lost or counted twice; and a JSON Lines file
 whose last line a crash cut is recovered (the line dropped with a warning, its work redone)."""

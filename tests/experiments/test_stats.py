@@ -72,7 +72,7 @@ def test_ratings_with_bootstrap_intervals():
     assert r["rating"][1] == pytest.approx(-r["rating"][0])
 
 
-# --- paired win-rate differences and aggregates over variants (issue 17.5) -------------------
+# --- paired win-rate differences and aggregates over variants --------------------------------
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from castle_envs.experiments.stats import (
