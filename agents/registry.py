@@ -20,9 +20,9 @@ agent before them. Bad names and options raise ``ValueError`` with the fix in th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from castle_envs.registry import get_game, load
 

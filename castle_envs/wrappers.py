@@ -8,7 +8,7 @@ given opponent policies between the learner's moves. The mask is in
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import gymnasium as gym
 import numpy as np

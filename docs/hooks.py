@@ -15,6 +15,7 @@ the paragraph), and indents a nested list item by a multiple of 4 spaces (``   -
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -35,10 +36,9 @@ def _link(link: Path, target: Path) -> None:
         return
     if link.is_symlink() or link.exists():
         link.unlink()
-    try:
+    # another build may make the same link at the same time
+    with contextlib.suppress(FileExistsError):
         link.symlink_to(target, target_is_directory=target.is_dir())
-    except FileExistsError:  # another build made the same link at the same time
-        pass
 
 
 def _package_dirs(pyproject: str) -> dict:

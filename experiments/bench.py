@@ -167,7 +167,7 @@ def bench_aec(env, seconds: float, seed: int) -> dict:
     clock = _Clock(seconds)
     while True:
         env.reset(seed=seed + games)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 env.step(None)

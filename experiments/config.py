@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-
 from castle_envs.agents.registry import LINEAR_GAMES
 
 
@@ -343,6 +342,7 @@ def _get(config: Any, dotted: str) -> Any:
 
 def _check_values(config: TrainConfig) -> None:
     from castle_envs.agents.registry import POTENTIALS
+
     from castle_envs.registry import get_game
 
     spec = get_game(config.game)

@@ -15,9 +15,9 @@ import time
 
 import gymnasium
 import numpy as np
+from castle_envs.agents.registry import make_agent
 
 import castle_envs  # noqa: F401  (registers the ids)
-from castle_envs.agents.registry import make_agent
 
 from .stats import wilson_interval
 

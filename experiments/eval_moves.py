@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.agents.learned.saved import load_agent
+
 from castle_envs.castle_siege.rules import State
 
 from .stats import paired_proportion_difference, wilson_interval

@@ -463,10 +463,10 @@ def open_episode_log(path: str, resume: bool, settings: dict):
         for line in lines[1:]:
             ep = line["episode"]
             done.setdefault((line["variant"], line["agent"]), {})[ep["index"]] = ep
-        f = open(path, "a")
+        f = open(path, "a")  # noqa: SIM115 (the journal stays open for the run; the caller closes it)
     else:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        f = open(path, "w")
+        f = open(path, "w")  # noqa: SIM115 (as above)
         journal.append(f, {"settings": settings})
     return done, f
 

@@ -41,20 +41,20 @@ import argparse
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
-
-from castle_envs.agents.search.castle_siege_ismcts import ISMCTSPolicy
 from castle_envs.agents.learned.castle_siege_linear import (
     BATTLE_FEATURES,
     LinearPolicy,
     battle_features,
 )
 from castle_envs.agents.registry import shipped_models_dir
-from castle_envs.castle_siege.rules import BATTLE, State
+from castle_envs.agents.search.castle_siege_ismcts import ISMCTSPolicy
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
+
+from castle_envs.castle_siege.rules import BATTLE, State
 
 from .common import json_object
 from .config import TrainConfig, dump_config, resolve

@@ -41,8 +41,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.registry import make_agent
+
 from castle_envs.castle_siege.rules import State
 
 TRAIN_SEEDS = 20_000_000
@@ -361,7 +361,6 @@ def evaluate_loss(
 
 def fit(args) -> None:
     import torch
-
     from castle_envs.agents.learned import move_policy
     from castle_envs.agents.learned.saved import load_agent
 

@@ -13,6 +13,7 @@ nothing counted twice.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -66,10 +67,8 @@ def append(f, *records: dict) -> None:
     """Write each record as one line and push them to the disk."""
     f.write("".join(json.dumps(r) + "\n" for r in records))
     f.flush()
-    try:
+    with contextlib.suppress(OSError, AttributeError, ValueError):
         os.fsync(f.fileno())
-    except (OSError, AttributeError, ValueError):
-        pass
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -62,7 +62,10 @@ def parse_args(argv=None):
 
 
 # --- the policy -------------------------------------------------------------------------------
-def layer(inp, out, std=np.sqrt(2)):
+SQRT2 = float(np.sqrt(2))
+
+
+def layer(inp, out, std=SQRT2):
     lin = nn.Linear(inp, out)
     nn.init.orthogonal_(lin.weight, std)
     nn.init.constant_(lin.bias, 0.0)

@@ -62,6 +62,8 @@ from pathlib import Path
 import numpy as np
 import ray
 import torch
+from castle_envs.agents import RandomAgent
+from castle_envs.experiments.stats import wilson_interval
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
 from ray.rllib.core.columns import Columns
@@ -69,9 +71,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from castle_envs.agents import RandomAgent
 from castle_envs.rllib_adapter import RLlibTurnBasedEnv
-from castle_envs.experiments.stats import wilson_interval
 
 GAME = "castle-rooms"
 

@@ -34,9 +34,10 @@ import os
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from .common import json_object
 from .config import TrainConfig, load_config, new_run_dir

@@ -46,6 +46,7 @@ def decision_worlds(
 ) -> list[list[int]]:
     """Per world dealt from ``view``, which of ``moves`` lead to a proven win (0/1 each)."""
     from castle_envs.agents.solvers import castle_siege_kernel as S
+
     from castle_envs.castle_siege.vector import write_state
 
     w, memo, weights = solver
@@ -214,8 +215,8 @@ def main(argv=None) -> None:
     if not args.out:
         p.error("--out is needed to play games (or --summary to read journals)")
     from castle_envs.agents.registry import make_agent
-    from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
     from castle_envs.agents.solvers import castle_siege_kernel as S
+    from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
 
     agent = make_agent(args.agent, "castle-siege", seed=args.agent_seed)
     weights = getattr(getattr(agent, "policy", None), "weights", None)

@@ -30,7 +30,6 @@ import time
 
 import numpy as np
 
-
 from .common import parse_budget, read_evaluate_csv, writable_file
 from .stats import wilson_interval
 
@@ -272,13 +271,14 @@ def make_nested(settings: dict, probe: str):
 
 def solve_one(job: dict) -> dict:
     """Solve one deal and play random games on it; a plain dict (crosses processes)."""
-    from castle_envs.castle_siege.rules import State
     from castle_envs.agents.solvers.castle_siege import (
         WINNABLE,
         deal_deck,
         line_events,
         replay_wins,
     )
+
+    from castle_envs.castle_siege.rules import State
 
     seed, difficulty, rules = job["seed"], job["difficulty"], job["rules"]
     deck = deal_deck(seed)
@@ -420,9 +420,10 @@ def compare_solvers(
     warm-up deal: nodes per second (CPU time) and its verdicts. (Before the solver was written
     once this compared it with the Python solver, now ``tests/reference/castle_siege_solver.py``;
     the tests make that comparison.)"""
-    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
-    from castle_envs.castle_siege.rules import State
     from castle_envs.agents.solvers.castle_siege import deal_deck
+    from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+    from castle_envs.castle_siege.rules import State
 
     solver = CompiledSolver(max_nodes=nodes, probe_share=0)
     solver.solve(State.new_game(difficulty=difficulty, deck=deal_deck(seed + deals), **rules))
@@ -466,9 +467,10 @@ def soundness_check(
     """Endgames (deck of 0-3 cards, battle phase) reached by random attacking play and by
     the solver's own winning lines, each solved with all reductions and by plain exhaustive
     search (no table, no bounds, no ordering, no probes); any disagreement is a bug."""
-    from castle_envs.castle_siege.rules import BATTLE, State
     from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, deal_deck
     from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+    from castle_envs.castle_siege.rules import BATTLE, State
 
     rules = rules or {}
     rng = np.random.default_rng(seed)
@@ -658,9 +660,10 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
 def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) -> dict:
     """Every position on a winning line is winnable, so a sound bound must never call one
     hopeless: count the positions checked and any that a bound would have pruned."""
-    from castle_envs.castle_siege.rules import State
     from castle_envs.agents.solvers.castle_siege import deal_deck
     from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+    from castle_envs.castle_siege.rules import State
 
     from .common import read_json_lines
 
@@ -799,7 +802,7 @@ def run_castle_siege(args) -> int:
                 done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
             records = [done[j["seed"]] for j in jobs if j["seed"] in done]
             jobs = [j for j in jobs if j["seed"] not in done]
-        out = open(args.out, "a" if args.resume else "w")
+        out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
     from . import journal
 
     start = time.perf_counter()

@@ -238,7 +238,7 @@ def run(args) -> int:
     out = None
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        out = open(args.out, "a" if args.resume else "w")
+        out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
     loss_budget = LOSS_NODES if getattr(args, "loss_budget", None) is None else args.loss_budget
     if loss_budget < 0:
         raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")

@@ -338,7 +338,6 @@ def pretrain(model, config: TrainConfig) -> dict:
     """Fit the policy to a baseline agent's moves on ``pretrain.episodes`` deals (masked
     cross-entropy), so PPO starts from the baseline's play instead of from uniform."""
     import torch
-
     from castle_envs.agents import make_agent
 
     pre = config.pretrain
@@ -539,7 +538,6 @@ def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
 def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
     """Restore what ``save_checkpoint`` wrote into a freshly built model and its envs."""
     import torch
-
     from castle_envs.agents.learned.saved import load_tensors
 
     ckpt = RunFolder(run_dir).latest_checkpoint()

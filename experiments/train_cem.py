@@ -34,12 +34,12 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
-
 from castle_envs.agents.learned.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+
 from castle_envs.castle_siege.rules import State
 
 from .common import json_object

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from castle_envs.agents.learned import move_policy
-from castle_envs.moves import linear_scale, make_move_vec
 from castle_envs.agents.registry import LINEAR_GAMES
+
+from castle_envs.moves import linear_scale, make_move_vec
 from castle_envs.registry import get_game
 
 from .config import PPOConfig, TrainConfig, levels_of
@@ -273,7 +273,6 @@ class SavesMoveNet:
     def read_training_state(self, ckpt: Path) -> None:
         """Restores what ``write_training_state`` wrote (torch's errors as they come)."""
         import torch
-
         from castle_envs.agents.learned.saved import load_tensors
 
         self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
@@ -497,7 +496,6 @@ def export_model(run_dir, target) -> Path:
     """A run's ``final_model/`` (else its latest checkpoint's network) as a model directory
     at ``target``: how a run stopped by its time limit is shipped."""
     import torch
-
     from castle_envs.agents.learned.saved import load_tensors
 
     folder = RunFolder.open(run_dir)

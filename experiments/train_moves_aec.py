@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.learned import move_policy
+
 from castle_envs.moves import move_view
 from castle_envs.registry import get_game
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import castle_envs
 from castle_envs.core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
-from castle_envs.registry import make_single
-from castle_envs.registry import make_vec
+from castle_envs.registry import make_single, make_vec
 from castle_envs.wrappers import SingleAgentEnv
 
 try:

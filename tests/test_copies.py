@@ -15,12 +15,12 @@ import pickle
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import castle_envs
-from castle_envs.registry import make_single
-from castle_envs.registry import make_vec
 from castle_envs.core.per_env import PerEnvVectorEnv
+from castle_envs.registry import make_single, make_vec
 from castle_envs.wrappers import SingleAgentEnv
 
 COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda env: pickle.loads(pickle.dumps(env))}

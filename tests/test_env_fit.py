@@ -14,7 +14,8 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, parallel_seed_test, seed_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
@@ -128,9 +129,8 @@ def test_a_bad_argument_names_itself_its_value_and_what_is_accepted(maker, data)
         return  # None is a render mode (no rendering)
     if name in ("max_episode_steps", "render_mode") and "gym.make" in maker:
         return  # gymnasium.make reads these itself first (TimeLimit, render checks)
-    if isinstance(good, float) and isinstance(bad, float):
-        if not np.isnan(bad):
-            return  # any finite penalty is fine
+    if isinstance(good, float) and isinstance(bad, float) and not np.isnan(bad):
+        return  # any finite penalty is fine
     with pytest.raises((InvalidOptionError, UnknownOptionError)) as err:
         build(maker, **{name: bad})
     message = str(err.value)
@@ -262,7 +262,7 @@ def test_aec_infos_are_numbers_and_arrays_at_every_step(module, seed, players, m
     env = module.raw_env(num_players=players, illegal_action=mode)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for agent in env.agent_iter(max_iter=4000):
+    for _agent in env.agent_iter(max_iter=4000):
         for info in env.infos.values():
             numbers_and_arrays_only(info)
         obs, _, term, trunc, _ = env.last()
@@ -380,7 +380,7 @@ def test_flat_aec_observation_is_the_dict_parts_concatenated(module, seed, playe
     space = flat.observation_space("player_0")
     assert isinstance(space, gymnasium.spaces.Box)
     rng = np.random.default_rng(seed)
-    for steps, agent in enumerate(parts.agent_iter(max_iter=150)):
+    for _steps, agent in enumerate(parts.agent_iter(max_iter=150)):
         for other in parts.possible_agents:
             d = parts.observe(other)
             f = flat.observe(other)

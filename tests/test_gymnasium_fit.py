@@ -9,14 +9,15 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import castle_envs
 import castle_envs.registry as vector
-from castle_envs.core.errors import EpisodeOverError, UnknownOptionError
 from castle_envs.castellion.vector import CastellionVectorEnv
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.errors import EpisodeOverError, UnknownOptionError
 from castle_envs.core.per_env import PerEnvVectorEnv
 
 IDS = {

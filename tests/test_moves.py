@@ -5,9 +5,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from gymnasium.utils.env_checker import check_env
 
-from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+from castle_envs.castle_siege import moves as M
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE
 from castle_envs.castle_siege.rules import State
 from castle_envs.moves import (
@@ -19,7 +20,6 @@ from castle_envs.moves import (
     make_move_env,
     make_move_vec,
 )
-from castle_envs.castle_siege import moves as M
 
 LINEAR_FILE = (
     Path(__file__).resolve().parents[1] / "models" / "castle_siege_very_hard_linear" / "policy.json"
@@ -82,7 +82,7 @@ def test_rows_are_the_legal_moves_and_reproduce_the_linear_scorer():
             rows = out["move_mask"].astype(bool)
             assert n == rows.sum() == mask.sum()
             assert sorted(out["move_ids"][rows].tolist()) == np.flatnonzero(mask).tolist()
-            assert 0 <= out["move_features"].min() and out["move_features"].max() <= 1
+            assert out["move_features"].min() >= 0 and out["move_features"].max() <= 1
             # one linear layer over the last 30 columns is the CEM scorer
             scores = out["move_features"][rows, M.LINEAR :].astype(np.float64) @ weights
             action = policy(state)

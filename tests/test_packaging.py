@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tomllib
 import zipfile
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -235,10 +235,12 @@ def test_every_data_folder_is_listed_so_the_install_is_quiet():
             rel = sub.relative_to(ROOT / folder).parts
             if not all(part.isidentifier() for part in rel):
                 continue  # not importable: setuptools says nothing
-            if any(
-                f.is_file() and any(fnmatch.fnmatch(f.name, p) for p in patterns)
-                for f in sub.iterdir()
+            if (
+                any(
+                    f.is_file() and any(fnmatch.fnmatch(f.name, p) for p in patterns)
+                    for f in sub.iterdir()
+                )
+                and ".".join([name, *rel]) not in listed
             ):
-                if ".".join([name, *rel]) not in listed:
-                    missing.append(".".join([name, *rel]))
+                missing.append(".".join([name, *rel]))
     assert not missing, f"add to pyproject.toml's packages: {missing}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test
 from pettingzoo.test.state_test import test_state as pz_state_test
 from pettingzoo.test.state_test import test_state_space as pz_state_space_test
@@ -50,7 +51,7 @@ def test_the_old_state_attribute_still_answers_with_a_warning(game):
 def test_after_truncation_every_mask_is_empty(game):
     env = GAMES[game].env(num_players=3, max_episode_steps=6)
     env.reset(seed=1)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             assert trunc and not obs["action_mask"].any() and not info["action_mask"].any()
@@ -70,7 +71,7 @@ def test_a_step_after_the_end_raises(game, wrapped):
     module = GAMES[game]
     env = module.env(num_players=2) if wrapped else module.raw_env(num_players=2)
     env.reset(seed=0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
     assert not env.agents

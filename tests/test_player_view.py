@@ -3,11 +3,12 @@ player has not seen, refuses to reveal what it hides, and determinizes into lega
 
 import numpy as np
 import pytest
-
 from castle_envs.agents.base import Agent
-from castle_envs.castle_siege.rules import State as SiegeState
 from castle_envs.agents.solvers.castle_siege import deal_deck
-from castle_envs.castellion.rules import MENACE, State as CastellionState
+
+from castle_envs.castellion.rules import MENACE
+from castle_envs.castellion.rules import State as CastellionState
+from castle_envs.castle_siege.rules import State as SiegeState
 from castle_envs.core.errors import HiddenInformationError
 
 

@@ -15,13 +15,16 @@ import json
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import castle_envs
 from castle_envs.castell.rules import State as CastellState
-from castle_envs.castellion.rules import LEGACY_EARLY_ENCOUNTER, State as CastellionState
+from castle_envs.castellion.rules import LEGACY_EARLY_ENCOUNTER
+from castle_envs.castellion.rules import State as CastellionState
 from castle_envs.castle_rooms.rules import CastleRoomsState
-from castle_envs.castle_siege.rules import EVENTS, State as SiegeState
+from castle_envs.castle_siege.rules import EVENTS
+from castle_envs.castle_siege.rules import State as SiegeState
 from castle_envs.core.errors import InvalidStateError
 from castle_envs.registry import make_single
 

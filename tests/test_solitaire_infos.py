@@ -9,18 +9,19 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from castle_envs.experiments.episodes import _numeric_info, play_episode
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from castle_envs.castellion import env as castellion_env
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.rules import PHASE_NAMES
+from castle_envs.castellion.vector import CastellionVectorEnv, CompiledCastellionEnv
 from castle_envs.castle_siege import env as siege_env
+from castle_envs.castle_siege.compiled import CompiledCastleSiegeEnv
 from castle_envs.castle_siege.env import INFO_EVENT_KEYS, CastleSiegeEnv
 from castle_envs.castle_siege.rules import EVENTS
-from castle_envs.experiments.episodes import _numeric_info, play_episode
-from castle_envs.castellion.vector import CastellionVectorEnv, CompiledCastellionEnv
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
-from castle_envs.castle_siege.compiled import CompiledCastleSiegeEnv
 
 SINGLES = {
     "siege-python": (CastleSiegeEnv, "difficulty", ("easy", "medium", "hard", "very_hard")),
@@ -91,7 +92,7 @@ def test_the_info_keys_are_the_documented_ones():
     siege = CastleSiegeEnv("easy", illegal_action="penalty")
     _, info = siege.reset(seed=0)
     assert set(info) == {"action_mask", "won", "illegal_action", *INFO_EVENT_KEYS}
-    assert INFO_EVENT_KEYS == tuple(f"events_{e}" for e in EVENTS)
+    assert tuple(f"events_{e}" for e in EVENTS) == INFO_EVENT_KEYS
     assert all(f"``{key}``" in siege_env.__doc__ for key in INFO_EVENT_KEYS)
     castellion = CastellionEnv("school", illegal_action="raise")
     _, info = castellion.reset(seed=0)
@@ -121,7 +122,7 @@ def test_batched_env_infos_are_arrays_of_the_batch(name):
         envs = cls(5, illegal_action=mode, max_episode_steps=60, **variant)
         _, info = envs.reset(seed=1)
         always = set(info) | ({"illegal_action", "_illegal_action"} if mode == "penalty" else set())
-        for step in range(150):
+        for _step in range(150):
             _, _, _, _, info = envs.step(envs.sample_actions())
             assert set(info) >= always
             for key, value in info.items():

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castle_siege.actions import (
+    DISCARD_BASE,
     END_BATTLE,
     NUM_SUBSETS,
     RECYCLE_BASE,
     REGROUP,
     ROYAL_BASE,
-    DISCARD_BASE,
     slots_of,
 )
 from castle_envs.castle_siege.cards import NUM_CARDS, RANKS, SUIT_OF

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -186,7 +186,7 @@ class LinearPolicy:
         return np.concatenate([self.battle, self.recycle, self.royal])
 
     @classmethod
-    def from_vector(cls, theta) -> "LinearPolicy":
+    def from_vector(cls, theta) -> LinearPolicy:
         theta = np.asarray(theta, dtype=float)
         names = cls.names()
         if theta.shape != (len(names),):
@@ -206,7 +206,7 @@ class LinearPolicy:
         )
 
     @classmethod
-    def load(cls, path, endgame_nodes: int = 0) -> "LinearPolicy":
+    def load(cls, path, endgame_nodes: int = 0) -> LinearPolicy:
         path = Path(path)
         if not path.is_file():
             raise ValueError(
@@ -427,8 +427,8 @@ class NestedEndgameSolver:
         probe_weights=None,
         budget: int = 0,
     ):
-        from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
         from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+        from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
 
         self.solver = CompiledSolver(max_nodes=nodes, probe_weights=probe_weights)
         self.nested = NestedSearch(level=2, width=width, runs=runs, check=nodes, weights=weights)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.base import Agent
 
 ARCH_KEYS = ("obs_size", "num_features", "hidden", "linear_offset", "capacity")
@@ -68,11 +67,10 @@ def build_net(obs_size: int, num_features: int, hidden: int = 128, linear_offset
 def init_linear(net, policy_json, temperature: float = 1.0) -> None:
     """Set the linear term to the CEM scorer's weights (a ``policy.json``) / temperature."""
     import torch
-
-    from castle_envs.moves import linear_scale
-
     from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
     from castle_envs.agents.options import locate_shipped, shipped_models_dir
+
+    from castle_envs.moves import linear_scale
 
     policy_json = locate_shipped(str(policy_json), shipped_models_dir(), "models")
     weights = LinearPolicy.load(policy_json).vector() * linear_scale() / temperature
@@ -170,9 +168,9 @@ def check_arch(arch) -> dict:
 
 def load(directory, card: dict, seed: int | None = None, name: str | None = None):
     """The ``MovePolicyAgent`` of a model directory whose ``model.json`` is ``card``."""
-    from castle_envs.moves import feature_names
-
     from castle_envs.agents.learned.model_files import load_weights
+
+    from castle_envs.moves import feature_names
 
     directory = Path(directory)
     arch = check_arch(card.get("policy"))

@@ -12,7 +12,6 @@ A Stable-Baselines3 ``.zip`` holds pickled objects that run code when loaded, so
 from __future__ import annotations
 
 import numpy as np
-
 from castle_envs.agents.base import Agent
 
 

@@ -30,9 +30,16 @@ import json
 from pathlib import Path
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
-from .model_files import FORMAT, MODEL_FILE, VERSION, WEIGHTS_FILE, load_tensors  # noqa: F401
-from .model_files import load_weights, write_card  # noqa: F401
-from .model_files import write_weights
+from .model_files import (  # noqa: F401  # noqa: F401
+    FORMAT,
+    MODEL_FILE,
+    VERSION,
+    WEIGHTS_FILE,
+    load_tensors,
+    load_weights,
+    write_card,
+    write_weights,
+)
 
 KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")

@@ -47,6 +47,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from castle_envs.agents.search.castellion_planner import (
+    OPTION_TYPES as PLANNER_OPTIONS,
+)
+from castle_envs.agents.search.castellion_planner import (
+    PlannerPolicy,
+)
 
 from castle_envs.castellion.actions import DISCARD_POWER
 from castle_envs.castellion.data import SCHOOL, SEER
@@ -60,11 +66,6 @@ from castle_envs.castellion.rules import (
     State,
 )
 from castle_envs.core.options import Option, Options
-
-from castle_envs.agents.search.castellion_planner import (
-    OPTION_TYPES as PLANNER_OPTIONS,
-    PlannerPolicy,
-)
 
 #: the options (``pimc:worlds=...`` in a spec; the planner's are ``PREFIX`` + its own)
 OPTIONS = Options(

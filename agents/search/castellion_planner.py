@@ -78,10 +78,11 @@ the ``pimc`` agent plays the planner through thousands of positions a decision.
 
 from __future__ import annotations
 
+from castle_envs.agents.search import castellion_planner_kernel as C
+
 from castle_envs.castellion.data import PYRO
 from castle_envs.castellion.rules import State
 from castle_envs.core.options import Option, Options
-from castle_envs.agents.search import castellion_planner_kernel as C
 
 #: the options (``planner:w1=...`` in a spec): weights, charges and the Menace's terms are
 #: numbers in 0-100, ``pyro`` and ``reveal`` are 0 or 1

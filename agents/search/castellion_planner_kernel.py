@@ -19,8 +19,8 @@ import numpy as np
 
 from castle_envs.castellion import kernel as K
 from castle_envs.castellion.data import PYRO, SEER
-from castle_envs.core.jit import njit
 from castle_envs.castellion.moves import planner_value
+from castle_envs.core.jit import njit
 
 #: the order of the planner's options in ``prm``
 PARAMS = ("w0", "w1", "w2", "pressure", "useful", "grow", "info", "pyro", "reveal", "scout")

@@ -39,17 +39,16 @@ a clock, so that a deal's result stays the same on any machine).
 from __future__ import annotations
 
 import numpy as np
-
-from castle_envs.castle_siege.actions import NUM_ACTIONS
-from castle_envs.castle_siege.rules import State
-from castle_envs.core.options import Option, Options
-from castle_envs.agents.search.castle_siege_ismcts_kernel import MAX_WIDTH
-
 from castle_envs.agents.learned.castle_siege_linear import (
     EndgamePlanner,
     LinearPolicy,
     NestedEndgameSolver,
 )
+from castle_envs.agents.search.castle_siege_ismcts_kernel import MAX_WIDTH
+
+from castle_envs.castle_siege.actions import NUM_ACTIONS
+from castle_envs.castle_siege.rules import State
+from castle_envs.core.options import Option, Options
 
 #: the settings a spec or a model directory may give (``ismcts:iterations=...``)
 OPTIONS = Options(
@@ -96,10 +95,10 @@ class ISMCTSPolicy:
 
         if not _jit.HAVE_NUMBA:
             raise ImportError("the ismcts agent needs numba: " + _jit.INSTALL_HINT)
-        from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver, shared_memo
         from castle_envs.agents.search import castle_siege_ismcts_kernel as M
-        from castle_envs.agents.solvers import castle_siege_nested_kernel as siege_nested
         from castle_envs.agents.solvers import castle_siege_kernel as siege_solver
+        from castle_envs.agents.solvers import castle_siege_nested_kernel as siege_nested
+        from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver, shared_memo
 
         #: the settings, as a spec or ``model.json`` gives them
         self.options = o = OPTIONS.check(options, "ismcts option", "ISMCTSPolicy")
@@ -190,7 +189,7 @@ class ISMCTSPolicy:
             endmiss=self.endmiss,
             chance=self.chance,
         )
-        for tree in range(self.trees):
+        for _tree in range(self.trees):
             best = self._M.search(
                 self._tree,
                 self._x,
@@ -251,9 +250,8 @@ class ISMCTSPolicy:
 def load_value_net(path) -> dict:
     """The arrays of a leaf value network file (``.npz`` of plain arrays; nothing pickled is
     read), checked by ``siege_ismcts.new_value_net``."""
-    from castle_envs.agents.search.castle_siege_ismcts_kernel import VALUE_ARRAYS
-
     from castle_envs.agents.learned.model_files import load_npz_arrays
+    from castle_envs.agents.search.castle_siege_ismcts_kernel import VALUE_ARRAYS
 
     return load_npz_arrays(path, VALUE_ARRAYS, "ismcts option value", "value network")
 

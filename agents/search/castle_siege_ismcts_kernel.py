@@ -57,13 +57,21 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from castle_envs.agents.solvers.castle_siege_kernel import (
+    MAX_DEPTH,
+    WIN,
+    ZOBRIST,
+    dfs,
+    hopeless,
+    probe,
+    rand,
+    table_hash,
+    tt_clear,
+)
+from castle_envs.agents.solvers.castle_siege_nested_kernel import playout, scored_moves, select_top
 
 from castle_envs.castle_siege.actions import DISCARD_BASE, END_BATTLE, ROYAL_BASE
 from castle_envs.castle_siege.cards import NUM_CARDS
-from castle_envs.castle_siege.rules import BATTLE, DISCARD, ROYAL
-from castle_envs.core.jit import njit
-from castle_envs.core.kernel_common import nonzero_key
-from castle_envs.castle_siege.observation import OBS_SIZE
 from castle_envs.castle_siege.kernel import (
     CAPTURED,
     CARD_WORDS,
@@ -83,19 +91,11 @@ from castle_envs.castle_siege.kernel import (
     load_position,
     unseen,
 )
+from castle_envs.castle_siege.observation import OBS_SIZE
+from castle_envs.castle_siege.rules import BATTLE, DISCARD, ROYAL
 from castle_envs.castle_siege.scoring import N_BATTLE, N_RECYCLE, royal_action
-from castle_envs.agents.solvers.castle_siege_nested_kernel import playout, scored_moves, select_top
-from castle_envs.agents.solvers.castle_siege_kernel import (
-    MAX_DEPTH,
-    WIN,
-    ZOBRIST,
-    dfs,
-    hopeless,
-    probe,
-    rand,
-    table_hash,
-    tt_clear,
-)
+from castle_envs.core.jit import njit
+from castle_envs.core.kernel_common import nonzero_key
 
 MAX_WIDTH = 16
 
@@ -492,9 +492,9 @@ def _playout(x, w, memo, cfg, line):
         return _value(b, v, cfg.shaped, cfg.standing)
     _copy_rows(x.B[1], x.V[1], b, v)
     playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end)
-    if v[OUTCOME] != 1 and 4 - captured_and_standing(b, v)[0] <= cfg.endmiss:
-        if _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
-            return 1.0
+    near_end = v[OUTCOME] != 1 and 4 - captured_and_standing(b, v)[0] <= cfg.endmiss
+    if near_end and _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
+        return 1.0
     return _value(b, v, cfg.shaped, cfg.standing)
 
 
@@ -683,7 +683,7 @@ def search(
         _mix_root_prior(t, root_logits, root_mix)
     if halving and t.width[0] > 1:
         return _halving(t, x, w, memo, b0, v0, cfg, iterations)
-    for it in range(iterations):
+    for _it in range(iterations):
         _deal(x, b0, v0, t.rng)
         _iterate(t, x, w, memo, cfg, -1)
     best = 0

@@ -46,13 +46,12 @@ file (default: the shipped Very Hard scorer).
 from __future__ import annotations
 
 import numpy as np
+from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner, LinearPolicy
+from castle_envs.agents.solvers.castle_siege_nested_kernel import MAX_WIDTH
 
 from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
 from castle_envs.core.options import Option, Options
-from castle_envs.agents.solvers.castle_siege_nested_kernel import MAX_WIDTH
-
-from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner, LinearPolicy
 
 #: the settings a spec or a model directory may give (``search:samples=...``)
 OPTIONS = Options(
@@ -84,14 +83,15 @@ class SearchPolicy:
         min_samples: int | None = None,
         **options,
     ):
-        from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
-        from castle_envs.core import jit as _jit
         from castle_envs.agents.solvers import castle_siege_kernel as S
+        from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
+
+        from castle_envs.core import jit as _jit
 
         if not _jit.HAVE_NUMBA:
             raise ImportError("the search agent needs numba: " + _jit.INSTALL_HINT)
-        from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
         from castle_envs.agents.solvers import castle_siege_nested_kernel as siege_nested
+        from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
 
         o = OPTIONS.check(options, "search option", "SearchPolicy")
         samples, candidates, nodes = o["samples"], o["candidates"], o["nodes"]

@@ -30,7 +30,6 @@ import math
 import time as _time
 
 import numpy as np
-
 from castle_envs.agents.base import Agent
 
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-
 from typing import Any, NamedTuple
 
 import numpy as np

@@ -57,12 +57,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from castle_envs.agents.solvers.castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
-from castle_envs.castellion.data import SCHOOL
 from castle_envs.castellion import kernel as K
+from castle_envs.castellion.data import SCHOOL
 from castle_envs.core.jit import njit, unowned
 from castle_envs.core.kernel_common import nonzero_key, tt_seen
-from castle_envs.agents.solvers.castellion_loss import describe, loss_code, prove_loss  # noqa: F401 (solve_castellion uses them)
 
 WORDS = K.WORDS
 POS_WORDS = K.SCRATCH  # the position part of a row (scratch excluded)
@@ -570,7 +570,7 @@ def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
     child = np.zeros(WORDS, np.int8)
     path = np.zeros(MAX_TURN, np.int64)
     hset = np.zeros((1 << 16, 2), np.uint64)
-    while (1 << 16) < 4 * width:
+    while 4 * width > (1 << 16):
         hset = np.zeros((len(hset) * 2, 2), np.uint64)
     for layer in range(layers):
         n = 0

@@ -75,8 +75,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from castle_envs.castellion.data import ORDEALS, SCHOOL
 from castle_envs.castellion import kernel as K
+from castle_envs.castellion.data import ORDEALS, SCHOOL
 from castle_envs.core.jit import njit
 
 NONE, LOST, FOUNDATION, ROWS, FACTIONS, GEOMETRY, ASSAULT, FORCED, TILES = range(9)
@@ -530,9 +530,8 @@ def loss_code(s, level, rules, on=ALL):
         and phase == K.TRAITOR_PHASE
         and to_go == 1
         and (level == SCHOOL or hand == K.BLACK_TRAITOR)
-    ):
-        if not _exact_check(s, card):
-            return FORCED, cur, 0, 0
+    ) and not _exact_check(s, card):
+        return FORCED, cur, 0, 0
     cnt = np.zeros(K.NUM_DEFENDER_KINDS, np.int64)
     if level == SCHOOL:
         for j in range(cur, 3):

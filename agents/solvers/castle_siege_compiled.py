@@ -31,10 +31,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
-from castle_envs.core import jit as _jit
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege import UNKNOWN, UNWINNABLE, WINNABLE, Result
+
+from castle_envs.castle_siege.rules import State
+from castle_envs.core import jit as _jit
 
 _CHUNK = 1 << 16  # nodes per kernel call when a time budget is set
 _MEMO = None  # the relaxed game's memo (bound 4): deal-independent, kept per process

@@ -39,10 +39,6 @@ from castle_envs.castle_siege.actions import (
     ROYAL_BASE,
 )
 from castle_envs.castle_siege.cards import NUM_CARDS, RANK, SUIT
-from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
-from castle_envs.core import pcg64
-from castle_envs.core.jit import njit, unowned
-from castle_envs.core.kernel_common import nonzero_key, tt_seen, xorshift_star
 from castle_envs.castle_siege.kernel import (
     CAPTURED,
     CARD_WORDS,
@@ -63,7 +59,11 @@ from castle_envs.castle_siege.kernel import (
     apply,
     load_position,
 )
+from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from castle_envs.castle_siege.scoring import policy_action, subset_tables
+from castle_envs.core import pcg64
+from castle_envs.core.jit import njit, unowned
+from castle_envs.core.kernel_common import nonzero_key, tt_seen, xorshift_star
 
 MAX_DEPTH = 1024  # actions in one line; a game has at most a few hundred
 MAX_MOVES = 1676  # legal moves in one position: at most every action id

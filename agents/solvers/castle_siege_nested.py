@@ -24,12 +24,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
-from castle_envs.core import jit as _jit
-from castle_envs.core.options import Option, Options
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, Result
 from castle_envs.agents.solvers.castle_siege_nested_kernel import MAX_WIDTH
+
+from castle_envs.castle_siege.rules import State
+from castle_envs.core import jit as _jit
+from castle_envs.core.options import Option, Options
 
 #: the settings (``castle-envs solve --nested LEVEL``): ``level``, candidates a step
 #: (``width``), whole searches (``runs``), the playouts' noise, the solver's nodes at the end

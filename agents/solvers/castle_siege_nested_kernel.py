@@ -30,11 +30,18 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from castle_envs.agents.solvers.castle_siege_kernel import (
+    MAX_DEPTH,
+    WIN,
+    ZOBRIST,
+    dfs,
+    hopeless,
+    rand,
+    tt_clear,
+)
 
 from castle_envs.castle_siege.actions import DISCARD_BASE, END_BATTLE, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.cards import NUM_CARDS
-from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
-from castle_envs.core.jit import njit
 from castle_envs.castle_siege.kernel import (
     CAPTURED,
     CARD_WORDS,
@@ -48,6 +55,7 @@ from castle_envs.castle_siege.kernel import (
     load_position,
     unseen,
 )
+from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from castle_envs.castle_siege.scoring import (
     N_BATTLE,
     N_RECYCLE,
@@ -55,15 +63,7 @@ from castle_envs.castle_siege.scoring import (
     recycle_scores,
     royal_action,
 )
-from castle_envs.agents.solvers.castle_siege_kernel import (
-    MAX_DEPTH,
-    WIN,
-    ZOBRIST,
-    dfs,
-    hopeless,
-    rand,
-    tt_clear,
-)
+from castle_envs.core.jit import njit
 
 WIN_SCORE = 1 << 20
 MAX_WIDTH = 16

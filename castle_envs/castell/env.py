@@ -75,10 +75,10 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.aec_env import MaskedAECEnv, wrap
-from ..core.saved import StateReader
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.options import check_bool, check_choice, check_keywords
+from ..core.saved import StateReader
 from ..core.state import check_options
 from . import observation as _layout
 from .actions import NUM_ACTIONS

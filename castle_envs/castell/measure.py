@@ -23,12 +23,13 @@ from .actions import (
     LEVEL_TUPLES,
     MOVE0,
     RECRUIT0,
+    SP_PERFORM,
     TOKEN0,
     TRAIN0,
     WHEEL0,
-    SP_PERFORM,
 )
-from .env import SCORE_KEYS, env as make_env
+from .env import SCORE_KEYS
+from .env import env as make_env
 from .rules import CATEGORIES, State
 
 _TRAIN_ORDER = (D.BALANCE, D.WIDTH, D.STRENGTH, D.BASE, D.MIX)

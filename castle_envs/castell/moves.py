@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.moves import StateMoves, feature_columns
-
 from . import data as D
 from .actions import (
     DISMANTLE_ALL,

@@ -8,11 +8,9 @@ level, casteller by casteller. Everything in Castell is public.
 
 from __future__ import annotations
 
-
 from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene, scene_renderers
 from . import data as D
 from .rules import NR, State, level_text
-
 
 #: what the notation means (a terminal player prints it)
 LEGEND = (

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidStateError
-from ..core.saved import StateReader
 from ..core.options import check_bool, check_choice, check_int
+from ..core.saved import StateReader
 from ..core.state import GameState, check_options
 from . import data as D
 from .actions import (
@@ -93,11 +93,11 @@ VARIETY_MODES = ("board", "all")
 TIE_MODES = ("tower_score", "none")
 
 # thresholds precomputed once so the level mask is a handful of vector ANDs
-_LVL_HI_LT = [LEVEL_HI < t for t in range(NS + 1)]
-_LVL_HI_EQ = [LEVEL_HI == t for t in range(NS + 1)]
-_LVL_W_LT = [LEVEL_WIDTH < t for t in range(10)]
-_LVL_W_EQ = [LEVEL_WIDTH == t for t in range(10)]
-_LVL_W_LE = [LEVEL_WIDTH <= t for t in range(20)]
+_LVL_HI_LT = [t > LEVEL_HI for t in range(NS + 1)]
+_LVL_HI_EQ = [t == LEVEL_HI for t in range(NS + 1)]
+_LVL_W_LT = [t > LEVEL_WIDTH for t in range(10)]
+_LVL_W_EQ = [t == LEVEL_WIDTH for t in range(10)]
+_LVL_W_LE = [t >= LEVEL_WIDTH for t in range(20)]
 _LVL_PLAIN = ~LEVEL_MIXED
 _ALL_LEVELS = np.ones(len(LEVEL_TUPLES), dtype=bool)
 
@@ -234,7 +234,7 @@ class State(GameState):
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules) -> "State":
+    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules) -> State:
         s = cls(num_players, **rules)
         P = s.num_players
         bag = np.repeat(np.arange(NS), D.CASTELLERS_PER_SIZE)
@@ -670,14 +670,14 @@ class State(GameState):
         return str(move)
 
     # --- copies and serialization -------------------------------------------------------------
-    def determinize(self, player: int, rng: np.random.Generator) -> "State":
+    def determinize(self, player: int, rng: np.random.Generator) -> State:
         """Only the bag's order is hidden (its contents are public by counting)."""
         other = self.clone()
         bag = sorted(self.bag)
         other.bag = [bag[i] for i in rng.permutation(len(bag))]
         return other
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         s = State.__new__(State)
         s.__dict__.update(self.__dict__)
         for name in _ARRAYS:
@@ -716,7 +716,7 @@ class State(GameState):
         return d
 
     @classmethod
-    def from_dict(cls, data: dict) -> "State":
+    def from_dict(cls, data: dict) -> State:
         """The state ``to_dict`` saved, read strictly (``core.saved``): exact types, shapes
         and ranges, then ``_validate`` (conservation, the calendar, tokens and prizes only
         from festivals already held, the towers, a legal move unless the game is over).
@@ -731,7 +731,7 @@ class State(GameState):
         return s
 
     @classmethod
-    def _from_dict(cls, data: dict) -> "State":
+    def _from_dict(cls, data: dict) -> State:
         r = StateReader("Castell")
         d = r.dict(data, "the state", required=_SAVED_KEYS)
         if d["game"] != "castell":
@@ -890,7 +890,7 @@ class State(GameState):
                 if len(lv) != 3:
                     bad("a tower level is not (width, lo, mixed)")
                 w, lo, m = lv
-                if not (1 <= w and 0 <= lo < NS and 0 <= m < w and (m == 0 or lo + 1 < NS)):
+                if not (w >= 1 and 0 <= lo < NS and 0 <= m < w and (m == 0 or lo + 1 < NS)):
                     bad(f"tower level {lv} is malformed")
                 counts[lo] += w - m
                 if m:

@@ -67,9 +67,9 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
+from ..core.options import check_choice, check_keywords
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.options import check_choice, check_keywords
 from ..core.state import check_options
 from . import observation as _layout
 from .actions import NUM_ACTIONS

@@ -613,9 +613,9 @@ def apply(s, action, level):
         if action == PLACE_TRAITOR:
             slot = s[CURRENT]
             s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
-            if s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1] >= ORD_TRAITORS[s[ORD + slot]]:
-                if not encounter(s):
-                    return
+            count = s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1]
+            if count >= ORD_TRAITORS[s[ORD + slot]] and not encounter(s):
+                return
             _end_turn(s)
             return
         s[DISC + kind] += 1

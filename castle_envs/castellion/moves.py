@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from castle_envs.castellion.plan import BIG, castle_cost, dead_cells, frame, orders_for
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.data import (
     ASSAULT,
     BLACK_TRAITOR,
@@ -40,7 +40,7 @@ from castle_envs.castellion.data import (
     ROWS,
     TRAITOR,
 )
-from castle_envs.castellion import kernel as K
+from castle_envs.castellion.plan import BIG, castle_cost, dead_cells, frame, orders_for
 from castle_envs.core.jit import njit
 from castle_envs.core.moves import KernelMoves, feature_columns
 

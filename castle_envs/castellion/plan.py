@@ -27,8 +27,8 @@ import itertools
 
 import numpy as np
 
-from castle_envs.core.jit import njit
 from castle_envs.castellion.kernel import component, popcount, shape_of_group
+from castle_envs.core.jit import njit
 
 SIZE = 6
 BIG = 60

@@ -9,7 +9,6 @@ piles, and a legend. Pile orders and face-down Ordeals stay hidden.
 
 from __future__ import annotations
 
-
 from ..core.scene import BLACK, FELT_DARK, GOLD, MUTED, PALE, PAPER, WHITE, Scene, scene_renderers
 from .actions import SIZE
 from .data import (

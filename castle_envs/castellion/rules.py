@@ -367,7 +367,7 @@ class State(SolitaireState):
         level: str = "school",
         options: dict | None = None,
         **rules,
-    ) -> "State":
+    ) -> State:
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
         shuffled) and the ``ordeals`` (three card names, slots I, II, III)."""
@@ -577,7 +577,7 @@ class State(SolitaireState):
                 if self.face_down[slot]:
                     return f"encounter face-down Ordeal {'I' * (slot + 1)} now"
                 return f"encounter {ORDEALS[self.ordeals[slot]].title} now"
-            if REVEAL_ORDEAL <= action:
+            if action >= REVEAL_ORDEAL:
                 return f"reveal ordeal {action - REVEAL_ORDEAL + 1} (face down)"
         except IndexError:
             pass
@@ -687,7 +687,7 @@ class State(SolitaireState):
 
     # --- copies and serialization ------------------------------------------------------------
     # --- copies and serialization ------------------------------------------------------------
-    def player_view(self, player: int = 0) -> "State":
+    def player_view(self, player: int = 0) -> State:
         """What the player knows: a copy whose piles are in tile-kind order (their contents,
         not their order) and whose face-down ordeals read as the first card of their level
         and slot, marked ``hidden``: drawing or revealing from it raises
@@ -701,7 +701,7 @@ class State(SolitaireState):
         view.hidden = True
         return view
 
-    def determinize(self, player: int, rng: np.random.Generator) -> "State":
+    def determinize(self, player: int, rng: np.random.Generator) -> State:
         """The order of each pile and the face-down ordeal cards are hidden. A player who
         remembers what came from each pile knows its contents, so each pile is shuffled
         separately; a face-down card is drawn again from its level and slot's cards."""
@@ -718,7 +718,7 @@ class State(SolitaireState):
         other._mask = None
         return other
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other.s = self.s.copy()
@@ -776,7 +776,7 @@ class State(SolitaireState):
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "State":
+    def from_dict(cls, data: dict) -> State:
         try:
             return cls._from_dict(data)
         except InvalidStateError:
@@ -785,7 +785,7 @@ class State(SolitaireState):
             raise InvalidStateError(f"not a Castellion state: {err!r}") from None
 
     @classmethod
-    def _from_dict(cls, data: dict) -> "State":
+    def _from_dict(cls, data: dict) -> State:
         def bad(why):
             raise InvalidStateError(f"invalid Castellion state: {why}")
 

@@ -39,17 +39,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.data import LEVELS
 from castle_envs.castellion.env import CastellionEnv, game_info
 from castle_envs.castellion.observation import OBS_SIZE
 from castle_envs.castellion.render import render_ansi, render_rgb
 from castle_envs.castellion.rules import State
-from castle_envs.core.env_common import GameEnvMixin
-from castle_envs.castellion import kernel as K
 from castle_envs.core import pcg64
-from castle_envs.core.batched import KernelSingleEnv, KernelVectorEnv, check_options_type
-from castle_envs.core.batched import state_dtype
+from castle_envs.core.batched import (
+    KernelSingleEnv,
+    KernelVectorEnv,
+    check_options_type,
+    state_dtype,
+)
+from castle_envs.core.env_common import GameEnvMixin
 
 
 class GameRows:

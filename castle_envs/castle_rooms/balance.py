@@ -56,7 +56,7 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
     rng = np.random.default_rng(seed)
     by_row = first_wins = shared = steps = capped = 0
     lengths = []
-    for g in range(games):
+    for _g in range(games):
         state = CastleRoomsState.deal(players, rng, rules)
         while not state.is_terminal():
             state.apply_legal(policy(state, rng))

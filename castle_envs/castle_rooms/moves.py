@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.moves import StateMoves, feature_columns
-
 from . import actions as A
 from .data import (
     DRAGON,

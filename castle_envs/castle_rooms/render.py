@@ -53,7 +53,7 @@ def render_ansi(state: CastleRoomsState) -> str:
             )
     if state.is_terminal():
         how = "a row of 10 Rooms" if state.end_reason == "row" else "longest rows at deck-out"
-        lines.append(f"game over ({how}): winners {['player_%d' % w for w in state.winners]}")  # type: ignore[union-attr]
+        lines.append(f"game over ({how}): winners {[f'player_{w}' for w in state.winners]}")  # type: ignore[union-attr]
     else:
         hand = ", ".join(f"{i}:{card_name(c)}" for i, c in enumerate(state.hands[state.player]))
         lines.append(f"player_{state.player} to act, hand: {hand}")

@@ -80,7 +80,7 @@ class Row:
         self.dragon = dragon  # card id of the blocking Dragon, -1 when open
         self.exit = EXIT[helmet][cards[-1]]
 
-    def copy(self) -> "Row":
+    def copy(self) -> Row:
         row = Row.__new__(Row)
         row.cards, row.helmet, row.dragon, row.exit = (
             list(self.cards),
@@ -131,7 +131,7 @@ class CastleRoomsState(GameState):
         rng: np.random.Generator,
         rules: dict | None = None,
         first_player: int = 0,
-    ) -> "CastleRoomsState":
+    ) -> CastleRoomsState:
         deck = cards_in_play(num_players)
         rng.shuffle(deck)
         return cls(num_players, deck, rules, first_player)
@@ -379,7 +379,7 @@ class CastleRoomsState(GameState):
         return "end turn"
 
     # --- copies and serialization ----------------------------------------------------------
-    def determinize(self, player: int, rng: np.random.Generator) -> "CastleRoomsState":
+    def determinize(self, player: int, rng: np.random.Generator) -> CastleRoomsState:
         """The deck order and the other players' hands are hidden (their sizes, every row and
         the discard pile are public): those cards are re-dealt. The unseen cards are sorted
         before the shuffle, so the sample depends only on what ``player`` has seen."""
@@ -396,7 +396,7 @@ class CastleRoomsState(GameState):
         other._mask = None
         return other
 
-    def clone(self) -> "CastleRoomsState":
+    def clone(self) -> CastleRoomsState:
         new = CastleRoomsState.__new__(CastleRoomsState)
         new.num_players = self.num_players
         new.rules = self.rules
@@ -436,7 +436,7 @@ class CastleRoomsState(GameState):
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CastleRoomsState":
+    def from_dict(cls, data: dict) -> CastleRoomsState:
         try:
             return _from_dict(cls, data)
         except InvalidStateError:

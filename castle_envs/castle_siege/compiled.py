@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.env import CastleSiegeEnv, event_info
 from castle_envs.castle_siege.render import render_ansi, render_rgb
 from castle_envs.castle_siege.rules import EVENTS, NUM_ACTIONS, State, check_deck
+from castle_envs.castle_siege.vector import GameRows, read_state, write_state
+from castle_envs.core.batched import KernelSingleEnv
 from castle_envs.core.errors import EpisodeOverError
 from castle_envs.core.state import check_options
-from castle_envs.castle_siege import kernel as K
-from castle_envs.core.batched import KernelSingleEnv
-from castle_envs.castle_siege.vector import GameRows, read_state, write_state
 
 
 class CompiledCastleSiegeEnv(GameRows, KernelSingleEnv):

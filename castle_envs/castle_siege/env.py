@@ -60,12 +60,13 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from castle_envs.castle_siege import observation as _layout
+
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
+from ..core.options import check_choice, check_keywords
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
-from ..core.options import check_choice, check_keywords
 from ..core.state import check_options
-from castle_envs.castle_siege import observation as _layout
 from .actions import NUM_ACTIONS
 from .render import render_ansi, render_rgb
 from .rules import EVENTS, RULE_DEFAULTS, State, difficulty_rows

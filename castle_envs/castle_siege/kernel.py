@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.castle_siege import layout as L
+
 from ..core import pcg64
 from ..core.jit import njit, unowned
 from ..core.kernel_common import BatchStep, first_illegal_of, penalised, xorshift_star
-from castle_envs.castle_siege import layout as L
 from .actions import (
     DISCARD_BASE,
     END_BATTLE,

@@ -34,9 +34,6 @@ from castle_envs.castle_siege.actions import (
     ROYAL_BASE,
 )
 from castle_envs.castle_siege.cards import NUM_CARDS, RANK, SUIT
-from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
-from castle_envs.core.jit import njit
-from castle_envs.core.moves import KernelMoves
 from castle_envs.castle_siege.kernel import (
     CAPTURED,
     CASTLES,
@@ -49,6 +46,7 @@ from castle_envs.castle_siege.kernel import (
     PHASE,
     REGROUPED,
 )
+from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
 from castle_envs.castle_siege.scoring import (
     ATTACK,
     CAPTURE,
@@ -60,6 +58,8 @@ from castle_envs.castle_siege.scoring import (
     recycle_terms,
     royals_held,
 )
+from castle_envs.core.jit import njit
+from castle_envs.core.moves import KernelMoves
 
 _RANK = RANK.astype(np.int64)
 _SUIT = SUIT.astype(np.int64)

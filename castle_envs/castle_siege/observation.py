@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from castle_envs.castle_siege import kernel as K
+
 from .layout import (
     CASTLE_OFF,
     CASTLE_OPEN,

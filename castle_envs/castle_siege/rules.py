@@ -15,13 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from castle_envs.castle_siege import kernel as K
+
 from ..core.errors import HiddenInformationError
 from ..core.jit import COMPILED
-from ..core.saved import StateReader
 from ..core.options import check_choice
+from ..core.saved import StateReader
 from ..core.state import SolitaireState, check_options
-from castle_envs.castle_siege import kernel as K
-from .actions import ACTIONS, HAND_SLOTS, NUM_ACTIONS, Play, Recycle, Regroup, RoyalCapture, Discard
+from .actions import ACTIONS, HAND_SLOTS, NUM_ACTIONS, Discard, Play, Recycle, Regroup, RoyalCapture
 from .cards import CASTLE_NAMES, JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF, card_name
 from .layout import BATTLE, DISCARD, EVENTS, HAND_CAPACITY, NO_CARD, PHASE_NAMES, PRECISION, ROYAL
 
@@ -247,7 +248,7 @@ class State(SolitaireState):
         difficulty: str = "very_hard",
         deck=None,
         **rules,
-    ) -> "State":
+    ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
         state = cls(difficulty_rows(difficulty), **rules)
@@ -379,7 +380,7 @@ class State(SolitaireState):
             return "Regroup is only for a stalemate: some cards capture a castle exactly"
         return f"not legal in phase {phase}"
 
-    def player_view(self, player: int = 0) -> "State":
+    def player_view(self, player: int = 0) -> State:
         """What the player knows: a copy whose unseen deck cards are in card-id order (the
         unseen cards as a set; the recycled cards below them keep their known order), marked
         ``hidden`` so that drawing an unseen card raises ``HiddenInformationError``. Agents
@@ -392,7 +393,7 @@ class State(SolitaireState):
         view.hidden = True
         return view
 
-    def determinize(self, player: int = 0, rng: np.random.Generator | None = None) -> "State":
+    def determinize(self, player: int = 0, rng: np.random.Generator | None = None) -> State:
         """A clone with the unseen part of the deck shuffled; the recycled cards at the
         bottom keep their known order (the player put them there)."""
         rng = rng if rng is not None else np.random.default_rng()
@@ -409,7 +410,7 @@ class State(SolitaireState):
         return other
 
     # --- copies and serialization ------------------------------------------------------------
-    def clone(self) -> "State":
+    def clone(self) -> State:
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other.b, other.v = self.b.copy(), self.v.copy()
@@ -443,7 +444,7 @@ class State(SolitaireState):
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "State":
+    def from_dict(cls, data: dict) -> State:
         """The state ``to_dict`` saved, read strictly (``core.saved``): exact types and
         ranges, every card in exactly one place, the phase consistent with the position,
         a legal move unless the game is over; ``events`` may be left out (counts 0).

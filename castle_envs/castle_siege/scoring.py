@@ -26,8 +26,6 @@ from castle_envs.castle_siege.actions import (
     ROYAL_BASE,
 )
 from castle_envs.castle_siege.cards import NUM_CARDS, RANK, SUIT
-from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
-from castle_envs.core.jit import njit
 from castle_envs.castle_siege.kernel import (
     CAPTURED,
     CASTLES,
@@ -40,6 +38,8 @@ from castle_envs.castle_siege.kernel import (
     PHASE,
     REGROUPED,
 )
+from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
+from castle_envs.core.jit import njit
 
 N_BATTLE, N_RECYCLE, N_ROYAL = 18, 9, 3
 HAND_SLOTS = 5
@@ -317,7 +317,7 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
             best, best_score = REGROUP, s
         n += 1
     if not store:
-        return END_BATTLE if best < 0 or 0.0 > best_score else best
+        return END_BATTLE if best < 0 or best_score < 0.0 else best
     actions[n] = END_BATTLE
     scores[n] = 0.0
     return n + 1

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE
 from castle_envs.castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
-from castle_envs.castle_siege import kernel as K
 from castle_envs.core.batched import KernelVectorEnv, state_dtype
 from castle_envs.core.jit import COMPILED
 

@@ -7,7 +7,8 @@ readable move and every readable move (or its string) has an id.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

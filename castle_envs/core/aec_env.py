@@ -24,9 +24,8 @@ them): ``action_mask``, ``illegal_action`` in penalty mode, and each game's own 
 
 from __future__ import annotations
 
-from abc import abstractmethod
-
 import warnings
+from abc import abstractmethod
 
 import gymnasium
 import numpy as np
@@ -34,8 +33,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten
-from .options import check_choice
 from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from .options import check_choice
 from .state import GameState
 
 
@@ -303,7 +302,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
                 self.infos[a]["illegal_action"] = False
 
 
-def wrap(raw: MaskedAECEnv) -> "StrictOrderEnforcingWrapper":
+def wrap(raw: MaskedAECEnv) -> StrictOrderEnforcingWrapper:
     """A raw env as ``env()`` gives it: in ``StrictOrderEnforcingWrapper``."""
     return StrictOrderEnforcingWrapper(raw)
 

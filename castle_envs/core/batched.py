@@ -15,7 +15,8 @@ game's one-row kernels.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -23,17 +24,16 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION, screen_action
-from castle_envs.core.env_common import flatten
+from castle_envs.core import pcg64
+from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION, flatten, screen_action
 from castle_envs.core.errors import (
     ActionTypeError,
     EpisodeOverError,
     IllegalActionError,
     InvalidOptionError,
 )
-from castle_envs.core.options import check_bool, check_int
-from castle_envs.core import pcg64
 from castle_envs.core.jit import COMPILED, HAVE_NUMBA, INSTALL_HINT
+from castle_envs.core.options import check_bool, check_int
 from castle_envs.core.threads import RowThreads, resolve_threads
 
 

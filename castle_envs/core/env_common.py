@@ -3,7 +3,8 @@ naming moves, and rendering through the game's two renderers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np

@@ -25,7 +25,8 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -234,5 +235,5 @@ class Options(dict):
             )
             for name, option in self.items()
         ]
-        setattr(init, "__signature__", sig.replace(parameters=params))
+        init.__signature__ = sig.replace(parameters=params)
         return init

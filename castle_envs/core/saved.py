@@ -12,7 +12,8 @@ walked (a 300,000-entry deck is refused at once, in constant time). Every failur
 from __future__ import annotations
 
 import builtins
-from typing import Any, Iterable, NoReturn
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 import numpy as np
 

@@ -45,8 +45,8 @@ from .shapes import (  # noqa: F401  (re-exported: the renderers import them fro
     Text,
     ellipsize,
     fit_candidates,
-    plain_text,
     pillow_available,
+    plain_text,
 )
 
 

@@ -16,8 +16,8 @@ import gymnasium as gym
 import numpy as np
 
 from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten, screen_action
-from .options import check_choice
 from .errors import EpisodeOverError
+from .options import check_choice
 from .state import GameState
 
 

@@ -75,13 +75,13 @@ class GameState(ABC):
     def legal_actions(self) -> np.ndarray:
         return np.flatnonzero(self.legal_action_mask())
 
-    def determinize(self, player: int, rng: np.random.Generator) -> "GameState":
+    def determinize(self, player: int, rng: np.random.Generator) -> GameState:
         """A clone whose information hidden from ``player`` is re-sampled uniformly among the
         arrangements consistent with what that player has seen (for information-set search:
         an agent may search the result without cheating)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement determinize")
 
-    def player_view(self, player: int = 0) -> "GameState":
+    def player_view(self, player: int = 0) -> GameState:
         """What ``player`` knows, as a state an agent may read without cheating (OpenSpiel's
         information state): a copy whose hidden information is replaced by what the player
         can tell of it. Games with hidden information override this; a view refuses with
@@ -102,7 +102,7 @@ class GameState(ABC):
 
     # --- copies and serialization ----------------------------------------------------------
     @abstractmethod
-    def clone(self) -> "GameState": ...
+    def clone(self) -> GameState: ...
 
     @abstractmethod
     def to_dict(self) -> dict:
@@ -110,14 +110,14 @@ class GameState(ABC):
 
     @classmethod
     @abstractmethod
-    def from_dict(cls, data: dict) -> "GameState":
+    def from_dict(cls, data: dict) -> GameState:
         """Rebuild a state; raise ``InvalidStateError`` for anything no game could reach."""
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "GameState":
+    def from_json(cls, text: str) -> GameState:
         return cls.from_dict(json.loads(text))
 
     def __eq__(self, other) -> bool:

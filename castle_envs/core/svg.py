@@ -22,7 +22,7 @@ def _num(v: float) -> str:
 
 
 def _color(c) -> str:
-    return "none" if c is None else "#%02x%02x%02x" % tuple(int(v) for v in c[:3])
+    return "none" if c is None else "#{:02x}{:02x}{:02x}".format(*tuple(int(v) for v in c[:3]))
 
 
 def _escape(text: str) -> str:

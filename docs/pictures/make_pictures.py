@@ -15,10 +15,10 @@ import tempfile
 
 import gymnasium
 import numpy as np
+from castle_envs.agents import make_agent
 from PIL import Image
 
 import castle_envs  # noqa: F401  (registers the Gymnasium ids)
-from castle_envs.agents import make_agent
 from castle_envs.registry import get_game
 
 HERE = os.path.dirname(os.path.abspath(__file__))

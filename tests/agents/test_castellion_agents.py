@@ -2,10 +2,10 @@
 information-set sampler keeps what the player saw."""
 
 import numpy as np
-
 from castle_envs.agents.baselines.castellion import heuristic_policy
-from castle_envs.castellion.rules import State
 from castle_envs.experiments.evaluate import evaluate
+
+from castle_envs.castellion.rules import State
 
 
 def test_heuristic_plays_legal_moves_to_the_end():

@@ -3,9 +3,9 @@ reproducible from the deal and its seed, and strict about its options."""
 
 import numpy as np
 import pytest
-
-from castle_envs.agents.search.castellion_pimc import PimcPolicy
 from castle_envs.agents.registry import make_agent
+from castle_envs.agents.search.castellion_pimc import PimcPolicy
+
 from castle_envs.castellion.rules import State
 
 #: small and short: two worlds, the planner's top two moves, worlds played to the next Ordeal
@@ -93,6 +93,7 @@ def test_bad_options_refused():
         make_agent("pimc:planner_w1=-1", "castellion")
     # no planner_ option: each level's planner (LEVEL_PLANNER; the defaults elsewhere)
     from castle_envs.agents.search.castellion_pimc import LEVEL_PLANNER
+
     from castle_envs.castellion.data import SCHOOL
 
     levelled = make_agent("pimc:worlds=2", "castellion", seed=0).policy

@@ -3,10 +3,10 @@ compiled bastion count agrees with the rules."""
 
 import numpy as np
 import pytest
+from castle_envs.agents.registry import make_agent
+from castle_envs.agents.search.castellion_planner import PlannerPolicy
 
 from castle_envs.castellion.plan import bastions
-from castle_envs.agents.search.castellion_planner import PlannerPolicy
-from castle_envs.agents.registry import make_agent
 from castle_envs.castellion.rules import (
     DEFENDER_PHASE,
     DESTROY_PHASE,

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-
 from castle_envs.agents.baselines.castle_siege import greedy_policy, heuristic_policy
-from castle_envs.castle_siege.rules import State
 from castle_envs.experiments.evaluate import evaluate
+
+from castle_envs.castle_siege.rules import State
 
 
 def _play(policy, difficulty, seed):

@@ -11,17 +11,18 @@ import pytest
 pytest.importorskip("numba")
 
 from castle_envs.agents import make_agent  # noqa: E402
-from castle_envs.agents.search.castle_siege_ismcts import ISMCTSPolicy  # noqa: E402
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.agents.search import castle_siege_ismcts_kernel as M  # noqa: E402
+from castle_envs.agents.search.castle_siege_ismcts import ISMCTSPolicy  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_nested_kernel as N  # noqa: E402
+from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
+from castle_envs.agents.solvers.castle_siege_compiled import shared_memo  # noqa: E402
+
+from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.castle_siege.actions import END_BATTLE  # noqa: E402
 from castle_envs.castle_siege.env import CastleSiegeEnv  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
-from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
-from castle_envs.agents.search import castle_siege_ismcts_kernel as M  # noqa: E402
-from castle_envs.agents.solvers import castle_siege_nested_kernel as N  # noqa: E402
-from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
-from castle_envs.agents.solvers.castle_siege_compiled import shared_memo  # noqa: E402
-from castle_envs.castle_siege import kernel as K  # noqa: E402
 from castle_envs.castle_siege.vector import write_state  # noqa: E402
 
 from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402
@@ -416,8 +417,9 @@ def _value_net_arrays(seed=0, hidden=16):
 def test_the_compiled_value_network_is_the_move_networks_value_head():
     torch = pytest.importorskip("torch")
     from castle_envs.agents.learned.move_policy import build_net
-    from castle_envs.castle_siege.observation import encode
     from castle_envs.experiments.exit_siege_net import value_arrays
+
+    from castle_envs.castle_siege.observation import encode
 
     torch.manual_seed(0)
     net = build_net(M.OBS_SIZE, 75, hidden=16)

@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-
 from castle_envs.agents.baselines.castle_siege import heuristic_policy
 from castle_envs.agents.learned.castle_siege_linear import (
     BATTLE_FEATURES,
@@ -15,6 +14,7 @@ from castle_envs.agents.learned.castle_siege_linear import (
     recycle_features,
 )
 from castle_envs.agents.registry import make_agent
+
 from castle_envs.castle_siege.actions import ACTIONS, END_BATTLE, RECYCLE_BASE, Play
 from castle_envs.castle_siege.rules import State
 from tests.castle_siege.helpers import C, position, slots

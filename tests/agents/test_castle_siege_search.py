@@ -13,8 +13,9 @@ pytest.importorskip("numba")
 from castle_envs.agents import make_agent  # noqa: E402
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy  # noqa: E402
 from castle_envs.agents.search.castle_siege_search import SearchPolicy  # noqa: E402
-from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
+
+from castle_envs.castle_siege.rules import State  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCORER = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"

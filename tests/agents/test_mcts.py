@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-
 from castle_envs.agents import make_agent
-from castle_envs.castle_siege.rules import State
 from castle_envs.experiments.episodes import play_episode
+
+from castle_envs.castle_siege.rules import State
 
 
 def _mid_game(seed=3, difficulty="medium", moves=6):

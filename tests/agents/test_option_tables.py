@@ -4,17 +4,17 @@ constructor's defaults, its signature, the types a spec is parsed with and the c
 import inspect
 
 import pytest
-
+from castle_envs.agents.options import parse_options
 from castle_envs.agents.search import (
     castellion_pimc,
     castellion_planner,
     castle_siege_ismcts,
     castle_siege_search,
 )
-from castle_envs.agents.options import parse_options
+from castle_envs.agents.solvers import castle_siege_nested as nested_castle_siege
+
 from castle_envs.core.errors import InvalidOptionError, OptionTypeError, UnknownOptionError
 from castle_envs.core.options import Option, Options
-from castle_envs.agents.solvers import castle_siege_nested as nested_castle_siege
 
 TABLES = [
     (castellion_planner.PlannerPolicy, castellion_planner.OPTIONS),

@@ -46,7 +46,6 @@ def trained(tmp_path_factory):
 
 def test_model_directory_plays_like_the_trained_model(trained):
     import gymnasium
-
     from castle_envs.agents import make_agent
 
     model, root = trained

@@ -1,5 +1,4 @@
 import pytest
-
 from castle_envs.agents import (
     PolicyAgent,
     RandomAgent,
@@ -7,8 +6,8 @@ from castle_envs.agents import (
     make_agent,
     split_agent_list,
 )
-from castle_envs.agents.search.mcts import MCTSAgent
 from castle_envs.agents.registry import parse_spec
+from castle_envs.agents.search.mcts import MCTSAgent
 
 
 def test_names_build_the_right_agents():
@@ -88,6 +87,7 @@ def test_best_falls_back_to_what_can_run_here(monkeypatch, caplog):
 
 def test_best_names_a_shipped_agent_for_every_game():
     from castle_envs.agents.registry import BEST_AGENTS, resolve_spec
+
     from castle_envs.registry import GAMES
 
     assert set(BEST_AGENTS) == set(GAMES)

@@ -3,7 +3,6 @@
 import io
 
 import pytest
-
 from castle_envs.experiments.cli import build_parser
 
 
@@ -23,6 +22,7 @@ def test_play_to_the_end_by_typed_moves(players, extra):
 
 def test_bench_runs():
     from castle_envs.experiments.bench import bench_game
+
     from castle_envs.registry import get_game
 
     result = bench_game(get_game("castell"), {"num_players": 2}, 0.2, 0)

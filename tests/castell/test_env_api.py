@@ -26,7 +26,7 @@ def test_pettingzoo_seed_test(players, advanced):
 
 
 def _play_out(e, rng, policy=None):
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         if term or trunc:
             e.step(None)
@@ -290,6 +290,7 @@ def test_cached_observation_equals_a_fresh_encoding():
 
 def test_describe_action_names_the_position():
     from castle_envs.castell.actions import AddLevel, Dismantle
+
     from .helpers import clear_hand, give
 
     s = State.deal(np.random.default_rng(0), 2)

@@ -14,7 +14,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from castle_envs.castellion.rules import State  # noqa: E402
+from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
+from castle_envs.agents.solvers import castellion_loss as L  # noqa: E402
 from castle_envs.agents.solvers.castellion import (  # noqa: E402
     LOST,
     PASSED,
@@ -25,9 +26,9 @@ from castle_envs.agents.solvers.castellion import (  # noqa: E402
     deal,
     exhaustive,
 )
+
 from castle_envs.castellion import kernel as K  # noqa: E402
-from castle_envs.agents.solvers import castellion_loss as L  # noqa: E402
-from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
+from castle_envs.castellion.rules import State  # noqa: E402
 from castle_envs.castellion.vector import write_state  # noqa: E402
 
 from .helpers import at_ordeal, position  # noqa: E402
@@ -284,8 +285,7 @@ def test_hopeless_school_positions_are_proven_lost():
     # the Traitor in hand completes Exam I now, and the castle fails it
     s = at_ordeal(["C^ J# Jo P^ S# Po"], 4, 0)
     assert L.REASONS[code(s)] == L.REASONS[L.FORCED]
-    for s in (s,):
-        assert exhaustive(s) == UNWINNABLE
+    assert exhaustive(s) == UNWINNABLE
     r = Solver(max_nodes=1000).solve(s)
     assert r.verdict == UNWINNABLE and r.found_by == "bound" and "Exam I" in r.proof
 

@@ -7,9 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from castle_envs.agents.baselines.castellion import heuristic_policy
 from gymnasium.utils.env_checker import check_env
 
-from castle_envs.agents.baselines.castellion import heuristic_policy
+from castle_envs.castellion import moves as M
 from castle_envs.castellion.actions import (
     DISCARD_TRAITOR,
     ENCOUNTER_NOW,
@@ -25,7 +26,6 @@ from castle_envs.moves import (
     make_move_vec,
     move_view,
 )
-from castle_envs.castellion import moves as M
 
 from .helpers import position, tile
 

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from castle_envs.castellion.rules import State  # noqa: E402
+from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
 from castle_envs.agents.solvers.castellion import (
     UNKNOWN,
     UNWINNABLE,
@@ -22,8 +22,9 @@ from castle_envs.agents.solvers.castellion import (
     exhaustive,
     replay_wins,
 )
+
 from castle_envs.castellion import kernel as K  # noqa: E402
-from castle_envs.agents.solvers import castellion_kernel as C  # noqa: E402
+from castle_envs.castellion.rules import State  # noqa: E402
 from castle_envs.castellion.vector import write_state  # noqa: E402
 
 from .helpers import position  # noqa: E402

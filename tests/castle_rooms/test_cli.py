@@ -3,7 +3,6 @@
 import io
 
 import pytest
-
 from castle_envs.experiments.cli import build_parser
 
 

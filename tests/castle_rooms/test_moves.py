@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from castle_rooms_helpers import DRAGONS, KNIGHTS, build, rooms
 from pettingzoo.test import api_test
 
 from castle_envs.castle_rooms import actions as A
@@ -14,8 +15,6 @@ from castle_envs.castle_rooms.data import ENTRY, FIRST_DRAGON
 from castle_envs.castle_rooms.moves import COLUMN, FEATURES, RoomsMoves, move_rows
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.moves import feature_names, make_move_env, make_move_vec, move_view
-
-from castle_rooms_helpers import DRAGONS, KNIGHTS, build, rooms
 
 
 def _row(state, action):

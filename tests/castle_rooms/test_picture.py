@@ -4,9 +4,10 @@ never outside their seat's band, the same size for every seat (rather than
 40x26 px cards in a 1088 px frame whatever the table holds)."""
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from castle_envs.agents import make_agent
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from castle_envs.castle_rooms import render
 from castle_envs.castle_rooms.rules import WIN_LENGTH
 from castle_envs.registry import get_game
@@ -57,7 +58,7 @@ def test_room_cards_are_sized_to_the_canvas(players, seed, steps, agent):
         seat = int((y - render.TOP) // render.BAND_H)
         top = render.TOP + seat * render.BAND_H
         assert top + render.BAND_HEAD <= y and y + h <= top + render.BAND_H - 6
-        assert 8 <= x and x + w <= scene.width - 8
+        assert x >= 8 and x + w <= scene.width - 8
     # the cards fill the band one way or the other (or are as big as they may be)
     inner_w = scene.width - 32
     inner_h = render.BAND_H - 6 - render.BAND_HEAD - 6

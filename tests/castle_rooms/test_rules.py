@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from castle_rooms_helpers import DRAGONS, KNIGHTS, build, legal, rooms, slot_of
 
 from castle_envs.castle_rooms import actions as A
 from castle_envs.castle_rooms.data import DOWN, ENTRY, EXIT, FLIP, ROOM_SIDES, UP
 from castle_envs.castle_rooms.rules import CastleRoomsState
 from castle_envs.core import IllegalActionError
-
-from castle_rooms_helpers import DRAGONS, KNIGHTS, build, legal, rooms, slot_of
 
 HHHH, HHLL, LLHH, LLLL = rooms("HH>HH"), rooms("HH>LL"), rooms("LL>HH"), rooms("LL>LL")
 
@@ -381,7 +380,7 @@ def test_describe_action_names_real_cards_and_players():
     assert f"R{HHHH[0]}" in state.describe_action(A.new_row_id(0, UP))
     assert "player_2" in state.describe_action(A.dragon_id(2, 0))
     assert state.describe_action(A.END_TURN) == "end turn"
-    with pytest.raises(IllegalActionError, match=r"R%d" % HHHH[0]):
+    with pytest.raises(IllegalActionError, match=rf"R{HHHH[0]}"):
         state.apply_action(A.play_id(0, 0))
 
 

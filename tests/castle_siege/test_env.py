@@ -279,7 +279,6 @@ def test_maskable_ppo_runs_on_the_env():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
-
     from stable_baselines3.common.monitor import Monitor
 
     env = Monitor(gymnasium.make(ENV_ID, difficulty="easy"))

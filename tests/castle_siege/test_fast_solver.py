@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from castle_envs.castle_siege.rules import State  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
 from castle_envs.agents.solvers.castle_siege import (
     UNKNOWN,
     UNWINNABLE,
@@ -18,12 +18,13 @@ from castle_envs.agents.solvers.castle_siege import (
     replay_wins,
 )
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver, shared_memo  # noqa: E402
+
 from castle_envs.castle_siege import kernel as K  # noqa: E402
-from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
+from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.vector import write_state  # noqa: E402
 
-from .helpers import C, position  # noqa: E402
 from ..reference.castle_siege_solver import Solver, relaxed_winnable  # noqa: E402
+from .helpers import C, position  # noqa: E402
 from .test_solver import PLAIN, _endgames, replay_state_wins  # noqa: E402
 
 RULES = (
@@ -326,6 +327,7 @@ def test_a_time_budget_ends_in_time_and_a_resumed_search_matches_one_run():
 
 def test_the_compiled_linear_policy_plays_linear_policy_moves():
     from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+
     from castle_envs.castle_siege.scoring import policy_action
 
     policy = LinearPolicy.load("models/castle_siege_very_hard_linear/policy.json")

@@ -3,7 +3,8 @@ termination, JSON round trips."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from castle_envs.castle_siege.actions import NUM_ACTIONS
 from castle_envs.castle_siege.rules import DIFFICULTIES, State
@@ -28,11 +29,9 @@ def random_game(seed, difficulty, **rules):
 def test_conservation_hand_limit_and_termination(difficulty):
     turns = []
     for seed in range(GAMES_PER_DIFFICULTY):
-        steps = 0
-        for state in random_game(seed, difficulty):
+        for steps, state in enumerate(random_game(seed, difficulty), 1):
             assert conserved(state), f"cards lost or duplicated (seed {seed})"
             assert state.hand_size <= 5, f"hand over 5 (seed {seed})"
-            steps += 1
             assert steps < 1000, f"game did not end (seed {seed})"
         assert state.is_terminal()
         assert state.turn <= 45

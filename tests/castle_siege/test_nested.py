@@ -12,8 +12,9 @@ import functools  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
 from castle_envs.agents.solvers import castle_siege_nested as nested  # noqa: E402
-from castle_envs.castle_siege.rules import State  # noqa: E402
+from castle_envs.agents.solvers import castle_siege_nested_kernel as N  # noqa: E402
 from castle_envs.agents.solvers.castle_siege import (
     UNKNOWN,
     UNWINNABLE,
@@ -22,8 +23,8 @@ from castle_envs.agents.solvers.castle_siege import (
     replay_wins,
 )
 from castle_envs.experiments import cli  # noqa: E402
-from castle_envs.agents.solvers import castle_siege_nested_kernel as N  # noqa: E402
-from castle_envs.agents.solvers import castle_siege_kernel as S  # noqa: E402
+
+from castle_envs.castle_siege.rules import State  # noqa: E402
 
 from ..reference.castle_siege_solver import Solver  # noqa: E402
 from .test_fast_solver import _rows  # noqa: E402

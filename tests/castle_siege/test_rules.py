@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from castle_envs.castle_siege.actions import (
+    DISCARD_BASE,
     END_BATTLE,
     RECYCLE_BASE,
     REGROUP,
     ROYAL_BASE,
-    DISCARD_BASE,
     play_action,
 )
 from castle_envs.castle_siege.cards import RANK, card_id, card_name, parse_card

@@ -6,10 +6,6 @@ import json
 import gymnasium
 import numpy as np
 import pytest
-
-import castle_envs  # noqa: F401
-from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, REGROUP, play_action
-from castle_envs.castle_siege.rules import BATTLE, State
 from castle_envs.agents.solvers.castle_siege import (
     UNKNOWN,
     UNWINNABLE,
@@ -21,6 +17,10 @@ from castle_envs.agents.solvers.castle_siege import (
 )
 from castle_envs.experiments import cli
 from castle_envs.experiments.solve import parse_budget
+
+import castle_envs  # noqa: F401
+from castle_envs.castle_siege.actions import END_BATTLE, RECYCLE_BASE, REGROUP, play_action
+from castle_envs.castle_siege.rules import BATTLE, State
 
 from ..reference.castle_siege_solver import Solver, relaxed_winnable, solve_deck
 from .helpers import C, position, slots

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from castle_envs.experiments.cli import main
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 yaml = pytest.importorskip("yaml")
 

@@ -3,11 +3,11 @@
 import gymnasium
 import numpy as np
 import pytest
+from castle_envs.agents import make_agent
+from castle_envs.experiments.episodes import play_episode
 
 import castle_envs  # noqa: F401
-from castle_envs.agents import make_agent
 from castle_envs.castle_siege.rules import EVENTS
-from castle_envs.experiments.episodes import play_episode
 
 
 @pytest.mark.parametrize("spec", ["greedy", "heuristic", "random"])

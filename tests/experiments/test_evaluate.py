@@ -5,7 +5,6 @@ import os
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.evaluate import evaluate
 

@@ -14,8 +14,9 @@ pytest.importorskip("numba")
 pytest.importorskip("torch")
 
 from castle_envs.agents import make_agent  # noqa: E402
-from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.experiments import exit_siege_net as E  # noqa: E402
+
+from castle_envs.castle_siege.rules import State  # noqa: E402
 
 TEACHER = "ismcts:iterations=20,width=3,endgame=500"
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from castle_envs.experiments.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -41,9 +41,9 @@ import json
 
 import numpy as np
 import pytest
+from castle_envs.experiments.play import Session
 
 from castle_envs.castle_siege.rules import State
-from castle_envs.experiments.play import Session
 
 NASTY_LINES = [
     "²",

@@ -7,24 +7,36 @@ import io
 import re
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from castle_envs.experiments.cli import build_parser
+from castle_envs.experiments.play import Session, _ordered, run, wrap
+from castle_envs.experiments.records import final_state, load
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from castle_envs.castellion.rules import PHASE_NAMES as CASTELLION_PHASES
 from castle_envs.castle_siege import render as siege_render
 from castle_envs.castle_siege.actions import Discard, Play
 from castle_envs.castle_siege.cards import RANKS, card_name
-from castle_envs.castle_siege.rules import EVENTS, PHASE_NAMES as SIEGE_PHASES, State
-from castle_envs.castellion.rules import PHASE_NAMES as CASTELLION_PHASES
-from castle_envs.experiments.cli import build_parser
 from castle_envs.castle_siege.render import (
     MOVE_CAPTURE as CAPTURE,
+)
+from castle_envs.castle_siege.render import (
     MOVE_EXACT as EXACT,
+)
+from castle_envs.castle_siege.render import (
     MOVE_OTHER as OTHER,
+)
+from castle_envs.castle_siege.render import (
     MOVE_OVERKILL as OVERKILL,
+)
+from castle_envs.castle_siege.render import (
     MOVE_ROYAL as ROYAL,
+)
+from castle_envs.castle_siege.render import (
     move_order as _siege_usefulness,
 )
-from castle_envs.experiments.play import Session, _ordered, run, wrap
-from castle_envs.experiments.records import final_state, load
+from castle_envs.castle_siege.rules import EVENTS, State
+from castle_envs.castle_siege.rules import PHASE_NAMES as SIEGE_PHASES
 
 
 def _play(argv, script, width=0):

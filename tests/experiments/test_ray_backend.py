@@ -1,7 +1,6 @@
 """The Ray backend gives the local numbers (local Ray instance; needs the distributed extra)."""
 
 import pytest
-
 from castle_envs.experiments.evaluate import evaluate
 
 ray = pytest.importorskip("ray")

@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-
 from castle_envs.agents import make_agent
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.records import Recorder, RecordError, final_state, load, replay, save
+
 from castle_envs.registry import GAMES, get_game
 
 VARIANTS = [("castle-siege", "hard"), ("castellion", "menace"), ("castle-rooms", 3), ("castell", 2)]
@@ -308,9 +308,9 @@ def test_every_game_has_a_replay_picture_and_events():
 
 
 # --- the page's data block holds any text safely ------------------------------------------
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
 from castle_envs.experiments.replay import html_page, script_json  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 _MARKUP = st.lists(
     st.sampled_from(

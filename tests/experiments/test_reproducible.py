@@ -9,12 +9,13 @@ import json
 import subprocess
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-import castle_envs
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.evaluate import evaluate
 from castle_envs.experiments.provenance import agent_files, git_revision
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import castle_envs
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 LINEAR = "model:models/castle_siege_very_hard_linear"

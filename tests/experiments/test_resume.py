@@ -12,9 +12,9 @@ import sys
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from castle_envs.experiments import journal
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CLI = [sys.executable, "-m", "castle_envs.experiments.cli"]
 # a node budget (deterministic records) large enough for a deal to take a while: the kill

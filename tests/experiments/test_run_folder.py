@@ -7,7 +7,6 @@ import os
 import signal
 
 import pytest
-
 from castle_envs.experiments.config import resolve
 from castle_envs.experiments.run_folder import Interruptible, RunFolder, Schedule, run_chunked
 
@@ -262,9 +261,8 @@ def test_progress_leaves_out_private_keys_and_is_replaced_whole(tmp_path):
 
 
 def test_interruptible_lets_other_errors_through():
-    with pytest.raises(RuntimeError):
-        with Interruptible():
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), Interruptible():
+        raise RuntimeError("boom")
     with Interruptible() as guard:
         pass
     assert not guard.interrupted

@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments import siege_disagreement as D
 
 pytest.importorskip("numba")
@@ -28,6 +27,7 @@ SPEC = "ismcts:iterations=30,width=4,temp=2,shaped=0.1,endgame=2000"
 
 def test_measuring_leaves_the_agents_game_unchanged(tmp_path):
     from castle_envs.agents.registry import make_agent
+
     from castle_envs.castle_siege.rules import State
 
     seed = 20_000_003

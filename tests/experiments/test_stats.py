@@ -2,7 +2,6 @@ import math
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments.stats import (
     bradley_terry,
     bt_ratings_with_intervals,
@@ -73,13 +72,13 @@ def test_ratings_with_bootstrap_intervals():
 
 
 # --- paired win-rate differences and aggregates over variants --------------------------------
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
 from castle_envs.experiments.stats import (
     iqm,
     paired_proportion_difference,  # noqa: E402
     stratified_bootstrap,
 )
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 def pairs(both, only_a, only_b, neither):

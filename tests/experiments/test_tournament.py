@@ -1,5 +1,4 @@
 import pytest
-
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.tournament import seat_plan, tournament
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from castle_envs.experiments.config import (
     SCHEMA,
     CEMConfig,

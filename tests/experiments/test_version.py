@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
-import castle_envs
+import tomllib
 from castle_envs.experiments.cli import main
+
+import castle_envs
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]

@@ -4,8 +4,8 @@ cards) leaves the picture, the SVG and the text board unchanged."""
 
 import numpy as np
 import pytest
-
 from castle_envs.agents import make_agent
+
 from castle_envs.castellion.data import ORDEALS
 from castle_envs.registry import get_game
 
@@ -82,9 +82,10 @@ def test_play_and_replay_never_name_a_face_down_ordeal():
     face-down Ordeal by its slot (rules.describe_action may name the card)."""
     import io
 
-    from castle_envs.castellion.render import describe
     from castle_envs.experiments.cli import build_parser
     from castle_envs.experiments.play import run
+
+    from castle_envs.castellion.render import describe
 
     for state in _states("castellion", "menace", seeds=range(4)):
         hidden = [ORDEALS[state.ordeals[s]].title for s in range(3) if state.face_down[s]]

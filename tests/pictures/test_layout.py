@@ -5,8 +5,8 @@ bitmap font; plus hand-built extremes (long columns, full piles, tall towers).""
 
 import numpy as np
 import pytest
-
 from castle_envs.agents import make_agent
+
 from castle_envs.core.scene import Scene, pillow_available
 from castle_envs.registry import GAMES, get_game
 

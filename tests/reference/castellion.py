@@ -14,26 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from castle_envs.castellion.env import RESET_OPTIONS, CastellionEnv
-from castle_envs.castellion.layout import (
-    CELL_OFF,
-    DISCARD_OFF,
-    HAND_OFF,
-    LEVEL_OFF,
-    OBS_SIZE,
-    ORDEAL_OFF,
-    ORDEAL_WIDTH,
-    PHASE_OFF,
-    REGULAR_OFF,
-    REVEALED_OFF,
-    SAFE_OFF,
-    SCALAR_OFF,
-)
-
-from castle_envs.core.errors import HiddenInformationError, InvalidStateError
-from castle_envs.core.saved import StateReader
-from castle_envs.core.options import check_choice
-from castle_envs.core.state import SolitaireState, check_options
 from castle_envs.castellion.actions import (
     ACTIONS,
     DESTROY,
@@ -81,6 +61,25 @@ from castle_envs.castellion.data import (
     TOTAL_COUNTS,
     TRAITOR,
 )
+from castle_envs.castellion.env import RESET_OPTIONS, CastellionEnv
+from castle_envs.castellion.layout import (
+    CELL_OFF,
+    DISCARD_OFF,
+    HAND_OFF,
+    LEVEL_OFF,
+    OBS_SIZE,
+    ORDEAL_OFF,
+    ORDEAL_WIDTH,
+    PHASE_OFF,
+    REGULAR_OFF,
+    REVEALED_OFF,
+    SAFE_OFF,
+    SCALAR_OFF,
+)
+from castle_envs.core.errors import HiddenInformationError, InvalidStateError
+from castle_envs.core.options import check_choice
+from castle_envs.core.saved import StateReader
+from castle_envs.core.state import SolitaireState, check_options
 
 # phases: what the player is deciding now
 (
@@ -282,7 +281,7 @@ class ReferenceState(SolitaireState):
         level: str = "school",
         options: dict | None = None,
         **rules,
-    ) -> "ReferenceState":
+    ) -> ReferenceState:
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
         shuffled) and the ``ordeals`` (three card names, slots I, II, III)."""
@@ -611,9 +610,9 @@ class ReferenceState(SolitaireState):
             if action == PLACE_TRAITOR:
                 slot = self.current
                 self.beside[slot][kind == BLACK_TRAITOR] += 1
-                if sum(self.beside[slot]) >= ORDEALS[self.ordeals[slot]].traitors:
-                    if not self._encounter():
-                        return
+                count = sum(self.beside[slot])
+                if count >= ORDEALS[self.ordeals[slot]].traitors and not self._encounter():
+                    return
                 self._end_turn()
                 return
             self.discard[kind] += 1
@@ -810,7 +809,7 @@ class ReferenceState(SolitaireState):
                 if self.face_down[slot]:
                     return f"encounter face-down Ordeal {'I' * (slot + 1)} now"
                 return f"encounter {ORDEALS[self.ordeals[slot]].title} now"
-            if REVEAL_ORDEAL <= action:
+            if action >= REVEAL_ORDEAL:
                 return f"reveal ordeal {action - REVEAL_ORDEAL + 1} (face down)"
         except IndexError:
             pass
@@ -919,7 +918,7 @@ class ReferenceState(SolitaireState):
         return f"{where} is not a legal place"
 
     # --- copies and serialization ------------------------------------------------------------
-    def player_view(self, player: int = 0) -> "ReferenceState":
+    def player_view(self, player: int = 0) -> ReferenceState:
         """What the player knows: a copy whose piles are in tile-kind order (their contents,
         not their order) and whose face-down ordeals read as the first card of their level
         and slot, marked ``hidden``: drawing or revealing from it raises
@@ -939,7 +938,7 @@ class ReferenceState(SolitaireState):
                 "search determinize(0, rng) of it instead"
             )
 
-    def determinize(self, player: int, rng: np.random.Generator) -> "ReferenceState":
+    def determinize(self, player: int, rng: np.random.Generator) -> ReferenceState:
         """The order of each pile and the face-down ordeal cards are hidden. A player who
         remembers what came from each pile knows its contents, so each pile is shuffled
         separately; a face-down card is drawn again from its level and slot's cards."""
@@ -955,7 +954,7 @@ class ReferenceState(SolitaireState):
         other._mask = None
         return other
 
-    def clone(self) -> "ReferenceState":
+    def clone(self) -> ReferenceState:
         other = ReferenceState.__new__(ReferenceState)
         other.__dict__.update(self.__dict__)
         other.regular = list(self.regular)
@@ -1026,7 +1025,7 @@ class ReferenceState(SolitaireState):
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ReferenceState":
+    def from_dict(cls, data: dict) -> ReferenceState:
         try:
             return cls._from_dict(data)
         except InvalidStateError:
@@ -1035,7 +1034,7 @@ class ReferenceState(SolitaireState):
             raise InvalidStateError(f"not a Castellion state: {err!r}") from None
 
     @classmethod
-    def _from_dict(cls, data: dict) -> "ReferenceState":
+    def _from_dict(cls, data: dict) -> ReferenceState:
         def bad(why):
             raise InvalidStateError(f"invalid Castellion state: {why}")
 

@@ -10,8 +10,8 @@ Python (the old position memo left out: the value is a pure function of the posi
 from __future__ import annotations
 
 import numpy as np
-
 from castle_envs.agents.search import castellion_planner as agent
+
 from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import (
     DESTROY,
@@ -33,6 +33,7 @@ from castle_envs.castellion.data import (
     SEER,
     TRAITOR,
 )
+from castle_envs.castellion.plan import bastions, castle_cost, orders_for
 from castle_envs.castellion.rules import (
     CELLS,
     DEFENDER_PHASE,
@@ -49,7 +50,6 @@ from castle_envs.castellion.rules import (
     TRAITOR_PHASE,
     State,
 )
-from castle_envs.castellion.plan import bastions, castle_cost, orders_for
 
 WIN, LOSS = agent.WIN, agent.LOSS
 

@@ -12,12 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from castle_envs.castle_siege.env import CastleSiegeEnv
-
-from castle_envs.core.errors import HiddenInformationError
-from castle_envs.core.saved import StateReader
-from castle_envs.core.options import check_choice
-from castle_envs.core.state import SolitaireState, check_options
 from castle_envs.castle_siege.actions import (
     ACTIONS,
     DISCARD_BASE,
@@ -29,15 +23,14 @@ from castle_envs.castle_siege.actions import (
     RECYCLE_BASE,
     REGROUP,
     ROYAL_BASE,
+    Discard,
     Play,
     Recycle,
     Regroup,
     RoyalCapture,
-    Discard,
     slots_of,
 )
 from castle_envs.castle_siege.cards import (
-    SUIT,
     CASTLE_NAMES,
     JACK,
     KING,
@@ -45,9 +38,15 @@ from castle_envs.castle_siege.cards import (
     QUEEN,
     RANK,
     RANKS,
+    SUIT,
     SUIT_OF,
     card_name,
 )
+from castle_envs.castle_siege.env import CastleSiegeEnv
+from castle_envs.core.errors import HiddenInformationError
+from castle_envs.core.options import check_choice
+from castle_envs.core.saved import StateReader
+from castle_envs.core.state import SolitaireState, check_options
 
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3, "very_hard": 4}
 ATTACK_RULES = ("any", "most_recent")  # interpretation 3
@@ -171,7 +170,7 @@ class ReferenceState(SolitaireState):
         difficulty: str = "very_hard",
         deck=None,
         **rules,
-    ) -> "ReferenceState":
+    ) -> ReferenceState:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rules option")
         state = cls(difficulty_rows(difficulty), **rules)
@@ -460,7 +459,7 @@ class ReferenceState(SolitaireState):
             return "Regroup is only for a stalemate: some cards capture a castle exactly"
         return f"not legal in phase {phase}"
 
-    def player_view(self, player: int = 0) -> "ReferenceState":
+    def player_view(self, player: int = 0) -> ReferenceState:
         """What the player knows: a copy whose unseen deck cards are in card-id order (the
         unseen cards as a set; the recycled cards below them keep their known order), marked
         ``hidden`` so that drawing an unseen card raises ``HiddenInformationError``. Agents
@@ -475,7 +474,7 @@ class ReferenceState(SolitaireState):
 
     def determinize(
         self, player: int = 0, rng: np.random.Generator | None = None
-    ) -> "ReferenceState":
+    ) -> ReferenceState:
         """A clone with the unseen part of the deck shuffled; the recycled cards at the
         bottom keep their known order (the player put them there)."""
         rng = rng if rng is not None else np.random.default_rng()
@@ -492,7 +491,7 @@ class ReferenceState(SolitaireState):
         return other
 
     # --- copies and serialization ------------------------------------------------------------
-    def clone(self) -> "ReferenceState":
+    def clone(self) -> ReferenceState:
         other = ReferenceState.__new__(ReferenceState)
         other.__dict__.update(self.__dict__)
         for name in (
@@ -537,7 +536,7 @@ class ReferenceState(SolitaireState):
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ReferenceState":
+    def from_dict(cls, data: dict) -> ReferenceState:
         """The state ``to_dict`` saved, read strictly (``core.saved``): exact types and
         ranges, every card in exactly one place, the phase consistent with the position,
         a legal move unless the game is over; ``events`` may be left out (counts 0).

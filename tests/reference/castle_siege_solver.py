@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import sys
 import time
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
+from castle_envs.agents.solvers.castle_siege import (  # noqa: F401  # noqa: F401
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Result,
+    deal_deck,
+    state_key,
+)
 
 from castle_envs.castle_siege.actions import HAND_SLOTS, NUM_SUBSETS, RECYCLE_BASE, ROYAL_BASE
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANK, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, PRECISION, ROYAL, State
-from castle_envs.agents.solvers.castle_siege import UNKNOWN, UNWINNABLE, WINNABLE, Result  # noqa: F401
-from castle_envs.agents.solvers.castle_siege import deal_deck, state_key  # noqa: F401
 
 _SUBSET_SLOTS = [
     tuple(i for i in range(HAND_SLOTS) if (s + 1) >> i & 1) for s in range(NUM_SUBSETS)
@@ -332,7 +338,7 @@ def relaxed_winnable(columns: tuple, phi: int, plays: int, regroup: bool, royal:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _capture_sets(n: int) -> tuple:
     return tuple(tuple(i for i in range(n) if m >> i & 1) for m in range(1 << n))
 

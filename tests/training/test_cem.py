@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.experiments.config import load_config, resolve
 from castle_envs.experiments.train_cem import run_training

@@ -106,8 +106,8 @@ def test_sigterm_checkpoints_trained_steps_and_resume_continues(tmp_path):
     assert {p.name for p in ckpt.iterdir()} == {"policy.pt", "optimizer.pt", "rng.pt", "envs.json"}
     saved_streams = json.loads((ckpt / "envs.json").read_text())["rng"]
 
-    from castle_envs.experiments.train import build_model, load_checkpoint, make_vec_env
     from castle_envs.experiments.config import load_config
+    from castle_envs.experiments.train import build_model, load_checkpoint, make_vec_env
 
     config = load_config(run_dir / "config.yaml")
     env = make_vec_env(config)
@@ -196,9 +196,8 @@ def test_closing_after_an_interrupt_takes_a_step_result_larger_than_the_pipe():
     the worker would hang."""
     import threading
 
-    from stable_baselines3.common.vec_env import SubprocVecEnv
-
     from castle_envs.experiments.train import _close_quietly
+    from stable_baselines3.common.vec_env import SubprocVecEnv
 
     env = SubprocVecEnv([_slow_big_env])
     env.reset()

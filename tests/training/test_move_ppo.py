@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from castle_envs.agents.registry import make_agent
 from castle_envs.agents.learned.saved import load_tensors, read_card
-from castle_envs.castle_siege.observation import encode
-from castle_envs.castle_siege.rules import State
+from castle_envs.agents.registry import make_agent
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.config import load_config, resolve
 from castle_envs.experiments.train_moves import run_training
+
+from castle_envs.castle_siege.observation import encode
+from castle_envs.castle_siege.rules import State
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.train
@@ -103,6 +103,7 @@ def test_the_linear_start_plays_the_cem_scorer():
     # before any update the greedy policy is the CEM linear scorer (its 30 weights)
     from castle_envs.agents.learned import move_policy
     from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+
     from castle_envs.moves import SiegeMoves
 
     path = LINEAR_FILE

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from castle_envs.agents.registry import make_agent
 from castle_envs.agents.learned.saved import load_tensors, read_card
-from castle_envs.castle_rooms.observation import encode
-from castle_envs.castle_rooms.rules import CastleRoomsState
+from castle_envs.agents.registry import make_agent
 from castle_envs.experiments.cli import build_parser, main
 from castle_envs.experiments.config import PPOConfig, load_config, resolve
+
+from castle_envs.castle_rooms.observation import encode
+from castle_envs.castle_rooms.rules import CastleRoomsState
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.train

@@ -8,10 +8,10 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
 import ray  # noqa: E402
+from castle_envs.experiments import rllib_castle_rooms as example  # noqa: E402
 
 from castle_envs.core.errors import IllegalActionError  # noqa: E402
 from castle_envs.rllib_adapter import RLlibTurnBasedEnv  # noqa: E402
-from castle_envs.experiments import rllib_castle_rooms as example  # noqa: E402
 
 
 def play_random(env, seed):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
-from castle_envs.core.jit import HAVE_NUMBA
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.jit import HAVE_NUMBA
+
+from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
 
 
 def games(n: int) -> int:

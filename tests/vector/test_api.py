@@ -9,13 +9,13 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import castle_envs
+from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.actions import END_BATTLE, NUM_ACTIONS
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.core.jit import HAVE_NUMBA
-from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.jit import HAVE_NUMBA
 
 from .helpers import (
     assert_bad_calls_raise,

@@ -11,13 +11,13 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import castle_envs
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.env import CastellionEnv
 from castle_envs.castellion.observation import OBS_SIZE, encode
 from castle_envs.castellion.rules import State
-from castle_envs.castellion import kernel as K
-from castle_envs.core import pcg64
 from castle_envs.castellion.vector import CastellionVectorEnv
+from castle_envs.core import pcg64
 
 from .helpers import (
     assert_bad_calls_raise,

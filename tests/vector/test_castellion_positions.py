@@ -13,7 +13,8 @@ from castle_envs.castellion.rules import State
 from castle_envs.castellion.vector import CastellionVectorEnv
 from tests.castellion.helpers import at_ordeal, position
 
-from ..reference.castellion import ReferenceState, reference_encode as encode
+from ..reference.castellion import ReferenceState
+from ..reference.castellion import reference_encode as encode
 from .helpers import assert_row_is
 
 

@@ -9,8 +9,8 @@ from gymnasium.utils.env_checker import check_env
 import castle_envs
 from castle_envs.castellion.actions import ENCOUNTER_NOW
 from castle_envs.castellion.env import CastellionEnv
-from castle_envs.core.errors import EpisodeOverError
 from castle_envs.castellion.vector import CompiledCastellionEnv
+from castle_envs.core.errors import EpisodeOverError
 
 from .helpers import assert_single_errors_match, games, single_lockstep
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
-from castle_envs.core.errors import EpisodeOverError
 from castle_envs.castle_siege.compiled import CompiledCastleSiegeEnv
+from castle_envs.core.errors import EpisodeOverError
 
+from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
 from .helpers import assert_single_errors_match, single_lockstep
 
 

@@ -10,13 +10,13 @@ also leaves per-row legal counts in ``ints`` for ``sample_counted``; they must m
 import numpy as np
 import pytest
 
+from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.actions import NUM_ACTIONS, NUM_SUBSETS
 from castle_envs.castle_siege.cards import NUM_CARDS
 from castle_envs.castle_siege.observation import OBS_SIZE, encode
 from castle_envs.castle_siege.rules import State
-from castle_envs.core.jit import HAVE_NUMBA
-from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.jit import HAVE_NUMBA
 
 from .helpers import games, random_actions
 

@@ -11,10 +11,10 @@ import pytest
 
 import castle_envs
 from castle_envs.castellion import kernel as CK
-from castle_envs.castle_siege import kernel as SK
-from castle_envs.core.threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
 from castle_envs.castellion.vector import CastellionVectorEnv
+from castle_envs.castle_siege import kernel as SK
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.threads import MIN_ROWS_PER_THREAD, RowThreads, available_cores
 
 from .helpers import games
 

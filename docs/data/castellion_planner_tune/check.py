@@ -10,8 +10,8 @@ import sys
 import time
 
 from castle_envs.agents.registry import make_agent
-from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 from castle_envs.agents.solvers.castellion import deal
+from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 
 level, start, n, specs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 results = []

@@ -11,8 +11,8 @@ of Ordeals passed (the last entry: won) and how many games met each Assault face
 
 import sys
 
-from castle_envs.agents.search.castellion_planner import OPTION_TYPES, PlannerPolicy
 from castle_envs.agents.options import parse_options
+from castle_envs.agents.search.castellion_planner import OPTION_TYPES, PlannerPolicy
 from castle_envs.agents.solvers.castellion import deal
 
 start, n, masks = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]

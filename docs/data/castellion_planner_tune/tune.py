@@ -15,7 +15,6 @@ import json
 import time
 from pathlib import Path
 
-
 from castle_envs.agents.search.castellion_planner import DEFAULTS, PlannerPolicy
 from castle_envs.agents.solvers.castellion import deal
 

@@ -17,9 +17,9 @@ import json
 import time
 
 import gymnasium as gym
+from castle_envs.agents.registry import make_agent
 
 import castle_envs  # noqa: F401  (registers the envs)
-from castle_envs.agents.registry import make_agent
 
 
 def to_csv(path: str) -> None:

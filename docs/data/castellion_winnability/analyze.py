@@ -9,9 +9,10 @@ import json
 import sys
 from collections import Counter, defaultdict
 
-from castle_envs.castellion.data import ORDEALS
 from castle_envs.agents.solvers.castellion import deal
 from castle_envs.experiments.stats import wilson_interval
+
+from castle_envs.castellion.data import ORDEALS
 
 records = [json.loads(line) for line in open(sys.argv[1])]
 by_card = defaultdict(Counter)

@@ -76,7 +76,7 @@ print(
     "| upper end of the 95% interval: before | after | seconds |"
 )
 print("|---|---|---|---|---|---|---|---|")
-for level, n, won, lost, counts, before, after, seconds in rows:
+for level, n, won, _lost, counts, before, after, seconds in rows:
     print(
         f"| {level} | {n} | {won} | {counts['bound']} | {counts['loss-search']} | "
         f"{before:.1%} | {after:.1%} | {seconds:.0f} |"

@@ -11,10 +11,11 @@ it, on training deals. From the repository root:
 import collections
 import sys
 
-from castle_envs.agents.search.castellion_planner import OPTION_TYPES, PlannerPolicy
 from castle_envs.agents.options import parse_options
-from castle_envs.castellion.data import ORDEALS
+from castle_envs.agents.search.castellion_planner import OPTION_TYPES, PlannerPolicy
 from castle_envs.agents.solvers.castellion import deal
+
+from castle_envs.castellion.data import ORDEALS
 
 start, n = int(sys.argv[1]), int(sys.argv[2])
 options = parse_options(sys.argv[3], OPTION_TYPES, "planner") if len(sys.argv) > 3 else {}

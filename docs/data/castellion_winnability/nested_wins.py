@@ -30,16 +30,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-
+from castle_envs.agents.options import parse_options
 from castle_envs.agents.search.castellion_pimc import LEVEL_PLANNER, PimcPolicy
 from castle_envs.agents.search.castellion_planner import (
     DEFAULTS as PLANNER_DEFAULTS,
+)
+from castle_envs.agents.search.castellion_planner import (
     OPTION_TYPES as PLANNER_TYPES,
+)
+from castle_envs.agents.search.castellion_planner import (
     PlannerPolicy,
 )
-from castle_envs.agents.options import parse_options
-from castle_envs.castellion.data import LEVELS
 from castle_envs.agents.solvers.castellion import deal, replay_wins
+
+from castle_envs.castellion.data import LEVELS
 
 HERE = Path(__file__).parent
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}

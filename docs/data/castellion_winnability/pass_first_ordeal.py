@@ -13,13 +13,14 @@ the counts. From the repository root:
 
 import argparse
 import collections
+import contextlib
 import json
 
 import numpy as np
-
-from castle_envs.agents.solvers.castellion import deal, replay_wins
-from castle_envs.castellion import kernel as K
 from castle_envs.agents.solvers import castellion_kernel as C
+from castle_envs.agents.solvers.castellion import deal, replay_wins
+
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.vector import write_state
 
 p = argparse.ArgumentParser()
@@ -66,14 +67,12 @@ else:
 rules = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 done = set()
 if args.journal:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         done = {
             r["seed"]
             for r in map(json.loads, open(args.journal))
             if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes
         }
-    except FileNotFoundError:
-        pass
 w = C.new_work(args.table_bits)
 counts = collections.Counter()
 for seed in seeds:

@@ -36,9 +36,9 @@ import csv
 import json
 from pathlib import Path
 
+from castle_envs.agents.solvers.castellion import PASSED, Solver, deal
 
 from castle_envs.castellion.data import ORDEALS
-from castle_envs.agents.solvers.castellion import PASSED, Solver, deal
 
 HERE = Path(__file__).parent
 LEVELS = ("school", "academy", "menace")

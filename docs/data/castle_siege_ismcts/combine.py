@@ -16,7 +16,6 @@ import json
 from collections import defaultdict
 
 import numpy as np
-
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 
 

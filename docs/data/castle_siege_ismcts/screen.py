@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.registry import make_agent
+
 from castle_envs.castle_siege.rules import State
 
 name, spec, start, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

@@ -11,7 +11,6 @@ import json
 import sys
 
 import numpy as np
-
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 
 search = linear = only_search = only_linear = n = 0

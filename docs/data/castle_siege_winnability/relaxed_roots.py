@@ -6,16 +6,16 @@ Output (2026-12-01): relaxed_roots.txt. The relaxed game is the Python reference
 was written once), which this script reads for its helpers."""
 
 import sys
-from functools import lru_cache
+from functools import cache
 
 sys.path.insert(0, ".")  # the repo root: tests/reference
-from tests.reference import castle_siege_solver as S  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
+from tests.reference import castle_siege_solver as S  # noqa: E402
 
 HAND_SLOTS = 5
 
 
-@lru_cache(maxsize=None)
+@cache
 def rw_noroyal(columns, phi, plays, regroup):
     rest = columns
     left = plays

@@ -15,13 +15,13 @@ import argparse
 import json
 
 import numpy as np
-
 from castle_envs.agents import make_agent
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.agents.registry import shipped_models_dir
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege import UNWINNABLE, WINNABLE
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+from castle_envs.castle_siege.rules import State
 
 p = argparse.ArgumentParser()
 p.add_argument("journal")

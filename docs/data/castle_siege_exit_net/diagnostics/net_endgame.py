@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner
+from castle_envs.agents.learned.castle_siege_linear import EndgamePlanner, LinearPolicy
 from castle_envs.agents.registry import make_agent
-from castle_envs.castle_siege.rules import State
-from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+from castle_envs.castle_siege.rules import State
 
 p = argparse.ArgumentParser()
 p.add_argument("name")

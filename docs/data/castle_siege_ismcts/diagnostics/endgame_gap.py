@@ -13,15 +13,15 @@ import sys
 import time
 
 import numpy as np
-
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+from castle_envs.agents.search import castle_siege_ismcts_kernel as M
+from castle_envs.agents.solvers import castle_siege_kernel as S
+from castle_envs.agents.solvers import castle_siege_nested_kernel as N
+from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
+
 from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.rules import State
-from castle_envs.agents.search import castle_siege_ismcts_kernel as M
-from castle_envs.agents.solvers import castle_siege_nested_kernel as N
-from castle_envs.agents.solvers import castle_siege_kernel as S
 from castle_envs.castle_siege.vector import write_state
-from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
 
 diff, n, budgets = sys.argv[1], int(sys.argv[2]), [int(a) for a in sys.argv[3].split(",")]
 start = int(sys.argv[4]) if len(sys.argv) > 4 else 20_000_100

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.agents.registry import make_agent
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege import WINNABLE
-from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
+
+from castle_envs.castle_siege.rules import State
 
 save = None
 if "--save" in sys.argv:

@@ -17,11 +17,11 @@ import sys
 import time
 
 import numpy as np
-
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
-from castle_envs.castle_siege.rules import State
-from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
+
+from castle_envs.castle_siege.rules import State
 
 with gzip.open(sys.argv[1], "rt") as f:
     positions = json.load(f)

@@ -10,10 +10,10 @@ import json
 import sys
 
 import numpy as np
-
 from castle_envs.agents.registry import make_agent
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege_compiled import CompiledSolver
+
+from castle_envs.castle_siege.rules import State
 
 diff, screen = sys.argv[1], sys.argv[2]
 w = json.load(open(f"docs/data/castle_siege_ismcts/screens/{screen}.json"))["wins"]

@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from castle_envs.agents.registry import make_agent
-from castle_envs.castle_siege.rules import State
 from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, Result
 from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
+
+from castle_envs.castle_siege.rules import State
 
 HERE = Path(__file__).resolve().parent
 

@@ -48,8 +48,9 @@ def deals(journals):
 
 def play(spec, out, journals, part="1/1"):
     from castle_envs.agents.registry import make_agent
-    from castle_envs.castle_siege.rules import State
     from castle_envs.agents.solvers.castle_siege import WINNABLE
+
+    from castle_envs.castle_siege.rules import State
 
     k, n = (int(x) for x in part.split("/"))
     recorded = deals(journals)

@@ -8,8 +8,8 @@ import collections
 import sys
 
 import numpy as np
-
 from castle_envs.agents.search.castellion_planner import PlannerPolicy
+
 from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE, State
 
 policy = PlannerPolicy(info=float(sys.argv[1]))
