@@ -278,7 +278,6 @@ def run(args) -> int:
         jobs = [(spec, {spec.variant_arg: spec.variants[0]}) for spec in GAMES.values()]
     else:
         jobs = [game_and_variant(args)]
-    sizes = args.batch_sizes
     results = []
     for spec, variant in jobs:
         try:
@@ -288,112 +287,134 @@ def run(args) -> int:
                 raise ValueError(f"{spec.slug} is not available: {err}") from None
             print(f"(skipping {spec.slug}: {err})")
             continue
-        r = results[-1]
-        label = f"{spec.slug} {list(variant.values())[0]}"
-        if not args.json:
-            print(
-                f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
-                f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
-                f"({r['core']['games']} games core, {r['env']['games']} env; per CPU-second: "
-                f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})"
-            )
-        if spec.slug in _vector_games() and sizes:
-            from castle_envs.registry import make_single
-
-            compiled = make_single(spec.slug, **variant)
-            _, info = compiled.reset(seed=args.seed)  # compiles, or loads numba's cache
-            compiled.step(int(np.flatnonzero(info["action_mask"])[0]))
-            r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
-            if not args.json:
-                print(
-                    f"{'':<26} compiled single env (make_single) "
-                    f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
-                    f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)"
-                )
-            r["batched"] = []
-            from castle_envs.core.threads import resolve_threads
-
-            settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
-            for n in sizes:
-                for parallel in settings:
-                    if (
-                        parallel
-                        and False in settings
-                        and resolve_threads(True, args.threads, n) == 1
-                    ):
-                        if not args.json:
-                            print(f"{'':<26} batched x{n:<5} (threaded: one thread at this size)")
-                        continue
-                    b = bench_batched(
-                        spec.slug, variant, n, args.seconds, args.seed, parallel, args.threads
-                    )
-                    r["batched"].append(b)
-                    if not args.json:
-                        label = "one thread" if b["threads"] == 1 else f"{b['threads']} threads"
-                        load = (
-                            ""
-                            if b["load_average"] is None
-                            else f"   load average {b['load_average']:.2f}"
-                        )
-                        print(
-                            f"{'':<26} batched x{n:<5} {label:<11} "
-                            f"{b['steps_per_s']:>12,.0f} steps/s   "
-                            f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
-                            f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
-                            f"{b['first_call_s']:.2f} s (numba cache hits: "
-                            f"{b['numba_cache_hits']}){load}"
-                        )
-        if spec.slug in SOLVER_BENCHES and args.solver_deals > 0:
-            r["solvers"] = SOLVER_BENCHES[spec.slug](
-                variant[spec.variant_arg],
-                args.seed,
-                args.solver_deals,
-                args.solver_nodes,
-                quiet=args.json,
-            )
+        bench_game_extras(args, spec, variant, results[-1])
     if args.learners:
-        game = jobs[0][0].slug if args.game is not None else "castle-siege"
-        if game not in LEARNER_CONFIGS:
-            raise ValueError(
-                f"--learners measures the learners of {', '.join(LEARNER_CONFIGS)}; not {game}"
-            )
-        difficulty = jobs[0][1].get("difficulty", "very_hard") if args.game else "very_hard"
-        learners = bench_learners(difficulty, args.learner_steps, quiet=args.json, game=game)
-        results.append({"game": game, "learners": learners})
+        results.append(bench_learner_row(args, jobs))
     if not args.no_peer and results:
         peer = bench_peer(args.seconds, args.seed)
         results.append({"game": "pettingzoo connect_four_v3", "env": peer})
         if not args.json:
-            if "error" in peer:
-                print(f"(PettingZoo connect_four_v3 not measured: {peer['error']})")
-            else:
-                print(
-                    f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
-                    f" steps/s   ({peer['games']} games)"
-                )
-                for r in results[:-1]:
-                    if "env" not in r:
-                        continue  # a row of learners: no env to compare
-                    compiled = r.get("env_compiled")
-                    print(
-                        f"  {r['game']}: env / connect_four = "
-                        f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
-                        + (
-                            f", compiled single env / connect_four = "
-                            f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}"
-                            if compiled
-                            else ""
-                        )
-                        + "".join(
-                            f", batched x{b['num_envs']}"
-                            + (f" {b['threads']} threads" if b.get("threads", 1) > 1 else "")
-                            + f" / connect_four = {b['steps_per_s'] / peer['steps_per_s']:.1f}"
-                            for b in r.get("batched", [])
-                        )
-                    )
+            print_peer(peer, results[:-1])
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
+
+
+def bench_game_extras(args, spec, variant: dict, r: dict) -> None:
+    """After one game's core and env rates (``r``, printed here): its compiled and batched
+    envs and its solvers, where it has them and the flags ask for them."""
+    label = f"{spec.slug} {list(variant.values())[0]}"
+    if not args.json:
+        print(
+            f"{label:<26} core {r['core']['steps_per_s']:>10,.0f} steps/s   "
+            f"env {r['env']['steps_per_s']:>10,.0f} steps/s   "
+            f"({r['core']['games']} games core, {r['env']['games']} env; per CPU-second: "
+            f"core {r['core']['steps_per_cpu_s']:,.0f}, env {r['env']['steps_per_cpu_s']:,.0f})"
+        )
+    if spec.slug in _vector_games() and args.batch_sizes:
+        bench_compiled_single(args, spec, variant, r)
+        bench_batched_sizes(args, spec, variant, r)
+    if spec.slug in SOLVER_BENCHES and args.solver_deals > 0:
+        r["solvers"] = SOLVER_BENCHES[spec.slug](
+            variant[spec.variant_arg],
+            args.seed,
+            args.solver_deals,
+            args.solver_nodes,
+            quiet=args.json,
+        )
+
+
+def bench_compiled_single(args, spec, variant: dict, r: dict) -> None:
+    """The compiled single env (``make_single``) into ``r["env_compiled"]``."""
+    from castle_envs.registry import make_single
+
+    compiled = make_single(spec.slug, **variant)
+    _, info = compiled.reset(seed=args.seed)  # compiles, or loads numba's cache
+    compiled.step(int(np.flatnonzero(info["action_mask"])[0]))
+    r["env_compiled"] = bench_gym(compiled, args.seconds, args.seed)
+    if not args.json:
+        print(
+            f"{'':<26} compiled single env (make_single) "
+            f"{r['env_compiled']['steps_per_s']:>10,.0f} steps/s   "
+            f"({r['env_compiled']['steps_per_cpu_s']:,.0f} per CPU-second)"
+        )
+
+
+def bench_batched_sizes(args, spec, variant: dict, r: dict) -> None:
+    """The batched env at each ``--batch-sizes`` size, one thread and/or threaded
+    (``--parallel``), into ``r["batched"]``."""
+    from castle_envs.core.threads import resolve_threads
+
+    r["batched"] = []
+    settings = {"off": [False], "on": [True], "both": [False, True]}[args.parallel]
+    for n in args.batch_sizes:
+        for parallel in settings:
+            if parallel and False in settings and resolve_threads(True, args.threads, n) == 1:
+                if not args.json:
+                    print(f"{'':<26} batched x{n:<5} (threaded: one thread at this size)")
+                continue
+            b = bench_batched(
+                spec.slug, variant, n, args.seconds, args.seed, parallel, args.threads
+            )
+            r["batched"].append(b)
+            if not args.json:
+                print_batched(n, b)
+
+
+def print_batched(n: int, b: dict) -> None:
+    label = "one thread" if b["threads"] == 1 else f"{b['threads']} threads"
+    load = "" if b["load_average"] is None else f"   load average {b['load_average']:.2f}"
+    print(
+        f"{'':<26} batched x{n:<5} {label:<11} "
+        f"{b['steps_per_s']:>12,.0f} steps/s   "
+        f"({b['steps_per_cpu_s']:,.0f} per CPU-second)   "
+        f"{b['bytes_per_env'] / 1024:.1f} KiB/env   first call "
+        f"{b['first_call_s']:.2f} s (numba cache hits: "
+        f"{b['numba_cache_hits']}){load}"
+    )
+
+
+def bench_learner_row(args, jobs: list) -> dict:
+    """``--learners``: the learners of the game (Castle Siege when no game is named)."""
+    game = jobs[0][0].slug if args.game is not None else "castle-siege"
+    if game not in LEARNER_CONFIGS:
+        raise ValueError(
+            f"--learners measures the learners of {', '.join(LEARNER_CONFIGS)}; not {game}"
+        )
+    difficulty = jobs[0][1].get("difficulty", "very_hard") if args.game else "very_hard"
+    learners = bench_learners(difficulty, args.learner_steps, quiet=args.json, game=game)
+    return {"game": game, "learners": learners}
+
+
+def print_peer(peer: dict, results: list[dict]) -> None:
+    """PettingZoo's connect_four_v3 rate and each game's rates over it."""
+    if "error" in peer:
+        print(f"(PettingZoo connect_four_v3 not measured: {peer['error']})")
+        return
+    print(
+        f"{'pettingzoo connect_four_v3':<26} {'':>26}env {peer['steps_per_s']:>10,.0f}"
+        f" steps/s   ({peer['games']} games)"
+    )
+    for r in results:
+        if "env" not in r:
+            continue  # a row of learners: no env to compare
+        compiled = r.get("env_compiled")
+        print(
+            f"  {r['game']}: env / connect_four = "
+            f"{r['env']['steps_per_s'] / peer['steps_per_s']:.2f}"
+            + (
+                f", compiled single env / connect_four = "
+                f"{compiled['steps_per_s'] / peer['steps_per_s']:.2f}"
+                if compiled
+                else ""
+            )
+            + "".join(
+                f", batched x{b['num_envs']}"
+                + (f" {b['threads']} threads" if b.get("threads", 1) > 1 else "")
+                + f" / connect_four = {b['steps_per_s'] / peer['steps_per_s']:.1f}"
+                for b in r.get("batched", [])
+            )
+        )
 
 
 #: the learners --learners trains, each with its shipped config's network and PPO settings

@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 import yaml
 from castle_envs.agents.registry import LINEAR_GAMES
 
+from .algorithms import ALGORITHMS, resolved
+
 
 def _choices(*values: str) -> dict:
     return {"choices": values}
@@ -142,8 +144,8 @@ class ExItConfig:
     # castle_siege_very_hard_linear's)
 
 
-#: the algorithms a config can name (``algo``), each a trainer of the harness
-ALGOS = ("maskable_ppo", "cem", "move_ppo", "exit_siege")
+#: the algorithms a config can name (``algo``), each a trainer of the harness (``ALGORITHMS``)
+ALGOS = tuple(ALGORITHMS)
 
 
 @dataclass(frozen=True)
@@ -415,19 +417,16 @@ def _check_values(config: TrainConfig) -> None:
         raise ValueError("pretrain.episodes: must be at least 1 when pretrain.agent is set")
     if spec.solitaire and config.self_play.enabled:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
-    if config.algo == "cem":
-        _check_cem(config, spec)
-    if config.algo == "move_ppo":
-        _check_move_ppo(config, spec)
-    if config.algo == "exit_siege":
-        _check_exit_siege(config, spec)
+    check = ALGORITHMS[config.algo].check
+    if check is not None:
+        resolved(check)(config, spec)
     if config.shaping == "heuristic_potential" and spec.slug not in POTENTIALS:
         raise ValueError(
             f"shaping: heuristic_potential is defined for {', '.join(POTENTIALS)} only"
         )
 
 
-def _check_move_ppo(config: TrainConfig, spec) -> None:
+def check_move_ppo(config: TrainConfig, spec) -> None:
     from castle_envs.moves import MOVE_GAMES
 
     if spec.slug not in MOVE_GAMES:
@@ -484,7 +483,7 @@ def _check_move_ppo(config: TrainConfig, spec) -> None:
         )
 
 
-def _check_cem(config: TrainConfig, spec) -> None:
+def check_cem(config: TrainConfig, spec) -> None:
     if spec.slug not in LINEAR_GAMES:
         raise ValueError(
             "algo: cem trains the Castle Siege linear scorer; game must be castle-siege"
@@ -518,7 +517,7 @@ def _check_cem(config: TrainConfig, spec) -> None:
         raise ValueError("cem.workers: must be 0 (every core) or more")
 
 
-def _check_exit_siege(config: TrainConfig, spec) -> None:
+def check_exit_siege(config: TrainConfig, spec) -> None:
     if spec.slug not in LINEAR_GAMES:
         raise ValueError(
             "algo: exit_siege trains the Castle Siege linear scorer; game must be castle-siege"

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -240,207 +242,253 @@ def progress_bar(total: int, enabled: bool, desc: str):
     return bar, bar.update
 
 
-def evaluate(
-    game: str,
-    variants: list,
-    agents: list[str],
-    episodes: int,
-    seed: int = 0,
-    env_options: dict | None = None,
-    opponent: str = "random",
-    workers=None,
-    backend: str = "local",
-    address=None,
-    progress: bool = False,
-    record: int = 0,
-    agent_seed: int = 0,
-    log_path: str | None = None,
-    resume: bool = False,
-) -> dict:
-    """Play every agent on ``episodes`` common deals per variant; the summary dict. With
+@dataclass(frozen=True)
+class EvalSettings:
+    """One ``evaluate`` run: ``agents`` on ``episodes`` common deals (deal ``seed + i``) of
+    each of the game's ``variants``. ``env_options``: env keywords; ``opponent``: the agent
+    in the other seats of a multi-player game; ``workers``/``backend``/``address``: where
+    the episodes run; ``record``: game records of each agent's and variant's first games;
+    ``agent_seed``: the agents' own randomness; ``log_path``: the episode log (JSON Lines)
+    every finished episode is appended to; ``resume``: play only the episodes it lacks."""
+
+    game: str
+    variants: list
+    agents: list[str]
+    episodes: int
+    seed: int = 0
+    env_options: dict | None = None
+    opponent: str = "random"
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    progress: bool = False
+    record: int = 0
+    agent_seed: int = 0
+    log_path: str | None = None
+    resume: bool = False
+
+
+def evaluate(game: str, variants: list, agents: list[str], episodes: int, **options) -> dict:
+    """Play every agent on ``episodes`` common deals per variant; the summary dict. The
+    keywords are ``EvalSettings``'s (``seed``, ``workers``, ``record``, ...). With
     ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
     variant's first ``record`` games. With ``log_path`` every finished episode is appended
     there as it comes in (JSON Lines); ``resume`` plays only the episodes it lacks."""
-    spec = get_game(game)
-    if episodes < 1:
+    return run_evaluation(EvalSettings(game, variants, agents, episodes, **options))
+
+
+def run_evaluation(run: EvalSettings) -> dict:
+    """``evaluate`` for settings already gathered: each variant in turn, then the
+    aggregates over the variants."""
+    spec = get_game(run.game)
+    if run.episodes < 1:
         raise ValueError("--episodes must be at least 1")
-    if len(set(agents)) != len(agents):
-        raise ValueError(f"an agent is listed twice: {agents}")
-    check_record_count(record)
-    env_options = dict(env_options or {})
-    from . import journal
+    if len(set(run.agents)) != len(run.agents):
+        raise ValueError(f"an agent is listed twice: {run.agents}")
+    check_record_count(run.record)
+    run = dataclasses.replace(run, env_options=dict(run.env_options or {}))
+    results = summary_header(run, spec)
+    per_variant_returns: dict = {}
+    with contextlib.ExitStack() as stack:
+        done, log_file = {}, None
+        if run.log_path:
+            done, log_file = open_episode_log(run.log_path, run.resume, log_settings(run, spec))
+            stack.enter_context(log_file)
+        for value in run.variants:
+            per_agent = evaluate_variant(run, spec, value, done, log_file, results)
+            for agent in run.agents:
+                per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
+    if len(run.variants) > 1:
+        results["aggregate"] = aggregate_over_variants(per_variant_returns, run.seed)
+    return results
+
+
+def seated_agents(run: EvalSettings, spec) -> list[str]:
+    """The agents that play: the evaluated ones, and the opponent of a multi-player game."""
+    return run.agents + ([run.opponent] if not spec.solitaire else [])
+
+
+def summary_header(run: EvalSettings, spec) -> dict[str, Any]:
+    """The summary before any episode: what is run, empty result lists, the provenance."""
     from .provenance import provenance
 
     results: dict[str, Any] = {
-        "game": game,
+        "game": run.game,
         "variant_arg": spec.variant_arg,
-        "episodes": episodes,
-        "seed": seed,
-        "agent_seed": agent_seed,
-        "variants": list(variants),
-        "env_options": env_options,
-        "agents": agents,
-        "opponent": opponent if not spec.solitaire else None,
+        "episodes": run.episodes,
+        "seed": run.seed,
+        "agent_seed": run.agent_seed,
+        "variants": list(run.variants),
+        "env_options": run.env_options,
+        "agents": run.agents,
+        "opponent": run.opponent if not spec.solitaire else None,
         "results": [],
         "paired": [],
         "aggregate": [],
-        "provenance": provenance(agents + ([opponent] if not spec.solitaire else []), game),
+        "provenance": provenance(seated_agents(run, spec), run.game),
     }
-    results["provenance"]["workers"] = workers
-    results["provenance"]["backend"] = backend
-    per_variant_returns: dict = {}
-    done: dict = {}
-    with contextlib.ExitStack() as stack:
-        log_file = None
-        if log_path:
-            done, log_file = open_episode_log(
-                log_path,
-                resume,
-                {
-                    "game": game,
-                    "variant_arg": spec.variant_arg,
-                    "episodes": episodes,
-                    "seed": seed,
-                    "agent_seed": agent_seed,
-                    "env_options": env_options,
-                    "opponent": results["opponent"],
-                    "record": record,
-                },
-            )
-            stack.enter_context(log_file)
-        for value in variants:
-            variant = {spec.variant_arg: value}
-            check_setup(
-                spec, variant, env_options, agents + ([opponent] if not spec.solitaire else [])
-            )
-            per_agent, per_agent_events = {}, {}
-            for agent in agents:
-                n_seats = int(value) if spec.variant_arg == "num_players" else 1
-                if n_seats == 1:
-                    plan: tuple = ((agent,),)
-                else:  # the agent rotates through the seats
-                    plan = tuple(
-                        tuple(agent if s == k else opponent for s in range(n_seats))
-                        for k in range(n_seats)
-                    )
-                have = done.get((value, agent), {})
-                missing = [i for i in range(episodes) if i not in have]
-                chunks = (
-                    [
-                        (
-                            game,
-                            tuple(variant.items()),
-                            tuple(sorted(env_options.items())),
-                            plan,
-                            seed,
-                            tuple(missing[k] for k in idx),
-                            record,
-                            agent_seed,
-                        )
-                        for idx in split(len(missing), workers or 8)
-                    ]
-                    if missing
-                    else []
-                )
-                bar, tick = progress_bar(episodes, progress, f"{agent} {value}")
-                if bar is not None and have:
-                    bar.update(len(have))
-
-                def save(i, chunk, value=value, agent=agent):
-                    if log_file is not None:
-                        journal.append(
-                            log_file,
-                            *({"variant": value, "agent": agent, "episode": r} for r in chunk),
-                        )
-
-                start = time.perf_counter()
-                try:
-                    new = (
-                        [
-                            r
-                            for chunk in run_chunks(
-                                play_chunk,
-                                chunks,
-                                workers,
-                                backend,
-                                address,
-                                tick,
-                                [len(c[5]) for c in chunks],
-                                on_result=save,
-                            )
-                            for r in chunk
-                        ]
-                        if chunks
-                        else []
-                    )
-                finally:
-                    if bar is not None:
-                        bar.close()
-                by_index = {**have, **{r["index"]: r for r in new}}
-                records = [by_index[i] for i in range(episodes)]
-                seconds = time.perf_counter() - start
-                seat_of = [i % n_seats for i in range(episodes)]
-                ret = np.array([r["returns"][s] for r, s in zip(records, seat_of)])
-                per_agent[agent] = ret
-                per_agent_events[agent] = records
-                games = [r.pop("record") for r in records if "record" in r]
-                for g in games:
-                    g["source"] = "castle-envs evaluate"
-                results.setdefault("records", []).extend(games)
-                wins = int((ret > 0).sum())
-                low, high = wilson_interval(wins, episodes)
-                _, r_low, r_high = mean_interval(ret)
-                event_names = sorted({k for r in records for k in r["events"]})
-                events = {
-                    k: float(np.mean([r["events"].get(k, 0.0) for r in records]))
-                    for k in event_names
-                }
-                results["results"].append(
-                    {
-                        "agent": agent,
-                        spec.variant_arg: value,
-                        "episodes": episodes,
-                        "wins": wins,
-                        "win_rate": wins / episodes,
-                        "win_low": low,
-                        "win_high": high,
-                        "mean_return": float(ret.mean()),
-                        "return_low": r_low,
-                        "return_high": r_high,
-                        "mean_length": float(np.mean([r["length"] for r in records])),
-                        "truncated": int(sum(r["truncated"] for r in records)),
-                        "events_mean": events,
-                        "seconds": seconds,
-                    }
-                )
-            for agent in agents:
-                per_variant_returns.setdefault(agent, {})[value] = per_agent[agent]
-            results.setdefault("deals", []).extend(
-                {
-                    spec.variant_arg: value,
-                    "seed": seed + i,
-                    "returns": {a: float(per_agent[a][i]) for a in agents},
-                }
-                for i in range(episodes)
-            )
-            for i, base in enumerate(agents):  # every pair, the later agent against the earlier
-                for agent in agents[i + 1 :]:
-                    a, b = per_agent[agent], per_agent[base]
-                    results["paired"].append(
-                        {
-                            "agent": agent,
-                            "baseline": base,
-                            spec.variant_arg: value,
-                            "win_diff": paired_proportion_difference(a > 0, b > 0),
-                            "return_diff": paired_difference(a, b),
-                            "events_diff": _event_differences(
-                                per_agent_events[agent], per_agent_events[base]
-                            ),
-                        }
-                    )
-    if len(variants) > 1:
-        results["aggregate"] = aggregate_over_variants(per_variant_returns, seed)
+    results["provenance"]["workers"] = run.workers
+    results["provenance"]["backend"] = run.backend
     return results
+
+
+def log_settings(run: EvalSettings, spec) -> dict:
+    """The first line of the episode log: the settings a ``--resume`` must match."""
+    return {
+        "game": run.game,
+        "variant_arg": spec.variant_arg,
+        "episodes": run.episodes,
+        "seed": run.seed,
+        "agent_seed": run.agent_seed,
+        "env_options": run.env_options,
+        "opponent": run.opponent if not spec.solitaire else None,
+        "record": run.record,
+    }
+
+
+def evaluate_variant(run: EvalSettings, spec, value, done: dict, log_file, results: dict) -> dict:
+    """Every agent on one variant: its result rows, deals and pairs added to ``results``;
+    each agent's returns by deal."""
+    variant = {spec.variant_arg: value}
+    check_setup(spec, variant, run.env_options or {}, seated_agents(run, spec))
+    per_agent, per_agent_events = {}, {}
+    for agent in run.agents:
+        start = time.perf_counter()
+        records = play_agent(run, spec, value, agent, done.get((value, agent), {}), log_file)
+        seconds = time.perf_counter() - start
+        n_seats = int(value) if spec.variant_arg == "num_players" else 1
+        ret = np.array([r["returns"][i % n_seats] for i, r in enumerate(records)])
+        per_agent[agent], per_agent_events[agent] = ret, records
+        games = [r.pop("record") for r in records if "record" in r]
+        for g in games:
+            g["source"] = "castle-envs evaluate"
+        results.setdefault("records", []).extend(games)
+        results["results"].append(result_row(spec, value, agent, ret, records, seconds))
+    results.setdefault("deals", []).extend(
+        {
+            spec.variant_arg: value,
+            "seed": run.seed + i,
+            "returns": {a: float(per_agent[a][i]) for a in run.agents},
+        }
+        for i in range(run.episodes)
+    )
+    results["paired"] += paired_rows(run.agents, spec, value, per_agent, per_agent_events)
+    return per_agent
+
+
+def seat_plan(agent: str, opponent: str, n_seats: int) -> tuple:
+    """The seatings an agent's deals cycle through: alone, or rotating through the seats
+    with the opponent in the others."""
+    if n_seats == 1:
+        return ((agent,),)
+    return tuple(
+        tuple(agent if s == k else opponent for s in range(n_seats)) for k in range(n_seats)
+    )
+
+
+def play_agent(run: EvalSettings, spec, value, agent: str, have: dict, log_file) -> list[dict]:
+    """One agent's episodes on one variant, by deal index: those in ``have`` (from the
+    episode log) and the missing ones, played in chunks on the workers and logged."""
+    from . import journal
+
+    variant = {spec.variant_arg: value}
+    n_seats = int(value) if spec.variant_arg == "num_players" else 1
+    plan = seat_plan(agent, run.opponent, n_seats)
+    missing = [i for i in range(run.episodes) if i not in have]
+    chunks = [
+        (
+            run.game,
+            tuple(variant.items()),
+            tuple(sorted((run.env_options or {}).items())),
+            plan,
+            run.seed,
+            tuple(missing[k] for k in idx),
+            run.record,
+            run.agent_seed,
+        )
+        for idx in (split(len(missing), run.workers or 8) if missing else [])
+    ]
+    bar, tick = progress_bar(run.episodes, run.progress, f"{agent} {value}")
+    if bar is not None and have:
+        bar.update(len(have))
+
+    def save(i, chunk):
+        if log_file is not None:
+            journal.append(
+                log_file, *({"variant": value, "agent": agent, "episode": r} for r in chunk)
+            )
+
+    try:
+        new = (
+            [
+                r
+                for chunk in run_chunks(
+                    play_chunk,
+                    chunks,
+                    run.workers,
+                    run.backend,
+                    run.address,
+                    tick,
+                    [len(c[5]) for c in chunks],
+                    on_result=save,
+                )
+                for r in chunk
+            ]
+            if chunks
+            else []
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    by_index = {**have, **{r["index"]: r for r in new}}
+    return [by_index[i] for i in range(run.episodes)]
+
+
+def result_row(spec, value, agent: str, ret, records: list[dict], seconds: float) -> dict:
+    """One agent's row on one variant: win rate, return and length with intervals, the
+    truncated games and the mean rule-event counts."""
+    episodes = len(records)
+    wins = int((ret > 0).sum())
+    low, high = wilson_interval(wins, episodes)
+    _, r_low, r_high = mean_interval(ret)
+    event_names = sorted({k for r in records for k in r["events"]})
+    events = {k: float(np.mean([r["events"].get(k, 0.0) for r in records])) for k in event_names}
+    return {
+        "agent": agent,
+        spec.variant_arg: value,
+        "episodes": episodes,
+        "wins": wins,
+        "win_rate": wins / episodes,
+        "win_low": low,
+        "win_high": high,
+        "mean_return": float(ret.mean()),
+        "return_low": r_low,
+        "return_high": r_high,
+        "mean_length": float(np.mean([r["length"] for r in records])),
+        "truncated": int(sum(r["truncated"] for r in records)),
+        "events_mean": events,
+        "seconds": seconds,
+    }
+
+
+def paired_rows(agents: list[str], spec, value, per_agent: dict, events: dict) -> list[dict]:
+    """Every pair of agents on one variant, the later agent against the earlier: paired
+    differences of win rate, return and each event count."""
+    rows = []
+    for i, base in enumerate(agents):
+        for agent in agents[i + 1 :]:
+            a, b = per_agent[agent], per_agent[base]
+            rows.append(
+                {
+                    "agent": agent,
+                    "baseline": base,
+                    spec.variant_arg: value,
+                    "win_diff": paired_proportion_difference(a > 0, b > 0),
+                    "return_diff": paired_difference(a, b),
+                    "events_diff": _event_differences(events[agent], events[base]),
+                }
+            )
+    return rows
 
 
 def open_episode_log(path: str, resume: bool, settings: dict):
@@ -517,17 +565,19 @@ def run(args) -> int:
         + "-".join(map(str, variants))
         + f"-seed{args.seed}-n{args.episodes}"
     )
-    summary = evaluate(
-        args.game,
-        variants,
-        agents,
-        args.episodes,
-        args.seed,
-        parse_env_options(args.option),
-        resolve_best(args.opponent, spec.slug),
-        log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
-        resume=getattr(args, "resume", False),
-        **run_options(args),
+    summary = run_evaluation(
+        EvalSettings(
+            args.game,
+            variants,
+            agents,
+            args.episodes,
+            args.seed,
+            parse_env_options(args.option),
+            resolve_best(args.opponent, spec.slug),
+            log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
+            resume=getattr(args, "resume", False),
+            **run_options(args),
+        )
     )
     summary["provenance"]["arguments"] = {
         k: v

@@ -360,15 +360,34 @@ def evaluate_loss(
 
 
 def fit(args) -> None:
+    """Fit the move network (fresh, or from ``--init``) to the journals' searched positions,
+    keeping the value head of the epoch with the lowest held-back value error."""
     import torch
-    from castle_envs.agents.learned import move_policy
-    from castle_envs.agents.learned.saved import load_agent
 
     torch.manual_seed(args.torch_seed)
     torch.set_num_threads(args.threads)
+    net, arch = starting_net(args)
+    t0 = time.time()
+    data, held, games = load_positions(
+        args.journals, arch["capacity"], args.holdout, args.planned, args.q_temp, args.q_visits
+    )
+    load_s = round(time.time() - t0, 1)
+    report = {"games": games, "positions": len(data), "held_back": len(held), "load_s": load_s}
+    print(json.dumps(report), flush=True)
+    history, best_value = fit_epochs(net, args, data, held, t0)
+    out = move_policy_save(net, args, arch, fit_card(args, data, held, games, best_value[1]))
+    (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
+    np.savez(out / "value.npz", **best_value[2])
+    print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
+
+
+def starting_net(args):
+    """(the network to fit, its architecture): a fresh one of ``--hidden`` width whose linear
+    term starts at the CEM scorer's, as the move PPO's did, or ``--init``'s."""
+    from castle_envs.agents.learned import move_policy
+    from castle_envs.agents.learned.saved import load_agent
+
     if args.hidden:
-        # a fresh network of another width; its linear term starts at the CEM scorer's, as
-        # the move PPO's did
         arch = {
             "obs_size": 882,
             "num_features": 75,
@@ -380,26 +399,17 @@ def fit(args) -> None:
             arch["obs_size"], arch["num_features"], args.hidden, arch["linear_offset"]
         ).train()
         move_policy.init_linear(net, LINEAR)
-    else:
-        init = load_agent(args.init, "castle-siege")
-        card = json.loads((Path(args.init) / "model.json").read_text())
-        arch = move_policy.check_arch(card["policy"])
-        net = init.net.train()
-    t0 = time.time()
-    data, held, games = load_positions(
-        args.journals, arch["capacity"], args.holdout, args.planned, args.q_temp, args.q_visits
-    )
-    print(
-        json.dumps(
-            {
-                "games": games,
-                "positions": len(data),
-                "held_back": len(held),
-                "load_s": round(time.time() - t0, 1),
-            }
-        ),
-        flush=True,
-    )
+        return net, arch
+    init = load_agent(args.init, "castle-siege")
+    card = json.loads((Path(args.init) / "model.json").read_text())
+    return init.net.train(), move_policy.check_arch(card["policy"])
+
+
+def fit_epochs(net, args, data, held, t0: float) -> tuple[list[dict], tuple]:
+    """``--epochs`` passes over ``data``; (the history of fit and held-back losses, the
+    best value head as (held-back value error, epoch, arrays))."""
+    import torch
+
     history: list[dict] = [{"epoch": 0, "held_back": evaluate_loss(net, held, args.value_target)}]
     print(json.dumps(history[-1]), flush=True)
     # the value head overfits the games' outcomes long before the policy stops learning
@@ -432,36 +442,42 @@ def fit(args) -> None:
         print(json.dumps(history[-1]), flush=True)
         if len(held) and history[-1]["held_back"]["value_mse"] < best_value[0]:
             best_value = (history[-1]["held_back"]["value_mse"], epoch, value_arrays(net))
-    out = move_policy.save(
+    return history, best_value
+
+
+def fit_card(args, data, held, games: int, value_epoch: int) -> dict:
+    """The model card's ``trained`` entry: the data and settings of the fit."""
+    return {
+        "algo": "exit_siege_net",
+        "teachers": sorted(data.teachers | held.teachers),
+        "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
+        "journals": [Path(j).name for j in args.journals],
+        "games": games,
+        "positions": len(data),
+        "held_back_positions": len(held),
+        "epochs": args.epochs,
+        "lr": args.lr,
+        "vf_coef": args.vf_coef,
+        "batch_size": args.batch_size,
+        "value_npz_epoch": value_epoch,
+        "value_target": args.value_target,
+        "planned": args.planned,
+        **({"q_temp": args.q_temp, "q_visits": args.q_visits} if args.q_temp > 0 else {}),
+    }
+
+
+def move_policy_save(net, args, arch: dict, trained: dict) -> Path:
+    from castle_envs.agents.learned import move_policy
+
+    return move_policy.save(
         net,
         args.out,
         arch,
         "castle-siege",
         {"difficulty": "very_hard"},
         {},
-        extra={
-            "trained": {
-                "algo": "exit_siege_net",
-                "teachers": sorted(data.teachers | held.teachers),
-                "init": f"fresh, hidden {args.hidden}" if args.hidden else args.init,
-                "journals": [Path(j).name for j in args.journals],
-                "games": games,
-                "positions": len(data),
-                "held_back_positions": len(held),
-                "epochs": args.epochs,
-                "lr": args.lr,
-                "vf_coef": args.vf_coef,
-                "batch_size": args.batch_size,
-                "value_npz_epoch": best_value[1],
-                "value_target": args.value_target,
-                "planned": args.planned,
-                **({"q_temp": args.q_temp, "q_visits": args.q_visits} if args.q_temp > 0 else {}),
-            }
-        },
+        extra={"trained": trained},
     )
-    (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
-    np.savez(out / "value.npz", **best_value[2])
-    print(json.dumps({"saved": str(out), "value_npz_epoch": best_value[1]}))
 
 
 def _encoder_arrays(net) -> tuple[dict, dict]:

@@ -64,6 +64,17 @@ def add_parser(sub):
         "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
         "--early-encounter, --foundation-exemption, --loss-budget)",
     )
+    add_castellion_arguments(p)
+    add_deal_arguments(p)
+    add_rules_arguments(p)
+    add_search_arguments(p)
+    add_output_arguments(p)
+    add_check_arguments(p)
+    p.set_defaults(run=run)
+
+
+def add_castellion_arguments(p) -> None:
+    """Castellion's level, rules options and loss search."""
     p.add_argument(
         "--level",
         default="school",
@@ -91,6 +102,10 @@ def add_parser(sub):
         "(default 100000; 0: only the bounds at the root), which proves deals "
         "lost (castle_envs.agents.solvers.castellion_loss)",
     )
+
+
+def add_deal_arguments(p) -> None:
+    """Which deals, the budget per deal and where they run."""
     p.add_argument("--difficulty", default="very_hard", choices=DIFFICULTIES)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")
@@ -103,6 +118,10 @@ def add_parser(sub):
     p.add_argument(
         "--random-games", type=int, default=10, help="uniform random games per deal (0: skip)"
     )
+
+
+def add_rules_arguments(p) -> None:
+    """Castle Siege's rules options."""
     p.add_argument("--attack", default="any", choices=("any", "most_recent"))
     p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
     p.add_argument(
@@ -113,6 +132,10 @@ def add_parser(sub):
         "wins even with an empty deck) or deck_left (it must come while the "
         "deck holds a card; an empty deck with a castle standing loses)",
     )
+
+
+def add_search_arguments(p) -> None:
+    """The solver, its probes' policy and the nested search before it."""
     p.add_argument(
         "--solver",
         choices=("compiled", "python"),
@@ -157,6 +180,10 @@ def add_parser(sub):
         default=0,
         help="run r of the nested search uses noise seed NESTED_SEED + r (default 0)",
     )
+
+
+def add_output_arguments(p) -> None:
+    """Timing instead of a study, resuming and what is written."""
     p.add_argument(
         "--compare",
         action="store_true",
@@ -179,6 +206,10 @@ def add_parser(sub):
     )
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def add_check_arguments(p) -> None:
+    """The modes that check the solver or draw its results instead of solving."""
     p.add_argument(
         "--soundness-check",
         type=int,
@@ -207,7 +238,6 @@ def add_parser(sub):
         default=[],
         help="castle-envs evaluate CSVs whose win rates join the plot",
     )
-    p.set_defaults(run=run)
 
 
 def probe_policy(spec: str):
@@ -723,22 +753,42 @@ def run_castle_siege(args) -> int:
         print(json.dumps(check_lines(args.check_lines, args.difficulty, castle_siege_rules(args))))
         return 0
     if args.plot:
-        writable_file(args.plot, "--plot")
-        summaries = [read_summary(path) for path in args.summaries]
-        if not summaries:
-            raise ValueError("--plot needs --summaries FILE ...")
-        with open(args.plot, "w") as f:
-            f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
-        return 0
+        return run_plot(args)
     if args.soundness_check:
-        print(
-            json.dumps(
-                soundness_check(
-                    args.soundness_check, args.difficulty, args.seed, rules=castle_siege_rules(args)
-                )
-            )
-        )
+        rules = castle_siege_rules(args)
+        report = soundness_check(args.soundness_check, args.difficulty, args.seed, rules=rules)
+        print(json.dumps(report))
         return 0
+    nodes, seconds, nested = check_study_arguments(args)
+    if args.compare:
+        report = compare_solvers(
+            args.difficulty,
+            args.seed,
+            args.deals,
+            nodes or 20_000,
+            castle_siege_rules(args),
+            sys.stdout if not args.json else None,
+        )
+        if args.json:
+            print(json.dumps(report, indent=2))
+        return 0
+    return run_study(args, nodes, seconds, nested)
+
+
+def run_plot(args) -> int:
+    """``--plot SVG``: draw the ``--summaries`` (and the ``--agents-csv`` win rates)."""
+    writable_file(args.plot, "--plot")
+    summaries = [read_summary(path) for path in args.summaries]
+    if not summaries:
+        raise ValueError("--plot needs --summaries FILE ...")
+    with open(args.plot, "w") as f:
+        f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
+    return 0
+
+
+def check_study_arguments(args) -> tuple:
+    """The study's settings checked before any worker starts: the budget (nodes, seconds)
+    and the nested search's settings (None when off)."""
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.workers < 1:
@@ -748,7 +798,6 @@ def run_castle_siege(args) -> int:
     nodes, seconds = parse_budget(args.budget)
     if args.out:
         writable_file(args.out, "--out")  # now, not after the solving
-    rules = castle_siege_rules(args)
     probe_policy(args.probe_policy)  # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
@@ -759,23 +808,17 @@ def run_castle_siege(args) -> int:
             "seed": args.nested_seed,
         }
         make_nested(nested, args.probe_policy)  # likewise a bad setting or no numba
-    if args.compare:
-        report = compare_solvers(
-            args.difficulty,
-            args.seed,
-            args.deals,
-            nodes or 20_000,
-            rules,
-            sys.stdout if not args.json else None,
-        )
-        if args.json:
-            print(json.dumps(report, indent=2))
-        return 0
+    return nodes, seconds, nested
+
+
+def run_study(args, nodes, seconds, nested) -> int:
+    """Solve ``--deals`` deals (keeping those of ``--out`` with ``--resume``), then print
+    the summary."""
     jobs = [
         {
             "seed": args.seed + i,
             "difficulty": args.difficulty,
-            "rules": rules,
+            "rules": castle_siege_rules(args),
             "nodes": nodes,
             "seconds": seconds,
             "random_games": args.random_games,
@@ -784,28 +827,49 @@ def run_castle_siege(args) -> int:
         }
         for i in range(args.deals)
     ]
-    out = None
-    records = []
+    records, jobs, out = resume_study(args, jobs)
+    start = time.perf_counter()
+    solve_jobs(args, jobs, records, out, start)
+    records.sort(key=lambda r: r["seed"])
+    summary = study_summary(args, records, nested)
+    summary["wall_seconds"] = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_study(args, summary, nested)
+    return 0
+
+
+def resume_study(args, jobs: list[dict]) -> tuple:
+    """(the records ``--out`` already holds with ``--resume``, the jobs left, the ``--out``
+    file opened to append to, or None)."""
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.retry_unknown and not args.resume:
         raise ValueError("--retry-unknown needs --resume --out FILE")
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        if args.resume and os.path.exists(args.out):
-            from .journal import read
+    if not args.out:
+        return [], jobs, None
+    records = []
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    if args.resume and os.path.exists(args.out):
+        from .journal import read
 
-            done = {}
-            for record in read(args.out):  # a line cut by a crash: dropped, redone
-                done[record["seed"]] = record  # a deal solved again: the later line
-            if args.retry_unknown:
-                done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
-            records = [done[j["seed"]] for j in jobs if j["seed"] in done]
-            jobs = [j for j in jobs if j["seed"] not in done]
-        out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
+        done = {}
+        for record in read(args.out):  # a line cut by a crash: dropped, redone
+            done[record["seed"]] = record  # a deal solved again: the later line
+        if args.retry_unknown:
+            done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
+        records = [done[j["seed"]] for j in jobs if j["seed"] in done]
+        jobs = [j for j in jobs if j["seed"] not in done]
+    out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
+    return records, jobs, out
+
+
+def solve_jobs(args, jobs: list[dict], records: list, out, start: float) -> None:
+    """Solve ``jobs`` on the workers, each record appended to ``records`` and to ``out``
+    (then closed) as it comes, with a progress line every twentieth of the deals."""
     from . import journal
 
-    start = time.perf_counter()
     try:
         for record in _run_jobs(jobs, args.workers, args.backend, args.address):
             records.append(record)
@@ -819,9 +883,12 @@ def run_castle_siege(args) -> int:
     finally:
         if out:
             out.close()
-    records.sort(key=lambda r: r["seed"])
+
+
+def study_summary(args, records: list[dict], nested) -> dict:
+    """``summarize``'s figures with the study's settings."""
     summary = summarize(records, args.difficulty, args.budget)
-    summary["rules"] = rules
+    summary["rules"] = castle_siege_rules(args)
     # winning lines whose fourth capture comes with an empty deck (only victory="any_time"
     # allows them; records written before deck_at_end existed are not counted)
     summary["wins_with_empty_deck"] = sum(
@@ -831,10 +898,10 @@ def run_castle_siege(args) -> int:
     summary["solver"] = "compiled"
     if nested:
         summary["nested"] = {**nested, "found": sum(r.get("found_by") == "nested" for r in records)}
-    summary["wall_seconds"] = time.perf_counter() - start
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
+    return summary
+
+
+def print_study(args, summary: dict, nested) -> None:
     lo, hi = summary["winnable_interval_95"]
     rnd = summary["random"]
     print(
@@ -869,4 +936,3 @@ def run_castle_siege(args) -> int:
                 for k in ("royal_assaults", "precision_strikes", "flush_sieges", "regroups")
             )
         )
-    return 0

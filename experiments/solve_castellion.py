@@ -192,33 +192,48 @@ def _read_done(path: str) -> dict:
 
 
 def run(args) -> int:
-    from castle_envs.agents.solvers.castellion import LOSS_NODES, Solver
-
-    from .common import parse_budget
-
     if args.plot:
-        writable_file(args.plot, "--plot")
-        from .common import read_json
-
-        summaries = []
-        for path in args.summaries:
-            data = read_json(path, "--summaries")
-            for s in data if isinstance(data, list) else [data]:
-                if (
-                    not isinstance(s, dict)
-                    or s.get("game") != "castellion"
-                    or s.get("level") not in LEVELS
-                ):
-                    raise ValueError(
-                        f"--summaries {path!r}: not a summary written by "
-                        "castle-envs solve --game castellion --json"
-                    )
-                summaries.append(s)
-        if not summaries:
-            raise ValueError("--plot needs --summaries FILE ...")
-        with open(args.plot, "w") as f:
-            f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
+        return run_plot(args)
+    settings = study_settings(args)
+    summaries = solve_levels(args, settings)
+    if args.json:
+        print(json.dumps(summaries if len(summaries) > 1 else summaries[0], indent=2))
         return 0
+    for s in summaries:
+        print_summary(s)
+    return 0
+
+
+def run_plot(args) -> int:
+    """``--plot SVG``: draw the ``--summaries`` (and the ``--agents-csv`` win rates)."""
+    from .common import read_json
+
+    writable_file(args.plot, "--plot")
+    summaries = []
+    for path in args.summaries:
+        data = read_json(path, "--summaries")
+        for s in data if isinstance(data, list) else [data]:
+            if (
+                not isinstance(s, dict)
+                or s.get("game") != "castellion"
+                or s.get("level") not in LEVELS
+            ):
+                raise ValueError(
+                    f"--summaries {path!r}: not a summary written by "
+                    "castle-envs solve --game castellion --json"
+                )
+            summaries.append(s)
+    if not summaries:
+        raise ValueError("--plot needs --summaries FILE ...")
+    with open(args.plot, "w") as f:
+        f.write(plot_svg(summaries, read_agent_csv(args.agents_csv)))
+    return 0
+
+
+def study_settings(args) -> dict:
+    """The study's settings, checked before any deal is solved: the budget, the rules, the
+    loss search's budget and the probe policy."""
+    from .common import parse_budget
 
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
@@ -229,10 +244,22 @@ def run(args) -> int:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         writable_file(args.out, "--out")
-    rules = {
-        "early_encounter": args.early_encounter,
-        "foundation_exemption": args.foundation_exemption,
+    return {
+        "nodes": nodes,
+        "seconds": seconds,
+        "rules": {
+            "early_encounter": args.early_encounter,
+            "foundation_exemption": args.foundation_exemption,
+        },
     }
+
+
+def solve_levels(args, settings: dict) -> list[dict]:
+    """Solve ``--deals`` deals of each level (keeping those of ``--out`` with ``--resume``,
+    appending the new ones there): each level's summary."""
+    from castle_envs.agents.solvers.castellion import LOSS_NODES, Solver
+
+    nodes, seconds, rules = settings["nodes"], settings["seconds"], settings["rules"]
     levels = LEVELS if args.level == "all" else (args.level,)
     done = _read_done(args.out) if args.resume and args.out and os.path.exists(args.out) else {}
     out = None
@@ -250,23 +277,7 @@ def run(args) -> int:
     start = time.perf_counter()
     try:
         for level in levels:
-            records = []
-            for i in range(args.deals):
-                seed = args.seed + i
-                record = done.get((level, seed))
-                if record is None:
-                    record = solve_deal(solver, seed, level, rules, args.random_games, probe)
-                    if out:
-                        from .journal import append
-
-                        append(out, record)
-                records.append(record)
-                if not args.json and (i + 1) % max(1, args.deals // 10) == 0:
-                    print(
-                        f"  {level}: {i + 1}/{args.deals} deals, "
-                        f"{time.perf_counter() - start:.0f}s",
-                        file=sys.stderr,
-                    )
+            records = solve_level_deals(args, solver, level, rules, probe, done, out, start)
             summary = summarize(records, level, args.budget, nodes if seconds is None else None)
             summary["rules"] = rules
             summary["loss_budget"] = loss_budget
@@ -275,39 +286,61 @@ def run(args) -> int:
     finally:
         if out:
             out.close()
-    if args.json:
-        print(json.dumps(summaries if len(summaries) > 1 else summaries[0], indent=2))
-        return 0
-    for s in summaries:
-        lo, hi = s["winnable_interval_95"]
-        print(
-            f"Castellion {s['level']}, {s['deals']} deals (seeds {s['seeds'][0]}.."
-            f"{s['seeds'][1]}), budget {s['budget']}/deal"
-        )
-        print(f"  winnable {s['winnable']}, unwinnable {s['unwinnable']}, unknown {s['unknown']}")
-        print(
-            f"  winnable share 95% interval [{lo:.3f}, {hi:.3f}] (lower: proven wins only; "
-            "upper: unknowns counted as wins)"
-        )
-        stuck = s["not_proven_winnable_stuck_at_ordeal"]
-        print(
-            f"  deals not proven winnable: the beams got no further than ordeal I on "
-            f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}"
-        )
-        if s["nodes_per_second"]:
+    return summaries
+
+
+def solve_level_deals(args, solver, level, rules, probe, done, out, start) -> list[dict]:
+    """One level's deals: each from ``done`` or solved now (and appended to ``out``), with
+    a progress line every tenth of the deals."""
+    from .journal import append
+
+    records = []
+    for i in range(args.deals):
+        seed = args.seed + i
+        record = done.get((level, seed))
+        if record is None:
+            record = solve_deal(solver, seed, level, rules, args.random_games, probe)
+            if out:
+                append(out, record)
+        records.append(record)
+        if not args.json and (i + 1) % max(1, args.deals // 10) == 0:
             print(
-                f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "
-                f"{s['nodes_per_second']:,.0f} nodes/s"
+                f"  {level}: {i + 1}/{args.deals} deals, {time.perf_counter() - start:.0f}s",
+                file=sys.stderr,
             )
-        for row in s.get("budget_curve", []):
-            a, b = row["winnable_interval_95"]
-            print(
-                f"  budget {row['budget_nodes']:>10,} nodes: winnable {row['winnable']}, "
-                f"unwinnable {row['unwinnable']}, unknown {row['unknown']} [{a:.3f}, {b:.3f}]"
-            )
-        if s["random"]["games"]:
-            print(f"  random play: {s['random']['wins']}/{s['random']['games']} wins")
-    return 0
+    return records
+
+
+def print_summary(s: dict) -> None:
+    """One level's summary, as text."""
+    lo, hi = s["winnable_interval_95"]
+    print(
+        f"Castellion {s['level']}, {s['deals']} deals (seeds {s['seeds'][0]}.."
+        f"{s['seeds'][1]}), budget {s['budget']}/deal"
+    )
+    print(f"  winnable {s['winnable']}, unwinnable {s['unwinnable']}, unknown {s['unknown']}")
+    print(
+        f"  winnable share 95% interval [{lo:.3f}, {hi:.3f}] (lower: proven wins only; "
+        "upper: unknowns counted as wins)"
+    )
+    stuck = s["not_proven_winnable_stuck_at_ordeal"]
+    print(
+        f"  deals not proven winnable: the beams got no further than ordeal I on "
+        f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}"
+    )
+    if s["nodes_per_second"]:
+        print(
+            f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "
+            f"{s['nodes_per_second']:,.0f} nodes/s"
+        )
+    for row in s.get("budget_curve", []):
+        a, b = row["winnable_interval_95"]
+        print(
+            f"  budget {row['budget_nodes']:>10,} nodes: winnable {row['winnable']}, "
+            f"unwinnable {row['unwinnable']}, unknown {row['unknown']} [{a:.3f}, {b:.3f}]"
+        )
+    if s["random"]["games"]:
+        print(f"  random play: {s['random']['wins']}/{s['random']['games']} wins")
 
 
 LEVEL_COLOURS = {"school": "#3182bd", "academy": "#31a354", "menace": "#d6616b"}
@@ -348,6 +381,18 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     left, right = 50, 380
     for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
         out += svg_rate_grid(x0, x1, y)
+    out += level_bars(rows, drawn, left, right, top, plot_h, y)
+    out += budget_curves(curves, right + 60, w - 14 - label_w - 6, top, plot_h, y)
+    out.append(f'<text x="{left}" y="{h - 24}" fill="#555">{note}</text>')
+    out += svg_legend(names, AGENT_COLOURS, left, h - 5)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def level_bars(rows, drawn, left, right, top, plot_h, y) -> list[str]:
+    """The left panel's marks: per level, the winnable share's interval as a bar, the
+    proven share as a dark line, the agents' win rates with intervals, the level's name."""
+    out: list[str] = []
     gap = (right - 20 - left) / max(1, len(rows))
     for i, s in enumerate(rows):
         x = left + gap * (i + 0.5)
@@ -384,13 +429,19 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
             f'<text x="{x:.1f}" y="{top + plot_h + 30}" text-anchor="middle" '
             f'fill="#555">n={s["deals"]}</text>'
         )
+    return out
+
+
+def budget_curves(curves, x0, x1, top, plot_h, y) -> list[str]:
+    """The right panel's marks: the proven winnable share against the node budget, one
+    line per level from ``x0`` to ``x1``, labelled at its end, the labels moved apart."""
     # the budget curves, ending a label's width (and a gap) short of the right edge
+    out: list[str] = []
     budgets = sorted({r["budget_nodes"] for s in curves for r in s["budget_curve"]})
     if budgets:
         import math
 
         lo_b, hi_b = math.log10(budgets[0]), math.log10(budgets[-1])
-        x0, x1 = right + 60, w - 14 - label_w - 6
         bx = lambda b: x0 + (x1 - x0) * ((math.log10(b) - lo_b) / max(hi_b - lo_b, 1e-9))  # noqa: E731
         for b in budgets:
             out.append(
@@ -424,7 +475,4 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
             ends[k][0] = min(ends[k][0], top + plot_h + 4 - 12 * (len(ends) - 1 - k))
         for by, a, level, colour in ends:
             out.append(f'<text x="{a + 6:.1f}" y="{by:.1f}" fill="{colour}">{level}</text>')
-    out.append(f'<text x="{left}" y="{h - 24}" fill="#555">{note}</text>')
-    out += svg_legend(names, AGENT_COLOURS, left, h - 5)
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out

@@ -37,6 +37,7 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
+from .algorithms import ALGORITHMS, resolved
 from .config import TrainConfig, load_config
 from .run_folder import RunFolder
 from .stats import win_record
@@ -62,7 +63,7 @@ def add_parser(sub):
 
 
 def _report(summary: dict, done: str, keys: tuple) -> int:
-    """The exit of a trainer that runs through the harness: an interrupted run says where it
+    """The exit of a trainer (``ALGORITHMS``): an interrupted run says where it
     stopped and how to resume it (exit status 130), a finished one prints ``keys`` of its
     summary."""
     if summary.get("interrupted"):
@@ -90,54 +91,9 @@ def run(args) -> int:
         if args.resume
         else load_config(args.config, args.overrides)
     )
-    if config.algo == "cem":
-        from . import train_cem
-
-        summary = train_cem.run_training(
-            config, run_dir=args.run_dir, resume=args.resume, progress_bar=not args.no_progress
-        )
-        return _report(
-            summary,
-            f"generation {summary.get('generations')}",
-            ("run_dir", "generations", "games", "steps", "wall_seconds", "final_eval"),
-        )
-    if config.algo in ("exit_siege", "move_ppo"):  # run_training(config, or None to resume)
-        if config.algo == "exit_siege":
-            from . import exit_siege
-
-            module, keys = exit_siege, ("run_dir", "rounds", "decisions", "wall_seconds")
-        else:
-            from . import train_moves, train_moves_aec
-
-            module = train_moves if get_game(config.game).solitaire else train_moves_aec
-            keys = ("run_dir", "num_timesteps", "final_eval", "wall_seconds")
-        summary = module.run_training(
-            None if args.resume else config, run_dir=args.run_dir, resume=args.resume
-        )
-        return _report(
-            summary,
-            f"round {summary.get('rounds')}"
-            if config.algo == "exit_siege"
-            else f"{summary.get('num_timesteps')} trained steps",
-            keys,
-        )
-    if args.resume:
-        summary = train(resume=args.resume, progress_bar=not args.no_progress)
-    else:
-        summary = train(config, run_dir=args.run_dir, progress_bar=not args.no_progress)
-    if summary.get("interrupted"):
-        print(
-            f"interrupted: checkpointed after {summary['num_timesteps']} trained steps; "
-            f"continue with castle-envs train --resume {summary['run_dir']}"
-        )
-        return 130
-    print(
-        json.dumps(
-            {k: summary[k] for k in ("run_dir", "num_timesteps", "final_eval", "wall_seconds")},
-            indent=2,
-        )
-    )
-    return 0
+    algorithm = ALGORITHMS[config.algo]
+    summary = resolved(algorithm.run)(config, args)
+    return _report(summary, algorithm.done(summary), algorithm.keys)
 
 
 # --- environments --------------------------------------------------------------------------

@@ -15,7 +15,9 @@ file; ``options.endgame`` sets its endgame search), ``search`` (the Castle Siege
 agent over that scorer, ``castle_siege_search``; ``options`` are its settings), ``ismcts``
 (the information-set MCTS agent over that scorer, ``castle_siege_ismcts``) or
 ``move_policy`` (a network scoring each legal move's features, ``agents/learned/move_policy.py``:
-``policy`` gives its sizes, ``weights.pt`` its tensors). Other learners add their kinds here.
+``policy`` gives its sizes, ``weights.pt`` its tensors). Each kind is an entry of
+``MODEL_KINDS`` (a ``ModelKind``: its loader and its default weights file); another learner
+adds its kind with ``register_model_kind(ModelKind("name", "module:function", ...))``.
 
 Why not Stable-Baselines3 zips: ``MaskablePPO.load`` unpickles objects stored in the zip's
 ``data`` entry before anything is checked, so opening a downloaded zip can run arbitrary
@@ -27,6 +29,8 @@ directory once.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
@@ -41,8 +45,35 @@ from .model_files import (  # noqa: F401  # noqa: F401
     write_weights,
 )
 
-KINDS = ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
 ACTIVATIONS = ("relu", "tanh")
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """One ``kind`` a ``model.json`` may name. ``load`` makes its agent: a function
+    ``(directory, card, name, seed) -> Agent``, or ``"module:function"`` naming one, imported
+    only when a model of the kind is loaded; it raises ``BadModel(why)`` for a directory
+    that does not hold a model of the kind (reported as "DIR is not a castle-envs model
+    directory: why"). ``weights``: the weights file when the card names none."""
+
+    name: str
+    load: Callable | str
+    weights: str = WEIGHTS_FILE
+
+
+class BadModel(ValueError):
+    """Raised by a ``ModelKind.load``: the directory's files do not make a model of its kind."""
+
+
+#: every saved-model kind by name; ``register_model_kind`` adds one (an entry, never a branch)
+MODEL_KINDS: dict[str, ModelKind] = {}
+
+
+def register_model_kind(kind: ModelKind) -> None:
+    """Add a saved-model kind (a name already taken raises ValueError)."""
+    if kind.name in MODEL_KINDS:
+        raise ValueError(f"model kind {kind.name!r} is taken")
+    MODEL_KINDS[kind.name] = kind
 
 
 def _bad(path, why: str) -> ValueError:
@@ -65,17 +96,14 @@ def read_card(path) -> dict:
         raise _bad(path, f"{MODEL_FILE} must hold a JSON object")
     if card.get("format") != FORMAT or card.get("version") != VERSION:
         raise _bad(path, f"{MODEL_FILE} needs format {FORMAT!r} version {VERSION}")
-    if card.get("kind") not in KINDS:
-        raise _bad(path, f"unknown kind {card.get('kind')!r}; known: {', '.join(KINDS)}")
+    if card.get("kind") not in MODEL_KINDS:
+        raise _bad(path, f"unknown kind {card.get('kind')!r}; known: {', '.join(MODEL_KINDS)}")
     if not isinstance(card.get("game"), str):
         raise _bad(path, "model.json names no game")
     for key in ("variant", "env_kwargs", "options"):
         if not isinstance(card.setdefault(key, {}), dict):
             raise _bad(path, f"{key} must be a JSON object")
-    weights = card.setdefault(
-        "weights",
-        WEIGHTS_FILE if card["kind"] in ("maskable_ppo", "move_policy") else "policy.json",
-    )
+    weights = card.setdefault("weights", MODEL_KINDS[card["kind"]].weights)
     # a file beside model.json, never a path that leaves the directory
     if (
         not isinstance(weights, str)
@@ -186,55 +214,87 @@ def init_from_model(net, arch: dict, game: str, directory) -> None:
 
 def load_agent(path, game: str, seed: int | None = None):
     """The agent a model directory describes, for ``game`` (refused if trained on another)."""
-    from castle_envs.registry import get_game
+    from castle_envs.registry import get_game, load
 
     card = read_card(path)
     directory = Path(path) if Path(path).is_dir() else Path(path).parent
     if get_game(card["game"]).slug != get_game(game).slug:
         raise ValueError(f"{path} is a {card['game']} model, not a {game} one")
-    name = f"model:{path}"
-    if card["kind"] == "maskable_ppo":
-        from castle_envs.agents.learned.ppo import PPOAgent
+    loader = MODEL_KINDS[card["kind"]].load
+    loader = load(loader) if isinstance(loader, str) else loader
+    try:
+        return loader(directory, card, f"model:{path}", seed)
+    except BadModel as err:
+        raise _bad(path, str(err)) from None
 
-        return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
-    if card["kind"] == "move_policy":
-        from castle_envs.agents.learned import move_policy
 
-        try:
-            return move_policy.load(directory, card, seed=seed, name=name)
-        except ValueError as err:
-            raise _bad(path, str(err)) from None
+def _load_maskable_ppo(directory: Path, card: dict, name: str, seed: int | None):
+    from castle_envs.agents.learned.ppo import PPOAgent
+
+    return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
+
+
+def _load_move_policy(directory: Path, card: dict, name: str, seed: int | None):
+    from castle_envs.agents.learned import move_policy
+
+    try:
+        return move_policy.load(directory, card, seed=seed, name=name)
+    except ValueError as err:
+        raise BadModel(str(err)) from None
+
+
+def _load_linear(directory: Path, card: dict, name: str, seed: int | None):
     from castle_envs.agents.base import PolicyAgent
     from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 
-    if card["kind"] == "search":
-        from castle_envs.agents.search.castle_siege_search import SEARCH_OPTIONS, SearchPolicy
-
-        unknown = sorted(set(card["options"]) - set(SEARCH_OPTIONS))
-        if unknown:
-            raise _bad(path, f"unknown search options {unknown}; known: {list(SEARCH_OPTIONS)}")
-        return PolicyAgent(
-            SearchPolicy(LinearPolicy.load(directory / card["weights"]), **card["options"]),
-            name,
-            seed,
-        )
-    if card["kind"] == "ismcts":
-        from castle_envs.agents.search.castle_siege_ismcts import ISMCTS_OPTIONS, ISMCTSPolicy
-
-        unknown = sorted(set(card["options"]) - set(ISMCTS_OPTIONS))
-        if unknown:
-            raise _bad(path, f"unknown ismcts options {unknown}; known: {list(ISMCTS_OPTIONS)}")
-        options = dict(card["options"])
-        for key in ("value", "prior"):  # the network files sit in the model directory
-            if options.get(key):
-                options[key] = str(directory / Path(str(options[key])).name)
-        search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
-        for key in ("value", "prior"):
-            search.options[key] = card["options"].get(key, "")  # as the card says
-        return PolicyAgent(search, name, seed)
     endgame = card["options"].get("endgame", 0)
     policy = LinearPolicy.load(directory / card["weights"], endgame_nodes=endgame)
     return PolicyAgent(policy, name, seed)
+
+
+def _known_options(card: dict, kind: str, known) -> None:
+    unknown = sorted(set(card["options"]) - set(known))
+    if unknown:
+        raise BadModel(f"unknown {kind} options {unknown}; known: {list(known)}")
+
+
+def _load_search(directory: Path, card: dict, name: str, seed: int | None):
+    from castle_envs.agents.base import PolicyAgent
+    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+    from castle_envs.agents.search.castle_siege_search import SEARCH_OPTIONS, SearchPolicy
+
+    _known_options(card, "search", SEARCH_OPTIONS)
+    scorer = LinearPolicy.load(directory / card["weights"])
+    return PolicyAgent(SearchPolicy(scorer, **card["options"]), name, seed)
+
+
+def _load_ismcts(directory: Path, card: dict, name: str, seed: int | None):
+    from castle_envs.agents.base import PolicyAgent
+    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+    from castle_envs.agents.search.castle_siege_ismcts import ISMCTS_OPTIONS, ISMCTSPolicy
+
+    _known_options(card, "ismcts", ISMCTS_OPTIONS)
+    options = dict(card["options"])
+    for key in ("value", "prior"):  # the network files sit in the model directory
+        if options.get(key):
+            options[key] = str(directory / Path(str(options[key])).name)
+    search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
+    for key in ("value", "prior"):
+        search.options[key] = card["options"].get(key, "")  # as the card says
+    return PolicyAgent(search, name, seed)
+
+
+for _kind in (
+    ModelKind("maskable_ppo", _load_maskable_ppo),
+    ModelKind("linear", _load_linear, weights="policy.json"),
+    ModelKind("search", _load_search, weights="policy.json"),
+    ModelKind("ismcts", _load_ismcts, weights="policy.json"),
+    ModelKind("move_policy", _load_move_policy),
+):
+    register_model_kind(_kind)
+
+#: the kind names, in registration order (kept for callers of the old tuple)
+KINDS = tuple(MODEL_KINDS)
 
 
 # --- Stable-Baselines3 zips (pickles: only files the user trusts) -----------------------------

@@ -619,45 +619,64 @@ def beam(root, z, level, rules, width, inner, max_nodes, stats, line):
             if won >= 0:
                 break
         if won >= 0:
-            # the line: the turns of the ancestors, then this turn's moves
-            total = 0
-            e = won
-            for back in range(layer - 1, -1, -1):
-                total += alen[back, e]
-                e = parent[back, e]
-            total += won_len
-            pos = total - won_len
-            for k in range(won_len):
-                line[pos + k] = path[k]
-            e = won
-            for back in range(layer - 1, -1, -1):
-                ln = alen[back, e]
-                pos -= ln
-                for k in range(ln):
-                    line[pos + k] = acts[back, e, k]
-                e = parent[back, e]
-            return total
+            return _write_line(line, path, won, won_len, layer, parent, acts, alen)
         stats[2] = layer
         if n == 0 or layer == layers - 1:
             return 0
-        order = np.argsort(-nscore[:n], kind="mergesort")
-        hset[:, :] = 0
-        kept = 0
-        for j in range(n):
-            i = order[j]
-            h1, h2 = position_hash(nxt[i], z)
-            if not _insert_hash(hset, h1, h2):
-                continue
-            cur[kept, :] = nxt[i, :]
-            parent[layer, kept] = nparent[i]
-            alen[layer, kept] = nlen[i]
-            for k in range(nlen[i]):
-                acts[layer, kept, k] = nacts[i, k]
-            kept += 1
-            if kept == width:
-                break
-        ncur = kept
+        ncur = _keep_best(
+            n, width, layer, z, hset, nxt, nscore, nparent, nacts, nlen, cur, parent, acts, alen
+        )
     return 0
+
+
+@njit(cache=True)
+def _write_line(line, path, won, won_len, layer, parent, acts, alen):
+    """The winning line into ``line``: the kept turns of the winner's ancestors (layers
+    before ``layer``), then this turn's ``won_len`` moves in ``path``; its length. Run once
+    a search, out of the hot loop."""
+    total = 0
+    e = won
+    for back in range(layer - 1, -1, -1):
+        total += alen[back, e]
+        e = parent[back, e]
+    total += won_len
+    pos = total - won_len
+    for k in range(won_len):
+        line[pos + k] = path[k]
+    e = won
+    for back in range(layer - 1, -1, -1):
+        ln = alen[back, e]
+        pos -= ln
+        for k in range(ln):
+            line[pos + k] = acts[back, e, k]
+        e = parent[back, e]
+    return total
+
+
+@njit(cache=True)
+def _keep_best(
+    n, width, layer, z, hset, nxt, nscore, nparent, nacts, nlen, cur, parent, acts, alen
+):
+    """The next layer: of the ``n`` turn ends found, the best-scored ``width`` distinct
+    positions (by hash) into ``cur``, with their parents and moves in row ``layer`` of
+    ``parent``/``acts``/``alen``; how many were kept. Run once a layer."""
+    order = np.argsort(-nscore[:n], kind="mergesort")
+    hset[:, :] = 0
+    kept = 0
+    for j in range(n):
+        i = order[j]
+        h1, h2 = position_hash(nxt[i], z)
+        if not _insert_hash(hset, h1, h2):
+            continue
+        cur[kept, :] = nxt[i, :]
+        parent[layer, kept] = nparent[i]
+        alen[layer, kept] = nlen[i]
+        for k in range(nlen[i]):
+            acts[layer, kept, k] = nacts[i, k]
+        kept += 1
+        if kept == width:
+            break
+    return kept
 
 
 @njit(cache=True)
