@@ -268,13 +268,15 @@ class EvalSettings:
     resume: bool = False
 
 
-def evaluate(game: str, variants: list, agents: list[str], episodes: int, **options) -> dict:
+def evaluate(
+    game: str, variants: list, agents: list[str], episodes: int, seed: int = 0, **options
+) -> dict:
     """Play every agent on ``episodes`` common deals per variant; the summary dict. The
     keywords are ``EvalSettings``'s (``seed``, ``workers``, ``record``, ...). With
     ``record`` > 0, ``summary["records"]`` holds the game records of each agent's and
     variant's first ``record`` games. With ``log_path`` every finished episode is appended
     there as it comes in (JSON Lines); ``resume`` plays only the episodes it lacks."""
-    return run_evaluation(EvalSettings(game, variants, agents, episodes, **options))
+    return run_evaluation(EvalSettings(game, variants, agents, episodes, seed, **options))
 
 
 def run_evaluation(run: EvalSettings) -> dict:

@@ -26,6 +26,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -58,31 +59,36 @@ def _plain(value):
     return value
 
 
-def make_record(
-    game: str,
-    variant: dict,
-    env_options: dict,
-    seed,
-    start: dict,
-    agents,
-    actions,
-    digests,
-    returns,
-    terminal: bool,
-    source: str,
-    agent_seeds=None,
-) -> dict:
+@dataclass(frozen=True)
+class RecordHeader:
+    """What a game record says before its moves: the game, its variant and env keywords,
+    the deal's seed and starting position, the agents by seat (with their seeds) and
+    what played it (``source``)."""
+
+    game: str
+    variant: dict
+    env_options: dict
+    seed: Any
+    start: dict
+    agents: list
+    source: str
+    agent_seeds: Any = None
+
+
+def make_record(header: RecordHeader, actions, digests, returns, terminal: bool) -> dict:
+    """The record of a game: ``header``, the actions with the position digest after each,
+    and the outcome."""
     return _plain(
         {
             "format": FORMAT,
             "version": VERSION,
-            "game": game,
-            "variant": dict(variant),
-            "env_options": dict(env_options),
-            "seed": seed,
-            "start": start,
-            "agents": list(agents),
-            "agent_seeds": agent_seeds,
+            "game": header.game,
+            "variant": dict(header.variant),
+            "env_options": dict(header.env_options),
+            "seed": header.seed,
+            "start": header.start,
+            "agents": list(header.agents),
+            "agent_seeds": header.agent_seeds,
             "actions": [int(a) for a in actions],
             "digests": list(digests),
             "outcome": {
@@ -90,7 +96,7 @@ def make_record(
                 "steps": len(actions),
                 "terminal": bool(terminal),
             },
-            "source": source,
+            "source": header.source,
             "castle_envs_version": castle_envs.__version__,
         }
     )
@@ -111,15 +117,8 @@ class Recorder:
         source: str,
         agent_seeds=None,
     ):
-        self.meta = dict(
-            game=game,
-            variant=variant,
-            env_options=env_options,
-            seed=seed,
-            start=state.to_dict(),
-            agents=agents,
-            source=source,
-            agent_seeds=agent_seeds,
+        self.header = RecordHeader(
+            game, variant, env_options, seed, state.to_dict(), agents, source, agent_seeds
         )
         self.actions: list[int] = []
         self.digests: list[str] = []
@@ -130,11 +129,7 @@ class Recorder:
 
     def finish(self, state) -> dict:
         return make_record(
-            **self.meta,
-            actions=self.actions,
-            digests=self.digests,
-            returns=state.returns(),
-            terminal=state.is_terminal(),
+            self.header, self.actions, self.digests, state.returns(), state.is_terminal()
         )
 
 

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,66 +59,121 @@ def seat_plan(agents: list[str], players: int) -> tuple:
     return tuple(tuple(agents[(s + g) % k] for s in range(players)) for g in range(k))
 
 
+@dataclass(frozen=True)
+class TournamentSettings:
+    """One ``tournament``: ``games`` games of ``players`` seats among ``agents`` (seats
+    rotated), deal ``seed + i``; ``workers``/``backend``/``address``: where the games run;
+    ``bootstrap``: resamples of the ratings' intervals; ``record``: game records of the
+    first games; ``agent_seed``: the agents' own randomness."""
+
+    game: str
+    players: int
+    agents: list[str]
+    games: int
+    seed: int = 0
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    bootstrap: int = 200
+    progress: bool = False
+    record: int = 0
+    agent_seed: int = 0
+
+
 def tournament(
-    game: str,
-    players: int,
-    agents: list[str],
-    games: int,
-    seed: int = 0,
-    workers=None,
-    backend: str = "local",
-    address=None,
-    bootstrap: int = 200,
-    progress: bool = False,
-    record: int = 0,
-    agent_seed: int = 0,
+    game: str, players: int, agents: list[str], games: int, seed: int = 0, **options
 ) -> dict:
-    spec = get_game(game)
-    if spec.solitaire:
-        raise ValueError(f"{game} is a solitaire game; use castle-envs evaluate")
-    if players not in spec.variants:
-        raise ValueError(f"{game} takes {list(spec.variants)} players, not {players}")
-    if games < 1:
-        raise ValueError("--games must be at least 1")
-    if len(agents) < 2:
-        raise ValueError("a tournament needs at least two agents")
-    if len(set(agents)) != len(agents):
-        raise ValueError(f"an agent is listed twice: {agents}")
-    check_record_count(record)
-    variant = {"num_players": players}
-    check_setup(spec, variant, {}, agents)
-    plan = seat_plan(agents, players)
-    chunks = [
-        (game, tuple(variant.items()), (), plan, seed, idx, record, agent_seed)
-        for idx in split(games, workers or 8)
-    ]
-    bar, tick = progress_bar(games, progress, f"{game} {players}p")
+    """Every agent against the others with seats rotated; the summary dict (win rates,
+    Bradley-Terry ratings with bootstrap intervals). The keywords are
+    ``TournamentSettings``'s (``workers``, ``bootstrap``, ``record``, ...)."""
+    return run_tournament(TournamentSettings(game, players, agents, games, seed, **options))
+
+
+def run_tournament(run: TournamentSettings) -> dict:
+    """``tournament`` for settings already gathered."""
+    check_tournament(run)
+    plan = seat_plan(run.agents, run.players)
     start = time.perf_counter()
+    records = play_games(run, plan)
+    seconds = time.perf_counter() - start
+    game_records = [r.pop("record") for r in records if "record" in r]
+    for g in game_records:
+        g["source"] = "castle-envs tournament"
+    return {
+        "game": run.game,
+        "players": run.players,
+        "games": run.games,
+        "seed": run.seed,
+        "agent_seed": run.agent_seed,
+        "agents": run.agents,
+        "seat_plan": [list(p) for p in plan],
+        **agent_rows(run, plan, records),
+        "mean_length": float(np.mean([r["length"] for r in records])),
+        "truncated": int(sum(r["truncated"] for r in records)),
+        "seconds": seconds,
+        **({"records": game_records} if game_records else {}),
+    }
+
+
+def check_tournament(run: TournamentSettings) -> None:
+    """Fail fast, in this process, on bad settings or agents (before any worker starts)."""
+    spec = get_game(run.game)
+    if spec.solitaire:
+        raise ValueError(f"{run.game} is a solitaire game; use castle-envs evaluate")
+    if run.players not in spec.variants:
+        raise ValueError(f"{run.game} takes {list(spec.variants)} players, not {run.players}")
+    if run.games < 1:
+        raise ValueError("--games must be at least 1")
+    if len(run.agents) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    if len(set(run.agents)) != len(run.agents):
+        raise ValueError(f"an agent is listed twice: {run.agents}")
+    check_record_count(run.record)
+    check_setup(spec, {"num_players": run.players}, {}, run.agents)
+
+
+def play_games(run: TournamentSettings, plan: tuple) -> list[dict]:
+    """The games, in chunks on the workers, with a progress bar."""
+    variant = {"num_players": run.players}
+    chunks = [
+        (run.game, tuple(variant.items()), (), plan, run.seed, idx, run.record, run.agent_seed)
+        for idx in split(run.games, run.workers or 8)
+    ]
+    bar, tick = progress_bar(run.games, run.progress, f"{run.game} {run.players}p")
     try:
-        records = [
+        return [
             r
             for c in run_chunks(
-                play_chunk, chunks, workers, backend, address, tick, [len(c[5]) for c in chunks]
+                play_chunk,
+                chunks,
+                run.workers,
+                run.backend,
+                run.address,
+                tick,
+                [len(c[5]) for c in chunks],
             )
             for r in c
         ]
     finally:
         if bar is not None:
             bar.close()
-    seconds = time.perf_counter() - start
-    game_records = [r.pop("record") for r in records if "record" in r]
-    for g in game_records:
-        g["source"] = "castle-envs tournament"
-    index = {a: i for i, a in enumerate(agents)}
+
+
+def agent_rows(run: TournamentSettings, plan: tuple, records: list[dict]) -> dict:
+    """``results`` (each agent's win rate over the seats it played, mean return and rating
+    with its interval) and ``pairwise_wins``."""
+    index = {a: i for i, a in enumerate(run.agents)}
     seats_agents = [[index[a] for a in plan[r["index"] % len(plan)]] for r in records]
     returns = [r["returns"] for r in records]
-    ratings = bt_ratings_with_intervals(seats_agents, returns, len(agents), bootstrap, seed)
+    ratings = bt_ratings_with_intervals(
+        seats_agents, returns, len(run.agents), run.bootstrap, run.seed
+    )
     rows = []
-    for i, agent in enumerate(agents):
+    for i, agent in enumerate(run.agents):
         mine = [
             ret[s]
             for seats, ret in zip(seats_agents, returns)
-            for s in range(players)
+            for s in range(run.players)
             if seats[s] == i
         ]
         wins = sum(1 for x in mine if x > 0)
@@ -136,21 +192,7 @@ def tournament(
                 "rating_high": ratings["high"][i],
             }
         )
-    return {
-        "game": game,
-        "players": players,
-        "games": games,
-        "seed": seed,
-        "agent_seed": agent_seed,
-        "agents": agents,
-        "seat_plan": [list(p) for p in plan],
-        "results": rows,
-        "pairwise_wins": ratings["wins"],
-        "mean_length": float(np.mean([r["length"] for r in records])),
-        "truncated": int(sum(r["truncated"] for r in records)),
-        "seconds": seconds,
-        **({"records": game_records} if game_records else {}),
-    }
+    return {"results": rows, "pairwise_wins": ratings["wins"]}
 
 
 def run(args) -> int:
