@@ -96,6 +96,46 @@ def run(args) -> int:
     return _report(summary, algorithm.done(summary), algorithm.keys)
 
 
+def _progress_bar(args) -> bool:
+    return not getattr(args, "no_progress", False)
+
+
+def run_maskable_ppo(config: TrainConfig, args) -> dict:
+    """``algo: maskable_ppo``: MaskablePPO over the game's flat action space (``train``)."""
+    if args.resume:
+        return train(resume=args.resume, progress_bar=_progress_bar(args))
+    return train(config, run_dir=args.run_dir, progress_bar=_progress_bar(args))
+
+
+def run_cem(config: TrainConfig, args) -> dict:
+    """``algo: cem``: the cross-entropy method on the Castle Siege linear scorer."""
+    from . import train_cem
+
+    return train_cem.run_training(
+        config, run_dir=args.run_dir, resume=args.resume, progress_bar=_progress_bar(args)
+    )
+
+
+def run_move_ppo(config: TrainConfig, args) -> dict:
+    """``algo: move_ppo``: PPO over move features, ``train_moves`` (solitaire games) or
+    ``train_moves_aec``."""
+    from . import train_moves, train_moves_aec
+
+    module = train_moves if get_game(config.game).solitaire else train_moves_aec
+    return module.run_training(
+        None if args.resume else config, run_dir=args.run_dir, resume=args.resume
+    )
+
+
+def run_exit_siege(config: TrainConfig, args) -> dict:
+    """``algo: exit_siege``: Castle Siege's expert iteration."""
+    from . import exit_siege
+
+    return exit_siege.run_training(
+        None if args.resume else config, run_dir=args.run_dir, resume=args.resume
+    )
+
+
 # --- environments --------------------------------------------------------------------------
 #: training deals start here, far above the study and evaluation deals (seeds below 2,000,000)
 TRAIN_SEED_BASE = 20_000_000
