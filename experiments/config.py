@@ -34,6 +34,11 @@ def _choices(*values: str) -> dict:
     return {"choices": values}
 
 
+def _live_choices(values) -> dict:
+    """Choices read when a config is checked (a registry's keys, which may grow)."""
+    return {"choices": values}
+
+
 @dataclass(frozen=True)
 class PPOConfig:
     """``ppo``: MaskablePPO's and move PPO's update settings (passed to MaskablePPO as is)."""
@@ -153,7 +158,8 @@ class TrainConfig:
     """A whole training config; ``to_dict()`` is what a run folder's ``config.yaml`` holds."""
 
     name: str = "run"
-    algo: str = field(default="maskable_ppo", metadata=_choices(*ALGOS))
+    # the registry's names as they stand when a config is read (register_algorithm adds one)
+    algo: str = field(default="maskable_ppo", metadata=_live_choices(ALGORITHMS.keys()))
     game: str = "castle-siege"
     variant: dict = field(default_factory=dict)  # e.g. {difficulty: very_hard}
     env_kwargs: dict = field(default_factory=dict)  # passed to the env (reward, rules options)
