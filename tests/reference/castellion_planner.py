@@ -229,7 +229,7 @@ class PlannerPolicy(agent.PlannerPolicy):
         legal = np.flatnonzero(mask).tolist()
         if len(legal) == 1:
             return legal[0]
-        view = self._visible(state)
+        view = self.visible(state)
         phase = state.phase
         if phase == DRAW_PHASE:
             return self._turn_start(view, mask, legal)
