@@ -27,7 +27,9 @@ import time
 
 import numpy as np
 
-from .common import read_evaluate_csv, writable_file
+from castle_envs.castellion.rules import RULE_CHOICES
+
+from .common import read_evaluate_csv, rules_of, writable_file
 from .stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")
@@ -229,10 +231,7 @@ def run(args) -> int:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         writable_file(args.out, "--out")
-    rules = {
-        "early_encounter": args.early_encounter,
-        "foundation_exemption": args.foundation_exemption,
-    }
+    rules = rules_of(args, RULE_CHOICES)
     levels = LEVELS if args.level == "all" else (args.level,)
     done = _read_done(args.out) if args.resume and args.out and os.path.exists(args.out) else {}
     out = None

@@ -726,10 +726,7 @@ class CastellionMoves(KernelMoves):
         from castle_envs.castellion.vector import write_state
 
         out = self.empty() if out is None else out
-        rules = {
-            "foundation_exemption": state.foundation_exemption,
-            "early_encounter": state.early_encounter,
-        }
+        rules = state.rule_options()
         write_state(self._s, state, state.level, rules)
         return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
 

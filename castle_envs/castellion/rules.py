@@ -96,6 +96,7 @@ __all__ = [
     "Tiles",
     "FOUNDATION_EXEMPTIONS",
     "EARLY_ENCOUNTERS",
+    "RULE_CHOICES",
     "RULE_DEFAULTS",
     "LEGACY_EARLY_ENCOUNTER",
     "MAX_REVEALED",
@@ -127,7 +128,10 @@ __all__ = [
 
 FOUNDATION_EXEMPTIONS = ("placed", "neighbors")  # I3 in RULES.md
 EARLY_ENCOUNTERS = ("any_time", "turn_start")  # I7 in RULES.md
-RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
+#: the rules options: name -> allowed values, default first (the env's keywords, the saved
+#: state's ``rules``, the solve command's flags and the kernels' flags read this one table)
+RULE_CHOICES = {"foundation_exemption": FOUNDATION_EXEMPTIONS, "early_encounter": EARLY_ENCOUNTERS}
+RULE_DEFAULTS = {name: values[0] for name, values in RULE_CHOICES.items()}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
 
@@ -347,9 +351,7 @@ class State(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self.rule_flags = K.rule_flags(
-            {"foundation_exemption": foundation_exemption, "early_encounter": early_encounter}
-        )
+        self.rule_flags = K.rule_flags(self.rule_options())
         self.s = np.zeros(K.WORDS, _ROW_DTYPE)
         K.clear(self.s)
         self._mask: np.ndarray | None = None
@@ -747,13 +749,14 @@ class State(SolitaireState):
             "removed": self.removed.tolist(),
         }
 
+    def rule_options(self) -> dict:
+        """The rules options of this game, as ``new_game`` and the env take them."""
+        return {name: getattr(self, name) for name in RULE_CHOICES}
+
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
-            "rules": {
-                "foundation_exemption": self.foundation_exemption,
-                "early_encounter": self.early_encounter,
-            },
+            "rules": self.rule_options(),
             "regular": self.regular[::-1].tolist(),
             "safe": self.safe[::-1].tolist(),
             "revealed": self.revealed.tolist(),

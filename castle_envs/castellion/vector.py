@@ -148,11 +148,7 @@ def read_state(s: np.ndarray, level: int, rules: dict) -> State:
 
 def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     """Load ``state`` into the kernel row ``s``."""
-    if (
-        state.level != level
-        or state.foundation_exemption != rules["foundation_exemption"]
-        or state.early_encounter != rules["early_encounter"]
-    ):
+    if state.level != level or state.rule_options() != rules:
         raise ValueError("the state's level and rules must match the env's")
     K.clear(s)
     s[: K.SCRATCH] = state.s[: K.SCRATCH]

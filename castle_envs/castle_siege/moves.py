@@ -522,7 +522,7 @@ class SiegeMoves(KernelMoves):
             self._v,
             state,
             state.rows,
-            {"attack": state.attack, "defeated": state.defeated},
+            state.rule_options(),
         )
         return out, self.from_rows(self._b, self._v, state.attack == "most_recent", out)
 

@@ -32,6 +32,7 @@ __all__ = [
     "ATTACK_RULES",
     "DEFEATED_RULES",
     "VICTORY_RULES",
+    "RULE_CHOICES",
     "RULE_DEFAULTS",
     "BATTLE",
     "PRECISION",
@@ -56,7 +57,10 @@ DEFEATED_RULES = ("discard", "leave_game")  # interpretation 4
 #: strictly: the fourth castle must fall while the deck still holds a card, and the game is
 #: lost as soon as the deck is empty while a castle stands)
 VICTORY_RULES = ("any_time", "deck_left")
-RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
+#: the rules options: name -> allowed values, default first (the env's keywords, the saved
+#: state's ``rules``, the solve command's flags and the docs read this one table)
+RULE_CHOICES = {"attack": ATTACK_RULES, "defeated": DEFEATED_RULES, "victory": VICTORY_RULES}
+RULE_DEFAULTS = {name: values[0] for name, values in RULE_CHOICES.items()}
 
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
@@ -420,7 +424,7 @@ class State(SolitaireState):
 
     def rule_options(self) -> dict:
         """The rules options of this game, as ``new_game`` and the env take them."""
-        return {"attack": self.attack, "defeated": self.defeated, "victory": self.victory}
+        return {name: getattr(self, name) for name in RULE_CHOICES}
 
     def to_dict(self) -> dict:
         rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]

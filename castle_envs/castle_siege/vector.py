@@ -163,13 +163,10 @@ def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
 
 def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: dict) -> None:
     """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0). The rules option
-    ``victory`` comes from the state (word ``STRICT``), so callers that pass only
-    ``attack``/``defeated`` carry it too; when ``rules`` names it, it must match."""
-    if (
-        state.rows != rows
-        or (state.attack, state.defeated) != (rules["attack"], rules["defeated"])
-        or rules.get("victory", state.victory) != state.victory
-    ):
+    options come from the state (``victory``: word ``STRICT``); each one ``rules`` names must
+    match the state's."""
+    named = state.rule_options()
+    if state.rows != rows or any(rules.get(key, value) != value for key, value in named.items()):
         raise ValueError("the state's difficulty and rules must match the env's")
     b[:] = 0
     v[:] = 0
