@@ -53,4 +53,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/castle-envs bench castle-siege
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build/docs-api
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build
