@@ -126,7 +126,7 @@ class MoveFeatureAECWrapper(BaseWrapper):
     the seat to act, all zero for the others and once the game is over. Actions stay the
     env's ids."""
 
-    def __init__(self, env, capacity: int | None = None):
+    def __init__(self, env, capacity: int | None = None) -> None:
         raw = env.unwrapped
         game = next(
             (slug for slug in AEC_MOVE_GAMES if isinstance(raw, GAMES[slug].load_env_class())), None
@@ -218,7 +218,7 @@ class MoveFeatureObservation(gym.Wrapper):
     Actions, rewards and the rest of ``info`` are the env's; ``info["legal_moves"]`` counts
     the legal moves (more than ``move_mask.sum()`` only when the capacity cut some)."""
 
-    def __init__(self, env: gym.Env, capacity: int | None = None):
+    def __init__(self, env: gym.Env, capacity: int | None = None) -> None:
         base = getattr(env, "unwrapped", env)
         spec = _solitaire_spec(base)
         view = load(spec.move_view)
@@ -260,7 +260,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
     step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
     ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
 
-    def __init__(self, env, capacity: int | None = None):
+    def __init__(self, env, capacity: int | None = None) -> None:
         super().__init__(env)
         base = env.unwrapped if hasattr(env, "unwrapped") else env
         spec = next(

@@ -41,7 +41,7 @@ from castle_envs.registry import get_game
 
 
 class RLlibTurnBasedEnv(MultiAgentEnv):
-    def __init__(self, config: dict | None = None):
+    def __init__(self, config: dict | None = None) -> None:
         super().__init__()
         config = dict(config or {})
         spec = get_game(config.pop("game", "castle-rooms"))
@@ -103,5 +103,5 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
     def render(self):
         return self.aec.render()
 
-    def close(self):
+    def close(self) -> None:
         self.aec.close()

@@ -27,7 +27,7 @@ class SingleAgentEnv(gym.Env):
         aec_env,
         opponents: Sequence[Policy] | Callable[[np.random.Generator], Sequence[Policy]],
         seat: int | str = "random",
-    ):
+    ) -> None:
         """``opponents``: one policy per other seat (reused if shorter), or a function of the
         env's rng returning them anew each episode (self-play pools). ``seat``: the learner's
         seat, or ``"random"`` for a uniformly drawn seat each episode."""
@@ -124,5 +124,5 @@ class SingleAgentEnv(gym.Env):
     def render(self):
         return self.aec.render()
 
-    def close(self):
+    def close(self) -> None:
         self.aec.close()

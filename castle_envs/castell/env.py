@@ -111,7 +111,7 @@ class raw_env(MaskedAECEnv):
         max_episode_steps: int = 5000,
         observation: str = "dict",
         **rules,
-    ):
+    ) -> None:
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         check_choice("reward", reward, REWARDS)
         check_bool("advanced", advanced)

@@ -170,7 +170,7 @@ def _fill(row, a, state, p, sizes, fest_region) -> None:
     region_castellers = state.regions[pawn].sum() if pawn >= 0 else 0
     performed_tile = -1
 
-    def recruit(size):
+    def recruit(size) -> None:
         nonlocal region_castellers
         free[size] += 1
         owned[size] += 1

@@ -128,7 +128,7 @@ CARD = (236, 228, 204)
 CHIP = (252, 250, 244)
 
 
-def pawn(scene: Scene, cx, bottom, color, size=16):
+def pawn(scene: Scene, cx, bottom, color, size=16) -> None:
     """A player's pawn: a head on a body."""
     neck = bottom - size * 0.55
     scene.polygon(
@@ -167,7 +167,7 @@ def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3):
     return k
 
 
-def _lp_tile(scene: Scene, x, y, w, h, tile: int):
+def _lp_tile(scene: Scene, x, y, w, h, tile: int) -> None:
     if tile < 0:
         scene.rect(x, y, w, h, outline=(170, 160, 140), radius=4)
         scene.text(x + 4, y, w - 8, h, "performed", MUTED, 11)
@@ -195,7 +195,7 @@ def _lp_tile(scene: Scene, x, y, w, h, tile: int):
     )
 
 
-def _region(scene: Scene, state: State, r: int):
+def _region(scene: Scene, state: State, r: int) -> None:
     x = GRID_X + (r % 4) * CELL_W
     y = GRID_Y + (r // 4) * CELL_H
     w, h = CELL_W - 8, CELL_H - 8
@@ -227,7 +227,7 @@ def _region(scene: Scene, state: State, r: int):
         _lp_tile(scene, x + 6, y + 104 + j * 23, w - 12, 21, int(tile))
 
 
-def _legend_cell(scene: Scene, state: State):
+def _legend_cell(scene: Scene, state: State) -> None:
     x, y = GRID_X + 3 * CELL_W, GRID_Y + CELL_H
     w = CELL_W - 8
     if not state.advanced:
@@ -250,7 +250,7 @@ def _legend_cell(scene: Scene, state: State):
         scene.text(x + 4, y + 26 + i * 16, w, 15, line, PALE, 11)
 
 
-def _panel(scene: Scene, state: State):
+def _panel(scene: Scene, state: State) -> None:
     x, w = PANEL_X, WIDTH - PANEL_X - 12
     y = GRID_Y
     scene.text(
@@ -282,7 +282,7 @@ def _panel(scene: Scene, state: State):
         row += 1
 
 
-def _tower(scene: Scene, tower, x, bottom, w, room):
+def _tower(scene: Scene, tower, x, bottom, w, room) -> None:
     """The tower, bottom level lowest: one box per casteller with its number."""
     box = min(20.0, (w - 8) / max([lv[0] for lv in tower] + [1]) - 1)
     pitch = 18
@@ -318,7 +318,7 @@ def _tower(scene: Scene, tower, x, bottom, w, room):
             scene.text(bx, y, box, 16, str(number), BLACK, 11, "center")
 
 
-def _player(scene: Scene, state: State, p: int):
+def _player(scene: Scene, state: State, p: int) -> None:
     n = state.num_players
     pw = (WIDTH - 24) / n
     x, y = 12 + p * pw, PLAYERS_Y

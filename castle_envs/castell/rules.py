@@ -8,7 +8,7 @@ list of levels ``(width, lo, mixed)``: ``width - mixed`` castellers of index ``l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -177,7 +177,7 @@ class State(GameState):
     actions = ACTIONS
     _obs_cache: dict  # observation.py's per-position cache, made on first use
 
-    def __init__(self, num_players: int = 2, **rules):
+    def __init__(self, num_players: int = 2, **rules) -> None:
         self.num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
         r = self.rules
@@ -320,7 +320,7 @@ class State(GameState):
         m[END_TURN] = True
         return m
 
-    def _special_mask(self, m, base, p, pawn):
+    def _special_mask(self, m, base, p, pawn) -> None:
         if pawn >= 0:
             m[base + SP_RECRUIT : base + SP_RECRUIT + NS] = self.regions[pawn] > 0
             m[base + SP_MOVE + ADJ_IDX[pawn]] = True
@@ -403,11 +403,11 @@ class State(GameState):
             self.recruit_open = False
             self._special(p, a - WHEEL0, token=False)
 
-    def _take_from_region(self, p, size):
+    def _take_from_region(self, p, size) -> None:
         self.regions[self.pawn[p], size] -= 1
         self.hand[p, size] += 1
 
-    def _special(self, p, offset, token: bool):
+    def _special(self, p, offset, token: bool) -> None:
         self.board_version += 1
         if offset < SP_MOVE:
             self._take_from_region(p, offset - SP_RECRUIT)
@@ -427,7 +427,7 @@ class State(GameState):
         if token:
             self.lp_tokens[self.pawn[p], p] += 1
 
-    def _end_turn(self):
+    def _end_turn(self) -> None:
         self.moved = self.trained = self.specialed = self.recruit_open = False
         self.recruits = 0
         self.edits = 0
@@ -436,7 +436,7 @@ class State(GameState):
             self.turn_index = 0
             self._end_round()
 
-    def _end_round(self):
+    def _end_round(self) -> None:
         rnd = self.round
         self.player_version = [v + 1 for v in self.player_version]
         self.board_version += 1
@@ -821,10 +821,10 @@ class State(GameState):
                     f"casteller)"
                 )
 
-    def _validate(self):
+    def _validate(self) -> None:
         P = self.num_players
 
-        def bad(why):
+        def bad(why: str) -> NoReturn:
             raise InvalidStateError(f"corrupt Castell state: {why}")
 
         if (self.pawn < -1).any():

@@ -115,7 +115,7 @@ class CastellionEnv(MaskedSolitaireEnv):
         max_episode_steps: int = 1000,
         observation: str = "vector",
         **rules,
-    ):
+    ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
         )

@@ -269,7 +269,7 @@ def _shape_clash(s, kind, r, c, rules):
 
 
 @njit(cache=True)
-def placements(s, m, kind, rule3, exclude, rules):
+def placements(s, m, kind, rule3, exclude, rules) -> None:
     width = castle_width(s)
     if width == 0:
         if exclude != 0:
@@ -355,7 +355,7 @@ def _lift_ok(s, c):
 
 
 @njit(cache=True)
-def compute_mask(s, level, rules, m):
+def compute_mask(s, level, rules, m) -> None:
     """``State.legal_action_mask`` into the row ``m`` (every entry is written)."""
     for k in range(m.shape[0]):
         m[k] = False
@@ -411,7 +411,7 @@ def compute_mask(s, level, rules, m):
 
 # --- changing the castle --------------------------------------------------------------------
 @njit(cache=True)
-def _shift(s, by):
+def _shift(s, by) -> None:
     """Shift the castle ``by`` columns right (negative: left)."""
     if by > 0:
         for c in range(SIZE - 1, -1, -1):
@@ -452,7 +452,7 @@ def take(s, r, c):
 
 
 @njit(cache=True)
-def left_align(s):
+def left_align(s) -> None:
     if s[HEIGHT] == 0:
         for c in range(1, SIZE):
             if s[HEIGHT + c]:
@@ -461,7 +461,7 @@ def left_align(s):
 
 
 @njit(cache=True)
-def remove_rows(s, rows):
+def remove_rows(s, rows) -> None:
     for c in range(SIZE):
         h = s[HEIGHT + c]
         for r in range(min(rows, h)):
@@ -518,7 +518,7 @@ def encounter(s):
 
 
 @njit(cache=True)
-def _resume(s):
+def _resume(s) -> None:
     """After an encounter: the turn goes on with the tile in hand, else a new turn."""
     if s[OUTCOME] == 0 and s[HAND] >= 0:
         s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
@@ -527,7 +527,7 @@ def _resume(s):
 
 
 @njit(cache=True)
-def _end_turn(s):
+def _end_turn(s) -> None:
     """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
     while s[OUTCOME] == 0:
         if castle_size(s) == CELLS or _tiles_played(s):
@@ -540,7 +540,7 @@ def _end_turn(s):
 
 
 @njit(cache=True)
-def _after_place(s, level, cell):
+def _after_place(s, level, cell) -> None:
     """Menace: completing a tower turns up a face-down ordeal of the player's choice."""
     if level == MENACE:
         any_down = False
@@ -556,7 +556,7 @@ def _after_place(s, level, cell):
 
 
 @njit(cache=True)
-def apply(s, action, level):
+def apply(s, action, level) -> None:
     """``State.apply_legal``: the action is known to be legal."""
     phase = s[PHASE]
     if phase == DRAW_PHASE:
@@ -696,7 +696,7 @@ def apply(s, action, level):
 
 # --- the deal ---------------------------------------------------------------------------------
 @njit(cache=True)
-def clear(s):
+def clear(s) -> None:
     """An empty position (``State.__init__``): empty piles, castle, hand; draw phase."""
     for k in range(WORDS):
         s[k] = 0
@@ -708,7 +708,7 @@ def clear(s):
 
 
 @njit(cache=True)
-def deal(s, w, level):
+def deal(s, w, level) -> None:
     """``State.new_game(rng, level)``: both piles shuffled by ``Generator.permutation`` and one
     ordeal card per slot by ``Generator.integers``, from the env's generator ``w``."""
     clear(s)
@@ -723,7 +723,7 @@ def deal(s, w, level):
 
 
 @njit(cache=True)
-def _deal_pile(s, w, base, full):
+def _deal_pile(s, w, base, full) -> None:
     """``State._deal_pile`` without options: ``rest = full[permutation(n)]``, reversed (the
     pile's top is its last entry); the permutation is built in the pile's own region."""
     n = full.shape[0]
@@ -739,7 +739,7 @@ def _deal_pile(s, w, base, full):
 
 # --- what the player sees -----------------------------------------------------------------------
 @njit(cache=True)
-def encode(s, level, rules, obs):
+def encode(s, level, rules, obs) -> None:
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(L.OBS_SIZE):
         obs[k] = 0.0
@@ -808,7 +808,7 @@ def encode(s, level, rules, obs):
 
 # --- the batch ------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask):
+def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask) -> None:
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
     st, rng, obs, mask = unowned(st), unowned(rng), unowned(obs), unowned(mask)
     for i in range(lo, hi):
@@ -819,12 +819,12 @@ def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask):
 
 
 @njit(cache=True, nogil=True)
-def reset_all(st, steps, rng, level, rules, obs, mask):
+def reset_all(st, steps, rng, level, rules, obs, mask) -> None:
     reset_rows(0, st.shape[0], st, steps, rng, level, rules, obs, mask)
 
 
 @njit(cache=True, nogil=True)
-def refresh_all(st, level, rules, obs, mask):
+def refresh_all(st, level, rules, obs, mask) -> None:
     for i in range(st.shape[0]):
         encode(st[i], level, rules, obs[i])
         compute_mask(st[i], level, rules, mask[i])
@@ -838,7 +838,7 @@ def _reward(s, before, ordeals_reward):
 
 
 @njit(cache=True)
-def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, out):
+def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, out) -> None:
     """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated);
     ``steps`` is a one-entry array, this env's step count."""
     before = s[CURRENT]
@@ -856,7 +856,7 @@ def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, 
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step):
+def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step) -> None:
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
@@ -887,7 +887,7 @@ def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs
 
 
 @njit(cache=True, nogil=True)
-def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step):
+def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step) -> None:
     """One step of every env (``step_rows``), on this thread."""
     step_rows(
         0, st.shape[0], st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step

@@ -293,7 +293,7 @@ def tower_cost(s, avail):
 
 
 @njit(cache=True)
-def _close_up(u):
+def _close_up(u) -> None:
     """Empty columns closed up, as the planner scores a castle after a row removal (one
     that leaves a gap has lost anyway: its foundation is incomplete)."""
     w = 0
@@ -380,7 +380,7 @@ def _passes(t, level, slot, card):
 
 
 @njit(cache=True)
-def _encounter(f, t, level):
+def _encounter(f, t, level) -> None:
     """The lowest ordeal's encounter for the castle in ``t``: the share of the cards it may
     be that pass without penalty, unknown (face down), the penalty of a face-up Assault."""
     slot = t[K.CURRENT]
@@ -410,7 +410,7 @@ def _trigger(s, slot):
 
 
 @njit(cache=True)
-def _pile(f, s, regular):
+def _pile(f, s, regular) -> None:
     """A draw's or a reveal's pile: its size and its share of Traitors (by counting)."""
     if regular:
         n = s[K.REG_N]
@@ -424,7 +424,7 @@ def _pile(f, s, regular):
 
 
 @njit(cache=True)
-def _tile(f, kind):
+def _tile(f, kind) -> None:
     if kind < 0:
         return
     if kind == TRAITOR:
@@ -437,7 +437,7 @@ def _tile(f, kind):
 
 
 @njit(cache=True)
-def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c):
+def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c) -> None:
     """A move that takes the tile at row ``r``, column ``c`` off the castle (a destroy, a
     Pyro lift): where it stood, then the castle after, ``t`` (a copy of ``s``)."""
     _tile(f, s[K.CELL + r * SIZE + c])
@@ -450,7 +450,7 @@ def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c):
 
 
 @njit(cache=True)
-def _castle(f, t, s, level, avail, u, before, cost_before):
+def _castle(f, t, s, level, avail, u, before, cost_before) -> None:
     """The castle-after columns and the plan costs for the position ``t``."""
     size = K.castle_size(t)
     f[AFTER] = size / 36.0
@@ -499,7 +499,7 @@ def _best_placement(s, t, u, m, level, rules, kind, avail):
 
 
 @njit(cache=True)
-def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
+def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base) -> None:
     """Row ``f`` of legal move ``a``; ``base``: the castle columns of the position as it is
     (copied for the moves that leave the castle alone)."""
     for k in range(f.shape[0]):
@@ -604,7 +604,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
 
 
 @njit(cache=True)
-def _context(f, s, level, cost_before):
+def _context(f, s, level, cost_before) -> None:
     f[CONTEXT + level] = 1.0
     slot = s[K.CURRENT]
     f[CONTEXT + 3] = slot / 3.0
@@ -665,7 +665,7 @@ def move_rows(s, level, rules, feats, ids, valid, t, u, m):
 
 
 @njit(cache=True)
-def move_rows_batch(st, level, rules, feats, ids, valid, legal, t, u, m):
+def move_rows_batch(st, level, rules, feats, ids, valid, legal, t, u, m) -> None:
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     for i in range(st.shape[0]):
         legal[i] = move_rows(st[i], level, rules, feats[i], ids[i], valid[i], t, u, m)
@@ -674,7 +674,7 @@ def move_rows_batch(st, level, rules, feats, ids, valid, legal, t, u, m):
 class Scratch:
     """The scratch rows ``move_rows`` works in (one set per thread)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         from castle_envs.core.batched import state_dtype
 
         self.t = np.zeros(K.WORDS, state_dtype())
@@ -695,7 +695,7 @@ class CastellionMoves(KernelMoves):
 
     game = "castellion"
 
-    def __init__(self, capacity: int = 137):
+    def __init__(self, capacity: int = 137) -> None:
         from castle_envs.core.batched import state_dtype
 
         super().__init__(capacity, NUM_FEATURES)

@@ -17,6 +17,7 @@ castle splits exactly when a middle column loses its last tile.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -212,7 +213,7 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
 class _Word:
     """A scalar of the position: one word of the State's row."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: int) -> None:
         self.index = index
 
     def __get__(self, state, owner=None):
@@ -229,7 +230,7 @@ class _Block:
     """A fixed block of the row, as a NumPy view (made on first use: a State's views are
     dropped by ``clone`` and pickling, which copy the row); assigning to it writes the row."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def __get__(self, state, owner=None):
@@ -258,7 +259,7 @@ class _Pile:
     """A pile (bottom first, its top the last entry) or the revealed tiles: a view (``Tiles``)
     of the row's words in use; assigning a list of tile kinds writes them and their number."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.at, self.size = _PILES[name]
 
     def __get__(self, state, owner=None):
@@ -338,7 +339,7 @@ class State(SolitaireState):
         level: int = SCHOOL,
         foundation_exemption: str = "placed",
         early_encounter: str = "any_time",
-    ):
+    ) -> None:
         check_choice("foundation_exemption", foundation_exemption, FOUNDATION_EXEMPTIONS)
         check_choice("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
@@ -786,7 +787,7 @@ class State(SolitaireState):
 
     @classmethod
     def _from_dict(cls, data: dict) -> State:
-        def bad(why):
+        def bad(why: str) -> NoReturn:
             raise InvalidStateError(f"invalid Castellion state: {why}")
 
         if not isinstance(data, dict):

@@ -85,7 +85,7 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
     position_attrs = {"st": "_st", "steps": "_steps"}
     row_attrs = ("_st", "level_index", "rule_flags")
 
-    def __init__(self, num_envs: int, level: str = "school", *args, **kwargs):
+    def __init__(self, num_envs: int, level: str = "school", *args, **kwargs) -> None:
         """``level`` and the other keyword arguments: module docstring."""
         super().__init__(num_envs, level, *args, **kwargs)
 

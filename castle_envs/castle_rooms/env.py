@@ -106,7 +106,7 @@ class raw_env(MaskedAECEnv):
         max_episode_steps: int = 5000,
         observation: str = "dict",
         **unknown,
-    ):
+    ) -> None:
         if unknown:
             raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
         num_players = check_choice("num_players", num_players, (2, 3, 4))

@@ -98,7 +98,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         max_episode_steps: int = 1000,
         observation: str = "vector",
         **rules,
-    ):
+    ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
         )

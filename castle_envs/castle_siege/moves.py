@@ -137,7 +137,7 @@ def _spend(f, b, bits, held):
 
 
 @njit(cache=True)
-def _target(f, b, v, card, col, depth):
+def _target(f, b, v, card, col, depth) -> None:
     """Columns TARGET..: the target card and, when ``col >= 0``, its column."""
     f[TARGET] = _RANK[card] / 13.0
     f[TARGET + 1 + _SUIT[card]] = 1.0
@@ -324,7 +324,7 @@ def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
 class Scratch:
     """The work arrays of ``move_rows`` (allocated once per env, reused every call)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.F = np.zeros((MAX_CANDIDATES, NUM_FEATURES), np.float32)
         self.IDS = np.zeros(MAX_CANDIDATES, np.int64)
         self.K = np.zeros(MAX_CANDIDATES, np.int64)
@@ -480,7 +480,7 @@ class SiegeMoves(KernelMoves):
 
     game = "castle-siege"
 
-    def __init__(self, capacity: int = 256):
+    def __init__(self, capacity: int = 256) -> None:
         from castle_envs.castle_siege import kernel as K
         from castle_envs.core.batched import state_dtype
         from castle_envs.core.jit import HAVE_NUMBA

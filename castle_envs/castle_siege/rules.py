@@ -143,7 +143,7 @@ def check_deck(deck) -> np.ndarray:
 class _Word:
     """A scalar of the position: one word of the State's ints row."""
 
-    def __init__(self, index: int, kind=int):
+    def __init__(self, index: int, kind=int) -> None:
         self.index, self.kind = index, kind
 
     def __get__(self, state, owner=None):
@@ -176,7 +176,7 @@ class State(SolitaireState):
 
     def __init__(
         self, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
-    ):
+    ) -> None:
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
         check_choice("victory rule", victory, VICTORY_RULES)

@@ -84,7 +84,7 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
     position_attrs = {"cards": "_cards", "ints": "_ints"}
     row_attrs = ("_cards", "_ints", "recent")
 
-    def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs):
+    def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs) -> None:
         """``difficulty`` and the other keyword arguments: module docstring."""
         super().__init__(num_envs, difficulty, *args, **kwargs)
 

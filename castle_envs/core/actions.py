@@ -42,7 +42,7 @@ def action_int(action) -> int:
 class ActionTable:
     # the moves are hashable, each game's of several classes: typed Any so that the rules
     # read a decoded move's fields without a cast
-    def __init__(self, moves: Sequence[Any]):
+    def __init__(self, moves: Sequence[Any]) -> None:
         self.moves = tuple(moves)
         # keyed with the type too: NamedTuples of different kinds compare equal as tuples
         self._index = {(type(m), m): i for i, m in enumerate(self.moves)}

@@ -44,7 +44,7 @@ class _StateMethod:
 
     __slots__ = ("_env",)
 
-    def __init__(self, env):
+    def __init__(self, env) -> None:
         self._env = env
 
     def __call__(self) -> np.ndarray:
@@ -89,7 +89,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-    ):
+    ) -> None:
         super().__init__()
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
@@ -165,7 +165,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, dict):
@@ -227,7 +227,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return np.zeros(len(state.actions), dtype=bool)
         return state.legal_action_mask().copy()
 
-    def step(self, action):
+    def step(self, action) -> None:
         state = self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
@@ -281,10 +281,10 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def close(self):
+    def close(self) -> None:
         pass
 
-    def _refresh_infos(self):
+    def _refresh_infos(self) -> None:
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step
         state = self.game_state
         assert state is not None  # called after reset()

@@ -103,13 +103,13 @@ if HAVE_NUMBA:
         disk cache is loaded without it): the first one for a castle-envs kernel writes the
         notice."""
 
-        def on_start(self, event):
+        def on_start(self, event) -> None:
             dispatcher = (event.data or {}).get("dispatcher")
             module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
             if module.startswith("castle_envs"):
                 _compile_notice()
 
-        def on_end(self, event):
+        def on_end(self, event) -> None:
             pass
 
     _event.register("numba:compile", _CompileListener())

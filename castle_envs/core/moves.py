@@ -48,7 +48,7 @@ class MoveView:
 
     game = ""
 
-    def __init__(self, capacity: int, num_features: int):
+    def __init__(self, capacity: int, num_features: int) -> None:
         self.capacity = check_capacity(capacity)
         self.num_features = num_features
 
@@ -78,11 +78,11 @@ class StateMoves(MoveView):
     features: tuple[str, ...] = ()
     default_capacity = 1
 
-    def __init_subclass__(cls, game: str = "", features=(), capacity: int = 1, **kwargs):
+    def __init_subclass__(cls, game: str = "", features=(), capacity: int = 1, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         cls.game, cls.features, cls.default_capacity = game, tuple(features), capacity
 
-    def __init__(self, capacity: int | None = None):
+    def __init__(self, capacity: int | None = None) -> None:
         super().__init__(
             self.default_capacity if capacity is None else capacity, len(self.features)
         )

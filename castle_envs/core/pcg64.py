@@ -108,7 +108,7 @@ def interval(w, max_value):
 
 
 @njit(cache=True)
-def permutation_into(w, out):
+def permutation_into(w, out) -> None:
     """``out[:] = Generator.permutation(len(out))`` (NumPy's ``_shuffle_raw``)."""
     n = out.shape[0]
     for i in range(n):

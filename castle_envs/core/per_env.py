@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 
 class PerEnvVectorEnv(SyncVectorEnv):
-    def __init__(self, env_class, num_envs: int, copy: bool = True, **kwargs):
+    def __init__(self, env_class, num_envs: int, copy: bool = True, **kwargs) -> None:
         if (
             isinstance(num_envs, bool)
             or not isinstance(num_envs, (int, np.integer))

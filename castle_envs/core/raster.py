@@ -106,7 +106,7 @@ def _fit(t: Text) -> tuple[str, int]:
 
 
 class _Pixels:
-    def __init__(self, scene: Shapes):
+    def __init__(self, scene: Shapes) -> None:
         self.p = np.empty((scene.height, scene.width, 3), dtype=np.uint8)
         self.p[:] = scene.background
         self.h, self.w = scene.height, scene.width
@@ -120,11 +120,11 @@ class _Pixels:
         ys, xs = np.mgrid[r0:r1, c0:c1]
         return (r0, r1, c0, c1), xs + 0.5, ys + 0.5
 
-    def paint(self, box, mask, color):
+    def paint(self, box, mask, color) -> None:
         r0, r1, c0, c1 = box
         self.p[r0:r1, c0:c1][mask] = color
 
-    def rect(self, x, y, w, h, fill, outline, line):
+    def rect(self, x, y, w, h, fill, outline, line) -> None:
         x0, y0 = int(round(x)), int(round(y))
         x1, y1 = int(round(x + w)), int(round(y + h))
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, self.w), min(y1, self.h)
@@ -142,7 +142,7 @@ class _Pixels:
             ):
                 self.p[sl] = outline
 
-    def polygon(self, pts, fill, outline, line):
+    def polygon(self, pts, fill, outline, line) -> None:
         xs_, ys_ = [p[0] for p in pts], [p[1] for p in pts]
         if fill is not None:
             g = self._grid(min(xs_), min(ys_), max(xs_), max(ys_))
@@ -161,7 +161,7 @@ class _Pixels:
         if outline is not None:
             self.line(list(pts) + [pts[0]], outline, line)
 
-    def ellipse(self, cx, cy, rx, ry, fill, outline, line):
+    def ellipse(self, cx, cy, rx, ry, fill, outline, line) -> None:
         g = self._grid(cx - rx, cy - ry, cx + rx, cy + ry)
         if g is None or rx <= 0 or ry <= 0:
             return
@@ -174,7 +174,7 @@ class _Pixels:
             inner = ((px - cx) / max(rx - k, 0.5)) ** 2 + ((py - cy) / max(ry - k, 0.5)) ** 2
             self.paint(box, (d <= 1) & (inner > 1), outline)
 
-    def line(self, pts, color, width):
+    def line(self, pts, color, width) -> None:
         r = max(0.5, width / 2)
         for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
             g = self._grid(min(x1, x2) - r, min(y1, y2) - r, max(x1, x2) + r, max(y1, y2) + r)

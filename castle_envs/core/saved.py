@@ -23,7 +23,7 @@ from .errors import InvalidStateError
 class StateReader:
     """Checks for one game's saved states; ``title`` names the game in every message."""
 
-    def __init__(self, title: str):
+    def __init__(self, title: str) -> None:
         self.title = title
 
     def bad(self, why: str) -> NoReturn:

@@ -54,7 +54,7 @@ class Scene(Shapes):
     """A fixed-size picture as drawing commands, in pixels (origin top left)."""
 
     # --- composite symbols --------------------------------------------------------------
-    def suit(self, cx, cy, size, suit: int, color=None):
+    def suit(self, cx, cy, size, suit: int, color=None) -> None:
         """A card suit (0 ♠, 1 ♣, 2 ♥, 3 ♦) of height ``size`` centred at (cx, cy)."""
         color = SUIT_COLORS[suit] if color is None else color
         s = float(size)
@@ -105,7 +105,7 @@ class Scene(Shapes):
         outcome: int = 0,
         title_w: float = 150,
         height: float = 36,
-    ):
+    ) -> None:
         """The band across the top: the game's name, a subtitle and what happens now.
         ``outcome`` 1 (won) or -1 (lost) colours the band and shows ``status`` in bold."""
         band, ink = {1: (GOLD, BLACK), -1: ((176, 48, 40), WHITE)}.get(outcome, (FELT_DARK, WHITE))

@@ -98,12 +98,12 @@ class Shapes:
     """A fixed-size picture as drawing commands, in pixels (origin top left): what a
     backend draws (``Scene`` adds the composite symbols and the outputs)."""
 
-    def __init__(self, width: int, height: int, background: Color = FELT):
+    def __init__(self, width: int, height: int, background: Color = FELT) -> None:
         self.width, self.height, self.background = int(width), int(height), background
         self.items: list = []
 
     # --- shapes ------------------------------------------------------------------------
-    def rect(self, x, y, w, h, fill=None, outline=None, line=1.0, radius=0.0):
+    def rect(self, x, y, w, h, fill=None, outline=None, line=1.0, radius=0.0) -> None:
         self.items.append(
             (
                 "rect",
@@ -118,19 +118,19 @@ class Shapes:
             )
         )
 
-    def polygon(self, points, fill=None, outline=None, line=1.0):
+    def polygon(self, points, fill=None, outline=None, line=1.0) -> None:
         pts = tuple((float(a), float(b)) for a, b in points)
         self.items.append(("polygon", pts, fill, outline, float(line)))
 
-    def ellipse(self, cx, cy, rx, ry, fill=None, outline=None, line=1.0):
+    def ellipse(self, cx, cy, rx, ry, fill=None, outline=None, line=1.0) -> None:
         self.items.append(
             ("ellipse", float(cx), float(cy), float(rx), float(ry), fill, outline, float(line))
         )
 
-    def circle(self, cx, cy, r, fill=None, outline=None, line=1.0):
+    def circle(self, cx, cy, r, fill=None, outline=None, line=1.0) -> None:
         self.ellipse(cx, cy, r, r, fill, outline, line)
 
-    def line(self, points, color, width=1.0):
+    def line(self, points, color, width=1.0) -> None:
         pts = tuple((float(a), float(b)) for a, b in points)
         self.items.append(("line", pts, color, float(width)))
 

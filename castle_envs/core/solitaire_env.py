@@ -38,7 +38,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-    ):
+    ) -> None:
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
         self.state: GameState | None = None
@@ -65,7 +65,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     @abstractmethod
     def observe_state(self, state: GameState) -> np.ndarray: ...
 
-    def reward_snapshot(self, state: GameState):
+    def reward_snapshot(self, state: GameState) -> Any:
         """What ``_reward`` needs of the state before a step (kept cheap: called every step)."""
         return None
 

@@ -46,7 +46,7 @@ def resolve_threads(parallel, threads, num_rows) -> int:
     return check_int("threads", threads, 1)
 
 
-def _call_wrapping(kernel, lo, hi, args):
+def _call_wrapping(kernel, lo, hi, args) -> None:
     # np.errstate is per thread: the uint64 generator arithmetic wraps by design, and
     # without numba NumPy would warn about it on the pool's threads
     with np.errstate(over="ignore"):
@@ -56,7 +56,7 @@ def _call_wrapping(kernel, lo, hi, args):
 class RowThreads:
     """``num_rows`` rows split into ``threads`` contiguous ranges (at most one per row)."""
 
-    def __init__(self, num_rows: int, threads: int = 1):
+    def __init__(self, num_rows: int, threads: int = 1) -> None:
         self.num_rows = int(num_rows)
         self.threads = max(1, min(int(threads), self.num_rows))
         edges = [num_rows * k // self.threads for k in range(self.threads + 1)]
