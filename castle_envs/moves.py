@@ -58,7 +58,7 @@ from pettingzoo.utils import BaseWrapper
 
 # MoveView and StateMoves: the base classes, also importable from here
 from .core.moves import MoveView, StateMoves, view_spaces  # noqa: F401
-from .registry import GAMES, get_game, load, make_single, make_vec
+from .registry import GAMES, GameSpec, get_game, load, make_single, make_vec
 
 MOVE_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.move_view)
 DEFAULT_CAPACITY = {slug: GAMES[slug].move_capacity for slug in MOVE_GAMES}
@@ -88,7 +88,7 @@ def _check_game(game: str) -> str:
     return slug
 
 
-def _view_class(game: str):
+def _view_class(game: str) -> Any:
     target = GAMES[_check_game(game)].move_view
     assert target is not None  # a game of MOVE_GAMES
     return load(target)
@@ -98,7 +98,7 @@ def feature_names(game: str) -> tuple[str, ...]:
     return _view_class(game).feature_names()
 
 
-def move_view(game: str, capacity: int | None = None):
+def move_view(game: str, capacity: int | None = None) -> Any:
     """The game's view object: ``from_state(state) -> (view dict, legal move count)`` for the
     player to act, ``observation(state)`` that player's observation vector, ``empty()``."""
     game = _check_game(game)
@@ -153,10 +153,10 @@ class MoveFeatureAECWrapper(BaseWrapper):
         )
         self.observation_spaces = {a: space for a in raw.possible_agents}
 
-    def observation_space(self, agent):
+    def observation_space(self, agent) -> gym.spaces.Space:
         return self.observation_spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent) -> dict:
         obs = self.env.observe(agent)
         out = self.moves.empty()
         if obs["action_mask"].any():  # the seat to act
@@ -166,7 +166,7 @@ class MoveFeatureAECWrapper(BaseWrapper):
 
 def make_move_env(
     game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs
-):
+) -> MoveFeatureAECWrapper | MoveFeatureObservation:
     """The env with the move view: a Gymnasium single env (``compiled=True``: on the
     kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
     its order checks) wrapped in ``MoveFeatureAECWrapper``."""
@@ -182,7 +182,9 @@ def make_move_env(
     return MoveFeatureObservation(get_game(game).make(**kwargs), capacity)
 
 
-def make_move_vec(game: str, num_envs: int, capacity: int | None = None, **kwargs):
+def make_move_vec(
+    game: str, num_envs: int, capacity: int | None = None, **kwargs
+) -> MoveFeatureVectorEnv:
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     game = _check_game(game)
     return MoveFeatureVectorEnv(make_vec(game, num_envs, **kwargs), capacity)
@@ -197,7 +199,7 @@ def _solitaire_specs() -> list:
     ]
 
 
-def _solitaire_spec(base):
+def _solitaire_spec(base) -> GameSpec:
     """The spec of a Gymnasium env (Python or compiled) with a move view, or a clear error."""
     for spec in _solitaire_specs():
         if isinstance(base, (spec.load_env_class(), load(spec.compiled_env))):
@@ -245,11 +247,11 @@ class MoveFeatureObservation(gym.Wrapper):
         info["legal_moves"] = n
         return {"observation": obs, **out}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed=None, options=None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info, False), info
 
-    def step(self, action):
+    def step(self, action) -> tuple[dict, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         return self._view(obs, info, terminated), reward, terminated, truncated, info
 
@@ -291,7 +293,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed=None, options=None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 
@@ -316,6 +318,6 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
             target[:] = value
         return self._view(base.restart(), {})
 
-    def step(self, actions):
+    def step(self, actions) -> tuple[dict, Any, Any, Any, dict]:
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return self._view(obs, info), rewards, terminated, truncated, info

@@ -75,12 +75,12 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
             "action_mask": raw["action_mask"].astype(np.float32),
         }
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self.aec.reset(seed=seed, options=options)
         agent = self.aec.agent_selection
         return {agent: self._obs(agent)}, {}
 
-    def step(self, action_dict: dict):
+    def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s turn; got actions for {sorted(action_dict)}")
@@ -100,7 +100,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         nxt = aec.agent_selection
         return ({nxt: self._obs(nxt)}, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         return self.aec.render()
 
     def close(self) -> None:

@@ -52,7 +52,9 @@ class SingleAgentEnv(gym.Env):
             raise ValueError("SingleAgentEnv needs at least one opponent policy")
         return [chosen[i % len(chosen)] for i in range(self.num_players - 1)]
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self.seat = (
             int(self.np_random.integers(self.num_players))
@@ -72,7 +74,7 @@ class SingleAgentEnv(gym.Env):
         obs, info = self._advance()
         return obs, info
 
-    def _advance(self):
+    def _advance(self) -> tuple[np.ndarray, dict]:
         """Let the opponents move until the learner must act or the game is over."""
         aec = self.aec
         while aec.agents:
@@ -105,7 +107,7 @@ class SingleAgentEnv(gym.Env):
         out["seat"] = self.seat
         return out
 
-    def step(self, action):
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0
@@ -121,7 +123,7 @@ class SingleAgentEnv(gym.Env):
             raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._last_mask.copy()
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         return self.aec.render()
 
     def close(self) -> None:

@@ -101,7 +101,7 @@ def heuristic_policy(state: State, rng: np.random.Generator | None = None) -> in
 
 def random_games(
     num_players: int, games: int, seed: int, advanced: bool = False, agent: str = "random"
-):
+) -> tuple[int, float, dict[str, float]]:
     """Play ``games`` games; return (steps, seconds, mean final score per category)."""
     e = make_env(num_players=num_players, advanced=advanced)
     rng = np.random.default_rng(seed)

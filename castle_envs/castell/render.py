@@ -144,7 +144,7 @@ def pawn(scene: Scene, cx, bottom, color, size=16) -> None:
     scene.circle(cx, bottom - size * 0.72, size * 0.22, color, outline=BLACK)
 
 
-def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3):
+def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3) -> int:
     """Castellers by number: one chip per number held, '4x3' when there are three 4s."""
     k = 0
     for size, count in enumerate(counts):

@@ -118,7 +118,7 @@ def forced_uses(levels) -> tuple[int, int, int]:
     return bal, strength, mix
 
 
-def width_resolutions(widths, base_val: int, width_val: int):
+def width_resolutions(widths, base_val: int, width_val: int) -> list[tuple[int, int]]:
     """Ways to pay for wide levels: (base levels b, width uses k) pairs.
 
     Widths never grow upwards, so the Base levels are the b lowest; Width raises the limit
@@ -453,7 +453,7 @@ class State(GameState):
                     self.regions[region, self.bag.pop()] += 1
         self.round += 1
 
-    def festival_entry(self, p: int, i: int):
+    def festival_entry(self, p: int, i: int) -> tuple[int, list[int]]:
         """(tower score, matching castellers per token) if the player competes, else None."""
         region, sizes = int(self.fest_region[i]), self.fest_sizes[i]
         tower = self.towers[p]

@@ -156,7 +156,7 @@ _REGULAR_SCALE = L.REGULAR_SCALE.astype(np.float64)  # float32 values, multiplie
 
 # --- derived facts ------------------------------------------------------------------------
 @njit(cache=True)
-def castle_width(s):
+def castle_width(s) -> int:
     w = 0
     for c in range(SIZE):
         if s[HEIGHT + c] != 0:
@@ -165,7 +165,7 @@ def castle_width(s):
 
 
 @njit(cache=True)
-def castle_size(s):
+def castle_size(s) -> int:
     n = 0
     for c in range(SIZE):
         n += s[HEIGHT + c]
@@ -173,7 +173,7 @@ def castle_size(s):
 
 
 @njit(cache=True)
-def foundation_complete(s):
+def foundation_complete(s) -> bool:
     for c in range(SIZE):
         if s[HEIGHT + c] == 0:
             return False
@@ -181,12 +181,12 @@ def foundation_complete(s):
 
 
 @njit(cache=True)
-def _tiles_played(s):
+def _tiles_played(s) -> bool:
     return s[REG_N] == 0 and s[SAFE_N] == 0 and s[REV_N] == 0 and s[HAND] == NO_TILE
 
 
 @njit(cache=True)
-def faction_board(s, faction):
+def faction_board(s, faction) -> int:
     board = np.int64(0)
     for c in range(SIZE):
         for r in range(s[HEIGHT + c]):
@@ -202,7 +202,7 @@ _four_tile_shape = njit(cache=True)(L.four_tile_shape)
 
 
 @njit(cache=True)
-def popcount(x):
+def popcount(x) -> int:
     """The number of set bits of ``x`` (tiles of a board or group bitmask)."""
     n = 0
     while x:
@@ -212,7 +212,7 @@ def popcount(x):
 
 
 @njit(cache=True)
-def low_bit_index(x):
+def low_bit_index(x) -> int:
     """The index of the lowest set bit of ``x`` (a cell of a non-empty bitmask)."""
     low = x & -x
     j = 0
@@ -222,7 +222,7 @@ def low_bit_index(x):
 
 
 @njit(cache=True)
-def count_formation(kind, t, b, li):
+def count_formation(kind, t, b, li) -> tuple[int, int, int]:
     """(towers, bastions, lines) with one more of ``kind`` (``shape_of_group``; -1 none)."""
     if kind == 0:
         t += 1
@@ -234,14 +234,14 @@ def count_formation(kind, t, b, li):
 
 
 @njit(cache=True)
-def shape_of_group(comp):
+def shape_of_group(comp) -> int:
     if popcount(comp) != 4:
         return -1
     return _four_tile_shape(comp)
 
 
 @njit(cache=True)
-def formations(s):
+def formations(s) -> tuple[int, int, int]:
     """(towers, bastions, lines) now in the castle (``State.formations``)."""
     t = 0
     b = 0
@@ -257,7 +257,7 @@ def formations(s):
 
 # --- legality ------------------------------------------------------------------------------
 @njit(cache=True)
-def _shape_clash(s, kind, r, c, rules):
+def _shape_clash(s, kind, r, c, rules) -> bool:
     shape = kind % 3
     if not (r == 1 and (rules & NEIGHBORS_EXEMPT)) and s[CELL + (r - 1) * SIZE + c] % 3 == shape:
         return True
@@ -287,12 +287,12 @@ def placements(s, m, kind, rule3, exclude, rules) -> None:
 
 
 @njit(cache=True)
-def _splits(s, c):
+def _splits(s, c) -> bool:
     return s[HEIGHT + c] == 1 and 0 < c < castle_width(s) - 1
 
 
 @njit(cache=True, inline="always")
-def _room_beside(s, heights, width, k):
+def _room_beside(s, heights, width, k) -> bool:
     """Can column ``k``'s top tile go elsewhere: a new column fits, or another of the
     ``width`` columns (heights at ``s[heights:]``) is below the top row?"""
     if width < SIZE:
@@ -304,7 +304,7 @@ def _room_beside(s, heights, width, k):
 
 
 @njit(cache=True)
-def _move_possible(s, dec):
+def _move_possible(s, dec) -> bool:
     """``rules._move_possible`` of the heights with column ``dec`` one lower."""
     width = 0
     total = 0
@@ -327,7 +327,7 @@ def _move_possible(s, dec):
 
 
 @njit(cache=True)
-def _power_ok(s, kind):
+def _power_ok(s, kind) -> bool:
     faction = kind // 3
     if faction == JUGGLER:
         return castle_size(s) >= 2
@@ -345,7 +345,7 @@ def _power_ok(s, kind):
 
 
 @njit(cache=True)
-def _lift_ok(s, c):
+def _lift_ok(s, c) -> bool:
     h = s[HEIGHT + c]
     if h == 0 or _splits(s, c):
         return False
@@ -429,7 +429,7 @@ def _shift(s, by) -> None:
 
 
 @njit(cache=True)
-def put(s, kind, column):
+def put(s, kind, column) -> int:
     if column < 0:
         _shift(s, 1)
         column = 0
@@ -441,7 +441,7 @@ def put(s, kind, column):
 
 
 @njit(cache=True)
-def take(s, r, c):
+def take(s, r, c) -> int:
     kind = s[CELL + r * SIZE + c]
     h = s[HEIGHT + c]
     for row in range(r, h - 1):
@@ -475,7 +475,7 @@ def remove_rows(s, rows) -> None:
 
 # --- applying moves ---------------------------------------------------------------------------
 @njit(cache=True)
-def _conclude(s, passed):
+def _conclude(s, passed) -> bool:
     if not passed:
         s[OUTCOME] = -1
         s[PHASE] = OVER
@@ -493,7 +493,7 @@ def _conclude(s, passed):
 
 
 @njit(cache=True)
-def encounter(s):
+def encounter(s) -> bool:
     """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
     slot = s[CURRENT]
     card = s[ORD + slot]
@@ -831,7 +831,7 @@ def refresh_all(st, level, rules, obs, mask) -> None:
 
 
 @njit(cache=True)
-def _reward(s, before, ordeals_reward):
+def _reward(s, before, ordeals_reward) -> float:
     if ordeals_reward:
         return (s[CURRENT] - before) / 3.0
     return 1.0 if s[OUTCOME] == 1 else 0.0
@@ -856,7 +856,9 @@ def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, 
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step) -> None:
+def step_rows(
+    lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step
+) -> None:
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
@@ -895,6 +897,6 @@ def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask,
 
 
 @njit(cache=True, nogil=True)
-def first_illegal(mask, actions):
+def first_illegal(mask, actions) -> int:
     """The first env whose action is out of range or masked out, or -1."""
     return first_illegal_of(mask, actions, NUM_ACTIONS)

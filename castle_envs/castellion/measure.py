@@ -27,7 +27,7 @@ def _check(s: State) -> None:
     assert State.from_json(s.to_json()) == s
 
 
-def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = False):
+def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     wins = passed = steps = 0
     start = time.perf_counter()

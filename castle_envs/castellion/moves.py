@@ -187,7 +187,7 @@ _BY_SLOT, _BY_SLOT_N = K._BY_SLOT, K._BY_SLOT_N
 
 
 @njit(cache=True)
-def _card_cost(cells, card, avail, size, bast):
+def _card_cost(cells, card, avail, size, bast) -> float:
     """The planner's cost of one card (``PlannerPolicy._card_cost``)."""
     if _KIND[card] == 2:
         return float(castle_cost(cells, _ORDERS[card, :1, :0], avail, _ROWS[card] + 1))
@@ -204,7 +204,7 @@ def _card_cost(cells, card, avail, size, bast):
 
 
 @njit(cache=True)
-def _slot_cost(t, level, slot, avail):
+def _slot_cost(t, level, slot, avail) -> float:
     """The cost of ordeal ``slot`` for the castle in row ``t``, averaged over the cards a
     face-down slot may hold; 0 past the last ordeal."""
     if slot >= 3:
@@ -222,7 +222,7 @@ def _slot_cost(t, level, slot, avail):
 
 
 @njit(cache=True)
-def _costs(t, u, level, avail):
+def _costs(t, u, level, avail) -> tuple[float, float, float]:
     """(lowest, next, third) ordeals' plan costs for the castle in ``t`` (0 past the last);
     each later ordeal is scored on the castle the face-up row-removal cards before it will
     leave, as the planner scores them (``u`` scratch)."""
@@ -241,7 +241,7 @@ def _costs(t, u, level, avail):
 
 
 @njit(cache=True)
-def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
+def planner_value(s, u, level, weights, pressure, useful, grow, info, scout) -> float:
     """A planner's score of the non-final position in row ``s`` (the lab's Castellion
     planner plays by it: 1000 x ordeals passed, less the
     weighted plan costs of the lowest ordeal and the two after it and the ``pressure`` on
@@ -284,7 +284,7 @@ def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
 
 
 @njit(cache=True)
-def tower_cost(s, avail):
+def tower_cost(s, avail) -> float:
     """The tiles (``castle_cost``'s estimate) the castle in row ``s`` needs to hold one
     tower more than it holds now: completing a tower is how a player turns up a face-down
     Assault at the Menace, and an Assault known is one the castle can be built for."""
@@ -311,7 +311,7 @@ def _close_up(u) -> None:
 
 
 @njit(cache=True)
-def _avail(s):
+def _avail(s) -> np.ndarray:
     """Defenders per faction still to come: piles, revealed tiles, hand, lifted tile."""
     avail = np.zeros(4, np.int64)
     for i in range(s[K.REG_N]):
@@ -331,7 +331,7 @@ def _avail(s):
 
 
 @njit(cache=True)
-def _group(t, cell):
+def _group(t, cell) -> tuple[int, bool]:
     """(size, could still form) of the same-faction group holding ``cell``."""
     comp = K.component(K.faction_board(t, t[K.CELL + cell] // 3), np.int64(1) << np.int64(cell))
     n = 0
@@ -354,7 +354,7 @@ def _group(t, cell):
 
 
 @njit(cache=True)
-def _dead_cells(t):
+def _dead_cells(t) -> int:
     fb = np.zeros(4, np.int64)
     sb = np.zeros(3, np.int64)
     occ = frame(t[K.CELL : K.CELL + CELLS], 0, fb, sb)
@@ -362,7 +362,7 @@ def _dead_cells(t):
 
 
 @njit(cache=True)
-def _passes(t, level, slot, card):
+def _passes(t, level, slot, card) -> float:
     """1 when encountering ``card`` in ``slot`` now passes without a penalty, else 0."""
     kind = _KIND[card]
     if kind == 2:
@@ -401,7 +401,7 @@ def _encounter(f, t, level) -> None:
 
 
 @njit(cache=True)
-def _trigger(s, slot):
+def _trigger(s, slot) -> int:
     """Traitors that bring ordeal ``slot``'s encounter (a face-down card: 2, as every
     Assault)."""
     if s[K.FACE + slot]:
@@ -478,7 +478,7 @@ def _castle(f, t, s, level, avail, u, before, cost_before) -> None:
 
 
 @njit(cache=True)
-def _best_placement(s, t, u, m, level, rules, kind, avail):
+def _best_placement(s, t, u, m, level, rules, kind, avail) -> tuple[float, bool]:
     """(best current plan cost over the legal placements of ``kind``, any placement)."""
     best = BIG * 1.0
     t[:] = s
@@ -622,7 +622,7 @@ def _context(f, s, level, cost_before) -> None:
 
 
 @njit(cache=True)
-def move_rows(s, level, rules, feats, ids, valid, t, u, m):
+def move_rows(s, level, rules, feats, ids, valid, t, u, m) -> int:
     """The rows of the position in ``s``; returns its number of legal moves (rows past
     ``feats.shape[0]`` are dropped: the default capacity holds every action)."""
     for k in range(ids.shape[0]):
@@ -682,7 +682,7 @@ class Scratch:
         # the position's mask, then room for a placement mask
         self.m = np.zeros(2 * K.MASK_WIDTH, np.bool_)
 
-    def args(self):
+    def args(self) -> tuple:
         return self.t, self.u, self.m
 
 

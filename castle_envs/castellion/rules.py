@@ -17,7 +17,7 @@ castle splits exactly when a middle column loses its last tile.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -148,7 +148,7 @@ _BLOCKS = {
 _PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N), "revealed": (K.REV, K.REV_N)}
 
 
-def _view(s: np.ndarray, name: str):
+def _view(s: np.ndarray, name: str) -> np.ndarray | None:
     """The view ``name`` of the row ``s`` (a block, ``beside`` or ``face_down``)."""
     if name in _BLOCKS:
         at, n = _BLOCKS[name]
@@ -216,7 +216,7 @@ class _Word:
     def __init__(self, index: int) -> None:
         self.index = index
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state, owner=None) -> Any:
         if state is None:
             return self
         return int(state.s[self.index])
@@ -233,7 +233,7 @@ class _Block:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state, owner=None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -262,7 +262,7 @@ class _Pile:
     def __init__(self, name: str) -> None:
         self.at, self.size = _PILES[name]
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state, owner=None) -> Any:
         if state is None:
             return self
         s = state.s
@@ -284,7 +284,7 @@ class _FaceDown:
     """The face-down flags: a bool view of the int8 row; with int64 rows (no numba) a bool
     copy (write them by assigning the whole list)."""
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state, owner=None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -817,7 +817,7 @@ class State(SolitaireState):
             )
         s = cls(LEVELS.index(data["level"]), **rules)
 
-        def ints(value, what, lo, hi, length=None, max_length=None):
+        def ints(value, what, lo, hi, length=None, max_length=None) -> list[int]:
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
             if max_length is not None and len(value) > max_length:  # before reading it
@@ -827,7 +827,7 @@ class State(SolitaireState):
                     bad(f"{what} holds {v!r}, outside {lo}-{hi}")
             return list(value)
 
-        def scalar(name, lo, hi):
+        def scalar(name, lo, hi) -> int:
             v = data[name]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")

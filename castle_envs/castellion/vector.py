@@ -90,7 +90,7 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
         super().__init__(num_envs, level, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict | None = None):
+    def reset(self, *, seed=None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """``seed``: an int (env i gets ``seed + i``), a list of per-env seeds, or None.
         ``options``: the single env's reset options, applied to every env."""
         check_options_type(options)
@@ -173,7 +173,7 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
         self._s = self._st[0]
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[State]:
         return State
 
     def _load(self, options) -> None:
@@ -212,10 +212,10 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
             return None
         return read_state(self._s, self.level_index, self.rules)
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)
 
     def _info(self) -> dict:

@@ -43,42 +43,42 @@ class Play(NamedTuple):
     slots: tuple
     target: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"play slots {'+'.join(map(str, self.slots))} at {card_name(self.target)}"
 
 
 class Recycle(NamedTuple):
     card: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"recycle {card_name(self.card)} to the bottom of the deck"
 
 
 class RoyalCapture(NamedTuple):
     castle: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"royal assault captures castle {self.castle}"
 
 
 class Regroup(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "regroup"
 
 
 class EndBattle(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "end battle phase"
 
 
 class Discard(NamedTuple):
     slot: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"discard slot {self.slot}"
 
 
-def _all_moves():
+def _all_moves() -> list:
     moves: list[Any] = [
         Play(slots_of(mask), target)
         for mask in range(1, NUM_SUBSETS + 1)
@@ -102,7 +102,7 @@ def play_action(slots, target: int) -> int:
     return PLAY_BASE + (bitmask - 1) * NUM_CARDS + int(target)
 
 
-def decode_action(action):
+def decode_action(action) -> Any:
     return ACTIONS.decode(action)
 
 

@@ -102,7 +102,7 @@ def _moved(b, v, card, code) -> None:
 
 
 @njit(cache=True, inline="always")
-def _pop_deck(b, v):
+def _pop_deck(b, v) -> int:
     head = v[HEAD]
     card = b[DECK + head]
     b[DECK + head] = _NC
@@ -121,7 +121,7 @@ def _to_deck_bottom(b, v, card) -> None:
 
 
 @njit(cache=True, inline="always")
-def _draw(b, v):
+def _draw(b, v) -> bool:
     if v[DSIZE] == 0:
         return False
     card = _pop_deck(b, v)
@@ -223,7 +223,7 @@ def _end_turn(b, v) -> None:
 
 
 @njit(cache=True, inline="always")
-def _is_royal(b, bitmask):
+def _is_royal(b, bitmask) -> bool:
     """A Jack, a Queen and a King of three different suits among the hand slots played."""
     for i in range(HAND_SLOTS):
         if not bitmask >> i & 1 or _RANK[b[HAND + i]] != 11:
@@ -292,7 +292,7 @@ def load_position(B, V, row, b, v) -> None:
 
 
 @njit(cache=True)
-def captured_and_standing(b, v):
+def captured_and_standing(b, v) -> tuple[int, int]:
     """(castles captured, defenders standing at the others)."""
     captured = 0
     standing = 0
@@ -305,7 +305,7 @@ def captured_and_standing(b, v):
 
 
 @njit(cache=True)
-def unseen(b, v):
+def unseen(b, v) -> int:
     """How many cards at the deck's top the player has not seen: those above the recycled
     ones, whose order the player knows (``State.player_view``). With none left the player
     knows the whole position."""
@@ -655,7 +655,7 @@ def refresh_all(cards, ints, rows, recent, leave, obs, mask) -> None:
 
 
 @njit(cache=True)
-def _played(b, v, action, leave, shaped):
+def _played(b, v, action, leave, shaped) -> int:
     """Plays a legal ``action`` and counts the step; returns its reward (1 for the win;
     ``shaped`` adds 0.01 per defender defeated and 0.1 per castle captured)."""
     defeated = v[EVENTS + EV_DEFEATED]
@@ -689,7 +689,9 @@ def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out) 
 # ``unowned`` (``core.jit``): the row views the helpers work on then need no atomic reference
 # counting, which was about 15% of a step.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step) -> None:
+def step_rows(
+    lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step
+) -> None:
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
@@ -728,7 +730,7 @@ def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask
 
 
 @njit(cache=True, nogil=True)
-def first_illegal(mask, actions):
+def first_illegal(mask, actions) -> int:
     """The first env whose action is out of range or masked out, or -1."""
     return first_illegal_of(mask, actions, NUM_ACTIONS)
 

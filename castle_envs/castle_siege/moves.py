@@ -119,7 +119,7 @@ MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8  # more than any position has
 
 
 @njit(cache=True)
-def _spend(f, b, bits, held):
+def _spend(f, b, bits, held) -> tuple[int, int]:
     """Columns SPENT..SUIT_COUNT for the hand slots in ``bits``; returns (cards, rank sum)."""
     n = 0
     total = 0
@@ -152,7 +152,7 @@ def _target(f, b, v, card, col, depth) -> None:
 
 
 @njit(cache=True)
-def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp) -> int:
     """Every legal move of the position: features in ``F`` (rows), action id in ``IDS``,
     keep-priority in ``K`` (lower is kept first); returns their number."""
     phase = v[PHASE]
@@ -192,7 +192,7 @@ def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
 
 
 @njit(cache=True)
-def _recycles(b, v, F, IDS, K):
+def _recycles(b, v, F, IDS, K) -> int:
     has = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
         has[_RANK[b[HAND + i]]] = True
@@ -227,7 +227,7 @@ def _recycles(b, v, F, IDS, K):
 
 
 @njit(cache=True)
-def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp) -> int:
     (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col, late) = (
         battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
     )
@@ -334,7 +334,7 @@ class Scratch:
         self.royal = np.zeros(32, np.bool_)
         self.tmp = np.zeros(256, np.int64)
 
-    def args(self):
+    def args(self) -> tuple:
         return (
             self.F,
             self.IDS,
@@ -348,7 +348,9 @@ class Scratch:
 
 
 @njit(cache=True)
-def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def move_rows(
+    b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit, royal, tmp
+) -> tuple[int, int]:
     """Fill one env's move view; returns (legal moves, moves kept)."""
     capacity = feats.shape[0]
     n = candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp)
@@ -374,7 +376,7 @@ def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit,
 @njit(cache=True)
 def move_rows_batch(
     cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes, one_suit, royal, tmp
-):
+) -> int:
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     kept = 0
     for i in range(cards.shape[0]):

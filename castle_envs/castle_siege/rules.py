@@ -12,6 +12,7 @@ and interpretation the kernel implements.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -146,7 +147,7 @@ class _Word:
     def __init__(self, index: int, kind=int) -> None:
         self.index, self.kind = index, kind
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state, owner=None) -> Any:
         if state is None:
             return self
         return self.kind(state.v[self.index])
@@ -207,7 +208,7 @@ class State(SolitaireState):
             views.update((name, flags[at : at + n]) for name, (at, n) in _FLAGS.items())
         self.__dict__.update(views)  # (re)bound here; assigning one later writes the row
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> np.ndarray:
         # int64 rows (uncompiled) have no bool views: the flags are read as copies, read-only
         # so that a write into one raises instead of being lost (assign the attribute instead)
         if name in _FLAGS and "b" in self.__dict__:

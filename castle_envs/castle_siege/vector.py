@@ -89,7 +89,7 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
         super().__init__(num_envs, difficulty, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict | None = None):
+    def reset(self, *, seed=None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """``seed``: an int (env i gets ``seed + i``), a list of per-env seeds, or None.
         ``options``: ``{"decks": (num_envs, 52) card ids, top first}`` deals those decks."""
         self._seed(seed)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -50,7 +51,7 @@ class _StateMethod:
     def __call__(self) -> np.ndarray:
         return self._env.global_state()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name) -> Any:
         warnings.warn(
             "env.state as the rules state is deprecated: use env.game_state "
             "(env.state() is PettingZoo's global state)",
@@ -148,7 +149,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     # --- the global state -------------------------------------------------------------------
     @property
-    def state(self):
+    def state(self) -> _StateMethod:
         return _StateMethod(self)
 
     def global_state(self) -> np.ndarray:
@@ -159,10 +160,10 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         ).astype(self.state_space.dtype, copy=False)
 
     # --- pettingzoo API --------------------------------------------------------------------
-    def observation_space(self, agent):
+    def observation_space(self, agent) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent) -> gymnasium.spaces.Discrete:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -204,11 +205,11 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             raise EpisodeOverError(f"{what} called before reset(): call reset() first")
         return self.game_state
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple:
         self._need_position("last()")
         return super().last(observe)
 
-    def observe(self, agent):
+    def observe(self, agent) -> np.ndarray | dict[str, np.ndarray]:
         state = self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(len(state.actions), dtype=np.int8)
@@ -269,7 +270,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         self._refresh_infos()
         self._render_human()
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "human":
             if self.game_state is None:
                 raise EpisodeOverError("render() called before reset(): call reset() first")

@@ -88,7 +88,7 @@ class GameEnvMixin:
         self.illegal_action_penalty = check_real("illegal_action_penalty", illegal_action_penalty)
         self.max_episode_steps = check_int("max_episode_steps", max_episode_steps, 1)
 
-    def decode_action(self, action):
+    def decode_action(self, action) -> Any:
         return self.state_type().actions.decode(action)
 
     def encode_action(self, move) -> int:
@@ -108,7 +108,7 @@ class GameEnvMixin:
             raise EpisodeOverError("describe_action() needs a position: call reset() first")
         return self.game_state.describe_action(action)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "render() called without render_mode; pass render_mode when making the env"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def sample_masked(masks, rng=None, no_legal: int = 0):
+def sample_masked(masks, rng=None, no_legal: int = 0) -> int | np.ndarray:
     """A uniformly random legal action per row of ``masks`` (bool or 0/1, shape
     ``(n, n_actions)``; one row of shape ``(n_actions,)`` gives one int), from ``rng`` (a
     ``numpy.random.Generator``, a seed, or None). A row with no legal action gives

@@ -111,7 +111,7 @@ class _Pixels:
         self.p[:] = scene.background
         self.h, self.w = scene.height, scene.width
 
-    def _grid(self, x0, y0, x1, y1):
+    def _grid(self, x0, y0, x1, y1) -> tuple | None:
         """Pixel-centre coordinates of the clipped box, or None when it is empty."""
         c0, c1 = max(0, int(np.floor(x0))), min(self.w, int(np.ceil(x1)) + 1)
         r0, r1 = max(0, int(np.floor(y0))), min(self.h, int(np.ceil(y1)) + 1)

@@ -117,7 +117,7 @@ class StateReader:
     ) -> np.ndarray:
         """Nested lists of exactly ``shape`` holding ints in ``lo``-``hi``, as an array."""
 
-        def read(node, depth, where):
+        def read(node, depth, where) -> Any:
             if depth == len(shape):
                 return self.int(node, where, lo, hi)
             items = self.list(node, where, shape[depth])
@@ -126,7 +126,7 @@ class StateReader:
         return np.array(read(value, 0, what), dtype=dtype).reshape(shape)
 
     def bool_array(self, value, what: str, shape: tuple[builtins.int, ...]) -> np.ndarray:
-        def read(node, depth, where):
+        def read(node, depth, where) -> Any:
             if depth == len(shape):
                 return self.bool(node, where)
             items = self.list(node, where, shape[depth])

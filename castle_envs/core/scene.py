@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 
@@ -182,7 +184,7 @@ class Scene(Shapes):
 _BACKEND: str | None = None
 
 
-def _backend(name: str | None):
+def _backend(name: str | None) -> ModuleType:
     name = name or raster_backend()
     if name == "pillow":
         from . import pil_raster
@@ -218,7 +220,7 @@ def set_raster(backend: str) -> None:
     _BACKEND = ("pillow" if pillow_available() else "numpy") if backend == "auto" else backend
 
 
-def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):
+def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2) -> list[tuple[float, float]]:
     return [
         (
             cx + r * math.cos(rotation + 2 * math.pi * k / sides),
@@ -228,7 +230,7 @@ def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):
     ]
 
 
-def scene_renderers(build_scene):
+def scene_renderers(build_scene) -> tuple[Callable, Callable]:
     """A game's ``render_rgb(state) -> (H, W, 3) uint8`` and ``render_svg(state) -> str``
     for the picture ``build_scene(state)``. They are named as the functions of the game's
     render module (which binds them), so that pickle finds them there."""

@@ -10,6 +10,7 @@ helpers every backend shares.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 Color = tuple
@@ -163,7 +164,7 @@ def pillow_available() -> bool:
     return bool(features.check("freetype2"))
 
 
-def fit_candidates(size: float):
+def fit_candidates(size: float) -> Iterator[float]:
     """Font sizes to try, largest first: ``size`` down to three quarters of it."""
     low = size * 0.75
     s = size

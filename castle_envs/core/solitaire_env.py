@@ -83,7 +83,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def render_state_rgb(self, state: GameState) -> np.ndarray: ...
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
@@ -92,7 +92,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         self._done = False
         return self._present(self.state), self._full_info()
 
-    def step(self, action):
+    def step(self, action) -> tuple[Any, float, bool, bool, dict]:
         if self.state is None:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:

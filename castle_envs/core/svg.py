@@ -49,7 +49,7 @@ def _fit(t: Text) -> tuple[str, float, float]:
         text, size = pil_raster.fit_size(t)
         return text, size, pil_raster.text_width(text, size, t.bold)
 
-    def width(s, size):
+    def width(s, size) -> float:
         return len(s) * size * _AVERAGE_ADVANCE
 
     size = t.size
