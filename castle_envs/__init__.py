@@ -38,7 +38,7 @@ except metadata.PackageNotFoundError:
     __version__ = "0.6.0"
 
 
-def _vector_entry_point(game: str, num_envs: int = 1, **kwargs) -> Any:
+def _vector_entry_point(game: str, num_envs: int = 1, **kwargs: Any) -> Any:
     from castle_envs.registry import gym_vector_env
 
     return gym_vector_env(game, num_envs, **kwargs)
@@ -63,7 +63,7 @@ def sample_masked(masks, rng=None, no_legal: int = 0) -> int | np.ndarray:
     return _sample(masks, rng, no_legal)
 
 
-def make_vec(game: str, num_envs: int, **kwargs) -> Any:
+def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     """A batched ``gymnasium.vector.VectorEnv`` of ``game`` ("castle-siege", "castellion")."""
     from castle_envs.registry import make_vec as _make_vec
 

@@ -58,7 +58,7 @@ from pettingzoo.utils import BaseWrapper
 
 # MoveView and StateMoves: the base classes, also importable from here
 from .core.moves import MoveView, StateMoves, view_spaces  # noqa: F401
-from .registry import GAMES, GameSpec, get_game, load, make_single, make_vec
+from .registry import GAMES, get_game, load, make_single, make_vec
 
 MOVE_GAMES = tuple(slug for slug, spec in GAMES.items() if spec.move_view)
 DEFAULT_CAPACITY = {slug: GAMES[slug].move_capacity for slug in MOVE_GAMES}
@@ -153,10 +153,10 @@ class MoveFeatureAECWrapper(BaseWrapper):
         )
         self.observation_spaces = {a: space for a in raw.possible_agents}
 
-    def observation_space(self, agent) -> gym.spaces.Space:
+    def observation_space(self, agent: str) -> gym.spaces.Space:
         return self.observation_spaces[agent]
 
-    def observe(self, agent) -> dict:
+    def observe(self, agent: str) -> dict:
         obs = self.env.observe(agent)
         out = self.moves.empty()
         if obs["action_mask"].any():  # the seat to act
@@ -165,7 +165,7 @@ class MoveFeatureAECWrapper(BaseWrapper):
 
 
 def make_move_env(
-    game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs
+    game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs: Any
 ) -> MoveFeatureAECWrapper | MoveFeatureObservation:
     """The env with the move view: a Gymnasium single env (``compiled=True``: on the
     kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
@@ -183,7 +183,7 @@ def make_move_env(
 
 
 def make_move_vec(
-    game: str, num_envs: int, capacity: int | None = None, **kwargs
+    game: str, num_envs: int, capacity: int | None = None, **kwargs: Any
 ) -> MoveFeatureVectorEnv:
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     game = _check_game(game)
@@ -199,7 +199,7 @@ def _solitaire_specs() -> list:
     ]
 
 
-def _solitaire_spec(base) -> GameSpec:
+def _solitaire_spec(base: Any) -> Any:
     """The spec of a Gymnasium env (Python or compiled) with a move view, or a clear error."""
     for spec in _solitaire_specs():
         if isinstance(base, (spec.load_env_class(), load(spec.compiled_env))):
@@ -247,7 +247,7 @@ class MoveFeatureObservation(gym.Wrapper):
         info["legal_moves"] = n
         return {"observation": obs, **out}
 
-    def reset(self, *, seed=None, options=None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info, False), info
 
@@ -293,7 +293,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
 
-    def reset(self, *, seed=None, options=None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 

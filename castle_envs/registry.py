@@ -56,7 +56,7 @@ class GameSpec:
     def load_renderer(self) -> ModuleType:
         return importlib.import_module(self.renderer)
 
-    def make(self, **kwargs) -> Any:
+    def make(self, **kwargs: Any) -> Any:
         """The env, unwrapped (AEC games: the raw env)."""
         return self.load_env_class()(**kwargs)
 
@@ -148,7 +148,7 @@ VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.ve
 COMPILED_SINGLE = {slug: spec.compiled_env for slug, spec in GAMES.items() if spec.compiled_env}
 
 
-def make_vec(game: str, num_envs: int, **kwargs) -> Any:
+def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     """A batched ``gymnasium.vector.VectorEnv`` of ``game``; ``kwargs`` are the single env's
     keyword arguments plus ``copy``, ``threads`` and ``parallel`` (see the env class):
     ``threads=N`` steps the batch as N contiguous row ranges on N threads (identical results);
@@ -183,7 +183,7 @@ def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int) -
     return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
 
 
-def gym_vector_env(game: str, num_envs: int = 1, **kwargs) -> Any:
+def gym_vector_env(game: str, num_envs: int = 1, **kwargs: Any) -> Any:
     """What ``gymnasium.make_vec(id, num_envs)`` gives (the ids' ``vector_entry_point``): the
     compiled batched env; without numba, the Python envs in a same-step-autoreset
     ``SyncVectorEnv`` (``PerEnvVectorEnv``: the same API, and faster than the kernels run as
@@ -200,7 +200,7 @@ def gym_vector_env(game: str, num_envs: int = 1, **kwargs) -> Any:
     )
 
 
-def make_single(game: str, **kwargs) -> Any:
+def make_single(game: str, **kwargs: Any) -> Any:
     """The compiled single env of ``game`` (same API and games as the Python env)."""
     if game not in COMPILED_SINGLE:
         raise ValueError(

@@ -33,6 +33,8 @@ env_config
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
@@ -80,7 +82,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._obs(agent)}, {}
 
-    def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: dict) -> Any:
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s turn; got actions for {sorted(action_dict)}")
@@ -100,7 +102,7 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         nxt = aec.agent_selection
         return ({nxt: self._obs(nxt)}, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:
         return self.aec.render()
 
     def close(self) -> None:

@@ -118,11 +118,11 @@ class LocalPerformance(NamedTuple):
         )
 
 
-def _shape(points, *widths) -> LocalPerformance:
+def _shape(points, *widths: int) -> LocalPerformance:
     return LocalPerformance("shape", points, tuple(widths))
 
 
-def _exhibition(points, *skills) -> LocalPerformance:
+def _exhibition(points, *skills: int) -> LocalPerformance:
     return LocalPerformance("exhibition", points, (), tuple(sorted(skills)))
 
 

@@ -72,6 +72,8 @@ simple festival-seeking baseline, ``castle_envs.castell.measure.heuristic_action
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 
@@ -110,7 +112,7 @@ class raw_env(MaskedAECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-        **rules,
+        **rules: Any,
     ) -> None:
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         check_choice("reward", reward, REWARDS)
@@ -136,7 +138,7 @@ class raw_env(MaskedAECEnv):
     def _observation_space(self) -> gymnasium.spaces.Box:
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32)
 
-    def new_state(self, rng, options) -> State:
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
@@ -177,7 +179,7 @@ class raw_env(MaskedAECEnv):
         return {"scores": scores, "category_scores": categories}
 
 
-def env(**kwargs) -> StrictOrderEnforcingWrapper:
+def env(**kwargs: Any) -> StrictOrderEnforcingWrapper:
     """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
     after every agent is done raises).
 

@@ -128,7 +128,7 @@ def random_games(
     return steps, elapsed, {c: float(np.mean(v)) for c, v in totals.items()}
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--games", type=int, default=100)

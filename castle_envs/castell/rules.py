@@ -177,7 +177,7 @@ class State(GameState):
     actions = ACTIONS
     _obs_cache: dict  # observation.py's per-position cache, made on first use
 
-    def __init__(self, num_players: int = 2, **rules) -> None:
+    def __init__(self, num_players: int = 2, **rules: Any) -> None:
         self.num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
         r = self.rules
@@ -234,7 +234,7 @@ class State(GameState):
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules) -> State:
+    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules: Any) -> State:
         s = cls(num_players, **rules)
         P = s.num_players
         bag = np.repeat(np.arange(NS), D.CASTELLERS_PER_SIZE)
@@ -453,7 +453,7 @@ class State(GameState):
                     self.regions[region, self.bag.pop()] += 1
         self.round += 1
 
-    def festival_entry(self, p: int, i: int) -> tuple[int, list[int]]:
+    def festival_entry(self, p: int, i: int) -> tuple[int, list[int]] | None:
         """(tower score, matching castellers per token) if the player competes, else None."""
         region, sizes = int(self.fest_region[i]), self.fest_sizes[i]
         tower = self.towers[p]

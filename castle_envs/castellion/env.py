@@ -63,6 +63,8 @@ episode with the penalty, False otherwise).
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -114,7 +116,7 @@ class CastellionEnv(MaskedSolitaireEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-        **rules,
+        **rules: Any,
     ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
@@ -131,7 +133,7 @@ class CastellionEnv(MaskedSolitaireEnv):
     def state_type(cls) -> type[State]:
         return State
 
-    def new_state(self, rng, options) -> State:
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, RESET_OPTIONS, "reset option")
         saved = options.pop("state")
         if saved is not None:

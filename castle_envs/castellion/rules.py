@@ -367,7 +367,7 @@ class State(SolitaireState):
         rng: np.random.Generator | None = None,
         level: str = "school",
         options: dict | None = None,
-        **rules,
+        **rules: Any,
     ) -> State:
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
@@ -399,7 +399,7 @@ class State(SolitaireState):
         return state
 
     @staticmethod
-    def _deal_pile(rng, options, name, counts) -> list[int]:
+    def _deal_pile(rng, options: dict, name, counts) -> list[int]:
         order, top = options[f"{name}_order"], options[f"{name}_top"]
         if order is not None and top is not None:
             raise ValueError(

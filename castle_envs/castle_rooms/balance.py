@@ -78,7 +78,7 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
     }
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])

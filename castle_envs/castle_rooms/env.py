@@ -72,6 +72,8 @@ Rules
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 
@@ -105,7 +107,7 @@ class raw_env(MaskedAECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-        **unknown,
+        **unknown: Any,
     ) -> None:
         if unknown:
             raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
@@ -127,7 +129,7 @@ class raw_env(MaskedAECEnv):
     def _observation_space(self) -> gymnasium.spaces.Box:
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), dtype=np.float32)
 
-    def new_state(self, rng, options) -> CastleRoomsState:
+    def new_state(self, rng, options: dict) -> CastleRoomsState:
         options = check_options(options, RESET_OPTIONS, "reset options")
         if options["state"] is not None:
             if options["deck"] is not None or options["first_player"] is not None:
@@ -172,7 +174,7 @@ class raw_env(MaskedAECEnv):
         }
 
 
-def env(**kwargs) -> StrictOrderEnforcingWrapper:
+def env(**kwargs: Any) -> StrictOrderEnforcingWrapper:
     """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
     after every agent is done raises).
 

@@ -57,6 +57,8 @@ otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -97,7 +99,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-        **rules,
+        **rules: Any,
     ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
@@ -114,7 +116,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
     def state_type(cls) -> type[State]:
         return State
 
-    def new_state(self, rng, options) -> State:
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             if options["deck"] is not None:

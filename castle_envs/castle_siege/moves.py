@@ -119,7 +119,7 @@ MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8  # more than any position has
 
 
 @njit(cache=True)
-def _spend(f, b, bits, held) -> tuple[int, int]:
+def _spend(f: np.ndarray, b: np.ndarray, bits: int, held: int) -> tuple[int, int]:
     """Columns SPENT..SUIT_COUNT for the hand slots in ``bits``; returns (cards, rank sum)."""
     n = 0
     total = 0
@@ -137,7 +137,7 @@ def _spend(f, b, bits, held) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _target(f, b, v, card, col, depth) -> None:
+def _target(f: np.ndarray, b: np.ndarray, v: np.ndarray, card: int, col: int, depth: int) -> None:
     """Columns TARGET..: the target card and, when ``col >= 0``, its column."""
     f[TARGET] = _RANK[card] / 13.0
     f[TARGET + 1 + _SUIT[card]] = 1.0
@@ -152,7 +152,19 @@ def _target(f, b, v, card, col, depth) -> None:
 
 
 @njit(cache=True)
-def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp) -> int:
+def candidates(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """Every legal move of the position: features in ``F`` (rows), action id in ``IDS``,
     keep-priority in ``K`` (lower is kept first); returns their number."""
     phase = v[PHASE]
@@ -192,7 +204,7 @@ def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp) -> in
 
 
 @njit(cache=True)
-def _recycles(b, v, F, IDS, K) -> int:
+def _recycles(b: np.ndarray, v: np.ndarray, F: np.ndarray, IDS: np.ndarray, K: np.ndarray) -> int:
     has = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
         has[_RANK[b[HAND + i]]] = True
@@ -227,7 +239,19 @@ def _recycles(b, v, F, IDS, K) -> int:
 
 
 @njit(cache=True)
-def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp) -> int:
+def _battle(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col, late) = (
         battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
     )
@@ -349,7 +373,20 @@ class Scratch:
 
 @njit(cache=True)
 def move_rows(
-    b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit, royal, tmp
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
 ) -> tuple[int, int]:
     """Fill one env's move view; returns (legal moves, moves kept)."""
     capacity = feats.shape[0]
@@ -375,7 +412,21 @@ def move_rows(
 
 @njit(cache=True)
 def move_rows_batch(
-    cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes, one_suit, royal, tmp
+    cards: np.ndarray,
+    ints: np.ndarray,
+    recent: bool,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    legal: np.ndarray,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
 ) -> int:
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     kept = 0
@@ -502,7 +553,7 @@ class SiegeMoves(KernelMoves):
 
         return encode(state)
 
-    def from_rows(self, b, v, recent: bool, out: dict) -> int:
+    def from_rows(self, b: np.ndarray, v: np.ndarray, recent: bool, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
         valid = out["move_mask"].view(np.bool_)
         n, _ = self._M.move_rows(
@@ -532,5 +583,7 @@ class SiegeMoves(KernelMoves):
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastleSiegeEnv``)."""
         return self.from_rows(env._b, env._v, env.recent, out)
 
-    def batch(self, cards, ints, recent: bool, out: dict, legal: np.ndarray) -> None:
+    def batch(
+        self, cards: np.ndarray, ints: np.ndarray, recent: bool, out: dict, legal: np.ndarray
+    ) -> None:
         self._batch((cards, ints, recent), out, legal)

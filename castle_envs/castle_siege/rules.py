@@ -248,7 +248,7 @@ class State(SolitaireState):
         rng: np.random.Generator | None = None,
         difficulty: str = "very_hard",
         deck=None,
-        **rules,
+        **rules: Any,
     ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")

@@ -160,10 +160,10 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         ).astype(self.state_space.dtype, copy=False)
 
     # --- pettingzoo API --------------------------------------------------------------------
-    def observation_space(self, agent) -> gymnasium.spaces.Space:
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent) -> gymnasium.spaces.Discrete:
+    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -209,7 +209,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         self._need_position("last()")
         return super().last(observe)
 
-    def observe(self, agent) -> np.ndarray | dict[str, np.ndarray]:
+    def observe(self, agent: str) -> np.ndarray | dict[str, np.ndarray]:
         state = self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(len(state.actions), dtype=np.int8)

@@ -76,7 +76,7 @@ except ImportError:  # numba is a dependency, but the envs must work where it ca
     HAVE_NUMBA = False
     prange = range  # type: ignore[misc]  # numba's prange runs as range uncompiled
 
-    def njit(*args, **kwargs) -> Any:
+    def njit(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
         return lambda func: func
@@ -93,7 +93,7 @@ INSTALL_HINT = "pip install numba (a dependency of castle-envs that did not inst
 if HAVE_NUMBA:
     from numba.core import event as _event
 
-    def njit(*args, **kwargs) -> Any:
+    def njit(*args: Any, **kwargs: Any) -> Any:
         """``numba.njit`` with ``cache=True`` unless told otherwise."""
         kwargs.setdefault("cache", True)
         return numba.njit(*args, **kwargs)

@@ -78,7 +78,9 @@ class StateMoves(MoveView):
     features: tuple[str, ...] = ()
     default_capacity = 1
 
-    def __init_subclass__(cls, game: str = "", features=(), capacity: int = 1, **kwargs) -> None:
+    def __init_subclass__(
+        cls, game: str = "", features=(), capacity: int = 1, **kwargs: Any
+    ) -> None:
         super().__init_subclass__(**kwargs)
         cls.game, cls.features, cls.default_capacity = game, tuple(features), capacity
 

@@ -8,6 +8,7 @@ install draws the same letters; bold is a one-pixel stroke at the doubled size.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -82,7 +83,7 @@ def fit_text(t: Text) -> Fit:
 
 
 @lru_cache(maxsize=4096)
-def _text_mask(text: str, px: float, anchor: str, bold: bool) -> tuple[np.ndarray, int, int]:
+def _text_mask(text: str, px: float, anchor: str, bold: bool) -> tuple[Image.Image, Any, Any]:
     """The text's coverage as an "L" image and its offset from the anchor point: labels
     repeat from frame to frame, so each is rasterized once."""
     stroke = 1 if bold else 0

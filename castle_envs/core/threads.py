@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class RowThreads:
             else None
         )
 
-    def run(self, kernel, *args) -> None:
+    def run(self, kernel, *args: Any) -> None:
         """``kernel(lo, hi, *args)`` for every range, concurrently; returns when all have
         finished, raising the first error any of them raised."""
         if self._pool is None:  # one thread (or closed: the whole batch on this thread)
