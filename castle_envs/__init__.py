@@ -56,7 +56,7 @@ for _spec in GAMES.values():
 _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
 
 
-def sample_masked(masks, rng=None, no_legal: int = 0) -> int | np.ndarray:
+def sample_masked(masks: Any, rng: Any = None, no_legal: int = 0) -> int | np.ndarray:
     """A uniformly random legal action per mask row (see ``castle_envs.core.masks``)."""
     from .core.masks import sample_masked as _sample
 
@@ -70,7 +70,7 @@ def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     return _make_vec(game, num_envs, **kwargs)
 
 
-def __getattr__(name) -> Any:
+def __getattr__(name: str) -> Any:
     # PettingZoo-style modules load on first use so the Gymnasium games import fast.
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)

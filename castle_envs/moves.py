@@ -126,7 +126,7 @@ class MoveFeatureAECWrapper(BaseWrapper):
     the seat to act, all zero for the others and once the game is over. Actions stay the
     env's ids."""
 
-    def __init__(self, env, capacity: int | None = None) -> None:
+    def __init__(self, env: Any, capacity: int | None = None) -> None:
         raw = env.unwrapped
         game = next(
             (slug for slug in AEC_MOVE_GAMES if isinstance(raw, GAMES[slug].load_env_class())), None
@@ -235,7 +235,7 @@ class MoveFeatureObservation(gym.Wrapper):
             len(view.feature_names()),
         )
 
-    def _view(self, obs, info: dict, done: bool) -> dict:
+    def _view(self, obs: np.ndarray, info: dict, done: bool) -> dict:
         out = self.moves.empty()
         base: Any = self.env.unwrapped  # the game env: its rows or its state
         if done:
@@ -251,7 +251,7 @@ class MoveFeatureObservation(gym.Wrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info, False), info
 
-    def step(self, action) -> tuple[dict, Any, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[dict, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         return self._view(obs, info, terminated), reward, terminated, truncated, info
 
@@ -262,7 +262,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
     step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
     ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
 
-    def __init__(self, env, capacity: int | None = None) -> None:
+    def __init__(self, env: Any, capacity: int | None = None) -> None:
         super().__init__(env)
         base = env.unwrapped if hasattr(env, "unwrapped") else env
         spec = next(
@@ -288,7 +288,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         self._out = self.moves.empty(self.num_envs)
         self._legal = np.zeros(self.num_envs, np.int64)
 
-    def _view(self, obs, info: dict) -> dict:
+    def _view(self, obs: np.ndarray, info: dict) -> dict:
         self.moves.batch_env(self._base, self._out, self._legal)
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
@@ -318,6 +318,6 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
             target[:] = value
         return self._view(base.restart(), {})
 
-    def step(self, actions) -> tuple[dict, Any, Any, Any, dict]:
+    def step(self, actions: Any) -> tuple[dict, Any, Any, Any, dict]:
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return self._view(obs, info), rewards, terminated, truncated, info

@@ -172,7 +172,7 @@ def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     )
 
 
-def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int) -> Any:
+def _per_env(spec: GameSpec, num_envs: int, kwargs: dict, warning: str, stacklevel: int) -> Any:
     """The Python envs of ``spec`` stepped one by one (``PerEnvVectorEnv``), after a warning
     (``stacklevel``: counted from here); the threading keywords do not apply to them."""
     from castle_envs.core.per_env import PerEnvVectorEnv

@@ -9,6 +9,7 @@ given opponent policies between the learner's moves. The mask is in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -24,7 +25,7 @@ Policy = Callable[..., int]
 class SingleAgentEnv(gym.Env):
     def __init__(
         self,
-        aec_env,
+        aec_env: Any,
         opponents: Sequence[Policy] | Callable[[np.random.Generator], Sequence[Policy]],
         seat: int | str = "random",
     ) -> None:
@@ -99,7 +100,7 @@ class SingleAgentEnv(gym.Env):
         self._terminated, self._truncated = True, False
         return self._final_obs, {"action_mask": np.zeros(self.action_space.n, dtype=bool)}
 
-    def _info(self, obs, info) -> dict:
+    def _info(self, obs: dict, info: dict) -> dict:
         self._final_obs = obs["observation"]
         mask = self._last_mask = obs["action_mask"].astype(bool)
         out = {k: v for k, v in info.items() if k != "action_mask"}
@@ -107,7 +108,7 @@ class SingleAgentEnv(gym.Env):
         out["seat"] = self.seat
         return out
 
-    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0

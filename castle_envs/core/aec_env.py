@@ -45,13 +45,13 @@ class _StateMethod:
 
     __slots__ = ("_env",)
 
-    def __init__(self, env) -> None:
+    def __init__(self, env: Any) -> None:
         self._env = env
 
     def __call__(self) -> np.ndarray:
         return self._env.global_state()
 
-    def __getattr__(self, name) -> Any:
+    def __getattr__(self, name: str) -> Any:
         warnings.warn(
             "env.state as the rules state is deprecated: use env.game_state "
             "(env.state() is PettingZoo's global state)",
@@ -228,7 +228,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return np.zeros(len(state.actions), dtype=bool)
         return state.legal_action_mask().copy()
 
-    def step(self, action) -> None:
+    def step(self, action: Any) -> None:
         state = self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
@@ -313,7 +313,7 @@ class StrictOrderEnforcingWrapper(OrderEnforcingWrapper):
     done raises ``EpisodeOverError`` (the raw env's answer) instead of a logged warning: a
     loop that keeps stepping a finished game has a bug worth hearing about."""
 
-    def step(self, action) -> None:
+    def step(self, action: Any) -> None:
         if self._has_reset and not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         super().step(action)

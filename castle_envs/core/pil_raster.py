@@ -7,6 +7,7 @@ install draws the same letters; bold is a one-pixel stroke at the doubled size.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -107,7 +108,7 @@ def draw(scene: Shapes) -> tuple[np.ndarray, list[Fit]]:
     d = ImageDraw.Draw(img)
     fits = []
 
-    def xy(points) -> list[tuple[float, float]]:
+    def xy(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
         return [(x * S, y * S) for x, y in points]
 
     for item in scene.items:

@@ -23,6 +23,7 @@ import math
 import os
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,9 @@ class Scene(Shapes):
     """A fixed-size picture as drawing commands, in pixels (origin top left)."""
 
     # --- composite symbols --------------------------------------------------------------
-    def suit(self, cx, cy, size, suit: int, color=None) -> None:
+    def suit(
+        self, cx: float, cy: float, size: float, suit: int, color: Color | None = None
+    ) -> None:
         """A card suit (0 ♠, 1 ♣, 2 ♥, 3 ♦) of height ``size`` centred at (cx, cy)."""
         color = SUIT_COLORS[suit] if color is None else color
         s = float(size)
@@ -220,7 +223,9 @@ def set_raster(backend: str) -> None:
     _BACKEND = ("pillow" if pillow_available() else "numpy") if backend == "auto" else backend
 
 
-def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2) -> list[tuple[float, float]]:
+def regular_polygon(
+    cx: float, cy: float, r: float, sides: int, rotation: float = -math.pi / 2
+) -> list[tuple[float, float]]:
     return [
         (
             cx + r * math.cos(rotation + 2 * math.pi * k / sides),
@@ -230,15 +235,15 @@ def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2) -> list[tuple[float
     ]
 
 
-def scene_renderers(build_scene) -> tuple[Callable, Callable]:
+def scene_renderers(build_scene: Callable[[Any], Scene]) -> tuple[Callable, Callable]:
     """A game's ``render_rgb(state) -> (H, W, 3) uint8`` and ``render_svg(state) -> str``
     for the picture ``build_scene(state)``. They are named as the functions of the game's
     render module (which binds them), so that pickle finds them there."""
 
-    def render_rgb(state) -> np.ndarray:
+    def render_rgb(state: Any) -> np.ndarray:
         return build_scene(state).to_rgb()
 
-    def render_svg(state) -> str:
+    def render_svg(state: Any) -> str:
         return build_scene(state).to_svg()
 
     for func in (render_rgb, render_svg):

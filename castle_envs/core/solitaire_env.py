@@ -69,7 +69,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         """What ``_reward`` needs of the state before a step (kept cheap: called every step)."""
         return None
 
-    def step_reward(self, before, after: GameState) -> float:
+    def step_reward(self, before: Any, after: GameState) -> float:
         """Default: the game's return, paid once at the end."""
         return float(after.returns()[0]) if after.is_terminal() else 0.0
 
@@ -92,7 +92,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         self._done = False
         return self._present(self.state), self._full_info()
 
-    def step(self, action) -> tuple[Any, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         if self.state is None:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
