@@ -98,6 +98,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     _game_args: tuple
     _reward_arg: Any
     state: Callable[[int], Any]
+    _refresh: Callable[[slice], None]
     _warned_games: set = set()
     _view_names = ("_mask",)
 

@@ -239,5 +239,5 @@ class Options(dict):
             )
             for name, option in self.items()
         ]
-        init.__signature__ = sig.replace(parameters=params)
+        init.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         return init
