@@ -139,9 +139,9 @@ LEVEL_ID = {t: LEVEL0 + i for i, t in enumerate(LEVEL_TUPLES)}
 assert NUM_ACTIONS == 395 and LEVEL0 == 60 and END_TURN == 394
 
 
-def decode_action(action) -> Any:
+def decode_action(action: Any) -> Any:
     return ACTIONS.decode(action)
 
 
-def encode_action(move) -> int:
+def encode_action(move: Any) -> int:
     return ACTIONS.encode(move)

@@ -118,11 +118,11 @@ class LocalPerformance(NamedTuple):
         )
 
 
-def _shape(points, *widths: int) -> LocalPerformance:
+def _shape(points: int, *widths: int) -> LocalPerformance:
     return LocalPerformance("shape", points, tuple(widths))
 
 
-def _exhibition(points, *skills: int) -> LocalPerformance:
+def _exhibition(points: int, *skills: int) -> LocalPerformance:
     return LocalPerformance("exhibition", points, (), tuple(sorted(skills)))
 
 

@@ -293,7 +293,7 @@ class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=CAPAC
 
     rows = staticmethod(move_rows)
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from .observation import observe
 
         return observe(state, state.current_player)

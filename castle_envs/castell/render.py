@@ -8,7 +8,11 @@ level, casteller by casteller. Everything in Castell is public.
 
 from __future__ import annotations
 
-from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene, scene_renderers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Color, Scene, scene_renderers
 from . import data as D
 from .rules import NR, State, level_text
 
@@ -23,7 +27,7 @@ LEGEND = (
 )
 
 
-def _numbers(counts) -> str:
+def _numbers(counts: Sequence[int]) -> str:
     return (
         " ".join(f"{s + 1}" + (f"x{c}" if c > 1 else "") for s, c in enumerate(counts) if c) or "-"
     )
@@ -128,7 +132,7 @@ CARD = (236, 228, 204)
 CHIP = (252, 250, 244)
 
 
-def pawn(scene: Scene, cx, bottom, color, size=16) -> None:
+def pawn(scene: Scene, cx: float, bottom: float, color: Color, size: float = 16) -> None:
     """A player's pawn: a head on a body."""
     neck = bottom - size * 0.55
     scene.polygon(
@@ -144,7 +148,16 @@ def pawn(scene: Scene, cx, bottom, color, size=16) -> None:
     scene.circle(cx, bottom - size * 0.72, size * 0.22, color, outline=BLACK)
 
 
-def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3) -> int:
+def _chips(
+    scene: Scene,
+    x: float,
+    y: float,
+    counts: Sequence[int] | np.ndarray,
+    per_row: int,
+    w: float = 34,
+    h: float = 18,
+    gap: float = 3,
+) -> int:
     """Castellers by number: one chip per number held, '4x3' when there are three 4s."""
     k = 0
     for size, count in enumerate(counts):
@@ -167,7 +180,7 @@ def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3) -> int:
     return k
 
 
-def _lp_tile(scene: Scene, x, y, w, h, tile: int) -> None:
+def _lp_tile(scene: Scene, x: float, y: float, w: float, h: float, tile: int) -> None:
     if tile < 0:
         scene.rect(x, y, w, h, outline=(170, 160, 140), radius=4)
         scene.text(x + 4, y, w - 8, h, "performed", MUTED, 11)
@@ -282,7 +295,7 @@ def _panel(scene: Scene, state: State) -> None:
         row += 1
 
 
-def _tower(scene: Scene, tower, x, bottom, w, room) -> None:
+def _tower(scene: Scene, tower: Sequence, x: float, bottom: float, w: float, room: float) -> None:
     """The tower, bottom level lowest: one box per casteller with its number."""
     box = min(20.0, (w - 8) / max([lv[0] for lv in tower] + [1]) - 1)
     pitch = 18

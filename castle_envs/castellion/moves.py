@@ -26,6 +26,7 @@ all call this kernel, so the three views agree exactly.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +66,9 @@ KINDS = (
     "lift",
     "reveal_ordeal",
 )
+
+if TYPE_CHECKING:
+    from castle_envs.castellion.rules import State
 FEATURES = (
     *KINDS,
     # the tile the move spends or touches (placed, discarded, taken, destroyed, lifted,
@@ -782,7 +786,7 @@ class CastellionMoves(KernelMoves):
     def feature_names(cls) -> tuple[str, ...]:
         return FEATURES
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from castle_envs.castellion.observation import encode
 
         return encode(state)
@@ -796,7 +800,7 @@ class CastellionMoves(KernelMoves):
             )
         )
 
-    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+    def from_state(self, state: State, out: dict | None = None) -> tuple[dict, int]:
         """The view of a ``castellion.rules.State`` (and its legal move count)."""
         from castle_envs.castellion.vector import write_state
 
@@ -808,7 +812,7 @@ class CastellionMoves(KernelMoves):
         write_state(self._s, state, state.level, rules)
         return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
 
-    def from_env(self, env, out: dict) -> int:
+    def from_env(self, env: Any, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastellionEnv``)."""
         return self.from_rows(env._s, env.level_index, env.rule_flags, out)
 

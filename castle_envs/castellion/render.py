@@ -106,7 +106,7 @@ SHAPE_NAMES = ("tower", "bastion", "line")
 _REASONS = ("", "the Traitor's cost", "Pyro's power", "the Assault's penalty")
 
 
-def tile(scene: Scene, x, y, kind: int, size=TILE - 4) -> None:
+def tile(scene: Scene, x: float, y: float, kind: int, size: float = TILE - 4) -> None:
     """A Dream tile: a Defender in its faction's colour with its shape, or a Traitor."""
     if kind >= 12:
         black = kind == 13

@@ -195,7 +195,7 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
         K.refresh_all(self._st, self.level_index, self.rule_flags, self._obs, self._mask)
         self._steps[0] = 0
 
-    def _step_kernel(self, action, out) -> None:
+    def _step_kernel(self, action: int, out: np.ndarray) -> None:
         K.step_one(
             self._s,
             self._steps,

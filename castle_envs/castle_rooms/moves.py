@@ -273,7 +273,7 @@ class RoomsMoves(StateMoves, game="castle-rooms", features=FEATURES, capacity=CA
 
     rows = staticmethod(move_rows)
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: CastleRoomsState) -> np.ndarray:
         from .observation import encode
 
         return encode(state, state.player)

@@ -352,7 +352,7 @@ class CastleRoomsState(GameState):
         return -1 if self.winners is not None else self.player
 
     # --- naming moves ----------------------------------------------------------------------
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         move = self.actions.decode(action)
         hand = self.hands[self.player] if self.winners is None else []
         slot = getattr(move, "slot", None)
@@ -452,7 +452,7 @@ def _first_of(hand: list[int], kind: int) -> int:
     raise AssertionError("no card of that kind in hand")
 
 
-def _card_list(value, what) -> list[int]:
+def _card_list(value: Any, what: str) -> list[int]:
     if not isinstance(value, list) or not all(
         isinstance(c, int) and not isinstance(c, bool) for c in value
     ):
@@ -460,7 +460,7 @@ def _card_list(value, what) -> list[int]:
     return list(value)
 
 
-def _from_dict(cls, data: dict) -> CastleRoomsState:
+def _from_dict(cls: type[CastleRoomsState], data: dict) -> CastleRoomsState:
     def bad(why: str) -> NoReturn:
         raise InvalidStateError(f"corrupt Castle Rooms state: {why}")
 

@@ -23,6 +23,7 @@ exactly.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ from castle_envs.castle_siege.kernel import (
     PHASE,
     REGROUPED,
 )
-from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
+from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL, State
 from castle_envs.castle_siege.scoring import (
     ATTACK,
     CAPTURE,
@@ -548,7 +549,7 @@ class SiegeMoves(KernelMoves):
     def feature_names(cls) -> tuple[str, ...]:
         return SIEGE_FEATURES
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from castle_envs.castle_siege.observation import encode
 
         return encode(state)
@@ -561,7 +562,7 @@ class SiegeMoves(KernelMoves):
         )
         return int(n)
 
-    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+    def from_state(self, state: State, out: dict | None = None) -> tuple[dict, int]:
         """The view of a ``castle_siege.rules.State`` (and its legal move count)."""
         from castle_envs.castle_siege.vector import write_state
 
@@ -579,7 +580,7 @@ class SiegeMoves(KernelMoves):
         )
         return out, self.from_rows(self._b, self._v, state.attack == "most_recent", out)
 
-    def from_env(self, env, out: dict) -> int:
+    def from_env(self, env: Any, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastleSiegeEnv``)."""
         return self.from_rows(env._b, env._v, env.recent, out)
 
