@@ -8,6 +8,7 @@ list of levels ``(width, lo, mixed)``: ``width - mixed`` castellers of index ``l
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -103,7 +104,7 @@ _ALL_LEVELS = np.ones(len(LEVEL_TUPLES), dtype=bool)
 
 
 # --- towers -----------------------------------------------------------------------------
-def forced_uses(levels) -> tuple[int, int, int]:
+def forced_uses(levels: Sequence[Sequence[int]]) -> tuple[int, int, int]:
     """(Balance, Strength, Mix) uses a tower needs: each is forced by its levels."""
     bal = strength = mix = 0
     for i, (w, lo, m) in enumerate(levels):
@@ -118,7 +119,9 @@ def forced_uses(levels) -> tuple[int, int, int]:
     return bal, strength, mix
 
 
-def width_resolutions(widths, base_val: int, width_val: int) -> list[tuple[int, int]]:
+def width_resolutions(
+    widths: Sequence[int], base_val: int, width_val: int
+) -> list[tuple[int, int]]:
     """Ways to pay for wide levels: (base levels b, width uses k) pairs.
 
     Widths never grow upwards, so the Base levels are the b lowest; Width raises the limit
@@ -135,7 +138,7 @@ def width_resolutions(widths, base_val: int, width_val: int) -> list[tuple[int, 
     return out
 
 
-def tower_legal(levels, skills) -> bool:
+def tower_legal(levels: Sequence[Sequence[int]], skills: np.ndarray) -> bool:
     for i in range(1, len(levels)):
         w, lo, m = levels[i]
         bw, blo, _ = levels[i - 1]
@@ -147,7 +150,9 @@ def tower_legal(levels, skills) -> bool:
     return bool(width_resolutions([lv[0] for lv in levels], int(skills[BAS]), int(skills[WID])))
 
 
-def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
+def tower_meets(
+    levels: Sequence[Sequence[int]], skills: np.ndarray, tile: D.LocalPerformance
+) -> bool:
     """Does this (legal) tower meet a local performance tile?"""
     if tile.kind == "shape":
         return len(levels) == len(tile.shape) and all(
@@ -167,7 +172,7 @@ def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
     )
 
 
-def level_text(level) -> str:
+def level_text(level: Sequence[int]) -> str:
     w, lo, m = level
     text = f"{w - m}x{lo + 1}"
     return text + (f"+{m}x{lo + 2}" if m else "")
@@ -320,7 +325,7 @@ class State(GameState):
         m[END_TURN] = True
         return m
 
-    def _special_mask(self, m, base, p, pawn) -> None:
+    def _special_mask(self, m: np.ndarray, base: int, p: int, pawn: int) -> None:
         if pawn >= 0:
             m[base + SP_RECRUIT : base + SP_RECRUIT + NS] = self.regions[pawn] > 0
             m[base + SP_MOVE + ADJ_IDX[pawn]] = True
@@ -333,7 +338,7 @@ class State(GameState):
         else:
             m[base + SP_MOVE : base + SP_MOVE + NR] = True
 
-    def _level_mask(self, p) -> np.ndarray:
+    def _level_mask(self, p: int) -> np.ndarray:
         free = self.hand[p] - self.in_tower[p]
         ok = (free[LEVEL_LO] >= LEVEL_NEED_LO) & (free[LEVEL_HI] >= LEVEL_NEED_HI)
         skills = self.skills[p]
@@ -403,11 +408,11 @@ class State(GameState):
             self.recruit_open = False
             self._special(p, a - WHEEL0, token=False)
 
-    def _take_from_region(self, p, size) -> None:
+    def _take_from_region(self, p: int, size: int) -> None:
         self.regions[self.pawn[p], size] -= 1
         self.hand[p, size] += 1
 
-    def _special(self, p, offset, token: bool) -> None:
+    def _special(self, p: int, offset: int, token: bool) -> None:
         self.board_version += 1
         if offset < SP_MOVE:
             self._take_from_region(p, offset - SP_RECRUIT)
@@ -602,7 +607,7 @@ class State(GameState):
             return self._level_problem(p, w, lo, mixed)
         return "it is not legal in the current position"
 
-    def _level_problem(self, p, w, lo, mixed) -> str:
+    def _level_problem(self, p: int, w: int, lo: int, mixed: int) -> str:
         """Which tower rule a level breaks, and the skill that would pay for it."""
         skills = self.skills[p]
         tower = self.towers[p]
@@ -628,7 +633,7 @@ class State(GameState):
             f"(Base {skills[BAS]}, levels so far {len(tower)})"
         )
 
-    def describe_action(self, a) -> str:
+    def describe_action(self, a: Any) -> str:
         move = ACTIONS.decode(a)
         if self.is_terminal():
             return str(move)
@@ -778,7 +783,7 @@ class State(GameState):
         ]
         return s
 
-    def _validate_festivals(self, bad) -> None:
+    def _validate_festivals(self, bad: Callable[[str], NoReturn]) -> None:
         """The calendar holds the dealt festival tiles and size tokens, and what players won
         (size tokens, prizes, best tower) came from festivals already held."""
         P = self.num_players

@@ -16,7 +16,7 @@ castle splits exactly when a middle column loses its last tile.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -167,7 +167,7 @@ def shape_of_group(comp: int) -> int:
     return four_tile_shape(comp)
 
 
-def formations_of_boards(boards) -> tuple[int, int, int]:
+def formations_of_boards(boards: Iterable[int]) -> tuple[int, int, int]:
     """(towers, bastions, lines) over the faction bitboards."""
     counts = [0, 0, 0]
     for board in boards:
@@ -180,7 +180,7 @@ def formations_of_boards(boards) -> tuple[int, int, int]:
     return counts[0], counts[1], counts[2]
 
 
-def _parse_tiles(value, what: str, limit) -> list[int]:
+def _parse_tiles(value: Any, what: str, limit: Sequence[int]) -> list[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ValueError(
             f"options[{what!r}] must be a list of tile names, got {type(value).__name__}"
@@ -216,12 +216,12 @@ class _Word:
     def __init__(self, index: int) -> None:
         self.index = index
 
-    def __get__(self, state, owner=None) -> Any:
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         return int(state.s[self.index])
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: int) -> None:
         state.s[self.index] = value
         state._mask = None
 
@@ -233,7 +233,7 @@ class _Block:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def __get__(self, state, owner=None) -> Any:
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -242,7 +242,7 @@ class _Block:
             view = views[self.name] = _view(state.s, self.name)
         return view
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         self.__get__(state)[...] = value
         state._mask = None
 
@@ -262,13 +262,13 @@ class _Pile:
     def __init__(self, name: str) -> None:
         self.at, self.size = _PILES[name]
 
-    def __get__(self, state, owner=None) -> Any:
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         s = state.s
         return s[self.at : self.at + s[self.size]].view(Tiles)
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         s = state.s
         kinds = np.asarray(value, dtype=np.int64).ravel()
         n = len(kinds)
@@ -284,7 +284,7 @@ class _FaceDown:
     """The face-down flags: a bool view of the int8 row; with int64 rows (no numba) a bool
     copy (write them by assigning the whole list)."""
 
-    def __get__(self, state, owner=None) -> Any:
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -295,7 +295,7 @@ class _FaceDown:
             return view
         return state.s[K.FACE : K.FACE + 3] != 0
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         state.s[K.FACE : K.FACE + 3] = np.asarray(value, dtype=bool)
         state._mask = None
 
@@ -399,7 +399,9 @@ class State(SolitaireState):
         return state
 
     @staticmethod
-    def _deal_pile(rng, options: dict, name, counts) -> list[int]:
+    def _deal_pile(
+        rng: np.random.Generator, options: dict, name: str, counts: Sequence[int]
+    ) -> list[int]:
         order, top = options[f"{name}_order"], options[f"{name}_top"]
         if order is not None and top is not None:
             raise ValueError(
@@ -421,7 +423,7 @@ class State(SolitaireState):
         rest = [rest[i] for i in rng.permutation(len(rest))]
         return (fixed + rest)[::-1]
 
-    def _check_ordeals(self, names) -> list[int]:
+    def _check_ordeals(self, names: Any) -> list[int]:
         if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or len(names) != 3:
             raise ValueError("options['ordeals'] must list 3 ordeal cards (slots I, II, III)")
         ids = []
@@ -516,7 +518,7 @@ class State(SolitaireState):
     def _cell_name(self, cell: int) -> str:
         return f"{KIND_NAMES[self.cells[cell]]} at row {cell // SIZE} column {cell % SIZE}"
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         """The move in words; a face-down Ordeal is named by its slot, never by its card."""
         text = self._describe(action)
         for slot in range(3):
@@ -526,7 +528,7 @@ class State(SolitaireState):
                 )
         return text
 
-    def _describe(self, action) -> str:
+    def _describe(self, action: int) -> str:
         action = self.actions.check(action)
         move = str(self.actions.decode(action))
         phase = self.phase
@@ -730,7 +732,7 @@ class State(SolitaireState):
     def tile_counts(self) -> dict[str, list[int]]:
         """Tiles per kind in each place; every kind sums to its box count (84 tiles)."""
 
-        def count(tiles) -> list[int]:
+        def count(tiles: Any) -> list[int]:
             tiles = np.asarray(tiles, dtype=np.int64)
             return np.bincount(tiles[tiles >= 0], minlength=NUM_KINDS).tolist()
 
@@ -817,7 +819,14 @@ class State(SolitaireState):
             )
         s = cls(LEVELS.index(data["level"]), **rules)
 
-        def ints(value, what, lo, hi, length=None, max_length=None) -> list[int]:
+        def ints(
+            value: Any,
+            what: str,
+            lo: int,
+            hi: int,
+            length: int | None = None,
+            max_length: int | None = None,
+        ) -> list[int]:
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
             if max_length is not None and len(value) > max_length:  # before reading it
@@ -827,7 +836,7 @@ class State(SolitaireState):
                     bad(f"{what} holds {v!r}, outside {lo}-{hi}")
             return list(value)
 
-        def scalar(name, lo, hi) -> int:
+        def scalar(name: str, lo: int, hi: int) -> int:
             v = data[name]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")
@@ -884,7 +893,7 @@ class State(SolitaireState):
         s._validate(bad)
         return s
 
-    def _validate(self, bad) -> None:
+    def _validate(self, bad: Callable[[str], NoReturn]) -> None:
         # the castle: stacks on the foundation, left-aligned, one piece
         for c in range(SIZE):
             column = [self.cells[r * SIZE + c] for r in range(SIZE)]
