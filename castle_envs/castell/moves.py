@@ -12,6 +12,8 @@ A view holds the whole action space (395 rows) unless given a capacity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..core.moves import StateMoves, feature_columns
@@ -129,7 +131,7 @@ def next_festival(state: State) -> int:
     return -1
 
 
-def move_rows(state: State, actions) -> np.ndarray:
+def move_rows(state: State, actions: np.ndarray) -> np.ndarray:
     """(len(actions), NUM_FEATURES) float32: the rows of these legal moves."""
     p = state.current_player
     fest = next_festival(state)
@@ -156,7 +158,9 @@ def move_rows(state: State, actions) -> np.ndarray:
     return out
 
 
-def _fill(row, a, state, p, sizes, fest_region) -> None:
+def _fill(
+    row: np.ndarray, a: int, state: State, p: int, sizes: Sequence[int], fest_region: int
+) -> None:
     c = COLUMN
     pawn = int(state.pawn[p])
     tower = list(state.towers[p])
@@ -170,7 +174,7 @@ def _fill(row, a, state, p, sizes, fest_region) -> None:
     region_castellers = state.regions[pawn].sum() if pawn >= 0 else 0
     performed_tile = -1
 
-    def recruit(size):
+    def recruit(size: int) -> None:
         nonlocal region_castellers
         free[size] += 1
         owned[size] += 1
@@ -293,7 +297,7 @@ class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=CAPAC
 
     rows = staticmethod(move_rows)
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from .observation import observe
 
         return observe(state, state.current_player)

@@ -12,6 +12,7 @@ and interpretation the kernel implements.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -119,11 +120,11 @@ _SAVED_KEYS = (
 )
 
 
-def difficulty_rows(difficulty) -> int:
+def difficulty_rows(difficulty: str) -> int:
     return DIFFICULTIES[check_choice("difficulty", difficulty, DIFFICULTIES)]
 
 
-def check_deck(deck) -> np.ndarray:
+def check_deck(deck: Any) -> np.ndarray:
     """A caller's deck order (52 card ids, top first), or ValueError saying what is wrong."""
     if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
         raise ValueError(
@@ -147,15 +148,15 @@ def check_deck(deck) -> np.ndarray:
 class _Word:
     """A scalar of the position: one word of the State's ints row."""
 
-    def __init__(self, index: int, kind=int):
+    def __init__(self, index: int, kind: type = int) -> None:
         self.index, self.kind = index, kind
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         return self.kind(state.v[self.index])
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         state.v[self.index] = value
         state._mask = None
 
@@ -180,7 +181,7 @@ class State(SolitaireState):
 
     def __init__(
         self, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
-    ):
+    ) -> None:
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
         check_choice("victory rule", victory, VICTORY_RULES)
@@ -211,7 +212,7 @@ class State(SolitaireState):
             views.update((name, flags[at : at + n]) for name, (at, n) in _FLAGS.items())
         self.__dict__.update(views)  # (re)bound here; assigning one later writes the row
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> np.ndarray:
         # int64 rows (uncompiled) have no bool views: the flags are read as copies, read-only
         # so that a write into one raises instead of being lost (assign the attribute instead)
         if name in _FLAGS and "b" in self.__dict__:
@@ -221,7 +222,7 @@ class State(SolitaireState):
             return flags
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:
         # a view of the rows is assigned into, so that the rows (the rules) see it
         if name in _VIEWS and "b" in self.__dict__:
             if name in self.__dict__:
@@ -233,7 +234,7 @@ class State(SolitaireState):
             return
         object.__setattr__(self, name, value)
 
-    def _set_flags(self, name: str, cards) -> None:
+    def _set_flags(self, name: str, cards: Any) -> None:
         self.b[_FLAGS[name][0] + np.asarray(cards, np.int64)] = 1
 
     def __getstate__(self) -> dict:
@@ -250,8 +251,8 @@ class State(SolitaireState):
         cls,
         rng: np.random.Generator | None = None,
         difficulty: str = "very_hard",
-        deck=None,
-        **rules,
+        deck: Any = None,
+        **rules: Any,
     ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
@@ -316,7 +317,7 @@ class State(SolitaireState):
     def event_counts(self) -> dict[str, int]:
         return dict(zip(EVENTS, self.events.tolist()))
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         move = ACTIONS.decode(action)
         if isinstance(move, Play):
             cards = [int(self.hand[i]) for i in move.slots if i < self.hand_size]

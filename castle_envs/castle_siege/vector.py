@@ -40,6 +40,8 @@ penalty and ``info["illegal_action"][i]`` is True.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from castle_envs.castle_siege import kernel as K
@@ -84,12 +86,16 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
     position_attrs = {"cards": "_cards", "ints": "_ints"}
     row_attrs = ("_cards", "_ints", "recent")
 
-    def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs):
+    def __init__(
+        self, num_envs: int, difficulty: str = "very_hard", *args: Any, **kwargs: Any
+    ) -> None:
         """``difficulty`` and the other keyword arguments: module docstring."""
         super().__init__(num_envs, difficulty, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         """``seed``: an int (env i gets ``seed + i``), a list of per-env seeds, or None.
         ``options``: ``{"decks": (num_envs, 52) card ids, top first}`` deals those decks."""
         self._seed(seed)
