@@ -304,6 +304,21 @@ class _FaceDown:
         state._mask = None
 
 
+def _read_rules(rules: Any, bad: Callable[[str], NoReturn]) -> dict:
+    """A saved state's rules options, checked against ``RULE_CHOICES``."""
+    if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
+        # saved before the early_encounter option: played under the turn-start reading
+        rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
+    if (
+        not isinstance(rules, dict)
+        or set(rules) != set(RULE_CHOICES)
+        or any(rules[name] not in values for name, values in RULE_CHOICES.items())
+    ):
+        choices = ", ".join(f"{name} in {list(values)}" for name, values in RULE_CHOICES.items())
+        bad(f"bad rules {rules!r} (expected {sorted(RULE_CHOICES)}: {choices})")
+    return rules
+
+
 class State(SolitaireState):
     """A Castellion position: one row in the compiled kernel's layout (``kernel``: ``s``),
     which is the rules; this class is the Python view of it. ``cells``, ``heights``,
@@ -805,22 +820,7 @@ class State(SolitaireState):
             )
         if data["level"] not in LEVELS:
             bad(f"unknown level {data['level']!r}")
-        rules = data["rules"]
-        if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
-            # saved before the early_encounter option: played under the turn-start reading
-            rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
-        if (
-            not isinstance(rules, dict)
-            or set(rules) != set(RULE_DEFAULTS)
-            or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS
-            or rules["early_encounter"] not in EARLY_ENCOUNTERS
-        ):
-            bad(
-                f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
-                f"in {list(FOUNDATION_EXEMPTIONS)}, early_encounter in "
-                f"{list(EARLY_ENCOUNTERS)})"
-            )
-        s = cls(LEVELS.index(data["level"]), **rules)
+        s = cls(LEVELS.index(data["level"]), **_read_rules(data["rules"], bad))
 
         def ints(
             value: Any,

@@ -239,6 +239,20 @@ def _fill(
         row[c["exit_fits_unseen_after/26"]] = fit_unseen[h][e] / _FIT_SCALE
         row[c["exit_fits_hand_after/3"]] = min(in_hand, 3) / 3
         row[c["dead_end_after"]] = fit_unseen[h][e] + in_hand == 0
+    _fill_standing(row, my_len, my_open, opp_len, opp_open, left, ends)
+
+
+def _fill_standing(
+    row: np.ndarray,
+    my_len: list[int],
+    my_open: list[bool],
+    opp_len: dict[int, list[int]],
+    opp_open: dict[int, list[bool]],
+    left: list[int],
+    ends: list[tuple[int, int]],
+) -> None:
+    """The rows and hand after the move, the actor's and the leading opponent's."""
+    c = COLUMN
     row[c["rows_after/12"]] = len(my_len) / A.MAX_ROWS
     mine = _standing(my_len)
     row[c["my_longest/10"]] = mine[0] / WIN_LENGTH

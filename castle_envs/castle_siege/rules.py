@@ -62,6 +62,8 @@ VICTORY_RULES = ("any_time", "deck_left")
 #: state's ``rules``, the solve command's flags and the docs read this one table)
 RULE_CHOICES = {"attack": ATTACK_RULES, "defeated": DEFEATED_RULES, "victory": VICTORY_RULES}
 RULE_DEFAULTS = {name: values[0] for name, values in RULE_CHOICES.items()}
+#: the options every saved state names (the others came later)
+_FIRST_RULES = ("attack", "defeated")
 
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
@@ -459,13 +461,15 @@ class State(SolitaireState):
         if d["game"] != "castle_siege":
             r.bad(f"game is {d['game']!r}, not 'castle_siege'")
         difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
-        # "victory" may be left out (states saved before the option existed: "any_time")
-        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"), optional=("victory",))
+        # an option added after the first saved states may be left out: its default applies
+        later = tuple(name for name in RULE_CHOICES if name not in _FIRST_RULES)
+        rules = r.dict(d["rules"], "rules", required=_FIRST_RULES, optional=later)
         state = cls(
             DIFFICULTIES[difficulty],
-            attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
-            defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
-            victory=r.choice(rules.get("victory", "any_time"), "rules.victory", VICTORY_RULES),
+            **{
+                name: r.choice(rules.get(name, values[0]), f"rules.{name}", values)
+                for name, values in RULE_CHOICES.items()
+            },
         )
         places = {
             "deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),
