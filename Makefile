@@ -3,7 +3,7 @@
 # environment holds every extra, so that no test is skipped for a missing package.
 # `make docs` builds the documentation site into site/ (open site/index.html).
 # `make lint` runs ruff (lint and `ruff format --check`) and mypy; `make test` runs them, then
-# the tests.
+# the tests; `make test-fast` is the edit-test loop (ruff, then the tests not marked slow).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +12,7 @@ PIP := $(BIN)/python -m pip
 # about this site (strict mode still fails on any real one)
 DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test test-fast lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ lint: $(VENV)/.installed-test
 test: lint
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
+# the edit-test loop: ruff and the tests not marked slow (tests/conftest.py's SLOW_PATHS and
+# @pytest.mark.slow), stopping at the first failure; make test runs everything
+test-fast: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider -x -m "not slow"
+
 docs: $(VENV)/.installed-docs
 	$(DOCS_ENV) $(BIN)/mkdocs build --strict --site-dir site
 	@echo "open site/index.html (or run: $(BIN)/mkdocs serve)"
@@ -53,4 +59,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/castle-envs bench castle-siege
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build/docs-api
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build

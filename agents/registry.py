@@ -1,20 +1,24 @@
 """Agents by name, as the command line writes them.
 
-``random``, ``greedy``, ``heuristic``, ``mcts`` (options ``mcts:sims=200,rollout=heuristic``;
-also ``time``, ``c``, ``max_rollout_steps``), ``model:DIR`` (any saved model directory,
-``castle_envs.agents.learned.saved``: its ``model.json`` says what it is, e.g. a MaskablePPO policy,
-the linear scorer, the search agent or a move-feature network ``move_policy``), ``ppo:DIR`` (a MaskablePPO
-model directory; ``ppo:FILE.zip,trust_pickle=1`` for a Stable-Baselines3 zip of your own),
-``linear:PATH`` (a trained Castle Siege linear move scorer, ``castle_envs.agents.learned.castle_siege_linear``),
-``search`` (Castle Siege: perfect-information Monte Carlo over the compiled solver,
-``castle_envs.agents.search.castle_siege_search``; options ``samples``, ``candidates``, ``nodes``,
-``endgame``, ``policy=PATH``), ``ismcts`` (Castle Siege: information-set MCTS over the
-player's views, ``castle_envs.agents.search.castle_siege_ismcts``; options ``iterations``,
-``width``, ``temp``, ``c``, ``noise``, ``shaped``, ``leaf``, ``endgame``, ``policy=PATH``).
-``make_agent(spec, game)``
-builds one for a game (the registry slug); ``split_agent_list("random,mcts:sims=50,
-rollout=heuristic,heuristic")`` splits a comma list, keeping ``key=value`` options with the
-agent before them. Bad names and options raise ``ValueError`` with the fix in the message.
+Every name is an entry of ``AGENT_KINDS`` (``AgentKind``: the function that builds it, the
+games it plays, whether it takes options), and ``register_agent`` adds one:
+
+- ``random``, ``greedy``, ``heuristic`` (the game's hand-written policies, ``HEURISTICS``);
+- ``mcts`` (``mcts:sims=200,rollout=heuristic``; also ``time``, ``c``,
+  ``max_rollout_steps``, ``widening``);
+- ``model:DIR`` (any saved model directory: its ``model.json`` says what it is, see
+  ``learned.saved``), ``ppo:DIR`` (a MaskablePPO directory; ``ppo:FILE.zip,trust_pickle=1``
+  for a Stable-Baselines3 zip of your own);
+- Castle Siege: ``linear:PATH`` (a trained linear move scorer), ``search`` (perfect-
+  information Monte Carlo over the compiled solver), ``ismcts`` (information-set MCTS over
+  the player's views); Castellion: ``planner``, ``pimc``; each module's ``build_agent``
+  documents its options;
+- ``best``: the game's strongest shipped agent (``BEST_AGENTS``).
+
+``make_agent(spec, game)`` builds one for a game (the registry slug);
+``split_agent_list("random,mcts:sims=50,rollout=heuristic,heuristic")`` splits a comma list,
+keeping ``key=value`` options with the agent before them. Bad names and options raise
+``ValueError`` with the fix in the message.
 """
 
 from __future__ import annotations

@@ -18,13 +18,19 @@ NoneType``), and its checks are the ones this project's tests run with
 disable_env_checker=False)`` turns it back on.
 """
 
+from __future__ import annotations
+
 import importlib
 from functools import partial
 from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
 from .registry import GAMES, get_game
+
+if TYPE_CHECKING:
+    import numpy as np
 
 try:  # the installed distribution's version (pyproject.toml); a bare checkout falls back
     __version__ = metadata.version("castle-envs")
@@ -32,7 +38,7 @@ except metadata.PackageNotFoundError:
     __version__ = "0.6.0"
 
 
-def _vector_entry_point(game: str, num_envs: int = 1, **kwargs):
+def _vector_entry_point(game: str, num_envs: int = 1, **kwargs: Any) -> Any:
     from castle_envs.registry import gym_vector_env
 
     return gym_vector_env(game, num_envs, **kwargs)
@@ -50,21 +56,21 @@ for _spec in GAMES.values():
 _LAZY_MODULES = {"castle_rooms_v0", "castell_v0"}
 
 
-def sample_masked(masks, rng=None, no_legal: int = 0):
+def sample_masked(masks: Any, rng: Any = None, no_legal: int = 0) -> int | np.ndarray:
     """A uniformly random legal action per mask row (see ``castle_envs.core.masks``)."""
     from .core.masks import sample_masked as _sample
 
     return _sample(masks, rng, no_legal)
 
 
-def make_vec(game: str, num_envs: int, **kwargs):
+def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     """A batched ``gymnasium.vector.VectorEnv`` of ``game`` ("castle-siege", "castellion")."""
     from castle_envs.registry import make_vec as _make_vec
 
     return _make_vec(game, num_envs, **kwargs)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # PettingZoo-style modules load on first use so the Gymnasium games import fast.
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)

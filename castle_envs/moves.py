@@ -88,7 +88,7 @@ def _check_game(game: str) -> str:
     return slug
 
 
-def _view_class(game: str):
+def _view_class(game: str) -> Any:
     target = GAMES[_check_game(game)].move_view
     assert target is not None  # a game of MOVE_GAMES
     return load(target)
@@ -98,7 +98,7 @@ def feature_names(game: str) -> tuple[str, ...]:
     return _view_class(game).feature_names()
 
 
-def move_view(game: str, capacity: int | None = None):
+def move_view(game: str, capacity: int | None = None) -> Any:
     """The game's view object: ``from_state(state) -> (view dict, legal move count)`` for the
     player to act, ``observation(state)`` that player's observation vector, ``empty()``."""
     game = _check_game(game)
@@ -126,7 +126,7 @@ class MoveFeatureAECWrapper(BaseWrapper):
     the seat to act, all zero for the others and once the game is over. Actions stay the
     env's ids."""
 
-    def __init__(self, env, capacity: int | None = None):
+    def __init__(self, env: Any, capacity: int | None = None) -> None:
         raw = env.unwrapped
         game = next(
             (slug for slug in AEC_MOVE_GAMES if isinstance(raw, GAMES[slug].load_env_class())), None
@@ -153,10 +153,10 @@ class MoveFeatureAECWrapper(BaseWrapper):
         )
         self.observation_spaces = {a: space for a in raw.possible_agents}
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> gym.spaces.Space:
         return self.observation_spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict:
         obs = self.env.observe(agent)
         out = self.moves.empty()
         if obs["action_mask"].any():  # the seat to act
@@ -165,8 +165,8 @@ class MoveFeatureAECWrapper(BaseWrapper):
 
 
 def make_move_env(
-    game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs
-):
+    game: str = "castle-siege", compiled: bool = False, capacity: int | None = None, **kwargs: Any
+) -> MoveFeatureAECWrapper | MoveFeatureObservation:
     """The env with the move view: a Gymnasium single env (``compiled=True``: on the
     kernels) wrapped in ``MoveFeatureObservation``, or the PettingZoo game (``env()``, with
     its order checks) wrapped in ``MoveFeatureAECWrapper``."""
@@ -182,7 +182,9 @@ def make_move_env(
     return MoveFeatureObservation(get_game(game).make(**kwargs), capacity)
 
 
-def make_move_vec(game: str, num_envs: int, capacity: int | None = None, **kwargs):
+def make_move_vec(
+    game: str, num_envs: int, capacity: int | None = None, **kwargs: Any
+) -> MoveFeatureVectorEnv:
     """The batched env (``castle_envs.make_vec``'s keywords) with the move view."""
     game = _check_game(game)
     return MoveFeatureVectorEnv(make_vec(game, num_envs, **kwargs), capacity)
@@ -197,7 +199,7 @@ def _solitaire_specs() -> list:
     ]
 
 
-def _solitaire_spec(base):
+def _solitaire_spec(base: Any) -> Any:
     """The spec of a Gymnasium env (Python or compiled) with a move view, or a clear error."""
     for spec in _solitaire_specs():
         if isinstance(base, (spec.load_env_class(), load(spec.compiled_env))):
@@ -218,7 +220,7 @@ class MoveFeatureObservation(gym.Wrapper):
     Actions, rewards and the rest of ``info`` are the env's; ``info["legal_moves"]`` counts
     the legal moves (more than ``move_mask.sum()`` only when the capacity cut some)."""
 
-    def __init__(self, env: gym.Env, capacity: int | None = None):
+    def __init__(self, env: gym.Env, capacity: int | None = None) -> None:
         base = getattr(env, "unwrapped", env)
         spec = _solitaire_spec(base)
         view = load(spec.move_view)
@@ -233,7 +235,7 @@ class MoveFeatureObservation(gym.Wrapper):
             len(view.feature_names()),
         )
 
-    def _view(self, obs, info: dict, done: bool) -> dict:
+    def _view(self, obs: np.ndarray, info: dict, done: bool) -> dict:
         out = self.moves.empty()
         base: Any = self.env.unwrapped  # the game env: its rows or its state
         if done:
@@ -245,11 +247,11 @@ class MoveFeatureObservation(gym.Wrapper):
         info["legal_moves"] = n
         return {"observation": obs, **out}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info, False), info
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[dict, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         return self._view(obs, info, terminated), reward, terminated, truncated, info
 
@@ -260,7 +262,7 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
     step straight from the batch's state rows. ``info["final_obs"]`` stays the env's vector;
     ``info["legal_moves"]`` (num_envs,) counts each env's legal moves."""
 
-    def __init__(self, env, capacity: int | None = None):
+    def __init__(self, env: Any, capacity: int | None = None) -> None:
         super().__init__(env)
         base = env.unwrapped if hasattr(env, "unwrapped") else env
         spec = next(
@@ -286,12 +288,12 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
         self._out = self.moves.empty(self.num_envs)
         self._legal = np.zeros(self.num_envs, np.int64)
 
-    def _view(self, obs, info: dict) -> dict:
+    def _view(self, obs: np.ndarray, info: dict) -> dict:
         self.moves.batch_env(self._base, self._out, self._legal)
         info["legal_moves"] = self._legal.copy()
         return {"observation": obs, **{k: a.copy() for k, a in self._out.items()}}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._view(obs, info), info
 
@@ -316,6 +318,6 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
             target[:] = value
         return self._view(base.restart(), {})
 
-    def step(self, actions):
+    def step(self, actions: Any) -> tuple[dict, Any, Any, Any, dict]:
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return self._view(obs, info), rewards, terminated, truncated, info

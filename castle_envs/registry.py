@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 import warnings
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
 from .core.jit import HAVE_NUMBA, INSTALL_HINT
 
@@ -48,21 +50,21 @@ class GameSpec:
         """A one-player Gymnasium game (else a PettingZoo AEC game of 2-4 players)."""
         return self.api == "gymnasium"
 
-    def load_env_class(self):
+    def load_env_class(self) -> Any:
         return load(self.env_class)
 
-    def load_renderer(self):
+    def load_renderer(self) -> ModuleType:
         return importlib.import_module(self.renderer)
 
-    def make(self, **kwargs):
+    def make(self, **kwargs: Any) -> Any:
         """The env, unwrapped (AEC games: the raw env)."""
         return self.load_env_class()(**kwargs)
 
-    def state_type(self):
+    def state_type(self) -> Any:
         return self.load_env_class().state_type()
 
 
-def load(target: str):
+def load(target: str) -> Any:
     """The object a ``"module:name"`` string names (``module`` alone: the module)."""
     module, _, name = target.partition(":")
     loaded = importlib.import_module(module)
@@ -146,7 +148,7 @@ VECTOR_GAMES = {slug: spec.vector_env for slug, spec in GAMES.items() if spec.ve
 COMPILED_SINGLE = {slug: spec.compiled_env for slug, spec in GAMES.items() if spec.compiled_env}
 
 
-def make_vec(game: str, num_envs: int, **kwargs):
+def make_vec(game: str, num_envs: int, **kwargs: Any) -> Any:
     """A batched ``gymnasium.vector.VectorEnv`` of ``game``; ``kwargs`` are the single env's
     keyword arguments plus ``copy``, ``threads`` and ``parallel`` (see the env class):
     ``threads=N`` steps the batch as N contiguous row ranges on N threads (identical results);
@@ -170,7 +172,7 @@ def make_vec(game: str, num_envs: int, **kwargs):
     )
 
 
-def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
+def _per_env(spec: GameSpec, num_envs: int, kwargs: dict, warning: str, stacklevel: int) -> Any:
     """The Python envs of ``spec`` stepped one by one (``PerEnvVectorEnv``), after a warning
     (``stacklevel``: counted from here); the threading keywords do not apply to them."""
     from castle_envs.core.per_env import PerEnvVectorEnv
@@ -181,7 +183,7 @@ def _per_env(spec, num_envs: int, kwargs: dict, warning: str, stacklevel: int):
     return PerEnvVectorEnv(spec.load_env_class(), num_envs, **kwargs)
 
 
-def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
+def gym_vector_env(game: str, num_envs: int = 1, **kwargs: Any) -> Any:
     """What ``gymnasium.make_vec(id, num_envs)`` gives (the ids' ``vector_entry_point``): the
     compiled batched env; without numba, the Python envs in a same-step-autoreset
     ``SyncVectorEnv`` (``PerEnvVectorEnv``: the same API, and faster than the kernels run as
@@ -198,7 +200,7 @@ def gym_vector_env(game: str, num_envs: int = 1, **kwargs):
     )
 
 
-def make_single(game: str, **kwargs):
+def make_single(game: str, **kwargs: Any) -> Any:
     """The compiled single env of ``game`` (same API and games as the Python env)."""
     if game not in COMPILED_SINGLE:
         raise ValueError(

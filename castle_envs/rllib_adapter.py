@@ -33,6 +33,8 @@ env_config
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
@@ -41,7 +43,7 @@ from castle_envs.registry import get_game
 
 
 class RLlibTurnBasedEnv(MultiAgentEnv):
-    def __init__(self, config: dict | None = None):
+    def __init__(self, config: dict | None = None) -> None:
         super().__init__()
         config = dict(config or {})
         spec = get_game(config.pop("game", "castle-rooms"))
@@ -75,12 +77,12 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
             "action_mask": raw["action_mask"].astype(np.float32),
         }
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self.aec.reset(seed=seed, options=options)
         agent = self.aec.agent_selection
         return {agent: self._obs(agent)}, {}
 
-    def step(self, action_dict: dict):
+    def step(self, action_dict: dict) -> Any:
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s turn; got actions for {sorted(action_dict)}")
@@ -100,8 +102,8 @@ class RLlibTurnBasedEnv(MultiAgentEnv):
         nxt = aec.agent_selection
         return ({nxt: self._obs(nxt)}, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
 
-    def render(self):
+    def render(self) -> Any:
         return self.aec.render()
 
-    def close(self):
+    def close(self) -> None:
         self.aec.close()

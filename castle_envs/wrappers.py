@@ -9,6 +9,7 @@ given opponent policies between the learner's moves. The mask is in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -24,10 +25,10 @@ Policy = Callable[..., int]
 class SingleAgentEnv(gym.Env):
     def __init__(
         self,
-        aec_env,
+        aec_env: Any,
         opponents: Sequence[Policy] | Callable[[np.random.Generator], Sequence[Policy]],
         seat: int | str = "random",
-    ):
+    ) -> None:
         """``opponents``: one policy per other seat (reused if shorter), or a function of the
         env's rng returning them anew each episode (self-play pools). ``seat``: the learner's
         seat, or ``"random"`` for a uniformly drawn seat each episode."""
@@ -52,7 +53,9 @@ class SingleAgentEnv(gym.Env):
             raise ValueError("SingleAgentEnv needs at least one opponent policy")
         return [chosen[i % len(chosen)] for i in range(self.num_players - 1)]
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self.seat = (
             int(self.np_random.integers(self.num_players))
@@ -72,7 +75,7 @@ class SingleAgentEnv(gym.Env):
         obs, info = self._advance()
         return obs, info
 
-    def _advance(self):
+    def _advance(self) -> tuple[np.ndarray, dict]:
         """Let the opponents move until the learner must act or the game is over."""
         aec = self.aec
         while aec.agents:
@@ -97,7 +100,7 @@ class SingleAgentEnv(gym.Env):
         self._terminated, self._truncated = True, False
         return self._final_obs, {"action_mask": np.zeros(self.action_space.n, dtype=bool)}
 
-    def _info(self, obs, info) -> dict:
+    def _info(self, obs: dict, info: dict) -> dict:
         self._final_obs = obs["observation"]
         mask = self._last_mask = obs["action_mask"].astype(bool)
         out = {k: v for k, v in info.items() if k != "action_mask"}
@@ -105,7 +108,7 @@ class SingleAgentEnv(gym.Env):
         out["seat"] = self.seat
         return out
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0
@@ -121,8 +124,8 @@ class SingleAgentEnv(gym.Env):
             raise EpisodeOverError("action_masks() called before reset(): call reset() first")
         return self._last_mask.copy()
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         return self.aec.render()
 
-    def close(self):
+    def close(self) -> None:
         self.aec.close()

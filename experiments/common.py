@@ -278,3 +278,8 @@ def parse_budget(text: str) -> tuple[int | None, float | None]:
     raise ValueError(
         f"--budget must be a positive node count (20000) or seconds (10s), got {text!r}"
     )
+
+
+def rules_of(args, table: dict) -> dict:
+    """The rules options a ``table`` (``RULE_CHOICES``) names, as the command line set them."""
+    return {name: getattr(args, name) for name in table}

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from .common import parse_budget, read_evaluate_csv, writable_file
+from .common import parse_budget, read_evaluate_csv, rules_of, writable_file
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
@@ -52,6 +52,30 @@ EVENT_KEYS = (
 )
 
 
+#: what a rules flag's help adds to "<game> rules option" (the rules documents say more)
+RULE_HELP = {
+    "victory": ": any_time (default: the fourth capture wins even with an empty deck) or "
+    "deck_left (it must come while the deck holds a card; an empty deck with a castle "
+    "standing loses)",
+}
+
+
+def add_rule_flags(p) -> None:
+    """A ``--name`` flag per rules option of each solved game, from the game's options table
+    (``RULE_CHOICES`` in its rules module): a new option needs no line here."""
+    from castle_envs.castellion.rules import RULE_CHOICES as CASTELLION_RULES
+    from castle_envs.castle_siege.rules import RULE_CHOICES as SIEGE_RULES
+
+    for title, table in (("Castle Siege", SIEGE_RULES), ("Castellion", CASTELLION_RULES)):
+        for name, values in table.items():
+            p.add_argument(
+                "--" + name.replace("_", "-"),
+                default=values[0],
+                choices=values,
+                help=f"{title} rules option{RULE_HELP.get(name, '')}",
+            )
+
+
 def add_parser(sub):
     p = sub.add_parser(
         "solve", help="solve deals with everything hidden known (Castle Siege, Castellion)"
@@ -62,11 +86,11 @@ def add_parser(sub):
         choices=SOLVED_GAMES,
         help="castle-siege (default) or castellion (--level; Castellion takes "
         "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
-        "--early-encounter, --foundation-exemption, --loss-budget)",
+        "--loss-budget and its rules options)",
     )
     add_castellion_arguments(p)
     add_deal_arguments(p)
-    add_rules_arguments(p)
+    add_rule_flags(p)
     add_search_arguments(p)
     add_output_arguments(p)
     add_check_arguments(p)
@@ -74,24 +98,12 @@ def add_parser(sub):
 
 
 def add_castellion_arguments(p) -> None:
-    """Castellion's level, rules options and loss search."""
+    """Castellion's level and loss search (its rules options: ``add_rule_flags``)."""
     p.add_argument(
         "--level",
         default="school",
         choices=("school", "academy", "menace", "all"),
         help="Castellion level",
-    )
-    p.add_argument(
-        "--early-encounter",
-        default="any_time",
-        choices=("any_time", "turn_start"),
-        help="Castellion rules option",
-    )
-    p.add_argument(
-        "--foundation-exemption",
-        default="placed",
-        choices=("placed", "neighbors"),
-        help="Castellion rules option",
     )
     p.add_argument(
         "--loss-budget",
@@ -117,20 +129,6 @@ def add_deal_arguments(p) -> None:
     p.add_argument("--address", help="Ray cluster address (--backend ray)")
     p.add_argument(
         "--random-games", type=int, default=10, help="uniform random games per deal (0: skip)"
-    )
-
-
-def add_rules_arguments(p) -> None:
-    """Castle Siege's rules options."""
-    p.add_argument("--attack", default="any", choices=("any", "most_recent"))
-    p.add_argument("--defeated", default="discard", choices=("discard", "leave_game"))
-    p.add_argument(
-        "--victory",
-        default="any_time",
-        choices=("any_time", "deck_left"),
-        help="Castle Siege rules option: any_time (default: the fourth capture "
-        "wins even with an empty deck) or deck_left (it must come while the "
-        "deck holds a card; an empty deck with a castle standing loses)",
     )
 
 
@@ -732,7 +730,9 @@ def check_lines(paths: list[str], difficulty: str, rules: dict | None = None) ->
 
 
 def castle_siege_rules(args) -> dict:
-    return {"attack": args.attack, "defeated": args.defeated, "victory": args.victory}
+    from castle_envs.castle_siege.rules import RULE_CHOICES
+
+    return rules_of(args, RULE_CHOICES)
 
 
 def run(args) -> int:

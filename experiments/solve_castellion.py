@@ -27,7 +27,9 @@ import time
 
 import numpy as np
 
-from .common import read_evaluate_csv, writable_file
+from castle_envs.castellion.rules import RULE_CHOICES
+
+from .common import read_evaluate_csv, rules_of, writable_file
 from .stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")
@@ -244,14 +246,7 @@ def study_settings(args) -> dict:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         writable_file(args.out, "--out")
-    return {
-        "nodes": nodes,
-        "seconds": seconds,
-        "rules": {
-            "early_encounter": args.early_encounter,
-            "foundation_exemption": args.foundation_exemption,
-        },
-    }
+    return {"nodes": nodes, "seconds": seconds, "rules": rules_of(args, RULE_CHOICES)}
 
 
 def solve_levels(args, settings: dict) -> list[dict]:

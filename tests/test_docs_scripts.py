@@ -1,4 +1,5 @@
-"""The studies' scripts under docs/ (their "Reproduce" commands) still import.
+"""The studies' scripts (experiments/studies/, their "Reproduce" commands) and the scripts
+under docs/ still import.
 
 A module moved in a refactor leaves a study's reproduction command broken without any
 test noticing, since nothing runs those scripts in CI (they take hours). This reads each
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((ROOT / "docs").rglob("*.py"))
+SCRIPTS = sorted((ROOT / "docs").rglob("*.py")) + sorted(
+    (ROOT / "experiments" / "studies").rglob("*.py")
+)
 
 
 def _missing(path: Path) -> list[str]:

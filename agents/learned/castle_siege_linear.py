@@ -415,7 +415,7 @@ class NestedEndgameSolver:
     game tried up to six times. ``budget`` > 0 bounds the nested search's work in a game:
     its tries together start no run once they have counted that many nodes (a node count, so
     that a game's moves depend only on the deal and the agent's seed; about a million a
-    CPU-second, a run up to about 800,000: ``docs/data/castle_siege_ismcts/endgame/budget.py``)."""
+    CPU-second, a run up to about 800,000: ``experiments/studies/castle_siege_ismcts/endgame_budget.py``)."""
 
     def __init__(
         self,

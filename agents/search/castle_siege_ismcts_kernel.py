@@ -483,7 +483,7 @@ def _playout(x, w, memo, cfg, line):
     nodes) on near misses, where its wins are: from the start of Hard deals
     20,000,100-399, the scorer's finish leaves one castle standing in 41 of 247 lost known
     endgames, which hold 18 of the 23 the solver wins with 2,000 nodes
-    (``docs/data/castle_siege_ismcts/diagnostics/endgame_gap.py``)."""
+    (``experiments/studies/castle_siege_ismcts/endgame_gap.py``)."""
     b, v = x.B[0], x.V[0]
     recent, leave, weights = cfg.recent, cfg.leave, cfg.weights
     known = cfg.endplay > 0

@@ -130,7 +130,7 @@ class SearchPolicy:
         from castle_envs.castle_siege.vector import write_state
 
         S = self._S
-        rules = {"attack": state.attack, "defeated": state.defeated}
+        rules = state.rule_options()
         rows_b = np.zeros((len(worlds), S.CARD_WORDS), np.int8)
         rows_v = np.zeros((len(worlds), S.INT_WORDS), np.int32)
         for i, world in enumerate(worlds):

@@ -338,10 +338,7 @@ def root_row(state: State) -> tuple[np.ndarray, int, int]:
     from castle_envs.castellion import kernel as K
     from castle_envs.castellion.vector import write_state
 
-    rules = {
-        "foundation_exemption": state.foundation_exemption,
-        "early_encounter": state.early_encounter,
-    }
+    rules = state.rule_options()
     root = np.zeros(K.WORDS, np.int8)
     write_state(root, state, state.level, rules)
     return root, state.level, K.rule_flags(rules)

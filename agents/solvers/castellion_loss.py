@@ -578,10 +578,7 @@ def prove_loss(state) -> str | None:
     cannot be met and why), or None when no bound here shows it."""
     from castle_envs.castellion.vector import write_state
 
-    rules = {
-        "foundation_exemption": state.foundation_exemption,
-        "early_encounter": state.early_encounter,
-    }
+    rules = state.rule_options()
     row = np.zeros(K.WORDS, np.int8)
     write_state(row, state, state.level, rules)
     return describe(loss_code(row, state.level, K.rule_flags(rules)), state.ordeals)

@@ -107,16 +107,14 @@ class CompiledSolver:
         from castle_envs.castle_siege.vector import write_state
 
         w = self._w
-        write_state(
-            w.B[0], w.V[0], state, state.rows, {"attack": state.attack, "defeated": state.defeated}
-        )
+        write_state(w.B[0], w.V[0], state, state.rows, state.rule_options())
         return bool(self._S.hopeless(w.B[0], w.V[0], w, _memo()))
 
     def solve(self, state: State) -> Result:
         from castle_envs.castle_siege.vector import write_state
 
         S, w = self._S, self._w
-        rules = {"attack": state.attack, "defeated": state.defeated}
+        rules = state.rule_options()
         recent = state.attack == "most_recent"
         leave = state.defeated == "leave_game"
         write_state(w.B[0], w.V[0], state, state.rows, rules)

@@ -85,7 +85,7 @@ class NestedSearch:
         start = time.perf_counter()
         b0 = np.zeros(x.B.shape[1], np.int8)
         v0 = np.zeros(x.V.shape[1], np.int32)
-        write_state(b0, v0, state, state.rows, {"attack": state.attack, "defeated": state.defeated})
+        write_state(b0, v0, state, state.rows, state.rule_options())
         recent = state.attack == "most_recent"
         leave = state.defeated == "leave_game"
         nodes, budget = 0, self.budget if budget is None else budget

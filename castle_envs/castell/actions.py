@@ -39,21 +39,21 @@ SPECIAL_SOURCES = ("token", "wheel")
 class Move(NamedTuple):
     region: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"move to {REGIONS[self.region]}"
 
 
 class Recruit(NamedTuple):
     size: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"recruit a {self.size}"
 
 
 class Train(NamedTuple):
     skill: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"train {SKILLS[self.skill]}"
 
 
@@ -62,7 +62,7 @@ class Special(NamedTuple):
     kind: str  # "recruit", "move", "perform"
     arg: int  # size 1-10, region 0-6, or local performance slot 0-1
 
-    def __str__(self):
+    def __str__(self) -> str:
         what = {
             "recruit": lambda a: f"recruit a {a}",
             "move": lambda a: f"move to {REGIONS[a]}",
@@ -76,7 +76,7 @@ class AddLevel(NamedTuple):
     size: int
     mixed: int  # how many of the level are numbered size + 1 (0: a plain level)
 
-    def __str__(self):
+    def __str__(self) -> str:
         text = f"add level {self.width - self.mixed}x{self.size}"
         return text + (f" + {self.mixed}x{self.size + 1}" if self.mixed else "")
 
@@ -84,16 +84,16 @@ class AddLevel(NamedTuple):
 class Dismantle(NamedTuple):
     whole: bool
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "dismantle the tower" if self.whole else "dismantle the top level"
 
 
 class EndTurn(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "end turn"
 
 
-def _all_moves():
+def _all_moves() -> list:
     moves: list[Any] = [Move(r) for r in range(NUM_REGIONS)]
     moves += [Recruit(s) for s in range(1, SIZES + 1)]
     moves += [Train(k) for k in range(len(SKILLS))]
@@ -139,9 +139,9 @@ LEVEL_ID = {t: LEVEL0 + i for i, t in enumerate(LEVEL_TUPLES)}
 assert NUM_ACTIONS == 395 and LEVEL0 == 60 and END_TURN == 394
 
 
-def decode_action(action):
+def decode_action(action: Any) -> Any:
     return ACTIONS.decode(action)
 
 
-def encode_action(move) -> int:
+def encode_action(move: Any) -> int:
     return ACTIONS.encode(move)

@@ -109,7 +109,7 @@ class LocalPerformance(NamedTuple):
     shape: tuple = ()  # shape: level widths, bottom first
     skills: tuple = ()  # exhibition: skills the tower must use (levels == points)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.kind == "shape":
             return f"shape {'-'.join(map(str, self.shape))} ({self.points} pts)"
         return (
@@ -118,11 +118,11 @@ class LocalPerformance(NamedTuple):
         )
 
 
-def _shape(points, *widths):
+def _shape(points: int, *widths: int) -> LocalPerformance:
     return LocalPerformance("shape", points, tuple(widths))
 
 
-def _exhibition(points, *skills):
+def _exhibition(points: int, *skills: int) -> LocalPerformance:
     return LocalPerformance("exhibition", points, (), tuple(sorted(skills)))
 
 

@@ -72,10 +72,12 @@ simple festival-seeking baseline, ``castle_envs.castell.measure.heuristic_action
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 
-from ..core.aec_env import MaskedAECEnv, wrap
+from ..core.aec_env import MaskedAECEnv, StrictOrderEnforcingWrapper, wrap
 from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from ..core.options import check_bool, check_choice, check_keywords
 from ..core.saved import StateReader
@@ -110,8 +112,8 @@ class raw_env(MaskedAECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-        **rules,
-    ):
+        **rules: Any,
+    ) -> None:
         num_players = check_choice("num_players", num_players, (2, 3, 4))
         check_choice("reward", reward, REWARDS)
         check_bool("advanced", advanced)
@@ -130,13 +132,13 @@ class raw_env(MaskedAECEnv):
         )
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[State]:
         return State
 
-    def _observation_space(self):
+    def _observation_space(self) -> gymnasium.spaces.Box:
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32)
 
-    def new_state(self, rng, options):
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, {"state": None}, "reset option")
         if options["state"] is not None:
             state = State.from_dict(options["state"])
@@ -147,16 +149,16 @@ class raw_env(MaskedAECEnv):
             return state
         return State.deal(rng, self.num_players, **self.rules)
 
-    def observe_state(self, state, seat):
+    def observe_state(self, state, seat) -> np.ndarray:
         return _layout.observe(state, seat)
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)
 
-    def _final_rewards(self, state):
+    def _final_rewards(self, state) -> np.ndarray:
         if self.reward_mode != "score_diff":
             return state.returns()
         # own score minus the mean of the others' scores, divided by 50 (RULES.md)
@@ -164,7 +166,7 @@ class raw_env(MaskedAECEnv):
         n = self.num_players
         return (scores - (scores.sum() - scores) / (n - 1)) / 50.0
 
-    def _game_infos(self, state, seat):
+    def _game_infos(self, state, seat) -> dict:
         # the same keys and shapes at every step (replay buffers stack them): the final
         # scores, zero until the game is over
         scores = np.zeros(self.num_players, dtype=np.int64)
@@ -177,7 +179,7 @@ class raw_env(MaskedAECEnv):
         return {"scores": scores, "category_scores": categories}
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> StrictOrderEnforcingWrapper:
     """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
     after every agent is done raises).
 

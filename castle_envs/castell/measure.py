@@ -101,7 +101,7 @@ def heuristic_policy(state: State, rng: np.random.Generator | None = None) -> in
 
 def random_games(
     num_players: int, games: int, seed: int, advanced: bool = False, agent: str = "random"
-):
+) -> tuple[int, float, dict[str, float]]:
     """Play ``games`` games; return (steps, seconds, mean final score per category)."""
     e = make_env(num_players=num_players, advanced=advanced)
     rng = np.random.default_rng(seed)
@@ -128,7 +128,7 @@ def random_games(
     return steps, elapsed, {c: float(np.mean(v)) for c, v in totals.items()}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--games", type=int, default=100)

@@ -12,6 +12,9 @@ A view holds the whole action space (395 rows) unless given a capacity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..core.moves import StateMoves, feature_columns
@@ -129,7 +132,7 @@ def next_festival(state: State) -> int:
     return -1
 
 
-def move_rows(state: State, actions) -> np.ndarray:
+def move_rows(state: State, actions: np.ndarray) -> np.ndarray:
     """(len(actions), NUM_FEATURES) float32: the rows of these legal moves."""
     p = state.current_player
     fest = next_festival(state)
@@ -156,118 +159,172 @@ def move_rows(state: State, actions) -> np.ndarray:
     return out
 
 
-def _fill(row, a, state, p, sizes, fest_region) -> None:
-    c = COLUMN
+@dataclass
+class _After:
+    """The mover's side of the position after a move, as far as the features need it."""
+
+    kind: int
+    pawn: int
+    tower: list
+    free: np.ndarray
+    owned: np.ndarray
+    skills: np.ndarray
+    tokens: int
+    moved: bool
+    trained: bool
+    specialed: bool
+    edits: int
+    region_castellers: int
+    recruit_open: bool = False
+    performed_tile: int = -1
+    recruited: int = -1  # the size recruited, if the move recruits
+
+
+def _fill(
+    row: np.ndarray, a: int, state: State, p: int, sizes: Sequence[int], fest_region: int
+) -> None:
+    after = _after(row, a, state, p)
+    row[after.kind] = 1
+    _fill_region(row, after, state, fest_region)
+    _fill_player(row, after, state, sizes, fest_region)
+
+
+def _after(row: np.ndarray, a: int, state: State, p: int) -> _After:
+    """What move ``a`` changes for seat ``p`` (and the features only the move itself gives)."""
     pawn = int(state.pawn[p])
-    tower = list(state.towers[p])
-    free = state.free(p).copy()
-    owned = state.hand[p].copy()
-    skills = state.skills[p].copy()
-    tokens = int(state.tokens[p])
-    moved, trained, specialed = state.moved, state.trained, state.specialed
-    recruit_open = False
-    edits = state.edits
-    region_castellers = state.regions[pawn].sum() if pawn >= 0 else 0
-    performed_tile = -1
-
-    def recruit(size):
-        nonlocal region_castellers
-        free[size] += 1
-        owned[size] += 1
-        region_castellers -= 1
-        row[c["size/10"]] = (size + 1) / 10
-        row[c["size_in_next_festival"]] = size in sizes
-        row[c["owned_of_size/8"]] = min(owned[size], 8) / 8
-
+    x = _After(
+        kind=12,
+        pawn=pawn,
+        tower=list(state.towers[p]),
+        free=state.free(p).copy(),
+        owned=state.hand[p].copy(),
+        skills=state.skills[p].copy(),
+        tokens=int(state.tokens[p]),
+        moved=state.moved,
+        trained=state.trained,
+        specialed=state.specialed,
+        edits=state.edits,
+        region_castellers=state.regions[pawn].sum() if pawn >= 0 else 0,
+    )
     if a >= LEVEL0:
-        if a < DISMANTLE_TOP:
-            kind = 9
-            w, lo, mixed = _LEVEL_SIZE[a]
-            tower.append((w, lo, mixed))
-            free[lo] -= w - mixed
-            if mixed:
-                free[lo + 1] -= mixed
-            row[c["level_width/8"]] = w / 8
-            row[c["level_number/10"]] = (lo + 1) / 10
-            row[c["level_mixed"]] = mixed > 0
-            edits += 1
-        elif a == DISMANTLE_TOP:
-            kind = 10
-            w, lo, mixed = tower.pop()
-            free[lo] += w - mixed
-            if mixed:
-                free[lo + 1] += mixed
-            edits += 1
-        elif a == DISMANTLE_ALL:
-            kind = 11
-            free = owned.copy()
-            tower = []
-            edits += 1
-        else:
-            kind = 12
+        _tower_edit(row, a, x)
     elif a < RECRUIT0:
-        kind = 0
-        pawn = a - MOVE0
-        moved = True
-        region_castellers = state.regions[pawn].sum()
+        x.kind, x.pawn, x.moved = 0, a - MOVE0, True
+        x.region_castellers = state.regions[x.pawn].sum()
     elif a < TRAIN0:
-        kind = 1
-        recruit(a - RECRUIT0)
-        recruit_open = state.recruits == 0
+        x.kind = 1
+        _recruit(row, x, a - RECRUIT0)
+        x.recruit_open = state.recruits == 0
     elif a < TOKEN0:
-        kind = 2
         skill = a - TRAIN0
-        skills[skill] += 1
+        x.kind, x.trained = 2, True
+        x.skills[skill] += 1
         row[_SKILL + skill] = 1
-        row[c["skill_after/3"]] = min(skills[skill], 3) / 3
-        trained = True
+        row[COLUMN["skill_after/3"]] = min(x.skills[skill], 3) / 3
     else:
-        token = a < WHEEL0
-        offset = a - (TOKEN0 if token else WHEEL0)
-        base_kind = 3 if token else 6
-        if token:
-            tokens -= 1
-            specialed = True
-        else:
-            trained = True
-        if offset < SP_MOVE:
-            kind = base_kind
-            recruit(offset - SP_RECRUIT)
-        elif offset < SP_PERFORM:
-            kind = base_kind + 1
-            pawn = offset - SP_MOVE
-            region_castellers = state.regions[pawn].sum()
-        else:
-            kind = base_kind + 2
-            slot = offset - SP_PERFORM
-            performed_tile = int(state.lp[pawn, slot])
-            row[c["tile_points/5"]] = D.LOCAL_PERFORMANCES[performed_tile].points / 5
-            lying = int(state.lp_tokens[pawn].sum())
-            row[c["tokens_collected/8"]] = min(lying, 8) / 8
-    row[kind] = 1
-    if pawn >= 0:
-        row[_REGION + pawn] = 1
-        row[c["at_next_festival"]] = pawn == fest_region
-        row[c["festival_distance/3"]] = (
-            min(DIST[pawn, fest_region], 3) / 3 if fest_region >= 0 else 0
-        )
-        row[c["region_castellers/5"]] = min(region_castellers, 5) / 5
-        row[c["region_tokens/8"]] = min(int(state.lp_tokens[pawn].sum()), 8) / 8
-        if tower:
-            meets = 0
-            for j in range(D.LP_PER_ROW):
-                tile = int(state.lp[pawn, j])
-                if (
-                    tile >= 0
-                    and tile != performed_tile
-                    and tower_meets(tower, skills, D.LOCAL_PERFORMANCES[tile])
-                ):
-                    meets += 1
-            row[c["performable_here/2"]] = meets / 2
+        _special(row, a, state, x)
+    return x
+
+
+def _tower_edit(row: np.ndarray, a: int, x: _After) -> None:
+    c = COLUMN
+    if a < DISMANTLE_TOP:
+        x.kind = 9
+        w, lo, mixed = _LEVEL_SIZE[a]
+        x.tower.append((w, lo, mixed))
+        x.free[lo] -= w - mixed
+        if mixed:
+            x.free[lo + 1] -= mixed
+        row[c["level_width/8"]] = w / 8
+        row[c["level_number/10"]] = (lo + 1) / 10
+        row[c["level_mixed"]] = mixed > 0
+        x.edits += 1
+    elif a == DISMANTLE_TOP:
+        x.kind = 10
+        w, lo, mixed = x.tower.pop()
+        x.free[lo] += w - mixed
+        if mixed:
+            x.free[lo + 1] += mixed
+        x.edits += 1
+    elif a == DISMANTLE_ALL:
+        x.kind = 11
+        x.free = x.owned.copy()
+        x.tower = []
+        x.edits += 1
+
+
+def _recruit(row: np.ndarray, x: _After, size: int) -> None:
+    c = COLUMN
+    x.free[size] += 1
+    x.owned[size] += 1
+    x.region_castellers -= 1
+    row[c["size/10"]] = (size + 1) / 10
+    row[c["owned_of_size/8"]] = min(x.owned[size], 8) / 8
+    x.recruited = size
+
+
+def _special(row: np.ndarray, a: int, state: State, x: _After) -> None:
+    """A token action or a wheel action: a recruit, a move or a local performance."""
+    c = COLUMN
+    token = a < WHEEL0
+    offset = a - (TOKEN0 if token else WHEEL0)
+    base_kind = 3 if token else 6
+    if token:
+        x.tokens -= 1
+        x.specialed = True
     else:
+        x.trained = True
+    if offset < SP_MOVE:
+        x.kind = base_kind
+        _recruit(row, x, offset - SP_RECRUIT)
+    elif offset < SP_PERFORM:
+        x.kind = base_kind + 1
+        x.pawn = offset - SP_MOVE
+        x.region_castellers = state.regions[x.pawn].sum()
+    else:
+        x.kind = base_kind + 2
+        slot = offset - SP_PERFORM
+        x.performed_tile = int(state.lp[x.pawn, slot])
+        row[c["tile_points/5"]] = D.LOCAL_PERFORMANCES[x.performed_tile].points / 5
+        lying = int(state.lp_tokens[x.pawn].sum())
+        row[c["tokens_collected/8"]] = min(lying, 8) / 8
+
+
+def _fill_region(row: np.ndarray, x: _After, state: State, fest_region: int) -> None:
+    """Where the pawn stands after the move, and what it could perform there."""
+    c = COLUMN
+    pawn = x.pawn
+    if pawn < 0:
         row[c["off_board"]] = 1
         row[c["festival_distance/3"]] = 1.0
-    in_tower = owned - free
+        return
+    row[_REGION + pawn] = 1
+    row[c["at_next_festival"]] = pawn == fest_region
+    row[c["festival_distance/3"]] = min(DIST[pawn, fest_region], 3) / 3 if fest_region >= 0 else 0
+    row[c["region_castellers/5"]] = min(x.region_castellers, 5) / 5
+    row[c["region_tokens/8"]] = min(int(state.lp_tokens[pawn].sum()), 8) / 8
+    if x.tower:
+        meets = 0
+        for j in range(D.LP_PER_ROW):
+            tile = int(state.lp[pawn, j])
+            if (
+                tile >= 0
+                and tile != x.performed_tile
+                and tower_meets(x.tower, x.skills, D.LOCAL_PERFORMANCES[tile])
+            ):
+                meets += 1
+        row[c["performable_here/2"]] = meets / 2
+
+
+def _fill_player(
+    row: np.ndarray, x: _After, state: State, sizes: Sequence[int], fest_region: int
+) -> None:
+    """The mover's tower, castellers and turn after the move."""
+    c = COLUMN
+    if x.recruited >= 0:
+        row[c["size_in_next_festival"]] = x.recruited in sizes
+    tower = x.tower
+    in_tower = x.owned - x.free
     row[c["tower_levels/10"]] = min(len(tower), 10) / 10
     row[c["tower_castellers/30"]] = min(int(in_tower.sum()), 30) / 30
     row[c["tower_bottom_width/8"]] = (tower[0][0] if tower else 0) / 8
@@ -277,15 +334,15 @@ def _fill(row, a, state, p, sizes, fest_region) -> None:
     if ready:
         score = len(tower) + int(sum(in_tower[s] for s in set(sizes)))
         row[c["tower_score_next/20"]] = min(score, 20) / 20
-        row[c["competes_next"]] = pawn == fest_region
-    row[c["free_castellers/15"]] = min(int(free.sum()), 15) / 15
-    row[c["owned/30"]] = min(int(owned.sum()), 30) / 30
-    row[c["tokens_left/7"]] = tokens / D.TOKENS_PER_PLAYER
-    row[c["moved"]] = moved
-    row[c["trained"]] = trained
-    row[c["specialed"]] = specialed
-    row[c["second_recruit_open"]] = recruit_open
-    row[c["edits_left/12"]] = max(state.edit_limit - edits, 0) / max(state.edit_limit, 12)
+        row[c["competes_next"]] = x.pawn == fest_region
+    row[c["free_castellers/15"]] = min(int(x.free.sum()), 15) / 15
+    row[c["owned/30"]] = min(int(x.owned.sum()), 30) / 30
+    row[c["tokens_left/7"]] = x.tokens / D.TOKENS_PER_PLAYER
+    row[c["moved"]] = x.moved
+    row[c["trained"]] = x.trained
+    row[c["specialed"]] = x.specialed
+    row[c["second_recruit_open"]] = x.recruit_open
+    row[c["edits_left/12"]] = max(state.edit_limit - x.edits, 0) / max(state.edit_limit, 12)
 
 
 class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=CAPACITY):
@@ -293,7 +350,7 @@ class CastellMoves(StateMoves, game="castell", features=FEATURES, capacity=CAPAC
 
     rows = staticmethod(move_rows)
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from .observation import observe
 
         return observe(state, state.current_player)

@@ -8,7 +8,11 @@ level, casteller by casteller. Everything in Castell is public.
 
 from __future__ import annotations
 
-from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Scene, scene_renderers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core.scene import BLACK, GOLD, MUTED, PALE, WHITE, Color, Scene, scene_renderers
 from . import data as D
 from .rules import NR, State, level_text
 
@@ -23,7 +27,7 @@ LEGEND = (
 )
 
 
-def _numbers(counts) -> str:
+def _numbers(counts: Sequence[int]) -> str:
     return (
         " ".join(f"{s + 1}" + (f"x{c}" if c > 1 else "") for s, c in enumerate(counts) if c) or "-"
     )
@@ -128,7 +132,7 @@ CARD = (236, 228, 204)
 CHIP = (252, 250, 244)
 
 
-def pawn(scene: Scene, cx, bottom, color, size=16):
+def pawn(scene: Scene, cx: float, bottom: float, color: Color, size: float = 16) -> None:
     """A player's pawn: a head on a body."""
     neck = bottom - size * 0.55
     scene.polygon(
@@ -144,7 +148,16 @@ def pawn(scene: Scene, cx, bottom, color, size=16):
     scene.circle(cx, bottom - size * 0.72, size * 0.22, color, outline=BLACK)
 
 
-def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3):
+def _chips(
+    scene: Scene,
+    x: float,
+    y: float,
+    counts: Sequence[int] | np.ndarray,
+    per_row: int,
+    w: float = 34,
+    h: float = 18,
+    gap: float = 3,
+) -> int:
     """Castellers by number: one chip per number held, '4x3' when there are three 4s."""
     k = 0
     for size, count in enumerate(counts):
@@ -167,7 +180,7 @@ def _chips(scene: Scene, x, y, counts, per_row, w=34, h=18, gap=3):
     return k
 
 
-def _lp_tile(scene: Scene, x, y, w, h, tile: int):
+def _lp_tile(scene: Scene, x: float, y: float, w: float, h: float, tile: int) -> None:
     if tile < 0:
         scene.rect(x, y, w, h, outline=(170, 160, 140), radius=4)
         scene.text(x + 4, y, w - 8, h, "performed", MUTED, 11)
@@ -195,7 +208,7 @@ def _lp_tile(scene: Scene, x, y, w, h, tile: int):
     )
 
 
-def _region(scene: Scene, state: State, r: int):
+def _region(scene: Scene, state: State, r: int) -> None:
     x = GRID_X + (r % 4) * CELL_W
     y = GRID_Y + (r // 4) * CELL_H
     w, h = CELL_W - 8, CELL_H - 8
@@ -227,7 +240,7 @@ def _region(scene: Scene, state: State, r: int):
         _lp_tile(scene, x + 6, y + 104 + j * 23, w - 12, 21, int(tile))
 
 
-def _legend_cell(scene: Scene, state: State):
+def _legend_cell(scene: Scene, state: State) -> None:
     x, y = GRID_X + 3 * CELL_W, GRID_Y + CELL_H
     w = CELL_W - 8
     if not state.advanced:
@@ -250,7 +263,7 @@ def _legend_cell(scene: Scene, state: State):
         scene.text(x + 4, y + 26 + i * 16, w, 15, line, PALE, 11)
 
 
-def _panel(scene: Scene, state: State):
+def _panel(scene: Scene, state: State) -> None:
     x, w = PANEL_X, WIDTH - PANEL_X - 12
     y = GRID_Y
     scene.text(
@@ -282,7 +295,7 @@ def _panel(scene: Scene, state: State):
         row += 1
 
 
-def _tower(scene: Scene, tower, x, bottom, w, room):
+def _tower(scene: Scene, tower: Sequence, x: float, bottom: float, w: float, room: float) -> None:
     """The tower, bottom level lowest: one box per casteller with its number."""
     box = min(20.0, (w - 8) / max([lv[0] for lv in tower] + [1]) - 1)
     pitch = 18
@@ -318,7 +331,7 @@ def _tower(scene: Scene, tower, x, bottom, w, room):
             scene.text(bx, y, box, 16, str(number), BLACK, 11, "center")
 
 
-def _player(scene: Scene, state: State, p: int):
+def _player(scene: Scene, state: State, p: int) -> None:
     n = state.num_players
     pw = (WIDTH - 24) / n
     x, y = 12 + p * pw, PLAYERS_Y

@@ -8,7 +8,8 @@ list of levels ``(width, lo, mixed)``: ``width - mixed`` castellers of index ``l
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -103,7 +104,7 @@ _ALL_LEVELS = np.ones(len(LEVEL_TUPLES), dtype=bool)
 
 
 # --- towers -----------------------------------------------------------------------------
-def forced_uses(levels) -> tuple[int, int, int]:
+def forced_uses(levels: Sequence[Sequence[int]]) -> tuple[int, int, int]:
     """(Balance, Strength, Mix) uses a tower needs: each is forced by its levels."""
     bal = strength = mix = 0
     for i, (w, lo, m) in enumerate(levels):
@@ -118,7 +119,9 @@ def forced_uses(levels) -> tuple[int, int, int]:
     return bal, strength, mix
 
 
-def width_resolutions(widths, base_val: int, width_val: int):
+def width_resolutions(
+    widths: Sequence[int], base_val: int, width_val: int
+) -> list[tuple[int, int]]:
     """Ways to pay for wide levels: (base levels b, width uses k) pairs.
 
     Widths never grow upwards, so the Base levels are the b lowest; Width raises the limit
@@ -135,7 +138,7 @@ def width_resolutions(widths, base_val: int, width_val: int):
     return out
 
 
-def tower_legal(levels, skills) -> bool:
+def tower_legal(levels: Sequence[Sequence[int]], skills: np.ndarray) -> bool:
     for i in range(1, len(levels)):
         w, lo, m = levels[i]
         bw, blo, _ = levels[i - 1]
@@ -147,7 +150,9 @@ def tower_legal(levels, skills) -> bool:
     return bool(width_resolutions([lv[0] for lv in levels], int(skills[BAS]), int(skills[WID])))
 
 
-def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
+def tower_meets(
+    levels: Sequence[Sequence[int]], skills: np.ndarray, tile: D.LocalPerformance
+) -> bool:
     """Does this (legal) tower meet a local performance tile?"""
     if tile.kind == "shape":
         return len(levels) == len(tile.shape) and all(
@@ -167,7 +172,7 @@ def tower_meets(levels, skills, tile: D.LocalPerformance) -> bool:
     )
 
 
-def level_text(level) -> str:
+def level_text(level: Sequence[int]) -> str:
     w, lo, m = level
     text = f"{w - m}x{lo + 1}"
     return text + (f"+{m}x{lo + 2}" if m else "")
@@ -177,7 +182,7 @@ class State(GameState):
     actions = ACTIONS
     _obs_cache: dict  # observation.py's per-position cache, made on first use
 
-    def __init__(self, num_players: int = 2, **rules):
+    def __init__(self, num_players: int = 2, **rules: Any) -> None:
         self.num_players = check_choice("num_players", num_players, (2, 3, 4))
         self.rules = check_options(rules, RULE_DEFAULTS, "rules option")
         r = self.rules
@@ -234,7 +239,7 @@ class State(GameState):
 
     # --- setup ------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules) -> State:
+    def deal(cls, rng: np.random.Generator, num_players: int = 2, **rules: Any) -> State:
         s = cls(num_players, **rules)
         P = s.num_players
         bag = np.repeat(np.arange(NS), D.CASTELLERS_PER_SIZE)
@@ -320,7 +325,7 @@ class State(GameState):
         m[END_TURN] = True
         return m
 
-    def _special_mask(self, m, base, p, pawn):
+    def _special_mask(self, m: np.ndarray, base: int, p: int, pawn: int) -> None:
         if pawn >= 0:
             m[base + SP_RECRUIT : base + SP_RECRUIT + NS] = self.regions[pawn] > 0
             m[base + SP_MOVE + ADJ_IDX[pawn]] = True
@@ -333,7 +338,7 @@ class State(GameState):
         else:
             m[base + SP_MOVE : base + SP_MOVE + NR] = True
 
-    def _level_mask(self, p) -> np.ndarray:
+    def _level_mask(self, p: int) -> np.ndarray:
         free = self.hand[p] - self.in_tower[p]
         ok = (free[LEVEL_LO] >= LEVEL_NEED_LO) & (free[LEVEL_HI] >= LEVEL_NEED_HI)
         skills = self.skills[p]
@@ -403,11 +408,11 @@ class State(GameState):
             self.recruit_open = False
             self._special(p, a - WHEEL0, token=False)
 
-    def _take_from_region(self, p, size):
+    def _take_from_region(self, p: int, size: int) -> None:
         self.regions[self.pawn[p], size] -= 1
         self.hand[p, size] += 1
 
-    def _special(self, p, offset, token: bool):
+    def _special(self, p: int, offset: int, token: bool) -> None:
         self.board_version += 1
         if offset < SP_MOVE:
             self._take_from_region(p, offset - SP_RECRUIT)
@@ -427,7 +432,7 @@ class State(GameState):
         if token:
             self.lp_tokens[self.pawn[p], p] += 1
 
-    def _end_turn(self):
+    def _end_turn(self) -> None:
         self.moved = self.trained = self.specialed = self.recruit_open = False
         self.recruits = 0
         self.edits = 0
@@ -436,7 +441,7 @@ class State(GameState):
             self.turn_index = 0
             self._end_round()
 
-    def _end_round(self):
+    def _end_round(self) -> None:
         rnd = self.round
         self.player_version = [v + 1 for v in self.player_version]
         self.board_version += 1
@@ -453,7 +458,7 @@ class State(GameState):
                     self.regions[region, self.bag.pop()] += 1
         self.round += 1
 
-    def festival_entry(self, p: int, i: int):
+    def festival_entry(self, p: int, i: int) -> tuple[int, list[int]] | None:
         """(tower score, matching castellers per token) if the player competes, else None."""
         region, sizes = int(self.fest_region[i]), self.fest_sizes[i]
         tower = self.towers[p]
@@ -602,7 +607,7 @@ class State(GameState):
             return self._level_problem(p, w, lo, mixed)
         return "it is not legal in the current position"
 
-    def _level_problem(self, p, w, lo, mixed) -> str:
+    def _level_problem(self, p: int, w: int, lo: int, mixed: int) -> str:
         """Which tower rule a level breaks, and the skill that would pay for it."""
         skills = self.skills[p]
         tower = self.towers[p]
@@ -628,7 +633,7 @@ class State(GameState):
             f"(Base {skills[BAS]}, levels so far {len(tower)})"
         )
 
-    def describe_action(self, a) -> str:
+    def describe_action(self, a: Any) -> str:
         move = ACTIONS.decode(a)
         if self.is_terminal():
             return str(move)
@@ -778,7 +783,7 @@ class State(GameState):
         ]
         return s
 
-    def _validate_festivals(self, bad) -> None:
+    def _validate_festivals(self, bad: Callable[[str], NoReturn]) -> None:
         """The calendar holds the dealt festival tiles and size tokens, and what players won
         (size tokens, prizes, best tower) came from festivals already held."""
         P = self.num_players
@@ -821,10 +826,10 @@ class State(GameState):
                     f"casteller)"
                 )
 
-    def _validate(self):
+    def _validate(self) -> None:
         P = self.num_players
 
-        def bad(why):
+        def bad(why: str) -> NoReturn:
             raise InvalidStateError(f"corrupt Castell state: {why}")
 
         if (self.pawn < -1).any():

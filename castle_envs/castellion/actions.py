@@ -40,46 +40,46 @@ REGULAR, SAFE = 0, 1
 class Draw(NamedTuple):
     pile: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"draw from the {PILE_NAMES[self.pile]} pile"
 
 
 class TakeRevealed(NamedTuple):
     slot: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"play revealed tile {self.slot}"
 
 
 class EncounterNow(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "encounter the lowest ordeal now"
 
 
 class Place(NamedTuple):
     column: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "place at a new left column" if self.column < 0 else f"place on column {self.column}"
 
 
 class Discard(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "discard the tile"
 
 
 class DiscardPower(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "discard the tile and use its power"
 
 
 class PlaceTraitor(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "place the traitor beside the lowest ordeal"
 
 
 class DiscardTraitor(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "discard the traitor"
 
 
@@ -87,7 +87,7 @@ class Destroy(NamedTuple):
     row: int
     column: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"destroy row {self.row} column {self.column}"
 
 
@@ -97,35 +97,35 @@ class Swap(NamedTuple):
     row2: int
     column2: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"swap r{self.row1}c{self.column1} with r{self.row2}c{self.column2}"
 
 
 class Reveal(NamedTuple):
     pile: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"reveal from the {PILE_NAMES[self.pile]} pile"
 
 
 class Recover(NamedTuple):
     kind: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"recover {KIND_NAMES[self.kind]}"
 
 
 class Lift(NamedTuple):
     column: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"move the top tile of column {self.column}"
 
 
 class RevealOrdeal(NamedTuple):
     slot: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"reveal ordeal {self.slot + 1}"
 
 
@@ -154,7 +154,7 @@ SWAP_PAIRS = tuple(
 )
 
 
-def _moves():
+def _moves() -> list:
     moves: list[Any] = [Draw(0), Draw(1)] + [TakeRevealed(i) for i in range(4)] + [EncounterNow()]
     moves += [Place(c) for c in range(SIZE)] + [Place(-1)]
     moves += [Discard(), DiscardPower(), PlaceTraitor(), DiscardTraitor()]

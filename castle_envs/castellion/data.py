@@ -75,7 +75,7 @@ class Ordeal(NamedTuple):
     reconstructed: bool = False
 
 
-def _assaults():
+def _assaults() -> list:
     cards = []
     for slot, (need, penalty) in enumerate(((2, 16), (3, 32), (5, 42))):
         numeral = "I" * (slot + 1)

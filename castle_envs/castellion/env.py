@@ -63,6 +63,8 @@ episode with the penalty, False otherwise).
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -114,8 +116,8 @@ class CastellionEnv(MaskedSolitaireEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-        **rules,
-    ):
+        **rules: Any,
+    ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
         )
@@ -128,10 +130,10 @@ class CastellionEnv(MaskedSolitaireEnv):
         self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32), NUM_ACTIONS)
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[State]:
         return State
 
-    def new_state(self, rng, options):
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, RESET_OPTIONS, "reset option")
         saved = options.pop("state")
         if saved is not None:
@@ -145,10 +147,10 @@ class CastellionEnv(MaskedSolitaireEnv):
             return state
         return State.new_game(rng, self.level, options, **self.rules)
 
-    def observe_state(self, state):
+    def observe_state(self, state) -> np.ndarray:
         return _layout.encode(state)
 
-    def reward_snapshot(self, state):
+    def reward_snapshot(self, state) -> int:
         return state.current
 
     def step_reward(self, before, after) -> float:
@@ -156,11 +158,11 @@ class CastellionEnv(MaskedSolitaireEnv):
             return 1.0 if after.won else 0.0
         return (after.current - before) / 3.0
 
-    def state_info(self, state):
+    def state_info(self, state) -> dict:
         return game_info(state.phase, state.current, state.formations(), state.won)
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)

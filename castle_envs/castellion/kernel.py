@@ -156,7 +156,7 @@ _REGULAR_SCALE = L.REGULAR_SCALE.astype(np.float64)  # float32 values, multiplie
 
 # --- derived facts ------------------------------------------------------------------------
 @njit(cache=True)
-def castle_width(s):
+def castle_width(s: np.ndarray) -> int:
     w = 0
     for c in range(SIZE):
         if s[HEIGHT + c] != 0:
@@ -165,7 +165,7 @@ def castle_width(s):
 
 
 @njit(cache=True)
-def castle_size(s):
+def castle_size(s: np.ndarray) -> int:
     n = 0
     for c in range(SIZE):
         n += s[HEIGHT + c]
@@ -173,7 +173,7 @@ def castle_size(s):
 
 
 @njit(cache=True)
-def foundation_complete(s):
+def foundation_complete(s: np.ndarray) -> bool:
     for c in range(SIZE):
         if s[HEIGHT + c] == 0:
             return False
@@ -181,12 +181,12 @@ def foundation_complete(s):
 
 
 @njit(cache=True)
-def _tiles_played(s):
+def _tiles_played(s: np.ndarray) -> bool:
     return s[REG_N] == 0 and s[SAFE_N] == 0 and s[REV_N] == 0 and s[HAND] == NO_TILE
 
 
 @njit(cache=True)
-def faction_board(s, faction):
+def faction_board(s: np.ndarray, faction: int) -> int:
     board = np.int64(0)
     for c in range(SIZE):
         for r in range(s[HEIGHT + c]):
@@ -202,7 +202,7 @@ _four_tile_shape = njit(cache=True)(L.four_tile_shape)
 
 
 @njit(cache=True)
-def popcount(x):
+def popcount(x: int) -> int:
     """The number of set bits of ``x`` (tiles of a board or group bitmask)."""
     n = 0
     while x:
@@ -212,7 +212,7 @@ def popcount(x):
 
 
 @njit(cache=True)
-def low_bit_index(x):
+def low_bit_index(x: int) -> int:
     """The index of the lowest set bit of ``x`` (a cell of a non-empty bitmask)."""
     low = x & -x
     j = 0
@@ -222,7 +222,7 @@ def low_bit_index(x):
 
 
 @njit(cache=True)
-def count_formation(kind, t, b, li):
+def count_formation(kind: int, t: int, b: int, li: int) -> tuple[int, int, int]:
     """(towers, bastions, lines) with one more of ``kind`` (``shape_of_group``; -1 none)."""
     if kind == 0:
         t += 1
@@ -234,14 +234,14 @@ def count_formation(kind, t, b, li):
 
 
 @njit(cache=True)
-def shape_of_group(comp):
+def shape_of_group(comp: int) -> int:
     if popcount(comp) != 4:
         return -1
     return _four_tile_shape(comp)
 
 
 @njit(cache=True)
-def formations(s):
+def formations(s: np.ndarray) -> tuple[int, int, int]:
     """(towers, bastions, lines) now in the castle (``State.formations``)."""
     t = 0
     b = 0
@@ -257,7 +257,7 @@ def formations(s):
 
 # --- legality ------------------------------------------------------------------------------
 @njit(cache=True)
-def _shape_clash(s, kind, r, c, rules):
+def _shape_clash(s: np.ndarray, kind: int, r: int, c: int, rules: int) -> bool:
     shape = kind % 3
     if not (r == 1 and (rules & NEIGHBORS_EXEMPT)) and s[CELL + (r - 1) * SIZE + c] % 3 == shape:
         return True
@@ -269,7 +269,9 @@ def _shape_clash(s, kind, r, c, rules):
 
 
 @njit(cache=True)
-def placements(s, m, kind, rule3, exclude, rules):
+def placements(
+    s: np.ndarray, m: np.ndarray, kind: int, rule3: bool, exclude: int, rules: int
+) -> None:
     width = castle_width(s)
     if width == 0:
         if exclude != 0:
@@ -287,12 +289,12 @@ def placements(s, m, kind, rule3, exclude, rules):
 
 
 @njit(cache=True)
-def _splits(s, c):
+def _splits(s: np.ndarray, c: int) -> bool:
     return s[HEIGHT + c] == 1 and 0 < c < castle_width(s) - 1
 
 
 @njit(cache=True, inline="always")
-def _room_beside(s, heights, width, k):
+def _room_beside(s: np.ndarray, heights: int, width: int, k: int) -> bool:
     """Can column ``k``'s top tile go elsewhere: a new column fits, or another of the
     ``width`` columns (heights at ``s[heights:]``) is below the top row?"""
     if width < SIZE:
@@ -304,7 +306,7 @@ def _room_beside(s, heights, width, k):
 
 
 @njit(cache=True)
-def _move_possible(s, dec):
+def _move_possible(s: np.ndarray, dec: int) -> bool:
     """``rules._move_possible`` of the heights with column ``dec`` one lower."""
     width = 0
     total = 0
@@ -327,7 +329,7 @@ def _move_possible(s, dec):
 
 
 @njit(cache=True)
-def _power_ok(s, kind):
+def _power_ok(s: np.ndarray, kind: int) -> bool:
     faction = kind // 3
     if faction == JUGGLER:
         return castle_size(s) >= 2
@@ -345,7 +347,7 @@ def _power_ok(s, kind):
 
 
 @njit(cache=True)
-def _lift_ok(s, c):
+def _lift_ok(s: np.ndarray, c: int) -> bool:
     h = s[HEIGHT + c]
     if h == 0 or _splits(s, c):
         return False
@@ -355,7 +357,7 @@ def _lift_ok(s, c):
 
 
 @njit(cache=True)
-def compute_mask(s, level, rules, m):
+def compute_mask(s: np.ndarray, level: int, rules: int, m: np.ndarray) -> None:
     """``State.legal_action_mask`` into the row ``m`` (every entry is written)."""
     for k in range(m.shape[0]):
         m[k] = False
@@ -411,7 +413,7 @@ def compute_mask(s, level, rules, m):
 
 # --- changing the castle --------------------------------------------------------------------
 @njit(cache=True)
-def _shift(s, by):
+def _shift(s: np.ndarray, by: int) -> None:
     """Shift the castle ``by`` columns right (negative: left)."""
     if by > 0:
         for c in range(SIZE - 1, -1, -1):
@@ -429,7 +431,7 @@ def _shift(s, by):
 
 
 @njit(cache=True)
-def put(s, kind, column):
+def put(s: np.ndarray, kind: int, column: int) -> int:
     if column < 0:
         _shift(s, 1)
         column = 0
@@ -441,7 +443,7 @@ def put(s, kind, column):
 
 
 @njit(cache=True)
-def take(s, r, c):
+def take(s: np.ndarray, r: int, c: int) -> int:
     kind = s[CELL + r * SIZE + c]
     h = s[HEIGHT + c]
     for row in range(r, h - 1):
@@ -452,7 +454,7 @@ def take(s, r, c):
 
 
 @njit(cache=True)
-def left_align(s):
+def left_align(s: np.ndarray) -> None:
     if s[HEIGHT] == 0:
         for c in range(1, SIZE):
             if s[HEIGHT + c]:
@@ -461,7 +463,7 @@ def left_align(s):
 
 
 @njit(cache=True)
-def remove_rows(s, rows):
+def remove_rows(s: np.ndarray, rows: int) -> None:
     for c in range(SIZE):
         h = s[HEIGHT + c]
         for r in range(min(rows, h)):
@@ -475,7 +477,7 @@ def remove_rows(s, rows):
 
 # --- applying moves ---------------------------------------------------------------------------
 @njit(cache=True)
-def _conclude(s, passed):
+def _conclude(s: np.ndarray, passed: bool) -> bool:
     if not passed:
         s[OUTCOME] = -1
         s[PHASE] = OVER
@@ -493,7 +495,7 @@ def _conclude(s, passed):
 
 
 @njit(cache=True)
-def encounter(s):
+def encounter(s: np.ndarray) -> bool:
     """Encounter the lowest ordeal; False while its penalty awaits the player's choices."""
     slot = s[CURRENT]
     card = s[ORD + slot]
@@ -518,7 +520,7 @@ def encounter(s):
 
 
 @njit(cache=True)
-def _resume(s):
+def _resume(s: np.ndarray) -> None:
     """After an encounter: the turn goes on with the tile in hand, else a new turn."""
     if s[OUTCOME] == 0 and s[HAND] >= 0:
         s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
@@ -527,7 +529,7 @@ def _resume(s):
 
 
 @njit(cache=True)
-def _end_turn(s):
+def _end_turn(s: np.ndarray) -> None:
     """Resolve what the rules force (complete castle, tiles exhausted), then a new turn."""
     while s[OUTCOME] == 0:
         if castle_size(s) == CELLS or _tiles_played(s):
@@ -540,7 +542,7 @@ def _end_turn(s):
 
 
 @njit(cache=True)
-def _after_place(s, level, cell):
+def _after_place(s: np.ndarray, level: int, cell: int) -> None:
     """Menace: completing a tower turns up a face-down ordeal of the player's choice."""
     if level == MENACE:
         any_down = False
@@ -556,7 +558,7 @@ def _after_place(s, level, cell):
 
 
 @njit(cache=True)
-def apply(s, action, level):
+def apply(s: np.ndarray, action: int, level: int) -> None:
     """``State.apply_legal``: the action is known to be legal."""
     phase = s[PHASE]
     if phase == DRAW_PHASE:
@@ -696,7 +698,7 @@ def apply(s, action, level):
 
 # --- the deal ---------------------------------------------------------------------------------
 @njit(cache=True)
-def clear(s):
+def clear(s: np.ndarray) -> None:
     """An empty position (``State.__init__``): empty piles, castle, hand; draw phase."""
     for k in range(WORDS):
         s[k] = 0
@@ -708,7 +710,7 @@ def clear(s):
 
 
 @njit(cache=True)
-def deal(s, w, level):
+def deal(s: np.ndarray, w: np.ndarray, level: int) -> None:
     """``State.new_game(rng, level)``: both piles shuffled by ``Generator.permutation`` and one
     ordeal card per slot by ``Generator.integers``, from the env's generator ``w``."""
     clear(s)
@@ -723,7 +725,7 @@ def deal(s, w, level):
 
 
 @njit(cache=True)
-def _deal_pile(s, w, base, full):
+def _deal_pile(s: np.ndarray, w: np.ndarray, base: int, full: np.ndarray) -> None:
     """``State._deal_pile`` without options: ``rest = full[permutation(n)]``, reversed (the
     pile's top is its last entry); the permutation is built in the pile's own region."""
     n = full.shape[0]
@@ -739,7 +741,7 @@ def _deal_pile(s, w, base, full):
 
 # --- what the player sees -----------------------------------------------------------------------
 @njit(cache=True)
-def encode(s, level, rules, obs):
+def encode(s: np.ndarray, level: int, rules: int, obs: np.ndarray) -> None:
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(L.OBS_SIZE):
         obs[k] = 0.0
@@ -808,7 +810,17 @@ def encode(s, level, rules, obs):
 
 # --- the batch ------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask):
+def reset_rows(
+    lo: int,
+    hi: int,
+    st: np.ndarray,
+    steps: np.ndarray,
+    rng: np.ndarray,
+    level: int,
+    rules: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
     st, rng, obs, mask = unowned(st), unowned(rng), unowned(obs), unowned(mask)
     for i in range(lo, hi):
@@ -819,26 +831,45 @@ def reset_rows(lo, hi, st, steps, rng, level, rules, obs, mask):
 
 
 @njit(cache=True, nogil=True)
-def reset_all(st, steps, rng, level, rules, obs, mask):
+def reset_all(
+    st: np.ndarray,
+    steps: np.ndarray,
+    rng: np.ndarray,
+    level: int,
+    rules: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     reset_rows(0, st.shape[0], st, steps, rng, level, rules, obs, mask)
 
 
 @njit(cache=True, nogil=True)
-def refresh_all(st, level, rules, obs, mask):
+def refresh_all(st: np.ndarray, level: int, rules: int, obs: np.ndarray, mask: np.ndarray) -> None:
     for i in range(st.shape[0]):
         encode(st[i], level, rules, obs[i])
         compute_mask(st[i], level, rules, mask[i])
 
 
 @njit(cache=True)
-def _reward(s, before, ordeals_reward):
+def _reward(s: np.ndarray, before: int, ordeals_reward: bool) -> float:
     if ordeals_reward:
         return (s[CURRENT] - before) / 3.0
     return 1.0 if s[OUTCOME] == 1 else 0.0
 
 
 @njit(cache=True)
-def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, out):
+def step_one(
+    s: np.ndarray,
+    steps: np.ndarray,
+    action: int,
+    level: int,
+    rules: int,
+    ordeals_reward: bool,
+    max_steps: int,
+    obs: np.ndarray,
+    m: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated);
     ``steps`` is a one-entry array, this env's step count."""
     before = s[CURRENT]
@@ -856,7 +887,20 @@ def step_one(s, steps, action, level, rules, ordeals_reward, max_steps, obs, m, 
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step):
+def step_rows(
+    lo: int,
+    hi: int,
+    st: np.ndarray,
+    steps: np.ndarray,
+    rng: np.ndarray,
+    actions: np.ndarray,
+    level: int,
+    rules: int,
+    ordeals_reward: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    step: tuple,
+) -> None:
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
@@ -887,7 +931,18 @@ def step_rows(lo, hi, st, steps, rng, actions, level, rules, ordeals_reward, obs
 
 
 @njit(cache=True, nogil=True)
-def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step):
+def step_batch(
+    st: np.ndarray,
+    steps: np.ndarray,
+    rng: np.ndarray,
+    actions: np.ndarray,
+    level: int,
+    rules: int,
+    ordeals_reward: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    step: tuple,
+) -> None:
     """One step of every env (``step_rows``), on this thread."""
     step_rows(
         0, st.shape[0], st, steps, rng, actions, level, rules, ordeals_reward, obs, mask, step
@@ -895,6 +950,6 @@ def step_batch(st, steps, rng, actions, level, rules, ordeals_reward, obs, mask,
 
 
 @njit(cache=True, nogil=True)
-def first_illegal(mask, actions):
+def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     """The first env whose action is out of range or masked out, or -1."""
     return first_illegal_of(mask, actions, NUM_ACTIONS)

@@ -27,7 +27,7 @@ def _check(s: State) -> None:
     assert State.from_json(s.to_json()) == s
 
 
-def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = False):
+def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     wins = passed = steps = 0
     start = time.perf_counter()
@@ -53,7 +53,7 @@ def play(level: str, games: int, seed: int, avoid_early: bool, check: bool = Fal
     }
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)

@@ -26,6 +26,7 @@ all call this kernel, so the three views agree exactly.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +66,9 @@ KINDS = (
     "lift",
     "reveal_ordeal",
 )
+
+if TYPE_CHECKING:
+    from castle_envs.castellion.rules import State
 FEATURES = (
     *KINDS,
     # the tile the move spends or touches (placed, discarded, taken, destroyed, lifted,
@@ -187,7 +191,7 @@ _BY_SLOT, _BY_SLOT_N = K._BY_SLOT, K._BY_SLOT_N
 
 
 @njit(cache=True)
-def _card_cost(cells, card, avail, size, bast):
+def _card_cost(cells: np.ndarray, card: int, avail: np.ndarray, size: int, bast: int) -> float:
     """The planner's cost of one card (``PlannerPolicy._card_cost``)."""
     if _KIND[card] == 2:
         return float(castle_cost(cells, _ORDERS[card, :1, :0], avail, _ROWS[card] + 1))
@@ -204,7 +208,7 @@ def _card_cost(cells, card, avail, size, bast):
 
 
 @njit(cache=True)
-def _slot_cost(t, level, slot, avail):
+def _slot_cost(t: np.ndarray, level: int, slot: int, avail: np.ndarray) -> float:
     """The cost of ordeal ``slot`` for the castle in row ``t``, averaged over the cards a
     face-down slot may hold; 0 past the last ordeal."""
     if slot >= 3:
@@ -222,7 +226,9 @@ def _slot_cost(t, level, slot, avail):
 
 
 @njit(cache=True)
-def _costs(t, u, level, avail):
+def _costs(
+    t: np.ndarray, u: np.ndarray, level: int, avail: np.ndarray
+) -> tuple[float, float, float]:
     """(lowest, next, third) ordeals' plan costs for the castle in ``t`` (0 past the last);
     each later ordeal is scored on the castle the face-up row-removal cards before it will
     leave, as the planner scores them (``u`` scratch)."""
@@ -241,7 +247,17 @@ def _costs(t, u, level, avail):
 
 
 @njit(cache=True)
-def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
+def planner_value(
+    s: np.ndarray,
+    u: np.ndarray,
+    level: int,
+    weights: np.ndarray,
+    pressure: float,
+    useful: float,
+    grow: float,
+    info: float,
+    scout: float,
+) -> float:
     """A planner's score of the non-final position in row ``s`` (the lab's Castellion
     planner plays by it: 1000 x ordeals passed, less the
     weighted plan costs of the lowest ordeal and the two after it and the ``pressure`` on
@@ -284,7 +300,7 @@ def planner_value(s, u, level, weights, pressure, useful, grow, info, scout):
 
 
 @njit(cache=True)
-def tower_cost(s, avail):
+def tower_cost(s: np.ndarray, avail: np.ndarray) -> float:
     """The tiles (``castle_cost``'s estimate) the castle in row ``s`` needs to hold one
     tower more than it holds now: completing a tower is how a player turns up a face-down
     Assault at the Menace, and an Assault known is one the castle can be built for."""
@@ -293,7 +309,7 @@ def tower_cost(s, avail):
 
 
 @njit(cache=True)
-def _close_up(u):
+def _close_up(u: np.ndarray) -> None:
     """Empty columns closed up, as the planner scores a castle after a row removal (one
     that leaves a gap has lost anyway: its foundation is incomplete)."""
     w = 0
@@ -311,7 +327,7 @@ def _close_up(u):
 
 
 @njit(cache=True)
-def _avail(s):
+def _avail(s: np.ndarray) -> np.ndarray:
     """Defenders per faction still to come: piles, revealed tiles, hand, lifted tile."""
     avail = np.zeros(4, np.int64)
     for i in range(s[K.REG_N]):
@@ -331,7 +347,7 @@ def _avail(s):
 
 
 @njit(cache=True)
-def _group(t, cell):
+def _group(t: np.ndarray, cell: int) -> tuple[int, bool]:
     """(size, could still form) of the same-faction group holding ``cell``."""
     comp = K.component(K.faction_board(t, t[K.CELL + cell] // 3), np.int64(1) << np.int64(cell))
     n = 0
@@ -354,7 +370,7 @@ def _group(t, cell):
 
 
 @njit(cache=True)
-def _dead_cells(t):
+def _dead_cells(t: np.ndarray) -> int:
     fb = np.zeros(4, np.int64)
     sb = np.zeros(3, np.int64)
     occ = frame(t[K.CELL : K.CELL + CELLS], 0, fb, sb)
@@ -362,7 +378,7 @@ def _dead_cells(t):
 
 
 @njit(cache=True)
-def _passes(t, level, slot, card):
+def _passes(t: np.ndarray, level: int, slot: int, card: int) -> float:
     """1 when encountering ``card`` in ``slot`` now passes without a penalty, else 0."""
     kind = _KIND[card]
     if kind == 2:
@@ -380,7 +396,7 @@ def _passes(t, level, slot, card):
 
 
 @njit(cache=True)
-def _encounter(f, t, level):
+def _encounter(f: np.ndarray, t: np.ndarray, level: int) -> None:
     """The lowest ordeal's encounter for the castle in ``t``: the share of the cards it may
     be that pass without penalty, unknown (face down), the penalty of a face-up Assault."""
     slot = t[K.CURRENT]
@@ -401,7 +417,7 @@ def _encounter(f, t, level):
 
 
 @njit(cache=True)
-def _trigger(s, slot):
+def _trigger(s: np.ndarray, slot: int) -> int:
     """Traitors that bring ordeal ``slot``'s encounter (a face-down card: 2, as every
     Assault)."""
     if s[K.FACE + slot]:
@@ -410,7 +426,7 @@ def _trigger(s, slot):
 
 
 @njit(cache=True)
-def _pile(f, s, regular):
+def _pile(f: np.ndarray, s: np.ndarray, regular: bool) -> None:
     """A draw's or a reveal's pile: its size and its share of Traitors (by counting)."""
     if regular:
         n = s[K.REG_N]
@@ -424,7 +440,7 @@ def _pile(f, s, regular):
 
 
 @njit(cache=True)
-def _tile(f, kind):
+def _tile(f: np.ndarray, kind: int) -> None:
     if kind < 0:
         return
     if kind == TRAITOR:
@@ -437,7 +453,18 @@ def _tile(f, kind):
 
 
 @njit(cache=True)
-def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c):
+def _take_tile(
+    f: np.ndarray,
+    t: np.ndarray,
+    s: np.ndarray,
+    level: int,
+    avail: np.ndarray,
+    u: np.ndarray,
+    before: tuple[int, int, int],
+    cost_before: float,
+    r: int,
+    c: int,
+) -> None:
     """A move that takes the tile at row ``r``, column ``c`` off the castle (a destroy, a
     Pyro lift): where it stood, then the castle after, ``t`` (a copy of ``s``)."""
     _tile(f, s[K.CELL + r * SIZE + c])
@@ -450,7 +477,16 @@ def _take_tile(f, t, s, level, avail, u, before, cost_before, r, c):
 
 
 @njit(cache=True)
-def _castle(f, t, s, level, avail, u, before, cost_before):
+def _castle(
+    f: np.ndarray,
+    t: np.ndarray,
+    s: np.ndarray,
+    level: int,
+    avail: np.ndarray,
+    u: np.ndarray,
+    before: tuple[int, int, int],
+    cost_before: float,
+) -> None:
     """The castle-after columns and the plan costs for the position ``t``."""
     size = K.castle_size(t)
     f[AFTER] = size / 36.0
@@ -478,7 +514,16 @@ def _castle(f, t, s, level, avail, u, before, cost_before):
 
 
 @njit(cache=True)
-def _best_placement(s, t, u, m, level, rules, kind, avail):
+def _best_placement(
+    s: np.ndarray,
+    t: np.ndarray,
+    u: np.ndarray,
+    m: np.ndarray,
+    level: int,
+    rules: int,
+    kind: int,
+    avail: np.ndarray,
+) -> tuple[float, bool]:
     """(best current plan cost over the legal placements of ``kind``, any placement)."""
     best = BIG * 1.0
     t[:] = s
@@ -499,7 +544,20 @@ def _best_placement(s, t, u, m, level, rules, kind, avail):
 
 
 @njit(cache=True)
-def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
+def _fill(
+    f: np.ndarray,
+    s: np.ndarray,
+    a: int,
+    level: int,
+    rules: int,
+    t: np.ndarray,
+    u: np.ndarray,
+    m: np.ndarray,
+    avail: np.ndarray,
+    before: tuple[int, int, int],
+    cost_before: float,
+    base: np.ndarray,
+) -> None:
     """Row ``f`` of legal move ``a``; ``base``: the castle columns of the position as it is
     (copied for the moves that leave the castle alone)."""
     for k in range(f.shape[0]):
@@ -604,7 +662,7 @@ def _fill(f, s, a, level, rules, t, u, m, avail, before, cost_before, base):
 
 
 @njit(cache=True)
-def _context(f, s, level, cost_before):
+def _context(f: np.ndarray, s: np.ndarray, level: int, cost_before: float) -> None:
     f[CONTEXT + level] = 1.0
     slot = s[K.CURRENT]
     f[CONTEXT + 3] = slot / 3.0
@@ -622,7 +680,17 @@ def _context(f, s, level, cost_before):
 
 
 @njit(cache=True)
-def move_rows(s, level, rules, feats, ids, valid, t, u, m):
+def move_rows(
+    s: np.ndarray,
+    level: int,
+    rules: int,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    t: np.ndarray,
+    u: np.ndarray,
+    m: np.ndarray,
+) -> int:
     """The rows of the position in ``s``; returns its number of legal moves (rows past
     ``feats.shape[0]`` are dropped: the default capacity holds every action)."""
     for k in range(ids.shape[0]):
@@ -665,7 +733,18 @@ def move_rows(s, level, rules, feats, ids, valid, t, u, m):
 
 
 @njit(cache=True)
-def move_rows_batch(st, level, rules, feats, ids, valid, legal, t, u, m):
+def move_rows_batch(
+    st: np.ndarray,
+    level: int,
+    rules: int,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    legal: np.ndarray,
+    t: np.ndarray,
+    u: np.ndarray,
+    m: np.ndarray,
+) -> None:
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     for i in range(st.shape[0]):
         legal[i] = move_rows(st[i], level, rules, feats[i], ids[i], valid[i], t, u, m)
@@ -674,7 +753,7 @@ def move_rows_batch(st, level, rules, feats, ids, valid, legal, t, u, m):
 class Scratch:
     """The scratch rows ``move_rows`` works in (one set per thread)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         from castle_envs.core.batched import state_dtype
 
         self.t = np.zeros(K.WORDS, state_dtype())
@@ -682,7 +761,7 @@ class Scratch:
         # the position's mask, then room for a placement mask
         self.m = np.zeros(2 * K.MASK_WIDTH, np.bool_)
 
-    def args(self):
+    def args(self) -> tuple:
         return self.t, self.u, self.m
 
 
@@ -695,7 +774,7 @@ class CastellionMoves(KernelMoves):
 
     game = "castellion"
 
-    def __init__(self, capacity: int = 137):
+    def __init__(self, capacity: int = 137) -> None:
         from castle_envs.core.batched import state_dtype
 
         super().__init__(capacity, NUM_FEATURES)
@@ -707,12 +786,12 @@ class CastellionMoves(KernelMoves):
     def feature_names(cls) -> tuple[str, ...]:
         return FEATURES
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from castle_envs.castellion.observation import encode
 
         return encode(state)
 
-    def from_rows(self, s, level: int, rules: int, out: dict) -> int:
+    def from_rows(self, s: np.ndarray, level: int, rules: int, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel row; returns the legal moves."""
         valid = out["move_mask"].view(np.bool_)
         return int(
@@ -721,21 +800,18 @@ class CastellionMoves(KernelMoves):
             )
         )
 
-    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+    def from_state(self, state: State, out: dict | None = None) -> tuple[dict, int]:
         """The view of a ``castellion.rules.State`` (and its legal move count)."""
         from castle_envs.castellion.vector import write_state
 
         out = self.empty() if out is None else out
-        rules = {
-            "foundation_exemption": state.foundation_exemption,
-            "early_encounter": state.early_encounter,
-        }
+        rules = state.rule_options()
         write_state(self._s, state, state.level, rules)
         return out, self.from_rows(self._s, state.level, self._K.rule_flags(rules), out)
 
-    def from_env(self, env, out: dict) -> int:
+    def from_env(self, env: Any, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastellionEnv``)."""
         return self.from_rows(env._s, env.level_index, env.rule_flags, out)
 
-    def batch(self, st, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
+    def batch(self, st: np.ndarray, level: int, rules: int, out: dict, legal: np.ndarray) -> None:
         self._batch((st, level, rules), out, legal)

@@ -38,7 +38,7 @@ _NOT_COL0 = ((1 << 36) - 1) & ~_COL0
 _NOT_COL5 = ((1 << 36) - 1) & ~(_COL0 << (SIZE - 1))
 
 
-def _sites():
+def _sites() -> tuple:
     """Every formation pattern in the 6 x 6 frame: (kind, cells, outside neighbours,
     cells under it), kind 0 tower, 1 bastion, 2 line (the order of ``formations()``)."""
     out = []
@@ -88,7 +88,7 @@ def orders_for(towers: int, bastions: int, lines: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def frame(cells, off, fb, sb):
+def frame(cells: np.ndarray, off: int, fb: np.ndarray, sb: np.ndarray) -> int:
     """The castle's boards shifted ``off`` columns right in the frame; returns occupied."""
     occ = 0
     for f in range(4):
@@ -107,7 +107,7 @@ def frame(cells, off, fb, sb):
 
 
 @njit(cache=True)
-def dead_cells(occ, sb):
+def dead_cells(occ: int, sb: np.ndarray) -> int:
     """Empty cells above the foundation that no shape may fill (rule 3)."""
     dead = ~occ & ~np.int64(_ROW0) & np.int64((1 << 36) - 1)
     for s in range(3):
@@ -118,7 +118,20 @@ def dead_cells(occ, sb):
 
 
 @njit(cache=True)
-def _plan(occ, fb, dead, order, avail, need_rows, sp, sn, su, starts, chosen_p, chosen_f):
+def _plan(
+    occ: int,
+    fb: np.ndarray,
+    dead: int,
+    order: np.ndarray,
+    avail: np.ndarray,
+    need_rows: int,
+    sp: np.ndarray,
+    sn: np.ndarray,
+    su: np.ndarray,
+    starts: np.ndarray,
+    chosen_p: np.ndarray,
+    chosen_f: np.ndarray,
+) -> int:
     """Tiles still needed for the formations of ``order`` (kind ids) plus the complete
     rows ``need_rows`` (a mask); BIG when some formation has no usable site."""
     union = np.int64(0)
@@ -174,7 +187,7 @@ def _plan(occ, fb, dead, order, avail, need_rows, sp, sn, su, starts, chosen_p, 
 
 
 @njit(cache=True)
-def castle_cost(cells, orders, avail, rows):
+def castle_cost(cells: np.ndarray, orders: np.ndarray, avail: np.ndarray, rows: int) -> int:
     """The fewest tiles (estimated) that ``cells`` (36 kinds, -1 empty, left-aligned) needs
     to hold one formation per entry of an ``orders`` row and complete rows 0..``rows``-1,
     over every order of the formations and every placement of the castle in the frame."""
@@ -217,7 +230,7 @@ def castle_cost(cells, orders, avail, rows):
 
 
 @njit(cache=True)
-def bastions(cells):
+def bastions(cells: np.ndarray) -> int:
     """The bastions now in the castle ``cells`` (36 kinds, -1 empty): groups of exactly four
     tiles of one faction in a 2 x 2 square (``State.formations()[1]``, compiled)."""
     count = 0

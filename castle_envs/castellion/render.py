@@ -106,7 +106,7 @@ SHAPE_NAMES = ("tower", "bastion", "line")
 _REASONS = ("", "the Traitor's cost", "Pyro's power", "the Assault's penalty")
 
 
-def tile(scene: Scene, x, y, kind: int, size=TILE - 4):
+def tile(scene: Scene, x: float, y: float, kind: int, size: float = TILE - 4) -> None:
     """A Dream tile: a Defender in its faction's colour with its shape, or a Traitor."""
     if kind >= 12:
         black = kind == 13
@@ -156,7 +156,7 @@ def _formation_cells(state: State) -> list[tuple[int, int]]:
     return out
 
 
-def _board(scene: Scene, state: State):
+def _board(scene: Scene, state: State) -> None:
     side = SIZE * TILE
     scene.rect(BOARD_X - 4, BOARD_Y - 4, side + 8, side + 8, fill=BOARD_COLOR, radius=6)
     for r in range(SIZE):
@@ -191,7 +191,7 @@ def _board(scene: Scene, state: State):
         )
 
 
-def _ordeal(scene: Scene, state: State, slot: int, y: float, h: float):
+def _ordeal(scene: Scene, state: State, slot: int, y: float, h: float) -> None:
     x, w = PANEL_X, WIDTH - PANEL_X - 16
     passed, current = slot < state.current, slot == state.current and state.phase != OVER
     numeral = "I" * (slot + 1)
@@ -293,7 +293,7 @@ def prompt(state: State) -> str:
     return PHASE_NAMES[phase]
 
 
-def _bottom(scene: Scene, state: State):
+def _bottom(scene: Scene, state: State) -> None:
     y = BOARD_Y + SIZE * TILE + 50
     held = state.hand if state.hand >= 0 else state.lifted
     scene.text(
@@ -314,7 +314,7 @@ def _bottom(scene: Scene, state: State):
         scene.text(rx + i * 50, y + 70, 46, 14, str(i), MUTED, 11, "center")
 
 
-def _piles(scene: Scene, state: State, y: float):
+def _piles(scene: Scene, state: State, y: float) -> None:
     x = PANEL_X
     for i, (name, pile) in enumerate((("regular", state.regular), ("safe", state.safe))):
         px = x + i * 110
@@ -337,7 +337,7 @@ def _piles(scene: Scene, state: State, y: float):
     )
 
 
-def _legend(scene: Scene):
+def _legend(scene: Scene) -> None:
     y = HEIGHT - 40
     scene.rect(0, y - 6, WIDTH, 46, fill=FELT_DARK)
     for i, name in enumerate(FACTIONS):

@@ -16,7 +16,8 @@ castle splits exactly when a middle column loses its last tile.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -96,6 +97,7 @@ __all__ = [
     "Tiles",
     "FOUNDATION_EXEMPTIONS",
     "EARLY_ENCOUNTERS",
+    "RULE_CHOICES",
     "RULE_DEFAULTS",
     "LEGACY_EARLY_ENCOUNTER",
     "MAX_REVEALED",
@@ -127,7 +129,10 @@ __all__ = [
 
 FOUNDATION_EXEMPTIONS = ("placed", "neighbors")  # I3 in RULES.md
 EARLY_ENCOUNTERS = ("any_time", "turn_start")  # I7 in RULES.md
-RULE_DEFAULTS = {"foundation_exemption": "placed", "early_encounter": "any_time"}
+#: the rules options: name -> allowed values, default first (the env's keywords, the saved
+#: state's ``rules``, the solve command's flags and the kernels' flags read this one table)
+RULE_CHOICES = {"foundation_exemption": FOUNDATION_EXEMPTIONS, "early_encounter": EARLY_ENCOUNTERS}
+RULE_DEFAULTS = {name: values[0] for name, values in RULE_CHOICES.items()}
 #: a saved state written before ``early_encounter`` existed was played under this reading
 LEGACY_EARLY_ENCOUNTER = "turn_start"
 
@@ -147,7 +152,7 @@ _BLOCKS = {
 _PILES = {"regular": (K.REG, K.REG_N), "safe": (K.SAFE, K.SAFE_N), "revealed": (K.REV, K.REV_N)}
 
 
-def _view(s: np.ndarray, name: str):
+def _view(s: np.ndarray, name: str) -> np.ndarray | None:
     """The view ``name`` of the row ``s`` (a block, ``beside`` or ``face_down``)."""
     if name in _BLOCKS:
         at, n = _BLOCKS[name]
@@ -166,7 +171,7 @@ def shape_of_group(comp: int) -> int:
     return four_tile_shape(comp)
 
 
-def formations_of_boards(boards) -> tuple[int, int, int]:
+def formations_of_boards(boards: Iterable[int]) -> tuple[int, int, int]:
     """(towers, bastions, lines) over the faction bitboards."""
     counts = [0, 0, 0]
     for board in boards:
@@ -179,7 +184,7 @@ def formations_of_boards(boards) -> tuple[int, int, int]:
     return counts[0], counts[1], counts[2]
 
 
-def _parse_tiles(value, what: str, limit) -> list[int]:
+def _parse_tiles(value: Any, what: str, limit: Sequence[int]) -> list[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ValueError(
             f"options[{what!r}] must be a list of tile names, got {type(value).__name__}"
@@ -212,15 +217,15 @@ def _parse_tiles(value, what: str, limit) -> list[int]:
 class _Word:
     """A scalar of the position: one word of the State's row."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: int) -> None:
         self.index = index
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         return int(state.s[self.index])
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: int) -> None:
         state.s[self.index] = value
         state._mask = None
 
@@ -229,10 +234,10 @@ class _Block:
     """A fixed block of the row, as a NumPy view (made on first use: a State's views are
     dropped by ``clone`` and pickling, which copy the row); assigning to it writes the row."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -241,7 +246,7 @@ class _Block:
             view = views[self.name] = _view(state.s, self.name)
         return view
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         self.__get__(state)[...] = value
         state._mask = None
 
@@ -258,16 +263,16 @@ class _Pile:
     """A pile (bottom first, its top the last entry) or the revealed tiles: a view (``Tiles``)
     of the row's words in use; assigning a list of tile kinds writes them and their number."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.at, self.size = _PILES[name]
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         s = state.s
         return s[self.at : self.at + s[self.size]].view(Tiles)
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         s = state.s
         kinds = np.asarray(value, dtype=np.int64).ravel()
         n = len(kinds)
@@ -283,7 +288,7 @@ class _FaceDown:
     """The face-down flags: a bool view of the int8 row; with int64 rows (no numba) a bool
     copy (write them by assigning the whole list)."""
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         views = state._views
@@ -294,9 +299,24 @@ class _FaceDown:
             return view
         return state.s[K.FACE : K.FACE + 3] != 0
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         state.s[K.FACE : K.FACE + 3] = np.asarray(value, dtype=bool)
         state._mask = None
+
+
+def _read_rules(rules: Any, bad: Callable[[str], NoReturn]) -> dict:
+    """A saved state's rules options, checked against ``RULE_CHOICES``."""
+    if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
+        # saved before the early_encounter option: played under the turn-start reading
+        rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
+    if (
+        not isinstance(rules, dict)
+        or set(rules) != set(RULE_CHOICES)
+        or any(rules[name] not in values for name, values in RULE_CHOICES.items())
+    ):
+        choices = ", ".join(f"{name} in {list(values)}" for name, values in RULE_CHOICES.items())
+        bad(f"bad rules {rules!r} (expected {sorted(RULE_CHOICES)}: {choices})")
+    return rules
 
 
 class State(SolitaireState):
@@ -338,7 +358,7 @@ class State(SolitaireState):
         level: int = SCHOOL,
         foundation_exemption: str = "placed",
         early_encounter: str = "any_time",
-    ):
+    ) -> None:
         check_choice("foundation_exemption", foundation_exemption, FOUNDATION_EXEMPTIONS)
         check_choice("early_encounter", early_encounter, EARLY_ENCOUNTERS)
         self.level = level
@@ -347,9 +367,7 @@ class State(SolitaireState):
         self.early_encounter = early_encounter
         # any_time: also with a tile in hand (a drawn, revealed or recovered tile or a Traitor)
         self._encounter_in_hand = early_encounter == "any_time" and level != SCHOOL
-        self.rule_flags = K.rule_flags(
-            {"foundation_exemption": foundation_exemption, "early_encounter": early_encounter}
-        )
+        self.rule_flags = K.rule_flags(self.rule_options())
         self.s = np.zeros(K.WORDS, _ROW_DTYPE)
         K.clear(self.s)
         self._mask: np.ndarray | None = None
@@ -366,7 +384,7 @@ class State(SolitaireState):
         rng: np.random.Generator | None = None,
         level: str = "school",
         options: dict | None = None,
-        **rules,
+        **rules: Any,
     ) -> State:
         """Deal a game. ``options`` may fix the piles (``regular_order`` / ``safe_order``: the
         whole pile, top first; ``regular_top`` / ``safe_top``: only its top tiles, the rest
@@ -398,7 +416,9 @@ class State(SolitaireState):
         return state
 
     @staticmethod
-    def _deal_pile(rng, options, name, counts) -> list[int]:
+    def _deal_pile(
+        rng: np.random.Generator, options: dict, name: str, counts: Sequence[int]
+    ) -> list[int]:
         order, top = options[f"{name}_order"], options[f"{name}_top"]
         if order is not None and top is not None:
             raise ValueError(
@@ -420,7 +440,7 @@ class State(SolitaireState):
         rest = [rest[i] for i in rng.permutation(len(rest))]
         return (fixed + rest)[::-1]
 
-    def _check_ordeals(self, names) -> list[int]:
+    def _check_ordeals(self, names: Any) -> list[int]:
         if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or len(names) != 3:
             raise ValueError("options['ordeals'] must list 3 ordeal cards (slots I, II, III)")
         ids = []
@@ -515,7 +535,7 @@ class State(SolitaireState):
     def _cell_name(self, cell: int) -> str:
         return f"{KIND_NAMES[self.cells[cell]]} at row {cell // SIZE} column {cell % SIZE}"
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         """The move in words; a face-down Ordeal is named by its slot, never by its card."""
         text = self._describe(action)
         for slot in range(3):
@@ -525,7 +545,7 @@ class State(SolitaireState):
                 )
         return text
 
-    def _describe(self, action) -> str:
+    def _describe(self, action: int) -> str:
         action = self.actions.check(action)
         move = str(self.actions.decode(action))
         phase = self.phase
@@ -729,7 +749,7 @@ class State(SolitaireState):
     def tile_counts(self) -> dict[str, list[int]]:
         """Tiles per kind in each place; every kind sums to its box count (84 tiles)."""
 
-        def count(tiles) -> list[int]:
+        def count(tiles: Any) -> list[int]:
             tiles = np.asarray(tiles, dtype=np.int64)
             return np.bincount(tiles[tiles >= 0], minlength=NUM_KINDS).tolist()
 
@@ -747,13 +767,14 @@ class State(SolitaireState):
             "removed": self.removed.tolist(),
         }
 
+    def rule_options(self) -> dict:
+        """The rules options of this game, as ``new_game`` and the env take them."""
+        return {name: getattr(self, name) for name in RULE_CHOICES}
+
     def to_dict(self) -> dict:
         return {
             "level": LEVELS[self.level],
-            "rules": {
-                "foundation_exemption": self.foundation_exemption,
-                "early_encounter": self.early_encounter,
-            },
+            "rules": self.rule_options(),
             "regular": self.regular[::-1].tolist(),
             "safe": self.safe[::-1].tolist(),
             "revealed": self.revealed.tolist(),
@@ -786,7 +807,7 @@ class State(SolitaireState):
 
     @classmethod
     def _from_dict(cls, data: dict) -> State:
-        def bad(why):
+        def bad(why: str) -> NoReturn:
             raise InvalidStateError(f"invalid Castellion state: {why}")
 
         if not isinstance(data, dict):
@@ -799,24 +820,16 @@ class State(SolitaireState):
             )
         if data["level"] not in LEVELS:
             bad(f"unknown level {data['level']!r}")
-        rules = data["rules"]
-        if isinstance(rules, dict) and set(rules) == {"foundation_exemption"}:
-            # saved before the early_encounter option: played under the turn-start reading
-            rules = dict(rules, early_encounter=LEGACY_EARLY_ENCOUNTER)
-        if (
-            not isinstance(rules, dict)
-            or set(rules) != set(RULE_DEFAULTS)
-            or rules["foundation_exemption"] not in FOUNDATION_EXEMPTIONS
-            or rules["early_encounter"] not in EARLY_ENCOUNTERS
-        ):
-            bad(
-                f"bad rules {rules!r} (expected {sorted(RULE_DEFAULTS)}: foundation_exemption "
-                f"in {list(FOUNDATION_EXEMPTIONS)}, early_encounter in "
-                f"{list(EARLY_ENCOUNTERS)})"
-            )
-        s = cls(LEVELS.index(data["level"]), **rules)
+        s = cls(LEVELS.index(data["level"]), **_read_rules(data["rules"], bad))
 
-        def ints(value, what, lo, hi, length=None, max_length=None):
+        def ints(
+            value: Any,
+            what: str,
+            lo: int,
+            hi: int,
+            length: int | None = None,
+            max_length: int | None = None,
+        ) -> list[int]:
             if not isinstance(value, list) or (length is not None and len(value) != length):
                 bad(f"{what} must be a list" + (f" of {length}" if length else ""))
             if max_length is not None and len(value) > max_length:  # before reading it
@@ -826,7 +839,7 @@ class State(SolitaireState):
                     bad(f"{what} holds {v!r}, outside {lo}-{hi}")
             return list(value)
 
-        def scalar(name, lo, hi):
+        def scalar(name: str, lo: int, hi: int) -> int:
             v = data[name]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(f"{name} = {v!r}, outside {lo}-{hi}")
@@ -883,7 +896,7 @@ class State(SolitaireState):
         s._validate(bad)
         return s
 
-    def _validate(self, bad) -> None:
+    def _validate(self, bad: Callable[[str], NoReturn]) -> None:
         # the castle: stacks on the foundation, left-aligned, one piece
         for c in range(SIZE):
             column = [self.cells[r * SIZE + c] for r in range(SIZE)]

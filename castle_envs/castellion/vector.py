@@ -37,6 +37,8 @@ later autoresets deal plain games, as the single env's ``reset()`` without optio
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from castle_envs.castellion import kernel as K
@@ -85,12 +87,14 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
     position_attrs = {"st": "_st", "steps": "_steps"}
     row_attrs = ("_st", "level_index", "rule_flags")
 
-    def __init__(self, num_envs: int, level: str = "school", *args, **kwargs):
+    def __init__(self, num_envs: int, level: str = "school", *args: Any, **kwargs: Any) -> None:
         """``level`` and the other keyword arguments: module docstring."""
         super().__init__(num_envs, level, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         """``seed``: an int (env i gets ``seed + i``), a list of per-env seeds, or None.
         ``options``: the single env's reset options, applied to every env."""
         check_options_type(options)
@@ -148,11 +152,7 @@ def read_state(s: np.ndarray, level: int, rules: dict) -> State:
 
 def write_state(s: np.ndarray, state: State, level: int, rules: dict) -> None:
     """Load ``state`` into the kernel row ``s``."""
-    if (
-        state.level != level
-        or state.foundation_exemption != rules["foundation_exemption"]
-        or state.early_encounter != rules["early_encounter"]
-    ):
+    if state.level != level or state.rule_options() != rules:
         raise ValueError("the state's level and rules must match the env's")
     K.clear(s)
     s[: K.SCRATCH] = state.s[: K.SCRATCH]
@@ -173,10 +173,10 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
         self._s = self._st[0]
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[State]:
         return State
 
-    def _load(self, options) -> None:
+    def _load(self, options: dict | None) -> None:
         if options:
             # fixed piles, ordeals or a saved state: the Python env's own parsing and deal
             write_state(
@@ -191,7 +191,7 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
         K.refresh_all(self._st, self.level_index, self.rule_flags, self._obs, self._mask)
         self._steps[0] = 0
 
-    def _step_kernel(self, action, out) -> None:
+    def _step_kernel(self, action: int, out: np.ndarray) -> None:
         K.step_one(
             self._s,
             self._steps,
@@ -212,10 +212,10 @@ class CompiledCastellionEnv(GameRows, GameEnvMixin, KernelSingleEnv):
             return None
         return read_state(self._s, self.level_index, self.rules)
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)
 
     def _info(self) -> dict:

@@ -33,7 +33,7 @@ class PlayRoom(NamedTuple):
     slot: int
     row: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"play slot {self.slot} on row {self.row}"
 
 
@@ -41,7 +41,7 @@ class NewRow(NamedTuple):
     slot: int
     helmet: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"new row with slot {self.slot} helmet {HELMET[self.helmet]}"
 
 
@@ -49,26 +49,26 @@ class Dragon(NamedTuple):
     opponent: int
     row: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"dragon on opponent +{self.opponent} row {self.row}"
 
 
 class Knight(NamedTuple):
     row: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"knight on row {self.row}"
 
 
 class Discard(NamedTuple):
     slot: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"discard slot {self.slot}"
 
 
 class EndTurn(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "end turn"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -52,7 +53,13 @@ def greedy_policy(state: CastleRoomsState, rng: np.random.Generator) -> int:
 POLICIES = {"random": random_policy, "greedy": greedy_policy}
 
 
-def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict:
+def measure(
+    players: int,
+    games: int,
+    policy: Callable[[CastleRoomsState, np.random.Generator], int],
+    seed: int = 0,
+    rules: dict | None = None,
+) -> dict:
     rng = np.random.default_rng(seed)
     by_row = first_wins = shared = steps = capped = 0
     lengths = []
@@ -78,7 +85,7 @@ def measure(players: int, games: int, policy, seed: int = 0, rules=None) -> dict
     }
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])

@@ -72,11 +72,13 @@ Rules
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 
 from castle_envs.core import check_options
-from castle_envs.core.aec_env import MaskedAECEnv, wrap
+from castle_envs.core.aec_env import MaskedAECEnv, StrictOrderEnforcingWrapper, wrap
 from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
 from castle_envs.core.options import check_choice, unexpected_keyword
 
@@ -105,8 +107,8 @@ class raw_env(MaskedAECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-        **unknown,
-    ):
+        **unknown: Any,
+    ) -> None:
         if unknown:
             raise unexpected_keyword(type(self).__name__, unknown, KEYWORDS, DEFAULT_RULES)
         num_players = check_choice("num_players", num_players, (2, 3, 4))
@@ -121,13 +123,13 @@ class raw_env(MaskedAECEnv):
         )
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[CastleRoomsState]:
         return CastleRoomsState
 
-    def _observation_space(self):
+    def _observation_space(self) -> gymnasium.spaces.Box:
         return gymnasium.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), dtype=np.float32)
 
-    def new_state(self, rng, options):
+    def new_state(self, rng, options: dict) -> CastleRoomsState:
         options = check_options(options, RESET_OPTIONS, "reset options")
         if options["state"] is not None:
             if options["deck"] is not None or options["first_player"] is not None:
@@ -150,16 +152,16 @@ class raw_env(MaskedAECEnv):
             return CastleRoomsState(self.num_players, list(deck), self.rules, first)
         return CastleRoomsState.deal(self.num_players, rng, self.rules, first)
 
-    def observe_state(self, state, seat):
+    def observe_state(self, state, seat) -> np.ndarray:
         return _layout.encode(state, seat)
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)
 
-    def _game_infos(self, state, seat):
+    def _game_infos(self, state, seat) -> dict:
         # the same keys and shapes at every step: replay buffers stack them
         over = state.is_terminal()
         winners = np.zeros(self.num_players, dtype=bool)
@@ -172,7 +174,7 @@ class raw_env(MaskedAECEnv):
         }
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> StrictOrderEnforcingWrapper:
     """The raw env in ``StrictOrderEnforcingWrapper`` (PettingZoo's order checks; a step
     after every agent is done raises).
 

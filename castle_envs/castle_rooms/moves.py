@@ -29,7 +29,7 @@ from .data import (
     SIDE_SHORT,
     cards_in_play,
 )
-from .rules import HAND_LIMIT, WIN_LENGTH, CastleRoomsState
+from .rules import HAND_LIMIT, WIN_LENGTH, CastleRoomsState, Row
 
 FEATURES = (
     # the move's kind
@@ -135,7 +135,7 @@ def _standing(lengths: list[int]) -> tuple[int, ...]:
     return tuple(sorted(lengths, reverse=True)) + (0,) * (A.MAX_ROWS - len(lengths))
 
 
-def move_rows(state: CastleRoomsState, actions) -> np.ndarray:
+def move_rows(state: CastleRoomsState, actions: np.ndarray) -> np.ndarray:
     """(len(actions), NUM_FEATURES) float32: the rows of these legal moves of the player
     to act."""
     me, n = state.player, state.num_players
@@ -159,7 +159,18 @@ def move_rows(state: CastleRoomsState, actions) -> np.ndarray:
     return out
 
 
-def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unseen) -> None:
+def _fill(
+    row: np.ndarray,
+    action: int,
+    state: CastleRoomsState,
+    me: int,
+    n: int,
+    hand: list[int],
+    hand_kinds: list[int],
+    lengths: list[list[int]],
+    open_: list[list[bool]],
+    fit_unseen: list[list[int]],
+) -> None:
     c = COLUMN
     my_len, my_open = list(lengths[me]), list(open_[me])
     opp_len = {k: list(lengths[(me + k) % n]) for k in range(1, n)}
@@ -228,6 +239,20 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
         row[c["exit_fits_unseen_after/26"]] = fit_unseen[h][e] / _FIT_SCALE
         row[c["exit_fits_hand_after/3"]] = min(in_hand, 3) / 3
         row[c["dead_end_after"]] = fit_unseen[h][e] + in_hand == 0
+    _fill_standing(row, my_len, my_open, opp_len, opp_open, left, ends)
+
+
+def _fill_standing(
+    row: np.ndarray,
+    my_len: list[int],
+    my_open: list[bool],
+    opp_len: dict[int, list[int]],
+    opp_open: dict[int, list[bool]],
+    left: list[int],
+    ends: list[tuple[int, int]],
+) -> None:
+    """The rows and hand after the move, the actor's and the leading opponent's."""
+    c = COLUMN
     row[c["rows_after/12"]] = len(my_len) / A.MAX_ROWS
     mine = _standing(my_len)
     row[c["my_longest/10"]] = mine[0] / WIN_LENGTH
@@ -254,13 +279,21 @@ def _fill(row, action, state, me, n, hand, hand_kinds, lengths, open_, fit_unsee
     row[c["ahead"] if mine > theirs else c["tied"] if mine == theirs else c["behind"]] = 1
 
 
-def _laid(row, card: int, helmet: int) -> None:
+def _laid(row: np.ndarray, card: int, helmet: int) -> None:
     row[COLUMN["laid_entry_HH"] + ENTRY[helmet][card]] = 1
     row[COLUMN["laid_exit_HH"] + EXIT[helmet][card]] = 1
     row[COLUMN["laid_helmet_down"]] = helmet
 
 
-def _target(row, owner_col: int, lengths, opens, r: int, target, fit_unseen) -> None:
+def _target(
+    row: np.ndarray,
+    owner_col: int,
+    lengths: list[int],
+    opens: list[bool],
+    r: int,
+    target: Row,
+    fit_unseen: list[list[int]],
+) -> None:
     row[owner_col] = 1
     row[COLUMN["target_length/10"]] = lengths[r] / WIN_LENGTH
     row[COLUMN["target_is_longest"]] = lengths[r] == max(lengths)
@@ -273,7 +306,7 @@ class RoomsMoves(StateMoves, game="castle-rooms", features=FEATURES, capacity=CA
 
     rows = staticmethod(move_rows)
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: CastleRoomsState) -> np.ndarray:
         from .observation import encode
 
         return encode(state, state.player)

@@ -22,6 +22,8 @@ player count       3                       one-hot 2, 3, 4
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import actions as A
@@ -46,7 +48,7 @@ _CARD_CODE = (np.arange(NUM_CARDS, dtype=np.float32) + 1) / NUM_CARDS
 ROW_BLOCK = A.MAX_ROWS * ROW_FEATURES
 
 
-def _row_block(rows) -> np.ndarray:
+def _row_block(rows: Sequence) -> np.ndarray:
     block = np.zeros((A.MAX_ROWS, ROW_FEATURES), dtype=np.float32)
     for r, row in enumerate(rows):
         block[r, :4] = (1.0, row.helmet, row.dragon >= 0, len(row.cards) / WIN_LENGTH)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Scene, scene_renderers
+from ..core.scene import BLACK, FELT_DARK, GOLD, PALE, WHITE, Color, Scene, scene_renderers
 from .actions import MAX_ROWS
 from .data import DRAGON, ENTRY, EXIT, HELMET, KIND, KNIGHT, SIDE_SHORT, card_name
 from .rules import WIN_LENGTH, CastleRoomsState
@@ -88,7 +88,7 @@ def height_for(players: int) -> int:
     return -(-(TOP + players * BAND_H + BOTTOM_H) // 16) * 16
 
 
-def _side(scene: Scene, x, y, w, h, side: int, left_edge: bool):
+def _side(scene: Scene, x: float, y: float, w: float, h: float, side: int, left_edge: bool) -> None:
     """One side's marks: stairs in the lane at the card's edge, the corridor inside it;
     each sits high or low (sized to the card)."""
     code = SIDE_SHORT[side]
@@ -125,14 +125,18 @@ def _side(scene: Scene, x, y, w, h, side: int, left_edge: bool):
             scene.rect(lane, top + mark * 0.3, mark, mark * 0.45, fill=CORRIDOR)
 
 
-def room(scene: Scene, x, y, card: int, helmet: int, w=CARD_W, h=CARD_H):
+def room(
+    scene: Scene, x: float, y: float, card: int, helmet: int, w: float = CARD_W, h: float = CARD_H
+) -> None:
     """A Room lying in a row of the given helmet orientation."""
     scene.rect(x, y, w, h, fill=STONE, outline=STONE_EDGE, radius=3)
     _side(scene, x, y, w, h, ENTRY[helmet][card], True)
     _side(scene, x + w, y, w, h, EXIT[helmet][card], False)
 
 
-def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
+def helmet_icon(
+    scene: Scene, cx: float, cy: float, size: float, helmet: int, color: Color = WHITE
+) -> None:
     """A helmet, dome up (helmet up) or dome down."""
     r = size / 2
     sign = -1 if helmet == 0 else 1
@@ -143,14 +147,14 @@ def helmet_icon(scene: Scene, cx, cy, size, helmet: int, color=WHITE):
     )
 
 
-def dragon_card(scene: Scene, x, y, w=CARD_W, h=CARD_H):
+def dragon_card(scene: Scene, x: float, y: float, w: float = CARD_W, h: float = CARD_H) -> None:
     scene.rect(x, y, w, h, fill=DRAGON_RED, outline=BLACK, radius=3)
     scene.text(
         x + 2, y + 2, w - 4, h - 4, "Dragon", WHITE, max(9, min(16, h * 0.38)), "center", bold=True
     )
 
 
-def knight_card(scene: Scene, x, y, w, h):
+def knight_card(scene: Scene, x: float, y: float, w: float, h: float) -> None:
     scene.rect(x, y, w, h, fill=KNIGHT_BLUE, outline=BLACK, radius=3)
     cx, top = x + w / 2, y + h / 2 - 12
     scene.polygon(
@@ -208,7 +212,7 @@ def table_layout(state: CastleRoomsState) -> TableLayout:
     return best
 
 
-def _band(scene: Scene, state: CastleRoomsState, seat: int, layout: TableLayout):
+def _band(scene: Scene, state: CastleRoomsState, seat: int, layout: TableLayout) -> None:
     top = TOP + seat * BAND_H
     acting = seat == state.current_player
     won = state.winners is not None and seat in state.winners
@@ -259,7 +263,7 @@ def _band(scene: Scene, state: CastleRoomsState, seat: int, layout: TableLayout)
             dragon_card(scene, x + LABEL_W + len(row.cards) * pitch, y, w, h)
 
 
-def _bottom(scene: Scene, state: CastleRoomsState, top: float):
+def _bottom(scene: Scene, state: CastleRoomsState, top: float) -> None:
     scene.rect(0, top, WIDTH, scene.height - top, fill=FELT_DARK)
     if state.is_terminal():
         how = (

@@ -7,7 +7,7 @@ draws 2 cards when the turn starts. See RULES.md for every interpretation taken 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -74,7 +74,7 @@ class Row:
 
     __slots__ = ("cards", "helmet", "dragon", "exit")
 
-    def __init__(self, cards: list[int], helmet: int, dragon: int = -1):
+    def __init__(self, cards: list[int], helmet: int, dragon: int = -1) -> None:
         self.cards = cards
         self.helmet = helmet
         self.dragon = dragon  # card id of the blocking Dragon, -1 when open
@@ -96,7 +96,7 @@ class CastleRoomsState(GameState):
 
     def __init__(
         self, num_players: int, deck: list[int], rules: dict | None = None, first_player: int = 0
-    ):
+    ) -> None:
         """A fresh game from a deck order (first card is dealt first)."""
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
@@ -137,7 +137,7 @@ class CastleRoomsState(GameState):
         return cls(num_players, deck, rules, first_player)
 
     # --- rule helpers ----------------------------------------------------------------------
-    def _draw(self):
+    def _draw(self) -> None:
         take = self.deck[:DRAW_PER_TURN]
         del self.deck[:DRAW_PER_TURN]
         hand = self.hands[self.player]
@@ -322,7 +322,7 @@ class CastleRoomsState(GameState):
             self.turn += 1
             self._draw()
 
-    def _finish_deck_out(self):
+    def _finish_deck_out(self) -> None:
         keys = [self.score(s) for s in range(self.num_players)]
         best = max(keys)
         self.winners = tuple(s for s in range(self.num_players) if keys[s] == best)
@@ -352,7 +352,7 @@ class CastleRoomsState(GameState):
         return -1 if self.winners is not None else self.player
 
     # --- naming moves ----------------------------------------------------------------------
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         move = self.actions.decode(action)
         hand = self.hands[self.player] if self.winners is None else []
         slot = getattr(move, "slot", None)
@@ -452,7 +452,7 @@ def _first_of(hand: list[int], kind: int) -> int:
     raise AssertionError("no card of that kind in hand")
 
 
-def _card_list(value, what) -> list[int]:
+def _card_list(value: Any, what: str) -> list[int]:
     if not isinstance(value, list) or not all(
         isinstance(c, int) and not isinstance(c, bool) for c in value
     ):
@@ -460,8 +460,8 @@ def _card_list(value, what) -> list[int]:
     return list(value)
 
 
-def _from_dict(cls, data: dict) -> CastleRoomsState:
-    def bad(why):
+def _from_dict(cls: type[CastleRoomsState], data: dict) -> CastleRoomsState:
+    def bad(why: str) -> NoReturn:
         raise InvalidStateError(f"corrupt Castle Rooms state: {why}")
 
     reader = StateReader("Castle Rooms")

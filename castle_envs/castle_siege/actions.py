@@ -18,6 +18,7 @@ canonical layout. Targets are card ids, so a move names the defender it attacks.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..core.actions import ActionTable
@@ -43,42 +44,42 @@ class Play(NamedTuple):
     slots: tuple
     target: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"play slots {'+'.join(map(str, self.slots))} at {card_name(self.target)}"
 
 
 class Recycle(NamedTuple):
     card: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"recycle {card_name(self.card)} to the bottom of the deck"
 
 
 class RoyalCapture(NamedTuple):
     castle: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"royal assault captures castle {self.castle}"
 
 
 class Regroup(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "regroup"
 
 
 class EndBattle(NamedTuple):
-    def __str__(self):
+    def __str__(self) -> str:
         return "end battle phase"
 
 
 class Discard(NamedTuple):
     slot: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"discard slot {self.slot}"
 
 
-def _all_moves():
+def _all_moves() -> list:
     moves: list[Any] = [
         Play(slots_of(mask), target)
         for mask in range(1, NUM_SUBSETS + 1)
@@ -95,16 +96,16 @@ def _all_moves():
 ACTIONS = ActionTable(_all_moves())
 
 
-def play_action(slots, target: int) -> int:
+def play_action(slots: Iterable[int], target: int) -> int:
     bitmask = sum(1 << s for s in set(slots))
     if not 1 <= bitmask <= NUM_SUBSETS or len(set(slots)) != len(tuple(slots)):
         raise ValueError(f"slots must be distinct hand slots 0-{HAND_SLOTS - 1}, got {slots}")
     return PLAY_BASE + (bitmask - 1) * NUM_CARDS + int(target)
 
 
-def decode_action(action):
+def decode_action(action: Any) -> Any:
     return ACTIONS.decode(action)
 
 
-def encode_action(move) -> int:
+def encode_action(move: Any) -> int:
     return ACTIONS.encode(move)

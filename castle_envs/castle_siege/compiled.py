@@ -11,6 +11,7 @@ the position, built on demand (for rendering, describing moves, saving).
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 
 from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.env import CastleSiegeEnv, event_info
@@ -70,7 +71,7 @@ class CompiledCastleSiegeEnv(GameRows, KernelSingleEnv):
     def describe_action(self, action) -> str:
         return self.state.describe_action(action)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gym.logger.warn("render() called without render_mode; pass render_mode to make()")
             return None

@@ -57,6 +57,8 @@ otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -97,8 +99,8 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-        **rules,
-    ):
+        **rules: Any,
+    ) -> None:
         super().__init__(
             render_mode, illegal_action, illegal_action_penalty, max_episode_steps, observation
         )
@@ -111,10 +113,10 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         self._set_spaces(gym.spaces.Box(0.0, 1.0, (_layout.OBS_SIZE,), np.float32), NUM_ACTIONS)
 
     @classmethod
-    def state_type(cls):
+    def state_type(cls) -> type[State]:
         return State
 
-    def new_state(self, rng, options):
+    def new_state(self, rng, options: dict) -> State:
         options = check_options(options, {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             if options["deck"] is not None:
@@ -127,10 +129,10 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
             return state
         return State.new_game(rng, self.difficulty, deck=options["deck"], **self.rules)
 
-    def observe_state(self, state):
+    def observe_state(self, state) -> np.ndarray:
         return _layout.encode(state)
 
-    def reward_snapshot(self, state):
+    def reward_snapshot(self, state) -> tuple[int, int]:
         return (int(state.events[_DEFEATED]), int(state.captured.sum()))
 
     def step_reward(self, before, after) -> float:
@@ -141,11 +143,11 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         captured = int(after.captured.sum()) - before[1]
         return won + 0.01 * defeated + 0.1 * captured
 
-    def state_info(self, state):
+    def state_info(self, state) -> dict:
         return {**event_info(state.events), "won": bool(state.won)}
 
-    def render_state_ansi(self, state):
+    def render_state_ansi(self, state) -> str:
         return render_ansi(state)
 
-    def render_state_rgb(self, state):
+    def render_state_rgb(self, state) -> np.ndarray:
         return render_rgb(state)

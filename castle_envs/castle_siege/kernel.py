@@ -94,7 +94,7 @@ _NC = NO_CARD
 # (Branch-free on purpose: a branch here kept numba's reference counting of the row arrays
 # in the inlined callers, which made ``apply`` nearly three times slower.)
 @njit(cache=True, inline="always")
-def _moved(b, v, card, code):
+def _moved(b: np.ndarray, v: np.ndarray, card: int, code: int) -> None:
     b[CODE + card] = code
     n = v[NMOVED]
     b[MOVED + min(n, MOVED_CAP)] = card
@@ -102,7 +102,7 @@ def _moved(b, v, card, code):
 
 
 @njit(cache=True, inline="always")
-def _pop_deck(b, v):
+def _pop_deck(b: np.ndarray, v: np.ndarray) -> int:
     head = v[HEAD]
     card = b[DECK + head]
     b[DECK + head] = _NC
@@ -113,7 +113,7 @@ def _pop_deck(b, v):
 
 
 @njit(cache=True, inline="always")
-def _to_deck_bottom(b, v, card):
+def _to_deck_bottom(b: np.ndarray, v: np.ndarray, card: int) -> None:
     b[DECK + (v[HEAD] + v[DSIZE]) % NUM_CARDS] = card
     v[DSIZE] += 1
     b[RECYCLED + card] = 1
@@ -121,7 +121,7 @@ def _to_deck_bottom(b, v, card):
 
 
 @njit(cache=True, inline="always")
-def _draw(b, v):
+def _draw(b: np.ndarray, v: np.ndarray) -> bool:
     if v[DSIZE] == 0:
         return False
     card = _pop_deck(b, v)
@@ -136,13 +136,13 @@ def _draw(b, v):
 
 
 @njit(cache=True, inline="always")
-def _draw_to(b, v, n):
+def _draw_to(b: np.ndarray, v: np.ndarray, n: int) -> None:
     while v[HSIZE] < n and _draw(b, v):
         pass
 
 
 @njit(cache=True, inline="always")
-def _remove_slots(b, v, bitmask):
+def _remove_slots(b: np.ndarray, v: np.ndarray, bitmask: int) -> None:
     """Discard the hand slots in ``bitmask``; the rest close up in order."""
     n = v[HSIZE]
     kept = 0
@@ -160,7 +160,7 @@ def _remove_slots(b, v, bitmask):
 
 
 @njit(cache=True, inline="always")
-def _push_defender(b, v, castle, card):
+def _push_defender(b: np.ndarray, v: np.ndarray, castle: int, card: int) -> None:
     b[COLS + castle * NUM_CARDS + v[CLEN + castle]] = card
     v[CLEN + castle] += 1
     _moved(b, v, card, L.DEFENDER0 + castle)
@@ -168,7 +168,7 @@ def _push_defender(b, v, castle, card):
 
 
 @njit(cache=True, inline="always")
-def _remove_defender(b, v, card, leave):
+def _remove_defender(b: np.ndarray, v: np.ndarray, card: int, leave: bool) -> None:
     for c in range(4):
         base = COLS + c * NUM_CARDS
         n = v[CLEN + c]
@@ -185,7 +185,7 @@ def _remove_defender(b, v, card, leave):
 
 
 @njit(cache=True, inline="always")
-def _capture(b, v, castle, royal, leave):
+def _capture(b: np.ndarray, v: np.ndarray, castle: int, royal: bool, leave: bool) -> None:
     b[CAPTURED + castle] = 1
     _moved(b, v, b[CASTLES + castle], L.CASTLE_TAKEN)
     n = v[CLEN + castle]
@@ -203,7 +203,7 @@ def _capture(b, v, castle, royal, leave):
 
 
 @njit(cache=True, inline="always")
-def _start_turn(b, v):
+def _start_turn(b: np.ndarray, v: np.ndarray) -> None:
     v[TURN] += 1
     v[EVENTS + EV_TURNS] = v[TURN]
     v[REGROUPED] = 0
@@ -212,7 +212,7 @@ def _start_turn(b, v):
 
 
 @njit(cache=True, inline="always")
-def _end_turn(b, v):
+def _end_turn(b: np.ndarray, v: np.ndarray) -> None:
     for c in range(4):
         if not b[CAPTURED + c] and v[DSIZE]:
             _push_defender(b, v, c, _pop_deck(b, v))
@@ -223,7 +223,7 @@ def _end_turn(b, v):
 
 
 @njit(cache=True, inline="always")
-def _is_royal(b, bitmask):
+def _is_royal(b: np.ndarray, bitmask: int) -> bool:
     """A Jack, a Queen and a King of three different suits among the hand slots played."""
     for i in range(HAND_SLOTS):
         if not bitmask >> i & 1 or _RANK[b[HAND + i]] != 11:
@@ -247,7 +247,7 @@ def _is_royal(b, bitmask):
 
 
 @njit(cache=True, inline="always")
-def _play(b, v, bitmask, target, leave):
+def _play(b: np.ndarray, v: np.ndarray, bitmask: int, target: int, leave: bool) -> None:
     # read the played cards before they leave the hand
     n = 0
     total = 0
@@ -282,7 +282,7 @@ def _play(b, v, bitmask, target, leave):
 
 
 @njit(cache=True)
-def load_position(B, V, row, b, v):
+def load_position(B: np.ndarray, V: np.ndarray, row: int, b: np.ndarray, v: np.ndarray) -> None:
     """Copy the position in ``b``/``v`` into row ``row`` of ``B``/``V``: the card row's first
     ``NEED`` words only (its tail is the env's scratch, which searches never read)."""
     for k in range(NEED):
@@ -292,7 +292,7 @@ def load_position(B, V, row, b, v):
 
 
 @njit(cache=True)
-def captured_and_standing(b, v):
+def captured_and_standing(b: np.ndarray, v: np.ndarray) -> tuple[int, int]:
     """(castles captured, defenders standing at the others)."""
     captured = 0
     standing = 0
@@ -305,7 +305,7 @@ def captured_and_standing(b, v):
 
 
 @njit(cache=True)
-def unseen(b, v):
+def unseen(b: np.ndarray, v: np.ndarray) -> int:
     """How many cards at the deck's top the player has not seen: those above the recycled
     ones, whose order the player knows (``State.player_view``). With none left the player
     knows the whole position."""
@@ -317,7 +317,7 @@ def unseen(b, v):
 
 
 @njit(cache=True)
-def apply(b, v, action, leave):
+def apply(b: np.ndarray, v: np.ndarray, action: int, leave: bool) -> None:
     """``State.apply_legal``: the action is known to be legal."""
     if action < RECYCLE_BASE:
         _play(b, v, action // NUM_CARDS + 1, action % NUM_CARDS, leave)
@@ -355,14 +355,14 @@ def apply(b, v, action, leave):
 
 # --- the deal -----------------------------------------------------------------------------
 @njit(cache=True)
-def deal(b, v, w, rows):
+def deal(b: np.ndarray, v: np.ndarray, w: np.ndarray, rows: int) -> None:
     """``State.new_game`` with the deck ``Generator.permutation(52)`` of the env's rng."""
     pcg64.permutation_into(w, b[DECK : DECK + NUM_CARDS])
     _deal_from_deck(b, v, rows)
 
 
 @njit(cache=True)
-def load_deal(b, v, rows, order):
+def load_deal(b: np.ndarray, v: np.ndarray, rows: int, order: np.ndarray) -> None:
     """``State.new_game`` with the given deck order."""
     for k in range(NUM_CARDS):
         b[DECK + k] = order[k]
@@ -370,7 +370,7 @@ def load_deal(b, v, rows, order):
 
 
 @njit(cache=True)
-def _deal_from_deck(b, v, rows):
+def _deal_from_deck(b: np.ndarray, v: np.ndarray, rows: int) -> None:
     """Deal from the full deck (top first) held in the deck region."""
     for k in range(HAND, CAPTURED):
         b[k] = _NC
@@ -405,7 +405,7 @@ def _deal_from_deck(b, v, rows):
 
 
 @njit(cache=True)
-def compute_mask(b, v, recent, m):
+def compute_mask(b: np.ndarray, v: np.ndarray, recent: bool, m: np.ndarray) -> None:
     """``State._compute_mask`` into the row ``m`` (every entry is written) and the number of
     legal actions per row of it into ``v[COUNTS:]`` (for ``sample_counted``)."""
     battle = v[OUTCOME] == 0 and v[PHASE] == BATTLE
@@ -480,7 +480,9 @@ def compute_mask(b, v, recent, m):
 
 
 @njit(cache=True)
-def encode(b, v, rows, recent, leave, obs):
+def encode(
+    b: np.ndarray, v: np.ndarray, rows: int, recent: bool, leave: bool, obs: np.ndarray
+) -> None:
     """``observation.encode`` into the row ``obs`` (every entry is written)."""
     for k in range(L.OBS_SIZE):
         obs[k] = 0.0
@@ -501,7 +503,7 @@ def encode(b, v, rows, recent, leave, obs):
 
 
 @njit(cache=True)
-def _all_codes(b, v):
+def _all_codes(b: np.ndarray, v: np.ndarray) -> None:
     """Every card's location code (CODE), from the position: the flags exclude each other,
     and cards in hand, columns and castles have all flags clear."""
     for card in range(NUM_CARDS):
@@ -520,7 +522,7 @@ def _all_codes(b, v):
 
 
 @njit(cache=True)
-def update_obs(b, v, recent, leave, obs):
+def update_obs(b: np.ndarray, v: np.ndarray, recent: bool, leave: bool, obs: np.ndarray) -> None:
     """Make the row ``obs``, last written by ``encode``/``update_obs`` for this env, show its
     current position (``observation.encode``): only entries that change are written."""
     # where each card is, as the player sees it (the location one-hot's index): the card
@@ -590,7 +592,7 @@ def update_obs(b, v, recent, leave, obs):
 
 
 @njit(cache=True, inline="always")
-def _column_obs(b, v, c, obs):
+def _column_obs(b: np.ndarray, v: np.ndarray, c: int, obs: np.ndarray) -> None:
     """Column ``c``'s entries: its newest defender, count, newest rank and rank sum."""
     n = v[CLEN + c]
     base = COLS + c * NUM_CARDS
@@ -622,12 +624,23 @@ def _column_obs(b, v, c, obs):
 
 # --- the batch ----------------------------------------------------------------------------
 @njit(cache=True)
-def _refresh(b, v, recent, m):
+def _refresh(b: np.ndarray, v: np.ndarray, recent: bool, m: np.ndarray) -> None:
     compute_mask(b, v, recent, m)
 
 
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, cards, ints, rng, rows, recent, leave, obs, mask):
+def reset_rows(
+    lo: int,
+    hi: int,
+    cards: np.ndarray,
+    ints: np.ndarray,
+    rng: np.ndarray,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     """A new game from its generator in envs ``lo`` to ``hi - 1``, observation and mask."""
     cards, ints, rng, obs, mask = (
         unowned(cards),
@@ -643,19 +656,36 @@ def reset_rows(lo, hi, cards, ints, rng, rows, recent, leave, obs, mask):
 
 
 @njit(cache=True, nogil=True)
-def reset_all(cards, ints, rng, rows, recent, leave, obs, mask):
+def reset_all(
+    cards: np.ndarray,
+    ints: np.ndarray,
+    rng: np.ndarray,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     reset_rows(0, cards.shape[0], cards, ints, rng, rows, recent, leave, obs, mask)
 
 
 @njit(cache=True, nogil=True)
-def refresh_all(cards, ints, rows, recent, leave, obs, mask):
+def refresh_all(
+    cards: np.ndarray,
+    ints: np.ndarray,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     for i in range(cards.shape[0]):
         encode(cards[i], ints[i], rows, recent, leave, obs[i])
         _refresh(cards[i], ints[i], recent, mask[i])
 
 
 @njit(cache=True)
-def _played(b, v, action, leave, shaped):
+def _played(b: np.ndarray, v: np.ndarray, action: int, leave: bool, shaped: bool) -> float:
     """Plays a legal ``action`` and counts the step; returns its reward (1 for the win;
     ``shaped`` adds 0.01 per defender defeated and 0.1 per castle captured)."""
     defeated = v[EVENTS + EV_DEFEATED]
@@ -673,7 +703,19 @@ def _played(b, v, action, leave, shaped):
 
 
 @njit(cache=True)
-def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
+def step_one(
+    b: np.ndarray,
+    v: np.ndarray,
+    action: int,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    shaped: bool,
+    max_steps: int,
+    obs: np.ndarray,
+    m: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """One legal step of one env, no autoreset: ``out`` = (reward, terminated, truncated)."""
     out[0] = _played(b, v, action, leave, shaped)
     term = v[OUTCOME] != 0
@@ -689,7 +731,21 @@ def step_one(b, v, action, rows, recent, leave, shaped, max_steps, obs, m, out):
 # ``unowned`` (``core.jit``): the row views the helpers work on then need no atomic reference
 # counting, which was about 15% of a step.
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step):
+def step_rows(
+    lo: int,
+    hi: int,
+    cards: np.ndarray,
+    ints: np.ndarray,
+    rng: np.ndarray,
+    actions: np.ndarray,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    shaped: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    step: tuple,
+) -> None:
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
@@ -720,7 +776,19 @@ def step_rows(lo, hi, cards, ints, rng, actions, rows, recent, leave, shaped, ob
 
 
 @njit(cache=True, nogil=True)
-def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step):
+def step_batch(
+    cards: np.ndarray,
+    ints: np.ndarray,
+    rng: np.ndarray,
+    actions: np.ndarray,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    shaped: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    step: tuple,
+) -> None:
     """One step of every env (``step_rows``), on this thread."""
     step_rows(
         0, cards.shape[0], cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask, step
@@ -728,20 +796,22 @@ def step_batch(cards, ints, rng, actions, rows, recent, leave, shaped, obs, mask
 
 
 @njit(cache=True, nogil=True)
-def first_illegal(mask, actions):
+def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     """The first env whose action is out of range or masked out, or -1."""
     return first_illegal_of(mask, actions, NUM_ACTIONS)
 
 
 @njit(cache=True, nogil=True)
-def sample_legal(mask, words, out):
+def sample_legal(mask: np.ndarray, words: np.ndarray, out: np.ndarray) -> None:
     """A uniformly random legal action per row of a padded mask (``MASK_WIDTH`` columns),
     from per-row xorshift64* states ``words``; -1 where no action is legal."""
     sample_legal_rows(0, mask.shape[0], mask, words, out)
 
 
 @njit(cache=True, nogil=True)
-def sample_legal_rows(lo, hi, mask, words, out):
+def sample_legal_rows(
+    lo: int, hi: int, mask: np.ndarray, words: np.ndarray, out: np.ndarray
+) -> None:
     """``sample_legal`` for rows ``lo`` to ``hi - 1`` only (each row has its own state, so
     ranges drawn on different threads give what one call draws)."""
     ones = np.uint64(0x0101010101010101)
@@ -770,7 +840,7 @@ def sample_legal_rows(lo, hi, mask, words, out):
 
 
 @njit(cache=True, nogil=True)
-def sample_counted(mask, ints, words, out):
+def sample_counted(mask: np.ndarray, ints: np.ndarray, words: np.ndarray, out: np.ndarray) -> None:
     """What ``sample_legal`` draws (a uniformly random legal action per env, -1 where none),
     faster: the per-row legal counts ``compute_mask`` left in ``ints`` pick the row, and
     only that row of the mask is scanned. The mask and ``ints`` must be the env's, as the
@@ -779,7 +849,9 @@ def sample_counted(mask, ints, words, out):
 
 
 @njit(cache=True, nogil=True)
-def sample_counted_rows(lo, hi, mask, ints, words, out):
+def sample_counted_rows(
+    lo: int, hi: int, mask: np.ndarray, ints: np.ndarray, words: np.ndarray, out: np.ndarray
+) -> None:
     """``sample_counted`` for rows ``lo`` to ``hi - 1`` only."""
     ints = unowned(ints)
     for i in range(lo, hi):

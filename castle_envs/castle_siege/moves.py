@@ -23,6 +23,7 @@ exactly.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ from castle_envs.castle_siege.kernel import (
     PHASE,
     REGROUPED,
 )
-from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL
+from castle_envs.castle_siege.rules import DISCARD, PRECISION, ROYAL, State
 from castle_envs.castle_siege.scoring import (
     ATTACK,
     CAPTURE,
@@ -119,7 +120,7 @@ MAX_CANDIDATES = 31 * NUM_CARDS + NUM_CARDS + 8  # more than any position has
 
 
 @njit(cache=True)
-def _spend(f, b, bits, held):
+def _spend(f: np.ndarray, b: np.ndarray, bits: int, held: int) -> tuple[int, int]:
     """Columns SPENT..SUIT_COUNT for the hand slots in ``bits``; returns (cards, rank sum)."""
     n = 0
     total = 0
@@ -137,7 +138,7 @@ def _spend(f, b, bits, held):
 
 
 @njit(cache=True)
-def _target(f, b, v, card, col, depth):
+def _target(f: np.ndarray, b: np.ndarray, v: np.ndarray, card: int, col: int, depth: int) -> None:
     """Columns TARGET..: the target card and, when ``col >= 0``, its column."""
     f[TARGET] = _RANK[card] / 13.0
     f[TARGET + 1 + _SUIT[card]] = 1.0
@@ -152,7 +153,19 @@ def _target(f, b, v, card, col, depth):
 
 
 @njit(cache=True)
-def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def candidates(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """Every legal move of the position: features in ``F`` (rows), action id in ``IDS``,
     keep-priority in ``K`` (lower is kept first); returns their number."""
     phase = v[PHASE]
@@ -192,7 +205,7 @@ def candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
 
 
 @njit(cache=True)
-def _recycles(b, v, F, IDS, K):
+def _recycles(b: np.ndarray, v: np.ndarray, F: np.ndarray, IDS: np.ndarray, K: np.ndarray) -> int:
     has = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
         has[_RANK[b[HAND + i]]] = True
@@ -227,7 +240,19 @@ def _recycles(b, v, F, IDS, K):
 
 
 @njit(cache=True)
-def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def _battle(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     (held, royals_in, column_of, attackable, open_castle, defenders, focus, target_col, late) = (
         battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp)
     )
@@ -324,7 +349,7 @@ def _battle(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp):
 class Scratch:
     """The work arrays of ``move_rows`` (allocated once per env, reused every call)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.F = np.zeros((MAX_CANDIDATES, NUM_FEATURES), np.float32)
         self.IDS = np.zeros(MAX_CANDIDATES, np.int64)
         self.K = np.zeros(MAX_CANDIDATES, np.int64)
@@ -334,7 +359,7 @@ class Scratch:
         self.royal = np.zeros(32, np.bool_)
         self.tmp = np.zeros(256, np.int64)
 
-    def args(self):
+    def args(self) -> tuple:
         return (
             self.F,
             self.IDS,
@@ -348,7 +373,22 @@ class Scratch:
 
 
 @njit(cache=True)
-def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit, royal, tmp):
+def move_rows(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> tuple[int, int]:
     """Fill one env's move view; returns (legal moves, moves kept)."""
     capacity = feats.shape[0]
     n = candidates(b, v, recent, F, IDS, K, sums, sizes, one_suit, royal, tmp)
@@ -373,8 +413,22 @@ def move_rows(b, v, recent, feats, ids, valid, F, IDS, K, sums, sizes, one_suit,
 
 @njit(cache=True)
 def move_rows_batch(
-    cards, ints, recent, feats, ids, valid, legal, F, IDS, K, sums, sizes, one_suit, royal, tmp
-):
+    cards: np.ndarray,
+    ints: np.ndarray,
+    recent: bool,
+    feats: np.ndarray,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    legal: np.ndarray,
+    F: np.ndarray,
+    IDS: np.ndarray,
+    K: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """``move_rows`` for every row of a batch; ``legal[i]`` gets env i's legal move count."""
     kept = 0
     for i in range(cards.shape[0]):
@@ -480,7 +534,7 @@ class SiegeMoves(KernelMoves):
 
     game = "castle-siege"
 
-    def __init__(self, capacity: int = 256):
+    def __init__(self, capacity: int = 256) -> None:
         from castle_envs.castle_siege import kernel as K
         from castle_envs.core.batched import state_dtype
         from castle_envs.core.jit import HAVE_NUMBA
@@ -495,12 +549,12 @@ class SiegeMoves(KernelMoves):
     def feature_names(cls) -> tuple[str, ...]:
         return SIEGE_FEATURES
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: State) -> np.ndarray:
         from castle_envs.castle_siege.observation import encode
 
         return encode(state)
 
-    def from_rows(self, b, v, recent: bool, out: dict) -> int:
+    def from_rows(self, b: np.ndarray, v: np.ndarray, recent: bool, out: dict) -> int:
         """Fill ``out`` (``empty()``) from one env's kernel rows; returns the legal moves."""
         valid = out["move_mask"].view(np.bool_)
         n, _ = self._M.move_rows(
@@ -508,7 +562,7 @@ class SiegeMoves(KernelMoves):
         )
         return int(n)
 
-    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+    def from_state(self, state: State, out: dict | None = None) -> tuple[dict, int]:
         """The view of a ``castle_siege.rules.State`` (and its legal move count)."""
         from castle_envs.castle_siege.vector import write_state
 
@@ -522,13 +576,15 @@ class SiegeMoves(KernelMoves):
             self._v,
             state,
             state.rows,
-            {"attack": state.attack, "defeated": state.defeated},
+            state.rule_options(),
         )
         return out, self.from_rows(self._b, self._v, state.attack == "most_recent", out)
 
-    def from_env(self, env, out: dict) -> int:
+    def from_env(self, env: Any, out: dict) -> int:
         """Fill ``out`` from the compiled single env ``env`` (``CompiledCastleSiegeEnv``)."""
         return self.from_rows(env._b, env._v, env.recent, out)
 
-    def batch(self, cards, ints, recent: bool, out: dict, legal: np.ndarray) -> None:
+    def batch(
+        self, cards: np.ndarray, ints: np.ndarray, recent: bool, out: dict, legal: np.ndarray
+    ) -> None:
         self._batch((cards, ints, recent), out, legal)

@@ -24,6 +24,8 @@ they put them at the bottom themselves and the deck size is public.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from castle_envs.castle_siege import kernel as K
@@ -49,6 +51,9 @@ from .layout import (
 )
 from .layout import DISCARD_PILE as DISCARD
 
+if TYPE_CHECKING:
+    from .rules import State
+
 __all__ = [
     "OBS_SIZE",
     "encode",
@@ -72,7 +77,7 @@ __all__ = [
 ]
 
 
-def encode(state) -> np.ndarray:
+def encode(state: State) -> np.ndarray:
     """The observation of a ``rules.State``, written by the kernel's encoder (the one the
     batched env uses)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)

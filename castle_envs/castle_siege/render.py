@@ -8,6 +8,8 @@ rule events so far and what the player is deciding now. The deck's order stays h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..core.scene import BLACK, GOLD, MUTED, PALE, PAPER, SUIT_COLORS, WHITE, Scene, scene_renderers
@@ -32,7 +34,7 @@ TYPED_CARDS = True
 MOVE_CAPTURE, MOVE_ROYAL, MOVE_EXACT, MOVE_OTHER, MOVE_OVERKILL = range(5)
 
 
-def move_order(state, action: int) -> tuple[int, int, int]:
+def move_order(state: State, action: int) -> tuple[int, int, int]:
     """The order a terminal player lists moves in: (class, rank wasted, cards) — captures,
     Royal Assault's castle choices, exact hits (a Precision Strike), then the other moves
     (regroup, end the battle, a recycle, a discard), then over-kill attacks by how far their
@@ -111,7 +113,16 @@ EVENT_LABELS = (
 )
 
 
-def card_face(scene: Scene, x, y, card: int, w=CARD_W, h=CARD_H, dim=False, big=True):
+def card_face(
+    scene: Scene,
+    x: float,
+    y: float,
+    card: int,
+    w: float = CARD_W,
+    h: float = CARD_H,
+    dim: bool = False,
+    big: bool = True,
+) -> None:
     """A face-up card: rank and suit in the top corner (readable when stacked) and, when
     the card shows whole, a large suit in the middle."""
     suit, rank = card // 13, card % 13
@@ -139,13 +150,13 @@ def card_face(scene: Scene, x, y, card: int, w=CARD_W, h=CARD_H, dim=False, big=
         scene.text(x + w - 32, y + h - 19, 27, 17, RANK_NAMES[rank], ink, 15, "center", bold=True)
 
 
-def card_back(scene: Scene, x, y, w, h):
+def card_back(scene: Scene, x: float, y: float, w: float, h: float) -> None:
     scene.rect(x, y, w, h, fill=CARD_BACK, outline=WHITE, line=2, radius=6)
     for k in range(1, 6):
         scene.line([(x + 6, y + k * h / 6), (x + w - 6, y + k * h / 6)], (80, 104, 180), 1.5)
 
 
-def chip(scene: Scene, x, y, card: int, w=34, h=20):
+def chip(scene: Scene, x: float, y: float, card: int, w: float = 34, h: float = 20) -> None:
     """A small card: rank and suit, for piles shown card by card."""
     suit = card // 13
     scene.rect(x, y, w, h, fill=PAPER, outline=(90, 90, 90), radius=3)
@@ -155,7 +166,7 @@ def chip(scene: Scene, x, y, card: int, w=34, h=20):
     scene.suit(x + 26, y + h / 2, 10, suit)
 
 
-def _castle(scene: Scene, state: State, c: int):
+def _castle(scene: Scene, state: State, c: int) -> None:
     x = LEFT + c * COL_PITCH
     scene.rect(x - 4, CASTLE_TOP - 30, CARD_W + 8, 24, fill=CASTLE_PLATES[c], radius=4)
     scene.text(
@@ -188,7 +199,7 @@ def _castle(scene: Scene, state: State, c: int):
     _column(scene, x, column)
 
 
-def _column(scene: Scene, x, column):
+def _column(scene: Scene, x: float, column: Sequence[int]) -> None:
     room = COLUMN_BOTTOM - COLUMN_TOP - CARD_H
     top = COLUMN_TOP
     if len(column) - 1 > room // STEP_MIN:  # the oldest defenders: counted, not drawn
@@ -204,7 +215,7 @@ def _column(scene: Scene, x, column):
         card_face(scene, x, top + i * step, card, big=i == len(column) - 1)
 
 
-def _panel(scene: Scene, state: State):
+def _panel(scene: Scene, state: State) -> None:
     x, w = PANEL, WIDTH - PANEL - 16
     scene.text(
         x,
@@ -245,7 +256,7 @@ def _panel(scene: Scene, state: State):
         scene.text(x + w - 52, top + 24 + i * 19, 52, 18, value, WHITE, 13, "right", bold=True)
 
 
-def _hand(scene: Scene, state: State):
+def _hand(scene: Scene, state: State) -> None:
     hand = state.hand_cards()
     scene.text(
         LEFT,

@@ -12,6 +12,7 @@ and interpretation the kernel implements.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,7 @@ __all__ = [
     "ATTACK_RULES",
     "DEFEATED_RULES",
     "VICTORY_RULES",
+    "RULE_CHOICES",
     "RULE_DEFAULTS",
     "BATTLE",
     "PRECISION",
@@ -56,7 +58,12 @@ DEFEATED_RULES = ("discard", "leave_game")  # interpretation 4
 #: strictly: the fourth castle must fall while the deck still holds a card, and the game is
 #: lost as soon as the deck is empty while a castle stands)
 VICTORY_RULES = ("any_time", "deck_left")
-RULE_DEFAULTS = {"attack": "any", "defeated": "discard", "victory": "any_time"}
+#: the rules options: name -> allowed values, default first (the env's keywords, the saved
+#: state's ``rules``, the solve command's flags and the docs read this one table)
+RULE_CHOICES = {"attack": ATTACK_RULES, "defeated": DEFEATED_RULES, "victory": VICTORY_RULES}
+RULE_DEFAULTS = {name: values[0] for name, values in RULE_CHOICES.items()}
+#: the options every saved state names (the others came later)
+_FIRST_RULES = ("attack", "defeated")
 
 #: the largest turn or event count a saved state may hold (the game ends within 45 turns)
 MAX_SAVED_COUNT = 10_000
@@ -115,11 +122,11 @@ _SAVED_KEYS = (
 )
 
 
-def difficulty_rows(difficulty) -> int:
+def difficulty_rows(difficulty: str) -> int:
     return DIFFICULTIES[check_choice("difficulty", difficulty, DIFFICULTIES)]
 
 
-def check_deck(deck) -> np.ndarray:
+def check_deck(deck: Any) -> np.ndarray:
     """A caller's deck order (52 card ids, top first), or ValueError saying what is wrong."""
     if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
         raise ValueError(
@@ -143,15 +150,15 @@ def check_deck(deck) -> np.ndarray:
 class _Word:
     """A scalar of the position: one word of the State's ints row."""
 
-    def __init__(self, index: int, kind=int):
+    def __init__(self, index: int, kind: type = int) -> None:
         self.index, self.kind = index, kind
 
-    def __get__(self, state, owner=None):
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         return self.kind(state.v[self.index])
 
-    def __set__(self, state, value) -> None:
+    def __set__(self, state: State, value: Any) -> None:
         state.v[self.index] = value
         state._mask = None
 
@@ -176,7 +183,7 @@ class State(SolitaireState):
 
     def __init__(
         self, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
-    ):
+    ) -> None:
         check_choice("attack rule", attack, ATTACK_RULES)
         check_choice("defeated rule", defeated, DEFEATED_RULES)
         check_choice("victory rule", victory, VICTORY_RULES)
@@ -207,7 +214,7 @@ class State(SolitaireState):
             views.update((name, flags[at : at + n]) for name, (at, n) in _FLAGS.items())
         self.__dict__.update(views)  # (re)bound here; assigning one later writes the row
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> np.ndarray:
         # int64 rows (uncompiled) have no bool views: the flags are read as copies, read-only
         # so that a write into one raises instead of being lost (assign the attribute instead)
         if name in _FLAGS and "b" in self.__dict__:
@@ -217,7 +224,7 @@ class State(SolitaireState):
             return flags
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:
         # a view of the rows is assigned into, so that the rows (the rules) see it
         if name in _VIEWS and "b" in self.__dict__:
             if name in self.__dict__:
@@ -229,7 +236,7 @@ class State(SolitaireState):
             return
         object.__setattr__(self, name, value)
 
-    def _set_flags(self, name: str, cards) -> None:
+    def _set_flags(self, name: str, cards: Any) -> None:
         self.b[_FLAGS[name][0] + np.asarray(cards, np.int64)] = 1
 
     def __getstate__(self) -> dict:
@@ -246,8 +253,8 @@ class State(SolitaireState):
         cls,
         rng: np.random.Generator | None = None,
         difficulty: str = "very_hard",
-        deck=None,
-        **rules,
+        deck: Any = None,
+        **rules: Any,
     ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
@@ -312,7 +319,7 @@ class State(SolitaireState):
     def event_counts(self) -> dict[str, int]:
         return dict(zip(EVENTS, self.events.tolist()))
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         move = ACTIONS.decode(action)
         if isinstance(move, Play):
             cards = [int(self.hand[i]) for i in move.slots if i < self.hand_size]
@@ -420,7 +427,7 @@ class State(SolitaireState):
 
     def rule_options(self) -> dict:
         """The rules options of this game, as ``new_game`` and the env take them."""
-        return {"attack": self.attack, "defeated": self.defeated, "victory": self.victory}
+        return {name: getattr(self, name) for name in RULE_CHOICES}
 
     def to_dict(self) -> dict:
         rows = {v: k for k, v in DIFFICULTIES.items()}[self.rows]
@@ -454,13 +461,15 @@ class State(SolitaireState):
         if d["game"] != "castle_siege":
             r.bad(f"game is {d['game']!r}, not 'castle_siege'")
         difficulty = r.choice(d["difficulty"], "difficulty", tuple(DIFFICULTIES))
-        # "victory" may be left out (states saved before the option existed: "any_time")
-        rules = r.dict(d["rules"], "rules", required=("attack", "defeated"), optional=("victory",))
+        # an option added after the first saved states may be left out: its default applies
+        later = tuple(name for name in RULE_CHOICES if name not in _FIRST_RULES)
+        rules = r.dict(d["rules"], "rules", required=_FIRST_RULES, optional=later)
         state = cls(
             DIFFICULTIES[difficulty],
-            attack=r.choice(rules["attack"], "rules.attack", ATTACK_RULES),
-            defeated=r.choice(rules["defeated"], "rules.defeated", DEFEATED_RULES),
-            victory=r.choice(rules.get("victory", "any_time"), "rules.victory", VICTORY_RULES),
+            **{
+                name: r.choice(rules.get(name, values[0]), f"rules.{name}", values)
+                for name, values in RULE_CHOICES.items()
+            },
         )
         places = {
             "deck": r.ints(d["deck"], "deck", 0, NUM_CARDS - 1, max_length=NUM_CARDS),

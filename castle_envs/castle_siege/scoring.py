@@ -51,7 +51,14 @@ _H_ROYAL = np.array([100.0, 1.0, 0.01])
 
 
 @njit(cache=True)
-def subset_tables(b, v, sums, sizes, flush, royal):
+def subset_tables(
+    b: np.ndarray,
+    v: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    flush: np.ndarray,
+    royal: np.ndarray,
+) -> int:
     """Per subset (bitmask) of the held hand slots: rank sum, size, all one suit (two or
     more cards), holds J, Q, K of three suits. Returns the number of slots held. ``sums``
     and ``sizes`` hold 64 entries: the upper halves are scratch."""
@@ -98,7 +105,7 @@ def subset_tables(b, v, sums, sizes, flush, royal):
 
 
 @njit(cache=True)
-def best_castle(b, v, w):
+def best_castle(b: np.ndarray, v: np.ndarray, w: np.ndarray) -> int:
     """The standing castle with the first best ``w[0] * defenders + w[1] * their rank sum +
     w[2] * castle rank``: the Royal Assault scorer's choice and the ``royal_own_column``
     feature's column (with ``_H_ROYAL``)."""
@@ -118,12 +125,21 @@ def best_castle(b, v, w):
 
 
 @njit(cache=True)
-def royal_target(b, v):
+def royal_target(b: np.ndarray, v: np.ndarray) -> int:
     return best_castle(b, v, _H_ROYAL)
 
 
 @njit(cache=True)
-def battle_tables(b, v, recent, held, royals_in, column_of, attackable, open_castle):
+def battle_tables(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    held: int,
+    royals_in: np.ndarray,
+    column_of: np.ndarray,
+    attackable: np.ndarray,
+    open_castle: np.ndarray,
+) -> tuple[int, int]:
     """What the battle features need beyond ``subset_tables``: per subset its royals, per
     card its column (an open castle's own index), whether it can be attacked, whether it is
     an open castle. Returns (defenders standing, the focus column)."""
@@ -160,7 +176,7 @@ def battle_tables(b, v, recent, held, royals_in, column_of, attackable, open_cas
 
 
 @njit(cache=True)
-def captures_next(sums, top, bits, need):
+def captures_next(sums: np.ndarray, top: int, bits: int, need: int) -> bool:
     """Can the hand slots left after playing ``bits`` sum to ``need`` exactly?"""
     rest = 31 ^ bits
     for r in range(1, top):
@@ -173,7 +189,16 @@ NO_MOVE, CAPTURE, ROYAL_MOVE, ATTACK = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp):
+def battle_setup(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> tuple:
     """The tables a battle phase's candidates are scored from: ``subset_tables``, then
     ``battle_tables`` into ``tmp`` (its first 188 entries). Returns (held slots, per subset
     royals, per card column, attackable, open castle, defenders, focus column, the Royal
@@ -201,7 +226,14 @@ def battle_setup(b, v, recent, sums, sizes, one_suit, royal, tmp):
 
 
 @njit(cache=True)
-def battle_kind(bits, t, total, open_castle, attackable, royal):
+def battle_kind(
+    bits: int,
+    t: int,
+    total: int,
+    open_castle: np.ndarray,
+    attackable: np.ndarray,
+    royal: np.ndarray,
+) -> int:
     """What playing the hand slots ``bits`` (rank sum ``total``) on card ``t`` is: NO_MOVE
     when it is no legal play, else CAPTURE, ROYAL_MOVE or ATTACK."""
     rank = _RANK[t]
@@ -213,7 +245,7 @@ def battle_kind(bits, t, total, open_castle, attackable, royal):
 
 
 @njit(cache=True)
-def royals_held(b, v):
+def royals_held(b: np.ndarray, v: np.ndarray) -> int:
     k = 0
     for i in range(v[HSIZE]):
         if _RANK[b[HAND + i]] >= 11:
@@ -222,7 +254,7 @@ def royals_held(b, v):
 
 
 @njit(cache=True)
-def recycle_terms(b, v, rank):
+def recycle_terms(b: np.ndarray, v: np.ndarray, rank: int) -> tuple[int, int]:
     """For recycling a card of ``rank``: its distance to the nearest standing castle's rank
     (99 when none stands) and the defenders of that rank."""
     dist = 99
@@ -238,7 +270,17 @@ def recycle_terms(b, v, rank):
 
 
 @njit(cache=True)
-def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
+def battle_action(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    w: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """The battle-phase move ``LinearPolicy`` plays (weights ``w[:18]``): the first best.
     ``tmp``: int64 scratch of 200 entries or more."""
     return battle_scores(
@@ -247,7 +289,19 @@ def battle_action(b, v, recent, w, sums, sizes, one_suit, royal, tmp):
 
 
 @njit(cache=True)
-def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, scores):
+def battle_scores(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    w: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+    actions: np.ndarray,
+    scores: np.ndarray,
+) -> int:
     """Every battle-phase candidate of ``LinearPolicy`` with its score, in its order: the
     legal plays by action id, then Regroup when legal, then end battle phase (score 0);
     returns their number. With empty ``actions`` nothing is stored and the first best
@@ -324,7 +378,7 @@ def battle_scores(b, v, recent, w, sums, sizes, one_suit, royal, tmp, actions, s
 
 
 @njit(cache=True)
-def recycle_action(b, v, w):
+def recycle_action(b: np.ndarray, v: np.ndarray, w: np.ndarray) -> int:
     cards = np.empty(NUM_CARDS, np.int64)
     scores = np.empty(NUM_CARDS, np.float64)
     n = recycle_scores(b, v, w, cards, scores)
@@ -336,7 +390,9 @@ def recycle_action(b, v, w):
 
 
 @njit(cache=True)
-def recycle_scores(b, v, w, cards, scores):
+def recycle_scores(
+    b: np.ndarray, v: np.ndarray, w: np.ndarray, cards: np.ndarray, scores: np.ndarray
+) -> int:
     """Each discard-pile card (a Precision Strike's choice) with its score, by card id."""
     held = np.zeros(14, np.bool_)
     for i in range(v[HSIZE]):
@@ -373,12 +429,22 @@ def recycle_scores(b, v, w, cards, scores):
 
 
 @njit(cache=True)
-def royal_action(b, v, w):
+def royal_action(b: np.ndarray, v: np.ndarray, w: np.ndarray) -> int:
     return ROYAL_BASE + best_castle(b, v, w)
 
 
 @njit(cache=True)
-def policy_action(b, v, recent, weights, sums, sizes, one_suit, royal, tmp):
+def policy_action(
+    b: np.ndarray,
+    v: np.ndarray,
+    recent: bool,
+    weights: np.ndarray,
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    one_suit: np.ndarray,
+    royal: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """``LinearPolicy(weights)`` on the position; the other arrays are scratch (sums and
     sizes of 64, one_suit and royal of 32, tmp of 200 int64)."""
     phase = v[PHASE]

@@ -40,6 +40,8 @@ penalty and ``info["illegal_action"][i]`` is True.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from castle_envs.castle_siege import kernel as K
@@ -84,12 +86,16 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
     position_attrs = {"cards": "_cards", "ints": "_ints"}
     row_attrs = ("_cards", "_ints", "recent")
 
-    def __init__(self, num_envs: int, difficulty: str = "very_hard", *args, **kwargs):
+    def __init__(
+        self, num_envs: int, difficulty: str = "very_hard", *args: Any, **kwargs: Any
+    ) -> None:
         """``difficulty`` and the other keyword arguments: module docstring."""
         super().__init__(num_envs, difficulty, *args, **kwargs)
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         """``seed``: an int (env i gets ``seed + i``), a list of per-env seeds, or None.
         ``options``: ``{"decks": (num_envs, 52) card ids, top first}`` deals those decks."""
         self._seed(seed)
@@ -163,13 +169,10 @@ def read_state(b: np.ndarray, v: np.ndarray, rows: int, rules: dict) -> State:
 
 def write_state(b: np.ndarray, v: np.ndarray, state: State, rows: int, rules: dict) -> None:
     """Load ``state`` into kernel rows ``b``/``v`` (episode step count 0). The rules option
-    ``victory`` comes from the state (word ``STRICT``), so callers that pass only
-    ``attack``/``defeated`` carry it too; when ``rules`` names it, it must match."""
-    if (
-        state.rows != rows
-        or (state.attack, state.defeated) != (rules["attack"], rules["defeated"])
-        or rules.get("victory", state.victory) != state.victory
-    ):
+    options come from the state (``victory``: word ``STRICT``); each one ``rules`` names must
+    match the state's."""
+    named = state.rule_options()
+    if state.rows != rows or any(rules.get(key, value) != value for key, value in named.items()):
         raise ValueError("the state's difficulty and rules must match the env's")
     b[:] = 0
     v[:] = 0

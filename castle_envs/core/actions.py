@@ -15,7 +15,7 @@ import numpy as np
 from .errors import ActionTypeError, IllegalActionError
 
 
-def _integer_dtype(dtype) -> bool:
+def _integer_dtype(dtype: Any) -> bool:
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iu"
     # torch (and similar) dtypes print as "torch.int64", "torch.uint8", "torch.float32", ...
@@ -23,7 +23,7 @@ def _integer_dtype(dtype) -> bool:
     return name.startswith(("int", "uint"))
 
 
-def action_int(action) -> int:
+def action_int(action: Any) -> int:
     """``action`` as a Python int, when it is one integer: a Python or NumPy integer, or a
     0-d integer array or tensor. Anything else (floats of every kind, even 3.0; bools;
     strings; arrays with more than one element) raises ``ActionTypeError``, as Gymnasium's
@@ -42,7 +42,7 @@ def action_int(action) -> int:
 class ActionTable:
     # the moves are hashable, each game's of several classes: typed Any so that the rules
     # read a decoded move's fields without a cast
-    def __init__(self, moves: Sequence[Any]):
+    def __init__(self, moves: Sequence[Any]) -> None:
         self.moves = tuple(moves)
         # keyed with the type too: NamedTuples of different kinds compare equal as tuples
         self._index = {(type(m), m): i for i, m in enumerate(self.moves)}
@@ -53,10 +53,10 @@ class ActionTable:
     def __len__(self) -> int:
         return len(self.moves)
 
-    def decode(self, action) -> Any:
+    def decode(self, action: Any) -> Any:
         return self.moves[self.check(action)]
 
-    def encode(self, move) -> int:
+    def encode(self, move: Any) -> int:
         if isinstance(move, str):
             index = self._by_text.get(move)
         else:
@@ -65,7 +65,7 @@ class ActionTable:
             raise ValueError(f"not a move of this game: {move!r}")
         return index
 
-    def check(self, action) -> int:
+    def check(self, action: Any) -> int:
         """The action as a Python int in range, or ``IllegalActionError`` naming why it is
         not one (``ActionTypeError`` when it is not an integer at all)."""
         as_int = action_int(action)

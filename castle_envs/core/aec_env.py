@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -44,13 +45,13 @@ class _StateMethod:
 
     __slots__ = ("_env",)
 
-    def __init__(self, env):
+    def __init__(self, env: Any) -> None:
         self._env = env
 
     def __call__(self) -> np.ndarray:
         return self._env.global_state()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         warnings.warn(
             "env.state as the rules state is deprecated: use env.game_state "
             "(env.state() is PettingZoo's global state)",
@@ -89,7 +90,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 5000,
         observation: str = "dict",
-    ):
+    ) -> None:
         super().__init__()
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
@@ -148,7 +149,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
 
     # --- the global state -------------------------------------------------------------------
     @property
-    def state(self):
+    def state(self) -> _StateMethod:
         return _StateMethod(self)
 
     def global_state(self) -> np.ndarray:
@@ -159,13 +160,13 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         ).astype(self.state_space.dtype, copy=False)
 
     # --- pettingzoo API --------------------------------------------------------------------
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, dict):
@@ -204,11 +205,11 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             raise EpisodeOverError(f"{what} called before reset(): call reset() first")
         return self.game_state
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple:
         self._need_position("last()")
         return super().last(observe)
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> np.ndarray | dict[str, np.ndarray]:
         state = self._need_position("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(len(state.actions), dtype=np.int8)
@@ -227,7 +228,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return np.zeros(len(state.actions), dtype=bool)
         return state.legal_action_mask().copy()
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         state = self._need_position("step()")
         if not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
@@ -269,7 +270,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         self._refresh_infos()
         self._render_human()
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "human":
             if self.game_state is None:
                 raise EpisodeOverError("render() called before reset(): call reset() first")
@@ -281,10 +282,10 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def close(self):
+    def close(self) -> None:
         pass
 
-    def _refresh_infos(self):
+    def _refresh_infos(self) -> None:
         # agents not to act share one read-only all-zero mask: infos are rebuilt every step
         state = self.game_state
         assert state is not None  # called after reset()
@@ -312,7 +313,7 @@ class StrictOrderEnforcingWrapper(OrderEnforcingWrapper):
     done raises ``EpisodeOverError`` (the raw env's answer) instead of a logged warning: a
     loop that keeps stepping a finished game has a bug worth hearing about."""
 
-    def step(self, action) -> None:
+    def step(self, action: Any) -> None:
         if self._has_reset and not self.agents:
             raise EpisodeOverError("the game is over and every agent is done; call reset()")
         super().step(action)

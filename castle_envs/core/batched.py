@@ -37,12 +37,12 @@ from castle_envs.core.options import check_bool, check_int
 from castle_envs.core.threads import RowThreads, resolve_threads
 
 
-def _wrapping_ok():
+def _wrapping_ok() -> np.errstate:
     """The generator's uint64 arithmetic wraps by design; plain NumPy would warn."""
     return np.errstate(over="ignore")
 
 
-def state_dtype():
+def state_dtype() -> type[np.integer]:
     """int8 rows when compiled; uncompiled (no numba, or ``NUMBA_DISABLE_JIT``) the kernels run
     on NumPy scalars, which do not widen int8 arithmetic as numba does, so the rows are int64."""
     return np.int8 if COMPILED else np.int64
@@ -60,7 +60,7 @@ class OwnViews:
     def _bind_views(self) -> None:
         raise NotImplementedError
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         for name in self._view_names:
             state.pop(name, None)
@@ -98,6 +98,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     _game_args: tuple
     _reward_arg: Any
     state: Callable[[int], Any]
+    _refresh: Callable[[slice], None]
     _warned_games: set = set()
     _view_names = ("_mask",)
 
@@ -120,7 +121,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         parallel: bool = False,
         threads: int | None = None,
         **rules,
-    ):
+    ) -> None:
         """``game_option``: the game's own first argument (each game's ``__init__`` names it
         and gives its default); the rest are the single env's keywords and the batch's."""
         num_envs = check_int("num_envs", num_envs, 1)
@@ -203,7 +204,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     def _bind_views(self) -> None:
         self._mask = self._mask_padded[:, : self._num_actions]
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict:
         # a thread pool cannot be copied: the copy gets its own (none once closed)
         state = super().__getstate__()
         state["_split"] = None
@@ -225,14 +226,14 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             self._mask_padded,
         )
 
-    def _reset_result(self):
+    def _reset_result(self) -> tuple[np.ndarray, dict]:
         self._started = True
         return self._out(self._obs), {
             "action_mask": self._out(self._mask),
             "_action_mask": self._all.copy(),
         }
 
-    def step(self, actions):
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._started:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         self._read_actions(actions)
@@ -310,7 +311,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         """Games whose kernels count the legal actions per row override this."""
         self.run_rows(self.kernel.sample_legal_rows, self._mask_padded, self._sample_words, out)
 
-    def render(self):
+    def render(self) -> tuple | None:
         if self.render_mode is None:
             gym.logger.warn("render() called without render_mode; pass render_mode to make_vec()")
             return None
@@ -318,7 +319,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         draw = single.render_state_ansi if self.render_mode == "ansi" else single.render_state_rgb
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
-    def close_extras(self, **kwargs):
+    def close_extras(self, **kwargs) -> None:
         self._split.close()
 
     #: the game's attributes that hold the batch's whole position (checkpoint key ->
@@ -440,7 +441,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
     kernel: Any
     _obs_size: int
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         """The arguments of ``reference_env``, which checks every one of them."""
         reference = self.reference_env(*args, **kwargs)
         self._reference = reference
@@ -469,7 +470,9 @@ class KernelSingleEnv(OwnViews, gym.Env):
         self.action_space = reference.action_space
         self.observation_space = reference.observation_space
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         check_options_type(options)
         self._load(options)
@@ -490,7 +493,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
             deal(words)
         self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
 
-    def step(self, action):
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self._started:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
@@ -529,6 +532,6 @@ class KernelSingleEnv(OwnViews, gym.Env):
         return [0] if self._info()["won"] else []
 
     @property
-    def game_state(self):
+    def game_state(self) -> Any:
         """The position as a rules state (a copy; ``state``: the name every env kind shares)."""
         return self.state

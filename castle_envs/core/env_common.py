@@ -32,7 +32,9 @@ ENV_KEYWORDS = (
 )
 
 
-def screen_action(action, actions, mask, illegal_action: str, position) -> tuple:
+def screen_action(
+    action: Any, actions: Any, mask: np.ndarray, illegal_action: str, position: Callable[[], Any]
+) -> tuple:
     """``(action id, legal)`` for a step's action, read against ``mask``. With
     ``illegal_action="raise"`` an illegal one raises ``IllegalActionError`` naming the move
     and why (``position()`` gives the state that explains it); with ``"penalty"`` it comes
@@ -78,7 +80,11 @@ class GameEnvMixin:
     render_state_rgb: Callable[[GameState], np.ndarray]
 
     def _set_common(
-        self, render_mode, illegal_action, illegal_action_penalty, max_episode_steps
+        self,
+        render_mode: str | None,
+        illegal_action: str,
+        illegal_action_penalty: float,
+        max_episode_steps: int,
     ) -> None:
         # every check names the argument, the value and what is accepted (core.options)
         self.render_mode = check_choice(
@@ -88,10 +94,10 @@ class GameEnvMixin:
         self.illegal_action_penalty = check_real("illegal_action_penalty", illegal_action_penalty)
         self.max_episode_steps = check_int("max_episode_steps", max_episode_steps, 1)
 
-    def decode_action(self, action):
+    def decode_action(self, action: Any) -> Any:
         return self.state_type().actions.decode(action)
 
-    def encode_action(self, move) -> int:
+    def encode_action(self, move: Any) -> int:
         return self.state_type().actions.encode(move)
 
     def winners(self) -> list[int]:
@@ -103,12 +109,12 @@ class GameEnvMixin:
             raise EpisodeOverError("winners() called before reset(): call reset() first")
         return self.game_state.winning_seats()
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         if self.game_state is None:
             raise EpisodeOverError("describe_action() needs a position: call reset() first")
         return self.game_state.describe_action(action)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "render() called without render_mode; pass render_mode when making the env"

@@ -76,7 +76,7 @@ except ImportError:  # numba is a dependency, but the envs must work where it ca
     HAVE_NUMBA = False
     prange = range  # type: ignore[misc]  # numba's prange runs as range uncompiled
 
-    def njit(*args, **kwargs):
+    def njit(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
         return lambda func: func
@@ -93,7 +93,7 @@ INSTALL_HINT = "pip install numba (a dependency of castle-envs that did not inst
 if HAVE_NUMBA:
     from numba.core import event as _event
 
-    def njit(*args, **kwargs):
+    def njit(*args: Any, **kwargs: Any) -> Any:
         """``numba.njit`` with ``cache=True`` unless told otherwise."""
         kwargs.setdefault("cache", True)
         return numba.njit(*args, **kwargs)
@@ -103,13 +103,13 @@ if HAVE_NUMBA:
         disk cache is loaded without it): the first one for a castle-envs kernel writes the
         notice."""
 
-        def on_start(self, event):
+        def on_start(self, event: Any) -> None:
             dispatcher = (event.data or {}).get("dispatcher")
             module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
             if module.startswith("castle_envs"):
                 _compile_notice()
 
-        def on_end(self, event):
+        def on_end(self, event: Any) -> None:
             pass
 
     _event.register("numba:compile", _CompileListener())
@@ -124,14 +124,14 @@ elif COMPILED:
     from numba.extending import intrinsic
 
     @intrinsic
-    def unowned(typingctx, arr):
+    def unowned(typingctx: Any, arr: Any) -> Any:
         """``arr`` as an array without a reference count (no meminfo): numba then does no
         atomic reference counting for it or for the row views taken from it. Only for an
         array the caller keeps alive meanwhile, such as an argument of the running kernel."""
         if not isinstance(arr, types.Array):
             return None
 
-        def codegen(context, builder, signature, args):
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             src = context.make_array(arr)(context, builder, value=args[0])
             out = context.make_array(arr)(context, builder)
             for name in ("data", "nitems", "itemsize", "shape", "strides"):
@@ -143,5 +143,5 @@ elif COMPILED:
         return arr(arr), codegen
 else:
 
-    def unowned(arr):
+    def unowned(arr: Any) -> Any:
         return arr

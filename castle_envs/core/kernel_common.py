@@ -31,7 +31,7 @@ _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
 
 
 @njit(cache=True)
-def penalised(i, a, num_actions, mask, out):
+def penalised(i: int, a: int, num_actions: int, mask: np.ndarray, out: BatchStep) -> bool:
     """Whether env ``i``'s action ``a`` is out of range or masked out; such a step ends the
     episode with ``out.penalty`` (only in illegal_action="penalty" mode: raise mode checks
     before the kernels run). ``out``: a ``BatchStep``."""
@@ -48,7 +48,7 @@ def penalised(i, a, num_actions, mask, out):
 
 
 @njit(cache=True)
-def first_illegal_of(mask, actions, num_actions):
+def first_illegal_of(mask: np.ndarray, actions: np.ndarray, num_actions: int) -> int:
     """The first env whose action is out of range or masked out, or -1."""
     for i in range(actions.shape[0]):
         a = actions[i]
@@ -58,7 +58,7 @@ def first_illegal_of(mask, actions, num_actions):
 
 
 @njit(cache=True)
-def xorshift_star(words, i):
+def xorshift_star(words: np.ndarray, i: int) -> int:
     """Advance the xorshift64 state ``words[i]``; returns its xorshift64* output (use the
     high bits: the low ones are weak)."""
     x = words[i]
@@ -70,7 +70,7 @@ def xorshift_star(words, i):
 
 
 @njit(cache=True)
-def nonzero_key(h1, h2):
+def nonzero_key(h1: int, h2: int) -> tuple[int, int]:
     """The hash pair, made never 0/0: 0/0 marks an empty table slot."""
     if h1 == 0 and h2 == 0:
         h1 = np.uint64(1)
@@ -78,7 +78,7 @@ def nonzero_key(h1, h2):
 
 
 @njit(cache=True)
-def tt_find(table, h1, h2):
+def tt_find(table: np.ndarray, h1: int, h2: int) -> bool:
     """Is the position with hashes (h1, h2) stored? ``table`` is (2^k, 2), both hashes of a
     slot side by side (one cache line); linear probing over 16 slots."""
     mask = len(table) - 1
@@ -93,7 +93,7 @@ def tt_find(table, h1, h2):
 
 
 @njit(cache=True, inline="always")
-def tt_seen(table, key, h, d):
+def tt_seen(table: np.ndarray, key: tuple[int, int], h: np.ndarray, d: int) -> bool:
     """Is the position with hash pair ``key`` stored (``tt_find``)? If not, the pair is kept
     as depth ``d``'s in ``h`` ((depth, 2) uint64): the search stores it there once every
     move of the position has lost."""

@@ -11,10 +11,12 @@ False; their ``sample_actions()`` draws faster with the compiled kernels.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
-def sample_masked(masks, rng=None, no_legal: int = 0):
+def sample_masked(masks: Any, rng: Any = None, no_legal: int = 0) -> int | np.ndarray:
     """A uniformly random legal action per row of ``masks`` (bool or 0/1, shape
     ``(n, n_actions)``; one row of shape ``(n_actions,)`` gives one int), from ``rng`` (a
     ``numpy.random.Generator``, a seed, or None). A row with no legal action gives

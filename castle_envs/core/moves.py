@@ -4,13 +4,14 @@ view computed in Python from a rules state, and the observation space of the vie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 
-def check_capacity(capacity) -> int:
+def check_capacity(capacity: Any) -> int:
     if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
         raise ValueError(f"capacity must be a positive int, got {capacity!r}")
     return int(capacity)
@@ -48,7 +49,7 @@ class MoveView:
 
     game = ""
 
-    def __init__(self, capacity: int, num_features: int):
+    def __init__(self, capacity: int, num_features: int) -> None:
         self.capacity = check_capacity(capacity)
         self.num_features = num_features
 
@@ -78,11 +79,13 @@ class StateMoves(MoveView):
     features: tuple[str, ...] = ()
     default_capacity = 1
 
-    def __init_subclass__(cls, game: str = "", features=(), capacity: int = 1, **kwargs):
+    def __init_subclass__(
+        cls, game: str = "", features: Sequence[str] = (), capacity: int = 1, **kwargs: Any
+    ) -> None:
         super().__init_subclass__(**kwargs)
         cls.game, cls.features, cls.default_capacity = game, tuple(features), capacity
 
-    def __init__(self, capacity: int | None = None):
+    def __init__(self, capacity: int | None = None) -> None:
         super().__init__(
             self.default_capacity if capacity is None else capacity, len(self.features)
         )
@@ -91,13 +94,13 @@ class StateMoves(MoveView):
     def feature_names(cls) -> tuple[str, ...]:
         return cls.features
 
-    def rows(self, state, actions) -> np.ndarray:
+    def rows(self, state: Any, actions: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def observation(self, state) -> np.ndarray:
+    def observation(self, state: Any) -> np.ndarray:
         raise NotImplementedError
 
-    def from_state(self, state, out: dict | None = None) -> tuple[dict, int]:
+    def from_state(self, state: Any, out: dict | None = None) -> tuple[dict, int]:
         """The view of the player to act (all zero once the game is over) and its count of
         legal moves: rows in increasing action id; past the capacity the lowest ids are kept
         (the default capacity, the whole action space, gives every legal move its row)."""
@@ -128,6 +131,6 @@ class KernelMoves(MoveView):
             *rows, out["move_features"], out["move_ids"], valid, legal, *self.scratch.args()
         )
 
-    def batch_env(self, env, out: dict, legal: np.ndarray) -> None:
+    def batch_env(self, env: Any, out: dict, legal: np.ndarray) -> None:
         """Fill ``out`` and ``legal`` from the batched env ``env`` of the view's game."""
         self._batch(env.row_args(), out, legal)

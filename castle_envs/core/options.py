@@ -33,17 +33,17 @@ import numpy as np
 from .errors import InvalidOptionError, OptionTypeError, UnknownOptionError
 
 
-def _kind(value) -> str:
+def _kind(value: Any) -> str:
     """``'a list'``, ``'an int'``: the value's type, for messages."""
     name = type(value).__name__
     return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
 
 
-def _is_int(value) -> bool:
+def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _same(value, choice) -> bool:
+def _same(value: Any, choice: Any) -> bool:
     """``value`` is ``choice`` (never hashes ``value``, never compares arrays element-wise)."""
     if choice is None:
         return value is None
@@ -56,7 +56,7 @@ def _same(value, choice) -> bool:
     return type(value) is type(choice) and value == choice
 
 
-def _choice_kind_ok(value, choices) -> bool:
+def _choice_kind_ok(value: Any, choices: Iterable) -> bool:
     """Whether ``value`` is of a kind some choice has (else a ``TypeError``)."""
     return any(
         _same(value, c)
@@ -67,7 +67,7 @@ def _choice_kind_ok(value, choices) -> bool:
     )
 
 
-def check_choice(name: str, value, choices: Iterable) -> Any:
+def check_choice(name: str, value: Any, choices: Iterable) -> Any:
     """``value`` if it is one of ``choices`` (the choice itself: ``np.int64(2)`` gives 2)."""
     choices = list(choices)
     for choice in choices:
@@ -78,7 +78,7 @@ def check_choice(name: str, value, choices: Iterable) -> Any:
     raise cls(f"unknown {name} {shown}; choose one of {choices}")
 
 
-def check_int(name: str, value, low: float | None = None, high: float | None = None) -> int:
+def check_int(name: str, value: Any, low: float | None = None, high: float | None = None) -> int:
     """``value`` as an ``int`` if it is an integer (not a bool, not a float, not a string)
     within ``low``..``high`` (each bound optional, both included)."""
     bounds = (
@@ -94,7 +94,11 @@ def check_int(name: str, value, low: float | None = None, high: float | None = N
 
 
 def check_real(
-    name: str, value, low: float | None = None, high: float | None = None, low_open: bool = False
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
 ) -> float:
     """``value`` as a ``float`` if it is a finite real number (not a bool, not a string)
     within ``low``..``high`` (each bound optional and included; ``low_open``: above ``low``)."""
@@ -115,14 +119,14 @@ def check_real(
     return v
 
 
-def check_bool(name: str, value) -> bool:
+def check_bool(name: str, value: Any) -> bool:
     """``value`` if it is ``True`` or ``False`` (a NumPy bool too; not 0, 1 or a string)."""
     if not isinstance(value, (bool, np.bool_)):
         raise OptionTypeError(f"{name} must be True or False, got {value!r} ({_kind(value)})")
     return bool(value)
 
 
-def check_optional_int(name: str, value, low: int | None = None) -> int | None:
+def check_optional_int(name: str, value: Any, low: int | None = None) -> int | None:
     return None if value is None else check_int(name, value, low)
 
 
@@ -168,7 +172,7 @@ class Option(NamedTuple):
     choices: tuple[str, ...] = ()
 
 
-def check_option(label: str, option: Option, value) -> Any:
+def check_option(label: str, option: Option, value: Any) -> Any:
     """``value`` checked against ``option`` (``label`` names it in the message, as
     ``"ismcts option width"``): an int, a float, or a string."""
     kind = type(option.default)
@@ -235,5 +239,5 @@ class Options(dict):
             )
             for name, option in self.items()
         ]
-        init.__signature__ = sig.replace(parameters=params)
+        init.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         return init

@@ -37,7 +37,7 @@ def to_words(generator: np.random.Generator) -> np.ndarray:
     )
 
 
-def from_words(words) -> np.random.Generator:
+def from_words(words: np.ndarray) -> np.random.Generator:
     w = [int(x) for x in words]
     bg = np.random.PCG64()
     bg.state = {
@@ -50,7 +50,7 @@ def from_words(words) -> np.random.Generator:
 
 
 @njit(cache=True, inline="always")
-def _mul64(a, b):
+def _mul64(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:
     """Full 128-bit product of two uint64 as (high, low)."""
     a_lo = a & M32
     a_hi = a >> U32
@@ -65,7 +65,7 @@ def _mul64(a, b):
 
 
 @njit(cache=True)
-def next64(w):
+def next64(w: np.ndarray) -> np.uint64:
     """One PCG64 (XSL-RR) output; advances the state held in ``w``."""
     hi, lo = _mul64(w[STATE_LO], MULT_LO)
     hi = hi + w[STATE_HI] * MULT_LO + w[STATE_LO] * MULT_HI
@@ -80,7 +80,7 @@ def next64(w):
 
 
 @njit(cache=True)
-def next32(w):
+def next32(w: np.ndarray) -> np.uint64:
     """NumPy's ``next_uint32``: each 64-bit output serves two calls, low half first."""
     if w[HAS32] != ZERO:
         w[HAS32] = ZERO
@@ -92,7 +92,7 @@ def next32(w):
 
 
 @njit(cache=True)
-def interval(w, max_value):
+def interval(w: np.ndarray, max_value: int) -> np.int64:
     """NumPy's ``random_interval`` for max_value < 2**32: masked rejection on 32-bit draws."""
     top = np.uint64(max_value)
     mask = top
@@ -108,7 +108,7 @@ def interval(w, max_value):
 
 
 @njit(cache=True)
-def permutation_into(w, out):
+def permutation_into(w: np.ndarray, out: np.ndarray) -> None:
     """``out[:] = Generator.permutation(len(out))`` (NumPy's ``_shuffle_raw``)."""
     n = out.shape[0]
     for i in range(n):
@@ -121,7 +121,7 @@ def permutation_into(w, out):
 
 
 @njit(cache=True)
-def integers(w, high):
+def integers(w: np.ndarray, high: int) -> np.int64:
     """``Generator.integers(high)`` (an int64 draw in [0, high), 1 <= high <= 2**32 - 1):
     NumPy's ``buffered_bounded_lemire_uint32``; ``high == 1`` draws nothing."""
     rng = np.uint64(high - 1)

@@ -8,13 +8,17 @@ compiled envs) and ``action_masks()`` stacked to (num_envs, n_actions), so code 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 
 class PerEnvVectorEnv(SyncVectorEnv):
-    def __init__(self, env_class, num_envs: int, copy: bool = True, **kwargs):
+    def __init__(
+        self, env_class: type[gymnasium.Env], num_envs: int, copy: bool = True, **kwargs: Any
+    ) -> None:
         if (
             isinstance(num_envs, bool)
             or not isinstance(num_envs, (int, np.integer))

@@ -7,7 +7,9 @@ install draws the same letters; bold is a one-pixel stroke at the doubled size.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -82,7 +84,7 @@ def fit_text(t: Text) -> Fit:
 
 
 @lru_cache(maxsize=4096)
-def _text_mask(text: str, px: float, anchor: str, bold: bool):
+def _text_mask(text: str, px: float, anchor: str, bold: bool) -> tuple[Image.Image, Any, Any]:
     """The text's coverage as an "L" image and its offset from the anchor point: labels
     repeat from frame to frame, so each is rasterized once."""
     stroke = 1 if bold else 0
@@ -106,7 +108,7 @@ def draw(scene: Shapes) -> tuple[np.ndarray, list[Fit]]:
     d = ImageDraw.Draw(img)
     fits = []
 
-    def xy(points):
+    def xy(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
         return [(x * S, y * S) for x, y in points]
 
     for item in scene.items:

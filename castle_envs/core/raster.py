@@ -8,9 +8,11 @@ alone, so every env renders ``rgb_array`` frames with or without the ``pictures`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from .shapes import Fit, Shapes, Text, ellipsize
+from .shapes import Color, Fit, Shapes, Text, ellipsize
 
 # 3 columns x 5 rows per glyph, rows top to bottom
 _FONT_ROWS = {
@@ -106,12 +108,12 @@ def _fit(t: Text) -> tuple[str, int]:
 
 
 class _Pixels:
-    def __init__(self, scene: Shapes):
+    def __init__(self, scene: Shapes) -> None:
         self.p = np.empty((scene.height, scene.width, 3), dtype=np.uint8)
         self.p[:] = scene.background
         self.h, self.w = scene.height, scene.width
 
-    def _grid(self, x0, y0, x1, y1):
+    def _grid(self, x0: float, y0: float, x1: float, y1: float) -> tuple | None:
         """Pixel-centre coordinates of the clipped box, or None when it is empty."""
         c0, c1 = max(0, int(np.floor(x0))), min(self.w, int(np.ceil(x1)) + 1)
         r0, r1 = max(0, int(np.floor(y0))), min(self.h, int(np.ceil(y1)) + 1)
@@ -120,11 +122,20 @@ class _Pixels:
         ys, xs = np.mgrid[r0:r1, c0:c1]
         return (r0, r1, c0, c1), xs + 0.5, ys + 0.5
 
-    def paint(self, box, mask, color):
+    def paint(self, box: tuple[int, int, int, int], mask: np.ndarray, color: Color) -> None:
         r0, r1, c0, c1 = box
         self.p[r0:r1, c0:c1][mask] = color
 
-    def rect(self, x, y, w, h, fill, outline, line):
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: Color | None,
+        outline: Color | None,
+        line: float,
+    ) -> None:
         x0, y0 = int(round(x)), int(round(y))
         x1, y1 = int(round(x + w)), int(round(y + h))
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, self.w), min(y1, self.h)
@@ -142,7 +153,13 @@ class _Pixels:
             ):
                 self.p[sl] = outline
 
-    def polygon(self, pts, fill, outline, line):
+    def polygon(
+        self,
+        pts: Sequence[tuple[float, float]],
+        fill: Color | None,
+        outline: Color | None,
+        line: float,
+    ) -> None:
         xs_, ys_ = [p[0] for p in pts], [p[1] for p in pts]
         if fill is not None:
             g = self._grid(min(xs_), min(ys_), max(xs_), max(ys_))
@@ -161,7 +178,16 @@ class _Pixels:
         if outline is not None:
             self.line(list(pts) + [pts[0]], outline, line)
 
-    def ellipse(self, cx, cy, rx, ry, fill, outline, line):
+    def ellipse(
+        self,
+        cx: float,
+        cy: float,
+        rx: float,
+        ry: float,
+        fill: Color | None,
+        outline: Color | None,
+        line: float,
+    ) -> None:
         g = self._grid(cx - rx, cy - ry, cx + rx, cy + ry)
         if g is None or rx <= 0 or ry <= 0:
             return
@@ -174,7 +200,7 @@ class _Pixels:
             inner = ((px - cx) / max(rx - k, 0.5)) ** 2 + ((py - cy) / max(ry - k, 0.5)) ** 2
             self.paint(box, (d <= 1) & (inner > 1), outline)
 
-    def line(self, pts, color, width):
+    def line(self, pts: Sequence[tuple[float, float]], color: Color, width: float) -> None:
         r = max(0.5, width / 2)
         for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
             g = self._grid(min(x1, x2) - r, min(y1, y2) - r, max(x1, x2) + r, max(y1, y2) + r)

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from .errors import InvalidStateError
 
+if TYPE_CHECKING:
+    from .state import GameState
+
 
 class StateReader:
     """Checks for one game's saved states; ``title`` names the game in every message."""
 
-    def __init__(self, title: str):
+    def __init__(self, title: str) -> None:
         self.title = title
 
     def bad(self, why: str) -> NoReturn:
@@ -31,7 +34,7 @@ class StateReader:
 
     # --- containers ------------------------------------------------------------------------
     def dict(
-        self, value, what: str, required: Iterable[str] = (), optional: Iterable[str] = ()
+        self, value: Any, what: str, required: Iterable[str] = (), optional: Iterable[str] = ()
     ) -> dict:
         """``value`` as a dict with string keys: every ``required`` key present, and (when
         ``required`` or ``optional`` is given) no key outside them."""
@@ -52,7 +55,7 @@ class StateReader:
         return value
 
     def list(
-        self, value, what: str, length: int | None = None, max_length: int | None = None
+        self, value: Any, what: str, length: int | None = None, max_length: int | None = None
     ) -> list:
         """``value`` as a list (or tuple), its length checked before anything reads it."""
         if not isinstance(value, (list, tuple)):
@@ -64,7 +67,7 @@ class StateReader:
         return list(value)
 
     # --- scalars ---------------------------------------------------------------------------
-    def int(self, value, what: str, lo: int, hi: int) -> int:
+    def int(self, value: Any, what: str, lo: int, hi: int) -> int:
         """An int (not a bool, not a float however integral) in ``lo``-``hi``."""
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             self.bad(f"{what} must be an int, got {value!r}")
@@ -72,13 +75,13 @@ class StateReader:
             self.bad(f"{what} = {value} is outside {lo}-{hi}")
         return int(value)
 
-    def bool(self, value, what: str) -> bool:
+    def bool(self, value: Any, what: str) -> bool:
         """``True`` or ``False`` exactly (not ``"false"``, not 0)."""
         if not isinstance(value, (bool, np.bool_)):
             self.bad(f"{what} must be true or false, got {value!r}")
         return bool(value)
 
-    def choice(self, value, what: str, choices) -> Any:
+    def choice(self, value: Any, what: str, choices: Iterable) -> Any:
         """One of ``choices`` (compared by type and value: 1 is not True)."""
         for choice in choices:
             if type(value) is type(choice) and value == choice:
@@ -89,7 +92,7 @@ class StateReader:
     # (annotations in this class say builtins.int and so on: int, list, ... name its methods)
     def ints(
         self,
-        value,
+        value: Any,
         what: str,
         lo: builtins.int,
         hi: builtins.int,
@@ -101,23 +104,23 @@ class StateReader:
         return [self.int(v, f"{what}[{i}]", lo, hi) for i, v in enumerate(items)]
 
     def bools(
-        self, value, what: str, length: builtins.int | None = None
+        self, value: Any, what: str, length: builtins.int | None = None
     ) -> builtins.list[builtins.bool]:
         items = self.list(value, what, length)
         return [self.bool(v, f"{what}[{i}]") for i, v in enumerate(items)]
 
     def int_array(
         self,
-        value,
+        value: Any,
         what: str,
         shape: tuple[builtins.int, ...],
         lo: builtins.int,
         hi: builtins.int,
-        dtype=np.int64,
+        dtype: type[np.integer] = np.int64,
     ) -> np.ndarray:
         """Nested lists of exactly ``shape`` holding ints in ``lo``-``hi``, as an array."""
 
-        def read(node, depth, where):
+        def read(node: Any, depth: builtins.int, where: str) -> Any:
             if depth == len(shape):
                 return self.int(node, where, lo, hi)
             items = self.list(node, where, shape[depth])
@@ -125,8 +128,8 @@ class StateReader:
 
         return np.array(read(value, 0, what), dtype=dtype).reshape(shape)
 
-    def bool_array(self, value, what: str, shape: tuple[builtins.int, ...]) -> np.ndarray:
-        def read(node, depth, where):
+    def bool_array(self, value: Any, what: str, shape: tuple[builtins.int, ...]) -> np.ndarray:
+        def read(node: Any, depth: builtins.int, where: str) -> Any:
             if depth == len(shape):
                 return self.bool(node, where)
             items = self.list(node, where, shape[depth])
@@ -135,7 +138,7 @@ class StateReader:
         return np.array(read(value, 0, what), dtype=bool).reshape(shape)
 
     # --- the position as a whole -----------------------------------------------------------------
-    def playable(self, state) -> None:
+    def playable(self, state: GameState) -> None:
         """A position that is not over must have a legal move."""
         if not state.is_terminal() and not state.legal_action_mask().any():
             self.bad("the game is not over but no move is legal")

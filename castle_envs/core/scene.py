@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +57,9 @@ class Scene(Shapes):
     """A fixed-size picture as drawing commands, in pixels (origin top left)."""
 
     # --- composite symbols --------------------------------------------------------------
-    def suit(self, cx, cy, size, suit: int, color=None):
+    def suit(
+        self, cx: float, cy: float, size: float, suit: int, color: Color | None = None
+    ) -> None:
         """A card suit (0 ♠, 1 ♣, 2 ♥, 3 ♦) of height ``size`` centred at (cx, cy)."""
         color = SUIT_COLORS[suit] if color is None else color
         s = float(size)
@@ -105,7 +110,7 @@ class Scene(Shapes):
         outcome: int = 0,
         title_w: float = 150,
         height: float = 36,
-    ):
+    ) -> None:
         """The band across the top: the game's name, a subtitle and what happens now.
         ``outcome`` 1 (won) or -1 (lost) colours the band and shows ``status`` in bold."""
         band, ink = {1: (GOLD, BLACK), -1: ((176, 48, 40), WHITE)}.get(outcome, (FELT_DARK, WHITE))
@@ -182,7 +187,7 @@ class Scene(Shapes):
 _BACKEND: str | None = None
 
 
-def _backend(name: str | None):
+def _backend(name: str | None) -> ModuleType:
     name = name or raster_backend()
     if name == "pillow":
         from . import pil_raster
@@ -218,7 +223,9 @@ def set_raster(backend: str) -> None:
     _BACKEND = ("pillow" if pillow_available() else "numpy") if backend == "auto" else backend
 
 
-def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):
+def regular_polygon(
+    cx: float, cy: float, r: float, sides: int, rotation: float = -math.pi / 2
+) -> list[tuple[float, float]]:
     return [
         (
             cx + r * math.cos(rotation + 2 * math.pi * k / sides),
@@ -228,15 +235,15 @@ def regular_polygon(cx, cy, r, sides, rotation=-math.pi / 2):
     ]
 
 
-def scene_renderers(build_scene):
+def scene_renderers(build_scene: Callable[[Any], Scene]) -> tuple[Callable, Callable]:
     """A game's ``render_rgb(state) -> (H, W, 3) uint8`` and ``render_svg(state) -> str``
     for the picture ``build_scene(state)``. They are named as the functions of the game's
     render module (which binds them), so that pickle finds them there."""
 
-    def render_rgb(state) -> np.ndarray:
+    def render_rgb(state: Any) -> np.ndarray:
         return build_scene(state).to_rgb()
 
-    def render_svg(state) -> str:
+    def render_svg(state: Any) -> str:
         return build_scene(state).to_svg()
 
     for func in (render_rgb, render_svg):

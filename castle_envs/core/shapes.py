@@ -10,6 +10,7 @@ helpers every backend shares.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 Color = tuple
@@ -98,12 +99,22 @@ class Shapes:
     """A fixed-size picture as drawing commands, in pixels (origin top left): what a
     backend draws (``Scene`` adds the composite symbols and the outputs)."""
 
-    def __init__(self, width: int, height: int, background: Color = FELT):
+    def __init__(self, width: int, height: int, background: Color = FELT) -> None:
         self.width, self.height, self.background = int(width), int(height), background
         self.items: list = []
 
     # --- shapes ------------------------------------------------------------------------
-    def rect(self, x, y, w, h, fill=None, outline=None, line=1.0, radius=0.0):
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: Color | None = None,
+        outline: Color | None = None,
+        line: float = 1.0,
+        radius: float = 0.0,
+    ) -> None:
         self.items.append(
             (
                 "rect",
@@ -118,23 +129,57 @@ class Shapes:
             )
         )
 
-    def polygon(self, points, fill=None, outline=None, line=1.0):
+    def polygon(
+        self,
+        points: Sequence[tuple[float, float]],
+        fill: Color | None = None,
+        outline: Color | None = None,
+        line: float = 1.0,
+    ) -> None:
         pts = tuple((float(a), float(b)) for a, b in points)
         self.items.append(("polygon", pts, fill, outline, float(line)))
 
-    def ellipse(self, cx, cy, rx, ry, fill=None, outline=None, line=1.0):
+    def ellipse(
+        self,
+        cx: float,
+        cy: float,
+        rx: float,
+        ry: float,
+        fill: Color | None = None,
+        outline: Color | None = None,
+        line: float = 1.0,
+    ) -> None:
         self.items.append(
             ("ellipse", float(cx), float(cy), float(rx), float(ry), fill, outline, float(line))
         )
 
-    def circle(self, cx, cy, r, fill=None, outline=None, line=1.0):
+    def circle(
+        self,
+        cx: float,
+        cy: float,
+        r: float,
+        fill: Color | None = None,
+        outline: Color | None = None,
+        line: float = 1.0,
+    ) -> None:
         self.ellipse(cx, cy, r, r, fill, outline, line)
 
-    def line(self, points, color, width=1.0):
+    def line(self, points: Sequence[tuple[float, float]], color: Color, width: float = 1.0) -> None:
         pts = tuple((float(a), float(b)) for a, b in points)
         self.items.append(("line", pts, color, float(width)))
 
-    def text(self, x, y, w, h, text, color=INK, size=13, align="left", bold=False) -> Text:
+    def text(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        text: str,
+        color: Color = INK,
+        size: float = 13,
+        align: str = "left",
+        bold: bool = False,
+    ) -> Text:
         """``text`` in the box (x, y, w, h), vertically centred; backends shrink it (down to
         three quarters of ``size``) and then cut it with an ellipsis when it does not fit."""
         item = Text(
@@ -163,7 +208,7 @@ def pillow_available() -> bool:
     return bool(features.check("freetype2"))
 
 
-def fit_candidates(size: float):
+def fit_candidates(size: float) -> Iterator[float]:
     """Font sizes to try, largest first: ``size`` down to three quarters of it."""
     low = size * 0.75
     s = size
@@ -172,7 +217,7 @@ def fit_candidates(size: float):
         s -= max(0.5, size * 0.05)
 
 
-def ellipsize(text: str, fits) -> str:
+def ellipsize(text: str, fits: Callable[[str], bool]) -> str:
     """The longest ``text[:k] + '…'`` that ``fits``; '' when not even '…' does."""
     lo, hi = 0, len(text)
     while lo < hi:  # binary search on the kept length

@@ -38,7 +38,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         illegal_action_penalty: float = -1.0,
         max_episode_steps: int = 1000,
         observation: str = "vector",
-    ):
+    ) -> None:
         self._set_common(render_mode, illegal_action, illegal_action_penalty, max_episode_steps)
         self.observation_mode = check_choice("observation", observation, self.observation_modes)
         self.state: GameState | None = None
@@ -65,11 +65,11 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     @abstractmethod
     def observe_state(self, state: GameState) -> np.ndarray: ...
 
-    def reward_snapshot(self, state: GameState):
+    def reward_snapshot(self, state: GameState) -> Any:
         """What ``_reward`` needs of the state before a step (kept cheap: called every step)."""
         return None
 
-    def step_reward(self, before, after: GameState) -> float:
+    def step_reward(self, before: Any, after: GameState) -> float:
         """Default: the game's return, paid once at the end."""
         return float(after.returns()[0]) if after.is_terminal() else 0.0
 
@@ -83,7 +83,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
     def render_state_rgb(self, state: GameState) -> np.ndarray: ...
 
     # --- gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
@@ -92,7 +92,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
         self._done = False
         return self._present(self.state), self._full_info()
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         if self.state is None:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:

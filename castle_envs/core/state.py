@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,7 @@ class GameState(ABC):
         """Why a (range-checked) action is illegal now; games override with specifics."""
         return "it is not legal in the current position"
 
-    def apply_action(self, action) -> None:
+    def apply_action(self, action: Any) -> None:
         """Check and apply ``action``; raise ``IllegalActionError`` naming the move and why."""
         action = self.actions.check(action)
         if self.is_terminal():
@@ -90,13 +91,13 @@ class GameState(ABC):
         return self.clone()
 
     # --- naming moves ------------------------------------------------------------------------
-    def decode_action(self, action) -> Any:
+    def decode_action(self, action: Any) -> Any:
         return self.actions.decode(action)
 
-    def encode_action(self, move) -> int:
+    def encode_action(self, move: Any) -> int:
         return self.actions.encode(move)
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: Any) -> str:
         """A readable move in this position's terms (games override to name actual cards)."""
         return str(self.actions.decode(action))
 
@@ -120,7 +121,7 @@ class GameState(ABC):
     def from_json(cls, text: str) -> GameState:
         return cls.from_dict(json.loads(text))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable (mypy wants a method here)
@@ -158,5 +159,5 @@ def check_options(given: dict | None, allowed: dict[str, Any], what: str) -> dic
     return {**allowed, **given}
 
 
-def choice_error(name: str, value, choices) -> ValueError:
+def choice_error(name: str, value: Any, choices: Iterable) -> ValueError:
     return ValueError(f"unknown {name} {value!r}; choose one of {list(choices)}")

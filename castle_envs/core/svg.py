@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 from functools import lru_cache
 
-from .shapes import Shapes, Text, ellipsize, fit_candidates, pillow_available
+from .shapes import Color, Shapes, Text, ellipsize, fit_candidates, pillow_available
 
 _AVERAGE_ADVANCE = 0.56  # em per character, for text measured without Pillow
 
@@ -21,7 +21,7 @@ def _num(v: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _color(c) -> str:
+def _color(c: Color | None) -> str:
     return "none" if c is None else "#{:02x}{:02x}{:02x}".format(*tuple(int(v) for v in c[:3]))
 
 
@@ -49,7 +49,7 @@ def _fit(t: Text) -> tuple[str, float, float]:
         text, size = pil_raster.fit_size(t)
         return text, size, pil_raster.text_width(text, size, t.bold)
 
-    def width(s, size):
+    def width(s: str, size: float) -> float:
         return len(s) * size * _AVERAGE_ADVANCE
 
     size = t.size

@@ -14,7 +14,9 @@ same results, only no speed.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +37,7 @@ def available_cores() -> int:
 MIN_ROWS_PER_THREAD = 256
 
 
-def resolve_threads(parallel, threads, num_rows) -> int:
+def resolve_threads(parallel: bool, threads: int | None, num_rows: int) -> int:
     """The thread count from the env keywords: ``threads`` (a positive int) when given,
     exactly (at most one per env); else, when ``parallel`` is true, one per available core
     as long as each gets ``MIN_ROWS_PER_THREAD`` envs; else 1."""
@@ -46,7 +48,7 @@ def resolve_threads(parallel, threads, num_rows) -> int:
     return check_int("threads", threads, 1)
 
 
-def _call_wrapping(kernel, lo, hi, args):
+def _call_wrapping(kernel: Callable[..., None], lo: int, hi: int, args: tuple) -> None:
     # np.errstate is per thread: the uint64 generator arithmetic wraps by design, and
     # without numba NumPy would warn about it on the pool's threads
     with np.errstate(over="ignore"):
@@ -56,7 +58,7 @@ def _call_wrapping(kernel, lo, hi, args):
 class RowThreads:
     """``num_rows`` rows split into ``threads`` contiguous ranges (at most one per row)."""
 
-    def __init__(self, num_rows: int, threads: int = 1):
+    def __init__(self, num_rows: int, threads: int = 1) -> None:
         self.num_rows = int(num_rows)
         self.threads = max(1, min(int(threads), self.num_rows))
         edges = [num_rows * k // self.threads for k in range(self.threads + 1)]
@@ -67,7 +69,7 @@ class RowThreads:
             else None
         )
 
-    def run(self, kernel, *args) -> None:
+    def run(self, kernel: Callable[..., None], *args: Any) -> None:
         """``kernel(lo, hi, *args)`` for every range, concurrently; returns when all have
         finished, raising the first error any of them raised."""
         if self._pool is None:  # one thread (or closed: the whole batch on this thread)
