@@ -415,7 +415,7 @@ class NestedEndgameSolver:
     game tried up to six times. ``budget`` > 0 bounds the nested search's work in a game:
     its tries together start no run once they have counted that many nodes (a node count, so
     that a game's moves depend only on the deal and the agent's seed; about a million a
-    CPU-second, a run up to about 800,000: ``experiments/studies/castle_siege_ismcts/endgame_budget.py``)."""
+    CPU-second, a run up to about 800,000; docs/castle_siege_winnability.md measures it)."""
 
     def __init__(
         self,
@@ -437,21 +437,21 @@ class NestedEndgameSolver:
 
     def reset(self) -> None:
         self._tried: Any = None  # the turn whose nested search failed
-        self._left = self.tries  # nested searches left this game
-        self._spent = 0  # the nodes they counted
+        self.tries_left = self.tries  # nested searches left this game
+        self.nodes_spent = 0  # the nodes they counted
 
     def solve(self, state):
         from castle_envs.agents.solvers.castle_siege import WINNABLE
 
         result = self.solver.solve(state)
         turn = turn_key(state)
-        spent = self.budget > 0 and self._spent >= self.budget
-        if result.verdict == WINNABLE or turn == self._tried or self._left <= 0 or spent:
+        spent = self.budget > 0 and self.nodes_spent >= self.budget
+        if result.verdict == WINNABLE or turn == self._tried or self.tries_left <= 0 or spent:
             return result
-        self._left -= 1
+        self.tries_left -= 1
         # what the game's earlier tries left of the budget (0: no budget)
-        found = self.nested.solve(state, budget=self.budget and self.budget - self._spent)
-        self._spent += found.nodes
+        found = self.nested.solve(state, budget=self.budget and self.budget - self.nodes_spent)
+        self.nodes_spent += found.nodes
         if found.verdict == WINNABLE:
             return found
         self._tried = turn

@@ -421,7 +421,7 @@ def _value(b, v, shaped, standing):
 
 
 @njit(cache=True)
-def _solved(w, memo, b, v, recent, leave, nodes, weights):
+def endgame_solved(w, memo, b, v, recent, leave, nodes, weights):
     """Whether the compiled solver proves this world won within ``nodes`` (half of them on
     the scorer's probes, then depth-first search)."""
     load_position(w.B, w.V, 0, b, v)
@@ -483,7 +483,7 @@ def _playout(x, w, memo, cfg, line):
     nodes) on near misses, where its wins are: from the start of Hard deals
     20,000,100-399, the scorer's finish leaves one castle standing in 41 of 247 lost known
     endgames, which hold 18 of the 23 the solver wins with 2,000 nodes
-    (``experiments/studies/castle_siege_ismcts/endgame_gap.py``)."""
+    (the endgame study in docs/castle_siege_winnability.md)."""
     b, v = x.B[0], x.V[0]
     recent, leave, weights = cfg.recent, cfg.leave, cfg.weights
     known = cfg.endplay > 0
@@ -493,7 +493,7 @@ def _playout(x, w, memo, cfg, line):
     _copy_rows(x.B[1], x.V[1], b, v)
     playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end)
     near_end = v[OUTCOME] != 1 and 4 - captured_and_standing(b, v)[0] <= cfg.endmiss
-    if near_end and _solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
+    if near_end and endgame_solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
         return 1.0
     return _value(b, v, cfg.shaped, cfg.standing)
 
@@ -574,7 +574,11 @@ def _iterate(t, x, w, memo, cfg, forced):
             break
         _expand(t, node, b, v, recent, weights, width, temp, x)
         break
-    if value < 0.0 and cfg.leaf > 0 and _solved(w, memo, b, v, recent, leave, cfg.leaf, weights):
+    if (
+        value < 0.0
+        and cfg.leaf > 0
+        and endgame_solved(w, memo, b, v, recent, leave, cfg.leaf, weights)
+    ):
         value = 1.0
     if value < 0.0:
         learned = net_value(cfg.net, b, v, cfg.rows, recent, leave) if lam > 0.0 else 0.0

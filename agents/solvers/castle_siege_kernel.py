@@ -355,7 +355,7 @@ def gen_moves(b, v, recent, out, w):
 
 # --- bounds ----------------------------------------------------------------------------------
 @njit(cache=True)
-def _royal_in_reach(b, v):
+def royal_in_reach(b, v):
     """A Royal Assault this turn needs J, Q, K of three suits among the hand and the deck's
     top two cards (``castle_siege.solver``, bound 4)."""
     if v[DSIZE] < 2:
@@ -552,7 +552,7 @@ def hopeless(b, v, w, memo):
         return v[HSIZE] < standing
     _sorted_desc(cols, standing)
     regroup = 0 if v[REGROUPED] else 1
-    royal = 1 if _royal_in_reach(b, v) else 0
+    royal = 1 if royal_in_reach(b, v) else 0
     # a direct-mapped cache in front of the memo dict: most lookups repeat recent ones
     key = _relaxed_key(cols, standing, phi, v[HSIZE], regroup, royal)
     slot = 2 * ((key * 0x9E3779B97F4A7C15) >> 48 & (len(cache) // 2 - 1))

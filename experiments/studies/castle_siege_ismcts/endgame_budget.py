@@ -126,7 +126,7 @@ def timed(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
         if str(deal) in res["deals"]:
             continue
         won, cpu = _play(agent, deal, difficulty)
-        tries, spent = solver.tries - solver._left, solver._spent
+        tries, spent = solver.tries - solver.tries_left, solver.nodes_spent
         res["deals"][str(deal)] = {"won": int(won), "cpu": cpu, "tries": tries, "spent": spent}
         json.dump(res, open(out, "w"), indent=0)
 

@@ -47,7 +47,7 @@ for seed in range(start, start + n):
             lost[left] += 1
             for k in budgets:
                 t = time.perf_counter()
-                won = M._solved(works[k], memo, x.B[1], x.V[1], False, False, k, weights)
+                won = M.endgame_solved(works[k], memo, x.B[1], x.V[1], False, False, k, weights)
                 seconds[k] += time.perf_counter() - t
                 solved[left, k] += bool(won)
     wins += v[K.OUTCOME] == 1

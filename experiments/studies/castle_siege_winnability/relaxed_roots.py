@@ -23,7 +23,7 @@ def rw_noroyal(columns, phi, plays, regroup):
         return True
     if phi >= len(rest) and (sum(rest) + len(rest) <= left or (regroup and sum(rest) <= left)):
         return True
-    for captured in S._capture_sets(len(rest)):
+    for captured in S.capture_sets(len(rest)):
         cost = sum(rest[i] + 1 for i in captured)
         if cost > left or phi < len(captured):
             continue
@@ -31,7 +31,7 @@ def rw_noroyal(columns, phi, plays, regroup):
         after = phi - len(captured)
         if not others or after <= len(others):
             continue
-        for cols in S._spread(tuple(others), left - cost):
+        for cols in S.spread(tuple(others), left - cost):
             nxt = after - len(others)
             if rw_noroyal(
                 tuple(sorted((c + 1 for c in cols), reverse=True)), nxt, min(HAND_SLOTS, nxt), True
@@ -46,6 +46,6 @@ for diff in ("hard", "very_hard"):
         s = State.new_game(difficulty=diff, deck=S.deal_deck(seed))
         cols = tuple(sorted(s.col_len[~s.captured].tolist(), reverse=True))
         phi = s.deck_size + s.hand_size
-        w += S.relaxed_winnable(cols, phi, s.hand_size, True, S._royal_in_reach(s))
+        w += S.relaxed_winnable(cols, phi, s.hand_size, True, S.royal_in_reach(s))
         wn += rw_noroyal(cols, phi, s.hand_size, True)
     print(diff, "roots 0-999: relaxed game winnable", w, "; without any Royal Assault", wn)
