@@ -13,23 +13,14 @@ that ``castle-envs solve --game castellion --plot --agents-csv`` reads).
 """
 
 import argparse
-import gzip
 import json
 import time
-from pathlib import Path
 
 import gymnasium as gym
 from castle_envs.agents.registry import make_agent
+from castle_envs.experiments.studies.records import open_record
 
 import castle_envs  # noqa: F401  (registers the envs)
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
 
 
 def to_csv(path: str) -> None:
@@ -38,7 +29,7 @@ def to_csv(path: str) -> None:
     from castle_envs.experiments.stats import wilson_interval
 
     counts = defaultdict(lambda: [0, 0, 0])
-    for line in _open(path):
+    for line in open_record(path):
         r = json.loads(line)
         c = counts[(r["level"], r["agent"])]
         c[0] += 1

@@ -5,27 +5,17 @@ got stuck. Run from the repository root:
     python experiments/studies/castellion_winnability/analyze.py docs/data/castellion_winnability/solve_500k.jsonl
 """
 
-import gzip
 import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import deal
 from castle_envs.experiments.stats import wilson_interval
+from castle_envs.experiments.studies.records import open_record
 
 from castle_envs.castellion.data import ORDEALS
 
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
-
-records = [json.loads(line) for line in _open(sys.argv[1])]
+records = [json.loads(line) for line in open_record(sys.argv[1])]
 by_card = defaultdict(Counter)
 stuck = defaultdict(Counter)
 for r in records:

@@ -11,22 +11,12 @@ repository root:
 """
 
 import argparse
-import gzip
 import json
 import time
-from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import Solver, deal
 from castle_envs.experiments.stats import wilson_interval
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
+from castle_envs.experiments.studies.records import open_record
 
 LEVELS = ("school", "academy", "menace")
 
@@ -39,7 +29,7 @@ p.add_argument("--study", required=True, help="the study's solver records (JSON 
 p.add_argument("--out", required=True)
 args = p.parse_args()
 
-study = {(r["level"], r["seed"]): r for r in map(json.loads, _open(args.study))}
+study = {(r["level"], r["seed"]): r for r in map(json.loads, open_record(args.study))}
 solver = Solver(max_nodes=1, loss_nodes=args.loss_budget)
 rows = []
 with open(args.out, "w") as out:

@@ -25,7 +25,6 @@ planner before its ``scout`` option (``scout=0,grow=8``).
 
 import argparse
 import csv
-import gzip
 import json
 import time
 from pathlib import Path
@@ -43,17 +42,9 @@ from castle_envs.agents.search.castellion_planner import (
     PlannerPolicy,
 )
 from castle_envs.agents.solvers.castellion import deal, replay_wins
+from castle_envs.experiments.studies.records import open_record
 
 from castle_envs.castellion.data import LEVELS
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
 
 HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}
@@ -83,7 +74,7 @@ if args.seeds:
 else:
     won_by_agent = {
         r["seed"]
-        for r in map(json.loads, _open(HERE / "agent_wins.jsonl"))
+        for r in map(json.loads, open_record(HERE / "agent_wins.jsonl"))
         if r["level"] == args.level and r["won"] and r["replays"]
     }
     seeds = [

@@ -14,25 +14,15 @@ the counts. From the repository root:
 import argparse
 import collections
 import contextlib
-import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 from castle_envs.agents.solvers import castellion_kernel as C
 from castle_envs.agents.solvers.castellion import deal, replay_wins
+from castle_envs.experiments.studies.records import open_record
 
 from castle_envs.castellion import kernel as K
 from castle_envs.castellion.vector import write_state
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
 
 p = argparse.ArgumentParser()
 p.add_argument("--level", default="school")
@@ -70,7 +60,7 @@ if args.seeds:
 else:
     seeds = [
         r["seed"]
-        for r in map(json.loads, _open(args.study))
+        for r in map(json.loads, open_record(args.study))
         if r["level"] == args.level
         and r["verdict"] != "winnable"
         and (args.all or r["reached"] == 0)

@@ -29,20 +29,11 @@ Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``)
 """
 
 import csv
-import gzip
 import json
 from pathlib import Path
 
 from castle_envs.experiments.stats import wilson_interval
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
+from castle_envs.experiments.studies.records import open_record
 
 HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
 LEVELS = ("school", "academy", "menace")
@@ -50,7 +41,7 @@ DEALS = range(500)
 
 
 def rows(name):
-    return [json.loads(line) for line in _open(HERE / name)]
+    return [json.loads(line) for line in open_record(HERE / name)]
 
 
 won = {lv: {} for lv in LEVELS}  # level -> seed -> source

@@ -33,22 +33,13 @@ that do are proven lost and not listed). The summary table printed at the end is
 import argparse
 import collections
 import csv
-import gzip
 import json
 from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import PASSED, Solver, deal
+from castle_envs.experiments.studies.records import open_record
 
 from castle_envs.castellion.data import ORDEALS
-
-
-def _open(path):
-    """``path``, or its gzipped copy ``path.gz`` (the repository keeps large records gzipped)."""
-    path = Path(path)
-    if path.suffix != ".gz" and not path.exists() and path.with_name(path.name + ".gz").exists():
-        path = path.with_name(path.name + ".gz")
-    return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
-
 
 HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
 LEVELS = ("school", "academy", "menace")
@@ -64,7 +55,7 @@ args = p.parse_args()
 
 
 def jsonl(name):
-    return [json.loads(line) for line in _open(HERE / name)]
+    return [json.loads(line) for line in open_record(HERE / name)]
 
 
 study = {(r["level"], r["seed"]): r for r in jsonl("solve_500k_probe.jsonl")}
