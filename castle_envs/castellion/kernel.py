@@ -558,96 +558,153 @@ def _after_place(s: np.ndarray, level: int, cell: int) -> None:
 
 
 @njit(cache=True)
+def _apply_draw(s: np.ndarray, action: int) -> None:
+    """The draw phase: encounter early, draw from a pile or take a revealed tile."""
+    if action == ENCOUNTER_NOW:
+        if encounter(s):
+            _end_turn(s)
+        return
+    if action == DRAW:
+        s[REG_N] -= 1
+        s[HAND] = s[REG + s[REG_N]]
+        s[REG + s[REG_N]] = NO_TILE
+    elif action == DRAW + 1:
+        s[SAFE_N] -= 1
+        s[HAND] = s[SAFE + s[SAFE_N]]
+        s[SAFE + s[SAFE_N]] = NO_TILE
+    else:
+        i = action - TAKE_REVEALED
+        s[HAND] = s[REV + i]
+        n = s[REV_N]
+        for j in range(i, n - 1):
+            s[REV + j] = s[REV + j + 1]
+        s[REV + n - 1] = NO_TILE
+        s[REV_N] = n - 1
+    s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+
+
+@njit(cache=True)
+def _apply_defender(s: np.ndarray, action: int, level: int) -> None:
+    """A Defender in hand: place it, or discard it (and its faction's power)."""
+    kind = s[HAND]
+    s[HAND] = NO_TILE
+    if action < DISCARD:
+        _after_place(s, level, put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
+        return
+    s[DISC + kind] += 1
+    if action == DISCARD:
+        _end_turn(s)
+        return
+    faction = kind // 3
+    if faction == JUGGLER:
+        s[PHASE] = JUGGLE_PHASE
+    elif faction == SEER:
+        s[RLEFT] = min(MAX_REVEALED - s[REV_N], s[REG_N] + s[SAFE_N])
+        s[PHASE] = REVEAL_PHASE
+    elif faction == CHAMELEON:
+        s[RSHAPE] = kind % 3
+        s[PHASE] = RECOVER_PHASE
+    else:
+        s[DLEFT] = 1
+        s[DREASON] = PYRO_DESTROY
+        s[PHASE] = DESTROY_PHASE
+
+
+@njit(cache=True)
+def _apply_traitor(s: np.ndarray, action: int, level: int) -> None:
+    """A Traitor in hand: beside the current ordeal, or discarded at a cost."""
+    kind = s[HAND]
+    s[HAND] = NO_TILE
+    if action == PLACE_TRAITOR:
+        slot = s[CURRENT]
+        s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
+        count = s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1]
+        if count >= ORD_TRAITORS[s[ORD + slot]] and not encounter(s):
+            return
+        _end_turn(s)
+        return
+    s[DISC + kind] += 1
+    cost = 4
+    if level == MENACE:
+        cost = max(0, cost - formations(s)[2])
+    cost = min(cost, castle_size(s))
+    if cost:
+        s[DLEFT] = cost
+        s[DREASON] = TRAITOR_COST
+        s[PHASE] = DESTROY_PHASE
+    else:
+        _end_turn(s)
+
+
+@njit(cache=True)
+def _apply_destroy(s: np.ndarray, action: int) -> None:
+    """One tile destroyed (a Pyromancer's, a Traitor's cost or a penalty)."""
+    cell = action - DESTROY
+    s[DISC + take(s, cell // SIZE, cell % SIZE)] += 1
+    left_align(s)
+    s[DLEFT] -= 1
+    if s[DLEFT] and castle_size(s):
+        return
+    reason = s[DREASON]
+    s[DLEFT] = 0
+    s[DREASON] = 0
+    if reason == PYRO_DESTROY:
+        s[PHASE] = LIFT_PHASE
+    elif reason == PENALTY:
+        _conclude(s, foundation_complete(s))
+        _resume(s)
+    else:
+        _end_turn(s)
+
+
+@njit(cache=True)
+def _apply_reveal(s: np.ndarray, action: int) -> None:
+    """A Seer's reveal: the top tile of a pile turned up beside them."""
+    if action == REVEAL:
+        s[REG_N] -= 1
+        kind = s[REG + s[REG_N]]
+        s[REG + s[REG_N]] = NO_TILE
+    else:
+        s[SAFE_N] -= 1
+        kind = s[SAFE + s[SAFE_N]]
+        s[SAFE + s[SAFE_N]] = NO_TILE
+    s[REV + s[REV_N]] = kind
+    s[REV_N] += 1
+    s[RLEFT] -= 1
+    if not s[RLEFT]:
+        _end_turn(s)
+
+
+@njit(cache=True)
+def _apply_lift(s: np.ndarray, action: int) -> None:
+    """After a Pyromancer: the top tile of a column lifted, to move."""
+    c = action - LIFT
+    s[LIFTED] = take(s, s[HEIGHT + c] - 1, c)
+    if s[HEIGHT + c]:
+        s[LORIGIN] = c
+    elif c == 0:
+        left_align(s)
+        s[LORIGIN] = -1
+    else:
+        s[LORIGIN] = c
+    s[PHASE] = MOVE_PHASE
+
+
+@njit(cache=True)
 def apply(s: np.ndarray, action: int, level: int) -> None:
-    """``State.apply_legal``: the action is known to be legal."""
+    """``State.apply_legal``: the action is known to be legal. One branch a phase."""
     phase = s[PHASE]
     if phase == DRAW_PHASE:
-        if action == ENCOUNTER_NOW:
-            if encounter(s):
-                _end_turn(s)
-            return
-        if action == DRAW:
-            s[REG_N] -= 1
-            s[HAND] = s[REG + s[REG_N]]
-            s[REG + s[REG_N]] = NO_TILE
-        elif action == DRAW + 1:
-            s[SAFE_N] -= 1
-            s[HAND] = s[SAFE + s[SAFE_N]]
-            s[SAFE + s[SAFE_N]] = NO_TILE
-        else:
-            i = action - TAKE_REVEALED
-            s[HAND] = s[REV + i]
-            n = s[REV_N]
-            for j in range(i, n - 1):
-                s[REV + j] = s[REV + j + 1]
-            s[REV + n - 1] = NO_TILE
-            s[REV_N] = n - 1
-        s[PHASE] = DEFENDER_PHASE if s[HAND] < NUM_DEFENDER_KINDS else TRAITOR_PHASE
+        _apply_draw(s, action)
     elif action == ENCOUNTER_NOW:
         if encounter(s):
             _resume(s)
     elif phase == DEFENDER_PHASE:
-        kind = s[HAND]
-        s[HAND] = NO_TILE
-        if action < DISCARD:
-            _after_place(s, level, put(s, kind, action - PLACE if action < PLACE_LEFT else -1))
-            return
-        s[DISC + kind] += 1
-        if action == DISCARD:
-            _end_turn(s)
-            return
-        faction = kind // 3
-        if faction == JUGGLER:
-            s[PHASE] = JUGGLE_PHASE
-        elif faction == SEER:
-            s[RLEFT] = min(MAX_REVEALED - s[REV_N], s[REG_N] + s[SAFE_N])
-            s[PHASE] = REVEAL_PHASE
-        elif faction == CHAMELEON:
-            s[RSHAPE] = kind % 3
-            s[PHASE] = RECOVER_PHASE
-        else:
-            s[DLEFT] = 1
-            s[DREASON] = PYRO_DESTROY
-            s[PHASE] = DESTROY_PHASE
+        _apply_defender(s, action, level)
     elif phase == TRAITOR_PHASE:
-        kind = s[HAND]
-        s[HAND] = NO_TILE
-        if action == PLACE_TRAITOR:
-            slot = s[CURRENT]
-            s[BESIDE + 2 * slot + (1 if kind == BLACK_TRAITOR else 0)] += 1
-            count = s[BESIDE + 2 * slot] + s[BESIDE + 2 * slot + 1]
-            if count >= ORD_TRAITORS[s[ORD + slot]] and not encounter(s):
-                return
-            _end_turn(s)
-            return
-        s[DISC + kind] += 1
-        cost = 4
-        if level == MENACE:
-            cost = max(0, cost - formations(s)[2])
-        cost = min(cost, castle_size(s))
-        if cost:
-            s[DLEFT] = cost
-            s[DREASON] = TRAITOR_COST
-            s[PHASE] = DESTROY_PHASE
-        else:
-            _end_turn(s)
+        _apply_traitor(s, action, level)
     elif phase == DESTROY_PHASE:
-        cell = action - DESTROY
-        s[DISC + take(s, cell // SIZE, cell % SIZE)] += 1
-        left_align(s)
-        s[DLEFT] -= 1
-        if s[DLEFT] and castle_size(s):
-            return
-        reason = s[DREASON]
-        s[DLEFT] = 0
-        s[DREASON] = 0
-        if reason == PYRO_DESTROY:
-            s[PHASE] = LIFT_PHASE
-        elif reason == PENALTY:
-            _conclude(s, foundation_complete(s))
-            _resume(s)
-        else:
-            _end_turn(s)
+        _apply_destroy(s, action)
     elif phase == JUGGLE_PHASE:
         a = CELL + SWAP_A[action - SWAP]
         b = CELL + SWAP_B[action - SWAP]
@@ -656,19 +713,7 @@ def apply(s: np.ndarray, action: int, level: int) -> None:
         s[b] = t
         _end_turn(s)
     elif phase == REVEAL_PHASE:
-        if action == REVEAL:
-            s[REG_N] -= 1
-            kind = s[REG + s[REG_N]]
-            s[REG + s[REG_N]] = NO_TILE
-        else:
-            s[SAFE_N] -= 1
-            kind = s[SAFE + s[SAFE_N]]
-            s[SAFE + s[SAFE_N]] = NO_TILE
-        s[REV + s[REV_N]] = kind
-        s[REV_N] += 1
-        s[RLEFT] -= 1
-        if not s[RLEFT]:
-            _end_turn(s)
+        _apply_reveal(s, action)
     elif phase == RECOVER_PHASE:
         kind = action - RECOVER
         s[DISC + kind] -= 1
@@ -676,16 +721,7 @@ def apply(s: np.ndarray, action: int, level: int) -> None:
         s[RSHAPE] = -1
         s[PHASE] = DEFENDER_PHASE
     elif phase == LIFT_PHASE:
-        c = action - LIFT
-        s[LIFTED] = take(s, s[HEIGHT + c] - 1, c)
-        if s[HEIGHT + c]:
-            s[LORIGIN] = c
-        elif c == 0:
-            left_align(s)
-            s[LORIGIN] = -1
-        else:
-            s[LORIGIN] = c
-        s[PHASE] = MOVE_PHASE
+        _apply_lift(s, action)
     elif phase == MOVE_PHASE:
         kind = s[LIFTED]
         s[LIFTED] = NO_TILE
