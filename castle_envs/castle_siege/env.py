@@ -183,8 +183,8 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
             or state.hidden
         ):
             return super().step(action)  # errors, penalties and the general case
-        mask = state.legal_action_mask()
-        if not (0 <= action < NUM_ACTIONS and mask[action]):
+        action = int(action)
+        if not (0 <= action < NUM_ACTIONS and state.legal_action_mask()[action]):
             return super().step(action)  # the illegal action's penalty or error
         obs = np.empty(_layout.OBS_SIZE, np.float32)
         m = np.zeros(K.MASK_WIDTH, np.bool_)
@@ -192,7 +192,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
         reward = K.play_shown(
             state.b,
             v,
-            int(action),
+            action,
             state.rows,
             state.attack == "most_recent",
             state.defeated == "leave_game",

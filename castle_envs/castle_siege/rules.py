@@ -140,6 +140,10 @@ def check_deck(deck) -> np.ndarray:
     return np.array(ids, dtype=np.int8)
 
 
+#: ``State._blank``'s kept blank states, by (rows, attack, defeated, victory)
+_BLANKS: dict[tuple, State] = {}
+
+
 class _Word:
     """A scalar of the position: one word of the State's ints row."""
 
@@ -251,7 +255,7 @@ class State(SolitaireState):
     ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
-        state = cls(difficulty_rows(difficulty), **rules)
+        state = cls._blank(difficulty_rows(difficulty), **rules)
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
             order = rng.permutation(NUM_CARDS).astype(np.int8)
@@ -259,6 +263,19 @@ class State(SolitaireState):
             order = check_deck(deck)
         K.load_deal(state.b, state.v, state.rows, order)
         return state
+
+    @classmethod
+    def _blank(cls, rows: int, attack="any", defeated="discard", victory="any_time") -> State:
+        """``cls(rows, attack, defeated, victory)``, no card dealt. A ``State`` of rules
+        given as plain strings is a clone of a kept blank of those rules (made, and so
+        checked, by the constructor the first time): cheaper than constructing one."""
+        if cls is not State or not (type(attack) is type(defeated) is type(victory) is str):
+            return cls(rows, attack=attack, defeated=defeated, victory=victory)
+        key = (rows, attack, defeated, victory)
+        blank = _BLANKS.get(key)
+        if blank is None:
+            blank = _BLANKS[key] = cls(rows, attack=attack, defeated=defeated, victory=victory)
+        return blank.clone()
 
     # --- the rules: the kernel's ----------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
