@@ -57,6 +57,8 @@ otherwise.
 
 from __future__ import annotations
 
+from typing import cast
+
 import gymnasium as gym
 import numpy as np
 
@@ -183,7 +185,7 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
             or state.hidden
         ):
             return super().step(action)  # errors, penalties and the general case
-        action = int(action)
+        action = int(cast(int, action))  # a Python or NumPy int (_PLAIN_INTS)
         if not (0 <= action < NUM_ACTIONS and state.legal_action_mask()[action]):
             return super().step(action)  # the illegal action's penalty or error
         obs = np.empty(_layout.OBS_SIZE, np.float32)
