@@ -2,10 +2,12 @@
 
 A drop-in for ``castle_siege.env.CastleSiegeEnv`` (same constructor, spaces, reset options,
 observations, masks, rewards, info, errors; ``tests/vector`` compares them step by step) that
-makes one compiled call per step instead of running the rules in Python. It exists to show
-what the single env gains from the compiled core, and as the piece ``CastleSiegeEnv`` could
-delegate to (one source of truth for the rules). ``env.state`` is a ``rules.State`` copy of
-the position, built on demand (for rendering, describing moves, saving).
+makes one compiled call per step, on the batched env's row layout and step kernel
+(``kernel.step_one``, updating the observation in place). ``CastleSiegeEnv`` (what
+``gymnasium.make`` gives) also plays a legal step in one kernel call (``kernel.play_shown``,
+on its live ``rules.State``), and is as fast or faster; this env is the batched env's code
+path one game at a time. ``env.state`` is a ``rules.State`` copy of the position, built on
+demand (for rendering, describing moves, saving).
 """
 
 from __future__ import annotations

@@ -57,14 +57,15 @@ otherwise.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 
+from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege import observation as _layout
 
-from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS
+from ..core.env_common import DEFAULT_ILLEGAL_ACTION, ENV_KEYWORDS, flatten
 from ..core.options import check_choice, check_keywords
 from ..core.saved import StateReader
 from ..core.solitaire_env import MaskedSolitaireEnv
@@ -79,12 +80,26 @@ KEYWORDS = ("difficulty",) + ENV_KEYWORDS
 _DEFEATED, _CAPTURED = EVENTS.index("defenders_defeated"), EVENTS.index("castles_captured")
 #: the info keys of the event counters, in ``EVENTS`` order
 INFO_EVENT_KEYS = tuple(f"events_{name}" for name in EVENTS)
+#: the action ids' types that ``step`` takes without ``screen_action``'s general checks
+_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp})
+#: what ``step``'s one-kernel path does in one call: a subclass that overrides one of these
+#: steps through them instead (``MaskedSolitaireEnv.step``)
+_KERNEL_STEP_HOOKS = (
+    "observe_state",
+    "reward_snapshot",
+    "step_reward",
+    "state_info",
+    "_present",
+    "_full_info",
+)
 
 
 def event_info(counts) -> dict:
     """The ``events_<name>`` info entries (Python ints) of the counters ``counts``, in
     ``EVENTS`` order."""
-    return dict(zip(INFO_EVENT_KEYS, (int(c) for c in counts)))
+    if isinstance(counts, np.ndarray):
+        counts = counts.tolist()  # Python ints, at once
+    return dict(zip(INFO_EVENT_KEYS, map(int, counts)))
 
 
 class CastleSiegeEnv(MaskedSolitaireEnv):
@@ -145,6 +160,52 @@ class CastleSiegeEnv(MaskedSolitaireEnv):
 
     def state_info(self, state) -> dict:
         return {**event_info(state.events), "won": bool(state.won)}
+
+    # --- the hot path ----------------------------------------------------------------------
+    #: whether this class steps a ``rules.State`` in one kernel call (``step``); False for a
+    #: subclass that overrides one of ``_KERNEL_STEP_HOOKS``
+    _kernel_step = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._kernel_step = all(
+            getattr(cls, name) is getattr(CastleSiegeEnv, name) for name in _KERNEL_STEP_HOOKS
+        )
+
+    def step(self, action: Any) -> tuple:
+        """``MaskedSolitaireEnv.step``, with the same results, checks and errors; a legal
+        integer action on a ``rules.State`` (not a player's view) is played, observed and
+        masked by one kernel call (``State.play_shown``) instead of a call per hook."""
+        state = self.state
+        if (
+            self._done
+            or type(state) is not State
+            or action.__class__ not in _PLAIN_INTS
+            or not self._kernel_step
+            or state.hidden
+        ):
+            return super().step(action)  # errors, penalties and the general case
+        action = int(cast(int, action))  # a Python or NumPy int (_PLAIN_INTS)
+        if not (0 <= action < NUM_ACTIONS and state.legal_action_mask()[action]):
+            return super().step(action)  # the illegal action's penalty or error
+        obs = np.empty(_layout.OBS_SIZE, np.float32)
+        reward = state.play_shown(action, self.reward_mode == "shaped", obs)
+        mask = state.legal_action_mask()  # what play_shown cached
+        v = state.v
+        self._steps += 1
+        outcome = int(v[K.OUTCOME])
+        terminated = outcome != 0
+        truncated = not terminated and self._steps >= self.max_episode_steps
+        self._done = terminated or truncated
+        # _full_info's dict: the same keys, in the same order, with the same values
+        info = dict(zip(INFO_EVENT_KEYS, v[K.EVENTS : K.EVENTS + len(EVENTS)].tolist()))
+        info["won"] = outcome == 1
+        info["action_mask"] = mask.copy()
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = False
+        if self.observation_mode == "flat":
+            obs = flatten(obs, mask)
+        return obs, float(reward), terminated, truncated, info
 
     def render_state_ansi(self, state) -> str:
         return render_ansi(state)

@@ -725,6 +725,27 @@ def step_one(
     compute_mask(b, v, recent, m)
 
 
+@njit(cache=True)
+def play_shown(b, v, action, rows, recent, leave, shaped, obs, m):
+    """One legal step of a ``rules.State``'s rows, as ``CastleSiegeEnv.step`` takes it in
+    one call: ``apply``, then the whole observation (``encode``, into ``obs``) and the mask
+    (``compute_mask``, into ``m``); returns the step's reward (``_played``'s, without its
+    episode step count: the Python env counts its own steps)."""
+    defeated = v[EVENTS + EV_DEFEATED]
+    taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
+    apply(b, v, action, leave)
+    r = 1.0 if v[OUTCOME] == 1 else 0.0
+    if shaped:
+        r = (
+            r
+            + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
+            + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken)
+        )
+    encode(b, v, rows, recent, leave, obs)
+    compute_mask(b, v, recent, m)
+    return r
+
+
 # The batch entry points take a row range and touch only those rows, and release the GIL
 # (``nogil``): ``RowThreads`` (``_threads.py``) steps contiguous ranges on several Python
 # threads at once, with exactly the results of one thread. They take their arrays

@@ -147,6 +147,10 @@ def check_deck(deck: Any) -> np.ndarray:
     return np.array(ids, dtype=np.int8)
 
 
+#: ``State._blank``'s kept blank states, by (rows, attack, defeated, victory)
+_BLANKS: dict[tuple, State] = {}
+
+
 class _Word:
     """A scalar of the position: one word of the State's ints row."""
 
@@ -258,7 +262,7 @@ class State(SolitaireState):
     ) -> State:
         """Deal: 4 castles, then ``rows`` rows of defenders left to right, then the deck."""
         rules = check_options(rules, RULE_DEFAULTS, "rule option")
-        state = cls(difficulty_rows(difficulty), **rules)
+        state = cls._blank(difficulty_rows(difficulty), **rules)
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
             order = rng.permutation(NUM_CARDS).astype(np.int8)
@@ -267,6 +271,19 @@ class State(SolitaireState):
         K.load_deal(state.b, state.v, state.rows, order)
         return state
 
+    @classmethod
+    def _blank(cls, rows: int, attack="any", defeated="discard", victory="any_time") -> State:
+        """``cls(rows, attack, defeated, victory)``, no card dealt. A ``State`` of rules
+        given as plain strings is a clone of a kept blank of those rules (made, and so
+        checked, by the constructor the first time): cheaper than constructing one."""
+        if cls is not State or not (type(attack) is type(defeated) is type(victory) is str):
+            return cls(rows, attack=attack, defeated=defeated, victory=victory)
+        key = (rows, attack, defeated, victory)
+        blank = _BLANKS.get(key)
+        if blank is None:
+            blank = _BLANKS[key] = cls(rows, attack=attack, defeated=defeated, victory=victory)
+        return blank.clone()
+
     # --- the rules: the kernel's ----------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
@@ -274,6 +291,25 @@ class State(SolitaireState):
             K.compute_mask(self.b, self.v, self.attack == "most_recent", m)
             self._mask = m[:NUM_ACTIONS]
         return self._mask
+
+    def play_shown(self, action: int, shaped: bool, obs: np.ndarray) -> float:
+        """``apply_legal(action)``, then the player's observation written into ``obs``
+        (``observation.encode``'s layout) and the new mask cached, in one kernel call;
+        returns the step's reward (``shaped``: the env's shaped reward). The env's hot path."""
+        m = np.zeros(K.MASK_WIDTH, np.bool_)
+        reward = K.play_shown(
+            self.b,
+            self.v,
+            action,
+            self.rows,
+            self.attack == "most_recent",
+            self.defeated == "leave_game",
+            shaped,
+            obs,
+            m,
+        )
+        self._mask = m[:NUM_ACTIONS]
+        return float(reward)
 
     def attack_targets(self) -> np.ndarray:
         """Card ids of the defenders that may be attacked (interpretation 3)."""
