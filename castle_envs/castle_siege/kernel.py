@@ -726,7 +726,17 @@ def step_one(
 
 
 @njit(cache=True)
-def play_shown(b, v, action, rows, recent, leave, shaped, obs, m):
+def play_shown(
+    b: np.ndarray,
+    v: np.ndarray,
+    action: int,
+    rows: int,
+    recent: bool,
+    leave: bool,
+    shaped: bool,
+    obs: np.ndarray,
+    m: np.ndarray,
+) -> float:
     """One legal step of a ``rules.State``'s rows, as ``CastleSiegeEnv.step`` takes it in
     one call: ``apply``, then the whole observation (``encode``, into ``obs``) and the mask
     (``compute_mask``, into ``m``); returns the step's reward (``_played``'s, without its

@@ -272,7 +272,9 @@ class State(SolitaireState):
         return state
 
     @classmethod
-    def _blank(cls, rows: int, attack="any", defeated="discard", victory="any_time") -> State:
+    def _blank(
+        cls, rows: int, attack: str = "any", defeated: str = "discard", victory: str = "any_time"
+    ) -> State:
         """``cls(rows, attack, defeated, victory)``, no card dealt. A ``State`` of rules
         given as plain strings is a clone of a kept blank of those rules (made, and so
         checked, by the constructor the first time): cheaper than constructing one."""
