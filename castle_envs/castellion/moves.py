@@ -544,6 +544,59 @@ def _best_placement(
 
 
 @njit(cache=True)
+def _place(
+    f: np.ndarray,
+    s: np.ndarray,
+    a: int,
+    level: int,
+    t: np.ndarray,
+    u: np.ndarray,
+    avail: np.ndarray,
+    before: tuple[int, int, int],
+    cost_before: float,
+) -> None:
+    """A Defender placed (or a lifted one moved): where it lands and the castle after."""
+    phase = s[K.PHASE]
+    kind = s[K.HAND] if phase == K.DEFENDER_PHASE else s[K.LIFTED]
+    _tile(f, kind)
+    column = a - K.PLACE if a < K.PLACE_LEFT else -1
+    width = K.castle_width(s)
+    f[WHERE + 2] = column == -1 or column == width
+    cell = K.put(t, kind, column)
+    f[WHERE] = (cell // SIZE) / 5.0
+    f[WHERE + 1] = (cell % SIZE) / 5.0
+    f[WHERE + 3] = cell < SIZE
+    avail[kind // 3] -= 1
+    _castle(f, t, s, level, avail, u, before, cost_before)
+    avail[kind // 3] += 1
+    n, fits = _group(t, cell)
+    f[GROUP] = min(n, 8) / 8.0
+    f[CAN_FORM] = fits
+    f[FILLS] = K.castle_size(t) == CELLS
+
+
+@njit(cache=True)
+def _traitor(
+    f: np.ndarray, s: np.ndarray, a: int, level: int, t: np.ndarray, before: tuple[int, int, int]
+) -> None:
+    """A Traitor beside the current ordeal (and whether it triggers it), or discarded."""
+    slot = s[K.CURRENT]
+    _tile(f, s[K.HAND])
+    if a == K.PLACE_TRAITOR and slot < 3:
+        beside = s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1] + 1
+        f[ORDEAL] = min(beside, 5) / 5.0
+        f[ORDEAL + 1] = max(_trigger(s, slot) - beside, 0) / 5.0
+        if beside >= _trigger(s, slot):
+            f[ORDEAL + 2] = 1.0
+            _encounter(f, t, level)
+    elif a == K.DISCARD_TRAITOR:
+        cost = 4
+        if level == MENACE:
+            cost = max(0, cost - before[2])
+        f[DISCARD_COST] = min(cost, K.castle_size(s)) / 4.0
+
+
+@njit(cache=True)
 def _fill(
     f: np.ndarray,
     s: np.ndarray,
@@ -588,40 +641,13 @@ def _fill(
         _encounter(f, t, level)
     elif a <= K.PLACE_LEFT:  # place, or Pyro's move
         kind_col = 4 if phase == K.DEFENDER_PHASE else 5
-        kind = s[K.HAND] if phase == K.DEFENDER_PHASE else s[K.LIFTED]
-        _tile(f, kind)
-        column = a - K.PLACE if a < K.PLACE_LEFT else -1
-        width = K.castle_width(s)
-        f[WHERE + 2] = column == -1 or column == width
-        cell = K.put(t, kind, column)
-        f[WHERE] = (cell // SIZE) / 5.0
-        f[WHERE + 1] = (cell % SIZE) / 5.0
-        f[WHERE + 3] = cell < SIZE
-        avail[kind // 3] -= 1
-        _castle(f, t, s, level, avail, u, before, cost_before)
-        avail[kind // 3] += 1
-        n, fits = _group(t, cell)
-        f[GROUP] = min(n, 8) / 8.0
-        f[CAN_FORM] = fits
-        f[FILLS] = K.castle_size(t) == CELLS
+        _place(f, s, a, level, t, u, avail, before, cost_before)
     elif a == K.DISCARD or a == K.DISCARD_POWER:
         kind_col = 6 if a == K.DISCARD else 7
         _tile(f, s[K.HAND])
     elif a == K.PLACE_TRAITOR or a == K.DISCARD_TRAITOR:
         kind_col = 8 if a == K.PLACE_TRAITOR else 9
-        _tile(f, s[K.HAND])
-        if a == K.PLACE_TRAITOR and slot < 3:
-            beside = s[K.BESIDE + 2 * slot] + s[K.BESIDE + 2 * slot + 1] + 1
-            f[ORDEAL] = min(beside, 5) / 5.0
-            f[ORDEAL + 1] = max(_trigger(s, slot) - beside, 0) / 5.0
-            if beside >= _trigger(s, slot):
-                f[ORDEAL + 2] = 1.0
-                _encounter(f, t, level)
-        elif a == K.DISCARD_TRAITOR:
-            cost = 4
-            if level == MENACE:
-                cost = max(0, cost - before[2])
-            f[DISCARD_COST] = min(cost, K.castle_size(s)) / 4.0
+        _traitor(f, s, a, level, t, before)
     elif a < K.SWAP:  # destroy
         kind_col = 10
         cell = a - K.DESTROY

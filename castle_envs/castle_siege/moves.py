@@ -240,6 +240,18 @@ def _recycles(b: np.ndarray, v: np.ndarray, F: np.ndarray, IDS: np.ndarray, K: n
 
 
 @njit(cache=True)
+def _depths(b: np.ndarray, v: np.ndarray, depth_of: np.ndarray) -> np.ndarray:
+    """``depth_of[card]``: how many defenders lie above ``card`` in its column (-1: none)."""
+    for card in range(NUM_CARDS):
+        depth_of[card] = -1
+    for c in range(4):
+        m = v[CLEN + c]
+        for p in range(m):
+            depth_of[b[COLS + c * NUM_CARDS + p]] = m - 1 - p
+    return depth_of
+
+
+@njit(cache=True)
 def _battle(
     b: np.ndarray,
     v: np.ndarray,
@@ -260,13 +272,7 @@ def _battle(
     hand_total = 0
     for i in range(held):
         hand_total += _RANK[b[HAND + i]]
-    depth_of = tmp[188:240]
-    for card in range(NUM_CARDS):
-        depth_of[card] = -1
-    for c in range(4):
-        m = v[CLEN + c]
-        for p in range(m):
-            depth_of[b[COLS + c * NUM_CARDS + p]] = m - 1 - p
+    depth_of = _depths(b, v, tmp[188:240])
     n = 0
     can_capture = False
     for bits in range(1, top):
