@@ -12,6 +12,8 @@ demand (for rendering, describing moves, saving).
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
@@ -33,7 +35,7 @@ class CompiledCastleSiegeEnv(GameRows, KernelSingleEnv):
     def _bind_views(self) -> None:
         self._b, self._v = self._cards[0], self._ints[0]
 
-    def _load(self, options) -> None:
+    def _load(self, options: dict | None) -> None:
         options = check_options(dict(options or {}), {"deck": None, "state": None}, "reset option")
         if options["state"] is not None:
             if options["deck"] is not None:
@@ -48,7 +50,7 @@ class CompiledCastleSiegeEnv(GameRows, KernelSingleEnv):
             self._cards, self._ints, self.rows, self.recent, self.leave, self._obs, self._mask
         )
 
-    def _step_kernel(self, action, out) -> None:
+    def _step_kernel(self, action: int, out: Any) -> None:
         K.step_one(
             self._b,
             self._v,
@@ -70,7 +72,7 @@ class CompiledCastleSiegeEnv(GameRows, KernelSingleEnv):
             return None  # type: ignore[return-value]  # before reset() (as the Python env)
         return read_state(self._b, self._v, self.rows, self.rules)
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: int) -> str:
         return self.state.describe_action(action)
 
     def render(self) -> str | np.ndarray | None:

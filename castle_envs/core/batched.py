@@ -66,12 +66,12 @@ class OwnViews:
             state.pop(name, None)
         return state
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._bind_views()
 
 
-def check_options_type(options) -> None:
+def check_options_type(options: Any) -> None:
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict, got {type(options).__name__}")
 
@@ -111,7 +111,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
     def __init__(
         self,
         num_envs: int,
-        game_option,
+        game_option: Any,
         reward: str = "win",
         illegal_action: str = DEFAULT_ILLEGAL_ACTION,
         illegal_action_penalty: float = -1.0,
@@ -120,7 +120,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         copy: bool = True,
         parallel: bool = False,
         threads: int | None = None,
-        **rules,
+        **rules: Any,
     ) -> None:
         """``game_option``: the game's own first argument (each game's ``__init__`` names it
         and gives its default); the rest are the single env's keywords and the batch's."""
@@ -139,12 +139,20 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         self._set_game(single, self.num_envs)
         self._allocate(self._obs_size, self._num_actions)
 
-    def _set_game(self, single, n: int) -> None:
+    def _set_game(self, single: Any, n: int) -> None:
         """The game's own attributes and ``n`` state rows; sets ``_row_state``,
         ``_game_args`` and ``_reward_arg`` (the game's ``GameRows``)."""
         raise NotImplementedError
 
-    def _setup(self, single, num_envs: int, render_mode, copy, parallel, threads) -> None:
+    def _setup(
+        self,
+        single: Any,
+        num_envs: int,
+        render_mode: str | None,
+        copy: bool,
+        parallel: bool,
+        threads: int | None,
+    ) -> None:
         """The common attributes, from the single env (which validated every option and owns
         the spaces); warns once per game when numba is missing."""
         if not HAVE_NUMBA and self.game_title not in KernelVectorEnv._warned_games:
@@ -210,7 +218,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         state["_split"] = None
         return state
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
         self._split = RowThreads(self.num_envs, 1 if self.closed else self.threads)
 
@@ -233,7 +241,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             "_action_mask": self._all.copy(),
         }
 
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._started:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         self._read_actions(actions)
@@ -319,7 +327,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         draw = single.render_state_ansi if self.render_mode == "ansi" else single.render_state_rgb
         return tuple(draw(self.state(i)) for i in range(self.num_envs))
 
-    def close_extras(self, **kwargs) -> None:
+    def close_extras(self, **kwargs: Any) -> None:
         self._split.close()
 
     #: the game's attributes that hold the batch's whole position (checkpoint key ->
@@ -346,7 +354,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         """The position rows and game parameters the game's move kernel takes."""
         return tuple(getattr(self, name) for name in self.row_attrs)
 
-    def run_rows(self, kernel, *args) -> None:
+    def run_rows(self, kernel: Callable[..., Any], *args: Any) -> None:
         """``kernel(lo, hi, *args)`` on each of this env's row ranges, concurrently on its
         threads (one range, ``0, num_envs``, with one thread); for row-range kernels such as
         ``sample_counted_rows`` that touch only rows ``lo`` to ``hi - 1`` of every array."""
@@ -354,7 +362,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             self._split.run(kernel, *args)
 
     # --- helpers ---------------------------------------------------------------------------
-    def _seed(self, seed) -> None:
+    def _seed(self, seed: Any) -> None:
         seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
@@ -373,7 +381,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             entropy = np.random.SeedSequence(s, spawn_key=(1,)).generate_state(1, np.uint64)
             self._sample_words[i] = entropy[0] | np.uint64(1)
 
-    def _read_actions(self, actions) -> None:
+    def _read_actions(self, actions: Any) -> None:
         """Checks ``actions`` and copies them into ``self._actions`` (int64). Out-of-range ids
         are read before the copy (a huge unsigned id would wrap to a small or negative one):
         with ``illegal_action="raise"`` the first one raises naming its env and value, in
@@ -441,7 +449,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
     kernel: Any
     _obs_size: int
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         """The arguments of ``reference_env``, which checks every one of them."""
         reference = self.reference_env(*args, **kwargs)
         self._reference = reference
@@ -453,11 +461,11 @@ class KernelSingleEnv(OwnViews, gym.Env):
         self._bind_views()
         self._started = self._done = False
 
-    def _set_game(self, reference, n: int) -> None:
+    def _set_game(self, reference: Any, n: int) -> None:
         """The game's own attributes and its state row (``n`` = 1; the game's ``GameRows``)."""
         raise NotImplementedError
 
-    def _adopt_settings(self, reference) -> None:
+    def _adopt_settings(self, reference: Any) -> None:
         """The settings and spaces of ``reference``, the game's Python env made with the
         same arguments: it has checked every one of them."""
         self.render_mode = reference.render_mode
@@ -485,7 +493,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
             return flatten(self._obs[0], self._mask[0, : self._num_actions])
         return self._obs[0].copy()
 
-    def _deal_from_np_random(self, deal) -> None:
+    def _deal_from_np_random(self, deal: Callable[[np.ndarray], Any]) -> None:
         """``deal(words)`` from the env's np_random, exactly as the Python env draws it; the
         generator then continues where the kernel's copy of it stopped."""
         words = pcg64.to_words(self.np_random)
@@ -493,7 +501,7 @@ class KernelSingleEnv(OwnViews, gym.Env):
             deal(words)
         self.np_random.bit_generator.state = pcg64.from_words(words).bit_generator.state
 
-    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self._started:
             raise EpisodeOverError("step() called before reset(): call reset() first")
         if self._done:
