@@ -594,10 +594,10 @@ def test_nested_endgame_options_are_checked():
         make_agent("ismcts:endbudget=-1", "castle-siege")
     # the agent's reset starts a game for the planner: its nested tries are counted afresh
     solver = agent.policy.endgame.solver
-    assert solver._left == 2
+    assert solver.tries_left == 2
     solver.tries = 3
     agent.reset([0, 1, 0])
-    assert solver._left == 3
+    assert solver.tries_left == 3
 
 
 def test_a_plan_survives_forced_moves_played_without_asking_the_planner():
