@@ -25,9 +25,9 @@ Per iteration:
    move scorer's scores over ``temp`` (``siege_linear``) for the node's ``width`` best moves
    (end battle phase always among them);
 3. expand the first node not yet in the tree and finish the world with a playout of the
-   scorer (``siege_nested.playout``, ``noise`` the chance of one of its next moves);
+   scorer (``castle_siege_nested_kernel.playout``, ``noise`` the chance of one of its next moves);
    playouts stop where the solver's sound bounds call the world lost
-   (``siege_solver.hopeless``);
+   (``castle_siege_kernel.hopeless``);
 4. back up the value: 1 for a win, else ``shaped`` times the share of castles captured,
    less ``standing`` times the defenders still standing before uncaptured castles / 52.
    With ``leaf`` > 0 the compiled solver first tries, with that many nodes, to prove the

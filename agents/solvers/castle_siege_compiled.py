@@ -1,20 +1,17 @@
 """``CompiledSolver``: Castle Siege's perfect-information solver (the package's only one),
 compiled (numba).
 
-``solve(state)`` returns a ``castle_siege.solver.Result``, whose verdict is ``winnable`` (with a
+``solve(state)`` returns a ``solvers.castle_siege.Result``, whose verdict is ``winnable`` (with a
 winning line of env action ids), ``unwinnable`` (the whole tree searched under sound
 reductions) or ``unknown`` (budget spent). The search, the reductions and their soundness
-arguments are described in ``castle_siege/solver.py``; ``agents/solvers/castle_siege_kernel.py``
+arguments are described in ``solvers/castle_siege.py``; ``solvers/castle_siege_kernel.py``
 holds the kernels and says what differs from the Python solver that was written first (now
 ``tests/reference/castle_siege_solver.py``, the tests' reference): the table of lost positions
 is keyed by a 128-bit Zobrist hash rather than the position's bytes, moves are bucket-sorted,
 the probes' noise is xorshift64*, and the probes follow the compiled linear move scorer
 (``probe_weights``: ``LinearPolicy.vector()``; the heuristic's weights reproduce the heuristic
-agent). ``reference=True`` searches move for move as the reference (``siege_solver.reference_mode``):
+agent). ``reference=True`` searches move for move as the reference (the kernel's ``reference_mode``):
 ``LinearPolicy``'s endgame uses it, so that the shipped linear model plays as it was measured.
-
-It sits in the vector layer because it drives ``vector``'s kernels (its old path
-``castle_envs.castle_siege.fast_solver`` is gone).
 
 Needs numba (a core dependency); without it the kernels would run as plain Python, far too
 slow, so ``CompiledSolver`` refuses to start.
@@ -103,7 +100,7 @@ class CompiledSolver:
         self._w = S.new_work(table_bits)
 
     def hopeless(self, state: State) -> bool:
-        """Do the pruning bounds 2-4 (``castle_siege.solver``) call this position lost?"""
+        """Do the pruning bounds 2-4 (``solvers.castle_siege``) call this position lost?"""
         from castle_envs.castle_siege.vector import write_state
 
         w = self._w

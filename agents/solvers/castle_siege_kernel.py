@@ -1,6 +1,6 @@
 """Castle Siege's perfect-information solver as compiled kernels (``CompiledSolver``).
 
-The search is the one ``castle_siege.solver`` documents, over the batched env's kernel rows
+The search is the one ``solvers.castle_siege`` documents, over the batched env's kernel rows
 (``castle_siege.kernel``: a position is a ``cards`` int8 row and an ``ints`` int32 row, and
 ``castle_siege.kernel.apply`` plays a move), so the rules exist once in compiled form and are
 differential-tested against ``castle_siege.rules.State`` already:
@@ -12,7 +12,7 @@ differential-tested against ``castle_siege.rules.State`` already:
   pile, phase, Regroup used). Two different positions share both with probability about
   n^2 / 2^127 for n stored positions (below 1e-19 at 10^9 positions); that is the only way a
   verdict could differ from the Python reference's, and the tests compare the two;
-- the pruning bounds 2-4 of ``castle_siege.solver`` (bound 4, the relaxed game, memoized in a
+- the pruning bounds 2-4 of ``solvers.castle_siege`` (bound 4, the relaxed game, memoized in a
   typed dict that lives as long as the process, with a direct-mapped cache in front). The
   bounds are checked before the table (they are cheaper, and most children fail them), and
   a pruned position is not stored, so a pruned position met again counts as a node again;
@@ -357,7 +357,7 @@ def gen_moves(b, v, recent, out, w):
 @njit(cache=True)
 def royal_in_reach(b, v):
     """A Royal Assault this turn needs J, Q, K of three suits among the hand and the deck's
-    top two cards (``castle_siege.solver``, bound 4)."""
+    top two cards (``solvers.castle_siege``, bound 4)."""
     if v[DSIZE] < 2:
         return True
     # the suits of the J, Q, K among those cards, as 4-bit sets
@@ -486,7 +486,7 @@ def _relaxed_expand(key, pool, top):
 
 @njit(cache=True)
 def relaxed_winnable(cols, n, phi, plays, regroup, royal, memo):
-    """The relaxed game of ``castle_siege.solver`` (bound 4) over ``cols[:n]``, the standing
+    """The relaxed game of ``solvers.castle_siege`` (bound 4) over ``cols[:n]``, the standing
     castles' column lengths sorted longest first; ``memo`` (a typed dict) outlives calls.
     An OR-search over turns with an explicit stack (numba cannot cache recursion)."""
     root = _relaxed_key(cols, n, phi, plays, regroup, royal)
@@ -534,7 +534,7 @@ def relaxed_winnable(cols, n, phi, plays, regroup, royal, memo):
 
 @njit(cache=True)
 def hopeless(b, v, w, memo):
-    """Bounds 2-4 of ``castle_siege.solver`` (battle phase only)."""
+    """Bounds 2-4 of ``solvers.castle_siege`` (battle phase only)."""
     if v[PHASE] != BATTLE:
         return False
     cols, cache = w.sizes[40:44], w.cache

@@ -16,7 +16,7 @@ search one level down, and extends the best line seen so far by one move.
   played and the game finished by level n - 1; the best line so far is extended by one move.
 - A line's score: a win is best; else castles captured, then fewer defenders standing where
   it stopped. Playouts stop where the solver's sound bounds call the position lost
-  (``siege_solver.hopeless``).
+  (``castle_siege_kernel.hopeless``).
 - ``check`` > 0: at every position of the top level's line the depth-first solver also
   searches ``check`` nodes (probes off); a win it proves ends the search.
 
