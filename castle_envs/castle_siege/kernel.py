@@ -685,13 +685,12 @@ def refresh_all(
 
 
 @njit(cache=True)
-def _played(b: np.ndarray, v: np.ndarray, action: int, leave: bool, shaped: bool) -> float:
-    """Plays a legal ``action`` and counts the step; returns its reward (1 for the win;
-    ``shaped`` adds 0.01 per defender defeated and 0.1 per castle captured)."""
+def _rewarded(b: np.ndarray, v: np.ndarray, action: int, leave: bool, shaped: bool) -> float:
+    """Plays a legal ``action``; returns its reward (1 for the win; ``shaped`` adds 0.01 per
+    defender defeated and 0.1 per castle captured)."""
     defeated = v[EVENTS + EV_DEFEATED]
     taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
     apply(b, v, action, leave)
-    v[STEPS] += 1
     r = 1.0 if v[OUTCOME] == 1 else 0.0
     if shaped:
         r = (
@@ -699,6 +698,14 @@ def _played(b: np.ndarray, v: np.ndarray, action: int, leave: bool, shaped: bool
             + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
             + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken)
         )
+    return r
+
+
+@njit(cache=True)
+def _played(b: np.ndarray, v: np.ndarray, action: int, leave: bool, shaped: bool) -> float:
+    """``_rewarded``, and the episode's step counted."""
+    r = _rewarded(b, v, action, leave, shaped)
+    v[STEPS] += 1
     return r
 
 
@@ -739,18 +746,9 @@ def play_shown(
 ) -> float:
     """One legal step of a ``rules.State``'s rows, as ``CastleSiegeEnv.step`` takes it in
     one call: ``apply``, then the whole observation (``encode``, into ``obs``) and the mask
-    (``compute_mask``, into ``m``); returns the step's reward (``_played``'s, without its
+    (``compute_mask``, into ``m``); returns the step's reward (``_rewarded``: no
     episode step count: the Python env counts its own steps)."""
-    defeated = v[EVENTS + EV_DEFEATED]
-    taken = b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3]
-    apply(b, v, action, leave)
-    r = 1.0 if v[OUTCOME] == 1 else 0.0
-    if shaped:
-        r = (
-            r
-            + 0.01 * (v[EVENTS + EV_DEFEATED] - defeated)
-            + 0.1 * (b[CAPTURED] + b[CAPTURED + 1] + b[CAPTURED + 2] + b[CAPTURED + 3] - taken)
-        )
+    r = _rewarded(b, v, action, leave, shaped)
     encode(b, v, rows, recent, leave, obs)
     compute_mask(b, v, recent, m)
     return r
