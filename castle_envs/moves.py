@@ -223,16 +223,15 @@ class MoveFeatureObservation(gym.Wrapper):
     def __init__(self, env: gym.Env, capacity: int | None = None) -> None:
         base = getattr(env, "unwrapped", env)
         spec = _solitaire_spec(base)
-        view = load(spec.move_view)
         super().__init__(env)
         self.game = spec.slug
         self._compiled = isinstance(base, load(spec.compiled_env))
         self.moves = move_view(spec.slug, capacity)
-        self.observation_space = view_spaces(
+        self.observation_space = move_spaces(
+            self.game,
             cast(gym.spaces.Box, env.observation_space),
             int(cast(gym.spaces.Discrete, env.action_space).n),
             self.moves.capacity,
-            len(view.feature_names()),
         )
 
     def _view(self, obs: np.ndarray, info: dict, done: bool) -> dict:
@@ -272,15 +271,14 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
             raise ValueError(
                 f"MoveFeatureVectorEnv needs the batched {_titles()} env, got {type(base).__name__}"
             )
-        view = load(str(spec.move_view))
         self.game = spec.slug
         self._base = base
         self.moves = move_view(spec.slug, capacity)
-        self.single_observation_space = view_spaces(
+        self.single_observation_space = move_spaces(
+            self.game,
             base.single_observation_space,
             int(base.single_action_space.n),
             self.moves.capacity,
-            len(view.feature_names()),
         )
         self.observation_space = gym.vector.utils.batch_space(
             self.single_observation_space, self.num_envs
