@@ -277,8 +277,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         if name == "best":
             raise ValueError("best takes no options: it names the game's strongest shipped agent")
         raise ValueError(f"the {name} agent takes no options")
-    build = load(kind.build) if isinstance(kind.build, str) else kind.build
-    return build(name, rest, game, seed)
+    return load(kind.build)(name, rest, game, seed)
 
 
 def split_agent_list(text: str) -> list[str]:

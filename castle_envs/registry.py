@@ -64,8 +64,11 @@ class GameSpec:
         return self.load_env_class().state_type()
 
 
-def load(target: str) -> Any:
-    """The object a ``"module:name"`` string names (``module`` alone: the module)."""
+def load(target: Any) -> Any:
+    """The object a ``"module:name"`` string names (``module`` alone: the module); any
+    other ``target`` is that object already (registries take either)."""
+    if not isinstance(target, str):
+        return target
     module, _, name = target.partition(":")
     loaded = importlib.import_module(module)
     return getattr(loaded, name) if name else loaded

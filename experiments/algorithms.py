@@ -43,15 +43,6 @@ def register_algorithm(algorithm: Algorithm) -> None:
     ALGORITHMS[algorithm.name] = algorithm
 
 
-def resolved(target):
-    """``target`` itself, or the function a ``"module:function"`` string names."""
-    if isinstance(target, str):
-        from castle_envs.registry import load
-
-        return load(target)
-    return target
-
-
 #: where the harness's own trainers are started from their config and command-line args
 _TRAIN = "castle_envs.experiments.train"
 

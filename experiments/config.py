@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import yaml
 from castle_envs.agents.registry import LINEAR_GAMES
 
-from .algorithms import ALGORITHMS, resolved
+from .algorithms import ALGORITHMS
 
 
 def _choices(*values: str) -> dict:
@@ -351,7 +351,7 @@ def _get(config: Any, dotted: str) -> Any:
 def _check_values(config: TrainConfig) -> None:
     from castle_envs.agents.registry import POTENTIALS
 
-    from castle_envs.registry import get_game
+    from castle_envs.registry import get_game, load
 
     spec = get_game(config.game)
     for name in (
@@ -425,7 +425,7 @@ def _check_values(config: TrainConfig) -> None:
         raise ValueError("self_play.enabled: self-play needs a multi-player game")
     check = ALGORITHMS[config.algo].check
     if check is not None:
-        resolved(check)(config, spec)
+        load(check)(config, spec)
     if config.shaping == "heuristic_potential" and spec.slug not in POTENTIALS:
         raise ValueError(
             f"shaping: heuristic_potential is defined for {', '.join(POTENTIALS)} only"

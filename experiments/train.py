@@ -35,9 +35,9 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from castle_envs.registry import get_game
+from castle_envs.registry import get_game, load
 
-from .algorithms import ALGORITHMS, resolved
+from .algorithms import ALGORITHMS
 from .config import TrainConfig, load_config
 from .run_folder import RunFolder
 from .stats import win_record
@@ -92,7 +92,7 @@ def run(args) -> int:
         else load_config(args.config, args.overrides)
     )
     algorithm = ALGORITHMS[config.algo]
-    summary = resolved(algorithm.run)(config, args)
+    summary = load(algorithm.run)(config, args)
     return _report(summary, algorithm.done(summary), algorithm.keys)
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
-from .model_files import (  # noqa: F401  # noqa: F401
+from .model_files import (  # noqa: F401
     FORMAT,
     MODEL_FILE,
     VERSION,
@@ -220,8 +220,7 @@ def load_agent(path, game: str, seed: int | None = None):
     directory = Path(path) if Path(path).is_dir() else Path(path).parent
     if get_game(card["game"]).slug != get_game(game).slug:
         raise ValueError(f"{path} is a {card['game']} model, not a {game} one")
-    loader = MODEL_KINDS[card["kind"]].load
-    loader = load(loader) if isinstance(loader, str) else loader
+    loader = load(MODEL_KINDS[card["kind"]].load)
     try:
         return loader(directory, card, f"model:{path}", seed)
     except BadModel as err:
