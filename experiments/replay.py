@@ -243,7 +243,10 @@ aside {{ flex: 0 0 340px; max-height: calc(100vh - 110px); overflow-y: auto;
 aside ol {{ margin: 0; padding: 6px 6px 6px 44px; font-size: 13px; }}
 aside li {{ padding: 3px 4px; cursor: pointer; border-radius: 4px; }}
 aside li:hover {{ background: #1d4a31; }}
+aside li::marker {{ color: #b9ccbf; }}
 aside li.now {{ background: #d6aa28; color: #111; }}
+/* the number sits outside the item's box, on the list's dark background */
+aside li.now::marker {{ color: #f2cf5b; font-weight: bold; }}
 aside li .events {{ color: #e8c451; display: block; }}
 aside li.now .events {{ color: #3a2a00; }}
 aside .start {{ padding: 6px 10px; font-size: 13px; cursor: pointer; }}
@@ -321,12 +324,17 @@ aside .start.now {{ background: #d6aa28; color: #111; }}
   document.getElementById("last").onclick = function () {{ show(n); }};
   document.getElementById("play").onclick = play;
   slider.oninput = function () {{ show(parseInt(slider.value, 10)); }};
+  // a key is handled here once, wherever the focus is: the browser's own action is
+  // stopped, else a focused slider steps a second time (and the page scrolls)
   document.addEventListener("keydown", function (e) {{
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === "ArrowRight") show(at + 1);
     else if (e.key === "ArrowLeft") show(at - 1);
     else if (e.key === "Home") show(0);
     else if (e.key === "End") show(n);
-    else if (e.key === " ") {{ play(); e.preventDefault(); }}
+    else if (e.key === " ") play();
+    else return;
+    e.preventDefault();
   }});
   show(0);
 }})();

@@ -422,3 +422,125 @@ def test_the_control_buttons_use_no_glyph_fonts_lack(tmp_path):
     # nor does the script put one in (play/pause swaps its picture)
     script = page[page.rindex("<script>") :]
     assert not re.search(r"&#x2[3-5][0-9A-F]{2};|[\u2300-\u25ff]", script)
+
+
+# --- the page's keys and colours --------------------------------------------------------------
+#: the page's script run under Node with the few DOM objects it touches; a key the script
+#: does not cancel gets the browser's own action on a focused range input (one step, then an
+#: ``input`` event), as Chromium does
+_KEYS_HARNESS = r"""
+const fs = require("fs");
+const page = fs.readFileSync(process.argv[2], "utf8");
+const data = page.match(/<script type="application\/json" id="data">([\s\S]*?)<\/script>/)[1];
+const code = page.slice(page.lastIndexOf("<script>") + 8, page.lastIndexOf("</script>"));
+function element(id) {
+  const el = {id: id, children: [], className: "", value: "0", max: "0", _text: "",
+    appendChild(c) { this.children.push(c); }, scrollIntoView() {},
+    set textContent(t) { this._text = String(t); }, get textContent() { return this._text; },
+    set innerHTML(h) { this._html = h; },
+    get innerHTML() {
+      return this._html !== undefined ? this._html :
+        this._text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    }};
+  return el;
+}
+const elements = {};
+let keydown = null;
+global.document = {
+  getElementById(id) { return elements[id] || (elements[id] = element(id)); },
+  createElement(tag) { return element(tag); },
+  addEventListener(kind, f) { if (kind === "keydown") keydown = f; },
+};
+document.getElementById("data").textContent = data;
+global.setInterval = () => 1; global.clearInterval = () => {};
+eval(code);
+const slider = elements.slider, out = [];
+for (const key of JSON.parse(process.argv[3])) {
+  let cancelled = false;
+  keydown({key: key, target: slider, preventDefault() { cancelled = true; }});
+  if (!cancelled && (key === "ArrowRight" || key === "ArrowLeft")) {
+    const v = Number(slider.value) + (key === "ArrowRight" ? 1 : -1);
+    slider.value = String(Math.max(0, Math.min(Number(slider.max), v)));
+    slider.oninput();
+  }
+  out.push(elements.where.textContent);
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_an_arrow_key_on_the_focused_slider_moves_one_step(tmp_path):
+    import shutil
+    import subprocess
+
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("Node.js is not installed: the page's script cannot run here")
+    record = _played_record()
+    steps = list(replay(record))
+    assert len(steps) >= 3
+    page = tmp_path / "page.html"
+    page.write_text(html_page(record, steps), encoding="utf-8")
+    harness = tmp_path / "keys.js"
+    harness.write_text(_KEYS_HARNESS, encoding="utf-8")
+    keys = ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home"]
+    done = subprocess.run(
+        [node, str(harness), str(page), json.dumps(keys)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    n = len(steps)
+    assert json.loads(done.stdout) == [
+        f"move 1 of {n}",
+        f"move 2 of {n}",
+        f"move 1 of {n}",
+        f"move {n} of {n}",
+        f"move 0 of {n}",
+    ]
+
+
+def _css_rules(page: str) -> dict:
+    """{selector: {property: value}} of the page's style sheet."""
+    css = re.sub(r"/\*.*?\*/", "", page[page.index("<style>") : page.index("</style>")], flags=re.S)
+    css = css.split("@media")[0]
+    rules: dict = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        props = dict(
+            (k.strip(), v.strip())
+            for k, _, v in (d.partition(":") for d in body.split(";"))
+            if v.strip()
+        )
+        for selector in selectors.split(","):
+            rules.setdefault(" ".join(selector.split()), {}).update(props)
+    return rules
+
+
+def _luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_highlighted_moves_number_is_readable():
+    rules = _css_rules(html_page(_played_record(), list(replay(_played_record()))))
+    # a list number is drawn outside its item's box, on the list's own background, in the
+    # item's colour unless a ::marker rule gives it one
+    background = rules["aside"]["background"]
+    for item in ("aside li", "aside li.now"):
+        marker = rules.get(item + "::marker", {}).get("color") or rules[item].get("color")
+        marker = marker or rules["body"]["color"]
+        assert contrast(marker, background) >= 4.5, (item, marker, background)
+    # the highlighted item's own text stays readable on its highlight
+    now = rules["aside li.now"]
+    assert contrast(now["color"], now["background"]) >= 4.5
