@@ -65,5 +65,12 @@ for _algorithm in (
         done=lambda summary: f"round {summary.get('rounds')}",
         check="castle_envs.experiments.config:check_exit_siege",
     ),
+    Algorithm(
+        "ntuple_value",
+        "castle_envs.experiments.train_ntuple:run_training_args",
+        keys=("run_dir", "games", "decisions", "cpu_seconds", "wall_seconds", "final_eval"),
+        done=lambda summary: f"{summary.get('games')} games",
+        check="castle_envs.experiments.config:check_ntuple",
+    ),
 ):
     register_algorithm(_algorithm)

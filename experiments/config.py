@@ -149,6 +149,28 @@ class ExItConfig:
     # castle_siege_very_hard_linear's)
 
 
+@dataclass(frozen=True)
+class NTupleConfig:
+    """``ntuple``: algo ntuple_value (``experiments/train_ntuple.py``), a Castle Siege
+    afterstate value learned by TD(lambda) from self-play; its training deals start at
+    ``seed`` (20,000,000 or more)."""
+
+    games: int = 200_000  # training games in all
+    chunk_games: int = 10_000  # games a chunk (a checkpoint after each)
+    levels: dict = field(default_factory=lambda: {"hard": 1, "very_hard": 1})  # games a cycle
+    lr: float = 1.0  # step of the logistic loss, shared among a position's lookups
+    lam: float = 0.5  # TD(lambda)
+    eps: float = 0.01  # chance of a random legal move
+    shaped: float = 0.1  # a lost game's value per share of castles taken
+    prune: bool = True  # skip attacks that carry a card they do not need
+    guide: float = 0.5  # chance a decision follows the linear scorer at the start ...
+    guide_until: int = 60_000  # ... falling to 0 at this many games
+    eval_every: int = 20_000  # games between held-out evaluations (0: none)
+    eval_games: int = 500  # held-out deals per difficulty
+    eval_levels: list = field(default_factory=lambda: ["hard", "very_hard"])
+    eval_seed: int = 1_005_000  # study deals, away from the 1,000,000-1,001,999 figures
+
+
 #: the algorithms a config can name (``algo``), each a trainer of the harness (``ALGORITHMS``)
 ALGOS = tuple(ALGORITHMS)
 
@@ -182,6 +204,7 @@ class TrainConfig:
     move_ppo: MovePPOConfig = field(default_factory=MovePPOConfig)
     cem: CEMConfig = field(default_factory=CEMConfig)
     exit_siege: ExItConfig = field(default_factory=ExItConfig)
+    ntuple: NTupleConfig = field(default_factory=NTupleConfig)
 
     def to_dict(self) -> dict:
         """The resolved config as a plain nested mapping (fresh copies), in schema order."""
@@ -537,6 +560,44 @@ def check_exit_siege(config: TrainConfig, spec) -> None:
     if config.seed < 20_000_000:
         raise ValueError(
             f"seed: exit_siege plays its training deals from here; use 20,000,000 "
+            f"or more (the evaluation deals are below), got {config.seed}"
+        )
+
+
+def check_ntuple(config: TrainConfig, spec) -> None:
+    from castle_envs.castle_siege.rules import DIFFICULTIES
+
+    if spec.slug != "castle-siege":
+        raise ValueError(
+            "algo: ntuple_value learns a Castle Siege value; game must be castle-siege"
+        )
+    nt = config.ntuple
+    for name in ("games", "chunk_games", "eval_games"):
+        if getattr(nt, name) < 1:
+            raise ValueError(f"ntuple.{name}: must be at least 1, got {getattr(nt, name)}")
+    for name in ("eval_every", "guide_until"):
+        if getattr(nt, name) < 0:
+            raise ValueError(f"ntuple.{name}: must be 0 or more, got {getattr(nt, name)}")
+    for name in ("lam", "eps", "shaped", "guide"):
+        value = getattr(nt, name)
+        if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"ntuple.{name}: expected a number in [0, 1], got {value!r}")
+    if not math.isfinite(nt.lr) or nt.lr <= 0:
+        raise ValueError(f"ntuple.lr: expected a number above 0, got {nt.lr!r}")
+    levels = list(nt.levels) + list(nt.eval_levels)
+    unknown = sorted({str(d) for d in levels} - set(DIFFICULTIES))
+    if unknown:
+        raise ValueError(f"ntuple levels {unknown}: known difficulties are {list(DIFFICULTIES)}")
+    counts = list(nt.levels.values())
+    if not counts or not all(type(c) is int and 0 < c <= 1000 for c in counts):
+        raise ValueError(
+            f"ntuple.levels: map difficulties to games a cycle (1-1000), got {nt.levels}"
+        )
+    if not nt.eval_levels:
+        raise ValueError("ntuple.eval_levels: name at least one difficulty")
+    if config.seed < 20_000_000:
+        raise ValueError(
+            f"seed: ntuple_value plays its training deals from here; use 20,000,000 "
             f"or more (the evaluation deals are below), got {config.seed}"
         )
 

@@ -15,7 +15,9 @@ file; ``options.endgame`` sets its endgame search), ``search`` (the Castle Siege
 agent over that scorer, ``castle_siege_search``; ``options`` are its settings), ``ismcts``
 (the information-set MCTS agent over that scorer, ``castle_siege_ismcts``) or
 ``move_policy`` (a network scoring each legal move's features, ``agents/learned/move_policy.py``:
-``policy`` gives its sizes, ``weights.pt`` its tensors). Each kind is an entry of
+``policy`` gives its sizes, ``weights.pt`` its tensors) or ``ntuple_value`` (a Castle Siege
+afterstate value of n-tuple tables played 1-ply, ``agents/learned/castle_siege_ntuple.py``:
+``weights.npz``). Each kind is an entry of
 ``MODEL_KINDS`` (a ``ModelKind``: its loader and its default weights file); another learner
 adds its kind with ``register_model_kind(ModelKind("name", "module:function", ...))``.
 
@@ -289,6 +291,11 @@ for _kind in (
     ModelKind("search", _load_search, weights="policy.json"),
     ModelKind("ismcts", _load_ismcts, weights="policy.json"),
     ModelKind("move_policy", _load_move_policy),
+    ModelKind(
+        "ntuple_value",
+        "castle_envs.agents.learned.castle_siege_ntuple:load_agent",
+        weights="weights.npz",
+    ),
 ):
     register_model_kind(_kind)
 

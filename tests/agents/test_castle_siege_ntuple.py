@@ -1,0 +1,161 @@
+"""The Castle Siege n-tuple afterstate value: it never reads a hidden card, its TD step
+learns, its weights save and load (and bad ones are refused), and its training is
+deterministic and resumable."""
+
+import json
+
+import numpy as np
+import pytest
+from castle_envs.agents.baselines.castle_siege import heuristic_policy
+from castle_envs.agents.learned import castle_siege_ntuple_kernel as M
+from castle_envs.agents.learned.castle_siege_ntuple import NTuplePolicy, NTupleValue
+from castle_envs.agents.learned.saved import load_agent, read_card
+from castle_envs.agents.solvers.castle_siege_nested_kernel import new_scratch
+
+from castle_envs.castle_siege.rules import State
+
+
+def random_value(seed=0) -> NTupleValue:
+    return NTupleValue(np.random.default_rng(seed).normal(0, 0.5, M.N_WEIGHTS).astype(np.float32))
+
+
+def midgame(seed: int, moves: int, difficulty: str = "hard") -> State:
+    state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.outcome:
+            break
+        state.apply_legal(heuristic_policy(state, rng))
+    return state
+
+
+@pytest.mark.parametrize("seed, moves", [(20_000_001, 0), (20_000_002, 6), (20_000_003, 14)])
+def test_the_value_never_reads_the_unseen_cards_order(seed, moves):
+    state = midgame(seed, moves)
+    assert not state.outcome
+    a, b = (
+        state.determinize(0, np.random.default_rng(1)),
+        state.determinize(0, np.random.default_rng(2)),
+    )
+    assert a.deck_cards() != b.deck_cards()  # the worlds differ in the unseen order only
+    policy = NTuplePolicy(random_value())
+    first = policy(a)
+    values_a = policy.values.copy()
+    second = policy(b)
+    assert first == second
+    np.testing.assert_array_equal(values_a, policy.values)
+    # ending the turn draws unseen cards (new defenders, the hand refilled): it is rated
+    assert np.isfinite(values_a[1669])
+
+
+def test_a_different_hand_changes_the_value():
+    # the test above would pass for a value that reads nothing: here the player's view
+    # differs (a hand card swapped with a card deep in the deck)
+    order = np.random.default_rng(20_000_004).permutation(52)
+    other = order.copy()
+    first_hand = 4 + 4 * 3  # castles, three rows of defenders: then the hand is drawn
+    other[first_hand], other[-1] = order[-1], order[first_hand]
+    policy = NTuplePolicy(random_value())
+    policy(State.new_game(deck=order, difficulty="hard"))
+    before = policy.values.copy()
+    policy(State.new_game(deck=other, difficulty="hard"))
+    assert not np.array_equal(np.nan_to_num(before, nan=-1), np.nan_to_num(policy.values, nan=-1))
+
+
+def test_the_td_step_lowers_the_error_on_a_fixed_batch():
+    rng = np.random.default_rng(0)
+    feats = rng.integers(0, M.N_WEIGHTS, (64, M.MAX_FEATURES)).astype(np.int64)
+    nfeat = rng.integers(40, 100, 64).astype(np.int64)
+    targets = rng.random(64)
+    weights = np.zeros(M.N_WEIGHTS, np.float32)
+    errors = [M.update(weights, feats, nfeat, targets, 64, 0.5) for _ in range(5)]
+    assert all(later < earlier for earlier, later in zip(errors, errors[1:]))
+
+
+def train(seed: int, games: int = 6) -> np.ndarray:
+    from castle_envs.agents.learned.castle_siege_linear import HEURISTIC_WEIGHTS, LinearPolicy
+    from castle_envs.experiments.train_ntuple import deals
+
+    weights = np.zeros(M.N_WEIGHTS, np.float32)
+    guide = LinearPolicy(HEURISTIC_WEIGHTS).vector()
+    rows = np.array([3, 4] * (games // 2), np.int64)
+    M.play_games(
+        deals(seed, games), rows, weights, True, 1.0, 0.5, 0.1, 0.1, True, seed, 0.5, guide,
+        new_scratch(), np.zeros(games, np.bool_), np.zeros(3),
+    )  # fmt: skip
+    return weights
+
+
+def test_training_is_deterministic_with_a_seed():
+    a, b, c = train(20_000_000), train(20_000_000), train(20_000_100)
+    assert np.abs(a).sum() > 0
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    value = random_value(3)
+    value.save(tmp_path / "m")
+    agent = load_agent(tmp_path / "m", "castle-siege")
+    np.testing.assert_array_equal(agent.policy.value.weights, value.weights)
+    state = midgame(20_000_005, 4)
+    assert agent.act(None, state.legal_action_mask(), state) == NTuplePolicy(value)(state)
+
+
+def break_weights(directory, array):
+    np.savez(directory / "weights.npz", weights=array)
+
+
+@pytest.mark.parametrize(
+    "damage, why",
+    [
+        (lambda d: break_weights(d, np.full(M.N_WEIGHTS, np.nan, np.float32)), "non-finite"),
+        (lambda d: break_weights(d, np.zeros(M.N_WEIGHTS - 1, np.float32)), "shape"),
+        (lambda d: break_weights(d, np.zeros(M.N_WEIGHTS, np.int32)), "dtype"),
+        (
+            lambda d: np.savez(d / "weights.npz", weights=np.zeros(3), extra=np.zeros(1)),
+            "one array",
+        ),
+        (lambda d: np.save(d / "weights.npz", np.array([{"a": 1}], dtype=object)), "weights"),
+        (lambda d: (d / "weights.npz").unlink(), "no such weights file"),
+        (lambda d: (d / "weights.npz").write_bytes(b"PK\x03\x04 not a zip"), "weights"),
+        (lambda d: edit_card(d, policy={"tables": [["clock", 1]]}), "table layout"),
+        (lambda d: edit_card(d, options={"search": 1}), "unknown ntuple_value options"),
+        (lambda d: edit_card(d, options={"shaped": 2.0}), "shaped"),
+    ],
+)
+def test_bad_weights_are_refused(tmp_path, damage, why):
+    random_value().save(tmp_path / "m")
+    damage(tmp_path / "m")
+    with pytest.raises(ValueError, match="not a castle-envs model directory") as err:
+        load_agent(tmp_path / "m", "castle-siege")
+    assert why in str(err.value)
+
+
+def edit_card(directory, **changes):
+    card = json.loads((directory / "model.json").read_text())
+    card.update(changes)
+    (directory / "model.json").write_text(json.dumps(card))
+
+
+def test_a_model_directory_names_its_kind(tmp_path):
+    random_value().save(tmp_path / "m")
+    assert read_card(tmp_path / "m")["kind"] == "ntuple_value"
+
+
+def test_pruning_keeps_every_move_but_needless_cards():
+    # every legal move outside the filter carries a card it could leave out
+    state = midgame(20_000_006, 2, "very_hard")
+    b, v = state.b.astype(np.int8), state.v.astype(np.int32)
+    from castle_envs.castle_siege.cards import RANK
+
+    kept = dropped = 0
+    for action in np.flatnonzero(state.legal_action_mask()):
+        if M.worth_trying(b, v, action):
+            kept += 1
+            continue
+        dropped += 1
+        subset, target = divmod(int(action), 52)
+        ranks = [RANK[state.hand_cards()[i]] for i in range(5) if (subset + 1) >> i & 1]
+        assert sum(ranks) > RANK[target] and sum(ranks) - min(ranks) >= RANK[target]
+    assert kept and dropped
