@@ -98,23 +98,26 @@ class NestedSearch:
         won = passed == WON
         return Found(won, line, min(max(passed, 0), 3), self._playouts, self._moves, finished)
 
-    def _spent(self) -> bool:
-        if self.max_moves is not None and self._moves >= self.max_moves:
+    def _spent(self, more: int = 0) -> bool:
+        """Would ``more`` moves more pass ``max_moves``, or is the deadline past?"""
+        if self.max_moves is not None and self._moves + more > self.max_moves:
             return True
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
     def _playout(self, world: State, planner: PlannerPolicy) -> tuple[list[int], tuple[int, int]]:
         """The planner plays ``world`` on (changed in place): its moves, the line's score."""
-        if self._spent():
-            raise _Stop
         moves = []
         for _ in range(MAX_STEPS):
             if world.outcome:
                 break
+            if self.max_moves is not None and self._moves >= self.max_moves:
+                raise _Stop
             a = planner(world, None)
             moves.append(a)
             world.apply_legal(a)
-        self._moves += len(moves)
+            self._moves += 1
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise _Stop
         self._playouts += 1
         return moves, ((WON, 0) if world.outcome > 0 else (world.current, len(moves)))
 
@@ -131,6 +134,8 @@ class NestedSearch:
             cands = ranker.candidates(s, legal) if len(legal) > 1 else legal
             if len(cands) > 1 or not best:
                 for a in cands:
+                    if self._spent(1):
+                        raise _Stop
                     w = s.clone()
                     w.apply_legal(a)
                     self._moves += 1

@@ -101,16 +101,25 @@ class Portfolio:
             raise ValueError(f"loss_nodes must be >= 0, got {loss_nodes}")
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.loss_nodes = loss_nodes
-        self._solvers: dict[tuple, Solver] = {}
         self.stages: list[Stage] = []
+        self._main: Solver | None = None  # the solver, made at its first use
+        self._loss: Solver | None = None  # the loss search's and the root bounds'
 
-    def _solver(self, nodes: int | None, seconds: float | None, loss_nodes: int) -> Solver:
-        key = (nodes, seconds, loss_nodes)
-        if key not in self._solvers:
-            self._solvers[key] = Solver(
-                max_nodes=nodes, max_seconds=seconds, loss=False, loss_nodes=loss_nodes
-            )
-        return self._solvers[key]
+    def _solver(self, nodes: int | None, seconds: float | None) -> Solver:
+        """The solver (proofs of loss off), its budget set to this stage's."""
+        if self._main is None:
+            share = dict(SHARES)["solver"]
+            size = None if self.max_nodes is None else max(1, int(share * self.max_nodes))
+            self._main = Solver(max_nodes=size, max_seconds=seconds, loss=False)
+        self._main.max_nodes, self._main.max_seconds = nodes, seconds
+        return self._main
+
+    def _loss_solver(self, loss_nodes: int) -> Solver:
+        """The root bounds and the loss search, with ``loss_nodes`` (0: the bounds only)."""
+        if self._loss is None:
+            self._loss = Solver(max_nodes=1, loss_nodes=0)
+        self._loss.loss_nodes = loss_nodes
+        return self._loss
 
     def solve(self, state: State) -> Result:
         """The deal's verdict (module docstring); ``self.stages`` says what each stage did."""
@@ -125,6 +134,8 @@ class Portfolio:
                 break
             carry += share
             cap_nodes, cap_seconds = self._caps(carry, start)
+            if cap_nodes == 0:
+                break  # the budget is spent
             t = time.perf_counter()
             found, nodes = self._run_stage(name, state, cap_nodes, cap_seconds)
             self._log(name, nodes, t, found)
@@ -144,7 +155,7 @@ class Portfolio:
         the deal has left)."""
         if self.max_nodes is not None:
             left = self.max_nodes - self._spent_nodes
-            return max(1, min(left, int(share * self.max_nodes))), None
+            return max(0, min(left, int(share * self.max_nodes))), None
         assert self.max_seconds is not None
         left = self.max_seconds - (time.perf_counter() - start)
         return None, max(1e-3, min(left, share * self.max_seconds))
@@ -156,7 +167,7 @@ class Portfolio:
 
     def _root_bound(self, state: State) -> Result | None:
         t = time.perf_counter()
-        proof, _, _ = self._solver(1, None, 0).prove_loss(state)
+        proof, _, _ = self._loss_solver(0).prove_loss(state)
         found = None
         if proof:
             found = Result(UNWINNABLE, found_by="bound", reached=state.current, proof=proof)
@@ -168,7 +179,10 @@ class Portfolio:
         planner = level_planner(state.level)
         s = state.clone()
         line: list[int] = []
+        cap = None if self.max_nodes is None else self.max_nodes // PLANNER_NODES
         while not s.outcome:
+            if cap is not None and len(line) >= cap:
+                break  # the budget is smaller than the planner's game
             a = int(planner(s, None))
             line.append(a)
             s.apply_legal(a)
@@ -184,7 +198,7 @@ class Portfolio:
         if name in NESTED:
             level, top, gap = NESTED[name]
             deadline = None if seconds is None else time.perf_counter() + seconds
-            moves = None if nodes is None else max(1, nodes // PLANNER_NODES)
+            moves = None if nodes is None else nodes // PLANNER_NODES
             search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline)
             found = search.search(state)
             self._reached = max(self._reached, found.passed)
@@ -193,7 +207,7 @@ class Portfolio:
                 return Result(WINNABLE, found.line, found_by=name, reached=3), spent
             return None, spent
         if name == "solver":
-            r = self._solver(nodes, seconds, 0).solve(state)
+            r = self._solver(nodes, seconds).solve(state)
             self._reached = max(self._reached, r.reached)
             if r.verdict == UNKNOWN:
                 return None, r.nodes
@@ -211,7 +225,7 @@ class Portfolio:
         budget = self.loss_nodes if self.loss_nodes is not None else (nodes or LOSS_NODES)
         if budget <= 0:
             return None, 0
-        stages = self._solver(1, None, budget).loss_stages(state)
+        stages = self._loss_solver(budget).loss_stages(state)
         spent = stages[-1].nodes if stages else 0
         for stage in stages:
             if stage.verdict == LOST:
