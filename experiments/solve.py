@@ -110,9 +110,10 @@ def add_castellion_arguments(p) -> None:
         type=int,
         default=None,
         metavar="NODES",
-        help="Castellion: node budget of the loss search, apart from --budget "
-        "(default 100000; 0: only the bounds at the root), which proves deals "
-        "lost (castle_envs.agents.solvers.castellion_loss)",
+        help="Castellion: node budget of the loss search (default: its share of "
+        "--budget with the portfolio, else 100000 apart from --budget; 0: only the "
+        "bounds at the root), which proves deals lost "
+        "(castle_envs.agents.solvers.castellion_loss)",
     )
 
 
@@ -122,7 +123,11 @@ def add_deal_arguments(p) -> None:
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="deal i is env.reset(seed=SEED + i)")
     p.add_argument(
-        "--budget", default="20000", help="per deal: nodes (20000 or 20000n) or seconds (10s)"
+        "--budget",
+        default=None,
+        help="per deal: nodes (20000 or 20000n) or seconds (10s); default: Castle Siege "
+        "20000, Castellion 20000000 (its portfolio of methods; 20000 with --probe-policy "
+        "planner or none)",
     )
     p.add_argument("--workers", type=int, default=1, help="local processes")
     p.add_argument("--backend", default="local", choices=("local", "ray"))
@@ -147,8 +152,10 @@ def add_search_arguments(p) -> None:
         help="Castle Siege: policy the solver's probes follow on every other "
         "playout: linear (the shipped trained move scorer, default), "
         "linear:PATH, heuristic (castle_envs.agents.baselines.castle_siege), none (the "
-        "search's own order). Castellion: planner (default: the planner "
-        "agent plays the deal first; a won game is the verdict) or none",
+        "search's own order). Castellion: portfolio (default: every method, "
+        "cheap first: the bounds, the planner's game, nested search, the solver, the loss "
+        "search; castle_envs.agents.solvers.castellion_portfolio), planner (the solver "
+        "after the planner agent's game; a won game is the verdict) or none (the solver)",
     )
     p.add_argument(
         "--nested",
@@ -749,6 +756,7 @@ def run_castle_siege(args) -> int:
     if args.solver == "python":
         raise ValueError(PYTHON_SOLVER_GONE)
     args.probe_policy = args.probe_policy or "linear"
+    args.budget = args.budget or "20000"
     if args.check_lines:
         print(json.dumps(check_lines(args.check_lines, args.difficulty, castle_siege_rules(args))))
         return 0

@@ -35,7 +35,9 @@ from .stats import wilson_interval
 LEVELS = ("school", "academy", "menace")
 
 
-PROBES = ("planner", "none")
+#: portfolio: every method, cheap first (``castellion_portfolio``); planner: the study's
+#: solver with the planner's game first; none: the solver alone
+PROBES = ("portfolio", "planner", "none")
 
 
 def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, list]:
@@ -60,13 +62,43 @@ def probe_game(seed: int, level: str, rules: dict, probe: str) -> tuple[bool, li
 def solve_deal(
     solver, seed: int, level: str, rules: dict, random_games: int, probe: str = "none"
 ) -> dict:
-    """One deal's record. With a probe, the probe's game comes first: a win is the verdict
-    (``found_by`` "probe:NAME", its moves counted as nodes); otherwise the solver runs with
-    what is left of the budget, so a record's ``nodes`` still tells the verdict at every
-    smaller budget."""
-    from castle_envs.agents.solvers.castellion import WINNABLE, Result, deal, replay_wins
+    """One deal's record: the portfolio's verdict (``solver`` a ``Portfolio``; the record's
+    ``stages`` say what each stage spent), or the solver's after the probe's game. A winning
+    line is replayed in the Gymnasium env before it counts."""
+    from castle_envs.agents.solvers.castellion import WINNABLE, deal, replay_wins
 
     state = deal(seed, level, **rules)
+    if probe == "portfolio":
+        result = solver.solve(state)
+        extra: dict = {"stages": [stage.to_dict() for stage in solver.stages]}
+    else:
+        result, extra = probed_result(solver, state, seed, level, rules, probe)
+    record = {"seed": seed, "level": level, **result.to_dict()}
+    record["seconds"] = round(result.seconds, 4)
+    record.update(extra)
+    if result.verdict == WINNABLE and not replay_wins(seed, level, result.line, **rules):
+        raise RuntimeError(
+            f"{level} deal {seed}: the winning line does not replay to a win in the Gymnasium env"
+        )
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for _ in range(random_games):
+        s = deal(seed, level, **rules)
+        while not s.outcome:
+            legal = np.flatnonzero(s.legal_action_mask())
+            s.apply_action(int(legal[rng.integers(len(legal))]))
+        wins += s.won
+    record["random_wins"], record["random_games"] = wins, random_games
+    return record
+
+
+def probed_result(solver, state, seed: int, level: str, rules: dict, probe: str) -> tuple:
+    """(the ``Result``, the record's probe fields): with a probe, the probe's game comes
+    first: a win is the verdict (``found_by`` "probe:NAME", its moves counted as nodes);
+    otherwise the solver runs with what is left of the budget, so a record's ``nodes`` still
+    tells the verdict at every smaller budget."""
+    from castle_envs.agents.solvers.castellion import WINNABLE, Result
+
     start = time.perf_counter()
     won, line = probe_game(seed, level, rules, probe) if probe != "none" else (False, [])
     probe_seconds = time.perf_counter() - start
@@ -89,30 +121,16 @@ def solve_deal(
         solver_nodes, solver_seconds = result.nodes, result.seconds
         result.nodes += spent
         result.seconds += probe_seconds
-    record = {"seed": seed, "level": level, **result.to_dict()}
-    record["seconds"] = round(result.seconds, 4)
+    extra: dict = {}
     if probe != "none":
-        record["probe"] = {
+        extra["probe"] = {
             "policy": probe,
             "won": won,
             "moves": len(line),
             "seconds": round(probe_seconds, 4),
         }
-        record["solver_nodes"], record["solver_seconds"] = solver_nodes, solver_seconds
-    if result.verdict == WINNABLE and not replay_wins(seed, level, result.line, **rules):
-        raise RuntimeError(
-            f"{level} deal {seed}: the winning line does not replay to a win in the Gymnasium env"
-        )
-    rng = np.random.default_rng(seed)
-    wins = 0
-    for _ in range(random_games):
-        s = deal(seed, level, **rules)
-        while not s.outcome:
-            legal = np.flatnonzero(s.legal_action_mask())
-            s.apply_action(int(legal[rng.integers(len(legal))]))
-        wins += s.won
-    record["random_wins"], record["random_games"] = wins, random_games
-    return record
+        extra["solver_nodes"], extra["solver_seconds"] = solver_nodes, solver_seconds
+    return result, extra
 
 
 def budget_curve(records: list[dict], budgets) -> list[dict]:
@@ -170,6 +188,8 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
         "loss_nodes_total": sum(r.get("loss_nodes", 0) for r in records),
         "nodes_total": nodes,
         "solver_seconds_total": seconds,
+        "seconds_per_deal": seconds / n if n else None,
+        "seconds_max": max((r["seconds"] for r in records), default=None),
         "nodes_per_second": solver_nodes / solver_seconds if solver_seconds else None,
         "random": random_play(records),
     }
@@ -235,24 +255,32 @@ def run_plot(args) -> int:
 def study_settings(args) -> dict:
     """The study's settings, checked before any deal is solved: the budget, the rules, the
     loss search's budget and the probe policy."""
+    from castle_envs.agents.solvers.castellion_portfolio import DEFAULT_NODES
+
     from .common import parse_budget
 
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.random_games < 0:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
-    nodes, seconds = parse_budget(args.budget)
+    probe = args.probe_policy or "portfolio"
+    if probe not in PROBES:
+        raise ValueError(f"--probe-policy {probe!r}: Castellion takes {', '.join(PROBES)}")
+    budget = args.budget or (str(DEFAULT_NODES) if probe == "portfolio" else "20000")
+    nodes, seconds = parse_budget(budget)
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.out:
         writable_file(args.out, "--out")
-    return {"nodes": nodes, "seconds": seconds, "rules": rules_of(args, RULE_CHOICES)}
+    rules = rules_of(args, RULE_CHOICES)
+    return {"nodes": nodes, "seconds": seconds, "budget": budget, "probe": probe, "rules": rules}
 
 
 def solve_levels(args, settings: dict) -> list[dict]:
     """Solve ``--deals`` deals of each level (keeping those of ``--out`` with ``--resume``,
     appending the new ones there): each level's summary."""
     from castle_envs.agents.solvers.castellion import LOSS_NODES, Solver
+    from castle_envs.agents.solvers.castellion_portfolio import Portfolio
 
     nodes, seconds, rules = settings["nodes"], settings["seconds"], settings["rules"]
     levels = LEVELS if args.level == "all" else (args.level,)
@@ -261,19 +289,22 @@ def solve_levels(args, settings: dict) -> list[dict]:
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
-    loss_budget = LOSS_NODES if getattr(args, "loss_budget", None) is None else args.loss_budget
-    if loss_budget < 0:
+    probe = settings["probe"]
+    loss_budget = getattr(args, "loss_budget", None)
+    if loss_budget is not None and loss_budget < 0:
         raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")
-    solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
-    probe = args.probe_policy or "planner"
-    if probe not in PROBES:
-        raise ValueError(f"--probe-policy {probe!r}: Castellion takes {' or '.join(PROBES)}")
+    if probe == "portfolio":
+        solver = Portfolio(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
+    else:
+        loss_budget = LOSS_NODES if loss_budget is None else loss_budget
+        solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
     summaries = []
     start = time.perf_counter()
     try:
         for level in levels:
             records = solve_level_deals(args, solver, level, rules, probe, done, out, start)
-            summary = summarize(records, level, args.budget, nodes if seconds is None else None)
+            curve = nodes if seconds is None and probe != "portfolio" else None
+            summary = summarize(records, level, settings["budget"], curve)
             summary["rules"] = rules
             summary["loss_budget"] = loss_budget
             summary["probe_policy"] = probe
@@ -323,6 +354,9 @@ def print_summary(s: dict) -> None:
         f"  deals not proven winnable: the beams got no further than ordeal I on "
         f"{stuck['I']}, II on {stuck['II']}, III on {stuck['III']}"
     )
+    if s.get("seconds_per_deal") is not None:
+        print(f"  {s['seconds_per_deal']:.2f}s a deal (the longest {s['seconds_max']:.1f}s)")
+        print(f"  decided by: {', '.join(f'{k} {v}' for k, v in s['found_by'].items())}")
     if s["nodes_per_second"]:
         print(
             f"  {s['nodes_total']:,} nodes in {s['solver_seconds_total']:.1f}s: "

@@ -114,6 +114,17 @@ class LossStage(NamedTuple):
     cut: int  # positions the bounds have cut so far
 
 
+def stage_proof(state: State, stage: LossStage) -> str:
+    """The proof a loss-search stage that ended with no line past its ordeal gives."""
+    from castle_envs.castellion.data import ORDEALS
+
+    title = ORDEALS[state.ordeals[stage.goal - 1]].title
+    return (
+        f"no line passes {title} (ordeal {stage.goal}): the loss search ended "
+        f"after {stage.nodes:,} nodes, {stage.cut:,} positions cut by the bounds"
+    )
+
+
 class Solver:
     """The compiled search (module docstring). ``prune``/``table``/``order``/``beam`` switch
     the School supply bound, the table of lost positions, the move ordering and the beam
@@ -168,15 +179,7 @@ class Solver:
         stages = self.loss_stages(state)
         for stage in stages:
             if stage.verdict == LOST:
-                from castle_envs.castellion.data import ORDEALS
-
-                title = ORDEALS[state.ordeals[stage.goal - 1]].title
-                return (
-                    f"no line passes {title} (ordeal {stage.goal}): the loss search ended "
-                    f"after {stage.nodes:,} nodes, {stage.cut:,} positions cut by the bounds",
-                    "loss-search",
-                    stage.nodes,
-                )
+                return stage_proof(state, stage), "loss-search", stage.nodes
         return "", "", stages[-1].nodes if stages else 0
 
     def loss_stages(self, state: State) -> list[LossStage]:

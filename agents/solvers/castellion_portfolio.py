@@ -1,0 +1,237 @@
+"""Every method that decides Castellion deals, cheap first, on one budget: what ``castle-envs
+solve --game castellion`` runs on each deal.
+
+``Portfolio(max_nodes=...).solve(state)`` returns a ``castellion.Result`` whose ``found_by``
+names the stage that decided the deal:
+
+1. ``bound``: the proofs of loss at the root (``castellion_loss``): a sentence naming the
+   ordeal that cannot be met; nearly free.
+2. ``planner``: the planner agent plays the deal once, from the player's seat; a won game is
+   a winning line.
+3. ``nested:1``, ``nested:1:top8``: nested Monte Carlo search over the true deal with the
+   planner as playout (``castellion_nested``), 4 and then 8 candidates a decision.
+4. ``beam:W`` / ``dfs``: the compiled perfect-information solver (``castellion.Solver``,
+   its proofs of loss off: stage 1 and 6 are those).
+5. ``nested:2``: the nested search one level deeper.
+6. ``loss-search``: the loss search (``Solver.loss_stages``): no line passes an ordeal.
+
+Every stage but the first gets its ``SHARES`` of the budget, and what a stage leaves unspent
+goes to the stages after it. The budget is a node count, deterministic (the same verdicts on
+any machine): one node is one move played by the compiled searches, and a move the planner
+chooses (its game, the nested search) counts ``PLANNER_NODES`` nodes, about what it costs
+next to a solver node (the planner weighs every placement by its formation costs).
+``max_seconds`` gives a budget of seconds instead, shared the same way (not deterministic).
+
+A win is a line (the caller replays it in the Gymnasium env before it counts), a loss a
+proof; a deal no stage decides is ``unknown``, with ``reached`` the Ordeals the furthest
+line passed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from castle_envs.agents.solvers.castellion import (
+    LOSS_NODES,
+    LOST,
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Result,
+    Solver,
+    stage_proof,
+)
+from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner
+
+from castle_envs.castellion.rules import State
+
+#: nodes a move chosen by the planner counts (the compiled solver plays about this many
+#: moves in the time the planner chooses one)
+PLANNER_NODES = 200
+#: the stages after the root bounds and the planner's game, each with its share of the budget
+#: (a stage's unspent share goes to the next): (name, share)
+SHARES = (
+    ("nested:1", 0.30),
+    ("nested:1:top8", 0.15),
+    ("solver", 0.15),
+    ("nested:2", 0.30),
+    ("loss-search", 0.10),
+)
+#: the nested stages' settings: (level, candidates a decision, planner units behind the best)
+NESTED = {"nested:1": (1, 4, 4.0), "nested:1:top8": (1, 8, 8.0), "nested:2": (2, 4, 4.0)}
+#: the default budget a deal (``castle-envs solve --game castellion``)
+DEFAULT_NODES = 20_000_000
+
+
+@dataclass
+class Stage:
+    """What one stage did: its name, the nodes and seconds it spent, what it decided."""
+
+    name: str
+    nodes: int
+    seconds: float
+    verdict: str
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 4),
+            "verdict": self.verdict,
+        }
+
+
+class Portfolio:
+    """The stages (module docstring) on a budget of ``max_nodes`` nodes or ``max_seconds``."""
+
+    def __init__(
+        self,
+        max_nodes: int | None = DEFAULT_NODES,
+        max_seconds: float | None = None,
+        loss_nodes: int | None = None,
+    ):
+        if max_nodes is None and max_seconds is None:
+            raise ValueError("give a node budget or a time budget")
+        if max_nodes is not None and max_nodes < 1:
+            raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+        if max_seconds is not None and max_seconds <= 0:
+            raise ValueError(f"max_seconds must be > 0, got {max_seconds}")
+        if loss_nodes is not None and loss_nodes < 0:
+            raise ValueError(f"loss_nodes must be >= 0, got {loss_nodes}")
+        self.max_nodes, self.max_seconds = max_nodes, max_seconds
+        self.loss_nodes = loss_nodes
+        self.stages: list[Stage] = []
+        self._main: Solver | None = None  # the solver, made at its first use
+        self._loss: Solver | None = None  # the loss search's and the root bounds'
+
+    def _solver(self, nodes: int | None, seconds: float | None) -> Solver:
+        """The solver (proofs of loss off), its budget set to this stage's."""
+        if self._main is None:
+            share = dict(SHARES)["solver"]
+            size = None if self.max_nodes is None else max(1, int(share * self.max_nodes))
+            self._main = Solver(max_nodes=size, max_seconds=seconds, loss=False)
+        self._main.max_nodes, self._main.max_seconds = nodes, seconds
+        return self._main
+
+    def _loss_solver(self, loss_nodes: int) -> Solver:
+        """The root bounds and the loss search, with ``loss_nodes`` (0: the bounds only)."""
+        if self._loss is None:
+            self._loss = Solver(max_nodes=1, loss_nodes=0)
+        self._loss.loss_nodes = loss_nodes
+        return self._loss
+
+    def solve(self, state: State) -> Result:
+        """The deal's verdict (module docstring); ``self.stages`` says what each stage did."""
+        start = time.perf_counter()
+        self.stages = []
+        self._spent_nodes = 0
+        self._reached = state.current
+        found = self._root_bound(state) or self._planner_game(state)
+        carry = 0.0  # the share the stages so far left unspent
+        for name, share in SHARES:
+            if found is not None:
+                break
+            carry += share
+            cap_nodes, cap_seconds = self._caps(carry, start)
+            if cap_nodes == 0:
+                break  # the budget is spent
+            t = time.perf_counter()
+            found, nodes = self._run_stage(name, state, cap_nodes, cap_seconds)
+            self._log(name, nodes, t, found)
+            if self.max_nodes is not None:
+                carry -= nodes / self.max_nodes
+            else:
+                carry -= (time.perf_counter() - t) / self.max_seconds
+            carry = max(carry, 0.0)
+        result = found or Result(UNKNOWN, reached=self._reached)
+        result.nodes = self._spent_nodes
+        result.seconds = time.perf_counter() - start
+        result.loss_nodes = sum(s.nodes for s in self.stages if s.name == "loss-search")
+        return result
+
+    def _caps(self, share: float, start: float) -> tuple[int | None, float | None]:
+        """A stage's budget: ``share`` of the whole, in nodes, or in seconds (bounded by what
+        the deal has left)."""
+        if self.max_nodes is not None:
+            left = self.max_nodes - self._spent_nodes
+            return max(0, min(left, int(share * self.max_nodes))), None
+        assert self.max_seconds is not None
+        left = self.max_seconds - (time.perf_counter() - start)
+        return None, max(1e-3, min(left, share * self.max_seconds))
+
+    def _log(self, name: str, nodes: int, t: float, found: Result | None) -> None:
+        self._spent_nodes += nodes
+        verdict = found.verdict if found is not None else UNKNOWN
+        self.stages.append(Stage(name, nodes, time.perf_counter() - t, verdict))
+
+    def _root_bound(self, state: State) -> Result | None:
+        t = time.perf_counter()
+        proof, _, _ = self._loss_solver(0).prove_loss(state)
+        found = None
+        if proof:
+            found = Result(UNWINNABLE, found_by="bound", reached=state.current, proof=proof)
+        self._log("bound", 0, t, found)
+        return found
+
+    def _planner_game(self, state: State) -> Result | None:
+        t = time.perf_counter()
+        planner = level_planner(state.level)
+        s = state.clone()
+        line: list[int] = []
+        cap = None if self.max_nodes is None else self.max_nodes // PLANNER_NODES
+        while not s.outcome:
+            if cap is not None and len(line) >= cap:
+                break  # the budget is smaller than the planner's game
+            a = int(planner(s, None))
+            line.append(a)
+            s.apply_legal(a)
+        self._reached = max(self._reached, int(s.current))
+        found = Result(WINNABLE, line, found_by="planner", reached=3) if s.outcome > 0 else None
+        self._log("planner", len(line) * PLANNER_NODES, t, found)
+        return found
+
+    def _run_stage(
+        self, name: str, state: State, nodes: int | None, seconds: float | None
+    ) -> tuple[Result | None, int]:
+        """Run one stage within its budget: (its verdict or None, the nodes it spent)."""
+        if name in NESTED:
+            level, top, gap = NESTED[name]
+            deadline = None if seconds is None else time.perf_counter() + seconds
+            moves = None if nodes is None else nodes // PLANNER_NODES
+            search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline)
+            found = search.search(state)
+            self._reached = max(self._reached, found.passed)
+            spent = found.moves * PLANNER_NODES
+            if found.won:
+                return Result(WINNABLE, found.line, found_by=name, reached=3), spent
+            return None, spent
+        if name == "solver":
+            r = self._solver(nodes, seconds).solve(state)
+            self._reached = max(self._reached, r.reached)
+            if r.verdict == UNKNOWN:
+                return None, r.nodes
+            return Result(r.verdict, r.line, found_by=r.found_by or "solver", reached=r.reached), (
+                r.nodes
+            )
+        return self._loss_search(state, nodes, seconds)
+
+    def _loss_search(
+        self, state: State, nodes: int | None, seconds: float | None
+    ) -> tuple[Result | None, int]:
+        """The loss search on its share of the nodes (``loss_nodes`` when given; with a time
+        budget, ``loss_nodes`` or the solver's default): a stage that ends with no line past
+        its ordeal is the proof."""
+        budget = self.loss_nodes if self.loss_nodes is not None else (nodes or LOSS_NODES)
+        if budget <= 0:
+            return None, 0
+        stages = self._loss_solver(budget).loss_stages(state)
+        spent = stages[-1].nodes if stages else 0
+        for stage in stages:
+            if stage.verdict == LOST:
+                proof = stage_proof(state, stage)
+                lost = Result(
+                    UNWINNABLE, found_by="loss-search", reached=state.current, proof=proof
+                )
+                return lost, spent
+        return None, spent
