@@ -7,8 +7,8 @@ nothing counted twice.
   line being written when the process died is cut.
 - ``read(path)`` reads the records back. A last line cut mid-way (no newline at the end, or
   not JSON) is dropped with a warning and cut off the file, so the unit of work it held is
-  redone and the next line starts cleanly; a bad line anywhere else is corruption, refused
-  with its line number (``JournalError``).
+  redone and the next line starts cleanly; a bad line anywhere else (not JSON, nested too
+  deep, not a JSON object) is corruption, refused with its line number (``JournalError``).
 """
 
 from __future__ import annotations
@@ -18,49 +18,72 @@ import json
 import logging
 import os
 
+from . import safe_json
+
 log = logging.getLogger(__name__)
+#: a journal holds one line per unit of work: far larger than one JSON document may be
+MAX_BYTES = 2**36
 
 
 class JournalError(ValueError):
     """A JSON Lines file with a damaged line before its last."""
 
 
-def read(path: str, repair: bool = True) -> list[dict]:
+def read(path: str, repair: bool = True, check=None) -> list[dict]:
     """The whole lines of ``path`` as records; a cut last line is dropped (and, with
-    ``repair``, cut off the file)."""
-    with open(path, "rb") as f:
-        data = f.read()
+    ``repair``, cut off the file). ``check(number, record)``, when given, sees each record
+    with its line number before anything is cut (it raises to refuse the file)."""
+    data = safe_json.read_bytes(path, max_bytes=MAX_BYTES)
     records, good_end, lines = [], 0, data.split(b"\n")
+    cut = None
     for number, raw in enumerate(lines, 1):
         last = number == len(lines)
         end = good_end + len(raw) + (0 if last else 1)
         if not raw.strip():
             good_end = end
             continue
-        try:
-            record = json.loads(raw)
-            if last:  # whole JSON but no newline: written up to its last byte
-                raise ValueError("no newline")
-        except ValueError:
-            tail_only = last or (number == len(lines) - 1 and not lines[-1].strip())
-            if not tail_only:
-                raise JournalError(
-                    f"{path}: line {number} is not JSON ({raw[:60]!r}...); "
-                    "the file is damaged before its last line"
-                ) from None
-            log.warning(
-                "%s: the last line was cut off (%d bytes, a crash mid-write?): "
-                "dropped, its work will be redone",
-                path,
-                len(raw),
-            )
-            if repair:
-                with open(path, "r+b") as f:
-                    f.truncate(good_end)
+        tail = last or (number == len(lines) - 1 and not lines[-1].strip())
+        record = _line(path, number, raw, tail, whole=not last)
+        if record is None:
+            cut = len(raw)
             break
+        if check is not None:
+            check(number, record)
         records.append(record)
         good_end = end
+    if cut is not None:
+        log.warning(
+            "%s: the last line was cut off (%d bytes, a crash mid-write?): "
+            "dropped, its work will be redone",
+            path,
+            cut,
+        )
+        if repair:
+            with open(path, "r+b") as f:
+                f.truncate(good_end)
     return records
+
+
+def _line(path: str, number: int, raw: bytes, tail: bool, whole: bool) -> dict | None:
+    """Line ``number`` as a record. None when it is the file's last line (``tail``) and
+    was cut mid-way (not JSON, or not ended by a newline: not ``whole``); ``JournalError``
+    when it is damaged elsewhere, nested too deep or not a JSON object."""
+    where = f"{path}: line {number}"
+    try:
+        record = safe_json.loads(raw, where)
+    except safe_json.NotJsonError:
+        if tail:
+            return None
+        raise JournalError(
+            f"{where} is not JSON ({raw[:60]!r}...); the file is damaged before its last line"
+        ) from None
+    except safe_json.JsonLimitError as err:
+        raise JournalError(str(err)) from None
+    if not whole:  # whole JSON but no newline: written up to its last byte, then stopped
+        return None
+    if not isinstance(record, dict):
+        raise JournalError(f"{where}: expected a JSON object, got {safe_json.kind(record)}")
+    return record
 
 
 def append(f, *records: dict) -> None:

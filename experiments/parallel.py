@@ -7,13 +7,22 @@ same seed gives the same numbers with any backend and worker count.
 Backends: ``local`` (``workers`` processes, default all cores; 1 runs in this process) and
 ``ray`` (``address`` of a running cluster, or None for a local Ray instance; needs the
 ``distributed`` extra).
+
+``stream(fn, items, workers)`` calls ``fn(item)`` for every item on local processes and
+yields each result as soon as it is ready, so a long run hands over its work as it goes;
+stopped early (an error, SIGTERM, Ctrl-C) it leaves no worker process behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
 
 BACKENDS = ("local", "ray")
 
@@ -73,6 +82,54 @@ def run_chunks(
             done(i, results[i])
             tick(weights[i])
     return results
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while ``stream`` ran: raised in the main thread so that every
+    ``finally`` runs (the workers stopped, the files closed); the process exits with status
+    143 (128 + SIGTERM), as the signal would have ended it."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """While inside, SIGTERM raises ``Terminated`` in the main thread instead of ending the
+    process at once (which would leave worker processes running their tasks to the end).
+    Outside the main thread, where no handler can be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _worker_start() -> None:
+    # Ctrl-C reaches the whole process group: the parent decides, and stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Iterator[Any]:
+    """``fn(item)`` for every item on ``workers`` local processes, each result yielded as it
+    is ready (in the order they finish), the items handed out one at a time. However it
+    stops (the last result, an error, SIGTERM via ``sigterm_raises``, Ctrl-C, the generator
+    closed), the workers are terminated before it returns."""
+    context = multiprocessing.get_context("spawn")  # safe with torch and threads
+    pool = context.Pool(max(1, workers), initializer=_worker_start)
+    try:
+        with sigterm_raises():
+            yield from pool.imap_unordered(fn, items, chunksize=1)
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _run_ray(fn, chunks, address, tick, weights, workers, on_result):

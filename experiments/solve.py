@@ -85,8 +85,8 @@ def add_parser(sub):
         default="castle-siege",
         choices=SOLVED_GAMES,
         help="castle-siege (default) or castellion (--level; Castellion takes "
-        "--deals, --seed, --budget, --random-games, --out, --resume, --json, "
-        "--loss-budget and its rules options)",
+        "--deals, --seed, --budget, --random-games, --out, --resume, "
+        "--retry-unknown, --json, --probe-policy, --loss-budget and its rules options)",
     )
     add_castellion_arguments(p)
     add_deal_arguments(p)
@@ -200,14 +200,17 @@ def add_output_arguments(p) -> None:
         "--resume",
         action="store_true",
         help="with --out: keep the deals already in that file, solve the rest (a "
-        "last line cut by a crash is dropped with a warning and redone)",
+        "last line cut by a crash is dropped with a warning and redone); each line "
+        "carries the settings it was solved under, and a file solved under another "
+        "game, variant, rules, budget or search is refused",
     )
     p.add_argument(
         "--retry-unknown",
         action="store_true",
         help="with --resume: solve again the deals recorded as unknown (with this "
-        "run's settings, e.g. a larger budget or --nested-width), appending "
-        "their new records; the last record of a deal counts",
+        "run's settings, e.g. a larger budget or --nested-width: only the game, "
+        "variant and rules must be the file's), appending their new records; the "
+        "last record of a deal counts",
     )
     p.add_argument("--out", help="write one JSON line per deal here")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -363,20 +366,32 @@ def solve_many(jobs: list[dict]) -> list[dict]:
     return [solve_one(job) for job in jobs]
 
 
-def _run_jobs(jobs: list[dict], workers: int, backend: str, address: str | None = None):
-    """Records in deal order. One local worker streams them as they come; otherwise the
-    shared ``castle_envs.experiments.parallel`` runner (local processes or Ray) takes chunks of deals."""
+def _run_jobs(jobs: list[dict], workers: int, backend: str, keep, address: str | None = None):
+    """``keep(record)`` for each deal's record as soon as it is solved (in the order they
+    finish). One local worker solves in this process; more are local processes handed one
+    deal at a time (``parallel.stream``: on SIGTERM or an error none is left running); Ray
+    takes chunks of deals (``parallel.run_chunks``), each kept as it comes in."""
     if backend == "local" and workers <= 1:
         for job in jobs:
-            yield solve_one(job)
+            keep(solve_one(job))
+        return
+    if backend == "local":
+        from .parallel import stream
+
+        for record in stream(solve_one, jobs, workers):
+            keep(record)
         return
     from .parallel import run_chunks, split
 
     chunks = [([jobs[i] for i in idx],) for idx in split(len(jobs), workers, max_chunk=20)]
-    for records in run_chunks(
-        solve_many, chunks, workers=workers, backend=backend, address=address
-    ):
-        yield from records
+    run_chunks(
+        solve_many,
+        chunks,
+        workers=workers,
+        backend=backend,
+        address=address,
+        on_result=lambda i, records: [keep(r) for r in records],
+    )
 
 
 def verdict_counts(records: list[dict], budget: str) -> dict:
@@ -822,6 +837,7 @@ def check_study_arguments(args) -> tuple:
 def run_study(args, nodes, seconds, nested) -> int:
     """Solve ``--deals`` deals (keeping those of ``--out`` with ``--resume``), then print
     the summary."""
+    settings = study_settings(args, nodes, seconds, nested)
     jobs = [
         {
             "seed": args.seed + i,
@@ -835,9 +851,9 @@ def run_study(args, nodes, seconds, nested) -> int:
         }
         for i in range(args.deals)
     ]
-    records, jobs, out = resume_study(args, jobs)
+    records, jobs, out = resume_study(args, jobs, settings)
     start = time.perf_counter()
-    solve_jobs(args, jobs, records, out, start)
+    solve_jobs(args, jobs, records, out, start, settings)
     records.sort(key=lambda r: r["seed"])
     summary = study_summary(args, records, nested)
     summary["wall_seconds"] = time.perf_counter() - start
@@ -848,9 +864,36 @@ def run_study(args, nodes, seconds, nested) -> int:
     return 0
 
 
-def resume_study(args, jobs: list[dict]) -> tuple:
-    """(the records ``--out`` already holds with ``--resume``, the jobs left, the ``--out``
-    file opened to append to, or None)."""
+def study_settings(args, nodes, seconds, nested) -> dict:
+    """What each record of this study carries as its ``settings`` (``solve_results``)."""
+    from .solve_results import budget_text
+
+    return {
+        "game": "castle-siege",
+        "variant": {"difficulty": args.difficulty},
+        "rules": castle_siege_rules(args),
+        "budget": budget_text(nodes, seconds),
+        "probe_policy": args.probe_policy,
+        "nested": nested,
+    }
+
+
+def check_record(record: dict, where: str) -> None:
+    """A Castle Siege solve record's own fields (``solve_results.check_common`` checks the
+    rest): a winning line's event counts."""
+    if record["verdict"] != "winnable":
+        return
+    events = record.get("events")
+    if not isinstance(events, dict) or any(
+        isinstance(events.get(k), bool) or not isinstance(events.get(k), int) or events[k] < 0
+        for k in EVENT_KEYS
+    ):
+        raise ValueError(f"{where}: a winnable deal's 'events' must count {', '.join(EVENT_KEYS)}")
+
+
+def resume_study(args, jobs: list[dict], settings: dict) -> tuple:
+    """(the records ``--out`` already holds with ``--resume``, each checked and solved
+    under ``settings``; the jobs left; the ``--out`` file opened to append to, or None)."""
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.retry_unknown and not args.resume:
@@ -858,36 +901,40 @@ def resume_study(args, jobs: list[dict]) -> tuple:
     if not args.out:
         return [], jobs, None
     records = []
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     if args.resume and os.path.exists(args.out):
-        from .journal import read
+        from .solve_results import kept, read_results
 
-        done = {}
-        for record in read(args.out):  # a line cut by a crash: dropped, redone
-            done[record["seed"]] = record  # a deal solved again: the later line
-        if args.retry_unknown:
-            done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
+        done = kept(
+            read_results(args.out, lambda r: settings, args.retry_unknown, check_record),
+            lambda r: r["seed"],
+            args.retry_unknown,
+        )
         records = [done[j["seed"]] for j in jobs if j["seed"] in done]
         jobs = [j for j in jobs if j["seed"] not in done]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
     return records, jobs, out
 
 
-def solve_jobs(args, jobs: list[dict], records: list, out, start: float) -> None:
-    """Solve ``jobs`` on the workers, each record appended to ``records`` and to ``out``
-    (then closed) as it comes, with a progress line every twentieth of the deals."""
+def solve_jobs(args, jobs: list[dict], records: list, out, start: float, settings: dict) -> None:
+    """Solve ``jobs`` on the workers, each record (with ``settings``) appended to
+    ``records`` and to ``out`` (then closed) as it comes, with a progress line every
+    twentieth of the deals."""
     from . import journal
 
+    def keep(record: dict) -> None:
+        record["settings"] = settings
+        records.append(record)
+        if out:
+            journal.append(out, record)
+        if not args.json and len(records) % max(1, args.deals // 20) == 0:
+            print(
+                f"  {len(records)}/{args.deals} deals, {time.perf_counter() - start:.0f}s",
+                file=sys.stderr,
+            )
+
     try:
-        for record in _run_jobs(jobs, args.workers, args.backend, args.address):
-            records.append(record)
-            if out:
-                journal.append(out, record)
-            if not args.json and len(records) % max(1, args.deals // 20) == 0:
-                print(
-                    f"  {len(records)}/{args.deals} deals, {time.perf_counter() - start:.0f}s",
-                    file=sys.stderr,
-                )
+        _run_jobs(jobs, args.workers, args.backend, keep, args.address)
     finally:
         if out:
             out.close()

@@ -206,11 +206,53 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
     return summary
 
 
-def _read_done(path: str) -> dict:
-    """The deals solved so far (a last line cut by a crash is dropped, and redone)."""
-    from .journal import read
+def check_record(record: dict, where: str) -> None:
+    """A Castellion solve record's own fields (``solve_results.check_common`` checks the
+    rest): its level, how far the beams got, what found the verdict."""
+    from .safe_json import kind
 
-    return {(r["level"], r["seed"]): r for r in read(path)}
+    if record.get("level") not in LEVELS:
+        raise ValueError(
+            f"{where}: 'level' must be one of {', '.join(LEVELS)}, got "
+            + (kind(record["level"]) if "level" in record else "nothing")
+        )
+    reached = record.get("reached")
+    if isinstance(reached, bool) or not isinstance(reached, int) or not 0 <= reached <= 3:
+        raise ValueError(f"{where}: 'reached' must be an ordeal count 0-3, got {kind(reached)}")
+    if record.get("found_by") is not None and not isinstance(record["found_by"], str):
+        raise ValueError(f"{where}: 'found_by' must be a name or null")
+    for key in ("loss_nodes", "solver_nodes", "solver_seconds"):
+        value = record.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ValueError(f"{where}: {key!r} must be a number >= 0, got {kind(value)}")
+
+
+def read_done(args, settings: dict, levels: tuple) -> dict:
+    """The deals ``--out`` holds for ``--resume``, by (level, seed), every line checked and
+    those of this run's levels solved under its settings (``solve_results``); with
+    ``--retry-unknown`` the unknown ones are left to solve again."""
+    from .solve_results import kept, read_results
+
+    def settings_for(record: dict) -> dict | None:
+        level = record["level"]
+        return level_settings(settings, level) if level in levels else None
+
+    records = read_results(args.out, settings_for, args.retry_unknown, check_record)
+    return kept(records, lambda r: (r["level"], r["seed"]), args.retry_unknown)
+
+
+def level_settings(settings: dict, level: str) -> dict:
+    """What a record of ``level`` carries as its ``settings`` (``solve_results``)."""
+    from .solve_results import budget_text
+
+    return {
+        "game": "castellion",
+        "variant": {"level": level},
+        "rules": settings["rules"],
+        "budget": budget_text(settings["nodes"], settings["seconds"]),
+        "probe_policy": settings["probe"],
+        "loss_budget": settings["loss_budget"],
+    }
 
 
 def run(args) -> int:
@@ -253,8 +295,9 @@ def run_plot(args) -> int:
 
 
 def study_settings(args) -> dict:
-    """The study's settings, checked before any deal is solved: the budget, the rules, the
-    loss search's budget and the probe policy."""
+    """The study's settings, every one checked before any file is opened or any deal
+    solved: the budget, the rules, the loss search's budget and the probe policy."""
+    from castle_envs.agents.solvers.castellion import LOSS_NODES
     from castle_envs.agents.solvers.castellion_portfolio import DEFAULT_NODES
 
     from .common import parse_budget
@@ -270,39 +313,51 @@ def study_settings(args) -> dict:
     nodes, seconds = parse_budget(budget)
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
+    if getattr(args, "retry_unknown", False) and not args.resume:
+        raise ValueError("--retry-unknown needs --resume --out FILE")
+    loss_budget = getattr(args, "loss_budget", None)
+    if loss_budget is not None and loss_budget < 0:
+        raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")
+    if loss_budget is None and probe != "portfolio":
+        loss_budget = LOSS_NODES
     if args.out:
         writable_file(args.out, "--out")
-    rules = rules_of(args, RULE_CHOICES)
-    return {"nodes": nodes, "seconds": seconds, "budget": budget, "probe": probe, "rules": rules}
+    return {
+        "nodes": nodes,
+        "seconds": seconds,
+        "budget": budget,
+        "rules": rules_of(args, RULE_CHOICES),
+        "loss_budget": loss_budget,
+        "probe": probe,
+    }
 
 
 def solve_levels(args, settings: dict) -> list[dict]:
     """Solve ``--deals`` deals of each level (keeping those of ``--out`` with ``--resume``,
     appending the new ones there): each level's summary."""
-    from castle_envs.agents.solvers.castellion import LOSS_NODES, Solver
+    from castle_envs.agents.solvers.castellion import Solver
     from castle_envs.agents.solvers.castellion_portfolio import Portfolio
 
     nodes, seconds, rules = settings["nodes"], settings["seconds"], settings["rules"]
+    loss_budget, probe = settings["loss_budget"], settings["probe"]
     levels = LEVELS if args.level == "all" else (args.level,)
-    done = _read_done(args.out) if args.resume and args.out and os.path.exists(args.out) else {}
+    done = {}
+    if args.resume and args.out and os.path.exists(args.out):
+        done = read_done(args, settings, levels)
+    if probe == "portfolio":
+        solver = Portfolio(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
+    else:
+        solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
     out = None
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         out = open(args.out, "a" if args.resume else "w")  # noqa: SIM115 (held for the run)
-    probe = settings["probe"]
-    loss_budget = getattr(args, "loss_budget", None)
-    if loss_budget is not None and loss_budget < 0:
-        raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")
-    if probe == "portfolio":
-        solver = Portfolio(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
-    else:
-        loss_budget = LOSS_NODES if loss_budget is None else loss_budget
-        solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
     summaries = []
     start = time.perf_counter()
     try:
         for level in levels:
-            records = solve_level_deals(args, solver, level, rules, probe, done, out, start)
+            keep = level_settings(settings, level)
+            records = solve_level_deals(args, solver, level, (rules, probe, keep), done, out, start)
             curve = nodes if seconds is None and probe != "portfolio" else None
             summary = summarize(records, level, settings["budget"], curve)
             summary["rules"] = rules
@@ -315,17 +370,20 @@ def solve_levels(args, settings: dict) -> list[dict]:
     return summaries
 
 
-def solve_level_deals(args, solver, level, rules, probe, done, out, start) -> list[dict]:
-    """One level's deals: each from ``done`` or solved now (and appended to ``out``), with
-    a progress line every tenth of the deals."""
+def solve_level_deals(args, solver, level, how: tuple, done, out, start) -> list[dict]:
+    """One level's deals: each from ``done`` or solved now (``how``: the rules, the probe
+    policy and the settings each new record carries; appended to ``out``), with a progress
+    line every tenth of the deals."""
     from .journal import append
 
+    rules, probe, settings = how
     records = []
     for i in range(args.deals):
         seed = args.seed + i
         record = done.get((level, seed))
         if record is None:
             record = solve_deal(solver, seed, level, rules, args.random_games, probe)
+            record["settings"] = settings
             if out:
                 append(out, record)
         records.append(record)

@@ -1,0 +1,171 @@
+"""The results files of ``castle-envs solve --out`` (both games): one JSON line per deal,
+each carrying the settings it was solved under, and their checked reading for ``--resume``.
+
+A record's ``settings`` holds the game, its variant (``{"difficulty": ...}`` or
+``{"level": ...}``), the rules options, the budget and the search's own settings (the
+probes' policy, the nested search or the loss search's budget). ``--resume`` refuses a file
+with a line that is not a record (not an object, a field missing or of the wrong type), a
+line written before records carried their settings, or a line solved under another game,
+variant or rules; without ``--retry-unknown`` also one solved under another budget or
+search (the summary states one budget). With ``--retry-unknown`` the search may differ:
+that is how unknown deals get a second, larger try.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .safe_json import kind
+
+VERDICTS = ("winnable", "unwinnable", "unknown")
+#: what a deal is and what its verdict means: every resumed line must match the run in these
+DEAL_SETTINGS = ("game", "variant", "rules")
+
+
+def budget_text(nodes: int | None, seconds: float | None) -> str:
+    """The budget as a record's settings write it: ``"20000"`` (nodes) or ``"10s"``, so
+    that ``20000`` and ``20000n`` are the same budget."""
+    return str(nodes) if nodes is not None else f"{seconds:g}s"
+
+
+def _where(path: str, number: int) -> str:
+    return f"--resume {path}: line {number}"
+
+
+def _count(record: dict, key: str, where: str, required: bool = True) -> None:
+    value = record.get(key)
+    if value is None and not required and key not in record:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        got = "nothing" if key not in record else kind(value)
+        raise ValueError(f"{where}: {key!r} must be a whole number >= 0, got {got}")
+
+
+def _amount(record: dict, key: str, where: str, required: bool = True) -> None:
+    if not required and key not in record:
+        return
+    value = record.get(key)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        got = "nothing" if key not in record else kind(value)
+        raise ValueError(f"{where}: {key!r} must be a number >= 0, got {got}")
+
+
+def check_common(record: dict, where: str) -> None:
+    """What every solve record holds: the deal's seed, the verdict, the search's nodes and
+    seconds, the random games, the winning line (a list of action ids) and the settings."""
+    for key in ("seed", "verdict"):
+        if key not in record:
+            raise ValueError(f"{where}: no {key!r}; not a castle-envs solve record")
+    _count(record, "seed", where)
+    if record["verdict"] not in VERDICTS:
+        raise ValueError(
+            f"{where}: 'verdict' must be one of {', '.join(VERDICTS)}, got "
+            f"{kind(record['verdict'])}"
+        )
+    _count(record, "nodes", where)
+    _amount(record, "seconds", where)
+    _count(record, "random_games", where)
+    _count(record, "random_wins", where)
+    if record["random_wins"] > record["random_games"]:
+        raise ValueError(f"{where}: 'random_wins' is more than 'random_games'")
+    line = record.get("line", [])
+    if not isinstance(line, list) or any(
+        isinstance(a, bool) or not isinstance(a, int) or a < 0 for a in line
+    ):
+        raise ValueError(f"{where}: 'line' must be a list of action ids")
+    if record["verdict"] == "winnable" and not line:
+        raise ValueError(f"{where}: a winnable deal with no winning 'line'")
+    if "settings" not in record:
+        raise ValueError(
+            f"{where}: the record holds no settings (written before solve records carried "
+            "them), so a resume cannot tell whether it was solved under this run's game, "
+            "rules and budget; solve into a new --out file"
+        )
+    if not isinstance(record["settings"], dict):
+        raise ValueError(f"{where}: 'settings' must be an object, got {kind(record['settings'])}")
+
+
+_MISSING = object()
+
+
+def _first_difference(theirs: dict, ours: dict, keys: tuple) -> tuple | None:
+    """(the setting, its name, the record's value, this run's) for the first of ``keys``
+    that differs; a variant or the rules are compared option by option, named by the
+    option (``difficulty``, ``attack``)."""
+    for key in keys:
+        mine, other = ours[key], theirs.get(key, _MISSING)
+        if mine == other:
+            continue
+        if isinstance(mine, dict) and isinstance(other, dict):
+            for name in [*mine, *(k for k in other if k not in mine)]:
+                if mine.get(name, _MISSING) != other.get(name, _MISSING):
+                    return key, name, other.get(name, _MISSING), mine.get(name, _MISSING)
+        return key, key, other, mine
+    return None
+
+
+def _said(value: Any) -> str:
+    return "nothing" if value is _MISSING else repr(value)
+
+
+def check_settings(record: dict, settings: dict, retry_unknown: bool, where: str) -> None:
+    """``record`` was solved under ``settings`` (with ``retry_unknown``: its game, variant
+    and rules), or ``ValueError`` naming the first setting that differs."""
+    keys = DEAL_SETTINGS if retry_unknown else tuple(settings)
+    differ = _first_difference(record["settings"], settings, keys)
+    if differ is None:
+        return
+    key, name, theirs, ours = differ
+    hint = (
+        "solve into a new --out file"
+        if key in DEAL_SETTINGS
+        else "give the file's settings, or add --retry-unknown to solve its unknown deals "
+        "again under these"
+    )
+    raise ValueError(
+        f"{where}: solved with {name} {_said(theirs)}, but this run asks for {name} "
+        f"{_said(ours)}; {hint}"
+    )
+
+
+def read_results(
+    path: str,
+    settings_for: Callable[[dict], dict | None],
+    retry_unknown: bool,
+    check_game: Callable[[dict, str], None],
+) -> list[dict]:
+    """The records of results file ``path`` for ``--resume``, every line checked
+    (``check_common``, then the game's own ``check_game(record, where)``) before anything
+    is kept or cut; ``settings_for(record)``: the settings this run gives the record's deal,
+    None for a deal it does not solve (another Castellion level), which is left alone.
+    A last line cut by a crash is dropped with a warning (``journal.read``)."""
+    from .journal import JournalError, read
+
+    def check(number: int, record: dict) -> None:
+        where = _where(path, number)
+        check_common(record, where)
+        check_game(record, where)
+        settings = settings_for(record)
+        if settings is not None:
+            check_settings(record, settings, retry_unknown, where)
+
+    try:
+        return read(path, check=check)
+    except JournalError as err:
+        raise ValueError(f"--resume {err}") from None
+
+
+def kept(records: list[dict], key: Callable[[dict], Any], retry_unknown: bool) -> dict:
+    """The deals already solved, by ``key``: the last record of a deal counts; with
+    ``retry_unknown`` the deals whose last verdict is unknown are left to solve again."""
+    done = {key(r): r for r in records}
+    if retry_unknown:
+        done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
+    return done
