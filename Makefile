@@ -23,7 +23,7 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e ".[dev,train,fast,distributed,notebooks,pictures,docs]"
+	$(PIP) install -q -e ".[dev,train,fast,distributed,torchrl,notebooks,pictures,docs]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python

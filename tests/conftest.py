@@ -18,6 +18,7 @@ SLOW_TESTS = (
     "tests/test_docs_site.py",
     "tests/test_docs_scripts.py",
     "tests/test_packaging.py",
+    "tests/test_torchrl.py",
     "tests/experiments/test_ray_backend.py",
     "tests/experiments/test_exit_siege_net.py",
     "tests/experiments/test_demo.py",

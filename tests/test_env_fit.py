@@ -389,7 +389,8 @@ def test_flat_aec_observation_is_the_dict_parts_concatenated(module, seed, playe
             )
             assert space.contains(f)
         obs, _, term, trunc, info = parts.last()
-        assert np.array_equal(flat.infos[agent]["action_mask"], info["action_mask"])
+        assert np.array_equal(flat.infos[agent]["action_mask"], obs["action_mask"])
+        assert "action_mask" not in info  # the dict observation holds it
         action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
         parts.step(action)
         flat.step(action)

@@ -35,8 +35,10 @@ EXTRAS = {
     "ray": "distributed",
     "numba": "fast",
     "matplotlib": "notebooks",
+    "torchrl": "torchrl",
+    "tensordict": "torchrl",
 }
-SLOW_IMPORTS = {"sb3_contrib", "stable_baselines3", "torch", "ray"}
+SLOW_IMPORTS = {"sb3_contrib", "stable_baselines3", "torch", "ray", "torchrl"}
 
 
 def markdown_files() -> list[Path]:

@@ -44,7 +44,8 @@ offender gets ``illegal_action_penalty`` and the game ends; or ``"raise"``:
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``, ``"human"``,
 ``"rgb_array"``); ``observation`` (``"dict"``, the default, or ``"flat"``: one float32 ``Box``,
 the 1183 observation values then the 395 mask values as 0/1, for SuperSuit-style observation
-wrappers; the mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad
+wrappers; the mask is then also in ``infos[agent]["action_mask"]``; ``action_masks()`` gives
+it in both forms). A bad
 value raises an error naming the argument, the value and what is accepted; an unknown
 keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
 ``env.unwrapped.winners()``: every player with the top total once the game is over (tied
@@ -54,12 +55,14 @@ players all listed), ``[]`` before.
 are ignored with a warning: PettingZoo's ``api_test`` sends one).
 
 **Info.** The same keys and shapes at every step, every value a number or a NumPy array
-(TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``action_mask``; ``scores``
+(TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``scores``
 (int64, one per seat: every player's final total, indexed by seat, all 0 until the game is
 over); ``category_scores`` (int64, 6: that agent's final ``best_tower``, ``variety``,
 ``prizes``, ``size_tokens``, ``local_performances`` and ``total``, the order of
 ``castle_envs.castell.env.SCORE_KEYS``; 0 until the end); in penalty mode
-``illegal_action``. The festivals' results of the last round are
+``illegal_action``; with ``observation="flat"`` ``action_mask`` (with the default dict
+observation the mask is ``observation["action_mask"]`` only: TorchRL reads it from one
+place). The festivals' results of the last round are
 ``env.game_state.last_festivals``.
 
 **Hidden information.** Only the bag's order; its counts per number are public by counting

@@ -28,12 +28,14 @@ Rewards
     wins alone; at deck-out the longest rows win (compared longest first, then second
     longest...), and players still tied all share the win (each gets +1).
 Infos
-    The same keys and shapes at every step: ``"action_mask"``; ``"scores"`` (that player's
+    The same keys and shapes at every step: ``"scores"`` (that player's
     row lengths, longest first, zero-padded to 4: int64); ``"winners"`` (bool per seat, all
     False until the game is over); ``"end_reason"`` (an int, ``END_REASONS[code]`` names it:
     0 while the game is on, 1 a row of 10 Rooms won, 2 the deck ran out); in penalty mode
-    ``"illegal_action"``. Every value is a number or a NumPy array (TorchRL's
-    ``PettingZooWrapper`` and replay buffers stack them).
+    ``"illegal_action"``; with ``observation="flat"`` ``"action_mask"`` (with the default dict
+    observation the mask is ``obs["action_mask"]`` only: TorchRL reads it from one place).
+    Every value is a number or a NumPy array (TorchRL's ``PettingZooWrapper`` and replay
+    buffers stack them).
 Options (keywords of ``env`` / ``raw_env``)
     ``num_players`` 2..4; ``render_mode`` "ansi" | "rgb_array" | "human"; ``later_rows``
     "alternate" (default) | "opposite_first" | "free"; ``new_row`` "when_stuck" (default) |
@@ -43,7 +45,8 @@ Options (keywords of ``env`` / ``raw_env``)
     ``IllegalActionError`` naming the move and why); ``max_episode_steps`` (truncation);
     ``observation`` "dict" (default) | "flat" (one float32 ``Box``: the 980 observation
     values then the 109 mask values as 0/1, for SuperSuit-style observation wrappers; the
-    mask stays in ``infos[agent]["action_mask"]`` and ``action_masks()``). A bad value raises
+    mask is then also in ``infos[agent]["action_mask"]``; ``action_masks()`` gives it in both
+    forms). A bad value raises
     an error naming the argument, the value and what is accepted; an unknown keyword raises
     ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
 Winners

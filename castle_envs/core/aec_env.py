@@ -4,9 +4,12 @@ A game supplies its ``GameState`` factory (with ``current_player`` naming the se
 an observation encoder per seat, and renderers. Agents are ``player_0`` … ``player_{n-1}``;
 ``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}`` (with
 ``observation="flat"``: one float32 vector, the observation then the mask as 0/1, in a
-``Box``, for SuperSuit-style observation wrappers); the mask is also in
-``infos[agent]["action_mask"]`` and ``action_masks()``, and it is all zero for every
-agent but the one to act, and for everyone once the game ended or was truncated. Rewards are
+``Box``, for SuperSuit-style observation wrappers, with the mask as a 0/1 array in
+``infos[agent]["action_mask"]`` too); ``action_masks()`` gives the acting agent's mask in both
+forms. The mask is all zero for every agent but the one to act, and for everyone once the
+game ended or was truncated. It is in the observation or in the info, never in both:
+TorchRL's ``PettingZooWrapper`` reads it from one place and takes every other info entry as
+data, and PettingZoo's ``api_test`` requires ``last()``'s info to be ``infos[agent]``. Rewards are
 the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
 illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
 ``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
@@ -18,7 +21,8 @@ in seat order, in ``env.state_space``. (``env.state`` read as an attribute still
 with the rules state, with a ``DeprecationWarning``: it was the rules state's name.)
 
 Infos have the same keys and shapes at every step (replay buffers such as Tianshou's stack
-them): ``action_mask``, ``illegal_action`` in penalty mode, and each game's own entries.
+them): each game's own entries, ``illegal_action`` in penalty mode, and with
+``observation="flat"`` ``action_mask``.
 ``render_mode="human"`` prints the ``ansi`` text at each reset and step.
 """
 
@@ -78,7 +82,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
     reset_option_keys: tuple[str, ...] = ("state",)
     #: ``observation=``: ``"dict"`` (``{"observation": vector, "action_mask": int8 mask}``) or
     #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
-    #: ``infos[agent]["action_mask"]`` and ``action_masks()``), for SuperSuit-style wrappers
+    #: ``infos[agent]["action_mask"]``), for SuperSuit-style wrappers; ``action_masks()`` in both
     observation_modes = ("dict", "flat")
     _no_moves: np.ndarray  # the all-zero mask of the seats not to act (infos)
 
@@ -286,21 +290,28 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         pass
 
     def _refresh_infos(self) -> None:
-        # agents not to act share one read-only all-zero mask: infos are rebuilt every step
         state = self.game_state
         assert state is not None  # called after reset()
-        n = len(state.actions)
-        if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
-            self._no_moves = np.zeros(n, dtype=np.int8)
-            self._no_moves.flags.writeable = False
         acting = self._acting_seat()
         penalty = self.illegal_action == "penalty"
+        # the dict observation carries the mask; the flat one only as floats, so the info does
+        masked = self.observation_mode == "flat"
+        if masked:
+            # agents not to act share one read-only all-zero mask: infos are rebuilt every step
+            n = len(state.actions)
+            if getattr(self, "_no_moves", None) is None or len(self._no_moves) != n:
+                self._no_moves = np.zeros(n, dtype=np.int8)
+                self._no_moves.flags.writeable = False
         self.infos = {}
         for i, a in enumerate(self.agents):
-            mask = state.legal_action_mask().astype(np.int8) if i == acting else self._no_moves
-            self.infos[a] = {"action_mask": mask, **self._game_infos(state, i)}
+            info = self._game_infos(state, i)
+            if masked:
+                info["action_mask"] = (
+                    state.legal_action_mask().astype(np.int8) if i == acting else self._no_moves
+                )
             if penalty:
-                self.infos[a]["illegal_action"] = False
+                info["illegal_action"] = False
+            self.infos[a] = info
 
 
 def wrap(raw: MaskedAECEnv) -> StrictOrderEnforcingWrapper:

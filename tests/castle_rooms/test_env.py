@@ -36,7 +36,9 @@ def play_out(env, seed, pick=lambda legal, rng: legal[rng.integers(len(legal))])
         obs, reward, term, trunc, info = env.last()
         totals[agent] += reward
         assert obs["observation"].shape == (OBS_SIZE,) and obs["observation"].dtype == np.float32
-        assert np.array_equal(obs["action_mask"], info["action_mask"])
+        # the mask is the observation's (in one place: TorchRL reads it from there)
+        assert "action_mask" not in info
+        assert np.array_equal(obs["action_mask"].astype(bool), env.action_masks())
         if term or trunc:
             env.final_infos[agent] = info
             env.step(None)
