@@ -11,6 +11,7 @@ and their sizes, so weights of another layout are refused instead of misread.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -94,14 +95,20 @@ class NTupleValue:
             raise ValueError(f"unknown ntuple_value options {unknown}; known: {list(OPTIONS)}")
         path = directory / card["weights"]
         try:
-            with np.load(path, allow_pickle=False) as f:
-                if list(f.files) != ["weights"]:
-                    raise ValueError(f"{path}: expected one array 'weights', got {f.files}")
-                weights = f["weights"]
+            data = np.load(path, allow_pickle=False)
         except FileNotFoundError:
             raise ValueError(f"{path}: no such weights file") from None
-        except (OSError, EOFError) as err:
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:
             raise ValueError(f"{path}: not an .npz of plain arrays ({err})") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError(f"{path}: not an .npz of plain arrays (a bare array)")
+        with data as f:
+            if list(f.files) != ["weights"]:
+                raise ValueError(f"{path}: expected one array 'weights', got {f.files}")
+            try:
+                weights = f["weights"]
+            except (OSError, EOFError, ValueError, zipfile.BadZipFile) as err:
+                raise ValueError(f"{path}: not an .npz of plain arrays ({err})") from None
         return cls(weights, **{**OPTIONS, **options})
 
 

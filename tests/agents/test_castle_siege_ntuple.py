@@ -116,7 +116,8 @@ def break_weights(directory, array):
             lambda d: np.savez(d / "weights.npz", weights=np.zeros(3), extra=np.zeros(1)),
             "one array",
         ),
-        (lambda d: np.save(d / "weights.npz", np.array([{"a": 1}], dtype=object)), "weights"),
+        (lambda d: pickled(d / "weights.npz"), "weights"),
+        (lambda d: bare_array(d / "weights.npz"), "bare array"),
         (lambda d: (d / "weights.npz").unlink(), "no such weights file"),
         (lambda d: (d / "weights.npz").write_bytes(b"PK\x03\x04 not a zip"), "weights"),
         (lambda d: edit_card(d, policy={"tables": [["clock", 1]]}), "table layout"),
@@ -130,6 +131,16 @@ def test_bad_weights_are_refused(tmp_path, damage, why):
     with pytest.raises(ValueError, match="not a castle-envs model directory") as err:
         load_agent(tmp_path / "m", "castle-siege")
     assert why in str(err.value)
+
+
+def pickled(path):
+    with open(path, "wb") as f:
+        np.save(f, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+
+
+def bare_array(path):
+    with open(path, "wb") as f:
+        np.save(f, np.zeros(M.N_WEIGHTS, np.float32))
 
 
 def edit_card(directory, **changes):
@@ -159,3 +170,60 @@ def test_pruning_keeps_every_move_but_needless_cards():
         ranks = [RANK[state.hand_cards()[i]] for i in range(5) if (subset + 1) >> i & 1]
         assert sum(ranks) > RANK[target] and sum(ranks) - min(ranks) >= RANK[target]
     assert kept and dropped
+
+
+def small_config(**ntuple):
+    from castle_envs.experiments.config import resolve
+
+    return resolve(
+        {
+            "name": "nt",
+            "algo": "ntuple_value",
+            "seed": 20_000_000,
+            "ntuple": {
+                "games": 8,
+                "chunk_games": 4,
+                "eval_every": 4,
+                "eval_games": 2,
+                "guide_until": 6,
+                **ntuple,
+            },
+        }  # fmt: skip
+    )
+
+
+def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
+    from castle_envs.experiments.train_ntuple import run_training
+
+    quiet = lambda line: None  # noqa: E731
+    run_training(small_config(), run_dir=tmp_path / "straight", log=quiet)
+    stopped = run_training(small_config(), run_dir=tmp_path / "split", stop_after=1, log=quiet)
+    assert stopped["stopped"] and stopped["games"] == 4
+    summary = run_training(resume=tmp_path / "split", log=quiet)
+    assert summary["games"] == 8
+    weights = [
+        np.load(tmp_path / run / "final_model" / "weights.npz")["weights"]
+        for run in ("straight", "split")
+    ]
+    assert np.abs(weights[0]).sum() > 0
+    np.testing.assert_array_equal(*weights)
+    agent = load_agent(tmp_path / "split" / "final_model", "castle-siege")
+    assert agent.policy.value.prune
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        ({"seed": 5}, "20,000,000"),
+        ({"ntuple": {"levels": {"impossible": 1}}}, "known difficulties"),
+        ({"ntuple": {"lam": 1.5}}, "ntuple.lam"),
+        ({"ntuple": {"lr": 0.0}}, "ntuple.lr"),
+        ({"game": "castellion"}, "castle-siege"),
+    ],
+)
+def test_bad_configs_are_refused(change, why):
+    from castle_envs.experiments.config import resolve
+
+    config = {"name": "nt", "algo": "ntuple_value", "seed": 20_000_000, **change}
+    with pytest.raises(ValueError, match=why):
+        resolve(config)
