@@ -19,7 +19,7 @@ from .test_cli_errors import fails_cleanly
 
 SIEGE = ["solve", "--difficulty", "easy", "--budget", "100", "--random-games", "0"]
 CASTELLION = ["solve", "--game", "castellion", "--level", "school", "--budget", "100"]
-CASTELLION += ["--random-games", "0"]
+CASTELLION += ["--probe-policy", "planner", "--random-games", "0"]
 
 
 def siege_record(seed: int, **settings) -> dict:
@@ -48,8 +48,8 @@ def siege_record(seed: int, **settings) -> dict:
 
 
 def castellion_record(seed: int, **settings) -> dict:
-    """A won Castellion deal as ``solve --game castellion --level school --budget 100``
-    writes it."""
+    """A won Castellion deal as ``solve --game castellion --level school --budget 100
+    --probe-policy planner`` writes it."""
     return {
         "seed": seed,
         "level": "school",
