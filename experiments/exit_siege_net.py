@@ -385,7 +385,7 @@ def starting_net(args):
     """(the network to fit, its architecture): a fresh one of ``--hidden`` width whose linear
     term starts at the CEM scorer's, as the move PPO's did, or ``--init``'s."""
     from castle_envs.agents.learned import move_policy
-    from castle_envs.agents.learned.saved import load_agent
+    from castle_envs.agents.learned.saved import load_agent, read_card
 
     if args.hidden:
         arch = {
@@ -401,8 +401,7 @@ def starting_net(args):
         move_policy.init_linear(net, LINEAR)
         return net, arch
     init = load_agent(args.init, "castle-siege")
-    card = json.loads((Path(args.init) / "model.json").read_text())
-    return init.net.train(), move_policy.check_arch(card["policy"])
+    return init.net.train(), move_policy.check_arch(read_card(args.init)["policy"])
 
 
 def fit_epochs(net, args, data, held, t0: float) -> tuple[list[dict], tuple]:

@@ -43,6 +43,7 @@ from castle_envs.castle_siege.actions import (
 )
 from castle_envs.castle_siege.cards import JACK, KING, NUM_CARDS, QUEEN, RANKS, SUIT_OF
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL, is_royal
+from castle_envs.core.files import UnreadableFile, read_json
 
 BATTLE_FEATURES = (
     "capture",  # 1 for an exact capture of a castle
@@ -100,13 +101,22 @@ def _weights(values: dict, names) -> np.ndarray:
         raise ValueError(f"unknown feature weights {unknown}; known: {list(names)}")
     for name, value in values.items():
         # NaN would make every score NaN and argmax pick the first move, silently
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float, np.number))
-            or not np.isfinite(value)
-        ):
-            raise ValueError(f"weight {name!r} must be a finite number, got {value!r}")
+        if not _finite_number(value):
+            shown = repr(value)
+            shown = shown if len(shown) <= 40 else f"{shown[:20]}... ({len(shown)} characters)"
+            raise ValueError(f"weight {name!r} must be a finite number, got {shown}")
     return np.array([float(values.get(n, 0.0)) for n in names])
+
+
+def _finite_number(value: Any) -> bool:
+    """A number that is not a bool and is finite as a float (an int too large for a float,
+    such as 10**400, is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        return False
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:
+        return False
 
 
 # the heuristic's weights (castle_envs.agents.baselines.castle_siege._Weights) in this feature space
@@ -208,17 +218,16 @@ class LinearPolicy:
     @classmethod
     def load(cls, path, endgame_nodes: int = 0) -> LinearPolicy:
         path = Path(path)
-        if not path.is_file():
-            raise ValueError(
-                f"{path} is not a Castle Siege linear policy file: "
-                f"{'a directory' if path.is_dir() else 'no such file'}"
-            )
         try:
-            data = json.loads(path.read_text())
-        except (ValueError, UnicodeDecodeError) as err:
+            # NaN and Infinity are read so that the weight's check names the weight
+            data = read_json(path, "linear policy file", max_bytes=1 << 20, allow_nan=True)
+        except FileNotFoundError:
             raise ValueError(
-                f"{path} is not a Castle Siege linear policy file: not JSON ({err})"
+                f"{path} is not a Castle Siege linear policy file: no such file"
             ) from None
+        except UnreadableFile as err:
+            why = str(err).removeprefix(f"{path}: ")
+            raise ValueError(f"{path} is not a Castle Siege linear policy file: {why}") from None
         if (
             not isinstance(data, dict)
             or data.get("policy") != "linear"

@@ -6,7 +6,6 @@ kind) and the kinds' own modules (``move_policy``) share them from here.
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 
 FORMAT = "castle-envs-model"
@@ -54,32 +53,53 @@ def write_weights(
     return directory
 
 
-def load_tensors(path):
+#: the largest weights or checkpoint file read (the shipped models are a few MB)
+MAX_TENSOR_BYTES = 1 << 30
+
+
+def load_tensors(path, what: str = "file of tensors"):
     """A ``torch.save``d dict of tensors, read with ``weights_only=True``: torch's restricted
     unpickler accepts tensors and plain containers and refuses any other object, so a file
-    crafted to run code is refused before it runs."""
+    crafted to run code is refused before it runs. Only a regular file is opened (a FIFO
+    would block, a device never end: ``core.files.read_bytes``); a missing one is a
+    FileNotFoundError, anything else that is not such a file a ValueError naming it."""
+    import io
+
     import torch
 
+    from castle_envs.core.files import read_bytes
+
+    data = read_bytes(path, what, MAX_TENSOR_BYTES)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise
-    except (
-        pickle.UnpicklingError,
-        RuntimeError,
-        EOFError,
-        ValueError,
-        AttributeError,
-        TypeError,
-    ) as err:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as err:
+        # a damaged pickle fails in torch's unpickler as whatever its stack machine hit
+        # (IndexError on an empty stack, KeyError on a missing memo, EOFError, ...)
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"refused {path}: not a plain file of tensors ({first})") from None
 
 
+def tensor_dict(path, what: str = "file of tensors") -> dict:
+    """``load_tensors``, which must give a dict of finite tensors by name (a state dict):
+    a NaN or infinite weight would make every score NaN and the agent play its first
+    legal move, silently."""
+    import torch
+
+    tensors = load_tensors(path, what)
+    if not isinstance(tensors, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in tensors.items()
+    ):
+        raise ValueError(f"refused {path}: not a dict of tensors by name")
+    for name, value in tensors.items():
+        if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            raise ValueError(f"refused {path}: tensor {name!r} holds NaN or infinite values")
+    return tensors
+
+
 def load_weights(module, directory, card: dict) -> None:
-    """The card's weights file into ``module`` (a torch module), or ValueError when they do
-    not fit the model the card describes."""
-    tensors = load_tensors(Path(directory) / card["weights"])
+    """The card's weights file into ``module`` (a torch module), or ValueError when they are
+    not finite tensors or do not fit the model the card describes."""
+    tensors = tensor_dict(Path(directory) / card["weights"], "weights file")
     try:
         module.load_state_dict(tensors)
     except (RuntimeError, TypeError, AttributeError) as err:
@@ -90,18 +110,32 @@ def load_weights(module, directory, card: dict) -> None:
 
 
 def load_npz_arrays(path, names, option: str, what: str) -> dict:
-    """The arrays ``names`` of an ``.npz`` of plain arrays (nothing pickled is read); a file
-    that lacks one, or is no such file, is a ValueError naming the agent ``option``
-    (``ismcts option value=PATH``) and ``what`` the file should be."""
+    """The arrays ``names`` of an ``.npz`` of plain finite numbers (nothing pickled is read,
+    only a regular file is opened); a file that lacks one, or is no such file, is a
+    ValueError naming the agent ``option`` (``ismcts option value=PATH``) and ``what`` the
+    file should be."""
+    import io
+    import zipfile
+
     import numpy as np
 
+    from castle_envs.core.files import UnreadableFile, read_bytes
+
     try:
-        with np.load(path, allow_pickle=False) as f:
+        data = read_bytes(path, what, MAX_TENSOR_BYTES)
+    except UnreadableFile as err:
+        raise ValueError(f"{option}={err}") from None
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as f:
             missing = sorted(set(names) - set(f.files))
             if missing:
                 raise ValueError(f"{option}={path}: the file lacks {missing}")
-            return {k: f[k] for k in names}
-    except (OSError, ValueError) as err:
-        if isinstance(err, FileNotFoundError) or "lacks" in str(err):
+            arrays = {k: f[k] for k in names}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        if "lacks" in str(err):
             raise
         raise ValueError(f"{option}={path}: not a {what} .npz ({err})") from None
+    for name, array in arrays.items():
+        if array.dtype.kind not in "biuf" or not np.isfinite(array).all():
+            raise ValueError(f"{option}={path}: array {name} is not all finite numbers")
+    return arrays

@@ -152,17 +152,42 @@ def save(
     )
 
 
+#: the most move rows a position may show (the shipped models show 256 at most)
+MAX_CAPACITY = 1 << 16
+
+
 def check_arch(arch) -> dict:
+    """The card's ``policy`` sizes, checked before a network of them is built: each a
+    non-negative int, ``hidden`` and ``capacity`` at least 1, ``linear_offset`` within the
+    features, and a network no larger than a model may be (``saved.MAX_PARAMETERS``)."""
+    from castle_envs.agents.learned.saved import check_size, mlp_parameters
+
     if not isinstance(arch, dict):
         raise ValueError(f"policy must be a JSON object with {list(ARCH_KEYS)}")
     out = {}
     for key in ARCH_KEYS:
         value = arch.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1 << 20:
-            raise ValueError(f"policy.{key} must be a non-negative int, got {value!r}")
+            shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:20]}..."
+            raise ValueError(f"policy.{key} must be a non-negative int, got {shown}")
         out[key] = value
     if out["capacity"] < 1 or out["hidden"] < 1:
         raise ValueError("policy.capacity and policy.hidden must be at least 1")
+    if out["capacity"] > MAX_CAPACITY:
+        raise ValueError(f"policy.capacity must be at most {MAX_CAPACITY}, got {out['capacity']}")
+    if out["linear_offset"] > out["num_features"]:
+        raise ValueError(
+            f"policy.linear_offset {out['linear_offset']} is past the "
+            f"{out['num_features']} move features"
+        )
+    hidden, features = out["hidden"], out["num_features"]
+    parameters = (
+        mlp_parameters([out["obs_size"], hidden, hidden], 1)  # the state MLP and value head
+        + mlp_parameters([hidden + features, hidden], 1)  # the move MLP
+        + features
+        - out["linear_offset"]  # the linear term
+    )
+    check_size("policy (obs_size, num_features, hidden)", parameters)
     return out
 
 

@@ -30,10 +30,13 @@ directory once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
+
+from castle_envs.core.files import UnreadableFile, read_json
 
 # the card's format and the weights' reader, shared with the kinds' modules (and kept here)
 from .model_files import (  # noqa: F401
@@ -48,6 +51,13 @@ from .model_files import (  # noqa: F401
 )
 
 ACTIVATIONS = ("relu", "tanh")
+#: a model card is a few hundred bytes; this is room for long notes, not for a payload
+MAX_CARD_BYTES = 1 << 20
+#: the most parameters a network a model card describes may have (the shipped ones have
+#: under a million): a card asking for more is refused before anything is allocated
+MAX_PARAMETERS = 1 << 26
+#: the most hidden layers of a MaskablePPO policy
+MAX_LAYERS = 64
 
 
 @dataclass(frozen=True)
@@ -86,14 +96,14 @@ def read_card(path) -> dict:
     """The validated ``model.json`` of model directory ``path`` (plain JSON only)."""
     path = Path(path)
     card_path = path / MODEL_FILE if path.is_dir() else path
-    if card_path.name != MODEL_FILE or not card_path.is_file():
+    if card_path.name != MODEL_FILE or not card_path.exists():
         raise FileNotFoundError(
             f"no model at {str(path)!r}: expected a directory holding {MODEL_FILE}"
         )
     try:
-        card = json.loads(card_path.read_text(), parse_constant=_no_constant)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise _bad(path, f"{MODEL_FILE} is not valid JSON ({err})") from None
+        card = read_json(card_path, MODEL_FILE, max_bytes=MAX_CARD_BYTES)
+    except UnreadableFile as err:
+        raise _bad(path, str(err)) from None
     if not isinstance(card, dict):
         raise _bad(path, f"{MODEL_FILE} must hold a JSON object")
     if card.get("format") != FORMAT or card.get("version") != VERSION:
@@ -115,10 +125,6 @@ def read_card(path) -> dict:
     ):
         raise _bad(path, f"weights must name a file in the directory, got {weights!r}")
     return card
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not a number JSON allows")
 
 
 # --- kinds ---------------------------------------------------------------------------------
@@ -143,19 +149,31 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     policy = card.get("policy", {})
+    if not isinstance(policy, dict):
+        raise ValueError("policy must be a JSON object with net_arch and activation")
     net_arch, activation = policy.get("net_arch"), policy.get("activation")
     if (
         not isinstance(net_arch, list)
-        or not net_arch
+        or not 0 < len(net_arch) <= MAX_LAYERS
         or not all(
             isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch
         )
     ):
-        raise ValueError(f"policy.net_arch must be a list of layer sizes, got {net_arch!r}")
+        got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else repr(net_arch)
+        raise ValueError(
+            f"policy.net_arch must be a list of 1 to {MAX_LAYERS} layer sizes of at most "
+            f"65536, got {got if len(got) < 80 else got[:77] + '...'}"
+        )
     if activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {ACTIVATIONS}, got {activation!r}")
     if observation_space is None:
         observation_space, action_space = _spaces(card)
+    check_size(
+        "policy.net_arch",
+        mlp_parameters(
+            [int(np.prod(observation_space.shape)), *net_arch], int(action_space.n), heads=2
+        ),
+    )
     return MaskableActorCriticPolicy(
         observation_space,
         action_space,
@@ -163,6 +181,22 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
         net_arch=list(net_arch),
         activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
     )
+
+
+def mlp_parameters(widths: list, outputs: int, heads: int = 1) -> int:
+    """The parameters of ``heads`` MLPs of layer ``widths`` (input first), with a linear
+    output of ``outputs`` after the first and of one after the others (actor and critic)."""
+    layers = sum((a + 1) * b for a, b in zip(widths, widths[1:]))
+    return heads * layers + (widths[-1] + 1) * outputs + (heads - 1) * (widths[-1] + 1)
+
+
+def check_size(what: str, parameters: int) -> None:
+    """ValueError when a card's network would have more than ``MAX_PARAMETERS``."""
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"{what} makes a network of {parameters:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model may have"
+        )
 
 
 def load_maskable_policy(directory, card: dict | None = None):
@@ -232,7 +266,10 @@ def load_agent(path, game: str, seed: int | None = None):
 def _load_maskable_ppo(directory: Path, card: dict, name: str, seed: int | None):
     from castle_envs.agents.learned.ppo import PPOAgent
 
-    return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
+    try:
+        return PPOAgent(load_maskable_policy(directory, card), name=name, seed=seed)
+    except ValueError as err:
+        raise BadModel(str(err)) from None
 
 
 def _load_move_policy(directory: Path, card: dict, name: str, seed: int | None):
@@ -246,11 +283,19 @@ def _load_move_policy(directory: Path, card: dict, name: str, seed: int | None):
 
 def _load_linear(directory: Path, card: dict, name: str, seed: int | None):
     from castle_envs.agents.base import PolicyAgent
-    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 
     endgame = card["options"].get("endgame", 0)
-    policy = LinearPolicy.load(directory / card["weights"], endgame_nodes=endgame)
-    return PolicyAgent(policy, name, seed)
+    return PolicyAgent(_linear_policy(directory, card, endgame), name, seed)
+
+
+def _linear_policy(directory: Path, card: dict, endgame_nodes: int = 0):
+    """The card's linear weights file, its refusal a ``BadModel``."""
+    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
+
+    try:
+        return LinearPolicy.load(directory / card["weights"], endgame_nodes=endgame_nodes)
+    except ValueError as err:
+        raise BadModel(str(err)) from None
 
 
 def _known_options(card: dict, kind: str, known) -> None:
@@ -261,17 +306,15 @@ def _known_options(card: dict, kind: str, known) -> None:
 
 def _load_search(directory: Path, card: dict, name: str, seed: int | None):
     from castle_envs.agents.base import PolicyAgent
-    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
     from castle_envs.agents.search.castle_siege_search import SEARCH_OPTIONS, SearchPolicy
 
     _known_options(card, "search", SEARCH_OPTIONS)
-    scorer = LinearPolicy.load(directory / card["weights"])
+    scorer = _linear_policy(directory, card)
     return PolicyAgent(SearchPolicy(scorer, **card["options"]), name, seed)
 
 
 def _load_ismcts(directory: Path, card: dict, name: str, seed: int | None):
     from castle_envs.agents.base import PolicyAgent
-    from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
     from castle_envs.agents.search.castle_siege_ismcts import ISMCTS_OPTIONS, ISMCTSPolicy
 
     _known_options(card, "ismcts", ISMCTS_OPTIONS)
@@ -279,7 +322,7 @@ def _load_ismcts(directory: Path, card: dict, name: str, seed: int | None):
     for key in ("value", "prior"):  # the network files sit in the model directory
         if options.get(key):
             options[key] = str(directory / Path(str(options[key])).name)
-    search = ISMCTSPolicy(LinearPolicy.load(directory / card["weights"]), **options)
+    search = ISMCTSPolicy(_linear_policy(directory, card), **options)
     for key in ("value", "prior"):
         search.options[key] = card["options"].get(key, "")  # as the card says
     return PolicyAgent(search, name, seed)
