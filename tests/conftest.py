@@ -23,6 +23,7 @@ SLOW_TESTS = (
     "tests/experiments/test_demo.py",
     "tests/experiments/test_reproducible.py",
     "tests/experiments/test_resume.py",
+    "tests/experiments/test_solve_interrupt.py",
     "tests/experiments/test_replay.py::test_evaluate_and_tournament_write_replayable_records",
     "tests/castellion/test_loss_bounds.py",
     "tests/agents/test_castle_siege_ismcts.py::test_plays_legal_moves_to_the_end",
