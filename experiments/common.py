@@ -143,6 +143,33 @@ def writable_file(path, flag: str):
     return path
 
 
+def check_file_names(folder, names, flag: str) -> None:
+    """Check now that files named ``names`` fit in ``folder``'s file system (a name at most
+    its ``NAME_MAX`` bytes, usually 255; a path at most ``PATH_MAX``), before a long run ends
+    by failing to save; else ValueError naming ``flag``."""
+    import os
+
+    def limit(name: str, default: int) -> int:
+        try:
+            return os.pathconf(folder, name)
+        except (OSError, ValueError):
+            return default
+
+    name_max, path_max = limit("PC_NAME_MAX", 255), limit("PC_PATH_MAX", 4096)
+    for name in names:
+        size = len(os.fsencode(name))
+        if size > name_max:
+            raise ValueError(
+                f"{flag}: the file name {name[:40]!r}... is {size} bytes; the file "
+                f"system of {str(folder)!r} takes at most {name_max}: give a shorter --name"
+            )
+        if len(os.fsencode(os.path.abspath(os.path.join(folder, name)))) >= path_max:
+            raise ValueError(
+                f"{flag}: the path of {name[:40]!r}... in {str(folder)!r} is longer than the "
+                f"file system's {path_max} bytes: give a shorter --out or --name"
+            )
+
+
 def read_json(path, flag: str):
     """The JSON document in file ``path``; ValueError naming ``flag``, the file and why."""
     import json

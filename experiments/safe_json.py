@@ -75,7 +75,7 @@ def loads(data: bytes | str, where: str, max_depth: int = MAX_DEPTH) -> Any:
         value, depth = None, None
     except (ValueError, UnicodeDecodeError) as err:
         text = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise NotJsonError(f"{where}: not valid JSON ({text})") from None
+        raise NotJsonError(f"{where} is not JSON ({text})") from None
     else:
         depth = nesting_depth(value)
     if depth is None or depth > max_depth:
