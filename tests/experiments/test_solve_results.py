@@ -251,3 +251,13 @@ def test_retry_unknown_needs_resume(tmp_path, capsys, game):
     before = path.read_bytes()
     fails_cleanly(capsys, command + ["--out", str(path), "--retry-unknown"], "--retry-unknown")
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_check_lines_and_summaries_nested_100000_deep_are_one_line_errors(tmp_path, capsys, game):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = results_file(tmp_path, [deep])
+    if game == "castle-siege":
+        fails_cleanly(capsys, ["solve", "--check-lines", str(path)], str(path), "nested")
+    argv = ["solve", "--game", game, "--plot", str(tmp_path / "p.svg"), "--summaries", str(path)]
+    fails_cleanly(capsys, argv, str(path), "nested")
