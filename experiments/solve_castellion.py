@@ -217,7 +217,13 @@ def read_done(args, settings: dict, levels: tuple) -> dict:
         level = record["level"]
         return level_settings(settings, level) if level in levels else None
 
-    records = read_results(args.out, settings_for, args.retry_unknown, check_record)
+    records = read_results(
+        args.out,
+        settings_for,
+        check_record,
+        args.retry_unknown,
+        getattr(args, "assume_settings", False),
+    )
     return kept(records, lambda r: (r["level"], r["seed"]), args.retry_unknown)
 
 
@@ -288,8 +294,9 @@ def study_settings(args) -> dict:
     nodes, seconds = parse_budget(args.budget)
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
-    if getattr(args, "retry_unknown", False) and not args.resume:
-        raise ValueError("--retry-unknown needs --resume --out FILE")
+    for flag in ("retry_unknown", "assume_settings"):
+        if getattr(args, flag, False) and not args.resume:
+            raise ValueError(f"--{flag.replace('_', '-')} needs --resume --out FILE")
     loss_budget = LOSS_NODES if getattr(args, "loss_budget", None) is None else args.loss_budget
     if loss_budget < 0:
         raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")

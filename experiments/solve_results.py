@@ -8,7 +8,9 @@ with a line that is not a record (not an object, a field missing or of the wrong
 line written before records carried their settings, or a line solved under another game,
 variant or rules; without ``--retry-unknown`` also one solved under another budget or
 search (the summary states one budget). With ``--retry-unknown`` the search may differ:
-that is how unknown deals get a second, larger try.
+that is how unknown deals get a second, larger try. A file written before records carried
+their settings resumes only with ``--assume-settings``: the person running it vouches that
+it was solved under the command's settings, which no line can show.
 """
 
 from __future__ import annotations
@@ -57,9 +59,10 @@ def _amount(record: dict, key: str, where: str, required: bool = True) -> None:
         raise ValueError(f"{where}: {key!r} must be a number >= 0, got {got}")
 
 
-def check_common(record: dict, where: str) -> None:
+def check_common(record: dict, where: str, assume_settings: bool = False) -> None:
     """What every solve record holds: the deal's seed, the verdict, the search's nodes and
-    seconds, the random games, the winning line (a list of action ids) and the settings."""
+    seconds, the random games, the winning line (a list of action ids) and the settings
+    (which a record written before they were recorded may lack with ``assume_settings``)."""
     for key in ("seed", "verdict"):
         if key not in record:
             raise ValueError(f"{where}: no {key!r}; not a castle-envs solve record")
@@ -83,10 +86,13 @@ def check_common(record: dict, where: str) -> None:
     if record["verdict"] == "winnable" and not line:
         raise ValueError(f"{where}: a winnable deal with no winning 'line'")
     if "settings" not in record:
+        if assume_settings:
+            return
         raise ValueError(
             f"{where}: the record holds no settings (written before solve records carried "
             "them), so a resume cannot tell whether it was solved under this run's game, "
-            "rules and budget; solve into a new --out file"
+            "rules and budget; solve into a new --out file, or add --assume-settings if it "
+            "was solved under this command's settings"
         )
     if not isinstance(record["settings"], dict):
         raise ValueError(f"{where}: 'settings' must be an object, got {kind(record['settings'])}")
@@ -138,22 +144,25 @@ def check_settings(record: dict, settings: dict, retry_unknown: bool, where: str
 def read_results(
     path: str,
     settings_for: Callable[[dict], dict | None],
-    retry_unknown: bool,
     check_game: Callable[[dict, str], None],
+    retry_unknown: bool = False,
+    assume_settings: bool = False,
 ) -> list[dict]:
     """The records of results file ``path`` for ``--resume``, every line checked
     (``check_common``, then the game's own ``check_game(record, where)``) before anything
     is kept or cut; ``settings_for(record)``: the settings this run gives the record's deal,
     None for a deal it does not solve (another Castellion level), which is left alone.
-    A last line cut by a crash is dropped with a warning (``journal.read``)."""
+    ``retry_unknown``: only the game, variant and rules must match; ``assume_settings``: a
+    record with no settings is taken as solved under this run's. A last line cut by a crash
+    is dropped with a warning (``journal.read``)."""
     from .journal import JournalError, read
 
     def check(number: int, record: dict) -> None:
         where = _where(path, number)
-        check_common(record, where)
+        check_common(record, where, assume_settings)
         check_game(record, where)
         settings = settings_for(record)
-        if settings is not None:
+        if settings is not None and "settings" in record:
             check_settings(record, settings, retry_unknown, where)
 
     try:

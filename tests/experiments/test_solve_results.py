@@ -244,12 +244,28 @@ def test_bad_arguments_leave_the_results_file_as_it_was(
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("flag", ["--retry-unknown", "--assume-settings"])
 @pytest.mark.parametrize("game", GAMES)
-def test_retry_unknown_needs_resume(tmp_path, capsys, game):
+def test_retry_unknown_and_assume_settings_need_resume(tmp_path, capsys, game, flag):
     command, record = GAMES[game]
     path = results_file(tmp_path, [json.dumps(record(0))])
     before = path.read_bytes()
-    fails_cleanly(capsys, command + ["--out", str(path), "--retry-unknown"], "--retry-unknown")
+    fails_cleanly(capsys, command + ["--out", str(path), flag], flag, "--resume")
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_file_from_before_settings_resumes_only_when_vouched_for(tmp_path, capsys, game):
+    """Records written before they carried their settings cannot show them: refused,
+    unless --assume-settings takes them as solved under the command's settings."""
+    command, record = GAMES[game]
+    old = [{k: v for k, v in record(seed).items() if k != "settings"} for seed in (0, 1)]
+    path = results_file(tmp_path, [json.dumps(r) for r in old])
+    before = path.read_bytes()
+    argv = command + ["--deals", "2", "--out", str(path), "--resume"]
+    fails_cleanly(capsys, argv, "line 1", "no settings", "--assume-settings")
+    assert main(argv + ["--assume-settings", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["winnable"] == 2
     assert path.read_bytes() == before
 
 
