@@ -195,8 +195,9 @@ def add_output_arguments(p) -> None:
         action="store_true",
         help="with --out: keep the deals already in that file, solve the rest (a "
         "last line cut by a crash is dropped with a warning and redone); each line "
-        "carries the settings it was solved under, and a file solved under another "
-        "game, variant, rules, budget or search is refused",
+        "carries the settings it was solved under: a file of another game, variant or "
+        "rules is refused, and so is one whose deals were last solved under another "
+        "budget or search",
     )
     p.add_argument(
         "--retry-unknown",
@@ -908,18 +909,15 @@ def resume_study(args, jobs: list[dict], settings: dict) -> tuple:
         return [], jobs, None
     records = []
     if args.resume and os.path.exists(args.out):
-        from .solve_results import kept, read_results
+        from .solve_results import read_results
 
-        done = kept(
-            read_results(
-                args.out,
-                lambda r: settings,
-                check_record,
-                args.retry_unknown,
-                getattr(args, "assume_settings", False),
-            ),
+        done = read_results(
+            args.out,
+            lambda r: settings,
+            check_record,
             lambda r: r["seed"],
             args.retry_unknown,
+            getattr(args, "assume_settings", False),
         )
         records = [done[j["seed"]] for j in jobs if j["seed"] in done]
         jobs = [j for j in jobs if j["seed"] not in done]

@@ -211,20 +211,20 @@ def read_done(args, settings: dict, levels: tuple) -> dict:
     """The deals ``--out`` holds for ``--resume``, by (level, seed), every line checked and
     those of this run's levels solved under its settings (``solve_results``); with
     ``--retry-unknown`` the unknown ones are left to solve again."""
-    from .solve_results import kept, read_results
+    from .solve_results import read_results
 
     def settings_for(record: dict) -> dict | None:
         level = record["level"]
         return level_settings(settings, level) if level in levels else None
 
-    records = read_results(
+    return read_results(
         args.out,
         settings_for,
         check_record,
+        lambda r: (r["level"], r["seed"]),
         args.retry_unknown,
         getattr(args, "assume_settings", False),
     )
-    return kept(records, lambda r: (r["level"], r["seed"]), args.retry_unknown)
 
 
 def level_settings(settings: dict, level: str) -> dict:

@@ -6,11 +6,12 @@ A record's ``settings`` holds the game, its variant (``{"difficulty": ...}`` or
 probes' policy, the nested search or the loss search's budget). ``--resume`` refuses a file
 with a line that is not a record (not an object, a field missing or of the wrong type), a
 line written before records carried their settings, or a line solved under another game,
-variant or rules; without ``--retry-unknown`` also one solved under another budget or
-search (the summary states one budget). With ``--retry-unknown`` the search may differ:
-that is how unknown deals get a second, larger try. A file written before records carried
-their settings resumes only with ``--assume-settings``: the person running it vouches that
-it was solved under the command's settings, which no line can show.
+variant or rules. Without ``--retry-unknown`` each deal's last record, the one a resume
+keeps, must also have been solved under the run's budget and search (the summary states
+one); with it the search may differ: that is how unknown deals get a second, larger try.
+A file written before records carried their settings resumes only with
+``--assume-settings``: the person running it vouches that it was solved under the
+command's settings, which no line can show.
 """
 
 from __future__ import annotations
@@ -117,14 +118,17 @@ def _first_difference(theirs: dict, ours: dict, keys: tuple) -> tuple | None:
     return None
 
 
+def _first(numbered: tuple) -> int:
+    return numbered[0]
+
+
 def _said(value: Any) -> str:
     return "nothing" if value is _MISSING else repr(value)
 
 
-def check_settings(record: dict, settings: dict, retry_unknown: bool, where: str) -> None:
-    """``record`` was solved under ``settings`` (with ``retry_unknown``: its game, variant
-    and rules), or ``ValueError`` naming the first setting that differs."""
-    keys = DEAL_SETTINGS if retry_unknown else tuple(settings)
+def check_settings(record: dict, settings: dict, keys: tuple, where: str) -> None:
+    """``record`` was solved under ``settings`` in each of ``keys``, or ``ValueError``
+    naming the first setting that differs."""
     differ = _first_difference(record["settings"], settings, keys)
     if differ is None:
         return
@@ -145,17 +149,22 @@ def read_results(
     path: str,
     settings_for: Callable[[dict], dict | None],
     check_game: Callable[[dict, str], None],
+    key: Callable[[dict], Any],
     retry_unknown: bool = False,
     assume_settings: bool = False,
-) -> list[dict]:
-    """The records of results file ``path`` for ``--resume``, every line checked
-    (``check_common``, then the game's own ``check_game(record, where)``) before anything
-    is kept or cut; ``settings_for(record)``: the settings this run gives the record's deal,
-    None for a deal it does not solve (another Castellion level), which is left alone.
-    ``retry_unknown``: only the game, variant and rules must match; ``assume_settings``: a
-    record with no settings is taken as solved under this run's. A last line cut by a crash
-    is dropped with a warning (``journal.read``)."""
+) -> dict:
+    """The deals results file ``path`` holds for ``--resume``, by ``key(record)``: the last
+    record of each deal (with ``retry_unknown``, not those left unknown: they are solved
+    again). Every line is checked (``check_common``, the game's own ``check_game(record,
+    where)``, the game, variant and rules of ``settings_for(record)``: the settings this
+    run gives the record's deal, None for a deal it does not solve, another Castellion
+    level, which is left alone); without ``retry_unknown`` each deal's last record must also
+    have been solved under this run's budget and search. ``assume_settings``: a record
+    with no settings is taken as solved under this run's. All before anything is cut off
+    the file (a last line cut by a crash is dropped with a warning: ``journal.read``)."""
     from .journal import JournalError, read
+
+    last: dict = {}  # key -> (line number, record)
 
     def check(number: int, record: dict) -> None:
         where = _where(path, number)
@@ -163,18 +172,17 @@ def read_results(
         check_game(record, where)
         settings = settings_for(record)
         if settings is not None and "settings" in record:
-            check_settings(record, settings, retry_unknown, where)
+            check_settings(record, settings, DEAL_SETTINGS, where)
+        last[key(record)] = (number, record)
+
+    def check_kept() -> None:
+        for number, record in [] if retry_unknown else sorted(last.values(), key=_first):
+            settings = settings_for(record)
+            if settings is not None and "settings" in record:
+                check_settings(record, settings, tuple(settings), _where(path, number))
 
     try:
-        return read(path, check=check)
+        read(path, check=check, check_all=check_kept)
     except JournalError as err:
         raise ValueError(f"--resume {err}") from None
-
-
-def kept(records: list[dict], key: Callable[[dict], Any], retry_unknown: bool) -> dict:
-    """The deals already solved, by ``key``: the last record of a deal counts; with
-    ``retry_unknown`` the deals whose last verdict is unknown are left to solve again."""
-    done = {key(r): r for r in records}
-    if retry_unknown:
-        done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
-    return done
+    return {k: r for k, (_, r) in last.items() if not (retry_unknown and r["verdict"] == "unknown")}

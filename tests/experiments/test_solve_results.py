@@ -277,3 +277,18 @@ def test_check_lines_and_summaries_nested_100000_deep_are_one_line_errors(tmp_pa
         fails_cleanly(capsys, ["solve", "--check-lines", str(path)], str(path), "nested")
     argv = ["solve", "--game", game, "--plot", str(tmp_path / "p.svg"), "--summaries", str(path)]
     fails_cleanly(capsys, argv, str(path), "nested")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_deal_solved_again_counts_with_the_settings_of_its_last_record(tmp_path, capsys, game):
+    """Deal 0 first left unknown under budget 50, then won under 100 by --retry-unknown: a
+    plain resume under 100 keeps it (the earlier line is history); under 50 it is refused,
+    naming the line that counts."""
+    command, record = GAMES[game]
+    unknown = record(0, budget="50") | {"verdict": "unknown", "line": []}
+    lines = [json.dumps(unknown), json.dumps(record(1)), json.dumps(record(0))]
+    path = results_file(tmp_path, lines)
+    argv = command + ["--deals", "2", "--out", str(path), "--resume"]  # budget 100
+    assert main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["winnable"] == 2
+    fails_cleanly(capsys, argv + ["--budget", "50"], "line 2", "budget '100'", "'50'")
