@@ -143,9 +143,36 @@ def writable_file(path, flag: str):
     return path
 
 
+def check_file_names(folder, names, flag: str) -> None:
+    """Check now that files named ``names`` fit in ``folder``'s file system (a name at most
+    its ``NAME_MAX`` bytes, usually 255; a path at most ``PATH_MAX``), before a long run ends
+    by failing to save; else ValueError naming ``flag``."""
+    import os
+
+    def limit(name: str, default: int) -> int:
+        try:
+            return os.pathconf(folder, name)
+        except (OSError, ValueError):
+            return default
+
+    name_max, path_max = limit("PC_NAME_MAX", 255), limit("PC_PATH_MAX", 4096)
+    for name in names:
+        size = len(os.fsencode(name))
+        if size > name_max:
+            raise ValueError(
+                f"{flag}: the file name {name[:40]!r}... is {size} bytes; the file "
+                f"system of {str(folder)!r} takes at most {name_max}: give a shorter --name"
+            )
+        if len(os.fsencode(os.path.abspath(os.path.join(folder, name)))) >= path_max:
+            raise ValueError(
+                f"{flag}: the path of {name[:40]!r}... in {str(folder)!r} is longer than the "
+                f"file system's {path_max} bytes: give a shorter --out or --name"
+            )
+
+
 def read_json(path, flag: str):
-    """The JSON document in file ``path``; ValueError naming ``flag``, the file and why."""
-    import json
+    """The JSON document in file ``path`` (``safe_json``: at most its ``MAX_DEPTH`` deep and
+    ``MAX_BYTES`` large); ValueError naming ``flag``, the file and why."""
     from pathlib import Path
 
     path = Path(path)
@@ -154,10 +181,15 @@ def read_json(path, flag: str):
             f"{flag} {str(path)!r}: "
             + ("a folder, not a file" if path.is_dir() else "no such file")
         )
+    from .safe_json import JsonLimitError, NotJsonError, load_file
+
+    where = f"{flag} {str(path)!r}"
     try:
-        return json.loads(path.read_text(), parse_constant=_no_json_constant)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{flag} {str(path)!r}: not valid JSON ({err})") from None
+        return load_file(path, where)
+    except NotJsonError as err:
+        raise ValueError(f"{where}: not valid JSON ({err.reason})") from None
+    except JsonLimitError as err:
+        raise ValueError(str(err)) from None
 
 
 def json_object(path) -> dict:
@@ -174,9 +206,11 @@ def json_object(path) -> dict:
 
 def read_json_lines(path, flag: str, keys=()):
     """The JSON objects, one a line, of file ``path``, each holding ``keys``; ValueError
-    naming ``flag``, the file, the line and why."""
-    import json
+    naming ``flag``, the file, the line and why (``safe_json``: nested at most its
+    ``MAX_DEPTH``)."""
     from pathlib import Path
+
+    from . import safe_json
 
     path = Path(path)
     if not path.is_file():
@@ -190,12 +224,11 @@ def read_json_lines(path, flag: str, keys=()):
             for number, text in enumerate(f, 1):
                 if not text.strip():
                     continue
+                where = f"{flag} {str(path)!r} line {number}"
                 try:
-                    record = json.loads(text, parse_constant=_no_json_constant)
-                except ValueError as err:
-                    raise ValueError(
-                        f"{flag} {str(path)!r} line {number}: not valid JSON ({err})"
-                    ) from None
+                    record = safe_json.loads(text, where)
+                except safe_json.NotJsonError as err:
+                    raise ValueError(f"{where}: not valid JSON ({err.reason})") from None
                 missing = [k for k in keys if not isinstance(record, dict) or k not in record]
                 if missing:
                     raise ValueError(
@@ -206,10 +239,6 @@ def read_json_lines(path, flag: str, keys=()):
         except UnicodeDecodeError:
             raise ValueError(f"{flag} {str(path)!r}: not a text file") from None
     return records
-
-
-def _no_json_constant(name):
-    raise ValueError(f"{name} is not a number JSON allows")
 
 
 # --- the studies' dependency-free SVG plots -------------------------------------------------

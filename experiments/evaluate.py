@@ -48,7 +48,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
-from .common import positive_int, writable_dir
+from .common import check_file_names, positive_int, writable_dir
 from .episodes import play_chunk
 from .parallel import BACKENDS, run_chunks, split
 from .stats import (
@@ -567,6 +567,7 @@ def run(args) -> int:
         + "-".join(map(str, variants))
         + f"-seed{args.seed}-n{args.episodes}"
     )
+    check_file_names(args.out, [name + end for end in OUTPUT_ENDINGS], "--name")
     summary = run_evaluation(
         EvalSettings(
             args.game,
@@ -598,6 +599,20 @@ def run(args) -> int:
             "(castle-envs replay FILE)"
         )
     return 0
+
+
+#: what each file of a run named NAME adds to it (``write_results``, the episode log, the
+#: game records' folder): all checked to fit the file system before the run starts
+OUTPUT_ENDINGS = (
+    ".json",
+    ".json.tmp" + "0" * 7,  # journal.write_atomic's file beside it, a process id added
+    ".csv",
+    "-paired.csv",
+    "-deals.csv",
+    ".png",
+    "-episodes.jsonl",
+    "-records",
+)
 
 
 def check_record_count(record: int) -> None:

@@ -29,10 +29,11 @@ class JournalError(ValueError):
     """A JSON Lines file with a damaged line before its last."""
 
 
-def read(path: str, repair: bool = True, check=None) -> list[dict]:
+def read(path: str, repair: bool = True, check=None, check_all=None) -> list[dict]:
     """The whole lines of ``path`` as records; a cut last line is dropped (and, with
     ``repair``, cut off the file). ``check(number, record)``, when given, sees each record
-    with its line number before anything is cut (it raises to refuse the file)."""
+    with its line number, and ``check_all()`` is called once they are all read, both before
+    anything is cut (they raise to refuse the file)."""
     data = safe_json.read_bytes(path, max_bytes=MAX_BYTES)
     records, good_end, lines = [], 0, data.split(b"\n")
     cut = None
@@ -51,6 +52,8 @@ def read(path: str, repair: bool = True, check=None) -> list[dict]:
             check(number, record)
         records.append(record)
         good_end = end
+    if check_all is not None:
+        check_all()
     if cut is not None:
         log.warning(
             "%s: the last line was cut off (%d bytes, a crash mid-write?): "

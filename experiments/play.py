@@ -90,6 +90,10 @@ def run(args, stdin=None, stdout=None) -> int:
     if args.width is not None and args.width < 0:
         raise ValueError(f"--width must be 0 (no wrapping) or more, got {args.width}")
     spec, variant = game_and_variant(args)
+    if args.save:
+        from .records import check_save_path
+
+        check_save_path(args.save, "--save")  # now, not when the game is over
     env = spec.make(render_mode="ansi", **variant)
     render = spec.load_renderer()
     session = Session(
@@ -397,16 +401,22 @@ class _Game:
     def step(self, action, state):
         self.recorder.step(action, state)
 
-    def save(self, state, session, path=None) -> None:
-        from .records import save
+    def save(self, state, session, path=None) -> bool:
+        """Write the game record (to ``path``, ``--save`` or a default name); False, and a
+        message, when it could not be written."""
+        from .records import check_save_path, save
 
         path = path or self.save_path or "castle-envs-game.json"
         try:
-            save(self.recorder.finish(state), path)
+            save(self.recorder.finish(state), check_save_path(path, "save"))
         except OSError as err:
             session.say(f"could not save to {path}: {err.strerror or err}")
-            return
+            return False
+        except ValueError as err:
+            session.say(f"could not save: {err}")
+            return False
         session.say(f"saved the game record to {path} (castle-envs replay {path})")
+        return True
 
 
 def _rules(env):
@@ -425,11 +435,11 @@ def _choose(session, env, game, mask):
 
 
 def _finish(game, env, session, abandoned: bool) -> int:
-    if game.save_path:
-        game.save(_rules(env), session)
+    """Save the game when ``--save`` asked for it; 0, or 2 when it could not be saved."""
+    saved = game.save(_rules(env), session) if game.save_path else True
     if abandoned:
         session.say("game abandoned")
-    return 0
+    return 0 if saved else 2
 
 
 def _play_solitaire(env, game, session) -> int:

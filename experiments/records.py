@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ import numpy as np
 import castle_envs
 from castle_envs.registry import get_game
 
+from . import safe_json
 from .common import describer
 
 FORMAT = "castle-envs game record"
@@ -134,29 +136,77 @@ class Recorder:
 
 
 def save(record: dict, path: str) -> str:
+    """Write ``record`` to ``path`` whole (a crash leaves the old file or the new one)."""
+    from .journal import write_atomic
+
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(record, f, separators=(",", ":"))
-        f.write("\n")
+    write_atomic(path, json.dumps(record, separators=(",", ":")) + "\n")
     return path
 
 
+def is_record_file(path: str) -> bool:
+    """Is ``path`` a regular file that begins as the game records ``save`` writes?"""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(200)
+    except OSError:
+        return False
+    return re.match(rb'\{\s*"format"\s*:\s*"' + FORMAT.encode() + rb'"', head) is not None
+
+
+def check_save_path(path: str, flag: str) -> str:
+    """Check now that a game record can be saved to ``path``: its folder can be written,
+    and whatever is there already is a game record (so saving never overwrites a file
+    castle-envs did not write); else ``ValueError`` naming ``flag``."""
+    from .common import writable_file
+
+    writable_file(path, flag)
+    if os.path.exists(path) and not is_record_file(path):
+        raise ValueError(
+            f"{flag} {path!r} exists and is not a castle-envs game record; give another "
+            "file name, or move that file away"
+        )
+    return path
+
+
+#: the longest file stem ``file_stem`` gives: a record's name (with ``.json`` and the
+#: temporary file's suffix) stays within the 255 bytes most file systems take
+MAX_STEM = 200
+
+
 def file_stem(text: str) -> str:
-    """A file-name-safe version of an agent spec or variant."""
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text)).strip("_") or "game"
+    """A file-name-safe version of an agent spec or variant, at most ``MAX_STEM``
+    characters: a longer one (an agent spec naming a deep folder) keeps its start and end
+    and a hash of the whole, so that two long names still differ."""
+    stem = re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text)).strip("_") or "game"
+    if len(stem) <= MAX_STEM:
+        return stem
+    tag = hashlib.sha256(stem.encode()).hexdigest()[:12]
+    keep = (MAX_STEM - len(tag) - 2) // 2
+    return f"{stem[:keep]}-{tag}-{stem[-keep:]}"
 
 
 def load(path: str) -> dict:
+    """The game record in file ``path``, its fields checked (``check_fields``); the file is
+    read through ``safe_json`` (a regular file, at most ``MAX_BYTES``, nested at most
+    ``MAX_DEPTH`` deep)."""
     try:
-        with open(path) as f:
-            record = json.load(f)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{path} is not JSON: {err}") from None
+        record = safe_json.load_file(path, path, max_depth=MAX_DEPTH, max_bytes=MAX_BYTES)
+    except safe_json.JsonLimitError as err:
+        raise RecordError(str(err)) from None
     check_fields(record, path)
     return record
 
+
+#: far more than a game record nests (its start position: about four levels) or weighs
+MAX_DEPTH = 32
+MAX_BYTES = 64 * 2**20
 
 _FIELDS = {
     "game": str,
@@ -170,6 +220,8 @@ _FIELDS = {
 
 
 def check_fields(record, where: str = "record") -> None:
+    """The record's fields have the types ``make_record`` writes (the replay checks what
+    they say against the rules)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f'{where} is not a castle-envs game record (no "format": "{FORMAT}")')
     if record.get("version") != VERSION:
@@ -194,6 +246,32 @@ def check_fields(record, where: str = "record") -> None:
     seed = record.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise RecordError(f"{where}: 'seed' must be a non-negative integer or null, got {seed!r}")
+    if not record["agents"] or not all(isinstance(a, str) for a in record["agents"]):
+        raise RecordError(f"{where}: 'agents' must name the agent of each seat (strings)")
+    check_outcome(record, where)
+
+
+def check_outcome(record: dict, where: str) -> None:
+    """``outcome``: ``returns`` a list of finite numbers, ``steps`` the number of actions,
+    ``terminal`` true or false."""
+    outcome = record["outcome"]
+    returns = outcome.get("returns")
+    if not isinstance(returns, list) or not all(
+        not isinstance(r, bool) and isinstance(r, (int, float)) and math.isfinite(r)
+        for r in returns
+    ):
+        raise RecordError(
+            f"{where}: the outcome's 'returns' must be a list of numbers, one per seat, "
+            f"got {safe_json.kind(returns) if not isinstance(returns, list) else returns!r}"
+        )
+    steps = outcome.get("steps")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps != len(record["actions"]):
+        raise RecordError(
+            f"{where}: the outcome's 'steps' is {steps!r}, but the record has "
+            f"{len(record['actions'])} actions"
+        )
+    if not isinstance(outcome.get("terminal"), bool):
+        raise RecordError(f"{where}: the outcome's 'terminal' must be true or false")
 
 
 @dataclass
@@ -229,11 +307,12 @@ def make_env(record: dict):
 
 
 def start_state(record: dict, env=None):
-    """The dealt position, checked against the seed when the record has one."""
+    """The dealt position, read the way the env loads a saved state (so that its variant,
+    rules and player count must be the env's, seeded or not), and checked against the seed
+    when the record has one."""
     env = env or make_env(record)
-    state_type = env.state_type()
     try:
-        start = state_type.from_dict(record["start"])
+        start = env.new_state(np.random.default_rng(0), {"state": record["start"]})
     except ValueError as err:
         raise RecordError(f"the record's start position is invalid: {err}") from None
     if record.get("seed") is not None:
@@ -243,6 +322,11 @@ def start_state(record: dict, env=None):
                 f"seed {record['seed']} deals a different game than the "
                 "record's start position (was the record edited?)"
             )
+    if len(record["agents"]) != start.num_players:
+        raise RecordError(
+            f"the record names {len(record['agents'])} agent(s) for a game of "
+            f"{start.num_players} player(s)"
+        )
     return start
 
 

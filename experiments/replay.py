@@ -9,7 +9,8 @@ The terminal shows every move in words with what it set off (``--boards``: the b
 each move; ``--delay S``: one move every S seconds). The HTML page (``--html``, by default
 FILE with ``.html``) is self-contained: one picture per position (SVG), a slider, play and
 step buttons, the arrow keys, each move in words and its events; it opens in any browser
-without a server.
+without a server. It is never written over the record itself, nor over an existing file
+that is not such a page.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def add_parser(sub):
         "--html",
         default=None,
         metavar="PATH",
-        help="where to write the HTML viewer (default: FILE with .html)",
+        help="where to write the HTML viewer (default: FILE with .html); never the "
+        "record itself, nor an existing file that is not a replay page",
     )
     p.add_argument("--no-html", action="store_true", help="write no HTML page")
     p.add_argument("--boards", action="store_true", help="print the board before every move")
@@ -102,6 +104,7 @@ def run(args) -> int:
         raise ValueError(f"--delay must be >= 0, got {args.delay}")
     if not os.path.exists(args.file):
         raise FileNotFoundError(f"no such file: {args.file}")
+    page = None if args.no_html else page_path(args.file, args.html)
     record = load(args.file)
     steps = replay_steps(record)
     render = _render(record["game"])
@@ -130,14 +133,57 @@ def run(args) -> int:
         f"replayed {len(steps)} moves, every position as recorded: {outcome_text(record, final)}",
         file=out,
     )
-    if not args.no_html:
-        path = args.html or os.path.splitext(args.file)[0] + ".html"
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(html_page(record, steps))
+    if page is not None:
+        from .journal import write_atomic
+
+        write_atomic(page, html_page(record, steps))
         print(
-            f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB): open it in a browser", file=out
+            f"wrote {page} ({os.path.getsize(page) / 1e6:.1f} MB): open it in a browser", file=out
         )
     return 0
+
+
+#: what marks a page this command wrote (its ``<head>``), so that it may be written over
+GENERATOR = '<meta name="generator" content="castle-envs replay">'
+
+
+def page_path(record_path: str, html: str | None) -> str:
+    """Where the HTML page goes (``--html``, by default the record's name with ``.html``),
+    checked before anything is replayed: never the record itself, and never over an
+    existing file that is not a page this command wrote (``is_replay_page``)."""
+    from .common import writable_file
+
+    path = html or os.path.splitext(record_path)[0] + ".html"
+    flag = "--html" if html else "the HTML page"
+    if os.path.exists(path) and os.path.samefile(path, record_path):
+        raise ValueError(
+            f"{flag} {path!r} is the game record itself; give another --html PATH (or --no-html)"
+        )
+    writable_file(path, flag)
+    if os.path.exists(path) and not is_replay_page(path):
+        raise ValueError(
+            f"{flag} {path!r} exists and is not a replay page castle-envs wrote; "
+            "give another --html PATH, or move that file away"
+        )
+    return path
+
+
+def is_replay_page(path: str) -> bool:
+    """Is ``path`` a regular file that begins as the pages this command writes (the
+    generator mark, or the title of pages written before the mark)?"""
+    import re
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return head.startswith("<!DOCTYPE html>") and (
+        GENERATOR in head or re.search(r"<title>[^<]* replay</title>", head) is not None
+    )
 
 
 def _start(record):
@@ -191,6 +237,7 @@ def html_page(record: dict, steps: list) -> str:
     title = f"{get_game(record['game']).title} replay"
     return _TEMPLATE.format(
         title=html.escape(title),
+        generator=GENERATOR,
         font_css=font_face_css(),
         summary=html.escape(describe(record)),
         outcome=html.escape(outcome_text(record, final)),
@@ -218,6 +265,7 @@ ICONS = {
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+{generator}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>

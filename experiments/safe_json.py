@@ -28,7 +28,12 @@ class JsonLimitError(ValueError):
 
 
 class NotJsonError(JsonLimitError):
-    """Text that is not JSON at all (as a file cut mid-write is)."""
+    """Text that is not JSON at all (as a file cut mid-write is); ``reason``: the parser's
+    words."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where} is not JSON ({reason})")
+        self.reason = reason
 
 
 def kind(value: Any) -> str:
@@ -75,7 +80,7 @@ def loads(data: bytes | str, where: str, max_depth: int = MAX_DEPTH) -> Any:
         value, depth = None, None
     except (ValueError, UnicodeDecodeError) as err:
         text = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise NotJsonError(f"{where}: not valid JSON ({text})") from None
+        raise NotJsonError(where, text) from None
     else:
         depth = nesting_depth(value)
     if depth is None or depth > max_depth:

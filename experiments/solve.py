@@ -86,7 +86,8 @@ def add_parser(sub):
         choices=SOLVED_GAMES,
         help="castle-siege (default) or castellion (--level; Castellion takes "
         "--deals, --seed, --budget, --random-games, --out, --resume, "
-        "--retry-unknown, --json, --probe-policy, --loss-budget and its rules options)",
+        "--retry-unknown, --assume-settings, --json, --probe-policy, --loss-budget and "
+        "its rules options)",
     )
     add_castellion_arguments(p)
     add_deal_arguments(p)
@@ -201,8 +202,9 @@ def add_output_arguments(p) -> None:
         action="store_true",
         help="with --out: keep the deals already in that file, solve the rest (a "
         "last line cut by a crash is dropped with a warning and redone); each line "
-        "carries the settings it was solved under, and a file solved under another "
-        "game, variant, rules, budget or search is refused",
+        "carries the settings it was solved under: a file of another game, variant or "
+        "rules is refused, and so is one whose deals were last solved under another "
+        "budget or search",
     )
     p.add_argument(
         "--retry-unknown",
@@ -212,7 +214,18 @@ def add_output_arguments(p) -> None:
         "variant and rules must be the file's), appending their new records; the "
         "last record of a deal counts",
     )
-    p.add_argument("--out", help="write one JSON line per deal here")
+    p.add_argument(
+        "--assume-settings",
+        action="store_true",
+        help="with --resume: take the records of a file written before solve records "
+        "carried their settings as solved under this command's settings (nothing in "
+        "those lines can show it; without this flag they are refused)",
+    )
+    p.add_argument(
+        "--out",
+        help="write one JSON line per deal here, as each is solved (in the order they "
+        "finish), with the settings it was solved under",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
@@ -898,16 +911,21 @@ def resume_study(args, jobs: list[dict], settings: dict) -> tuple:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
     if args.retry_unknown and not args.resume:
         raise ValueError("--retry-unknown needs --resume --out FILE")
+    if getattr(args, "assume_settings", False) and not args.resume:
+        raise ValueError("--assume-settings needs --resume --out FILE")
     if not args.out:
         return [], jobs, None
     records = []
     if args.resume and os.path.exists(args.out):
-        from .solve_results import kept, read_results
+        from .solve_results import read_results
 
-        done = kept(
-            read_results(args.out, lambda r: settings, args.retry_unknown, check_record),
+        done = read_results(
+            args.out,
+            lambda r: settings,
+            check_record,
             lambda r: r["seed"],
             args.retry_unknown,
+            getattr(args, "assume_settings", False),
         )
         records = [done[j["seed"]] for j in jobs if j["seed"] in done]
         jobs = [j for j in jobs if j["seed"] not in done]

@@ -231,14 +231,20 @@ def read_done(args, settings: dict, levels: tuple) -> dict:
     """The deals ``--out`` holds for ``--resume``, by (level, seed), every line checked and
     those of this run's levels solved under its settings (``solve_results``); with
     ``--retry-unknown`` the unknown ones are left to solve again."""
-    from .solve_results import kept, read_results
+    from .solve_results import read_results
 
     def settings_for(record: dict) -> dict | None:
         level = record["level"]
         return level_settings(settings, level) if level in levels else None
 
-    records = read_results(args.out, settings_for, args.retry_unknown, check_record)
-    return kept(records, lambda r: (r["level"], r["seed"]), args.retry_unknown)
+    return read_results(
+        args.out,
+        settings_for,
+        check_record,
+        lambda r: (r["level"], r["seed"]),
+        args.retry_unknown,
+        getattr(args, "assume_settings", False),
+    )
 
 
 def level_settings(settings: dict, level: str) -> dict:
@@ -313,8 +319,9 @@ def study_settings(args) -> dict:
     nodes, seconds = parse_budget(budget)
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE (the deals solved so far)")
-    if getattr(args, "retry_unknown", False) and not args.resume:
-        raise ValueError("--retry-unknown needs --resume --out FILE")
+    for flag in ("retry_unknown", "assume_settings"):
+        if getattr(args, flag, False) and not args.resume:
+            raise ValueError(f"--{flag.replace('_', '-')} needs --resume --out FILE")
     loss_budget = getattr(args, "loss_budget", None)
     if loss_budget is not None and loss_budget < 0:
         raise ValueError(f"--loss-budget must be >= 0, got {loss_budget}")

@@ -6,9 +6,12 @@ A record's ``settings`` holds the game, its variant (``{"difficulty": ...}`` or
 probes' policy, the nested search or the loss search's budget). ``--resume`` refuses a file
 with a line that is not a record (not an object, a field missing or of the wrong type), a
 line written before records carried their settings, or a line solved under another game,
-variant or rules; without ``--retry-unknown`` also one solved under another budget or
-search (the summary states one budget). With ``--retry-unknown`` the search may differ:
-that is how unknown deals get a second, larger try.
+variant or rules. Without ``--retry-unknown`` each deal's last record, the one a resume
+keeps, must also have been solved under the run's budget and search (the summary states
+one); with it the search may differ: that is how unknown deals get a second, larger try.
+A file written before records carried their settings resumes only with
+``--assume-settings``: the person running it vouches that it was solved under the
+command's settings, which no line can show.
 """
 
 from __future__ import annotations
@@ -57,9 +60,10 @@ def _amount(record: dict, key: str, where: str, required: bool = True) -> None:
         raise ValueError(f"{where}: {key!r} must be a number >= 0, got {got}")
 
 
-def check_common(record: dict, where: str) -> None:
+def check_common(record: dict, where: str, assume_settings: bool = False) -> None:
     """What every solve record holds: the deal's seed, the verdict, the search's nodes and
-    seconds, the random games, the winning line (a list of action ids) and the settings."""
+    seconds, the random games, the winning line (a list of action ids) and the settings
+    (which a record written before they were recorded may lack with ``assume_settings``)."""
     for key in ("seed", "verdict"):
         if key not in record:
             raise ValueError(f"{where}: no {key!r}; not a castle-envs solve record")
@@ -83,10 +87,13 @@ def check_common(record: dict, where: str) -> None:
     if record["verdict"] == "winnable" and not line:
         raise ValueError(f"{where}: a winnable deal with no winning 'line'")
     if "settings" not in record:
+        if assume_settings:
+            return
         raise ValueError(
             f"{where}: the record holds no settings (written before solve records carried "
             "them), so a resume cannot tell whether it was solved under this run's game, "
-            "rules and budget; solve into a new --out file"
+            "rules and budget; solve into a new --out file, or add --assume-settings if it "
+            "was solved under this command's settings"
         )
     if not isinstance(record["settings"], dict):
         raise ValueError(f"{where}: 'settings' must be an object, got {kind(record['settings'])}")
@@ -111,14 +118,17 @@ def _first_difference(theirs: dict, ours: dict, keys: tuple) -> tuple | None:
     return None
 
 
+def _first(numbered: tuple) -> int:
+    return numbered[0]
+
+
 def _said(value: Any) -> str:
     return "nothing" if value is _MISSING else repr(value)
 
 
-def check_settings(record: dict, settings: dict, retry_unknown: bool, where: str) -> None:
-    """``record`` was solved under ``settings`` (with ``retry_unknown``: its game, variant
-    and rules), or ``ValueError`` naming the first setting that differs."""
-    keys = DEAL_SETTINGS if retry_unknown else tuple(settings)
+def check_settings(record: dict, settings: dict, keys: tuple, where: str) -> None:
+    """``record`` was solved under ``settings`` in each of ``keys``, or ``ValueError``
+    naming the first setting that differs."""
     differ = _first_difference(record["settings"], settings, keys)
     if differ is None:
         return
@@ -138,34 +148,41 @@ def check_settings(record: dict, settings: dict, retry_unknown: bool, where: str
 def read_results(
     path: str,
     settings_for: Callable[[dict], dict | None],
-    retry_unknown: bool,
     check_game: Callable[[dict, str], None],
-) -> list[dict]:
-    """The records of results file ``path`` for ``--resume``, every line checked
-    (``check_common``, then the game's own ``check_game(record, where)``) before anything
-    is kept or cut; ``settings_for(record)``: the settings this run gives the record's deal,
-    None for a deal it does not solve (another Castellion level), which is left alone.
-    A last line cut by a crash is dropped with a warning (``journal.read``)."""
+    key: Callable[[dict], Any],
+    retry_unknown: bool = False,
+    assume_settings: bool = False,
+) -> dict:
+    """The deals results file ``path`` holds for ``--resume``, by ``key(record)``: the last
+    record of each deal (with ``retry_unknown``, not those left unknown: they are solved
+    again). Every line is checked (``check_common``, the game's own ``check_game(record,
+    where)``, the game, variant and rules of ``settings_for(record)``: the settings this
+    run gives the record's deal, None for a deal it does not solve, another Castellion
+    level, which is left alone); without ``retry_unknown`` each deal's last record must also
+    have been solved under this run's budget and search. ``assume_settings``: a record
+    with no settings is taken as solved under this run's. All before anything is cut off
+    the file (a last line cut by a crash is dropped with a warning: ``journal.read``)."""
     from .journal import JournalError, read
+
+    last: dict = {}  # key -> (line number, record)
 
     def check(number: int, record: dict) -> None:
         where = _where(path, number)
-        check_common(record, where)
+        check_common(record, where, assume_settings)
         check_game(record, where)
         settings = settings_for(record)
-        if settings is not None:
-            check_settings(record, settings, retry_unknown, where)
+        if settings is not None and "settings" in record:
+            check_settings(record, settings, DEAL_SETTINGS, where)
+        last[key(record)] = (number, record)
+
+    def check_kept() -> None:
+        for number, record in [] if retry_unknown else sorted(last.values(), key=_first):
+            settings = settings_for(record)
+            if settings is not None and "settings" in record:
+                check_settings(record, settings, tuple(settings), _where(path, number))
 
     try:
-        return read(path, check=check)
+        read(path, check=check, check_all=check_kept)
     except JournalError as err:
         raise ValueError(f"--resume {err}") from None
-
-
-def kept(records: list[dict], key: Callable[[dict], Any], retry_unknown: bool) -> dict:
-    """The deals already solved, by ``key``: the last record of a deal counts; with
-    ``retry_unknown`` the deals whose last verdict is unknown are left to solve again."""
-    done = {key(r): r for r in records}
-    if retry_unknown:
-        done = {k: r for k, r in done.items() if r["verdict"] != "unknown"}
-    return done
+    return {k: r for k, (_, r) in last.items() if not (retry_unknown and r["verdict"] == "unknown")}

@@ -25,7 +25,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
-from .common import positive_int, writable_dir
+from .common import check_file_names, positive_int, writable_dir
 from .episodes import play_chunk
 from .evaluate import (
     add_run_arguments,
@@ -204,6 +204,10 @@ def run(args) -> int:
         else (spec.variants[0] if not spec.solitaire else 1)
     )
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
+    name = args.name or f"tournament-{args.game}-{players}p-seed{args.seed}-n{args.games}"
+    check_file_names(
+        args.out, [name + end for end in (".json", ".csv", ".png", "-records")], "--name"
+    )
     summary = tournament(
         args.game,
         players,
@@ -229,7 +233,6 @@ def run(args) -> int:
             f"[{r['win_low']:.1%}, {r['win_high']:.1%}] {r['mean_return']:>+8.3f} "
             f"{r['rating']:>+7.0f} [{r['rating_low']:+.0f}, {r['rating_high']:+.0f}]"
         )
-    name = args.name or f"tournament-{args.game}-{players}p-seed{args.seed}-n{args.games}"
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, name)
     with open(stem + ".json", "w") as f:

@@ -279,8 +279,10 @@ def test_retry_unknown_solves_the_unknown_deals_again(tmp_path, capsys):
     assert second["deals"] == 4 and second["winnable"] == second["nested"]["found"] >= 2
     lines = [json.loads(line) for line in open(out)]
     assert len(lines) == 8 and [r["seed"] for r in lines[4:]] == [4, 5, 6, 7]
-    # a plain resume keeps every recorded deal, unknown or not
-    assert cli.main(base + ["--budget", "100", "--resume"]) == 0
+    # a plain resume (under the settings the deals were last solved with) keeps every
+    # recorded deal, unknown or not
+    retried = ["--budget", "100", "--nested", "2", "--nested-runs", "1", "--resume"]
+    assert cli.main(base + retried) == 0
     assert json.loads(capsys.readouterr().out)["deals"] == 4
     assert len(open(out).readlines()) == 8
     assert cli.main(base + ["--retry-unknown"]) == 2

@@ -85,6 +85,9 @@ def _tamper_cases():
         deck = r["start"]["deck"]
         deck[0], deck[-1] = deck[-1], deck[0]
 
+    def recount(r):  # the outcome's step count kept in line with the actions
+        r["outcome"]["steps"] = len(r["actions"])
+
     def swap_deck_unseeded(r):
         swap_deck(r)
         r["seed"] = None
@@ -113,12 +116,12 @@ def _tamper_cases():
         ),
         (
             "last move dropped",
-            lambda r: (r["actions"].pop(), r["digests"].pop()),
+            lambda r: (r["actions"].pop(), r["digests"].pop(), recount(r)),
             "the record says the game ended",
         ),
         (
             "move added",
-            lambda r: (r["actions"].append(1669), r["digests"].append("0" * 16)),
+            lambda r: (r["actions"].append(1669), r["digests"].append("0" * 16), recount(r)),
             "the game was already over",
         ),
         ("digests cut", lambda r: r["digests"].pop(), "'digests' must list one hash per action"),

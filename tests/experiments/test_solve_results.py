@@ -244,10 +244,51 @@ def test_bad_arguments_leave_the_results_file_as_it_was(
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("flag", ["--retry-unknown", "--assume-settings"])
 @pytest.mark.parametrize("game", GAMES)
-def test_retry_unknown_needs_resume(tmp_path, capsys, game):
+def test_retry_unknown_and_assume_settings_need_resume(tmp_path, capsys, game, flag):
     command, record = GAMES[game]
     path = results_file(tmp_path, [json.dumps(record(0))])
     before = path.read_bytes()
-    fails_cleanly(capsys, command + ["--out", str(path), "--retry-unknown"], "--retry-unknown")
+    fails_cleanly(capsys, command + ["--out", str(path), flag], flag, "--resume")
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_file_from_before_settings_resumes_only_when_vouched_for(tmp_path, capsys, game):
+    """Records written before they carried their settings cannot show them: refused,
+    unless --assume-settings takes them as solved under the command's settings."""
+    command, record = GAMES[game]
+    old = [{k: v for k, v in record(seed).items() if k != "settings"} for seed in (0, 1)]
+    path = results_file(tmp_path, [json.dumps(r) for r in old])
+    before = path.read_bytes()
+    argv = command + ["--deals", "2", "--out", str(path), "--resume"]
+    fails_cleanly(capsys, argv, "line 1", "no settings", "--assume-settings")
+    assert main(argv + ["--assume-settings", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["winnable"] == 2
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_check_lines_and_summaries_nested_100000_deep_are_one_line_errors(tmp_path, capsys, game):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = results_file(tmp_path, [deep])
+    if game == "castle-siege":
+        fails_cleanly(capsys, ["solve", "--check-lines", str(path)], str(path), "nested")
+    argv = ["solve", "--game", game, "--plot", str(tmp_path / "p.svg"), "--summaries", str(path)]
+    fails_cleanly(capsys, argv, str(path), "nested")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_deal_solved_again_counts_with_the_settings_of_its_last_record(tmp_path, capsys, game):
+    """Deal 0 first left unknown under budget 50, then won under 100 by --retry-unknown: a
+    plain resume under 100 keeps it (the earlier line is history); under 50 it is refused,
+    naming the line that counts."""
+    command, record = GAMES[game]
+    unknown = record(0, budget="50") | {"verdict": "unknown", "line": []}
+    lines = [json.dumps(unknown), json.dumps(record(1)), json.dumps(record(0))]
+    path = results_file(tmp_path, lines)
+    argv = command + ["--deals", "2", "--out", str(path), "--resume"]  # budget 100
+    assert main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["winnable"] == 2
+    fails_cleanly(capsys, argv + ["--budget", "50"], "line 2", "budget '100'", "'50'")

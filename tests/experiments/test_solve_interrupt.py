@@ -1,0 +1,96 @@
+"""``castle-envs solve --workers 2 --out F`` hands its work over as it goes and leaves
+nothing behind when stopped: a run of 100,000 deals writes each deal to ``F`` as it is
+solved (not when the run or a large chunk ends), and SIGTERM ends it with every worker
+process gone and ``F`` holding whole records that a resume reads back."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from castle_envs.experiments import journal
+
+CLI = [sys.executable, "-m", "castle_envs.experiments.cli"]
+SOLVE = ["solve", "--difficulty", "very_hard", "--budget", "2000", "--random-games", "0"]
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (children, their children, ...), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # gone while listed
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running or stopped, not gone and not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def whole_lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def wait_for(condition, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.05)
+    return condition()
+
+
+def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
+    out = tmp_path / "results.jsonl"
+    argv = CLI + SOLVE + ["--deals", "100000", "--workers", "2", "--out", str(out), "--json"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        # the first deals reach the file while the run (100,000 deals) goes on; the limit
+        # covers compiling the kernels in a fresh environment, not a speed
+        saved = wait_for(lambda: whole_lines(out) >= 3 or proc.poll() is not None, 600)
+        assert saved and proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        workers = descendants(proc.pid)
+        assert len(workers) >= 2
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), 30), [
+        pid for pid in workers if alive(pid)
+    ]
+    records = journal.read(str(out))
+    assert len(records) >= 3 and all(r["verdict"] for r in records)
+    # what was written reads back: a resume over the first seeds keeps them
+    seeds = sorted(r["seed"] for r in records)
+    run = subprocess.run(
+        CLI + SOLVE + ["--deals", str(seeds[0] + 1), "--out", str(out), "--resume", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["deals"] == seeds[0] + 1
