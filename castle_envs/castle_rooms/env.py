@@ -58,8 +58,8 @@ Reset options (unknown keys are ignored with a warning: PettingZoo's api_test se
 Wrappers
     ``env()`` is ``raw_env`` in ``StrictOrderEnforcingWrapper`` (``OrderEnforcingWrapper``
     whose step after the end raises). The raw env already raises clear errors for
-    out-of-range and illegal actions (``IllegalActionError``, with ``illegal_action="raise"``)
-    and for stepping a finished game or asking for observations before ``reset``
+    actions outside the action space (``ActionSpaceError``, in every mode), illegal actions
+    (``IllegalActionError``, with ``illegal_action="raise"``) and for stepping a finished game or asking for observations before ``reset``
     (``EpisodeOverError``); the default ``illegal_action="penalty"`` gives PettingZoo's
     TerminateIllegal behaviour.
 Render

@@ -13,7 +13,8 @@ data, and PettingZoo's ``api_test`` requires ``last()``'s info to be ``infos[age
 the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
 illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
 ``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
-``IllegalActionError`` naming the move. ``winners()`` gives the winning seats.
+``IllegalActionError`` naming the move. An action outside the action space (not an integer,
+below 0, at or above its size) raises ``ActionSpaceError`` in both modes and changes nothing. ``winners()`` gives the winning seats.
 
 The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
 state for centralized critics (MAPPO and the like): every seat's observation, concatenated
@@ -38,7 +39,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten
-from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from .errors import EpisodeOverError, IllegalActionError
 from .options import check_choice
 from .state import GameState
 
@@ -246,11 +247,15 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act: step(None) is only for finished agents")
+        # outside the action space: a caller's bug, refused in every mode before any change
+        action = state.actions.check(
+            action, f"{self.metadata.get('name', type(self).__name__)} {agent}"
+        )
         self._cumulative_rewards[agent] = 0.0
         try:
             state.apply_action(action)
-        except IllegalActionError as err:
-            if self.illegal_action == "raise" or isinstance(err, ActionTypeError):
+        except IllegalActionError:
+            if self.illegal_action == "raise":
                 raise
             self.rewards = {a: 0.0 for a in self.agents}
             self.rewards[agent] = self.illegal_action_penalty
