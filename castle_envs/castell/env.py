@@ -53,7 +53,8 @@ keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
 players all listed), ``[]`` before.
 
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
-are ignored with a warning: PettingZoo's ``api_test`` sends one).
+are ignored with a warning, but for ``"options"``, the key PettingZoo's ``api_test`` probes
+``reset`` with, which is ignored silently).
 
 **Info.** The same keys and shapes at every step, every value a number or a NumPy array
 (TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``scores``

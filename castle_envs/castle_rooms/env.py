@@ -52,7 +52,8 @@ Options (keywords of ``env`` / ``raw_env``)
 Winners
     ``env.unwrapped.winners()``: the winning seats once the game is over (a shared win lists
     every sharer), ``[]`` before.
-Reset options (unknown keys are ignored with a warning: PettingZoo's api_test sends one)
+Reset options (unknown keys are ignored with a warning; ``"options"``, the key PettingZoo's
+api_test probes ``reset`` with, silently)
     ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
     front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
 Wrappers

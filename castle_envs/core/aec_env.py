@@ -44,6 +44,12 @@ from .options import check_choice
 from .state import GameState
 
 
+#: reset option keys dropped without a word: PettingZoo's ``api_test`` and
+#: ``parallel_api_test`` reset with ``options={"options": 1}`` to check that ``reset`` takes
+#: the argument, and a checker passing is nothing for its user to act on
+IGNORED_RESET_OPTIONS = frozenset({"options"})
+
+
 class _StateMethod:
     """``env.state``: called, PettingZoo's global state; read as an attribute, the rules
     state it used to be (deprecated: ``env.game_state``)."""
@@ -78,8 +84,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         "render_fps": 2,
     }
 
-    #: the keys ``reset(options=...)`` understands; others are dropped with a warning
-    #: (PettingZoo's ``api_test`` resets with an arbitrary key), known values are checked
+    #: the keys ``reset(options=...)`` understands; others are dropped with a warning, but
+    #: for ``IGNORED_RESET_OPTIONS``; known values are checked
     reset_option_keys: tuple[str, ...] = ("state",)
     #: ``observation=``: ``"dict"`` (``{"observation": vector, "action_mask": int8 mask}``) or
     #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
@@ -176,7 +182,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        options = dict(options or {})
+        options = {k: v for k, v in (options or {}).items() if k not in IGNORED_RESET_OPTIONS}
         unknown = sorted(set(options) - set(self.reset_option_keys))
         if unknown:
             gymnasium.logger.warn(
