@@ -254,7 +254,8 @@ def test_the_makefiles_editable_install_prints_no_setuptools_notice(tmp_path):
     dry = run(["make", "-n", "-B", ".venv/.installed-docs"], ROOT)
     (line,) = [cmd for cmd in dry.stdout.splitlines() if " install " in cmd and " -e " in cmd]
     command = line.replace(".venv/bin/python", sys.executable)
-    command += f" --no-deps --prefix {tmp_path / 'prefix'}"
+    # --ignore-installed: pip would otherwise uninstall the running checkout's install first
+    command += f" --no-deps --ignore-installed --prefix {tmp_path / 'prefix'}"
     done = subprocess.run(
         command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=600
     )
