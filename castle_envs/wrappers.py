@@ -112,7 +112,7 @@ class SingleAgentEnv(gym.Env):
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         self._reward = 0.0
-        self.aec.step(action_int(action))  # floats are refused, not truncated
+        self.aec.step(action_int(action, type(self).__name__))  # floats refused, not truncated
         obs, info = self._advance()
         reward = self._reward
         if self._done:

@@ -58,7 +58,11 @@ def parse_args(argv=None):
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--logdir", default="runs")
     p.add_argument("--curve", help="write the learning curve here (JSON)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    for name in ("total_timesteps", "num_envs", "num_steps", "num_minibatches"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    return args
 
 
 # --- the policy -------------------------------------------------------------------------------
@@ -140,6 +144,17 @@ class Curve:
 
 
 # --- PPO on the batched env ---------------------------------------------------------------------
+def planned_updates(total_timesteps: int, batch: int) -> int:
+    """The PPO iterations that collect at least ``total_timesteps`` env steps in rollouts of
+    ``batch`` steps (the last one completes its rollout), announced on stdout."""
+    updates = -(-total_timesteps // batch)  # rounded up: at least what was asked
+    print(
+        f"{updates} iterations of {batch:,} env steps (--num-envs x --num-steps) = "
+        f"{updates * batch:,} env steps (--total-timesteps {total_timesteps:,})"
+    )
+    return updates
+
+
 def train_ppo_vec(args, writer, curve):
     envs = castle_envs.make_vec(
         "castle-siege",
@@ -169,7 +184,7 @@ def train_ppo_vec(args, writer, curve):
     episode_return = np.zeros(n)
     batch = n * t_len
     minibatch = batch // args.num_minibatches
-    updates = args.total_timesteps // batch
+    updates = planned_updates(args.total_timesteps, batch)
     global_step, start, rollout_seconds = 0, time.perf_counter(), 0.0
 
     for update in range(1, updates + 1):
@@ -289,6 +304,7 @@ def train_sb3(args, writer, curve):
         policy_kwargs={"net_arch": [args.hidden, args.hidden], "activation_fn": nn.Tanh},
         verbose=0,
     )
+    planned_updates(args.total_timesteps, args.num_envs * args.num_steps)  # sb3 rounds up too
     log = Log()
     model.learn(args.total_timesteps, callback=log)
     return model.num_timesteps, time.perf_counter() - log.start

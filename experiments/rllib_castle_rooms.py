@@ -189,8 +189,12 @@ def train(algo, iterations: int, log=print) -> list[dict]:
 
 # --- 4. using the policy: restore, act, evaluate -------------------------------------------
 def load_modules(checkpoint: str | Path) -> dict[str, RLModule]:
-    """The trained policies of an algorithm checkpoint, by module id (no Ray needed)."""
-    root = Path(checkpoint) / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE
+    """The trained policies of an algorithm checkpoint, by module id (no Ray needed).
+    ``checkpoint`` may be relative to the working directory."""
+    # RLlib reads checkpoints through pyarrow's file systems, which take absolute paths only
+    # (a relative one fails with "URI has empty scheme")
+    checkpoint = Path(checkpoint).expanduser().resolve()
+    root = checkpoint / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE
     if not root.is_dir():
         raise FileNotFoundError(
             f"{checkpoint} is not an RLlib algorithm checkpoint (no {root.relative_to(checkpoint)})"
@@ -293,6 +297,11 @@ def parse_args(argv=None):
         p.error("--iterations and --eval-games must be >= 0")
     if args.iterations == 0 and args.checkpoint is None:
         p.error("--iterations 0 needs --checkpoint (nothing to evaluate otherwise)")
+    # absolute: RLlib's pyarrow file systems refuse relative paths ("URI has empty scheme")
+    if args.checkpoint is not None:
+        args.checkpoint = args.checkpoint.expanduser().resolve()
+    if args.out is not None:
+        args.out = args.out.expanduser().resolve()
     return args
 
 
@@ -316,7 +325,7 @@ def main(argv=None) -> int:
         try:
             algo = config.build_algo()
             if args.checkpoint is not None:
-                algo.restore_from_path(args.checkpoint.resolve())
+                algo.restore_from_path(args.checkpoint)
             history = train(algo, args.iterations)
             checkpoint = Path(algo.save_to_path((out / "checkpoint").resolve()))
             algo.stop()

@@ -4,8 +4,9 @@ An action is one integer: Python and NumPy integers and 0-d integer arrays or te
 the move with that id; floats of every kind (integral ones too, as Gymnasium's
 ``Discrete.contains`` says), bools, strings and arrays are refused with ``ActionTypeError``
 (an ``IllegalActionError`` and a ``TypeError``) in both ``illegal_action`` modes, and leave
-the env as it was. Integers out of range raise ``IllegalActionError`` (or end the episode
-with the penalty), however large.
+the env as it was. Integers outside the action space (below 0, at or above its size, however
+large) are refused the same way, with ``ActionSpaceError`` naming the env (and the row of a
+batch), the value and the space: the penalty is for moves of the space the rules forbid.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import castle_envs
-from castle_envs.core.errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from castle_envs.core.errors import (
+    ActionSpaceError,
+    ActionTypeError,
+    EpisodeOverError,
+    IllegalActionError,
+)
+from castle_envs.core.per_env import PerEnvVectorEnv
 from castle_envs.registry import make_single, make_vec
 from castle_envs.wrappers import SingleAgentEnv
 
@@ -118,23 +125,34 @@ def test_single_envs_refuse_floats_and_play_integers(kind, mode, value, legal_in
     assert all(np.array_equal(results[0], obs) for obs in results)
 
 
+def position(env) -> str:
+    """The whole position of a single env (a seat's wrapper: its AEC game's)."""
+    base = env.unwrapped
+    state = base.game_state if hasattr(base, "game_state") else base.aec.unwrapped.game_state
+    return state.to_json()
+
+
+OUTSIDE = st.one_of(st.integers(max_value=-1), st.integers(min_value=1700, max_value=2**70))
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kind", sorted(SINGLE))
 @settings(max_examples=10, deadline=None)
-@given(value=st.one_of(st.integers(max_value=-1), st.integers(min_value=1700)))
-def test_out_of_range_integers_are_illegal_whatever_their_size(kind, value):
-    raising = SINGLE[kind](illegal_action="raise")
-    raising.reset(seed=0)
-    with pytest.raises(IllegalActionError, match=f"action {value} is out of range"):
-        raising.step(value)
-    if value >= 0:
-        with pytest.raises(IllegalActionError, match="out of range"):
-            raising.step(np.uint64(min(value, 2**64 - 1)))
-    penalised = SINGLE[kind](illegal_action="penalty", illegal_action_penalty=-3.0)
-    penalised.reset(seed=0)
-    _, reward, terminated, _, info = penalised.step(value)
-    if kind != "castell seat":  # the wrapped AEC env ends the game for every seat
-        assert info["illegal_action"]
-    assert terminated and reward == -3.0
+@given(value=OUTSIDE)
+def test_actions_outside_the_space_raise_in_every_mode_and_change_nothing(kind, mode, value):
+    env = SINGLE[kind](illegal_action=mode, illegal_action_penalty=-3.0)
+    env.reset(seed=0)
+    before, legal = position(env), masks(env).copy()
+    n = env.action_space.n
+    kinds = [value] + ([np.uint64(min(value, 2**64 - 1))] if value >= 0 else [np.int64(-1)])
+    for bad in kinds + [n, -1]:
+        with pytest.raises(ActionSpaceError, match=rf"action {int(bad)} is out of range") as err:
+            env.step(bad)
+        assert f"Discrete({n})" in str(err.value)
+        assert str(err.value).split(":")[0].strip()  # it names the env
+    assert position(env) == before and np.array_equal(masks(env), legal)
+    _, _, terminated, _, info = env.step(int(np.flatnonzero(legal)[0]))
+    assert not info.get("illegal_action", False)  # the episode went on
 
 
 @pytest.mark.parametrize("kind", sorted(SINGLE))
@@ -164,6 +182,25 @@ def test_aec_envs_refuse_floats_in_both_modes(kind, mode, value):
             env.step(bad)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", sorted(AEC))
+@settings(max_examples=6, deadline=None)
+@given(value=OUTSIDE)
+def test_aec_envs_refuse_actions_outside_the_space_in_both_modes(kind, mode, value):
+    env = AEC[kind](illegal_action=mode)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    n = env.action_space(agent).n
+    before = env.unwrapped.game_state.to_json()
+    for bad in (value, -1, n, np.uint64(2**64 - 1)):
+        with pytest.raises(ActionSpaceError, match=rf"_v0 {agent}: action {int(bad)} is out of"):
+            env.step(bad)
+    assert env.unwrapped.game_state.to_json() == before and env.agent_selection == agent
+    assert not any(env.terminations.values()) and not any(env.rewards.values())
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    assert not any(env.terminations.values())
+
+
 @pytest.mark.parametrize("kind", sorted(AEC))
 def test_aec_action_masks_before_reset_is_a_clear_error(kind):
     env = AEC[kind]()
@@ -172,21 +209,43 @@ def test_aec_action_masks_before_reset_is_a_clear_error(kind):
 
 
 # --- batched envs --------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kind", sorted(BATCHED))
 @settings(max_examples=10, deadline=None)
 @given(huge=st.integers(2**63, 2**64 - 1), row=st.integers(0, 2))
-def test_batched_envs_report_huge_unsigned_actions_as_given(kind, huge, row):
-    envs = BATCHED[kind](illegal_action="raise")
+def test_batched_envs_refuse_actions_outside_the_space_naming_the_row(kind, mode, huge, row):
+    envs = BATCHED[kind](illegal_action=mode)
+    obs, _ = envs.reset(seed=0)
+    legal = np.array([np.flatnonzero(m)[0] for m in envs.action_masks()])
+    name = type(envs).__name__
+    n = envs.single_action_space.n
+    for bad, dtype in ((huge, np.uint64), (-1, np.int64), (n, np.int64)):
+        actions = legal.astype(dtype)
+        actions[row] = bad
+        with pytest.raises(
+            ActionSpaceError, match=rf"{name} env {row}: action {bad} is out of range"
+        ):
+            envs.step(actions)
+    # the refused steps changed nothing: the batch steps on as a twin that never saw them
+    twin = BATCHED[kind](illegal_action=mode)
+    twin.reset(seed=0)
+    after, rewards, terminated, _, info = envs.step(legal)
+    assert np.array_equal(after, twin.step(legal)[0])
+    assert not terminated.any() and not info.get("illegal_action", np.zeros(3)).any()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_per_env_batches_refuse_actions_outside_the_space_before_any_env_steps(mode):
+    from castle_envs.castle_siege.env import CastleSiegeEnv
+
+    envs = PerEnvVectorEnv(CastleSiegeEnv, 3, difficulty="easy", illegal_action=mode)
     envs.reset(seed=0)
-    actions = np.array([np.flatnonzero(m)[0] for m in envs.action_masks()], dtype=np.uint64)
-    actions[row] = huge
-    with pytest.raises(IllegalActionError, match=f"env {row}: action {huge} is out of range"):
+    before = [e.unwrapped.game_state.to_json() for e in envs.envs]
+    actions = np.array([np.flatnonzero(m)[0] for m in envs.action_masks()])
+    actions[2] = -1
+    with pytest.raises(ActionSpaceError, match=r"PerEnvVectorEnv env 2: action -1 is out of range"):
         envs.step(actions)
-    penalised = BATCHED[kind](illegal_action="penalty", illegal_action_penalty=-2.0)
-    penalised.reset(seed=0)
-    _, rewards, terminated, _, info = penalised.step(actions)
-    assert info["illegal_action"].tolist() == [i == row for i in range(3)]
-    assert rewards[row] == -2.0 and terminated[row]
+    assert [e.unwrapped.game_state.to_json() for e in envs.envs] == before
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -544,3 +544,18 @@ def test_every_kernel_is_cached():
         d.py_func.__qualname__ for d in dispatchers if type(d._cache).__name__ == "NullCache"
     ]
     assert uncached == []
+
+
+@pytest.mark.parametrize("module", [castle_rooms_v0, castell_v0], ids=["rooms", "castell"])
+def test_the_pettingzoo_checkers_hear_nothing_from_the_env(module):
+    """``api_test`` and ``parallel_api_test`` probe ``reset`` with ``options={"options": 1}``:
+    nothing there for a user to act on. A key that is really unknown still warns."""
+    from pettingzoo.test import parallel_api_test
+
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        api_test(module.env(), num_cycles=20)
+        parallel_api_test(turn_based_aec_to_parallel(module.env()), num_cycles=20)
+    assert not [str(w.message) for w in heard if "reset option" in str(w.message)]
+    with pytest.warns(UserWarning, match=r"ignoring unknown reset options \['first_playr'\]"):
+        module.env().reset(seed=0, options={"first_playr": 1})

@@ -244,3 +244,21 @@ def test_every_data_folder_is_listed_so_the_install_is_quiet():
             ):
                 missing.append(".".join([name, *rel]))
     assert not missing, f"add to pyproject.toml's packages: {missing}"
+
+
+@pytest.mark.slow
+def test_the_makefiles_editable_install_prints_no_setuptools_notice(tmp_path):
+    """The editable install as the Makefile writes it (``make -n`` prints the command), run
+    here without dependencies into a scratch prefix: setuptools' "Editable installation"
+    notice block (nothing for the user to act on) is not printed."""
+    dry = run(["make", "-n", "-B", ".venv/.installed-docs"], ROOT)
+    (line,) = [cmd for cmd in dry.stdout.splitlines() if " install " in cmd and " -e " in cmd]
+    command = line.replace(".venv/bin/python", sys.executable)
+    # --ignore-installed: pip would otherwise uninstall the running checkout's install first
+    command += f" --no-deps --ignore-installed --prefix {tmp_path / 'prefix'}"
+    done = subprocess.run(
+        command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout + done.stderr
+    assert "Editable installation" not in printed and "Please be careful" not in printed, printed

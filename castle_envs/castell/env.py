@@ -39,7 +39,8 @@ token under each I festival, two under each II; ``"one"``: one under each), ``fi
 (seat, default 0); ``reward``;
 ``illegal_action`` (``"penalty"``, the default, PettingZoo classic's convention: the
 offender gets ``illegal_action_penalty`` and the game ends; or ``"raise"``:
-``IllegalActionError`` naming the move and why), ``illegal_action_penalty`` (-1),
+``IllegalActionError`` naming the move and why; an id outside the action space raises
+``ActionSpaceError`` in both modes and changes nothing), ``illegal_action_penalty`` (-1),
 ``max_episode_steps`` (5000; a game is finite by construction: 10 rounds, and a turn is at
 most 5 action steps + the tower edits + ``EndTurn``); ``render_mode`` (``"ansi"``, ``"human"``,
 ``"rgb_array"``); ``observation`` (``"dict"``, the default, or ``"flat"``: one float32 ``Box``,
@@ -52,7 +53,8 @@ keyword raises ``UnknownOptionError`` (a ``TypeError``) worded as Python's.
 players all listed), ``[]`` before.
 
 **Reset options.** ``{"state": State.to_dict()}`` starts from a saved position (other keys
-are ignored with a warning: PettingZoo's ``api_test`` sends one).
+are ignored with a warning, but for ``"options"``, the key PettingZoo's ``api_test`` probes
+``reset`` with, which is ignored silently).
 
 **Info.** The same keys and shapes at every step, every value a number or a NumPy array
 (TorchRL's ``PettingZooWrapper`` and replay buffers stack them): ``scores``

@@ -32,7 +32,8 @@ foundation tiles do not count as neighbours for a tile placed on row 1); rules o
 (``"win"`` or ``"ordeals"``); ``illegal_action`` (``"penalty"``, the default, PettingZoo
 classic's convention and what Gymnasium's ``check_env`` needs: an illegal action ends the
 episode with ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``;
-or ``"raise"``: ``IllegalActionError`` naming the move and why); ``max_episode_steps``
+or ``"raise"``: ``IllegalActionError`` naming the move and why; an id outside the action
+space raises ``ActionSpaceError`` in both modes and changes nothing); ``max_episode_steps``
 (default 1000; random games take under 400 steps); ``render_mode`` (``"ansi"`` or
 ``"rgb_array"``); ``observation`` (``"vector"``, the default, or ``"flat"``: one
 ``Box(0, 1, (449 + 137,), float32)``, the vector then the action mask as 0/1, for

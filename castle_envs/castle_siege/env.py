@@ -26,7 +26,8 @@ victory); ``illegal_action`` (``"penalty"``, the default, PettingZoo classic's c
 and what Gymnasium's ``check_env`` needs: an illegal action ends the episode with
 ``illegal_action_penalty``, default -1, and ``info["illegal_action"] = True``; or
 ``"raise"``: ``IllegalActionError`` naming the move and why, for masked training that wants
-to hear of a bug); ``max_episode_steps`` (default 1000; the game provably ends within 45
+to hear of a bug; an id outside the action space raises ``ActionSpaceError`` in both modes
+and changes nothing); ``max_episode_steps`` (default 1000; the game provably ends within 45
 turns, so this only guards against runaway agents); ``render_mode`` (``"ansi"`` or
 ``"rgb_array"``); ``observation`` (``"vector"``, the default: the Box below; ``"flat"``: one
 ``Box(0, 1, (882 + 1676,), float32)``, the vector then the action mask as 0/1, for

@@ -2,6 +2,7 @@
 
 from .actions import ActionTable
 from .errors import (
+    ActionSpaceError,
     ActionTypeError,
     EpisodeOverError,
     IllegalActionError,
@@ -13,6 +14,7 @@ from .errors import (
 from .state import GameState, check_options, choice_error
 
 __all__ = [
+    "ActionSpaceError",
     "ActionTable",
     "ActionTypeError",
     "EpisodeOverError",

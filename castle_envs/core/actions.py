@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ActionTypeError, IllegalActionError
+from .errors import ActionSpaceError, ActionTypeError
 
 
 def _integer_dtype(dtype: Any) -> bool:
@@ -23,20 +23,44 @@ def _integer_dtype(dtype: Any) -> bool:
     return name.startswith(("int", "uint"))
 
 
-def action_int(action: Any) -> int:
+def _who(who: str) -> str:
+    return f"{who}: " if who else ""
+
+
+def action_int(action: Any, who: str = "") -> int:
     """``action`` as a Python int, when it is one integer: a Python or NumPy integer, or a
     0-d integer array or tensor. Anything else (floats of every kind, even 3.0; bools;
     strings; arrays with more than one element) raises ``ActionTypeError``, as Gymnasium's
     ``Discrete.contains`` refuses them: truncating ``np.float64(4.5)`` to 4 would play a
-    move nobody chose."""
+    move nobody chose. ``who`` (the env, its row) begins the message."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
     dtype, shape = getattr(action, "dtype", None), getattr(action, "shape", None)
     if dtype is not None and shape is not None and tuple(shape) == () and _integer_dtype(dtype):
         return int(action)
     raise ActionTypeError(
-        f"action {action!r} is not an integer (actions are integer ids of a Discrete space)"
+        f"{_who(who)}action {action!r} is not an integer "
+        "(actions are integer ids of a Discrete space)"
     )
+
+
+def out_of_space(value: int, num_actions: int, who: str = "") -> ActionSpaceError:
+    """The error for the integer ``value`` outside ``Discrete(num_actions)``, naming ``who``
+    (the env, and the row of a batch), the value and the space."""
+    return ActionSpaceError(
+        f"{_who(who)}action {value} is out of range: the action space is "
+        f"Discrete({num_actions}), ids 0 to {num_actions - 1}"
+    )
+
+
+def check_action(action: Any, num_actions: int, who: str = "") -> int:
+    """``action`` as a Python int in ``Discrete(num_actions)``, or ``ActionSpaceError`` naming
+    ``who``, the value and the space (``ActionTypeError`` when it is not one integer): what
+    every env kind checks before its position changes, in every ``illegal_action`` mode."""
+    as_int = action_int(action, who)
+    if not 0 <= as_int < num_actions:
+        raise out_of_space(as_int, num_actions, who)
+    return as_int
 
 
 class ActionTable:
@@ -65,12 +89,7 @@ class ActionTable:
             raise ValueError(f"not a move of this game: {move!r}")
         return index
 
-    def check(self, action: Any) -> int:
-        """The action as a Python int in range, or ``IllegalActionError`` naming why it is
-        not one (``ActionTypeError`` when it is not an integer at all)."""
-        as_int = action_int(action)
-        if not 0 <= as_int < len(self.moves):
-            raise IllegalActionError(
-                f"action {as_int} is out of range: the action space is Discrete({len(self.moves)})"
-            )
-        return as_int
+    def check(self, action: Any, who: str = "") -> int:
+        """The action as a Python int in range, or ``ActionSpaceError`` naming ``who`` (the
+        env), the value and the space (``check_action``)."""
+        return check_action(action, len(self.moves), who)

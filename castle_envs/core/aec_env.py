@@ -13,7 +13,8 @@ data, and PettingZoo's ``api_test`` requires ``last()``'s info to be ``infos[age
 the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
 illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
 ``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
-``IllegalActionError`` naming the move. ``winners()`` gives the winning seats.
+``IllegalActionError`` naming the move. An action outside the action space (not an integer,
+below 0, at or above its size) raises ``ActionSpaceError`` in both modes and changes nothing. ``winners()`` gives the winning seats.
 
 The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
 state for centralized critics (MAPPO and the like): every seat's observation, concatenated
@@ -38,9 +39,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .env_common import DEFAULT_ILLEGAL_ACTION, GameEnvMixin, flat_space, flatten
-from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from .errors import EpisodeOverError, IllegalActionError
 from .options import check_choice
 from .state import GameState
+
+
+#: reset option keys dropped without a word: PettingZoo's ``api_test`` and
+#: ``parallel_api_test`` reset with ``options={"options": 1}`` to check that ``reset`` takes
+#: the argument, and a checker passing is nothing for its user to act on
+IGNORED_RESET_OPTIONS = frozenset({"options"})
 
 
 class _StateMethod:
@@ -77,8 +84,8 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
         "render_fps": 2,
     }
 
-    #: the keys ``reset(options=...)`` understands; others are dropped with a warning
-    #: (PettingZoo's ``api_test`` resets with an arbitrary key), known values are checked
+    #: the keys ``reset(options=...)`` understands; others are dropped with a warning, but
+    #: for ``IGNORED_RESET_OPTIONS``; known values are checked
     reset_option_keys: tuple[str, ...] = ("state",)
     #: ``observation=``: ``"dict"`` (``{"observation": vector, "action_mask": int8 mask}``) or
     #: ``"flat"`` (one float32 Box: the vector, then the mask as 0/1; the mask also in
@@ -175,7 +182,7 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        options = dict(options or {})
+        options = {k: v for k, v in (options or {}).items() if k not in IGNORED_RESET_OPTIONS}
         unknown = sorted(set(options) - set(self.reset_option_keys))
         if unknown:
             gymnasium.logger.warn(
@@ -246,11 +253,15 @@ class MaskedAECEnv(GameEnvMixin, AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act: step(None) is only for finished agents")
+        # outside the action space: a caller's bug, refused in every mode before any change
+        action = state.actions.check(
+            action, f"{self.metadata.get('name', type(self).__name__)} {agent}"
+        )
         self._cumulative_rewards[agent] = 0.0
         try:
             state.apply_action(action)
-        except IllegalActionError as err:
-            if self.illegal_action == "raise" or isinstance(err, ActionTypeError):
+        except IllegalActionError:
+            if self.illegal_action == "raise":
                 raise
             self.rewards = {a: 0.0 for a in self.agents}
             self.rewards[agent] = self.illegal_action_penalty

@@ -25,6 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from castle_envs.core import pcg64
+from castle_envs.core.actions import out_of_space
 from castle_envs.core.env_common import DEFAULT_ILLEGAL_ACTION, flatten, screen_action
 from castle_envs.core.errors import (
     ActionTypeError,
@@ -382,28 +383,21 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             self._sample_words[i] = entropy[0] | np.uint64(1)
 
     def _read_actions(self, actions: Any) -> None:
-        """Checks ``actions`` and copies them into ``self._actions`` (int64). Out-of-range ids
-        are read before the copy (a huge unsigned id would wrap to a small or negative one):
-        with ``illegal_action="raise"`` the first one raises naming its env and value, in
-        penalty mode they become -1, which the kernels treat as illegal."""
+        """Checks ``actions`` and copies them into ``self._actions`` (int64). Ids outside the
+        action space are read before the copy (a huge unsigned id would wrap to a small or
+        negative one): the first one raises ``ActionSpaceError`` naming its env, value and
+        the space, in every ``illegal_action`` mode, before any row changes."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise ActionTypeError(
-                f"actions must be {self.num_envs} integer action ids, "
+                f"{type(self).__name__}: actions must be {self.num_envs} integer action ids, "
                 f"got shape {actions.shape} dtype {actions.dtype}"
             )
         out = (actions < 0) | (actions >= self._num_actions)
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"env {i}: action {int(actions[i])} is out of range: the action space "
-                    f"is Discrete({self._num_actions})"
-                )
-            self._actions[out] = -1
-            self._actions[~out] = actions[~out]
-        else:
-            self._actions[:] = actions
+            raise out_of_space(int(actions[i]), self._num_actions, f"{type(self).__name__} env {i}")
+        self._actions[:] = actions
 
     def _check_legal(self, actions: np.ndarray) -> None:
         i = self.kernel.first_illegal(self._mask_padded, actions)
@@ -507,7 +501,12 @@ class KernelSingleEnv(OwnViews, gym.Env):
         if self._done:
             raise EpisodeOverError("step() called after the episode ended; call reset() first")
         action, legal = screen_action(
-            action, self._state_type.actions, self._mask[0], self.illegal_action, lambda: self.state
+            action,
+            self._state_type.actions,
+            self._mask[0],
+            self.illegal_action,
+            lambda: self.state,
+            type(self).__name__,
         )
         if not legal:
             self._done = True

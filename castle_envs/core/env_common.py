@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium
 import numpy as np
 
-from .errors import ActionTypeError, EpisodeOverError, IllegalActionError
+from .errors import EpisodeOverError
 from .options import check_choice, check_int, check_real
 
 if TYPE_CHECKING:
@@ -33,21 +33,22 @@ ENV_KEYWORDS = (
 
 
 def screen_action(
-    action: Any, actions: Any, mask: np.ndarray, illegal_action: str, position: Callable[[], Any]
+    action: Any,
+    actions: Any,
+    mask: np.ndarray,
+    illegal_action: str,
+    position: Callable[[], Any],
+    who: str = "",
 ) -> tuple:
     """``(action id, legal)`` for a step's action, read against ``mask``. With
     ``illegal_action="raise"`` an illegal one raises ``IllegalActionError`` naming the move
     and why (``position()`` gives the state that explains it); with ``"penalty"`` it comes
     back with ``legal`` False, for the caller to end the episode with the penalty. An action
-    that is not an integer raises ``ActionTypeError`` in both modes: a caller's bug, not a
-    move."""
-    try:
-        action = actions.check(action)
-        legal = bool(mask[action])
-    except IllegalActionError as err:
-        if illegal_action == "raise" or isinstance(err, ActionTypeError):
-            raise
-        return action, False
+    outside the action space (not an integer, below 0, at or above its size) raises
+    ``ActionSpaceError`` naming ``who`` (the env), the value and the space, in both modes: a
+    caller's bug, not a move."""
+    action = actions.check(action, who)
+    legal = bool(mask[action])
     if not legal and illegal_action == "raise":
         position().apply_action(action)  # raises, naming the move and why
     return action, legal

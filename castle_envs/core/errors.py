@@ -5,7 +5,14 @@ class IllegalActionError(ValueError):
     """An action id that is out of range or not legal in the current state."""
 
 
-class ActionTypeError(IllegalActionError, TypeError):
+class ActionSpaceError(IllegalActionError):
+    """An action outside the action space ``Discrete(n)``: an integer below 0 or at or above
+    ``n`` (a sentinel such as -1, an overflow), or not one integer (``ActionTypeError``). A
+    caller's bug, not a move: refused in every ``illegal_action`` mode before the env changes
+    (``illegal_action="penalty"`` is for moves of the space that the rules forbid now)."""
+
+
+class ActionTypeError(ActionSpaceError, TypeError):
     """An action that is not one integer (a float of any kind, a bool, a string, an array):
     a caller's mistake, refused in every ``illegal_action`` mode, never truncated."""
 

@@ -32,9 +32,10 @@ _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)
 
 @njit(cache=True)
 def penalised(i: int, a: int, num_actions: int, mask: np.ndarray, out: BatchStep) -> bool:
-    """Whether env ``i``'s action ``a`` is out of range or masked out; such a step ends the
-    episode with ``out.penalty`` (only in illegal_action="penalty" mode: raise mode checks
-    before the kernels run). ``out``: a ``BatchStep``."""
+    """Whether env ``i``'s action ``a`` is out of range (the env refuses those before the
+    kernels run) or masked out; such a step ends the episode with ``out.penalty`` (only in
+    illegal_action="penalty" mode: raise mode checks before the kernels run). ``out``: a
+    ``BatchStep``."""
     bad = a < 0 or a >= num_actions
     if not bad:
         bad = not mask[i, a]

@@ -14,6 +14,9 @@ import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
+from .actions import check_action
+from .errors import ActionTypeError
+
 
 class PerEnvVectorEnv(SyncVectorEnv):
     def __init__(
@@ -32,6 +35,20 @@ class PerEnvVectorEnv(SyncVectorEnv):
             copy=copy,
             autoreset_mode=AutoresetMode.SAME_STEP,
         )
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """``SyncVectorEnv.step``, after every action is checked against the action space:
+        one outside it raises ``ActionSpaceError`` naming its env before any env steps."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ActionTypeError(
+                f"{type(self).__name__}: actions must be {self.num_envs} integer action ids, "
+                f"got shape {actions.shape} dtype {actions.dtype}"
+            )
+        n = int(self.single_action_space.n)  # type: ignore[attr-defined]  # Discrete
+        for i, action in enumerate(actions):
+            check_action(action, n, f"{type(self).__name__} env {i}")
+        return super().step(actions)
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, n_actions) bool: the legal actions of every env's current position."""

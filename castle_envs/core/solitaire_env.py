@@ -103,6 +103,7 @@ class MaskedSolitaireEnv(GameEnvMixin, gym.Env):
             self.state.legal_action_mask(),
             self.illegal_action,
             lambda: self.state,
+            type(self).__name__,
         )
         if not legal:
             # pipelines without masks: end the episode with a documented penalty

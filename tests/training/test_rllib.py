@@ -1,6 +1,8 @@
 """The RLlib example (``distributed`` extra): the adapter's turn-taking, one tiny masked-PPO
 iteration on Castle Rooms, and its checkpoint restored as a policy that plays legal moves."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,6 +126,23 @@ def test_masked_policy_only_picks_legal_moves(trained):
     # And whole games against random players run to the end (illegal moves would raise).
     report = example.evaluate({"shared": module}, "shared", games=4, seed=0)
     assert report["trained"]["games"] == 4 and 0 <= report["trained"]["wins"] <= 4
+
+
+def test_a_relative_checkpoint_reloads_as_the_readme_writes_it(trained, monkeypatch, capsys):
+    """``--checkpoint runs/.../checkpoint`` relative to the working directory: RLlib's
+    pyarrow file systems take absolute paths only, so the example resolves it."""
+    _, _, checkpoint = trained
+    where = Path(checkpoint)
+    monkeypatch.chdir(where.parent.parent)
+    relative = Path(where.parent.name) / where.name
+    assert set(example.load_modules(relative)) == {"shared"}
+    argv = ["--iterations", "0", "--checkpoint", str(relative), "--trust-checkpoint"]
+    args = example.parse_args([*argv, "--out", "out"])
+    assert (
+        args.checkpoint == where.resolve() and args.out == (where.parent.parent / "out").resolve()
+    )
+    assert example.main([*argv, "--eval-games", "2", "--out", "out"]) == 0
+    assert "won" in capsys.readouterr().out and (Path("out") / "summary.json").is_file()
 
 
 def test_bad_example_arguments():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from castle_envs.castle_siege.vector import CastleSiegeVectorEnv
+from castle_envs.core.errors import ActionSpaceError
 from castle_envs.core.jit import HAVE_NUMBA
 
 from ..reference.castle_siege import ReferenceCastleSiegeEnv as CastleSiegeEnv
@@ -31,7 +32,7 @@ def lockstep(
     ``seed + i``, the same actions on both, until ``n_games`` games have ended; assert that
     observations, masks, rewards, terminations, truncations, final observations and wins are
     identical at every step. ``illegal_every``: roughly one action in that many is a random
-    (usually illegal) id, for penalty mode. Returns counts for the caller's own checks."""
+    (usually illegal) id of the action space, for penalty mode. Returns counts for the caller's own checks."""
     envs = CastleSiegeVectorEnv(n_envs, **kwargs)
     singles = [CastleSiegeEnv(**kwargs) for _ in range(n_envs)]
     rng = np.random.default_rng(seed)
@@ -46,7 +47,7 @@ def lockstep(
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         if illegal_every:
             wild = rng.integers(illegal_every, size=n_envs) == 0
-            actions[wild] = rng.integers(-2, 1680, size=int(wild.sum()))
+            actions[wild] = rng.integers(0, 1676, size=int(wild.sum()))  # in the space
         obs, rewards, terminated, truncated, info = envs.step(actions)
         stats["steps"] += n_envs
         for i, env in enumerate(singles):
@@ -189,6 +190,12 @@ def single_lockstep(fast, slow, n_games, seed, illegal_ids, illegal_every=0, nar
         action = rng.choice(legal)
         if illegal_every and rng.integers(illegal_every) == 0:
             action = int(rng.integers(*illegal_ids))
+            if not 0 <= action < fast.action_space.n:
+                # outside the action space: both refuse it in every mode and play on
+                for env in (fast, slow):
+                    with pytest.raises(ActionSpaceError, match=f"action {action} is out of range"):
+                        env.step(action)
+                continue
         fo, fr, ft, fu, fi = fast.step(action)
         so, sr, st, su, si = slow.step(action)
         assert (fr, ft, fu) == (sr, st, su)

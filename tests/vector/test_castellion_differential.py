@@ -83,7 +83,7 @@ def lockstep(
         actions = policy(envs.action_masks(), rng, avoid_early, power, build)
         if illegal_every:
             wild = rng.integers(illegal_every, size=n_envs) == 0
-            actions[wild] = rng.integers(-2, 140, size=int(wild.sum()))
+            actions[wild] = rng.integers(0, 137, size=int(wild.sum()))  # in the space
         obs, rewards, terminated, truncated, info = envs.step(actions)
         stats["steps"] += n_envs
         for i, env in enumerate(singles):

@@ -74,7 +74,8 @@ def test_rows_stay_right_across_every_rewrite():
     for step in range(120):
         actions = random_actions(envs.action_masks(), rng)
         if step % 7 == 3:
-            actions[1] = NUM_ACTIONS + 1  # penalty: the episode ends without a move
+            # penalty: the episode ends without a move
+            actions[1] = np.flatnonzero(~envs.action_masks()[1])[0]
         if step % 11 == 5:
             envs.set_state(2, source)  # a position from elsewhere, mid-game
             actions[2] = rng.choice(np.flatnonzero(envs.action_masks()[2]))
