@@ -196,11 +196,14 @@ def run_solitaire(args, spec) -> int:
     deals = load_deals(spec.slug, variant, args.split)
     count = protocol_count(deals, args.quick, args.deals)
     if args.reference:
-        deals.reference(args.reference)
+        agent = deals.reference(args.reference).spec
         wins = deals.results(args.reference, count)
         if wins is None:
-            raise ValueError(f"{args.reference} was not played on every deal of {deals.name}")
-        agent, seconds = args.reference, None
+            raise ValueError(
+                f"{args.reference} was not played on every one of {deals.name}'s first "
+                f"{count} deals"
+            )
+        seconds = None
     else:
         writable_dir(args.out, "--out")
         agent = parse_agents([args.agent], "random", spec.slug)[0]
@@ -209,7 +212,7 @@ def run_solitaire(args, spec) -> int:
         start = time.perf_counter()
         wins = play_deals(deals, agent, count, args)
         seconds = time.perf_counter() - start
-    report = solitaire_report(deals, agent, wins, reference=bool(args.reference))
+    report = solitaire_report(deals, agent, wins, reference=args.reference)
     report["protocol"] = protocol_name(deals, count, args.quick)
     report["seconds"] = seconds
     from .provenance import provenance
@@ -262,10 +265,11 @@ def play_deals(deals, agent: str, count: int, args) -> np.ndarray:
     return np.array([int(d["returns"][agent] > 0) for d in result["deals"]], dtype=np.int8)
 
 
-def solitaire_report(deals, agent: str, wins, reference: bool = False) -> dict:
+def solitaire_report(deals, agent: str, wins, reference: str | None = None) -> dict:
     """The standard report of ``agent``'s 0/1 ``wins`` on the set's first ``len(wins)``
     deals: win rate, ceiling, paired differences with the references, control-variate
-    estimate."""
+    estimate. ``reference``: the set's reference these results are (left out of the
+    comparisons and of the controls)."""
     wins = np.asarray(wins, dtype=np.int8)
     n = len(wins)
     rows = deals.rows[:n]
@@ -298,17 +302,17 @@ def solitaire_report(deals, agent: str, wins, reference: bool = False) -> dict:
             "share_of_proven": on_proven / won if won else None,
             "wins_not_proven": int(wins.sum()) - on_proven,
         },
-        "paired": paired_with_references(deals, agent, wins),
-        "estimate": control_variate_estimate(deals, wins, exclude=agent if reference else None),
+        "paired": paired_with_references(deals, wins, exclude=reference),
+        "estimate": control_variate_estimate(deals, wins, exclude=reference),
     }
 
 
-def paired_with_references(deals, agent: str, wins) -> list[dict]:
+def paired_with_references(deals, wins, exclude: str | None = None) -> list[dict]:
     """The agent minus each reference played on every one of these deals (Newcombe)."""
     out = []
     for ref in deals.references:
         theirs = deals.results(ref.name, len(wins))
-        if theirs is None or ref.name == agent:
+        if theirs is None or ref.name == exclude:
             continue
         diff = paired_proportion_difference(wins, theirs)
         out.append(

@@ -26,6 +26,10 @@ Verdicts and lines, per set (the last record of a deal counts, as ``solve --resu
   credits (the solver and its planner probe, the win search, ``pimc``'s won games, the
   nested search), each a line replayed to a win, and the proofs of loss
   (``loss_proofs_200k.jsonl.gz``);
+- Castellion, the held-out deals: no study solved them; a deal a reference agent won is
+  won, and ``runs/deals/solve-castellion-LEVEL-heldout.jsonl`` (``castle-envs solve --game
+  castellion --level LEVEL --deals 1000 --seed 1000000 --out ...``), where it exists, adds
+  its verdicts;
 - everywhere: a deal a reference agent won is won (its game is the line), where nothing
   else proved it.
 
@@ -203,6 +207,8 @@ def played(name: str, ref: str) -> tuple[dict[int, int], dict[int, list[int]]]:
 def last_records(paths: list[Path], key=lambda r: r["seed"]) -> dict:
     out = {}
     for path in paths:
+        if not path.exists() and not path.with_name(path.name + ".gz").exists():
+            continue
         for r in jsonl(path):
             out[key(r)] = r
     return out
@@ -240,10 +246,17 @@ def siege_verdicts(variant: str, split: str, seeds: range) -> dict[int, tuple]:
 def castellion_verdicts(level: str, split: str) -> dict[int, tuple]:
     """{seed: (verdict, found_by, line, proof)} for Castellion's study deals: the first
     source with a line, in ``settled.py``'s order."""
-    if split != "study":
-        return {}
-    here = DATA / "castellion_winnability"
     out: dict[int, tuple] = {}
+    if split != "study":
+        # the held-out deals were never solved by the study: where ``castle-envs solve --game
+        # castellion --level L --deals 1000 --seed 1000000 --out`` wrote this file, its verdicts
+        for seed, r in last_records([WORK / f"solve-castellion-{level}-{split}.jsonl"]).items():
+            if r["verdict"] == "winnable":
+                out[seed] = (WON, r["found_by"], r["line"], "")
+            elif r["verdict"] == "unwinnable":
+                out[seed] = (LOST, r["found_by"], [], r.get("proof", ""))
+        return out
+    here = DATA / "castellion_winnability"
 
     def credit(seed: int, found_by: str, line: list[int]) -> None:
         if line and seed not in out:
@@ -288,17 +301,10 @@ def menace_planner_wins(name: str, verdicts: dict) -> dict[int, tuple]:
 # --- the two stages ----------------------------------------------------------------------------
 def play(best: bool, only: str | None) -> None:
     WORK.mkdir(parents=True, exist_ok=True)
-    for variant in ("easy", "medium"):
-        out = WORK / f"solve-{variant}-study.jsonl"
-        command = [PY, "-m", "castle_envs.experiments.cli", "solve", "--difficulty", variant]
-        command += ["--deals", "5000", "--seed", "0", "--budget", "20000", "--random-games", "0"]
-        command += ["--workers", "1", "--out", str(out), "--resume"]
-        if only in (None, set_name("castle-siege", variant, "study")):
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            # the deals left unknown (a few Medium ones), again with the nested search
-            command += ["--retry-unknown", "--nested", "2", "--budget", "100000"]
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    for game, _, variant, split, first, count in SETS:
+    # the held-out sets (the benchmark's) first, then the smaller sets
+    for game, _, variant, split, first, count in sorted(
+        SETS, key=lambda s: (s[3] != "heldout", s[5])
+    ):
         name = set_name(game, variant, split)
         if only not in (None, name):
             continue
@@ -310,6 +316,16 @@ def play(best: bool, only: str | None) -> None:
             command += [str(first), str(count), str(journal_path(name, ref))]
             print(" ".join(command[1:]), flush=True)
             subprocess.run(command, check=True)
+    for variant in ("easy", "medium"):
+        out = WORK / f"solve-{variant}-study.jsonl"
+        command = [PY, "-m", "castle_envs.experiments.cli", "solve", "--difficulty", variant]
+        command += ["--deals", "5000", "--seed", "0", "--budget", "20000", "--random-games", "0"]
+        command += ["--workers", "1", "--out", str(out), "--resume"]
+        if only in (None, set_name("castle-siege", variant, "study")):
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            # the deals left unknown (a few Medium ones), again with the nested search
+            command += ["--retry-unknown", "--nested", "2", "--budget", "100000"]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 
 def lines_to_find(name: str, game: str, variant: str, seeds: list[int], spec: str) -> dict:
