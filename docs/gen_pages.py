@@ -340,7 +340,94 @@ def write(path: str, text: str, source: Path | None = None) -> None:
         mkdocs_gen_files.set_edit_path(path, source.relative_to(ROOT).as_posix())
 
 
+def leaderboard_page() -> str:
+    """``leaderboard.md``: every benchmark report in ``docs/leaderboard/*.json``, one table a
+    deal set (or multi-player game), best first, and the deal sets' own figures."""
+    import json
+
+    reports = [
+        json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((ROOT / "docs" / "leaderboard").glob("*.json"))
+    ]
+    out = [
+        "# Leaderboard",
+        "",
+        "Every entry is a `castle-envs benchmark` report ([Benchmark](benchmark.md)): its JSON "
+        "file in `docs/leaderboard/` is collected here when the site is built. A shipped "
+        "agent's entry comes from its per-deal results stored with the deal set "
+        "(`--reference NAME`: the games were played once, by the command the set's index "
+        "names); any other agent's entry is a run of the command. To add one, run the full "
+        "protocol and add the JSON file it writes to `docs/leaderboard/`.",
+        "",
+        "Win rates are on the set's deals with their 95% Wilson interval; *of proven* is the "
+        "share of the deals proven winnable that the agent won; *against best* is the paired "
+        "difference with the set's `best` on the same deals (Newcombe's 95% interval).",
+    ]
+    solitaire = [r for r in reports if "ceiling" in r]
+    for name in sorted({r["set"] for r in solitaire}):
+        rows = sorted((r for r in solitaire if r["set"] == name), key=lambda r: -r["win_rate"])
+        c = rows[0]["ceiling"]
+        out += [
+            "",
+            f"## {name}",
+            "",
+            f"Deals {rows[0]['deals'][0]:,}–{rows[0]['deals'][1]:,} (full protocol: every "
+            f"deal of the set); {c['proven_won']:,} proven winnable, {c['proven_lost']:,} "
+            f"proven lost (winnable share [{c['winnable_low']:.1%}, {c['winnable_high']:.1%}]).",
+            "",
+            "| agent | deals | win rate [95%] | of proven | against best | entry |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            best = next((p for p in r["paired"] if p["reference"] == "best"), None)
+            against = (
+                f"{100 * best['win_diff']['mean']:+.2f} [{100 * best['win_diff']['low']:+.2f}, "
+                f"{100 * best['win_diff']['high']:+.2f}]"
+                if best
+                else "—"
+            )
+            share = r["ceiling"]["share_of_proven"]
+            kind = "stored results" if r.get("reference") else "run"
+            out.append(
+                f"| `{r['agent']}` | {r['episodes']:,} ({r['protocol']}) | "
+                f"{r['win_rate']:.2%} [{r['win_low']:.2%}, {r['win_high']:.2%}] | "
+                f"{'—' if share is None else f'{share:.3f}'} | {against} | {kind} |"
+            )
+    multi = [r for r in reports if "matches" in r]
+    for game, players in sorted({(r["game"], r["players"]) for r in multi}):
+        rows = [r for r in multi if (r["game"], r["players"]) == (game, players)]
+        opponents = sorted({m["opponent"] for r in rows for m in r["matches"]})
+        out += [
+            "",
+            f"## {game}, {players} players",
+            "",
+            "Each agent against each reference opponent, every deal played with the agent in "
+            "every seat (its win rate with seats rotated); the rating is the Bradley–Terry "
+            "rating (Elo scale) of its tournament with the references.",
+            "",
+            "| agent | deals | " + " | ".join(f"against `{o}`" for o in opponents) + " | rating |",
+            "|---|---|" + "---|" * len(opponents) + "---|",
+        ]
+        for r in rows:
+            cells = []
+            for o in opponents:
+                m = next((m for m in r["matches"] if m["opponent"] == o), None)
+                cells.append(
+                    "—"
+                    if m is None
+                    else f"{m['win_rate']:.1%} [{m['win_low']:.1%}, {m['win_high']:.1%}]"
+                )
+            me = next(x for x in r["ratings"] if x["agent"] == r["agent"])
+            out.append(
+                f"| `{r['agent']}` | {r['episodes']:,} ({r['protocol']}) | "
+                + " | ".join(cells)
+                + f" | {me['rating']:+.0f} [{me['rating_low']:+.0f}, {me['rating_high']:+.0f}] |"
+            )
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
+    write("leaderboard.md", leaderboard_page(), ROOT / "docs" / "leaderboard")
     for spec in GAMES.values():
         folder = game_folder(spec)
         page, png = env_page(spec)

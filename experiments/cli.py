@@ -25,6 +25,7 @@ COMMANDS = {
     "evaluate": "win rates of agents on common deals, with intervals",
     "tournament": "agents against each other: win rates and ratings",
     "solve": "solve deals with everything known: how winnable is each level?",
+    "benchmark": "an agent on a standard deal set against the shipped agents and the ceiling",
     "train": "train from a YAML config (MaskablePPO; algo: cem, move_ppo or exit_siege)",
 }
 

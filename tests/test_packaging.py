@@ -109,6 +109,8 @@ for name in ("agents", "experiments"):
         __import__(name)
     except ImportError:
         print("no top-level", name)
+from castle_envs.experiments.deals import load_deals
+print("deal set rows", len(load_deals("castle-siege", "very_hard", "heldout").rows))
 """
 
 
@@ -135,6 +137,8 @@ def test_the_wheel_installs_bare_and_runs(tmp_path):
     assert "castle_envs/py.typed" in names
     assert "castle_envs/models/castle_siege_very_hard_linear/model.json" in names
     assert "castle_envs/configs/castle_siege/very_hard.yaml" in names
+    assert "castle_envs/experiments/deal_sets/index.json" in names  # the labelled deals
+    assert "castle_envs/experiments/deal_sets/castle-siege-very_hard-heldout-v1.csv.gz" in names
     assert not [n for n in names if "/tb/" in n or "tfevents" in n]  # TensorBoard logs stay out
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith("/LICENSE") for n in names)
 
@@ -171,6 +175,7 @@ def test_the_wheel_installs_bare_and_runs(tmp_path):
         "castle_envs.castell_v0 played",
         "no top-level agents",
         "no top-level experiments",
+        "deal set rows 2000",
     ):
         assert line in out.stdout, out.stdout
 
