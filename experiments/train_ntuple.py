@@ -46,6 +46,18 @@ def level_cycle(levels: dict) -> list[int]:
     return [difficulty_rows(name) for name, count in levels.items() for _ in range(count)]
 
 
+def summary_writer(path: Path):
+    """A TensorBoard writer (tensorboardX's, else torch's), or None when neither is here."""
+    import importlib
+
+    for module in ("tensorboardX", "torch.utils.tensorboard"):
+        try:
+            return importlib.import_module(module).SummaryWriter(str(path))
+        except ImportError:
+            continue
+    return None
+
+
 class NTupleTrainer:
     """TD(lambda) self-play as a ``run_folder.Chunked`` trainer (module docstring)."""
 
@@ -84,15 +96,7 @@ class NTupleTrainer:
         guide = Path(shipped_models_dir()) / GUIDE_MODEL / "policy.json"
         self.guide_weights = LinearPolicy.load(guide).vector()
         self.scratch = new_scratch()
-        try:
-            from tensorboardX import SummaryWriter
-        except ImportError:
-            try:
-                from torch.utils.tensorboard import SummaryWriter  # type: ignore[no-redef]
-            except ImportError:
-                SummaryWriter = None  # type: ignore[assignment, misc]
-        if SummaryWriter is not None:
-            self.writer = SummaryWriter(str(folder / "tb"))
+        self.writer = summary_writer(folder / "tb")
 
     def guide_now(self, games: int) -> float:
         """The chance a decision follows the scorer after ``games`` games (falls to 0)."""

@@ -39,6 +39,7 @@ from castle_envs.castle_siege.kernel import (
     CLEN,
     COLS,
     DECK,
+    DISCARDED,
     DSIZE,
     HAND,
     HEAD,
@@ -74,6 +75,10 @@ TABLES = (
     ("phase", 4 * 2 * 6 * 2),  # phase x Regroup used x cards to draw x any defender standing
     ("castle_pair", 13 * 13 * 13 * 2),  # castle rank x two hand ranks x column empty
     ("castle_recycled", 13 * 3 * 13 * 3),  # castle rank x recycled place (3) x its rank x defenders
+    ("lengths", 8**4 * 12),  # the standing columns' lengths, sorted (7+; 4 captured: 0) x deck/4
+    ("clear_capture", 13 * 6 * 2 * 3),  # castle rank x fewest cards beating its one defender and
+    # capturing it exactly with the rest (0 none) x draws to come x known defenders (0, 1, 2+)
+    ("castle_discard", 13 * 4 * 4),  # castle rank x discarded cards of that rank x defenders
 )
 OFFSETS = np.cumsum([0] + [n for _, n in TABLES]).astype(np.int64)
 N_WEIGHTS = int(OFFSETS[-1])
@@ -91,6 +96,9 @@ N_WEIGHTS = int(OFFSETS[-1])
     T_PHASE,
     T_CASTLE_PAIR,
     T_CASTLE_RECYCLED,
+    T_LENGTHS,
+    T_CLEAR_CAPTURE,
+    T_CASTLE_DISCARD,
 ) = (int(o) for o in OFFSETS[:-1])
 MAX_DEFENDER_LOOKUPS = 32
 MAX_FEATURES = 128  # lookups a position makes at most (about 100)
@@ -227,6 +235,44 @@ def features(
             idx[n] = T_DEFENDER + (((r - 1) * 6 + ge[r]) * 2 + (eq[r] > 0)) * 5 + min(length, 4)
             n += 1
             n_def += 1
+        # the fewest hand cards that beat the column's one known defender and capture the
+        # castle exactly with the rest (disjoint subsets)
+        clear = 0
+        if n_known == 1:
+            need = top
+            full = (1 << known) - 1
+            for sa in range(1, full + 1):
+                ta = 0
+                ca = 0
+                for i in range(known):
+                    if sa >> i & 1:
+                        ta += hand_r[i]
+                        ca += 1
+                if ta < need:
+                    continue
+                rest = full & ~sa
+                sb = rest
+                while sb > 0:
+                    tb = 0
+                    cb = 0
+                    for i in range(known):
+                        if sb >> i & 1:
+                            tb += hand_r[i]
+                            cb += 1
+                    if tb == rc and (clear == 0 or ca + cb < clear):
+                        clear = ca + cb
+                    sb = (sb - 1) & rest
+        idx[n] = (
+            T_CLEAR_CAPTURE
+            + (((rc - 1) * 6 + min(clear, 5)) * 2 + (pending_hand > 0)) * 3
+            + min(n_known, 2)
+        )
+        n += 1
+        in_discard = 0
+        for s_ in range(4):
+            in_discard += b[DISCARDED + s_ * 13 + rc - 1]
+        idx[n] = T_CASTLE_DISCARD + ((rc - 1) * 4 + min(in_discard, 3)) * 4 + min(length, 3)
+        n += 1
         empty = length == 0
         for i in range(known):
             for j in range(i + 1, known):
@@ -239,6 +285,22 @@ def features(
         for k in range(min(n_rec, 3)):
             idx[n] = T_CASTLE_RECYCLED + (((rc - 1) * 3 + k) * 13 + rec[k] - 1) * 3 + min(length, 2)
             n += 1
+    lens = work[60:64]
+    m = 0
+    for c in range(4):
+        if not b[CAPTURED + c]:
+            x = min(v[CLEN + c], 7)
+            j = m
+            while j > 0 and lens[j - 1] > x:
+                lens[j] = lens[j - 1]
+                j -= 1
+            lens[j] = x
+            m += 1
+    code = 0
+    for k in range(4):
+        code = code * 8 + (lens[k] if k < m else 0)
+    idx[n] = T_LENGTHS + code * 12 + db
+    n += 1
     idx[n] = T_CLOCK + (captured * 45 + min(deck, 44)) * 16 + min(standing, 15)
     n += 1
     code = 0
