@@ -31,7 +31,7 @@ import numpy as np
 from castle_envs.agents.search.castellion_pimc import LEVEL_PLANNER, PimcPolicy
 from castle_envs.agents.search.castellion_planner import PlannerPolicy
 
-from castle_envs.castellion.rules import State
+from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE, State
 
 #: moves a playout may take (a game takes fewer than 400)
 MAX_STEPS = 2000
@@ -73,6 +73,7 @@ class NestedSearch:
         planner: PlannerPolicy | None = None,
         max_moves: int | None = None,
         deadline: float | None = None,
+        see: bool = False,
     ):
         if level < 1:
             raise ValueError(f"the nested search's level must be >= 1, got {level}")
@@ -81,6 +82,7 @@ class NestedSearch:
         self.level, self.top, self.gap = level, top, gap
         self.planner = planner
         self.max_moves, self.deadline = max_moves, deadline
+        self.see = see
         self._moves = self._playouts = 0
 
     def search(self, state: State) -> Found:
@@ -112,7 +114,7 @@ class NestedSearch:
                 break
             if self.max_moves is not None and self._moves >= self.max_moves:
                 raise _Stop
-            a = planner(world, None)
+            a = self._choose(planner, world)
             moves.append(a)
             world.apply_legal(a)
             self._moves += 1
@@ -131,7 +133,9 @@ class NestedSearch:
         best_score = (-1, 0)
         while not s.outcome:
             legal = np.flatnonzero(s.legal_action_mask()).tolist()
-            cands = ranker.candidates(s, legal) if len(legal) > 1 else legal
+            cands = ranker.candidates(self._seen(s), legal) if len(legal) > 1 else legal
+            if self.see:
+                cands = [a for a in cands if a in legal] or legal[:1]
             if len(cands) > 1 or not best:
                 for a in cands:
                     if self._spent(1):
@@ -152,6 +156,23 @@ class NestedSearch:
             s.apply_legal(a)
             played.append(a)
         return best, best_score
+
+    def _seen(self, s: State) -> State:
+        """What the planner plays on: ``s`` itself, or with ``see`` a copy of it with every
+        face-down Ordeal turned up (not while a tower's reveal is being chosen)."""
+        if not self.see or not any(s.face_down) or s.phase == REVEAL_ORDEAL_PHASE:
+            return s
+        seen = s.clone()
+        seen.face_down = [False, False, False]
+        return seen
+
+    def _choose(self, planner: PlannerPolicy, s: State) -> int:
+        """The planner's move in ``s`` (on ``_seen(s)``; a move that is not legal in ``s``
+        itself falls back to the planner's own move there)."""
+        if not self.see:
+            return planner(s, None)
+        a = planner(self._seen(s), None)
+        return a if s.legal_action_mask()[a] else planner(s, None)
 
     def _remember(self, line: list[int], score: tuple[int, int]) -> None:
         """The best whole line from the root so far, for a search the budget stops."""

@@ -8,12 +8,16 @@ names the stage that decided the deal:
    ordeal that cannot be met; nearly free.
 2. ``planner``: the planner agent plays the deal once, from the player's seat; a won game is
    a winning line.
-3. ``nested:1``, ``nested:1:top8``: nested Monte Carlo search over the true deal with the
-   planner as playout (``castellion_nested``), 4 and then 8 candidates a decision.
-4. ``beam:W`` / ``dfs``: the compiled perfect-information solver (``castellion.Solver``,
-   its proofs of loss off: stage 1 and 6 are those).
-5. ``nested:2``: the nested search one level deeper.
-6. ``loss-search``: the loss search (``Solver.loss_stages``): no line passes an ordeal.
+3. ``nested:1``: nested Monte Carlo search over the true deal with the planner as playout
+   (``castellion_nested``), 4 candidates a decision.
+4. ``nested:1:see`` (the Menace only), ``nested:1:top8``: the same with the planner playing
+   on a copy of the position whose face-down Ordeals are turned up (it plans for the
+   Assault that will come; the search reads the true deal anyway), 4 and then 8 candidates.
+5. ``beam:W`` / ``dfs`` / ``solver``: the compiled perfect-information solver
+   (``castellion.Solver``, its proofs of loss off: stages 1 and 7 are those); ``solver``
+   where it searched the whole tree and found no win.
+6. ``nested:2``: the seeing nested search one level deeper.
+7. ``loss-search``: the loss search (``Solver.loss_stages``): no line passes an ordeal.
 
 Every stage but the first gets its ``SHARES`` of the budget, and what a stage leaves unspent
 goes to the stages after it. The budget is a node count, deterministic (the same verdicts on
@@ -52,14 +56,22 @@ PLANNER_NODES = 200
 #: the stages after the root bounds and the planner's game, each with its share of the budget
 #: (a stage's unspent share goes to the next): (name, share)
 SHARES = (
-    ("nested:1", 0.30),
-    ("nested:1:top8", 0.15),
-    ("solver", 0.15),
+    ("nested:1", 0.20),
+    ("nested:1:see", 0.20),
+    ("nested:1:top8", 0.10),
+    ("solver", 0.10),
     ("nested:2", 0.30),
     ("loss-search", 0.10),
 )
-#: the nested stages' settings: (level, candidates a decision, planner units behind the best)
-NESTED = {"nested:1": (1, 4, 4.0), "nested:1:top8": (1, 8, 8.0), "nested:2": (2, 4, 4.0)}
+#: the nested stages' settings: (level, candidates a decision, planner units behind the best,
+#: whether the planner plays with the face-down Ordeals turned up); a seeing stage is skipped
+#: where no Ordeal is face down (it would repeat the search before it)
+NESTED = {
+    "nested:1": (1, 4, 4.0, False),
+    "nested:1:see": (1, 4, 4.0, True),
+    "nested:1:top8": (1, 8, 8.0, True),
+    "nested:2": (2, 4, 4.0, True),
+}
 #: the default budget a deal (``castle-envs solve --game castellion``)
 DEFAULT_NODES = 20_000_000
 
@@ -196,10 +208,12 @@ class Portfolio:
     ) -> tuple[Result | None, int]:
         """Run one stage within its budget: (its verdict or None, the nodes it spent)."""
         if name in NESTED:
-            level, top, gap = NESTED[name]
+            level, top, gap, see = NESTED[name]
+            if see and name == "nested:1:see" and not any(state.face_down):
+                return None, 0
             deadline = None if seconds is None else time.perf_counter() + seconds
             moves = None if nodes is None else nodes // PLANNER_NODES
-            search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline)
+            search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline, see=see)
             found = search.search(state)
             self._reached = max(self._reached, found.passed)
             spent = found.moves * PLANNER_NODES

@@ -160,3 +160,17 @@ def test_unknown_is_reported_with_the_furthest_ordeal():
     r = Portfolio(max_nodes=PLANNER_NODES * 30).solve(s)
     assert r.verdict == UNKNOWN and r.line == [] and not r.proof
     assert np.isin(r.reached, [0, 1, 2])
+
+
+def test_the_seeing_search_plays_the_true_deal():
+    """With ``see`` the planner plans on a copy whose face-down Assaults are turned up, but
+    every move is played in the true deal: a win is a line the Gymnasium env replays to a
+    win, and the position searched keeps its cards face down. Where nothing is face down
+    (the School) it is the plain search, move for move."""
+    s = deal(5009, "menace")
+    found = NestedSearch(1, 4, 4.0, see=True, max_moves=200_000).search(s)
+    assert found.won and replay_wins(5009, "menace", found.line)
+    assert list(s.face_down) == [True, True, True] and s.current == 0
+    plain = NestedSearch(1, 4, 4.0, max_moves=40_000).search(deal(5001, "school"))
+    seeing = NestedSearch(1, 4, 4.0, see=True, max_moves=40_000).search(deal(5001, "school"))
+    assert plain == seeing

@@ -23,7 +23,9 @@ the Gymnasium env, except the planner's games, which were played in it):
    ``agents_0_499_menace_planner_scout.jsonl``);
 4. ``pimc``: ``pimc``'s won games from the player's seat (``agent_wins.jsonl``);
 5. ``nested``: the nested Monte Carlo search over the true deal (``nested_wins.jsonl``;
-   "scout" where its playouts were today's planner, with ``scout``).
+   "scout" where its playouts were today's planner, with ``scout``);
+6. ``nested, seeing``: the same search with its planner playing on a copy whose face-down
+   Assaults are turned up (``seeing_wins.jsonl``, the Menace).
 
 Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``).
 """
@@ -74,6 +76,13 @@ for r in rows("nested_wins.jsonl"):
         scouted = r["level"] == "menace" and r["settings"].get("planner", {}).get("scout")
         scout = " (scout)" if scouted else ""  # scout acts at the Menace only
         credit(r["level"], r["seed"], f"nested level {level}{scout}")
+# the nested search whose planner plays with the face-down Assaults turned up (seeing_wins.py)
+for r in rows("seeing_wins.jsonl"):
+    key = (r["level"], r["seed"])
+    best, runs = nested_best.get(key, (0, 0))
+    nested_best[key] = (max(best, r["ordeals_passed"]), runs + 1)
+    if r["won"] and r["replays"]:
+        credit(r["level"], r["seed"], f"nested level {r['settings']['level']}, seeing")
 lost = {lv: set() for lv in LEVELS}
 for r in rows("loss_proofs_200k.jsonl"):
     if r["proof"]:

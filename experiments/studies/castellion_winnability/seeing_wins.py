@@ -1,0 +1,75 @@
+"""More Menace wins with every card known: the nested search (``castellion_nested``) with
+its planner playing on a copy of the position whose face-down Assaults are turned up
+(``see``), on the Menace deals of seeds 0-499 still undecided (``settled.json``). The search
+reads the true deal either way (it is a perfect-information search, like the solver);
+seeing, the planner plans for the Assault that will come instead of hedging over the four it
+may be, where a player would build towers to find out. From the repository root:
+
+    python experiments/studies/castellion_winnability/seeing_wins.py --top 4
+    python experiments/studies/castellion_winnability/seeing_wins.py --top 8 --gap 8
+    python experiments/studies/castellion_winnability/seeing_wins.py --nested-level 2 --seeds ...
+
+One JSON line per deal and setting in ``seeing_wins.jsonl`` (seed, settings, won, the
+Ordeals the best line passed, the line of a win, whether it replays in the Gymnasium env,
+playouts, CPU seconds); deals already there with the same settings, or won, are skipped, so
+a killed sweep resumes. A won line that does not replay stops the run.
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from castle_envs.agents.solvers.castellion import deal, replay_wins
+from castle_envs.agents.solvers.castellion_nested import NestedSearch
+
+HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
+RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}
+
+p = argparse.ArgumentParser()
+p.add_argument("--top", type=int, default=4, help="candidates a decision")
+p.add_argument("--gap", type=float, default=4.0, help="planner units behind the best")
+p.add_argument("--nested-level", type=int, default=1)
+p.add_argument("--journal", default=str(HERE / "seeing_wins.jsonl"))
+p.add_argument("--seeds", help="comma-separated seeds instead of the undecided ones")
+args = p.parse_args()
+
+if args.seeds:
+    seeds = [int(x) for x in args.seeds.split(",")]
+else:
+    settled = json.load(open(HERE / "settled.json"))
+    seeds = next(s for s in settled if s["level"] == "menace")["undecided_seeds"]
+settings = {"top": args.top, "gap": args.gap, "level": args.nested_level, "see": True}
+journal = Path(args.journal)
+done = set()
+if journal.exists():
+    for r in map(json.loads, open(journal)):
+        if r["settings"] == settings or r["won"]:
+            done.add(r["seed"])
+
+wins = 0
+for seed in seeds:
+    if seed in done:
+        continue
+    t = time.process_time()
+    search = NestedSearch(args.nested_level, args.top, args.gap, see=True)
+    found = search.search(deal(seed, "menace", **RULES))
+    replays = found.won and replay_wins(seed, "menace", found.line, **RULES)
+    if found.won and not replays:
+        raise SystemExit(f"menace deal {seed}: a won line that does not replay")
+    wins += found.won
+    record = {
+        "level": "menace",
+        "seed": seed,
+        "settings": settings,
+        "won": bool(found.won),
+        "ordeals_passed": found.passed,
+        "replays": bool(replays),
+        "line": found.line if found.won else [],
+        "playouts": found.playouts,
+        "cpu_s": round(time.process_time() - t, 2),
+    }
+    with open(journal, "a") as f:
+        f.write(json.dumps(record) + "\n")
+    print(seed, "WON" if found.won else found.passed, found.playouts, record["cpu_s"], flush=True)
+print(f"menace: {wins} won this run")
