@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments import benchmark as B
 from castle_envs.experiments import deals as D
 from castle_envs.experiments.cli import main
@@ -78,7 +77,14 @@ def tiny_set(tmp_path, count):
     results, as a set of their own."""
     full = D.load_deals("castle-siege", "medium", "study")
     rows = [
-        D.Deal(r.seed, r.verdict, r.found_by, r.line, r.proof, {k: r.results[k] for k in ("random", "heuristic")})
+        D.Deal(
+            r.seed,
+            r.verdict,
+            r.found_by,
+            r.line,
+            r.proof,
+            {k: r.results[k] for k in ("random", "heuristic")},
+        )
         for r in full.rows[:count]
     ]
     data = D.write_set(rows, ["random", "heuristic"])
@@ -115,17 +121,26 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     assert main([*argv, "--no-progress", "--workers", "1"]) == 0
     report = json.loads((out / "run.json").read_text())
 
-    direct = evaluate("castle-siege", ["medium"], ["greedy", "heuristic", "random"], 30, 0, workers=1)
-    won = {a: np.array([d["returns"][a] > 0 for d in direct["deals"]], int) for a in ("greedy", "heuristic", "random")}
+    direct = evaluate(
+        "castle-siege", ["medium"], ["greedy", "heuristic", "random"], 30, 0, workers=1
+    )
+    won = {
+        a: np.array([d["returns"][a] > 0 for d in direct["deals"]], int)
+        for a in ("greedy", "heuristic", "random")
+    }
     assert report["protocol"] == "quick" and report["episodes"] == 30 and report["deals"] == [0, 29]
     assert report["wins"] == won["greedy"].sum()
-    assert [report["win_low"], report["win_high"]] == list(wilson_interval(int(won["greedy"].sum()), 30))
+    assert [report["win_low"], report["win_high"]] == list(
+        wilson_interval(int(won["greedy"].sum()), 30)
+    )
     # the stored references are what the references play today on these deals
     for ref in ("random", "heuristic"):
         stored = np.array([r.results[ref] for r in rows[:30]])
         assert (stored == won[ref]).all(), ref
         paired = next(p for p in report["paired"] if p["reference"] == ref)
-        assert paired["win_diff"] == pytest.approx(paired_proportion_difference(won["greedy"], won[ref]))
+        assert paired["win_diff"] == pytest.approx(
+            paired_proportion_difference(won["greedy"], won[ref])
+        )
     verdicts = np.array([r.verdict == "won" for r in rows[:30]])
     assert report["ceiling"]["proven_won"] == verdicts.sum()
     assert report["ceiling"]["wins_on_proven"] == won["greedy"][verdicts].sum()
@@ -150,7 +165,10 @@ def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_pat
     monkeypatch.setattr(B, "play_deals", lambda *a: pytest.fail("a reference is not played"))
     argv = ["benchmark", "--game", "castle-siege", "--difficulty", "medium", "--split", "study"]
     out = tmp_path / "out"
-    assert main([*argv, "--reference", "heuristic", "--out", str(out), "--name", "h", "--no-plot"]) == 0
+    assert (
+        main([*argv, "--reference", "heuristic", "--out", str(out), "--name", "h", "--no-plot"])
+        == 0
+    )
     report = json.loads((out / "h.json").read_text())
     assert report["wins"] == sum(r.results["heuristic"] for r in rows)
     assert [p["reference"] for p in report["paired"]] == ["random"]

@@ -10,7 +10,6 @@ import json
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments import deals as D
 
 SETS = D.available()
@@ -121,7 +120,9 @@ def test_check_names_a_line_that_does_not_win_and_an_agent_win_on_an_unproven_de
     unproven = D.Deal(rows[3].seed, "unknown", "", (), "", {"random": 1})
     rows = [D.Deal(r.seed, r.verdict, r.found_by, r.line, "", {"random": 0}) for r in rows]
     rows[1], rows[3] = bad_line, unproven
-    deals = D.load_deals("castle-siege", "easy", "study", data_dir=tiny_set(tmp_path, rows, ["random"]))
+    deals = D.load_deals(
+        "castle-siege", "easy", "study", data_dir=tiny_set(tmp_path, rows, ["random"])
+    )
     problems = D.check_set(deals)
     assert len(problems) == 2
     assert f"deal {rows[1].seed}: its line does not replay" in problems[1]
