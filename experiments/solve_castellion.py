@@ -351,10 +351,9 @@ def solve_levels(args, settings: dict) -> list[dict]:
     done = {}
     if args.resume and args.out and os.path.exists(args.out):
         done = read_done(args, settings, levels)
-    if probe == "portfolio":
-        solver = Portfolio(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
-    else:
-        solver = Solver(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
+    # the portfolio keeps its own loss budget unless --loss-budget names one
+    kind: type[Portfolio] | type[Solver] = Portfolio if probe == "portfolio" else Solver
+    solver = kind(max_nodes=nodes, max_seconds=seconds, loss_nodes=loss_budget)
     out = None
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

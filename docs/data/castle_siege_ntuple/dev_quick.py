@@ -1,4 +1,7 @@
-import sys, time, numpy as np
+import sys
+import time
+
+import numpy as np
 from castle_envs.agents.learned import castle_siege_ntuple_kernel as M
 from castle_envs.agents.learned.castle_siege_linear import LinearPolicy
 from castle_envs.agents.solvers.castle_siege_nested_kernel import new_scratch
