@@ -11,9 +11,13 @@
      "outcome": {"returns": [1.0], "steps": 41, "terminal": true},
      "source": "castle-envs evaluate", "castle_envs_version": "0.1.0"}
 
-``replay`` rebuilds the game from ``start`` (checking that ``seed`` deals it), plays the
-actions, and refuses a record whose actions are illegal, whose positions differ from its
-digests, or whose outcome differs from the replay's, naming the step and what differs.
+``replay`` rebuilds the game from ``start`` (loaded as the env loads a saved state, so it
+must be of the record's variant and player count, and checking that ``seed`` deals it),
+plays the actions, and refuses a record whose actions are illegal, whose positions differ
+from its digests, or whose outcome differs from the replay's, naming the step and what
+differs. ``load`` reads the file through ``safe_json`` (a size and a nesting limit) and
+checks every field's kind, the outcome's too (``returns`` one number per seat, ``steps``
+the number of actions) before anything is replayed.
 ``castle-envs evaluate --record N`` and ``tournament --record N`` write their first N games;
 ``castle-envs play --save FILE`` writes the game a person played; ``castle-envs replay FILE``
 shows one.

@@ -951,8 +951,14 @@ def solve_jobs(args, jobs: list[dict], records: list, out, start: float, setting
                 file=sys.stderr,
             )
 
+    from .parallel import Terminated
+
     try:
         _run_jobs(jobs, args.workers, args.backend, keep, args.address)
+    except Terminated:
+        kept = f"; the deals solved are in {args.out} (--resume goes on)" if out else ""
+        print(f"castle-envs solve: stopped by SIGTERM{kept}", file=sys.stderr)
+        raise
     finally:
         if out:
             out.close()

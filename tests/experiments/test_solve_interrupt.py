@@ -78,7 +78,8 @@ def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode != 0
+    assert proc.returncode == 143  # 128 + SIGTERM, as the signal itself would give
+    assert "stopped by SIGTERM" in proc.stderr.read().decode()
     assert wait_for(lambda: not any(alive(pid) for pid in workers), 30), [
         pid for pid in workers if alive(pid)
     ]
