@@ -109,6 +109,33 @@ def load_weights(module, directory, card: dict) -> None:
         ) from None
 
 
+def load_optimizer(optimizer, path) -> None:
+    """A torch optimizer's ``state_dict`` from file ``path`` (a training checkpoint) into
+    ``optimizer``, checked: torch's own ``load_state_dict`` takes per-parameter tensors of
+    any shape, and a moment of the wrong shape would fail later, in the middle of a
+    training step. ValueError naming the file and what does not fit."""
+    import torch
+
+    state = load_tensors(path, "optimizer state")
+    try:
+        optimizer.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"{path}: not the state of this run's optimizer ({first})") from None
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for key, value in optimizer.state.get(param, {}).items():
+                if not isinstance(value, torch.Tensor):
+                    continue
+                if value.dim() and value.shape != param.shape:
+                    raise ValueError(
+                        f"{path}: optimizer {key} has shape {tuple(value.shape)} for a "
+                        f"parameter of shape {tuple(param.shape)}"
+                    )
+                if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                    raise ValueError(f"{path}: optimizer {key} holds NaN or infinite values")
+
+
 def load_npz_arrays(path, names, option: str, what: str) -> dict:
     """The arrays ``names`` of an ``.npz`` of plain finite numbers (nothing pickled is read,
     only a regular file is opened); a file that lacks one, or is no such file, is a

@@ -130,6 +130,17 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
         self._refresh(slice(i, i + 1))
         self._started = True
 
+    def _same_row(self, i: int, state: State) -> bool:
+        s = np.zeros_like(self._st[i])
+        write_state(s, state, self.level_index, self.rules)
+        same = np.array_equal(s[: K.SCRATCH], self._st[i, : K.SCRATCH])
+        if same:
+            self._st[i] = s
+        return bool(same)
+
+    def _episode_steps(self, i: int) -> int:
+        return int(self._steps[i])
+
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""
         K.refresh_all(

@@ -46,6 +46,7 @@ import numpy as np
 
 from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.actions import NUM_ACTIONS
+from castle_envs.castle_siege.cards import NUM_CARDS
 from castle_envs.castle_siege.env import CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE
 from castle_envs.castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
@@ -136,6 +137,27 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
         write_state(self._cards[i], self._ints[i], state, self.rows, self.rules)
         self._refresh(slice(i, i + 1))
         self._started = True
+
+    def _same_row(self, i: int, state: State) -> bool:
+        b, v = np.zeros_like(self._cards[i]), np.zeros_like(self._ints[i])
+        write_state(b, v, state, self.rows, self.rules)
+        # the deck is a ring: the writer puts its top first, the kernels anywhere
+        head = int(self._ints[i, K.HEAD])
+        if not 0 <= head < NUM_CARDS:
+            return False
+        b[K.DECK : K.DECK + NUM_CARDS] = np.roll(b[K.DECK : K.DECK + NUM_CARDS], head)
+        v[K.HEAD], v[K.STEPS] = head, self._ints[i, K.STEPS]
+        same = (
+            np.array_equal(b[: K.NEED], self._cards[i, : K.NEED])
+            and np.array_equal(v[: K.DIRTY], self._ints[i, : K.DIRTY])
+            and v[K.STRICT] == self._ints[i, K.STRICT]
+        )
+        if same:
+            self._cards[i], self._ints[i] = b, v
+        return bool(same)
+
+    def _episode_steps(self, i: int) -> int:
+        return int(self._ints[i, K.STEPS])
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""

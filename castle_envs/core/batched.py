@@ -32,6 +32,7 @@ from castle_envs.core.errors import (
     EpisodeOverError,
     IllegalActionError,
     InvalidOptionError,
+    InvalidStateError,
 )
 from castle_envs.core.jit import COMPILED, HAVE_NUMBA, INSTALL_HINT
 from castle_envs.core.options import check_bool, check_int
@@ -345,11 +346,56 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         }
 
     def restart(self) -> np.ndarray:
-        """After ``position_arrays()`` were written: recompute every row's observation and
-        mask and return the observations, as ``reset`` would (no deal is made)."""
+        """After ``position_arrays()`` were written: check every row (``check_row``), then
+        recompute every row's observation and mask and return the observations, as
+        ``reset`` would (no deal is made). Rows written from outside (a training checkpoint
+        read back) are untrusted: the compiled kernels index arrays with their words
+        unchecked, so a row is refused here, before any kernel reads it."""
+        self._started = False
+        for i in range(self.num_envs):
+            self.check_row(i)
         self._refresh(slice(None))
         self._started = True
         return self._out(self._obs)
+
+    def check_row(self, i: int) -> None:
+        """Row ``i`` must hold a game in play exactly as the kernels write one: it reads as a
+        state the game's saved-state checks accept (``from_dict`` of its ``to_dict``), not
+        over, that encodes back to the same words (``_same_row``: a word out of range reads
+        as something else, or not at all), with an episode step count below
+        ``max_episode_steps``; its scratch words are cleared. Else ``InvalidStateError``
+        naming the env and what is wrong."""
+        try:
+            state = self.state(i)
+            checked = type(state).from_dict(state.to_dict())
+            same = self._same_row(i, checked)
+        except InvalidStateError as err:
+            raise InvalidStateError(f"env {i}: {err}") from None
+        except (IndexError, KeyError, OverflowError, TypeError, ValueError) as err:
+            raise InvalidStateError(
+                f"env {i}: the row holds no {self.game_title} position ({err})"
+            ) from None
+        if not same:
+            raise InvalidStateError(
+                f"env {i}: the row holds words out of range or out of place for the "
+                f"position it reads as"
+            )
+        if checked.is_terminal():
+            raise InvalidStateError(f"env {i}: its game is over (a batch row is always in play)")
+        steps = self._episode_steps(i)
+        if not 0 <= steps < self.max_episode_steps:
+            raise InvalidStateError(
+                f"env {i}: episode step count {steps} is outside 0-{self.max_episode_steps - 1}"
+            )
+
+    def _same_row(self, i: int, state: Any) -> bool:
+        """Whether row ``i``'s position words are ``state`` written by the game's writer;
+        if so the row is rewritten from it (scratch cleared, step count kept)."""
+        raise NotImplementedError
+
+    def _episode_steps(self, i: int) -> int:
+        """Row ``i``'s step count in its episode."""
+        raise NotImplementedError
 
     def row_args(self) -> tuple:
         """The position rows and game parameters the game's move kernel takes."""
