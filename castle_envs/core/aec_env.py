@@ -43,7 +43,6 @@ from .errors import EpisodeOverError, IllegalActionError
 from .options import check_choice
 from .state import GameState
 
-
 #: reset option keys dropped without a word: PettingZoo's ``api_test`` and
 #: ``parallel_api_test`` reset with ``options={"options": 1}`` to check that ``reset`` takes
 #: the argument, and a checker passing is nothing for its user to act on
