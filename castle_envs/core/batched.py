@@ -2,8 +2,9 @@
 
 ``KernelVectorEnv`` is the batched ``gymnasium.vector.VectorEnv`` plumbing: seeding (env ``i``
 gets ``seed + i``, one PCG64 generator per row), the ``step`` checks and the row-range kernel
-call, the info dict (``action_mask``, ``final_obs``/``won`` where an episode ended,
-``illegal_action`` in penalty mode), ``copy`` handling, ``action_masks``, rendering, the
+call, the info dict (``action_mask``, the game's own entries and ``won`` as the single env
+gives them, ``final_obs`` where an episode ended, ``illegal_action`` in penalty mode),
+``copy`` handling, ``action_masks``, rendering, the
 ``RowThreads`` split and ``close``. A game's env adds only what differs: its kernel module,
 its state rows and their conversion to and from a rules ``State``, its reset options.
 
@@ -106,6 +107,9 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     #: the game's Python env (its first argument, then the common ones: see ``__init__``)
     single_env: Any
+    #: the state rows the game's info entries are read from (``info_entries``); the step
+    #: kernels copy a finished game's rows into ``_final_rows`` before the next deal
+    info_rows_attr: str
     #: the observation's length and the number of action ids
     _obs_size: int
     _num_actions: int
@@ -200,6 +204,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         self._num_actions = int(num_actions)
         self._bind_views()
         self._final_obs = np.zeros((n, obs_size), np.float32)
+        self._final_rows = np.zeros_like(getattr(self, self.info_rows_attr))
         self._rewards = np.zeros(n, np.float64)
         self._terminated = np.zeros(n, bool)
         self._truncated = np.zeros(n, bool)
@@ -238,10 +243,35 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def _reset_result(self) -> tuple[np.ndarray, dict]:
         self._started = True
-        return self._out(self._obs), {
-            "action_mask": self._out(self._mask),
-            "_action_mask": self._all.copy(),
-        }
+        info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
+        self._with_game_info(info, None)
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = np.zeros(self.num_envs, bool)
+            info["_illegal_action"] = self._all.copy()
+        return self._out(self._obs), info
+
+    def info_entries(self, rows: np.ndarray, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The game's own info entries (the single env's, but ``won``), one array row per
+        row of ``rows`` (state rows of ``info_rows_attr``'s layout) and ``obs``."""
+        raise NotImplementedError
+
+    def _with_game_info(self, info: dict, done: np.ndarray | None) -> dict:
+        """``info`` with the game's entries and ``won``, each with its ``_`` mask (all True):
+        the keys the single env's info has. Where ``done``, they describe the game that
+        just ended (its last position, as ``final_obs``), not the one dealt after it."""
+        entries = self.info_entries(getattr(self, self.info_rows_attr), self._obs)
+        won = np.zeros(self.num_envs, bool)
+        if done is not None:
+            for key, final in self.info_entries(
+                self._final_rows[done], self._final_obs[done]
+            ).items():
+                entries[key][done] = final
+            won = self._won & done
+        entries["won"] = won
+        for key, values in entries.items():
+            info[key] = values
+            info[f"_{key}"] = self._all.copy()
+        return info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._started:
@@ -260,6 +290,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             self._won,
             self._illegal,
             self._final_obs,
+            self._final_rows,
         )
         self.run_rows(
             self.kernel.step_rows,
@@ -282,8 +313,9 @@ class KernelVectorEnv(OwnViews, VectorEnv):
                 info["final_obs"] = final
             else:
                 info["final_obs"] = self._final_obs
-            info["won"] = self._won & done
-            info["_won"] = done
+            self._with_game_info(info, done)
+        else:
+            self._with_game_info(info, None)
         if self.illegal_action == "penalty":
             info["illegal_action"] = self._illegal.copy()
             info["_illegal_action"] = self._all.copy()
