@@ -100,8 +100,9 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
         *flags,
         dest="agents",
         action="append",
-        help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
-        f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})",
+        help="agent specs, comma-separated or repeated: best, random, greedy, heuristic, "
+        "trained (Castle Siege), mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, "
+        f"linear:PATH (default {default_agents})",
     )
     p.add_argument(
         "--seed",
