@@ -111,6 +111,11 @@ class RunFolder:
             raise ValueError(f"{path} is missing or damaged: {err}") from None
         return progress
 
+    @property
+    def has_progress(self) -> bool:
+        """Whether the run wrote its counters (in its latest checkpoint or beside it)."""
+        return (self.latest / self.PROGRESS).is_file() or (self.path / self.PROGRESS).is_file()
+
     def write_progress(self, progress: dict) -> None:
         """Replaced whole (a temporary file renamed over it); ``_`` keys are left out. The
         latest checkpoint's copy (``save_checkpoint``) is replaced first: whatever a

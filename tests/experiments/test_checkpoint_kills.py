@@ -109,3 +109,16 @@ def test_a_kill_while_checkpointing_resumes_from_the_last_whole_checkpoint(tmp_p
     assert progress["updates"] == 6 and progress["checkpoints"] == 6
     left = sorted(p.name for p in (run / "checkpoints").iterdir())
     assert left == ["latest"], left
+
+
+def test_progress_kept_only_in_the_checkpoint_is_the_runs(tmp_path):
+    """What a kill right after the swap leaves: the counters in the checkpoint alone."""
+    folder = RunFolder.create(_config(), tmp_path / "run")
+    assert not folder.has_progress
+    folder.save_checkpoint(
+        lambda d: (d / "state.json").write_text("{}"),
+        {"num_timesteps": 2, "wall_seconds": 1.5, "_private": 1},
+    )
+    assert folder.has_progress and not (folder / "progress.json").exists()
+    progress = RunFolder.open(folder.path).read_progress({"num_timesteps": int})
+    assert progress == {"num_timesteps": 2, "wall_seconds": 1.5}
