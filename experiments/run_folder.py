@@ -8,8 +8,9 @@
   ``_`` are in-memory only), read back with the keys a trainer needs checked
   (``read_progress``);
 * ``eval.csv``: one row per held-out evaluation, appended (``append_eval``);
-* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place (the old one
-  kept as ``latest.old`` until then), so an interrupt never leaves half a checkpoint
+* ``checkpoints/latest/``: written to ``latest.tmp`` with its own ``progress.json``,
+  flushed to disk and renamed into place (the old one kept as ``latest.old`` until then),
+  so a kill never leaves half a checkpoint, nor a checkpoint with another's counters
   (``save_checkpoint``; ``latest_checkpoint`` finds it);
 * ``summary.json`` at the end (``write_summary``);
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
