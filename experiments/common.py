@@ -218,12 +218,12 @@ def read_json(path, flag: str):
 
 
 def json_object(path) -> dict:
-    """The JSON object in file ``path``; OSError, ValueError (not JSON) or TypeError (not an
-    object) as they come, for the caller to word."""
-    import json
-    from pathlib import Path
+    """The JSON object in file ``path`` (a regular file, nested a few levels at most:
+    ``core.files.read_json``); OSError, ValueError (not JSON) or TypeError (not an object)
+    as they come, for the caller to word."""
+    from castle_envs.core.files import read_json
 
-    value = json.loads(Path(path).read_text())
+    value = read_json(path, allow_nan=True)
     if not isinstance(value, dict):
         raise TypeError(f"expected a JSON object, got {type(value).__name__}")
     return value

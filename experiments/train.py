@@ -511,8 +511,8 @@ def _rng_states(env) -> list:
 
 
 def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
-    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), put in
-    place whole by ``RunFolder.save_checkpoint``, then ``progress.json``.
+    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), with
+    ``progress`` put in place whole by ``RunFolder.save_checkpoint``, then ``progress.json``.
     ``progress["num_timesteps"]`` must count the steps trained on (see ``_on_rollout_start``)."""
     import torch
 
@@ -523,11 +523,11 @@ def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
         streams = progress.get("_streams") or _rng_states(model.get_env())
         (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
 
-    folder.save_checkpoint(write)
     if "_session_start" in progress:
         progress["wall_seconds"] = progress["wall_before"] + (
             time.perf_counter() - progress["_session_start"]
         )
+    folder.save_checkpoint(write, progress)
     folder.write_progress(progress)
 
 

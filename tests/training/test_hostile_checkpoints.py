@@ -98,3 +98,60 @@ def test_an_edited_checkpoint_is_refused_on_resume(stopped, tmp_path, name, what
     assert name in lines[0], lines[0]
     for word in words:
         assert word in lines[0], (word, lines[0])
+
+
+# --- a kill while a checkpoint is written ------------------------------------------------------
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+import torch
+from castle_envs.experiments.config import load_config
+from castle_envs.experiments.train_moves import run_training
+
+config, run, point = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+rename, save, saves = Path.rename, torch.save, []
+
+def renamed(self, target):
+    out = rename(self, target)
+    if point == "after the first swap" and Path(target).name == "latest":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return out
+
+def saved(obj, path, *args, **kwargs):
+    saves.append(Path(path).name)
+    # the second checkpoint, half written: its network and optimizer, not its envs
+    if point == "inside the second checkpoint" and saves.count("optimizer.pt") == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return save(obj, path, *args, **kwargs)
+
+Path.rename, torch.save = renamed, saved
+run_training(load_config(config), run_dir=run)
+"""
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("runs") / "whole"
+    run_training(load_config(TINY), run_dir=run)
+    return run
+
+
+@pytest.mark.parametrize("point", ["after the first swap", "inside the second checkpoint"])
+def test_a_torch_trainer_killed_while_checkpointing_resumes_from_the_last_whole_one(
+    whole, tmp_path, point
+):
+    from castle_envs.agents.learned.saved import load_tensors
+
+    run = tmp_path / "killed"
+    child = subprocess.run(
+        [sys.executable, "-c", KILLER, str(TINY), str(run), point],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert child.returncode == -9, child.stderr[-2000:]
+    summary = run_training(resume=run)
+    assert summary["num_timesteps"] == 256 and not summary.get("stopped")
+    for name in ("checkpoints/latest/policy.pt", "final_model/weights.pt"):
+        a, b = load_tensors(whole / name), load_tensors(run / name)
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), name
