@@ -10,7 +10,6 @@ import json
 
 import numpy as np
 import pytest
-
 from castle_envs.experiments import deals as D
 
 SETS = D.available()
