@@ -21,6 +21,7 @@ wins too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -391,8 +392,10 @@ def _run_jobs(jobs: list[dict], workers: int, backend: str, keep, address: str |
     if backend == "local":
         from .parallel import stream
 
-        for record in stream(solve_one, jobs, workers):
-            keep(record)
+        records = stream(solve_one, jobs, workers)
+        with contextlib.closing(records):
+            for record in records:
+                keep(record)
         return
     from .parallel import run_chunks, split
 
@@ -955,9 +958,12 @@ def solve_jobs(args, jobs: list[dict], records: list, out, start: float, setting
 
     try:
         _run_jobs(jobs, args.workers, args.backend, keep, args.address)
-    except Terminated:
-        kept = f"; the deals solved are in {args.out} (--resume goes on)" if out else ""
-        print(f"castle-envs solve: stopped by SIGTERM{kept}", file=sys.stderr)
+    except Terminated as stop:
+        stop.saved = (
+            f"the deals solved are in {args.out} (--resume goes on)"
+            if out
+            else "nothing was saved (no --out)"
+        )
         raise
     finally:
         if out:
