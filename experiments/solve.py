@@ -225,7 +225,8 @@ def add_output_arguments(p) -> None:
     p.add_argument(
         "--out",
         help="write one JSON line per deal here, as each is solved (in the order they "
-        "finish), with the settings it was solved under",
+        "finish), with the settings it was solved under; without --resume the file is "
+        "started over, which is refused when it exists and is not a solve results file",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -836,7 +837,9 @@ def check_study_arguments(args) -> tuple:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
     nodes, seconds = parse_budget(args.budget)
     if args.out:
-        writable_file(args.out, "--out")  # now, not after the solving
+        from .solve_results import check_out_file
+
+        check_out_file(args.out, args.resume)  # now, not after the solving
     probe_policy(args.probe_policy)  # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
