@@ -249,20 +249,28 @@ def play_deals(deals, agent: str, count: int, args) -> np.ndarray:
     """The agent's 0/1 result on the set's first ``count`` deals, played by ``evaluate``
     (its episode log makes the run resumable)."""
     from .evaluate import evaluate
+    from .parallel import Terminated
 
     name = args.name or f"benchmark-{deals.name}-{count}"
-    result = evaluate(
-        deals.game,
-        [deals.variant],
-        [agent],
-        count,
-        deals.seeds.start,
-        workers=args.workers,
-        progress=not args.no_progress,
-        agent_seed=args.agent_seed,
-        log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
-        resume=args.resume,
-    )
+    log_path = os.path.join(args.out, f"{name}-episodes.jsonl")
+    try:
+        result = evaluate(
+            deals.game,
+            [deals.variant],
+            [agent],
+            count,
+            deals.seeds.start,
+            workers=args.workers,
+            progress=not args.no_progress,
+            agent_seed=args.agent_seed,
+            log_path=log_path,
+            resume=args.resume,
+        )
+    except Terminated as stop:
+        stop.saved = (
+            f"the episodes played are in {log_path} (the same command with --resume goes on)"
+        )
+        raise
     return np.array([int(d["returns"][agent] > 0) for d in result["deals"]], dtype=np.int8)
 
 
@@ -485,6 +493,7 @@ def plot_solitaire(report: dict, path: str) -> str | None:
 # --- the multi-player games -------------------------------------------------------------------
 def run_multiplayer(args, spec) -> int:
     from .evaluate import parse_agents
+    from .parallel import Terminated
     from .tournament import tournament
 
     for flag, value in (("--difficulty", args.difficulty), ("--level", args.level)):
@@ -506,11 +515,15 @@ def run_multiplayer(args, spec) -> int:
     refs = multiplayer_references(spec.slug, players)
     options = {"workers": args.workers, "agent_seed": args.agent_seed}
     start = time.perf_counter()
-    report = multiplayer_report(spec.slug, players, agent, refs, games, MULTI_SEED, **options)
     others = [agent] + [r for r in refs if r != agent]
-    report["ratings"] = tournament(
-        spec.slug, players, others, games, MULTI_SEED, progress=not args.no_progress, **options
-    )["results"]
+    try:
+        report = multiplayer_report(spec.slug, players, agent, refs, games, MULTI_SEED, **options)
+        report["ratings"] = tournament(
+            spec.slug, players, others, games, MULTI_SEED, progress=not args.no_progress, **options
+        )["results"]
+    except Terminated as stop:
+        stop.saved = "nothing was saved (a multi-player benchmark writes its files at the end)"
+        raise
     report["protocol"] = "quick" if args.quick else ("full" if games == FULL_GAMES else "custom")
     report["seconds"] = time.perf_counter() - start
     from .provenance import provenance

@@ -154,6 +154,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except SystemExit as stop:
+        return stopped(args.command, stop)
+
+
+def stopped(command: str, stop: SystemExit) -> int:
+    """A run that SIGTERM stopped (``parallel.Terminated``, once its workers are gone): one
+    line saying so and what it saved, and its exit status (143); any other exit goes on."""
+    from .parallel import Terminated
+
+    if not isinstance(stop, Terminated):
+        raise stop
+    saved = f"; {stop.saved}" if stop.saved else ""
+    print(f"castle-envs {command}: stopped by SIGTERM{saved}", file=sys.stderr)
+    return int(stop.code or 0)
 
 
 if __name__ == "__main__":

@@ -168,6 +168,37 @@ def writable_file(path, flag: str):
     return path
 
 
+#: how much of an existing file ``check_overwrite`` reads to tell what it is
+HEAD_BYTES = 2**20
+
+
+def check_overwrite(path, flag: str, ours, what: str) -> None:
+    """Check now, before any file is opened for writing, that writing ``path`` loses nothing
+    castle-envs did not write: nothing is there, an empty file, or a regular file whose first
+    ``HEAD_BYTES`` ``ours(head)`` takes for ``what`` (the kind of file the command writes);
+    anything else (another kind of file, a folder, a FIFO or device) is refused with a
+    ValueError naming ``flag``. ``writable_file``'s checks come first."""
+    import os
+    import stat
+
+    writable_file(path, flag)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{flag} {str(path)!r} exists and is not a regular file")
+    if info.st_size == 0:
+        return
+    with open(path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+    if not ours(head):
+        raise ValueError(
+            f"{flag} {str(path)!r} exists and is not {what}; give another file name, or move "
+            "that file away"
+        )
+
+
 def check_file_names(folder, names, flag: str) -> None:
     """Check now that files named ``names`` fit in ``folder``'s file system (a name at most
     its ``NAME_MAX`` bytes, usually 255; a path at most ``PATH_MAX``), before a long run ends

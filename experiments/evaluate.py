@@ -50,7 +50,7 @@ from castle_envs.registry import GAMES, get_game
 
 from .common import check_file_names, positive_int, writable_dir
 from .episodes import play_chunk
-from .parallel import BACKENDS, run_chunks, split
+from .parallel import BACKENDS, Terminated, run_chunks, split
 from .stats import (
     iqm,
     mean_interval,
@@ -571,20 +571,27 @@ def run(args) -> int:
         + f"-seed{args.seed}-n{args.episodes}"
     )
     check_file_names(args.out, [name + end for end in OUTPUT_ENDINGS], "--name")
-    summary = run_evaluation(
-        EvalSettings(
-            args.game,
-            variants,
-            agents,
-            args.episodes,
-            args.seed,
-            parse_env_options(args.option),
-            resolve_best(args.opponent, spec.slug),
-            log_path=os.path.join(args.out, f"{name}-episodes.jsonl"),
-            resume=getattr(args, "resume", False),
-            **run_options(args),
+    log_path = os.path.join(args.out, f"{name}-episodes.jsonl")
+    try:
+        summary = run_evaluation(
+            EvalSettings(
+                args.game,
+                variants,
+                agents,
+                args.episodes,
+                args.seed,
+                parse_env_options(args.option),
+                resolve_best(args.opponent, spec.slug),
+                log_path=log_path,
+                resume=getattr(args, "resume", False),
+                **run_options(args),
+            )
         )
-    )
+    except Terminated as stop:
+        stop.saved = (
+            f"the episodes played are in {log_path} (the same command with --resume goes on)"
+        )
+        raise
     summary["provenance"]["arguments"] = {
         k: v
         for k, v in vars(args).items()

@@ -10,18 +10,22 @@ Backends: ``local`` (``workers`` processes, default all cores; 1 runs in this pr
 
 ``stream(fn, items, workers)`` calls ``fn(item)`` for every item on local processes and
 yields each result as soon as it is ready, so a long run hands over its work as it goes;
-stopped early (an error, SIGTERM, Ctrl-C) it leaves no worker process behind.
+stopped early (an error, a worker that died, SIGTERM, Ctrl-C) it leaves no worker process
+behind. The local backend of ``run_chunks`` runs its chunks through it. While it runs,
+SIGTERM raises ``Terminated`` (exit status 143) in the main thread.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from functools import partial
 from typing import Any
 
 BACKENDS = ("local", "ray")
@@ -72,25 +76,31 @@ def run_chunks(
             done(i, results[-1])
             tick(w)
         return results
-    results = [None] * len(chunks)
-    context = multiprocessing.get_context("spawn")  # safe with torch and threads
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
-        futures = {pool.submit(fn, *c): i for i, c in enumerate(chunks)}
-        for future in as_completed(futures):
-            i = futures[future]
-            results[i] = future.result()
-            done(i, results[i])
+    results: list = [None] * len(chunks)
+    # the chunks as items of ``stream``: one pool lifetime and SIGTERM handling for all
+    numbered = stream(partial(_call_chunk, fn), enumerate(chunks), min(workers, len(chunks)))
+    with contextlib.closing(numbered):
+        for i, result in numbered:
+            results[i] = result
+            done(i, result)
             tick(weights[i])
     return results
+
+
+def _call_chunk(fn, numbered: tuple) -> tuple:
+    i, chunk = numbered
+    return i, fn(*chunk)
 
 
 class Terminated(SystemExit):
     """SIGTERM arrived while ``stream`` ran: raised in the main thread so that every
     ``finally`` runs (the workers stopped, the files closed); the process exits with status
-    143 (128 + SIGTERM), as the signal would have ended it."""
+    143 (128 + SIGTERM), as the signal would have ended it. ``saved``: what the run kept
+    (set by the command on its way out; the command line prints it in its one line)."""
 
     def __init__(self) -> None:
         super().__init__(128 + signal.SIGTERM)
+        self.saved = ""
 
 
 def _raise_terminated(signum, frame) -> None:
@@ -101,8 +111,13 @@ def _raise_terminated(signum, frame) -> None:
 def sigterm_raises() -> Iterator[None]:
     """While inside, SIGTERM raises ``Terminated`` in the main thread instead of ending the
     process at once (which would leave worker processes running their tasks to the end).
-    Outside the main thread, where no handler can be set, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    Outside the main thread, where no handler can be set, nothing changes; nor where the
+    program has a SIGTERM handler of its own (training's, which checkpoints), whose
+    exception ends ``stream`` all the same."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
         yield
         return
     before = signal.signal(signal.SIGTERM, _raise_terminated)
@@ -119,17 +134,36 @@ def _worker_start() -> None:
 
 def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Iterator[Any]:
     """``fn(item)`` for every item on ``workers`` local processes, each result yielded as it
-    is ready (in the order they finish), the items handed out one at a time. However it
-    stops (the last result, an error, SIGTERM via ``sigterm_raises``, Ctrl-C, the generator
-    closed), the workers are terminated before it returns."""
+    is ready (in the order they finish), the items handed out one at a time (a few more
+    than the workers are queued, so none waits for the next). However it stops (the last
+    result, an error, a worker process that died, SIGTERM via ``sigterm_raises``, Ctrl-C,
+    the generator closed), the workers are terminated before it returns; iterate it inside
+    ``contextlib.closing``, so that an error in the loop's own body (SIGTERM arriving there)
+    closes it at once rather than when the generator is collected."""
+    workers = max(1, workers)
     context = multiprocessing.get_context("spawn")  # safe with torch and threads
-    pool = context.Pool(max(1, workers), initializer=_worker_start)
+    # the pool's processes are this process's children started from here on: the executor
+    # has no call that ends running workers, so they are terminated by that list
+    before = set(multiprocessing.active_children())
+    # a process pool that raises when a worker dies (multiprocessing.Pool would wait for
+    # the lost item forever)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
+    todo = iter(items)
     try:
         with sigterm_raises():
-            yield from pool.imap_unordered(fn, items, chunksize=1)
+            running = {pool.submit(fn, item) for item in itertools.islice(todo, 2 * workers)}
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                running |= {pool.submit(fn, item) for item in itertools.islice(todo, len(finished))}
+                for future in finished:
+                    yield future.result()
     finally:
-        pool.terminate()
-        pool.join()
+        started = set(multiprocessing.active_children()) - before
+        for process in started:
+            process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for process in started:
+            process.join()
 
 
 def _run_ray(fn, chunks, address, tick, weights, workers, on_result):

@@ -21,6 +21,7 @@ wins too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -224,7 +225,8 @@ def add_output_arguments(p) -> None:
     p.add_argument(
         "--out",
         help="write one JSON line per deal here, as each is solved (in the order they "
-        "finish), with the settings it was solved under",
+        "finish), with the settings it was solved under; without --resume the file is "
+        "started over, which is refused when it exists and is not a solve results file",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -391,8 +393,10 @@ def _run_jobs(jobs: list[dict], workers: int, backend: str, keep, address: str |
     if backend == "local":
         from .parallel import stream
 
-        for record in stream(solve_one, jobs, workers):
-            keep(record)
+        records = stream(solve_one, jobs, workers)
+        with contextlib.closing(records):
+            for record in records:
+                keep(record)
         return
     from .parallel import run_chunks, split
 
@@ -833,7 +837,9 @@ def check_study_arguments(args) -> tuple:
         raise ValueError(f"--random-games must be >= 0, got {args.random_games}")
     nodes, seconds = parse_budget(args.budget)
     if args.out:
-        writable_file(args.out, "--out")  # now, not after the solving
+        from .solve_results import check_out_file
+
+        check_out_file(args.out, args.resume)  # now, not after the solving
     probe_policy(args.probe_policy)  # a bad spec fails here, before any worker starts
     nested = None
     if args.nested:
@@ -955,9 +961,12 @@ def solve_jobs(args, jobs: list[dict], records: list, out, start: float, setting
 
     try:
         _run_jobs(jobs, args.workers, args.backend, keep, args.address)
-    except Terminated:
-        kept = f"; the deals solved are in {args.out} (--resume goes on)" if out else ""
-        print(f"castle-envs solve: stopped by SIGTERM{kept}", file=sys.stderr)
+    except Terminated as stop:
+        stop.saved = (
+            f"the deals solved are in {args.out} (--resume goes on)"
+            if out
+            else "nothing was saved (no --out)"
+        )
         raise
     finally:
         if out:

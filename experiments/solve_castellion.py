@@ -328,7 +328,9 @@ def study_settings(args) -> dict:
     if loss_budget is None and probe != "portfolio":
         loss_budget = LOSS_NODES
     if args.out:
-        writable_file(args.out, "--out")
+        from .solve_results import check_out_file
+
+        check_out_file(args.out, args.resume)
     return {
         "nodes": nodes,
         "seconds": seconds,

@@ -99,6 +99,41 @@ def check_common(record: dict, where: str, assume_settings: bool = False) -> Non
         raise ValueError(f"{where}: 'settings' must be an object, got {kind(record['settings'])}")
 
 
+def is_results_head(head: bytes) -> bool:
+    """Do a file's first bytes begin with a solve record (either game's, with settings or
+    written before records carried them) as a whole first line? What ``--out`` may start
+    over without ``--resume``."""
+    from .safe_json import JsonLimitError, loads
+
+    try:
+        record = loads(head.split(b"\n", 1)[0], "the first line")
+    except JsonLimitError:
+        return False
+    if not isinstance(record, dict):
+        return False
+    try:
+        check_common(record, "the first line", assume_settings=True)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def check_out_file(path: str, resume: bool) -> None:
+    """``--out`` (both games) can be written, and without ``resume`` starts over nothing
+    but a results file: an existing file that is not one is refused, never emptied."""
+    from .common import check_overwrite, writable_file
+
+    if resume:
+        writable_file(path, "--out")  # what is there is read back and checked
+        return
+    check_overwrite(
+        path,
+        "--out",
+        is_results_head,
+        "a castle-envs solve results file (to add to one, give --resume)",
+    )
+
+
 _MISSING = object()
 
 

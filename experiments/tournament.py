@@ -37,7 +37,7 @@ from .evaluate import (
     run_options,
     write_records,
 )
-from .parallel import run_chunks, split
+from .parallel import Terminated, run_chunks, split
 from .stats import bt_ratings_with_intervals, wilson_interval
 
 
@@ -209,15 +209,19 @@ def run(args) -> int:
     check_file_names(
         args.out, [name + end for end in (".json", ".csv", ".png", "-records")], "--name"
     )
-    summary = tournament(
-        args.game,
-        players,
-        agents,
-        args.games,
-        args.seed,
-        bootstrap=args.bootstrap,
-        **run_options(args),
-    )
+    try:
+        summary = tournament(
+            args.game,
+            players,
+            agents,
+            args.games,
+            args.seed,
+            bootstrap=args.bootstrap,
+            **run_options(args),
+        )
+    except Terminated as stop:
+        stop.saved = "nothing was saved (a tournament writes its files when every game is played)"
+        raise
     game_records = summary.pop("records", [])
     print(
         f"{args.game}, {players} players, {args.games} games (seeds {args.seed}.."

@@ -9,42 +9,14 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from castle_envs.experiments import journal
 
+from tests.experiments.processes import alive, descendants, wait_for
+
 CLI = [sys.executable, "-m", "castle_envs.experiments.cli"]
 SOLVE = ["solve", "--difficulty", "very_hard", "--budget", "2000", "--random-games", "0"]
-
-
-def descendants(pid: int) -> set[int]:
-    """The processes below ``pid`` (children, their children, ...), from /proc."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # gone while listed
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Running or stopped, not gone and not a zombie waiting to be reaped."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def whole_lines(path: Path) -> int:
@@ -52,13 +24,6 @@ def whole_lines(path: Path) -> int:
         return path.read_bytes().count(b"\n")
     except FileNotFoundError:
         return 0
-
-
-def wait_for(condition, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while not condition() and time.monotonic() < end:
-        time.sleep(0.05)
-    return condition()
 
 
 def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
@@ -79,7 +44,11 @@ def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 143  # 128 + SIGTERM, as the signal itself would give
-    assert "stopped by SIGTERM" in proc.stderr.read().decode()
+    said = proc.stderr.read().decode().strip().splitlines()
+    assert (
+        said[-1]
+        == f"castle-envs solve: stopped by SIGTERM; the deals solved are in {out} (--resume goes on)"
+    )
     assert wait_for(lambda: not any(alive(pid) for pid in workers), 30), [
         pid for pid in workers if alive(pid)
     ]

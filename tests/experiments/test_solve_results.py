@@ -292,3 +292,62 @@ def test_a_deal_solved_again_counts_with_the_settings_of_its_last_record(tmp_pat
     assert main(argv + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["winnable"] == 2
     fails_cleanly(capsys, argv + ["--budget", "50"], "line 2", "budget '100'", "'50'")
+
+
+NOT_RESULTS = {
+    "notes": b"my notes on deal 12\n",
+    "evaluate log": b'{"settings": {"game": "castle-siege"}}\n{"episode": {"index": 0}}\n',
+    "a JSON object": b'{"seed": 3, "comment": "not a verdict"}\n',
+    "a list": b"[1, 2]\n",
+    "binary": bytes(range(256)),
+    "deep": b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("content", NOT_RESULTS.values(), ids=list(NOT_RESULTS))
+def test_out_without_resume_never_empties_a_file_solve_did_not_write(
+    tmp_path, capsys, game, content
+):
+    command, _ = GAMES[game]
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(content)
+    argv = command + ["--deals", "1", "--out", str(path)]
+    fails_cleanly(capsys, argv, "--out", str(path), "not a castle-envs solve results file")
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_out_without_resume_refuses_a_fifo_without_blocking(tmp_path, game):
+    # in a process of its own: opening a FIFO to write waits for a reader forever
+    import os
+    import subprocess
+    import sys
+
+    command, _ = GAMES[game]
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    argv = [sys.executable, "-m", "castle_envs.experiments.cli"]
+    argv += command + ["--deals", "1", "--out", str(fifo)]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines() == [
+        f"castle-envs solve: error: --out {str(fifo)!r} exists and is not a regular file"
+    ]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_out_starts_over_a_results_file_of_solves_own_or_an_empty_file(tmp_path, game):
+    from castle_envs.experiments.solve_results import check_out_file
+
+    _, record = GAMES[game]
+    ours = results_file(tmp_path, [json.dumps(record(0)), json.dumps(record(1))])
+    check_out_file(str(ours), resume=False)  # the documented way to start over
+    old = results_file(
+        tmp_path, [json.dumps({k: v for k, v in record(0).items() if k != "settings"})]
+    )
+    check_out_file(str(old), resume=False)  # written before records carried settings
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    check_out_file(str(empty), resume=False)
+    check_out_file(str(tmp_path / "new.jsonl"), resume=False)
