@@ -158,10 +158,12 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
             isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch
         )
     ):
-        got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else repr(net_arch)
+        got = repr(net_arch)
+        if len(got) > 80:  # a line, however long the card's list
+            got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else got[:77] + "..."
         raise ValueError(
             f"policy.net_arch must be a list of 1 to {MAX_LAYERS} layer sizes of at most "
-            f"65536, got {got if len(got) < 80 else got[:77] + '...'}"
+            f"65536, got {got}"
         )
     if activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {ACTIVATIONS}, got {activation!r}")
