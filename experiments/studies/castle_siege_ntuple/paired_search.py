@@ -6,8 +6,8 @@ paired difference (first - second) with Newcombe's 95% interval
 Run from the repository root::
 
     python experiments/studies/castle_siege_ntuple/paired_search.py \
-        docs/data/castle_siege_ntuple/search-mix50-deals.csv \
-        docs/data/castle_siege_ntuple/search-base50-deals.csv
+        docs/data/castle_siege_ntuple/search/vh-mix05-1000000-n50-deals.csv \
+        docs/data/castle_siege_ntuple/search/vh-base-1000000-n50-deals.csv
 """
 
 import argparse
