@@ -12,7 +12,8 @@ puzzle, solved exactly as the ``search`` agent does (``EndgamePlanner``).
 Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.1,
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
-endmiss=4,endnested=0,endwidth=16,endtries=2,endbudget=0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+endmiss=4,endnested=0,endwidth=16,endtries=2,endbudget=0,afterstate=DIR,afterstate_mix=0.0,
+policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, as the endgame-network training exports it) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
@@ -33,7 +34,10 @@ search (``endwidth`` candidates a step, the solver's ``endgame`` nodes checked a
 line) look for a winning line before the search takes over again, once a turn and at most
 ``endtries`` times a game (``NestedEndgameSolver``); ``endbudget`` > 0 bounds that search's
 work in a game: no run starts once its tries together counted that many nodes (a count, not
-a clock, so that a deal's result stays the same on any machine).
+a clock, so that a deal's result stays the same on any machine). ``afterstate`` names an
+n-tuple afterstate value model directory (kind ``ntuple_value``, ``castle_siege_ntuple``)
+whose value of the position a leaf's last move led to (the cards that move drew still unseen)
+is mixed into the leaf's value with weight ``afterstate_mix`` (1: no playout; not with ``lam``).
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ OPTIONS = Options(
     endwidth=Option(16, 2, MAX_WIDTH),
     endtries=Option(2, 1, 1 << 16),
     endbudget=Option(0, 0, 1 << 40),
+    afterstate=Option(""),
+    afterstate_mix=Option(0.0, 0.0, 1.0),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -114,10 +120,19 @@ class ISMCTSPolicy:
                 "ismcts option prior_mix > 0 needs prior=FILE.npz (a move network's"
                 " scores, exit_siege_net export --what prior)"
             )
+        if o["afterstate_mix"] > 0 and not o["afterstate"]:
+            raise ValueError(
+                "ismcts option afterstate_mix > 0 needs afterstate=DIR (an ntuple_value model)"
+            )
+        if o["afterstate_mix"] > 0 and o["lam"] > 0:
+            raise ValueError("ismcts options lam and afterstate_mix do not combine: pick one")
         iterations, leaf, endgame = o["iterations"], o["leaf"], o["endgame"]
         value, prior = o["value"], o["prior"]
         self._net = M.new_value_net(load_value_net(value) if value else None)
         self._prior = MovePrior(load_prior(prior)) if prior else None
+        afterstate = o["afterstate"]
+        self._afterstate = M.new_afterstate(load_afterstate(afterstate) if afterstate else None)
+        self.afterstate_mix = o["afterstate_mix"]
         self.prior_mix, self.prior_temp = o["prior_mix"], o["prior_temp"]
         self._logits = np.full(NUM_ACTIONS, -np.inf)
         self.iterations, self.width, self.temp, self.c = iterations, o["width"], o["temp"], o["c"]
@@ -188,6 +203,8 @@ class ISMCTSPolicy:
             endplay=self.endplay,
             endmiss=self.endmiss,
             chance=self.chance,
+            afterstate=self._afterstate,
+            afterstate_mix=self.afterstate_mix,
         )
         for _tree in range(self.trees):
             best = self._M.search(
@@ -254,6 +271,36 @@ def load_value_net(path) -> dict:
     from castle_envs.agents.search.castle_siege_ismcts_kernel import VALUE_ARRAYS
 
     return load_npz_arrays(path, VALUE_ARRAYS, "ismcts option value", "value network")
+
+
+def load_afterstate(path) -> np.ndarray:
+    """The tables of an n-tuple afterstate value model directory (kind ``ntuple_value``:
+    ``model.json`` naming this version's table layout, ``weights.npz`` of finite numbers);
+    ValueError naming what does not fit."""
+    from pathlib import Path
+
+    from castle_envs.agents.learned.castle_siege_ntuple_kernel import N_WEIGHTS, TABLES
+    from castle_envs.agents.learned.model_files import load_npz_arrays
+
+    from castle_envs.core.files import UnreadableFile, read_json
+
+    option = "ismcts option afterstate"
+    try:
+        card = read_json(Path(path) / "model.json", "model directory's model.json")
+    except UnreadableFile as err:
+        raise ValueError(f"{option}={err}") from None
+    kind = card.get("kind") if isinstance(card, dict) else None
+    if kind != "ntuple_value":
+        raise ValueError(f"{option}={path}: a model of kind {kind!r}, not 'ntuple_value'")
+    policy = card.get("policy")
+    tables = policy.get("tables") if isinstance(policy, dict) else None
+    if tables != [[name, int(size)] for name, size in TABLES]:
+        raise ValueError(f"{option}={path}: its tables are not this version's table layout")
+    weights = load_npz_arrays(Path(path) / "weights.npz", ["weights"], option, "n-tuple value")
+    array = weights["weights"]
+    if array.shape != (N_WEIGHTS,):
+        raise ValueError(f"{option}={path}: expected {N_WEIGHTS} weights, got {array.shape}")
+    return array.astype(np.float32)
 
 
 class MovePrior:

@@ -50,6 +50,11 @@ Two variants, each measured no better on Hard (``docs/castle_siege_winnability.m
 draws unseen cards, so the tree searches the next turn (``sparse_outcome``); ``endplay``
 lets the solver finish a playout once no unseen card is left, as the agent's endgame
 planner does (``_playout``).
+
+With ``afterstate_mix`` > 0 a leaf is valued partly (1: wholly, no playout) by a learned
+n-tuple afterstate value (``castle_siege_ntuple_kernel``): the value of the position the
+descent's last move led to, seen as an afterstate, so the cards that move drew stay unseen
+(``mark_unseen`` of the position before it), as the value was trained to read them.
 """
 
 from __future__ import annotations
@@ -57,6 +62,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from castle_envs.agents.learned.castle_siege_ntuple_kernel import (
+    MAX_FEATURES,
+    N_WEIGHTS,
+    WORK,
+    features,
+    mark_unseen,
+    value_of,
+)
 from castle_envs.agents.solvers.castle_siege_kernel import (
     MAX_DEPTH,
     WIN,
@@ -160,6 +173,42 @@ class ValueNet(NamedTuple):
     v: np.ndarray  # (INT_WORDS,) int32
 
 
+class Afterstate(NamedTuple):
+    """A learned n-tuple afterstate value (``castle_siege_ntuple_kernel``) and its work
+    arrays."""
+
+    weights: np.ndarray  # (N_WEIGHTS,) float32: the tables
+    unseen_flag: np.ndarray  # (NUM_CARDS,) int64: ``mark_unseen`` before the last move
+    ranks: np.ndarray  # (14,) int64: ... and the unseen cards counted by rank
+    work: np.ndarray  # (WORK,) int64
+    idx: np.ndarray  # (MAX_FEATURES,) int64
+
+
+def new_afterstate(weights: np.ndarray | None = None) -> Afterstate:
+    """An ``Afterstate`` of the tables ``weights``; ``None``: zero tables, for a search that
+    mixes in no afterstate value (``afterstate_mix`` = 0)."""
+    if weights is None:
+        weights = np.zeros(N_WEIGHTS, np.float32)
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    if weights.shape != (N_WEIGHTS,):
+        raise ValueError(f"afterstate value: expected {N_WEIGHTS} weights, got {weights.shape}")
+    return Afterstate(
+        weights=weights,
+        unseen_flag=np.zeros(NUM_CARDS, np.int64),
+        ranks=np.zeros(14, np.int64),
+        work=np.zeros(WORK, np.int64),
+        idx=np.zeros(MAX_FEATURES, np.int64),
+    )
+
+
+@njit(cache=True)
+def afterstate_value(a, b, v):
+    """The learned value of the position ``b``/``v`` as the afterstate of the move that led
+    to it (``a.unseen_flag``/``a.ranks``: ``mark_unseen`` of the position before that move)."""
+    nf = features(b, v, a.unseen_flag, a.ranks, a.work, a.idx)
+    return value_of(a.weights, a.idx, nf)
+
+
 class Settings(NamedTuple):
     """What every iteration of one search reads besides the tree and the world (the module
     docstring says what each does)."""
@@ -180,6 +229,8 @@ class Settings(NamedTuple):
     endplay: int  # solver nodes for a playout that reaches a known deck (0: off)
     endmiss: int  # ... where the scorer's own finish left at most this many castles standing
     chance: int  # draws kept below a move that draws unseen cards (0: each iteration its own)
+    afterstate: Afterstate  # a learned afterstate value, mixed in with weight afterstate_mix
+    afterstate_mix: float
 
 
 #: the arrays of a ValueNet, with their shapes in terms of its width H
@@ -548,6 +599,8 @@ def _iterate(t, x, w, memo, cfg, forced):
         depth += 1
         keep = cfg.chance
         hidden = unseen(b, v) if keep > 0 else 0
+        if cfg.afterstate_mix > 0.0:  # what the move will draw stays unseen at the leaf
+            mark_unseen(b, v, cfg.afterstate.unseen_flag, cfg.afterstate.ranks)
         apply(b, v, t.act[node, best], leave)
         if keep > 0 and unseen(b, v) < hidden:  # the move drew an unseen card
             sparse_outcome(t, node, best, b, v, keep)
@@ -582,6 +635,9 @@ def _iterate(t, x, w, memo, cfg, forced):
         value = 1.0
     if value < 0.0:
         learned = net_value(cfg.net, b, v, cfg.rows, recent, leave) if lam > 0.0 else 0.0
+        if cfg.afterstate_mix > 0.0 and depth > 0 and v[OUTCOME] == 0:
+            lam = cfg.afterstate_mix  # (the agent refuses both mixes at once)
+            learned = afterstate_value(cfg.afterstate, b, v)
         if lam < 1.0:
             value = (1.0 - lam) * _playout(x, w, memo, cfg, line) + lam * learned
             t.stats[1] += 1

@@ -370,6 +370,8 @@ def _settings(state, **options):
         endplay=0,
         endmiss=4,
         chance=0,
+        afterstate=M.new_afterstate(),
+        afterstate_mix=0.0,
     )
     return M.Settings(**{**base, **options})
 

@@ -1,0 +1,102 @@
+"""The Castle Siege ISMCTS agent with a learned n-tuple afterstate value at its leaves: the
+value changes the search only through what it values, reads only the player's view, plays
+the same with the same seed, and bad settings are refused by name."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from castle_envs.agents import make_agent  # noqa: E402
+from castle_envs.agents.learned import castle_siege_ntuple_kernel as NT  # noqa: E402
+from castle_envs.agents.learned.castle_siege_ntuple import NTupleValue  # noqa: E402
+from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
+
+from castle_envs.castle_siege.rules import State  # noqa: E402
+
+from .test_castle_siege_ismcts import ROOT, _game_actions, _midgame, _policy  # noqa: E402
+from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402
+
+
+def _value_dir(tmp_path, seed=0):
+    weights = np.random.default_rng(seed).normal(0, 0.5, NT.N_WEIGHTS).astype(np.float32)
+    return str(NTupleValue(weights).save(tmp_path / f"value{seed}"))
+
+
+def _root(policy, state):
+    action = policy(state, np.random.default_rng(0))
+    assert policy.searched
+    return action, policy.root_stats(), policy._tree.stats.copy()
+
+
+def test_a_zero_mix_leaves_the_search_unchanged_and_a_full_one_replaces_the_playouts(
+    tmp_path,
+):
+    s = _midgame(5, moves=3, difficulty="very_hard")
+    plain = _root(_policy(), s)
+    unmixed = _root(_policy(afterstate=_value_dir(tmp_path), afterstate_mix=0.0), s)
+    assert plain[:2] == unmixed[:2]
+    full = _root(_policy(afterstate=_value_dir(tmp_path), afterstate_mix=1.0), s)
+    assert full[1] != plain[1]  # the leaves were valued differently
+    assert full[2][1] < full[2][0] // 4  # few playouts: only worlds the rules already ended
+    assert plain[2][1] > plain[2][0] // 2
+
+
+def test_the_search_changes_only_through_the_value(tmp_path):
+    """Two different tables give different roots; the same tables, loaded twice, the same."""
+    s = _midgame(5, moves=3, difficulty="very_hard")
+    one = _root(_policy(afterstate=_value_dir(tmp_path, 1), afterstate_mix=0.5), s)
+    again = _root(_policy(afterstate=_value_dir(tmp_path, 1), afterstate_mix=0.5), s)
+    other = _root(_policy(afterstate=_value_dir(tmp_path, 2), afterstate_mix=0.5), s)
+    assert one[1] == again[1]
+    assert one[1] != other[1]
+
+
+def test_the_afterstate_search_reads_only_the_view(tmp_path):
+    """Deals that differ only in the unseen cards' order get the same decisions (the
+    value at a leaf treats the cards its last move drew as still unseen)."""
+    options = dict(afterstate=_value_dir(tmp_path), afterstate_mix=0.7, iterations=40)
+    policy, twin_policy = _policy(**options), _policy(**options)
+    s = State.new_game(difficulty="very_hard", deck=deal_deck(12))
+    shuffler = np.random.default_rng(2)
+    checked = 0
+    for step in range(30):
+        if s.outcome:
+            break
+        twin = _reshuffle_unseen(s, shuffler)
+        a = policy(s, np.random.default_rng(step))
+        assert a == twin_policy(twin, np.random.default_rng(step))
+        checked += policy.searched
+        s.apply_action(a)
+    assert checked > 5
+
+
+def test_a_deal_plays_the_same_with_the_same_seed():
+    spec = (
+        "ismcts:iterations=30,width=4,afterstate_mix=0.5,"
+        f"afterstate={ROOT / 'models' / 'castle_siege_ntuple_value'}"
+    )
+    alone = _game_actions(make_agent(spec, "castle-siege"), 31_000_005)
+    busy = make_agent(spec, "castle-siege")
+    _game_actions(busy, 31_000_000)
+    assert _game_actions(busy, 31_000_005) == alone
+
+
+def test_bad_afterstate_settings_are_refused_by_name(tmp_path):
+    good = _value_dir(tmp_path)
+    with pytest.raises(ValueError, match="ismcts option afterstate_mix"):
+        _policy(afterstate=good, afterstate_mix=1.5)
+    with pytest.raises(ValueError, match="afterstate_mix > 0 needs afterstate"):
+        _policy(afterstate_mix=0.5)
+    with pytest.raises(ValueError, match="lam and afterstate_mix do not combine"):
+        _policy(afterstate=good, afterstate_mix=0.5, lam=0.5, value=good)
+    other_kind = ROOT / "models" / "castle_siege_very_hard_ismcts"
+    with pytest.raises(ValueError, match="not 'ntuple_value'"):
+        _policy(afterstate=str(other_kind), afterstate_mix=0.5)
+    with pytest.raises(FileNotFoundError):
+        _policy(afterstate=str(tmp_path / "none"), afterstate_mix=0.5)
+    (tmp_path / "value0" / "weights.npz").write_bytes(b"not an npz")
+    with pytest.raises(ValueError, match="not a n-tuple value .npz"):
+        _policy(afterstate=good, afterstate_mix=0.5)
+    with pytest.raises(ValueError, match="unknown ismcts option"):
+        make_agent("ismcts:afterstate_mx=0.5", "castle-siege")
