@@ -206,8 +206,10 @@ class ISMCTSPolicy:
             afterstate=self._afterstate,
             afterstate_mix=self.afterstate_mix,
         )
+        # halving is a kernel of its own, so that a search without it does not compile it
+        search = self._M.search_halving if self.halving else self._M.search
         for _tree in range(self.trees):
-            best = self._M.search(
+            best = search(
                 self._tree,
                 self._x,
                 self._w,
@@ -219,7 +221,6 @@ class ISMCTSPolicy:
                 self._logits,
                 mix,
                 self.root_width,
-                bool(self.halving),
             )
             if self.trees == 1:
                 return int(self._tree.act[0, best])

@@ -107,8 +107,12 @@ from castle_envs.castle_siege.kernel import (
 from castle_envs.castle_siege.observation import OBS_SIZE
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, ROYAL
 from castle_envs.castle_siege.scoring import N_BATTLE, N_RECYCLE, royal_action
-from castle_envs.core.jit import njit
+from castle_envs.core.jit import compile_note, njit
 from castle_envs.core.kernel_common import nonzero_key
+
+# the seconds after the solver's kernels, which it calls too (``castle-envs demo`` compiles
+# them first, for the trained scorer's endgame; alone, add theirs)
+compile_note(__name__, "the Castle Siege search kernels (ISMCTS)", 25)
 
 MAX_WIDTH = 16
 
@@ -471,7 +475,7 @@ def _value(b, v, shaped, standing):
     return shaped * captured / 4.0 - standing * left / 52.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def endgame_solved(w, memo, b, v, recent, leave, nodes, weights):
     """Whether the compiled solver proves this world won within ``nodes`` (half of them on
     the scorer's probes, then depth-first search)."""
@@ -522,7 +526,7 @@ def sparse_outcome(t, node, e, b, v, k):
     shuffle_unseen(b, v, t.rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _playout(x, w, memo, cfg, line):
     """The value of finishing the world in ``x``'s row 0 with the scorer. With ``endplay``
     a world the scorer loses with at most ``endmiss`` castles standing counts as won where
@@ -542,14 +546,14 @@ def _playout(x, w, memo, cfg, line):
     if not known or v[OUTCOME] != 0 or unseen(b, v) > 0:
         return _value(b, v, cfg.shaped, cfg.standing)
     _copy_rows(x.B[1], x.V[1], b, v)
-    playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end)
+    playout(x, w, memo, 0, recent, leave, weights, cfg.width, cfg.noise, line, end, False)
     near_end = v[OUTCOME] != 1 and 4 - captured_and_standing(b, v)[0] <= cfg.endmiss
     if near_end and endgame_solved(w, memo, x.B[1], x.V[1], recent, leave, cfg.endplay, weights):
         return 1.0
     return _value(b, v, cfg.shaped, cfg.standing)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _iterate(t, x, w, memo, cfg, forced):
     """One iteration from the world in ``x``'s row 0 (dealt by the caller): descend, expand,
     play out, back up, with the settings ``cfg`` (``Settings``). ``forced`` >= 0 takes that
@@ -709,19 +713,11 @@ def _halving(t, x, w, memo, b0, v0, cfg, iterations):
     return alive[0]
 
 
-@njit(cache=True)
-def search(
-    t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width, halving
-):
-    """``iterations`` iterations from the view in rows ``b0``/``v0`` with the settings ``cfg``
-    (``Settings``; module docstring); the root's statistics stay in node 0 of ``t``; with
-    ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
-    (one per action id, a move network's) over its children plus the rest times the
-    scorer's. The root has ``root_width`` children (0: ``cfg.width``). Returns the index of
-    the root's most visited child (ties: the scorer's order), or with ``halving`` the child
-    that sequential halving over common worlds keeps (``_halving``). With ``cfg.chance`` > 0
-    each edge whose move draws unseen cards keeps at most that many draws
-    (``sparse_outcome``)."""
+@njit(cache=True, inline="always")
+def _start(t, x, w, b0, v0, cfg, seed, root_logits, root_mix, root_width):
+    """A search's first steps: the tree cleared, the random streams seeded, the root's view
+    in ``x``'s row 0, the root expanded (even where every world is lost: its first child is
+    then the scorer's move) and its priors mixed."""
     clear(t)
     t.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     w.rng[0] = np.uint64(seed * 40503 + 1442695040888963407) | np.uint64(1)
@@ -733,16 +729,17 @@ def search(
     t.visits[0] = 0
     t.value[0] = 0.0
     t.width[0] = -1
-    B, V = x.B, x.V
-    _copy_rows(B[0], V[0], b0, v0)
-    # the root is expanded even where every world is lost: its first child is then the
-    # scorer's move
+    _copy_rows(x.B[0], x.V[0], b0, v0)
     top = root_width if root_width > 0 else cfg.width
-    _expand(t, 0, B[0], V[0], cfg.recent, cfg.weights, top, cfg.temp, x)
+    _expand(t, 0, x.B[0], x.V[0], cfg.recent, cfg.weights, top, cfg.temp, x)
     if root_mix > 0.0:
         _mix_root_prior(t, root_logits, root_mix)
-    if halving and t.width[0] > 1:
-        return _halving(t, x, w, memo, b0, v0, cfg, iterations)
+
+
+@njit(cache=True, inline="always")
+def _most_visited(t, x, w, memo, b0, v0, cfg, iterations):
+    """``iterations`` iterations from the root; the index of its most visited child (ties:
+    the scorer's order)."""
     for _it in range(iterations):
         _deal(x, b0, v0, t.rng)
         _iterate(t, x, w, memo, cfg, -1)
@@ -751,3 +748,27 @@ def search(
         if t.n[0, i] > t.n[0, best]:
             best = i
     return best
+
+
+@njit(cache=True)
+def search(t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width):
+    """``iterations`` iterations from the view in rows ``b0``/``v0`` with the settings ``cfg``
+    (``Settings``; module docstring); the root's statistics stay in node 0 of ``t``; with
+    ``root_mix`` > 0 the root's priors are ``root_mix`` times a softmax of ``root_logits``
+    (one per action id, a move network's) over its children plus the rest times the
+    scorer's. The root has ``root_width`` children (0: ``cfg.width``). Returns the index of
+    the root's most visited child (ties: the scorer's order). With ``cfg.chance`` > 0 each
+    edge whose move draws unseen cards keeps at most that many draws (``sparse_outcome``)."""
+    _start(t, x, w, b0, v0, cfg, seed, root_logits, root_mix, root_width)
+    return _most_visited(t, x, w, memo, b0, v0, cfg, iterations)
+
+
+@njit(cache=True)
+def search_halving(t, x, w, memo, b0, v0, cfg, iterations, seed, root_logits, root_mix, root_width):
+    """``search`` whose root runs sequential halving over common worlds (``_halving``)
+    instead: returns the child it keeps. A kernel of its own, compiled only where a search
+    asks for halving (the whole search is compiled again inside each kernel that calls it)."""
+    _start(t, x, w, b0, v0, cfg, seed, root_logits, root_mix, root_width)
+    if t.width[0] > 1:
+        return _halving(t, x, w, memo, b0, v0, cfg, iterations)
+    return _most_visited(t, x, w, memo, b0, v0, cfg, iterations)

@@ -62,8 +62,10 @@ from castle_envs.castle_siege.kernel import (
 from castle_envs.castle_siege.rules import BATTLE, DISCARD, PRECISION, ROYAL
 from castle_envs.castle_siege.scoring import policy_action, subset_tables
 from castle_envs.core import pcg64
-from castle_envs.core.jit import njit, unowned
+from castle_envs.core.jit import compile_note, njit, unowned
 from castle_envs.core.kernel_common import nonzero_key, tt_seen, xorshift_star
+
+compile_note(__name__, "the Castle Siege solver kernels", 25)
 
 MAX_DEPTH = 1024  # actions in one line; a game has at most a few hundred
 MAX_MOVES = 1676  # legal moves in one position: at most every action id
@@ -83,6 +85,9 @@ _Z = (
     .integers(0, 2**63 - 1, size=(2, 64 * 52 + 52 + 4 * 52 * 52 + 52 + 4 + 4 + 1), dtype=np.int64)
     .astype(np.uint64)
 )
+# read-only, as the kernels that read it as a global see it: a caller passing it then gets
+# the same compiled search as they do, not a second one for a writable table
+_Z.flags.writeable = False
 Z_DECK, Z_HAND = 0, 64 * 52
 Z_COL = Z_HAND + 52
 Z_DISC = Z_COL + 4 * 52 * 52

@@ -63,7 +63,9 @@ from castle_envs.castle_siege.scoring import (
     recycle_scores,
     royal_action,
 )
-from castle_envs.core.jit import njit
+from castle_envs.core.jit import compile_note, njit
+
+compile_note(__name__, "the Castle Siege nested search kernels", 5)
 
 WIN_SCORE = 1 << 20
 MAX_WIDTH = 16
@@ -185,7 +187,7 @@ def candidates(b, v, recent, weights, width, out, x):
 
 
 @njit(cache=True)
-def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start, until_known=False):
+def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start, until_known):
     """Level 0, played in place on row ``row``: its moves go to ``line[start:]``; returns
     (score, end of the line). With ``until_known`` it stops once no unseen card is left."""
     b, v = x.B[row], x.V[row]
@@ -207,7 +209,7 @@ def playout(x, w, memo, row, recent, leave, weights, width, noise, line, start, 
     return score(b, v), n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check(x, w, memo, row, recent, leave, nodes, line, n):
     """Depth-first search of ``nodes`` from row ``row``; a proven win is appended to
     ``line[:n]`` (returns the new end), else returns -1."""
@@ -274,7 +276,9 @@ def nested(x, w, memo, top, recent, leave, weights, width, noise, check, out):
                 best[lvl] = -WIN_SCORE
                 j[lvl] = -1
                 continue
-            s, end = playout(x, w, memo, r + 1, recent, leave, weights, width, noise, trial, p + 1)
+            s, end = playout(
+                x, w, memo, r + 1, recent, leave, weights, width, noise, trial, p + 1, False
+            )
         elif not done:
             if best[lvl] == WIN_SCORE:
                 done = True
@@ -318,7 +322,7 @@ def search(x: Scratch, w, memo, b0, v0, top, recent, leave, weights, width, nois
     w.rng[0] = np.uint64(seed * 2654435761 + 88172645463325252) | np.uint64(1)
     out = np.zeros(MAX_DEPTH, np.int64)
     if top == 0:
-        s, n = playout(x, w, memo, 0, recent, leave, weights, width, noise, out, 0)
+        s, n = playout(x, w, memo, 0, recent, leave, weights, width, noise, out, 0, False)
     else:
         s, n = nested(x, w, memo, top, recent, leave, weights, width, noise, check, out)
     return int(s), [int(a) for a in out[:n]]
@@ -368,7 +372,9 @@ def evaluate_moves(
                 if x.V[0, OUTCOME] != 0:
                     s = score(x.B[0], x.V[0])
                 elif depth == 0:
-                    s, _ = playout(x, w, memo, 0, recent, leave, weights, width, noise, out, 0)
+                    s, _ = playout(
+                        x, w, memo, 0, recent, leave, weights, width, noise, out, 0, False
+                    )
                 else:
                     s, _ = nested(x, w, memo, depth, recent, leave, weights, width, noise, 0, out)
                 if s == WIN_SCORE:

@@ -104,7 +104,9 @@ def subset_tables(
     return held
 
 
-@njit(cache=True)
+# inlined: its callers pass a read-only table (``_H_ROYAL``) and the scorer's weights, each
+# a type of its own, and a kernel would be compiled once for each
+@njit(cache=True, inline="always")
 def best_castle(b: np.ndarray, v: np.ndarray, w: np.ndarray) -> int:
     """The standing castle with the first best ``w[0] * defenders + w[1] * their rank sum +
     w[2] * castle rank``: the Royal Assault scorer's choice and the ``royal_own_column``

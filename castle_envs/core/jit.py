@@ -7,8 +7,10 @@ Every kernel is compiled with ``cache=True`` (``njit`` here makes it the default
 process that finds no cached machine code compiles. That first use takes up to a minute;
 so that it does not pass in silence, the first real compile of a castle-envs kernel in a
 process writes one line to stderr (``COMPILE_NOTICE``), and nothing when every kernel comes
-from the cache. ``CASTLE_ENVS_COMPILE_NOTICE=0`` in the environment silences it (the test
-suite does).
+from the cache. A module whose kernels take long to compile names them with
+``compile_note``: a compile of one of them called from Python (numba compiles what it calls
+with it) writes its own line, with the time it takes. ``CASTLE_ENVS_COMPILE_NOTICE=0`` in
+the environment silences both (the test suite does).
 """
 
 from __future__ import annotations
@@ -18,16 +20,32 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 COMPILE_NOTICE = "castle-envs: compiling numba kernels (first use only, cached afterwards)..."
-_notice_written = False
+#: {module: (what its kernels are, about how many seconds they take to compile)}
+_NOTES: dict[str, tuple[str, int]] = {}
+_written: set[str] = set()
 
 
-def _compile_notice() -> bool:
-    """Write ``COMPILE_NOTICE`` to stderr once per process; True if it wrote it now."""
-    global _notice_written
-    if _notice_written or os.environ.get("CASTLE_ENVS_COMPILE_NOTICE", "1") == "0":
+def compile_note(module: str, what: str, seconds: int) -> None:
+    """Name the kernels of ``module`` (its ``__name__``) for the line a compile of one of them
+    writes: "castle-envs: compiling {what}, once per install, ~{seconds} s...". ``seconds``:
+    as measured on a cold cache on the reference machine (2 cores)."""
+    _NOTES[module] = (what, seconds)
+
+
+def _compile_notice(module: str = "") -> bool:
+    """Write ``module``'s note (``compile_note``) or else ``COMPILE_NOTICE`` to stderr, each
+    once per process; True if it wrote one now."""
+    note = _NOTES.get(module)
+    key = module if note else ""
+    if key in _written or os.environ.get("CASTLE_ENVS_COMPILE_NOTICE", "1") == "0":
         return False
-    _notice_written = True
-    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+    _written.add(key)
+    text = (
+        f"castle-envs: compiling {note[0]}, once per install, ~{note[1]} s..."
+        if note
+        else COMPILE_NOTICE
+    )
+    print(text, file=sys.stderr, flush=True)
     return True
 
 
@@ -91,26 +109,69 @@ INSTALL_HINT = "pip install numba (a dependency of castle-envs that did not inst
 
 
 if HAVE_NUMBA:
+    from numba.core import errors as _errors
     from numba.core import event as _event
+    from numba.core import types as _types
+
+    def _canonical(t: Any) -> Any:
+        """The type a kernel is compiled for when a compiled caller passes ``t``: a constant
+        as its plain type, a narrower integer as int64 (uint64 stays)."""
+        t = _types.unliteral(t)
+        # (numba sets an Integer's signedness and width in its constructor)
+        signed, bits = getattr(t, "signed", True), getattr(t, "bitwidth", 64)
+        if isinstance(t, _types.Integer) and (signed or bits < 64):
+            return _types.int64
+        return t
+
+    def _one_signature(dispatcher: Any) -> Any:
+        """Compiled callers get the kernel compiled once: numba would compile it again for
+        each constant (``Literal[int](0)``) and integer width a caller passes, each copy
+        taking as long as the first (``apply`` about 10 s), and a caller that reaches it
+        through several paths links every copy. The caller's values are cast at the call.
+        A kernel that needs a constant (a tuple index) is compiled as numba would."""
+        typed = dispatcher.get_call_template
+
+        def get_call_template(args: Any, kws: Any) -> Any:
+            plain = tuple(_canonical(a) for a in args)
+            plain_kws = {k: _canonical(v) for k, v in kws.items()}
+            if plain != tuple(args) or plain_kws != kws:
+                try:
+                    return typed(plain, plain_kws)
+                except _errors.NumbaError:
+                    pass
+            return typed(args, kws)
+
+        dispatcher.get_call_template = get_call_template
+        return dispatcher
 
     def njit(*args: Any, **kwargs: Any) -> Any:
-        """``numba.njit`` with ``cache=True`` unless told otherwise."""
+        """``numba.njit`` with ``cache=True`` unless told otherwise, compiled once for the
+        scalar types compiled callers pass (``_one_signature``)."""
         kwargs.setdefault("cache", True)
-        return numba.njit(*args, **kwargs)
+        if args and callable(args[0]):  # @njit
+            return _one_signature(numba.njit(**kwargs)(args[0]))
+        if args:  # explicit signatures: compiled for those alone
+            return numba.njit(*args, **kwargs)
+        decorate = numba.njit(**kwargs)
+        return lambda func: _one_signature(decorate(func))
 
     class _CompileListener(_event.Listener):
         """numba broadcasts ``numba:compile`` only when it compiles (a signature found in the
         disk cache is loaded without it): the first one for a castle-envs kernel writes the
-        notice."""
+        notice, and one called from Python (not from a kernel being compiled) its module's
+        note."""
+
+        depth = 0
 
         def on_start(self, event: Any) -> None:
             dispatcher = (event.data or {}).get("dispatcher")
             module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
             if module.startswith("castle_envs"):
-                _compile_notice()
+                _compile_notice(module if self.depth == 0 and module in _NOTES else "")
+            self.depth += 1
 
         def on_end(self, event: Any) -> None:
-            pass
+            self.depth -= 1
 
     _event.register("numba:compile", _CompileListener())
 

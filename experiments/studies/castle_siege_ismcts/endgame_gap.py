@@ -41,7 +41,7 @@ for seed in range(start, start + n):
     if v[K.OUTCOME] == 0 and K.unseen(b, v) == 0:
         known += 1
         x.B[1][:], x.V[1][:] = b, v
-        N.playout(x, works[budgets[0]], memo, 0, False, False, weights, 12, 0.0, line, end)
+        N.playout(x, works[budgets[0]], memo, 0, False, False, weights, 12, 0.0, line, end, False)
         if v[K.OUTCOME] != 1:
             left = 4 - int(K.captured_and_standing(b, v)[0])
             lost[left] += 1
