@@ -13,7 +13,9 @@ games it plays, whether it takes options), and ``register_agent`` adds one:
   information Monte Carlo over the compiled solver), ``ismcts`` (information-set MCTS over
   the player's views); Castellion: ``planner``, ``pimc``; each module's ``build_agent``
   documents its options;
-- ``best``: the game's strongest shipped agent (``BEST_AGENTS``).
+- ``best``: the game's strongest shipped agent (``BEST_AGENTS``); Castle Siege's
+  ``trained``: its shipped trained move scorer with its endgame search
+  (``SIEGE_TRAINED_SCORER``; ``castle-envs demo`` names it so).
 
 ``make_agent(spec, game)`` builds one for a game (the registry slug);
 ``split_agent_list("random,mcts:sims=50,rollout=heuristic,heuristic")`` splits a comma list,
@@ -148,6 +150,10 @@ def _build_best(name: str, rest: str, game: str, seed: int | None) -> Agent:
     return make_agent(resolve_spec("best", game), game, seed)
 
 
+def _build_trained(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    return make_agent(first_runnable(SIEGE_TRAINED_SCORER), game, seed)
+
+
 def _build_random(name: str, rest: str, game: str, seed: int | None) -> Agent:
     return RandomAgent(seed)
 
@@ -228,6 +234,7 @@ for _kind in (
         "planner", "castle_envs.agents.search.castellion_planner:build_agent", ("castellion",)
     ),
     AgentKind("pimc", "castle_envs.agents.search.castellion_pimc:build_agent", ("castellion",)),
+    AgentKind("trained", _build_trained, games=("castle-siege",), argument=False, key_values=False),
 ):
     register_agent(_kind)
 

@@ -305,13 +305,23 @@ class MoveFeatureVectorEnv(gym.vector.VectorWrapper):
 
     def load_rows(self, rows: dict) -> dict:
         """Restore ``rows()`` (same batch size, variant and rules); returns the current
-        observation dict, as ``reset`` would."""
+        observation dict, as ``reset`` would. Each array must be integers that fit the
+        batch's own (a wider value would wrap into another one silently), and every row
+        must hold a game in play (the batched env's ``check_row``), else ValueError."""
         base = self._base
         for name, target in self._row_arrays().items():
             value = np.asarray(rows[name])
             if value.shape != target.shape:
                 raise ValueError(
                     f"saved {name} rows have shape {value.shape}, this batch {target.shape}"
+                )
+            if value.dtype.kind not in "iu":
+                raise ValueError(f"saved {name} rows are {value.dtype}, not integers")
+            limits = np.iinfo(target.dtype)
+            if value.size and (value.min() < limits.min or value.max() > limits.max):
+                raise ValueError(
+                    f"saved {name} rows hold values outside {target.dtype} "
+                    f"({int(value.min())} to {int(value.max())})"
                 )
             target[:] = value
         return self._view(base.restart(), {})

@@ -44,6 +44,14 @@ class GameSpec:
     #: capacity (rows)
     move_view: str | None = None
     move_capacity: int = 0
+    #: the variants in the game's own order (easiest first), where it is not ``variants``'
+    #: (which lists the default first)
+    variant_order: tuple = ()
+
+    @property
+    def ordered_variants(self) -> tuple:
+        """The variants in the game's own order: easiest first, fewest players first."""
+        return self.variant_order or self.variants
 
     @property
     def solitaire(self) -> bool:
@@ -91,6 +99,7 @@ GAMES = {
             compiled_env="castle_envs.castle_siege.compiled:CompiledCastleSiegeEnv",
             move_view="castle_envs.moves:SiegeMoves",
             move_capacity=256,
+            variant_order=("easy", "medium", "hard", "very_hard"),
         ),
         GameSpec(
             "castellion",

@@ -11,14 +11,25 @@ is found although its folder is ``agents/`` at the top of the repository.
 blank line between a paragraph and a list that follows it at once (else the list runs into
 the paragraph), and indents a nested list item by a multiple of 4 spaces (``   - x`` under
 ``2. y`` would otherwise become an item of the outer list).
+
+``on_page_content`` drops a table's header row when every cell of it is empty: Markdown
+needs one, so the key-value tables of the env docstrings and pages write ``| | |``, which
+would show as an empty band over the table.
+
+``on_post_build`` fails the build on a link or picture of a built page that points at no
+file of the site. MkDocs checks only the links between pages it builds; a link into a
+folder left out of the site (``exclude_docs``), or to a file it does not know, it reports at
+most as information, which strict mode lets pass.
 """
 
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 try:
     import tomllib
@@ -103,3 +114,46 @@ def on_page_markdown(markdown: str, **kwargs) -> str:
             out.append("")
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+EMPTY_HEAD = re.compile(r"<thead>\s*<tr>(?:\s*<th[^>]*>\s*</th>)+\s*</tr>\s*</thead>\s*")
+
+
+def on_page_content(html: str, **kwargs) -> str:
+    return EMPTY_HEAD.sub("", html)
+
+
+LINK = re.compile(r"""\s(?:href|src)=(?:"([^"]*)"|'([^']*)')""")
+
+
+def broken_links(site: Path) -> list[str]:
+    """``page: link`` for each relative link or picture source of the built ``site`` whose
+    file is not in it (a link to a folder needs its index.html)."""
+    site = Path(site)
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        if page == site / "404.html":  # its links start at the site's root, for a server
+            continue
+        text = page.read_text(encoding="utf-8", errors="replace")
+        for match in LINK.finditer(text):
+            link = html.unescape(match.group(1) if match.group(1) is not None else match.group(2))
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path:  # elsewhere, or this page
+                continue
+            base = site if parts.path.startswith("/") else page.parent
+            target = (base / unquote(parts.path).lstrip("/")).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site).as_posix()}: {link}")
+    return broken
+
+
+def on_post_build(config, **kwargs) -> None:
+    broken = broken_links(Path(config["site_dir"]))
+    if broken:
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(
+            f"{len(broken)} link(s) to no file of the site:\n  " + "\n  ".join(broken[:40])
+        )

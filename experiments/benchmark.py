@@ -53,6 +53,7 @@ import json
 import logging
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ MULTI_REFERENCES = {
 }
 
 
-def add_parser(sub):
+def add_parser(sub) -> None:
     p = sub.add_parser(
         "benchmark", help="an agent on a standard deal set against the shipped agents"
     )
@@ -384,11 +385,12 @@ def print_solitaire(r: dict) -> None:
         f" share of the proven won {share}"
     )
     if c["wins_not_proven"]:
-        print(f"  ({c['wins_not_proven']} won deals not proven before: new proofs of winnability)")
+        k = c["wins_not_proven"]
+        print(f"  ({k} won deal{'s' * (k != 1)} not proven before: new proofs of winnability)")
     print(
         f"  estimate        {e['value']:7.2%} [{e['low']:.2%}, {e['high']:.2%}] over all "
         f"{e['population']} deals, controls {', '.join(e['controls']) or 'none'}: "
-        f"variance cut {e['variance_cut']:.0%}"
+        f"variance cut {e['variance_cut']:.0%} against the plain mean's"
     )
     print(f"  {'against':<12} {'its wins':>9} {'difference (paired)':>21} {'95% interval':>18}")
     for p in r["paired"]:
@@ -448,7 +450,7 @@ def table_rows(report: dict) -> list[list]:
     return rows
 
 
-def _pyplot():
+def _pyplot() -> Any:
     try:
         import matplotlib
 
@@ -477,9 +479,15 @@ def plot_solitaire(report: dict, path: str) -> str | None:
     err = np.array(
         [[r - b[0] for r, b in zip(rates, bounds)], [b[1] - r for r, b in zip(rates, bounds)]]
     )
-    colors = ["C3"] + ["C0"] * (len(names) - 1)
-    ax.errorbar(100 * np.array(rates), y, xerr=100 * err, fmt="none", ecolor=colors, capsize=3)
-    ax.scatter(100 * np.array(rates), y, c=colors, zorder=3)
+    for i in range(len(names)):
+        ax.errorbar(
+            100 * rates[i],
+            y[i],
+            xerr=100 * err[:, i : i + 1],
+            fmt="o",
+            color="C3" if i == 0 else "C0",
+            capsize=3,
+        )
     ax.set_yticks(y, [s if len(s) <= 40 else s[:37] + "..." for s in names], fontsize=8)
     ax.set_xlim(0, 100)
     ax.set_xlabel("deals won, % (95% interval); grey: the winnable share")

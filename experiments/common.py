@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from castle_envs.registry import GAMES, GameSpec, get_game
 
@@ -45,6 +46,30 @@ def describer(game: str):
     own ``describe_action``."""
     render = get_game(game).load_renderer()
     return getattr(render, "describe", lambda state, action: state.describe_action(action))
+
+
+_PATH = re.compile(r"[^\s:,=]*[/\\][^\s:,=]*")
+
+
+def _short_path(match: re.Match) -> str:
+    parts = [p for p in re.split(r"[/\\]", match.group(0)) if p and p != "."]
+    if not parts:
+        return match.group(0)
+    # a file (policy.json, model.zip) is named with its folder: the model it belongs to
+    return "/".join(parts[-2:]) if "." in parts[-1] and len(parts) > 1 else parts[-1]
+
+
+def display_name(spec: str) -> str:
+    """An agent spec as a chart names it: each path in it by its last folder (a file with
+    its folder), so ``model:/home/me/runs/castle_rooms_2p_ppo`` is
+    ``model:castle_rooms_2p_ppo``."""
+    return _PATH.sub(_short_path, spec)
+
+
+def display_names(specs: list[str]) -> list[str]:
+    """``display_name`` of each spec, the full spec where two would read the same."""
+    short = [display_name(s) for s in specs]
+    return [d if short.count(d) == 1 else s for s, d in zip(specs, short)]
 
 
 def read_evaluate_csv(paths: list[str], variant: str, command: str) -> dict:
@@ -281,12 +306,12 @@ def read_json(path, flag: str):
 
 
 def json_object(path) -> dict:
-    """The JSON object in file ``path``; OSError, ValueError (not JSON) or TypeError (not an
-    object) as they come, for the caller to word."""
-    import json
-    from pathlib import Path
+    """The JSON object in file ``path`` (a regular file, nested a few levels at most:
+    ``core.files.read_json``); OSError, ValueError (not JSON) or TypeError (not an object)
+    as they come, for the caller to word."""
+    from castle_envs.core.files import read_json
 
-    value = json.loads(Path(path).read_text())
+    value = read_json(path, allow_nan=True)
     if not isinstance(value, dict):
         raise TypeError(f"expected a JSON object, got {type(value).__name__}")
     return value

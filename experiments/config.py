@@ -169,6 +169,7 @@ class NTupleConfig:
     eval_games: int = 500  # held-out deals per difficulty
     eval_levels: list = field(default_factory=lambda: ["hard", "very_hard"])
     eval_seed: int = 1_005_000  # study deals, away from the 1,000,000-1,001,999 figures
+    init: str = ""  # start from this ntuple_value model directory ("" = zero tables)
 
 
 #: the algorithms a config can name (``algo``), each a trainer of the harness (``ALGORITHMS``)

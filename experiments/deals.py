@@ -253,6 +253,7 @@ def write_set(rows: list[Deal], references: list[str]) -> bytes:
     w = csv.writer(text, lineterminator="\n")
     w.writerow([*FIXED_COLUMNS, *references])
     for r in rows:
+        values = [r.results.get(n) for n in references]
         w.writerow(
             [
                 r.seed,
@@ -260,7 +261,7 @@ def write_set(rows: list[Deal], references: list[str]) -> bytes:
                 r.found_by,
                 encode_line(r.line),
                 r.proof,
-                *("" if r.results.get(n) is None else int(r.results[n]) for n in references),
+                *("" if v is None else int(v) for v in values),
             ]
         )
     return gzip.compress(text.getvalue().encode(), mtime=0)
@@ -292,8 +293,15 @@ def check_set(deals: DealSet, sample: int | None = None, progress=None) -> list[
     won = [r for r in deals.rows if r.verdict == WON]
     if sample is not None and sample < len(won):
         won = [won[i] for i in np.linspace(0, len(won) - 1, sample).round().astype(int)]
+    from castle_envs.core.errors import IllegalActionError
+
     for r in won:
-        if not replays_to_win(deals, r):
+        try:
+            wins = replays_to_win(deals, r)
+        except IllegalActionError as err:
+            problems.append(f"{deals.name} deal {r.seed}: its line plays an illegal move: {err}")
+            continue
+        if not wins:
             problems.append(f"{deals.name} deal {r.seed}: its line does not replay to a win")
         if progress is not None:
             progress(1)

@@ -52,21 +52,13 @@ DEFAULT_AGENTS = "random,heuristic,trained"
 
 
 def demo_agents(specs: list[str] | None = None) -> dict:
-    """Agents by the label the demo prints: the spec, ``best`` as itself, and ``trained`` the
-    shipped trained scorer (``SIEGE_TRAINED_SCORER``: with its endgame search, or without
-    numba the scorer alone)."""
-    from castle_envs.agents.registry import SIEGE_TRAINED_SCORER, first_runnable
-
+    """Agents by the label the demo prints: the spec as given, an agent name that
+    ``evaluate --agent`` takes too (``trained``: the shipped trained scorer with its endgame
+    search, or without numba the scorer alone; ``best`` as itself)."""
     from .evaluate import parse_agents, resolve_best
 
     specs = specs or parse_agents(None, DEFAULT_AGENTS)
-    trained = first_runnable(SIEGE_TRAINED_SCORER)
-    return {
-        spec: make_agent(
-            trained if spec == "trained" else resolve_best(spec, "castle-siege"), "castle-siege"
-        )
-        for spec in specs
-    }
+    return {spec: make_agent(resolve_best(spec, "castle-siege"), "castle-siege") for spec in specs}
 
 
 def play_episodes(agent, difficulty: str, episodes: int, seed: int) -> int:

@@ -100,8 +100,9 @@ def add_run_arguments(p, agent_flag: str, default_agents: str) -> None:
         *flags,
         dest="agents",
         action="append",
-        help="agent specs, comma-separated or repeated: random, greedy, heuristic, "
-        f"mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, linear:PATH (default {default_agents})",
+        help="agent specs, comma-separated or repeated: best, random, greedy, heuristic, "
+        "trained (Castle Siege), mcts:sims=200,rollout=heuristic, model:DIR, ppo:DIR, "
+        f"linear:PATH (default {default_agents})",
     )
     p.add_argument(
         "--seed",
@@ -186,7 +187,9 @@ def parse_variants(spec, args) -> list:
     text = flags[spec.variant_arg]
     if text is None:
         return [spec.variants[0]]
-    names = list(spec.variants) if text == "all" else [t.strip() for t in str(text).split(",")]
+    names = (
+        list(spec.ordered_variants) if text == "all" else [t.strip() for t in str(text).split(",")]
+    )
     out = []
     for name in names:
         value = int(name) if spec.variant_arg == "num_players" and str(name).isdigit() else name
@@ -686,8 +689,20 @@ def print_summary(summary: dict) -> None:
             f"  {'all':<10} {a['agent']:<28} mean win rate {a['mean_win_rate']:7.2%} "
             f"[{a['mean_win_low']:.2%}, {a['mean_win_high']:.2%}]  return IQM "
             f"{a['return_iqm']:+.3f} [{a['return_iqm_low']:+.3f}, {a['return_iqm_high']:+.3f}]"
-            f"  (stratified bootstrap over {len(a['variants'])} {key}s)"
+            f"  (stratified bootstrap over {count_of(len(a['variants']), key)})"
         )
+
+
+#: a variant keyword's plural, where adding an "s" is wrong
+PLURALS = {"difficulty": "difficulties", "num_players": "player counts"}
+
+
+def count_of(n: int, key: str) -> str:
+    """``n`` variants named by their keyword: "1 difficulty", "4 difficulties", "3 levels"."""
+    word = key if n == 1 else PLURALS.get(key, key + "s")
+    if n == 1 and key == "num_players":
+        word = "player count"
+    return f"{n} {word}"
 
 
 def write_results(summary: dict, out: str, name: str, plot: bool = True) -> list[str]:
@@ -797,16 +812,28 @@ def plot_win_rates(summary: dict, path: str) -> str | None:
     return path
 
 
-def win_rate_figure(summary: dict):
+def in_game_order(game: str, variants) -> list:
+    """``variants`` in the game's own order (easiest first), whatever order they came in."""
+    order = list(get_game(game).ordered_variants)
+    return sorted(dict.fromkeys(variants), key=lambda v: order.index(v) if v in order else 99)
+
+
+def win_rate_figure(summary: dict) -> Any:
     """The figure ``plot_win_rates`` saves: at least ``MIN_FIGURE``, wider when the variants,
     the title or the legend need it, laid out by matplotlib's layout engine
     (``layout="constrained"``, tight_layout's successor, which also places legends outside
     the axes) so that the title, the tick labels and the legend (below the axes, as many
-    columns as fit) lie inside it."""
+    columns as fit) lie inside it. The variants run in the game's order; each bar's value
+    stands upright above its interval, inside the axes; where the share of deals proven
+    winnable is known (``ceilings.py``) a dashed line marks it over the variant's bars."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+
+    from .ceilings import ceiling
+    from .common import display_names
 
     key = summary["variant_arg"]
-    variants = list(dict.fromkeys(r[key] for r in summary["results"]))
+    variants = in_game_order(summary["game"], (r[key] for r in summary["results"]))
     agents = summary["agents"]
     fig, ax = plt.subplots(
         figsize=(max(MIN_FIGURE[0], 1.5 + 1.6 * len(variants)), MIN_FIGURE[1]),
@@ -814,7 +841,9 @@ def win_rate_figure(summary: dict):
         layout="constrained",
     )
     width = 0.8 / len(agents)
-    handles = []
+    handles: list = []
+    labels = []
+    digits = 0 if summary["episodes"] <= 100 else 1  # 1% steps or finer
     for k, agent in enumerate(agents):
         rows = [
             next(r for r in summary["results"] if r["agent"] == agent and r[key] == v)
@@ -828,16 +857,63 @@ def win_rate_figure(summary: dict):
                 [r["win_high"] - r["win_rate"] for r in rows],
             ]
         )
-        bars = ax.bar(x, y, width, yerr=err, capsize=3)
-        handles.append(bars)
-        ax.bar_label(bars, [f"{v:.1%}" for v in y], padding=2, fontsize=7)
+        handles.append(ax.bar(x, y, width, yerr=err, capsize=3))
+        for xi, r in zip(x, rows):
+            labels.append(
+                ax.annotate(
+                    f"{r['win_rate']:.{digits}%}",
+                    (xi, r["win_high"]),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                )
+            )
+    names = display_names(agents)
+    tops = [r["win_high"] for r in summary["results"]]
+    known = [(i, c) for i, v in enumerate(variants) if (c := ceiling(summary["game"], v))]
+    for i, c in known:
+        line = ax.hlines(c.share, i - 0.45, i + 0.45, colors="black", linestyles="--", lw=1.2)
+        tops.append(c.share)
+    if known:
+        handles.append(line)
+        seeds = {c.seeds for _, c in known}
+        names.append(
+            "proven winnable share (every card known"
+            + (f", seeds {min(seeds)[0]:,}–{max(seeds)[1]:,})" if len(seeds) == 1 else ")")
+        )
     ax.set_xticks(np.arange(len(variants)), [str(v) for v in variants])
-    ax.set_ylabel("win rate (95% Wilson)")
-    ax.set_ylim(0, win_axis_top([r["win_high"] for r in summary["results"]]))
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    top = win_axis_top(tops)
+    ax.set_ylim(0, top)
     title = ax.set_title(f"{summary['game']}, {summary['episodes']} episodes each")
     # handles and labels given: matplotlib would drop a label starting with "_"
-    _fit_figure(fig, title, handles, [str(a) for a in agents])
+    _fit_figure(fig, title, handles, names)
+    _fit_value_labels(fig, ax, labels, top)
     return fig
+
+
+def _fit_value_labels(fig, ax, labels, top: float) -> None:
+    """Raise the axis' top until every value label lies inside the axes (a 100% bar's label
+    would stand over the title), the ticks still at most 100%."""
+    renderer = fig.canvas.get_renderer()
+    for _ in range(4):
+        fig.canvas.draw()
+        height = ax.bbox.height
+        if max(t.get_window_extent(renderer).y1 for t in labels) <= ax.bbox.y1 - 3:
+            break
+        drawn = top
+        for t in labels:
+            # the label's height above the point it stands on, drawn at high / top
+            above = t.get_window_extent(renderer).y1 - ax.bbox.y0 - height * t.xy[1] / drawn
+            top = max(top, t.xy[1] * height / max(height - 4 - above, 1.0))
+        ax.set_ylim(0, top)
+    ticks = [t for t in ax.get_yticks() if -1e-9 <= t <= 1 + 1e-9]
+    ax.set_yticks(ticks)
+    ax.set_ylim(0, top)
 
 
 def _fit_figure(fig, title, handles, labels) -> None:

@@ -268,7 +268,7 @@ def run_training(
     this session after that many rounds, checkpointed, as an interrupt would."""
     if resume:
         folder = open_run(resume)
-        if not (folder / RunFolder.PROGRESS).is_file():
+        if not folder.has_progress:
             # a rounds folder from before the harness, or a run killed before its first
             # checkpoint: the round folders say how far it got
             done = done_rounds(folder.path)

@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from functools import partial
 from typing import Any
@@ -69,14 +69,13 @@ def run_chunks(
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    results: list = [None] * len(chunks)
     if workers == 1 or len(chunks) <= 1:
-        results = []
         for i, (c, w) in enumerate(zip(chunks, weights)):
-            results.append(fn(*c))
-            done(i, results[-1])
+            results[i] = fn(*c)
+            done(i, results[i])
             tick(w)
         return results
-    results: list = [None] * len(chunks)
     # the chunks as items of ``stream``: one pool lifetime and SIGTERM handling for all
     numbered = stream(partial(_call_chunk, fn), enumerate(chunks), min(workers, len(chunks)))
     with contextlib.closing(numbered):
@@ -132,7 +131,7 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Iterator[Any]:
+def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Generator[Any, None, None]:
     """``fn(item)`` for every item on ``workers`` local processes, each result yielded as it
     is ready (in the order they finish), the items handed out one at a time (a few more
     than the workers are queued, so none waits for the next). However it stops (the last

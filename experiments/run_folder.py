@@ -8,8 +8,9 @@
   ``_`` are in-memory only), read back with the keys a trainer needs checked
   (``read_progress``);
 * ``eval.csv``: one row per held-out evaluation, appended (``append_eval``);
-* ``checkpoints/latest/``: written to ``latest.tmp`` and renamed into place (the old one
-  kept as ``latest.old`` until then), so an interrupt never leaves half a checkpoint
+* ``checkpoints/latest/``: written to ``latest.tmp`` with its own ``progress.json``,
+  flushed to disk and renamed into place (the old one kept as ``latest.old`` until then),
+  so a kill never leaves half a checkpoint, nor a checkpoint with another's counters
   (``save_checkpoint``; ``latest_checkpoint`` finds it);
 * ``summary.json`` at the end (``write_summary``);
 * interrupts: ``interruptible()`` turns SIGTERM (``timeout``, Docker, Kubernetes) into
@@ -27,6 +28,7 @@ says why it stays so) uses the folder without the loop. ``folder.config`` is the
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import json
@@ -39,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .common import json_object
+from castle_envs.core.files import read_json
+
 from .config import TrainConfig, load_config, new_run_dir
 
 
@@ -92,22 +95,38 @@ class RunFolder:
     # --- progress.json --------------------------------------------------------------------
     def read_progress(self, required: dict[str, Callable] | None = None) -> dict:
         """``progress.json``; each key of ``required`` must be there and convert with its
-        function (``int``, ``float``), else ValueError '... missing or damaged'."""
-        path = self.path / self.PROGRESS
+        function (``int``, ``float``), else ValueError '... missing or damaged'. The copy in
+        the latest checkpoint is read when there is one: it is the progress of that very
+        checkpoint, while the run folder's own may be older (a kill between putting a
+        checkpoint in place and writing ``progress.json`` beside it)."""
+        path = self.latest / self.PROGRESS
+        if not path.is_file():
+            path = self.path / self.PROGRESS
         try:
-            progress = json_object(path)
+            progress = read_json(path, "progress file", allow_nan=True)
+            if not isinstance(progress, dict):
+                raise TypeError(f"expected a JSON object, got {type(progress).__name__}")
             for key, kind in (required or {}).items():
                 kind(progress[key])
         except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{self.path}/{self.PROGRESS} is missing or damaged: {err}") from None
+            raise ValueError(f"{path} is missing or damaged: {err}") from None
         return progress
 
+    @property
+    def has_progress(self) -> bool:
+        """Whether the run wrote its counters (in its latest checkpoint or beside it)."""
+        return (self.latest / self.PROGRESS).is_file() or (self.path / self.PROGRESS).is_file()
+
     def write_progress(self, progress: dict) -> None:
-        """Replaced whole (a temporary file renamed over it); ``_`` keys are left out."""
+        """Replaced whole (a temporary file renamed over it); ``_`` keys are left out. The
+        latest checkpoint's copy (``save_checkpoint``) is replaced first: whatever a
+        trainer writes after a checkpoint (the final evaluation, the wall clock) is still
+        that checkpoint's progress."""
         data = {k: v for k, v in progress.items() if not str(k).startswith("_")}
-        tmp = self.path / (self.PROGRESS + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2))
-        os.replace(tmp, self.path / self.PROGRESS)
+        text = json.dumps(data, indent=2)
+        if (self.latest / self.PROGRESS).is_file():
+            replace_file(self.latest / self.PROGRESS, text)
+        replace_file(self.path / self.PROGRESS, text)
 
     # --- eval.csv -------------------------------------------------------------------------
     def append_eval(self, row: dict) -> None:
@@ -125,11 +144,13 @@ class RunFolder:
     def latest(self) -> Path:
         return self.path / self.CHECKPOINTS / "latest"
 
-    def save_checkpoint(self, write: Callable[[Path], None]) -> Path:
-        """``write(folder)`` fills a fresh ``checkpoints/latest.tmp``, which then replaces
-        ``checkpoints/latest`` (the old one renamed ``latest.old`` first, deleted after): a
-        kill leaves the old checkpoint or the new one, never half (``open`` puts back a
-        ``latest.old`` that a kill left without a ``latest``)."""
+    def save_checkpoint(self, write: Callable[[Path], None], progress: dict | None = None) -> Path:
+        """``write(folder)`` fills a fresh ``checkpoints/latest.tmp`` (with ``progress``, its
+        ``progress.json``: ``read_progress`` reads that copy), whose files are flushed to
+        disk before it replaces ``checkpoints/latest`` (the old one renamed ``latest.old``
+        first, deleted after): a kill, or a crash of the machine, leaves the old checkpoint
+        or the new one, never half (``open`` puts back a ``latest.old`` that a kill left
+        without a ``latest``; a ``latest.tmp`` is never read)."""
         root = self.path / self.CHECKPOINTS
         root.mkdir(exist_ok=True)
         tmp, old = root / "latest.tmp", root / "latest.old"
@@ -138,9 +159,14 @@ class RunFolder:
                 shutil.rmtree(stale)
         tmp.mkdir()
         write(tmp)
+        if progress is not None:
+            data = {k: v for k, v in progress.items() if not str(k).startswith("_")}
+            (tmp / self.PROGRESS).write_text(json.dumps(data, indent=2))
+        sync_tree(tmp)
         if self.latest.exists():
             self.latest.rename(old)
         tmp.rename(self.latest)
+        sync_tree(root, files=False)
         if old.exists():
             shutil.rmtree(old)
         return self.latest
@@ -167,6 +193,32 @@ class RunFolder:
 
     def interruptible(self) -> Interruptible:
         return Interruptible()
+
+
+def replace_file(path: Path, text: str) -> None:
+    """``path`` replaced whole by ``text``: a temporary file beside it, flushed to disk,
+    renamed over it."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    sync_tree(path.parent, files=False)
+
+
+def sync_tree(folder: Path, files: bool = True) -> None:
+    """Flush ``folder`` (and with ``files`` every file and folder under it) to disk, so
+    that a rename publishing it never reaches the disk before what it publishes."""
+    paths = [*sorted(folder.rglob("*"), reverse=True), folder] if files else [folder]
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:  # a folder some systems will not open: nothing to flush there
+            continue
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+        os.close(fd)
 
 
 class Interruptible:
@@ -290,7 +342,7 @@ def run_chunked(
     checkpointed = copy.deepcopy(progress)
 
     def checkpoint() -> None:
-        folder.save_checkpoint(trainer.write_checkpoint)
+        folder.save_checkpoint(trainer.write_checkpoint, progress)
         folder.write_progress(progress)
         checkpointed.clear()
         checkpointed.update(copy.deepcopy(progress))

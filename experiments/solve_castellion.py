@@ -458,7 +458,7 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
 
     agents = agents or {}
     rows = [s for lv in LEVELS for s in summaries if s["level"] == lv]
-    title = "Castellion: deals winnable with perfect information (solver) vs agents"
+    title = "Castellion: deals proven winnable and agents' win rates, per level"
     note = "bar: 95% interval from proven wins only to wins + unknowns; dark line: proven share"
     drawn = {lv: {n: v for n, v in sorted(agents.get(lv, {}).items()) if v[3] > 0} for lv in LEVELS}
     names = sorted({n for lv in drawn.values() for n in lv})
@@ -470,10 +470,11 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
         50 + svg_text_width(note) + 20,
         50 + svg_legend_width(names) + 20,
     )
-    h, top, plot_h = 320, 40, 200
+    h, top, plot_h = 346, 66, 200
     y = lambda v: top + plot_h * (1 - v)  # noqa: E731
     out = svg_open(w, h, title, 18)
     left, right = 50, 380
+    out += panel_titles(((left, right - 20), (right + 50, w - 20)), 38)
     for x0, x1 in ((left, right - 20), (right + 50, w - 20)):
         out += svg_rate_grid(x0, x1, y)
     out += level_bars(rows, drawn, left, right, top, plot_h, y)
@@ -482,6 +483,27 @@ def plot_svg(summaries: list[dict], agents: dict | None = None) -> str:
     out += svg_legend(names, AGENT_COLOURS, left, h - 5)
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+#: what each panel of ``plot_svg`` measures, two lines each: the left one every proof the
+#: study found (solver, planner, pimc's games, nested search), the right one the solver's
+#: own run alone, which is why its curves end far lower
+PANEL_TITLES = (
+    ("Proven winnable, every source of proof", "(bars), and agents' win rates (dots)"),
+    ("The solver's run alone (with its planner", "probe): proven winnable by node budget"),
+)
+
+
+def panel_titles(spans, y: float) -> list[str]:
+    """``PANEL_TITLES`` centred over each panel's ``(x0, x1)`` span, from baseline ``y``."""
+    out = []
+    for side, (x0, x1), lines in zip(("left", "right"), spans, PANEL_TITLES):
+        for k, line in enumerate(lines):
+            out.append(
+                f'<text x="{(x0 + x1) / 2:.1f}" y="{y + 14 * k}" text-anchor="middle" '
+                f'fill="#333" data-panel="{side}">{line}</text>'
+            )
+    return out
 
 
 def level_bars(rows, drawn, left, right, top, plot_h, y) -> list[str]:

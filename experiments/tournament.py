@@ -20,6 +20,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -273,8 +274,29 @@ def plot_ratings(summary: dict, path: str) -> str | None:
             "(no plot: matplotlib is not installed; pip install 'castle-envs[notebooks]')"
         )
         return None
+    fig = ratings_figure(summary)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def ratings_figure(summary: dict) -> Any:
+    """The figure ``plot_ratings`` saves: each agent's rating with its interval, the agents
+    named by ``display_name`` (a model by its folder), each name wrapped and slanted so that
+    long ones do not run into each other, laid out by matplotlib's layout engine so that the
+    y label keeps clear of the tick numbers."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    from .common import display_names
+
     rows = summary["results"]
-    fig, ax = plt.subplots(figsize=(2 + 1.2 * len(rows), 3.5))
+    names = [
+        "\n".join(textwrap.wrap(n, 22, break_on_hyphens=False) or [n])
+        for n in display_names([r["agent"] for r in rows])
+    ]
+    fig, ax = plt.subplots(figsize=(max(6.4, 2 + 1.1 * len(rows)), 4.4), layout="constrained")
     y = np.array([r["rating"] for r in rows])
     err = np.array(
         [
@@ -283,10 +305,7 @@ def plot_ratings(summary: dict, path: str) -> str | None:
         ]
     )
     ax.errorbar(np.arange(len(rows)), y, yerr=err, fmt="o", capsize=4)
-    ax.set_xticks(np.arange(len(rows)), [r["agent"] for r in rows], fontsize=8)
-    ax.set_ylabel("Bradley–Terry rating (Elo scale, 95% bootstrap)")
+    ax.set_xticks(np.arange(len(rows)), names, fontsize=8, rotation=30, ha="right")
+    ax.set_ylabel("Bradley–Terry rating\n(Elo scale, 95% bootstrap)")
     ax.set_title(f"{summary['game']}, {summary['players']} players, {summary['games']} games")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig

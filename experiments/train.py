@@ -514,8 +514,8 @@ def _rng_states(env) -> list:
 
 
 def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
-    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), put in
-    place whole by ``RunFolder.save_checkpoint``, then ``progress.json``.
+    """Policy, optimizer and random streams as tensors and JSON (nothing to unpickle), with
+    ``progress`` put in place whole by ``RunFolder.save_checkpoint``, then ``progress.json``.
     ``progress["num_timesteps"]`` must count the steps trained on (see ``_on_rollout_start``)."""
     import torch
 
@@ -526,33 +526,39 @@ def save_checkpoint(model, folder: RunFolder, progress: dict) -> None:
         streams = progress.get("_streams") or _rng_states(model.get_env())
         (tmp / "envs.json").write_text(json.dumps({"rng": streams}))
 
-    folder.save_checkpoint(write)
     if "_session_start" in progress:
         progress["wall_seconds"] = progress["wall_before"] + (
             time.perf_counter() - progress["_session_start"]
         )
+    folder.save_checkpoint(write, progress)
     folder.write_progress(progress)
 
 
 def load_checkpoint(model, run_dir: Path, progress: dict) -> None:
     """Restore what ``save_checkpoint`` wrote into a freshly built model and its envs."""
     import torch
+    from castle_envs.agents.learned.model_files import load_optimizer, tensor_dict
     from castle_envs.agents.learned.saved import load_tensors
+
+    from castle_envs.core.files import read_json
 
     ckpt = RunFolder(run_dir).latest_checkpoint()
     try:
-        model.policy.load_state_dict(load_tensors(ckpt / "policy.pt"))
-        model.policy.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
+        model.policy.load_state_dict(tensor_dict(ckpt / "policy.pt"))
     except (RuntimeError, KeyError, TypeError) as err:
         raise ValueError(
             f"{ckpt}: the checkpoint does not fit this run's config ({str(err).splitlines()[0]})"
         ) from None
+    load_optimizer(model.policy.optimizer, ckpt / "optimizer.pt")
     rng = load_tensors(ckpt / "rng.pt")
     if not isinstance(rng, dict) or not isinstance(rng.get("torch"), torch.Tensor):
         raise ValueError(f"{ckpt}/rng.pt is not a castle-envs checkpoint")
-    torch.set_rng_state(rng["torch"])
     try:
-        states = json.loads((ckpt / "envs.json").read_text())["rng"]
+        torch.set_rng_state(rng["torch"])
+    except RuntimeError as err:
+        raise ValueError(f"{ckpt}/rng.pt is not torch's random state ({err})") from None
+    try:
+        states = read_json(ckpt / "envs.json")["rng"]
         env = model.get_env()
         if len(states) != env.num_envs:
             raise ValueError(f"{len(states)} env streams for {env.num_envs} envs")

@@ -130,7 +130,7 @@ def run_training(
             # killed before its first checkpoint: the run starts again, in its own folder
             folder.resumed = False
             (folder / RunFolder.EVAL).unlink(missing_ok=True)
-        elif not (folder / RunFolder.PROGRESS).is_file():
+        elif not folder.has_progress:
             # a run from before CEM was a plug-in of the harness: its counters are its checkpoint's
             folder.write_progress(
                 {**HARNESS_PROGRESS, **_counters(read_checkpoint(ckpt), folder.config.cem)}

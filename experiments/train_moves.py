@@ -271,13 +271,24 @@ class SavesMoveNet:
         torch.save({"torch": torch.get_rng_state()}, folder / "rng.pt")
 
     def read_training_state(self, ckpt: Path) -> None:
-        """Restores what ``write_training_state`` wrote (torch's errors as they come)."""
+        """Restores what ``write_training_state`` wrote; ValueError naming the file that is
+        damaged or does not fit this run."""
         import torch
+        from castle_envs.agents.learned.model_files import load_optimizer, tensor_dict
         from castle_envs.agents.learned.saved import load_tensors
 
-        self.net.load_state_dict(load_tensors(ckpt / "policy.pt"))
-        self.optimizer.load_state_dict(load_tensors(ckpt / "optimizer.pt"))
-        torch.set_rng_state(load_tensors(ckpt / "rng.pt")["torch"])
+        for name, restore in (
+            ("policy.pt", lambda path: self.net.load_state_dict(tensor_dict(path))),
+            ("optimizer.pt", lambda path: load_optimizer(self.optimizer, path)),
+            ("rng.pt", lambda path: torch.set_rng_state(load_tensors(path)["torch"])),
+        ):
+            try:
+                restore(ckpt / name)
+            except (RuntimeError, KeyError, TypeError, AttributeError, IndexError) as err:
+                raise ValueError(
+                    f"{ckpt / name}: not a checkpoint of this run's config "
+                    f"({str(err).splitlines()[0] if str(err) else type(err).__name__})"
+                ) from None
 
 
 def eval_row(result: dict) -> dict:
@@ -465,13 +476,16 @@ class MovePPO(SavesMoveNet):
         """Restores what ``write_checkpoint`` wrote; returns the batch's current observation."""
         from castle_envs.agents.learned.saved import load_tensors
 
+        self.read_training_state(ckpt)
+        saved = load_tensors(ckpt / "envs.pt")
         try:
-            self.read_training_state(ckpt)
-            rows = {k: v.numpy() for k, v in load_tensors(ckpt / "envs.pt").items()}
-            return self.envs.load_rows(rows)
+            # the rows are checked where they enter the batch (``load_rows``): the compiled
+            # kernels trust every word of a row
+            return self.envs.load_rows({k: v.numpy() for k, v in saved.items()})
         except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(
-                f"{ckpt}: not a checkpoint of this run's config ({str(err).splitlines()[0]})"
+                f"{ckpt / 'envs.pt'}: not a checkpoint of this run's envs "
+                f"({str(err).splitlines()[0]})"
             ) from None
 
     def close(self) -> None:

@@ -10,7 +10,8 @@ each decision is played with a falling probability (``ntuple.guide`` at the star
 weights the greedy policy wins almost nothing on Hard and Very Hard, so the value first
 learns what the scorer's winning games look like. Held-out evaluation plays the greedy
 policy on ``ntuple.eval_games`` deals of each of ``ntuple.eval_levels`` from
-``ntuple.eval_seed``. The checkpoint is the weights (``weights.npz``); ``final_model/`` is a
+``ntuple.eval_seed``. ``ntuple.init`` starts the tables at a saved ``ntuple_value`` model's
+(a second stage with other settings). The checkpoint is the weights (``weights.npz``); ``final_model/`` is a
 model directory of kind ``ntuple_value``; TensorBoard scalars go to ``tb/`` when
 ``tensorboardX`` or torch's writer is installed.
 """
@@ -89,6 +90,13 @@ class NTupleTrainer:
 
         self.folder = folder
         self.value = NTupleValue(prune=self.nt.prune, shaped=self.nt.shaped)
+        if not folder.resumed and self.nt.init:
+            from castle_envs.agents.learned.saved import read_card
+
+            card = read_card(self.nt.init)
+            if card["kind"] != "ntuple_value":
+                raise ValueError(f"ntuple.init: {self.nt.init} is a {card['kind']} model")
+            self.value.weights = NTupleValue.load(self.nt.init, card).weights
         if folder.resumed:
             latest = folder.latest_checkpoint(marker=WEIGHTS)
             with np.load(latest / WEIGHTS, allow_pickle=False) as f:
@@ -172,6 +180,7 @@ class NTupleTrainer:
                     "eps": nt.eps,
                     "guide": nt.guide,
                     "guide_until": nt.guide_until,
+                    "init": nt.init,
                 }
             },
         )

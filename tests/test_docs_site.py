@@ -8,6 +8,7 @@ Needs the ``docs`` extra (``make test`` installs it); skipped where MkDocs is mi
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -97,8 +98,33 @@ def test_the_site_builds_strictly_with_every_page(tmp_path):
         assert (site / f"{name}.html").is_file(), f"no page {name}.html"
     for card in (ROOT / "models").glob("*/README.md"):
         assert (site / "models" / card.parent.name / "index.html").is_file(), card
+    _check_offline_search_links_and_tables(site)
     api = (site / "api" / "agents.html").read_text(encoding="utf-8")
     assert 'id="castle_envs.agents.registry.make_agent"' in api
     assert 'id="castle_envs.registry.make_vec"' in (site / "api" / "vector.html").read_text(
         encoding="utf-8"
     )
+
+
+def _check_offline_search_links_and_tables(site: Path) -> None:
+    """Opened from disk, the site searches (the index as a script, the Web Worker shim from
+    the site itself, no script from the network), every link and picture of every page
+    finds its file, and no table starts with an empty header row."""
+    index = site / "search" / "search_index.js"
+    assert index.is_file() and index.read_text(encoding="utf-8").startswith("var __index = ")
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    assert hooks.broken_links(site) == []
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        scripts = re.findall(r"<script[^>]*\ssrc=\"([^\"]+)\"", html)
+        assert not [s for s in scripts if "://" in s or s.startswith("//")], page
+        if page.name != "404.html":
+            assert any(s.endswith("iframe-worker-shim.js") for s in scripts), page
+        assert not hooks.EMPTY_HEAD.search(html), page
+    winnability = (site / "castellion_winnability.html").read_text(encoding="utf-8")
+    for linked in ("undecided_now.csv", "undecided.csv", "castellion_pimc/index.html"):
+        assert f"data/{'castellion_winnability/' if linked.endswith('csv') else ''}{linked}" in (
+            winnability
+        ), linked

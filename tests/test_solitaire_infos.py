@@ -137,3 +137,78 @@ def test_evaluate_reads_the_same_counters():
     assert set(r["events"]) == {"ordeals_passed"}  # not the phase code, not formations
     r = play_episode("castle-siege", (("difficulty", "easy"),), (), ("random",), 0, 0)
     assert set(r["events"]) == set(EVENTS) and r["events"]["turns"] >= 1
+
+
+# --- the same keys in every mode -----------------------------------------------------------
+MODES_OF = {
+    "castle_envs/CastleSiege-v0": (CastleSiegeEnv, CompiledCastleSiegeEnv, {"difficulty": "easy"}),
+    "castle_envs/Castellion-v0": (CastellionEnv, CompiledCastellionEnv, {"level": "school"}),
+}
+#: what only a same-step autoreset batch has: the finished games' last observations
+AUTORESET_KEYS = {"final_obs", "final_info"}
+
+
+def keys(info: dict) -> set:
+    """An info's entries, without the vector envs' ``_`` masks and autoreset extras."""
+    return {k for k in info if not k.startswith("_")} - AUTORESET_KEYS
+
+
+@pytest.mark.parametrize("illegal_action", ["penalty", "raise"])
+@pytest.mark.parametrize("env_id", sorted(MODES_OF))
+def test_every_mode_gives_the_info_keys_of_the_single_env(env_id, illegal_action):
+    import gymnasium
+
+    python, compiled, variant = MODES_OF[env_id]
+    kwargs = {**variant, "illegal_action": illegal_action, "max_episode_steps": 40}
+    single = python(**kwargs)
+    _, info = single.reset(seed=0)
+    expected = keys(info)
+    assert keys(single.step(int(np.flatnonzero(info["action_mask"])[0]))[-1]) == expected
+    assert keys(compiled(**kwargs).reset(seed=0)[1]) == expected
+    for mode in ("sync", "vector_entry_point"):
+        envs = gymnasium.make_vec(env_id, 3, vectorization_mode=mode, **kwargs)
+        obs, info = envs.reset(seed=0)
+        assert keys(info) == expected, mode
+        ended = 0
+        while ended < 3:  # truncated at 40 steps at the latest
+            masks = info["action_mask"]
+            actions = np.array([np.flatnonzero(m)[-1] if m.any() else 0 for m in masks])
+            _, _, terminated, truncated, info = envs.step(actions)
+            assert keys(info) == expected, mode
+            ended += int((terminated | truncated).sum())
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_batched_info_entries_are_the_single_envs_and_a_finished_games_own(name):
+    """Lockstep with single envs: every entry of every row equals the single env's, and where
+    a game ended, the entries are its last step's (the next game's start is not shown)."""
+    cls, variant = BATCHED[name]
+    single_cls = {"siege": CastleSiegeEnv, "castellion": CastellionEnv}[name]
+    kwargs = {**variant, "illegal_action": "penalty", "max_episode_steps": 50}
+    envs = cls(4, **kwargs)
+    singles = [single_cls(**kwargs) for _ in range(4)]
+    _, info = envs.reset(seed=7)
+    single_infos = [e.reset(seed=7 + i)[1] for i, e in enumerate(singles)]
+    rng = np.random.default_rng(7)
+    ended = 0
+    for step in range(400):
+        for i, single_info in enumerate(single_infos):
+            for key, value in single_info.items():
+                assert np.array_equal(info[key][i], value), (key, i, step)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        if step % 13 == 12:  # now and then an illegal move: the penalty ends that game
+            actions[0] = np.flatnonzero(~info["action_mask"][0])[0]
+        _, _, terminated, truncated, info = envs.step(actions)
+        for i, single in enumerate(singles):
+            _, _, term, trunc, single_infos[i] = single.step(int(actions[i]))
+            if term or trunc:
+                ended += 1
+                assert info["_final_obs"][i]
+                for key, value in single_infos[i].items():
+                    if key != "action_mask":  # the new game's, as the observation
+                        assert np.array_equal(info[key][i], value), (key, i, step)
+                _, single_infos[i] = single.reset()
+                assert np.array_equal(info["action_mask"][i], single_infos[i]["action_mask"])
+                for key, value in single_infos[i].items():  # compared above: the next game's
+                    info[key][i] = value
+    assert ended >= 8

@@ -123,23 +123,11 @@ def mark_unseen(b: np.ndarray, v: np.ndarray, unseen_flag: np.ndarray, ranks: np
 
 
 @njit(cache=True)
-def features(
-    b: np.ndarray,
-    v: np.ndarray,
-    unseen_flag: np.ndarray,
-    ranks: np.ndarray,
-    work: np.ndarray,
-    idx: np.ndarray,
-) -> int:
-    """The table entries the afterstate in ``b``/``v`` looks up, into ``idx``; returns how
-    many. ``unseen_flag``/``ranks``: ``mark_unseen`` of the position before the move (cards
-    flagged there and now in the hand or a column were drawn by the move: pending)."""
-    n = 0
-    deck = v[DSIZE]
-    db = min(deck, 47) // 4
-    # the hand the player knows, sorted by rank; pending draws counted
-    hand_r = work[0:6]
-    hand_s = work[6:12]
+def sorted_known_hand(
+    b: np.ndarray, v: np.ndarray, unseen_flag: np.ndarray, hand_r: np.ndarray, hand_s: np.ndarray
+) -> tuple[int, int]:
+    """The hand cards the player knows, sorted by rank into ``hand_r``/``hand_s`` (at most
+    five); returns (how many known, how many pending: drawn by the move, still unseen)."""
     known = 0
     pending_hand = 0
     for i in range(v[HSIZE]):
@@ -156,9 +144,13 @@ def features(
             hand_r[j] = r
             hand_s[j] = _SUIT[card]
             known += 1
-    # fewest hand cards reaching (ge) or summing exactly to (eq) each rank 1..13 (0: none)
-    ge = work[16:30]
-    eq = work[30:44]
+    return known, pending_hand
+
+
+@njit(cache=True)
+def fewest_cards(hand_r: np.ndarray, known: int, ge: np.ndarray, eq: np.ndarray) -> None:
+    """The fewest known hand cards reaching (``ge[r]``) or summing exactly to (``eq[r]``)
+    each rank r of 1..13 (0: none can)."""
     for r in range(14):
         ge[r] = 0
         eq[r] = 0
@@ -174,118 +166,137 @@ def features(
                 ge[r] = cards
         if total <= 13 and (eq[total] == 0 or cards < eq[total]):
             eq[total] = cards
-    # the recycled cards in the deck, in the order they will be drawn
-    rec = work[44:60]
+
+
+@njit(cache=True)
+def recycled_ranks(b: np.ndarray, v: np.ndarray, rec: np.ndarray) -> int:
+    """The ranks of the recycled cards in the deck, in the order they will be drawn (the
+    first 16, into ``rec``); returns how many there are."""
     n_rec = 0
     head = v[HEAD]
-    for p in range(deck):
+    for p in range(v[DSIZE]):
         card = b[DECK + (head + p) % NUM_CARDS]
         if b[RECYCLED + card]:
             if n_rec < 16:
                 rec[n_rec] = _RANK[card]
             n_rec += 1
-    captured = 0
-    standing = 0
-    any_pending_col = 0
-    for c in range(4):
-        if b[CAPTURED + c]:
-            captured += 1
-        else:
-            standing += v[CLEN + c]
-    # per standing castle
-    n_def = 0
-    for c in range(4):
-        if b[CAPTURED + c]:
-            continue
-        rc = _RANK[b[CASTLES + c]]
-        length = v[CLEN + c]
-        base = COLS + c * NUM_CARDS
-        n_known = 0
-        top = 0
-        total = 0
-        for p in range(length):
-            card = b[base + p]
-            if unseen_flag[card]:
-                continue
-            r = _RANK[card]
-            n_known += 1
-            total += r
-            top = max(top, r)
-        pending_col = length - n_known
-        any_pending_col += pending_col
-        idx[n] = T_CASTLE_DECK + ((rc - 1) * 8 + min(length, 7)) * 12 + db
-        n += 1
-        idx[n] = (
-            T_CASTLE_EXACT + (((rc - 1) * 6 + eq[rc]) * 5 + min(length, 4)) * 2 + (pending_hand > 0)
-        )
-        n += 1
-        idx[n] = (
-            T_COLUMN
-            + ((min(n_known, 4) * 14 + top) * 14 + min(total, 41) // 3) * 2
-            + (pending_col > 0)
-        )
-        n += 1
-        idx[n] = T_CASTLE_UNSEEN + ((rc - 1) * 5 + ranks[rc]) * 4 * 12 + min(length, 3) * 12 + db
-        n += 1
-        for p in range(length):
-            card = b[base + p]
-            if unseen_flag[card] or n_def >= MAX_DEFENDER_LOOKUPS:
-                continue
-            r = _RANK[card]
-            idx[n] = T_DEFENDER + (((r - 1) * 6 + ge[r]) * 2 + (eq[r] > 0)) * 5 + min(length, 4)
-            n += 1
-            n_def += 1
-        # the fewest hand cards that beat the column's one known defender and capture the
-        # castle exactly with the rest (disjoint subsets)
-        clear = 0
-        if n_known == 1:
-            need = top
-            full = (1 << known) - 1
-            for sa in range(1, full + 1):
-                ta = 0
-                ca = 0
-                for i in range(known):
-                    if sa >> i & 1:
-                        ta += hand_r[i]
-                        ca += 1
-                if ta < need:
-                    continue
-                rest = full & ~sa
-                sb = rest
-                while sb > 0:
-                    tb = 0
-                    cb = 0
-                    for i in range(known):
-                        if sb >> i & 1:
-                            tb += hand_r[i]
-                            cb += 1
-                    if tb == rc and (clear == 0 or ca + cb < clear):
-                        clear = ca + cb
-                    sb = (sb - 1) & rest
-        idx[n] = (
-            T_CLEAR_CAPTURE
-            + (((rc - 1) * 6 + min(clear, 5)) * 2 + (pending_hand > 0)) * 3
-            + min(n_known, 2)
-        )
-        n += 1
-        in_discard = 0
-        for s_ in range(4):
-            in_discard += b[DISCARDED + s_ * 13 + rc - 1]
-        idx[n] = T_CASTLE_DISCARD + ((rc - 1) * 4 + min(in_discard, 3)) * 4 + min(length, 3)
-        n += 1
-        empty = length == 0
+    return n_rec
+
+
+@njit(cache=True)
+def fewest_clear_capture(hand_r: np.ndarray, known: int, need: int, castle_rank: int) -> int:
+    """The fewest known hand cards that beat a lone defender of rank ``need`` and capture
+    the castle exactly with the rest (two disjoint subsets); 0 when none can."""
+    clear = 0
+    full = (1 << known) - 1
+    for sa in range(1, full + 1):
+        ta = 0
+        ca = 0
         for i in range(known):
-            for j in range(i + 1, known):
-                idx[n] = (
-                    T_CASTLE_PAIR
-                    + (((rc - 1) * 13 + hand_r[i] - 1) * 13 + hand_r[j] - 1) * 2
-                    + empty
-                )
-                n += 1
-        for k in range(min(n_rec, 3)):
-            idx[n] = T_CASTLE_RECYCLED + (((rc - 1) * 3 + k) * 13 + rec[k] - 1) * 3 + min(length, 2)
+            if sa >> i & 1:
+                ta += hand_r[i]
+                ca += 1
+        if ta < need:
+            continue
+        rest = full & ~sa
+        sb = rest
+        while sb > 0:
+            tb = 0
+            cb = 0
+            for i in range(known):
+                if sb >> i & 1:
+                    tb += hand_r[i]
+                    cb += 1
+            if tb == castle_rank and (clear == 0 or ca + cb < clear):
+                clear = ca + cb
+            sb = (sb - 1) & rest
+    return clear
+
+
+@njit(cache=True)
+def castle_lookups(
+    b: np.ndarray,
+    v: np.ndarray,
+    c: int,
+    unseen_flag: np.ndarray,
+    ranks: np.ndarray,
+    work: np.ndarray,
+    known: int,
+    pending_hand: int,
+    n_rec: int,
+    db: int,
+    idx: np.ndarray,
+    n: int,
+    n_def: int,
+) -> tuple[int, int]:
+    """The lookups of standing castle ``c`` and its column, appended to ``idx`` from ``n``
+    (``work``: the hand, ``fewest_cards`` and the recycled ranks as ``features`` laid them
+    out); returns the new ``n`` and how many defender lookups were made in all."""
+    hand_r = work[0:6]
+    ge = work[16:30]
+    eq = work[30:44]
+    rec = work[44:60]
+    rc = _RANK[b[CASTLES + c]]
+    length = v[CLEN + c]
+    base = COLS + c * NUM_CARDS
+    n_known = 0
+    top = 0
+    total = 0
+    for p in range(length):
+        card = b[base + p]
+        if unseen_flag[card]:
+            continue
+        r = _RANK[card]
+        n_known += 1
+        total += r
+        top = max(top, r)
+    pending_col = length - n_known
+    idx[n] = T_CASTLE_DECK + ((rc - 1) * 8 + min(length, 7)) * 12 + db
+    idx[n + 1] = (
+        T_CASTLE_EXACT + (((rc - 1) * 6 + eq[rc]) * 5 + min(length, 4)) * 2 + (pending_hand > 0)
+    )
+    idx[n + 2] = (
+        T_COLUMN + ((min(n_known, 4) * 14 + top) * 14 + min(total, 41) // 3) * 2 + (pending_col > 0)
+    )
+    idx[n + 3] = T_CASTLE_UNSEEN + ((rc - 1) * 5 + ranks[rc]) * 4 * 12 + min(length, 3) * 12 + db
+    n += 4
+    for p in range(length):
+        card = b[base + p]
+        if unseen_flag[card] or n_def >= MAX_DEFENDER_LOOKUPS:
+            continue
+        r = _RANK[card]
+        idx[n] = T_DEFENDER + (((r - 1) * 6 + ge[r]) * 2 + (eq[r] > 0)) * 5 + min(length, 4)
+        n += 1
+        n_def += 1
+    clear = fewest_clear_capture(hand_r, known, top, rc) if n_known == 1 else 0
+    idx[n] = (
+        T_CLEAR_CAPTURE
+        + (((rc - 1) * 6 + min(clear, 5)) * 2 + (pending_hand > 0)) * 3
+        + min(n_known, 2)
+    )
+    n += 1
+    in_discard = 0
+    for s_ in range(4):
+        in_discard += b[DISCARDED + s_ * 13 + rc - 1]
+    idx[n] = T_CASTLE_DISCARD + ((rc - 1) * 4 + min(in_discard, 3)) * 4 + min(length, 3)
+    n += 1
+    empty = length == 0
+    for i in range(known):
+        for j in range(i + 1, known):
+            idx[n] = (
+                T_CASTLE_PAIR + (((rc - 1) * 13 + hand_r[i] - 1) * 13 + hand_r[j] - 1) * 2 + empty
+            )
             n += 1
-    lens = work[60:64]
+    for k in range(min(n_rec, 3)):
+        idx[n] = T_CASTLE_RECYCLED + (((rc - 1) * 3 + k) * 13 + rec[k] - 1) * 3 + min(length, 2)
+        n += 1
+    return n, n_def
+
+
+@njit(cache=True)
+def lengths_code(b: np.ndarray, v: np.ndarray, lens: np.ndarray) -> int:
+    """The standing columns' lengths (capped at 7), sorted, as one base-8 number of four
+    digits (a captured castle's digit is 0)."""
     m = 0
     for c in range(4):
         if not b[CAPTURED + c]:
@@ -299,24 +310,34 @@ def features(
     code = 0
     for k in range(4):
         code = code * 8 + (lens[k] if k < m else 0)
-    idx[n] = T_LENGTHS + code * 12 + db
-    n += 1
-    idx[n] = T_CLOCK + (captured * 45 + min(deck, 44)) * 16 + min(standing, 15)
-    n += 1
+    return code
+
+
+@njit(cache=True)
+def hand_lookups(
+    hand_r: np.ndarray,
+    hand_s: np.ndarray,
+    known: int,
+    pending_hand: int,
+    ranks: np.ndarray,
+    db: int,
+    idx: np.ndarray,
+    n: int,
+) -> int:
+    """The hand's own lookups (its sorted ranks, its suits, its royals against the unseen
+    ones), appended to ``idx`` from ``n``; returns the new ``n``."""
     code = 0
     for i in range(5):
         code = code * 14 + (hand_r[i] if i < known else 0)
     idx[n] = T_HAND + code
-    n += 1
     most = 0
     for s in range(4):
         count = 0
         for i in range(known):
             count += hand_s[i] == s
         most = max(most, count)
-    idx[n] = T_SUITS + (most * 6 + known) * 6 + min(pending_hand, 5)
-    n += 1
-    triple = 0
+    idx[n + 1] = T_SUITS + (most * 6 + known) * 6 + min(pending_hand, 5)
+    triple = 0  # a J, Q and K of three different suits
     for i in range(known):
         if hand_r[i] != 11:
             continue
@@ -333,17 +354,54 @@ def features(
                 held += 1
                 break
     unseen_royal = ranks[11] + ranks[12] + ranks[13]
-    idx[n] = T_ROYAL + ((triple * 4 + held) * 13 + unseen_royal) * 12 + db
-    n += 1
+    idx[n + 2] = T_ROYAL + ((triple * 4 + held) * 13 + unseen_royal) * 12 + db
+    return n + 3
+
+
+@njit(cache=True)
+def features(
+    b: np.ndarray,
+    v: np.ndarray,
+    unseen_flag: np.ndarray,
+    ranks: np.ndarray,
+    work: np.ndarray,
+    idx: np.ndarray,
+) -> int:
+    """The table entries the afterstate in ``b``/``v`` looks up, into ``idx``; returns how
+    many. ``unseen_flag``/``ranks``: ``mark_unseen`` of the position before the move (cards
+    flagged there and now in the hand or a column were drawn by the move: pending)."""
+    deck = v[DSIZE]
+    db = min(deck, 47) // 4
+    hand_r = work[0:6]
+    hand_s = work[6:12]
+    known, pending_hand = sorted_known_hand(b, v, unseen_flag, hand_r, hand_s)
+    fewest_cards(hand_r, known, work[16:30], work[30:44])
+    rec = work[44:60]
+    n_rec = recycled_ranks(b, v, rec)
+    captured = 0
+    standing = 0
+    for c in range(4):
+        if b[CAPTURED + c]:
+            captured += 1
+        else:
+            standing += v[CLEN + c]
+    n = 0
+    n_def = 0
+    for c in range(4):
+        if not b[CAPTURED + c]:
+            n, n_def = castle_lookups(
+                b, v, c, unseen_flag, ranks, work, known, pending_hand, n_rec, db, idx, n, n_def
+            )
+    idx[n] = T_LENGTHS + lengths_code(b, v, work[60:64]) * 12 + db
+    idx[n + 1] = T_CLOCK + (captured * 45 + min(deck, 44)) * 16 + min(standing, 15)
+    n = hand_lookups(hand_r, hand_s, known, pending_hand, ranks, db, idx, n + 2)
     idx[n] = (
         T_RECYCLED + (min(n_rec, 10) * 21 + min(deck - n_rec, 20)) * 14 + (rec[0] if n_rec else 0)
     )
-    n += 1
-    idx[n] = (
+    idx[n + 1] = (
         T_PHASE + ((v[PHASE] * 2 + v[REGROUPED]) * 6 + min(pending_hand, 5)) * 2 + (standing > 0)
     )
-    n += 1
-    return n
+    return n + 2
 
 
 @njit(cache=True)

@@ -1,6 +1,8 @@
 """The files of a saved model directory that every kind writes or reads: the card's format
-(``model.json``) and the weights read without running code. ``saved`` (which loads each
-kind) and the kinds' own modules (``move_policy``) share them from here.
+(``model.json``), the size of network a card may ask for, and the weights read without
+running code (a regular file only, a damaged pickle refused, every weight finite).
+``saved`` (which loads each kind) and the kinds' own modules (``move_policy``) share them
+from here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,25 @@ FORMAT = "castle-envs-model"
 VERSION = 1
 MODEL_FILE = "model.json"
 WEIGHTS_FILE = "weights.pt"
+#: the most parameters a network a model card describes may have (the shipped ones have
+#: under a million): a card asking for more is refused before anything is allocated
+MAX_PARAMETERS = 1 << 26
+
+
+def mlp_parameters(widths: list, outputs: int, heads: int = 1) -> int:
+    """The parameters of ``heads`` MLPs of layer ``widths`` (input first), with a linear
+    output of ``outputs`` after the first and of one after the others (actor and critic)."""
+    layers = sum((a + 1) * b for a, b in zip(widths, widths[1:]))
+    return heads * layers + (widths[-1] + 1) * outputs + (heads - 1) * (widths[-1] + 1)
+
+
+def check_size(what: str, parameters: int) -> None:
+    """ValueError when a card's network would have more than ``MAX_PARAMETERS``."""
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"{what} makes a network of {parameters:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model may have"
+        )
 
 
 def write_card(directory, card: dict) -> Path:
@@ -107,6 +128,33 @@ def load_weights(module, directory, card: dict) -> None:
             f"{directory}: the weights do not fit the policy model.json "
             f"describes ({str(err).splitlines()[0]})"
         ) from None
+
+
+def load_optimizer(optimizer, path) -> None:
+    """A torch optimizer's ``state_dict`` from file ``path`` (a training checkpoint) into
+    ``optimizer``, checked: torch's own ``load_state_dict`` takes per-parameter tensors of
+    any shape, and a moment of the wrong shape would fail later, in the middle of a
+    training step. ValueError naming the file and what does not fit."""
+    import torch
+
+    state = load_tensors(path, "optimizer state")
+    try:
+        optimizer.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"{path}: not the state of this run's optimizer ({first})") from None
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for key, value in optimizer.state.get(param, {}).items():
+                if not isinstance(value, torch.Tensor):
+                    continue
+                if value.dim() and value.shape != param.shape:
+                    raise ValueError(
+                        f"{path}: optimizer {key} has shape {tuple(value.shape)} for a "
+                        f"parameter of shape {tuple(param.shape)}"
+                    )
+                if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                    raise ValueError(f"{path}: optimizer {key} holds NaN or infinite values")
 
 
 def load_npz_arrays(path, names, option: str, what: str) -> dict:

@@ -159,8 +159,8 @@ MAX_CAPACITY = 1 << 16
 def check_arch(arch) -> dict:
     """The card's ``policy`` sizes, checked before a network of them is built: each a
     non-negative int, ``hidden`` and ``capacity`` at least 1, ``linear_offset`` within the
-    features, and a network no larger than a model may be (``saved.MAX_PARAMETERS``)."""
-    from castle_envs.agents.learned.saved import check_size, mlp_parameters
+    features, and a network no larger than a model may be (``model_files.MAX_PARAMETERS``)."""
+    from castle_envs.agents.learned.model_files import check_size, mlp_parameters
 
     if not isinstance(arch, dict):
         raise ValueError(f"policy must be a JSON object with {list(ARCH_KEYS)}")

@@ -44,8 +44,10 @@ from .model_files import (  # noqa: F401
     MODEL_FILE,
     VERSION,
     WEIGHTS_FILE,
+    check_size,
     load_tensors,
     load_weights,
+    mlp_parameters,
     write_card,
     write_weights,
 )
@@ -53,9 +55,6 @@ from .model_files import (  # noqa: F401
 ACTIVATIONS = ("relu", "tanh")
 #: a model card is a few hundred bytes; this is room for long notes, not for a payload
 MAX_CARD_BYTES = 1 << 20
-#: the most parameters a network a model card describes may have (the shipped ones have
-#: under a million): a card asking for more is refused before anything is allocated
-MAX_PARAMETERS = 1 << 26
 #: the most hidden layers of a MaskablePPO policy
 MAX_LAYERS = 64
 
@@ -159,10 +158,12 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
             isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch
         )
     ):
-        got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else repr(net_arch)
+        got = repr(net_arch)
+        if len(got) > 80:  # a line, however long the card's list
+            got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else got[:77] + "..."
         raise ValueError(
             f"policy.net_arch must be a list of 1 to {MAX_LAYERS} layer sizes of at most "
-            f"65536, got {got if len(got) < 80 else got[:77] + '...'}"
+            f"65536, got {got}"
         )
     if activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {ACTIVATIONS}, got {activation!r}")
@@ -181,22 +182,6 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
         net_arch=list(net_arch),
         activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
     )
-
-
-def mlp_parameters(widths: list, outputs: int, heads: int = 1) -> int:
-    """The parameters of ``heads`` MLPs of layer ``widths`` (input first), with a linear
-    output of ``outputs`` after the first and of one after the others (actor and critic)."""
-    layers = sum((a + 1) * b for a, b in zip(widths, widths[1:]))
-    return heads * layers + (widths[-1] + 1) * outputs + (heads - 1) * (widths[-1] + 1)
-
-
-def check_size(what: str, parameters: int) -> None:
-    """ValueError when a card's network would have more than ``MAX_PARAMETERS``."""
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"{what} makes a network of {parameters:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a model may have"
-        )
 
 
 def load_maskable_policy(directory, card: dict | None = None):

@@ -154,6 +154,7 @@ class Portfolio:
             if self.max_nodes is not None:
                 carry -= nodes / self.max_nodes
             else:
+                assert self.max_seconds is not None  # a budget is nodes or seconds
                 carry -= (time.perf_counter() - t) / self.max_seconds
             carry = max(carry, 0.0)
         result = found or Result(UNKNOWN, reached=self._reached)
@@ -169,8 +170,8 @@ class Portfolio:
             left = self.max_nodes - self._spent_nodes
             return max(0, min(left, int(share * self.max_nodes))), None
         assert self.max_seconds is not None
-        left = self.max_seconds - (time.perf_counter() - start)
-        return None, max(1e-3, min(left, share * self.max_seconds))
+        seconds_left = self.max_seconds - (time.perf_counter() - start)
+        return None, max(1e-3, min(seconds_left, share * self.max_seconds))
 
     def _log(self, name: str, nodes: int, t: float, found: Result | None) -> None:
         self._spent_nodes += nodes

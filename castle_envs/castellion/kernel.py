@@ -940,10 +940,11 @@ def step_rows(
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
-    faster than the named tuple)."""
+    faster than the named tuple), its last state row to ``out.final_rows`` (the info's)."""
     st, rng = unowned(st), unowned(rng)  # no reference counting for row views: core.jit.unowned
     out = BatchStep(*step)
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(out.final_obs)
+    final_rows = unowned(out.final_rows)
     for i in range(lo, hi):
         s = st[i]
         a = actions[i]
@@ -960,6 +961,8 @@ def step_rows(
         out.done[i] = finished
         if finished:
             encode(s, level, rules, final_obs[i])
+            for k in range(s.shape[0]):
+                final_rows[i, k] = s[k]
             deal(s, rng[i], level)
             steps[i] = 0
         encode(s, level, rules, obs[i])

@@ -19,6 +19,12 @@ returned observation and mask are the new game's, the last observation of the fi
 game is ``info["final_obs"][i]`` where ``info["_final_obs"][i]``, and ``info["won"][i]`` says
 whether it was won.
 
+**Info** has the single env's keys at every step, each a ``(num_envs,)`` array (``(num_envs,
+3)`` for ``formations``) with its ``_`` mask: ``action_mask`` (the new game's where one
+ended), ``phase``, ``ordeals_passed``, ``formations``, ``won`` (where an episode ended, those
+of the game that ended, as ``final_obs``), ``illegal_action`` in penalty mode; and
+``final_obs`` where an episode ended.
+
 **Keyword arguments**: those of ``CastellionEnv`` (``level``, ``reward``, ``illegal_action``,
 ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``, rules options
 ``foundation_exemption`` and ``early_encounter``), plus ``copy`` (default True: returned arrays are fresh copies;
@@ -27,7 +33,8 @@ False returns the env's own buffers, overwritten by the next step, which is fast
 ranges stepped concurrently on Python threads, identical results). With
 ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env, the
 move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
-penalty and ``info["illegal_action"][i]`` is True.
+penalty and ``info["illegal_action"][i]`` is True. An action outside ``Discrete(137)`` raises
+``ActionSpaceError`` naming the env in both modes, before any env moves.
 
 **Reset options** are the single env's (``regular_order``, ``regular_top``, ``safe_order``,
 ``safe_top``, ``ordeals``, ``state``), applied to every env as ``SyncVectorEnv`` passes them
@@ -45,6 +52,7 @@ from castle_envs.castellion import kernel as K
 from castle_envs.castellion.actions import NUM_ACTIONS
 from castle_envs.castellion.data import LEVELS
 from castle_envs.castellion.env import CastellionEnv, game_info
+from castle_envs.castellion.layout import SCALAR_OFF
 from castle_envs.castellion.observation import OBS_SIZE
 from castle_envs.castellion.render import render_ansi, render_rgb
 from castle_envs.castellion.rules import State
@@ -86,6 +94,18 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
     single_env = CastellionEnv
     position_attrs = {"st": "_st", "steps": "_steps"}
     row_attrs = ("_st", "level_index", "rule_flags")
+    info_rows_attr = "_st"
+
+    def info_entries(self, rows: np.ndarray, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """``phase``, ``ordeals_passed`` (int64) and ``formations`` (int64, 3 a row) of every
+        row, as the single env gives them; the formations are the observation's, which holds
+        them divided by 9 (``observation``: towers, bastions, lines now / 9)."""
+        formations = obs[:, SCALAR_OFF : SCALAR_OFF + 3].astype(np.float64) * 9
+        return {
+            "phase": rows[:, K.PHASE].astype(np.int64),
+            "ordeals_passed": rows[:, K.CURRENT].astype(np.int64),
+            "formations": np.rint(formations).astype(np.int64),
+        }
 
     def __init__(self, num_envs: int, level: str = "school", *args: Any, **kwargs: Any) -> None:
         """``level`` and the other keyword arguments: module docstring."""
@@ -129,6 +149,17 @@ class CastellionVectorEnv(GameRows, KernelVectorEnv):
         self._steps[i] = 0
         self._refresh(slice(i, i + 1))
         self._started = True
+
+    def _same_row(self, i: int, state: State) -> bool:
+        s = np.zeros_like(self._st[i])
+        write_state(s, state, self.level_index, self.rules)
+        same = np.array_equal(s[: K.SCRATCH], self._st[i, : K.SCRATCH])
+        if same:
+            self._st[i] = s
+        return bool(same)
+
+    def _episode_steps(self, i: int) -> int:
+        return int(self._steps[i])
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""

@@ -52,17 +52,18 @@ Options (keywords of ``env`` / ``raw_env``)
 Winners
     ``env.unwrapped.winners()``: the winning seats once the game is over (a shared win lists
     every sharer), ``[]`` before.
-Reset options (unknown keys are ignored with a warning; ``"options"``, the key PettingZoo's
-api_test probes ``reset`` with, silently)
+Reset options
     ``first_player``: seat to start; ``deck``: the full deck order (cards dealt from the
     front); ``state``: a ``CastleRoomsState.to_dict()`` to start from (scenario tests).
+    Unknown keys are ignored with a warning; ``"options"``, the key PettingZoo's api_test
+    probes ``reset`` with, silently.
 Wrappers
     ``env()`` is ``raw_env`` in ``StrictOrderEnforcingWrapper`` (``OrderEnforcingWrapper``
     whose step after the end raises). The raw env already raises clear errors for
     actions outside the action space (``ActionSpaceError``, in every mode), illegal actions
-    (``IllegalActionError``, with ``illegal_action="raise"``) and for stepping a finished game or asking for observations before ``reset``
-    (``EpisodeOverError``); the default ``illegal_action="penalty"`` gives PettingZoo's
-    TerminateIllegal behaviour.
+    (``IllegalActionError``, with ``illegal_action="raise"``) and for stepping a finished
+    game or asking for observations before ``reset`` (``EpisodeOverError``); the default
+    ``illegal_action="penalty"`` gives PettingZoo's TerminateIllegal behaviour.
 Render
     ``"ansi"``: every row with its cards (entry>exit as laid), Dragons, hand sizes, deck and
     discard counts, and the hand of the player to act (a hot-seat view). ``"rgb_array"``:

@@ -778,11 +778,13 @@ def step_rows(
     """One step of envs ``lo`` to ``hi - 1`` with autoreset in the same step: a finished
     env's last observation goes to ``out.final_obs`` and its row of ``obs``/``mask`` shows
     the next game (``step``: a plain tuple of ``BatchStep``'s fields, which numba types
-    faster than the named tuple). The row of ``obs`` must hold what the last step
-    (or reset) wrote there: it is updated in place."""
+    faster than the named tuple), its last ``ints`` row to ``out.final_rows`` (the info's
+    event counters). The row of ``obs`` must hold what the last step (or reset) wrote
+    there: it is updated in place."""
     cards, ints, rng = unowned(cards), unowned(ints), unowned(rng)  # see core.jit.unowned
     out = BatchStep(*step)
     obs, mask, final_obs = unowned(obs), unowned(mask), unowned(out.final_obs)
+    final_rows = unowned(out.final_rows)
     for i in range(lo, hi):
         b = cards[i]
         v = ints[i]
@@ -799,6 +801,8 @@ def step_rows(
         if finished:
             for k in range(L.OBS_SIZE):  # (a slice assignment would allocate a temporary)
                 final_obs[i, k] = obs[i, k]
+            for k in range(v.shape[0]):
+                final_rows[i, k] = v[k]
             deal(b, v, rng[i], rows)
             encode(b, v, rows, recent, leave, obs[i])
         compute_mask(b, v, recent, mask[i])

@@ -19,6 +19,12 @@ returned observation and mask are the new game's, the last observation of the fi
 game is ``info["final_obs"][i]`` where ``info["_final_obs"][i]``, and ``info["won"][i]`` says
 whether it was won.
 
+**Info** has the single env's keys at every step, each a ``(num_envs,)`` array with its
+``_`` mask: ``action_mask`` (the new game's where one ended), ``won``, the
+``events_<name>`` counters (where an episode ended, those of the game that ended, as
+``won`` and ``final_obs``), ``illegal_action`` in penalty mode; and ``final_obs`` where an
+episode ended.
+
 **Keyword arguments**: those of ``CastleSiegeEnv`` (``difficulty``, ``reward``,
 ``illegal_action``, ``illegal_action_penalty``, ``max_episode_steps``, ``render_mode``,
 rules options ``attack``/``defeated``/``victory``), plus ``copy`` (default True: returned
@@ -35,7 +41,8 @@ results are exactly those of one thread (``tests/vector/test_threads.py``). Whet
 faster depends on free cores (the batched-envs page of the docs gives measured speeds).
 With ``illegal_action="raise"`` an illegal action raises ``IllegalActionError`` naming the env,
 the move and why, before any env moves; with ``"penalty"`` that env's episode ends with the
-penalty and ``info["illegal_action"][i]`` is True.
+penalty and ``info["illegal_action"][i]`` is True. An action outside ``Discrete(1676)``
+raises ``ActionSpaceError`` naming the env in both modes, before any env moves.
 """
 
 from __future__ import annotations
@@ -46,9 +53,10 @@ import numpy as np
 
 from castle_envs.castle_siege import kernel as K
 from castle_envs.castle_siege.actions import NUM_ACTIONS
-from castle_envs.castle_siege.env import CastleSiegeEnv
+from castle_envs.castle_siege.cards import NUM_CARDS
+from castle_envs.castle_siege.env import INFO_EVENT_KEYS, CastleSiegeEnv
 from castle_envs.castle_siege.observation import OBS_SIZE
-from castle_envs.castle_siege.rules import DIFFICULTIES, VICTORY_RULES, State
+from castle_envs.castle_siege.rules import DIFFICULTIES, EVENTS, VICTORY_RULES, State
 from castle_envs.core.batched import KernelVectorEnv, state_dtype
 from castle_envs.core.jit import COMPILED
 
@@ -85,6 +93,12 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
     single_env = CastleSiegeEnv
     position_attrs = {"cards": "_cards", "ints": "_ints"}
     row_attrs = ("_cards", "_ints", "recent")
+    info_rows_attr = "_ints"  # the event counters
+
+    def info_entries(self, rows: np.ndarray, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The ``events_<name>`` counters of every row, int64 (the single env's entries)."""
+        counts = rows[:, K.EVENTS : K.EVENTS + len(EVENTS)].astype(np.int64)
+        return {key: counts[:, j] for j, key in enumerate(INFO_EVENT_KEYS)}
 
     def __init__(
         self, num_envs: int, difficulty: str = "very_hard", *args: Any, **kwargs: Any
@@ -136,6 +150,27 @@ class CastleSiegeVectorEnv(GameRows, KernelVectorEnv):
         write_state(self._cards[i], self._ints[i], state, self.rows, self.rules)
         self._refresh(slice(i, i + 1))
         self._started = True
+
+    def _same_row(self, i: int, state: State) -> bool:
+        b, v = np.zeros_like(self._cards[i]), np.zeros_like(self._ints[i])
+        write_state(b, v, state, self.rows, self.rules)
+        # the deck is a ring: the writer puts its top first, the kernels anywhere
+        head = int(self._ints[i, K.HEAD])
+        if not 0 <= head < NUM_CARDS:
+            return False
+        b[K.DECK : K.DECK + NUM_CARDS] = np.roll(b[K.DECK : K.DECK + NUM_CARDS], head)
+        v[K.HEAD], v[K.STEPS] = head, self._ints[i, K.STEPS]
+        same = (
+            np.array_equal(b[: K.NEED], self._cards[i, : K.NEED])
+            and np.array_equal(v[: K.DIRTY], self._ints[i, : K.DIRTY])
+            and v[K.STRICT] == self._ints[i, K.STRICT]
+        )
+        if same:
+            self._cards[i], self._ints[i] = b, v
+        return bool(same)
+
+    def _episode_steps(self, i: int) -> int:
+        return int(self._ints[i, K.STEPS])
 
     def _refresh(self, rows: slice) -> None:
         """Observation and mask rows recomputed from the state rows."""

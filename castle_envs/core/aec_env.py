@@ -5,16 +5,18 @@ an observation encoder per seat, and renderers. Agents are ``player_0`` … ``pl
 ``observe(agent)`` returns ``{"observation": vector, "action_mask": int8 mask}`` (with
 ``observation="flat"``: one float32 vector, the observation then the mask as 0/1, in a
 ``Box``, for SuperSuit-style observation wrappers, with the mask as a 0/1 array in
-``infos[agent]["action_mask"]`` too); ``action_masks()`` gives the acting agent's mask in both
-forms. The mask is all zero for every agent but the one to act, and for everyone once the
-game ended or was truncated. It is in the observation or in the info, never in both:
+``infos[agent]["action_mask"]`` too); ``action_masks()`` gives the acting agent's mask in
+both forms. The mask is all zero for every agent but the one to act, and for everyone once
+the game ended or was truncated. It is in the observation or in the info, never in both:
 TorchRL's ``PettingZooWrapper`` reads it from one place and takes every other info entry as
-data, and PettingZoo's ``api_test`` requires ``last()``'s info to be ``infos[agent]``. Rewards are
-the game's returns, paid when the game ends. By default (``illegal_action="penalty"``) an
-illegal action gives the offender the penalty and ends the game for everyone (PettingZoo's
-``TerminateIllegalWrapper`` convention); with ``illegal_action="raise"`` it raises
-``IllegalActionError`` naming the move. An action outside the action space (not an integer,
-below 0, at or above its size) raises ``ActionSpaceError`` in both modes and changes nothing. ``winners()`` gives the winning seats.
+data (and PettingZoo's ``api_test`` requires ``last()``'s info to be ``infos[agent]``).
+Rewards are the game's returns, paid when the game ends. By default
+(``illegal_action="penalty"``) an illegal action gives the offender the penalty and ends the
+game for everyone (PettingZoo's ``TerminateIllegalWrapper`` convention); with
+``illegal_action="raise"`` it raises ``IllegalActionError`` naming the move. An action
+outside the action space (not an integer, below 0, at or above its size) raises
+``ActionSpaceError`` in both modes and changes nothing. ``winners()`` gives the winning
+seats.
 
 The rules state of the game is ``env.game_state``. ``env.state()`` is PettingZoo's global
 state for centralized critics (MAPPO and the like): every seat's observation, concatenated

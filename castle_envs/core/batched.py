@@ -2,8 +2,9 @@
 
 ``KernelVectorEnv`` is the batched ``gymnasium.vector.VectorEnv`` plumbing: seeding (env ``i``
 gets ``seed + i``, one PCG64 generator per row), the ``step`` checks and the row-range kernel
-call, the info dict (``action_mask``, ``final_obs``/``won`` where an episode ended,
-``illegal_action`` in penalty mode), ``copy`` handling, ``action_masks``, rendering, the
+call, the info dict (``action_mask``, the game's own entries and ``won`` as the single env
+gives them, ``final_obs`` where an episode ended, ``illegal_action`` in penalty mode),
+``copy`` handling, ``action_masks``, rendering, the
 ``RowThreads`` split and ``close``. A game's env adds only what differs: its kernel module,
 its state rows and their conversion to and from a rules ``State``, its reset options.
 
@@ -32,6 +33,7 @@ from castle_envs.core.errors import (
     EpisodeOverError,
     IllegalActionError,
     InvalidOptionError,
+    InvalidStateError,
 )
 from castle_envs.core.jit import COMPILED, HAVE_NUMBA, INSTALL_HINT
 from castle_envs.core.options import check_bool, check_int
@@ -105,6 +107,9 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     #: the game's Python env (its first argument, then the common ones: see ``__init__``)
     single_env: Any
+    #: the state rows the game's info entries are read from (``info_entries``); the step
+    #: kernels copy a finished game's rows into ``_final_rows`` before the next deal
+    info_rows_attr: str
     #: the observation's length and the number of action ids
     _obs_size: int
     _num_actions: int
@@ -199,6 +204,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         self._num_actions = int(num_actions)
         self._bind_views()
         self._final_obs = np.zeros((n, obs_size), np.float32)
+        self._final_rows = np.zeros_like(getattr(self, self.info_rows_attr))
         self._rewards = np.zeros(n, np.float64)
         self._terminated = np.zeros(n, bool)
         self._truncated = np.zeros(n, bool)
@@ -237,10 +243,35 @@ class KernelVectorEnv(OwnViews, VectorEnv):
 
     def _reset_result(self) -> tuple[np.ndarray, dict]:
         self._started = True
-        return self._out(self._obs), {
-            "action_mask": self._out(self._mask),
-            "_action_mask": self._all.copy(),
-        }
+        info = {"action_mask": self._out(self._mask), "_action_mask": self._all.copy()}
+        self._with_game_info(info, None)
+        if self.illegal_action == "penalty":
+            info["illegal_action"] = np.zeros(self.num_envs, bool)
+            info["_illegal_action"] = self._all.copy()
+        return self._out(self._obs), info
+
+    def info_entries(self, rows: np.ndarray, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The game's own info entries (the single env's, but ``won``), one array row per
+        row of ``rows`` (state rows of ``info_rows_attr``'s layout) and ``obs``."""
+        raise NotImplementedError
+
+    def _with_game_info(self, info: dict, done: np.ndarray | None) -> dict:
+        """``info`` with the game's entries and ``won``, each with its ``_`` mask (all True):
+        the keys the single env's info has. Where ``done``, they describe the game that
+        just ended (its last position, as ``final_obs``), not the one dealt after it."""
+        entries = self.info_entries(getattr(self, self.info_rows_attr), self._obs)
+        won = np.zeros(self.num_envs, bool)
+        if done is not None:
+            for key, final in self.info_entries(
+                self._final_rows[done], self._final_obs[done]
+            ).items():
+                entries[key][done] = final
+            won = self._won & done
+        entries["won"] = won
+        for key, values in entries.items():
+            info[key] = values
+            info[f"_{key}"] = self._all.copy()
+        return info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._started:
@@ -259,6 +290,7 @@ class KernelVectorEnv(OwnViews, VectorEnv):
             self._won,
             self._illegal,
             self._final_obs,
+            self._final_rows,
         )
         self.run_rows(
             self.kernel.step_rows,
@@ -281,8 +313,9 @@ class KernelVectorEnv(OwnViews, VectorEnv):
                 info["final_obs"] = final
             else:
                 info["final_obs"] = self._final_obs
-            info["won"] = self._won & done
-            info["_won"] = done
+            self._with_game_info(info, done)
+        else:
+            self._with_game_info(info, None)
         if self.illegal_action == "penalty":
             info["illegal_action"] = self._illegal.copy()
             info["_illegal_action"] = self._all.copy()
@@ -345,11 +378,56 @@ class KernelVectorEnv(OwnViews, VectorEnv):
         }
 
     def restart(self) -> np.ndarray:
-        """After ``position_arrays()`` were written: recompute every row's observation and
-        mask and return the observations, as ``reset`` would (no deal is made)."""
+        """After ``position_arrays()`` were written: check every row (``check_row``), then
+        recompute every row's observation and mask and return the observations, as
+        ``reset`` would (no deal is made). Rows written from outside (a training checkpoint
+        read back) are untrusted: the compiled kernels index arrays with their words
+        unchecked, so a row is refused here, before any kernel reads it."""
+        self._started = False
+        for i in range(self.num_envs):
+            self.check_row(i)
         self._refresh(slice(None))
         self._started = True
         return self._out(self._obs)
+
+    def check_row(self, i: int) -> None:
+        """Row ``i`` must hold a game in play exactly as the kernels write one: it reads as a
+        state the game's saved-state checks accept (``from_dict`` of its ``to_dict``), not
+        over, that encodes back to the same words (``_same_row``: a word out of range reads
+        as something else, or not at all), with an episode step count below
+        ``max_episode_steps``; its scratch words are cleared. Else ``InvalidStateError``
+        naming the env and what is wrong."""
+        try:
+            state = self.state(i)
+            checked = type(state).from_dict(state.to_dict())
+            same = self._same_row(i, checked)
+        except InvalidStateError as err:
+            raise InvalidStateError(f"env {i}: {err}") from None
+        except (IndexError, KeyError, OverflowError, TypeError, ValueError) as err:
+            raise InvalidStateError(
+                f"env {i}: the row holds no {self.game_title} position ({err})"
+            ) from None
+        if not same:
+            raise InvalidStateError(
+                f"env {i}: the row holds words out of range or out of place for the "
+                f"position it reads as"
+            )
+        if checked.is_terminal():
+            raise InvalidStateError(f"env {i}: its game is over (a batch row is always in play)")
+        steps = self._episode_steps(i)
+        if not 0 <= steps < self.max_episode_steps:
+            raise InvalidStateError(
+                f"env {i}: episode step count {steps} is outside 0-{self.max_episode_steps - 1}"
+            )
+
+    def _same_row(self, i: int, state: Any) -> bool:
+        """Whether row ``i``'s position words are ``state`` written by the game's writer;
+        if so the row is rewritten from it (scratch cleared, step count kept)."""
+        raise NotImplementedError
+
+    def _episode_steps(self, i: int) -> int:
+        """Row ``i``'s step count in its episode."""
+        raise NotImplementedError
 
     def row_args(self) -> tuple:
         """The position rows and game parameters the game's move kernel takes."""

@@ -25,6 +25,7 @@ class BatchStep(NamedTuple):
     won: np.ndarray  # (n,) bool
     illegal: np.ndarray  # (n,) bool: the action was illegal (penalty mode)
     final_obs: np.ndarray  # (n, OBS_SIZE) float32: a finished game's last observation
+    final_rows: np.ndarray  # (n, W): a finished game's last state row (the env's info rows)
 
 
 _XORSHIFT_STAR = np.uint64(0x2545F4914F6CDD1D)

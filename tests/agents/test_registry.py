@@ -150,3 +150,18 @@ def test_best_is_resolved_and_announced_by_the_commands(capsys, tmp_path):
         == 0
     )
     assert "agent 'best' for castle-rooms is heuristic" in capsys.readouterr().err
+
+
+def test_trained_is_castle_sieges_shipped_trained_scorer_by_name():
+    """``trained`` (the name ``castle-envs demo`` prints) is an agent name everywhere."""
+    from castle_envs.agents.registry import SIEGE_TRAINED_SCORER, first_runnable
+
+    assert "trained" in available_agents("castle-siege")
+    assert "trained" not in available_agents("castellion")
+    agent = make_agent("trained", "castle-siege", seed=0)
+    same = make_agent(first_runnable(SIEGE_TRAINED_SCORER), "castle-siege", seed=0)
+    assert type(agent) is type(same) and agent.name == same.name
+    with pytest.raises(ValueError, match="plays castle-siege only"):
+        make_agent("trained", "castellion")
+    with pytest.raises(ValueError, match="takes no options"):
+        make_agent("trained:x=1", "castle-siege")

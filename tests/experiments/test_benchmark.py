@@ -72,37 +72,33 @@ def test_on_the_whole_set_the_estimate_is_the_plain_mean():
 
 
 # --- the solitaire report against a direct evaluation ------------------------------------------
+LINEAR = "model:models/castle_siege_very_hard_linear"
+REFS = ("random", "heuristic", "linear")
+
+
 def tiny_set(tmp_path, count):
-    """The first ``count`` Medium study deals with their stored random and heuristic
-    results, as a set of their own."""
-    full = D.load_deals("castle-siege", "medium", "study")
+    """The first ``count`` Hard study deals with their stored random, heuristic and linear
+    scorer's results, as a set of their own."""
+    full = D.load_deals("castle-siege", "hard", "study")
     rows = [
-        D.Deal(
-            r.seed,
-            r.verdict,
-            r.found_by,
-            r.line,
-            r.proof,
-            {k: r.results[k] for k in ("random", "heuristic")},
-        )
+        D.Deal(r.seed, r.verdict, r.found_by, r.line, r.proof, {k: r.results[k] for k in REFS})
         for r in full.rows[:count]
     ]
-    data = D.write_set(rows, ["random", "heuristic"])
-    name = "castle-siege-medium-study"
+    data = D.write_set(rows, list(REFS))
+    name = "castle-siege-hard-study"
     (tmp_path / f"{name}.csv.gz").write_bytes(data)
     entry = {
         "name": name,
         "game": "castle-siege",
         "variant_arg": "difficulty",
-        "variant": "medium",
+        "variant": "hard",
         "split": "study",
         "seeds": [rows[0].seed, rows[-1].seed],
         "file": f"{name}.csv.gz",
         "sha256": hashlib.sha256(data).hexdigest(),
         "counts": {},
         "references": [
-            {"name": "random", "spec": "random", "source": "test"},
-            {"name": "heuristic", "spec": "heuristic", "source": "test"},
+            {"name": r, "spec": LINEAR if r == "linear" else r, "source": "test"} for r in REFS
         ],
     }
     (tmp_path / "index.json").write_text(json.dumps({"schema": D.SCHEMA, "sets": {name: entry}}))
@@ -116,45 +112,40 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     monkeypatch.setattr(D, "DATA_DIR", data)
     monkeypatch.setattr(B, "QUICK_DEALS", 30)
     out = tmp_path / "out"
-    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "medium", "--split", "study"]
-    argv += ["--agent", "greedy", "--quick", "--out", str(out), "--name", "run", "--no-plot"]
+    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "study"]
+    argv += ["--agent", "heuristic", "--quick", "--out", str(out), "--name", "run", "--no-plot"]
     assert main([*argv, "--no-progress", "--workers", "1"]) == 0
     report = json.loads((out / "run.json").read_text())
 
-    direct = evaluate(
-        "castle-siege", ["medium"], ["greedy", "heuristic", "random"], 30, 0, workers=1
-    )
+    specs = {"random": "random", "heuristic": "heuristic", "linear": LINEAR}
+    direct = evaluate("castle-siege", ["hard"], list(specs.values()), 30, 0, workers=1)
     won = {
-        a: np.array([d["returns"][a] > 0 for d in direct["deals"]], int)
-        for a in ("greedy", "heuristic", "random")
+        k: np.array([d["returns"][v] > 0 for d in direct["deals"]], int) for k, v in specs.items()
     }
     assert report["protocol"] == "quick" and report["episodes"] == 30 and report["deals"] == [0, 29]
-    assert report["wins"] == won["greedy"].sum()
-    assert [report["win_low"], report["win_high"]] == list(
-        wilson_interval(int(won["greedy"].sum()), 30)
-    )
+    assert report["wins"] == won["heuristic"].sum() > 0
+    bounds = wilson_interval(int(won["heuristic"].sum()), 30)
+    assert [report["win_low"], report["win_high"]] == list(bounds)
     # the stored references are what the references play today on these deals
-    for ref in ("random", "heuristic"):
+    for ref in REFS:
         stored = np.array([r.results[ref] for r in rows[:30]])
         assert (stored == won[ref]).all(), ref
         paired = next(p for p in report["paired"] if p["reference"] == ref)
-        assert paired["win_diff"] == pytest.approx(
-            paired_proportion_difference(won["greedy"], won[ref])
-        )
+        expected = paired_proportion_difference(won["heuristic"], won[ref])
+        assert paired["win_diff"] == pytest.approx(expected)
     verdicts = np.array([r.verdict == "won" for r in rows[:30]])
     assert report["ceiling"]["proven_won"] == verdicts.sum()
-    assert report["ceiling"]["wins_on_proven"] == won["greedy"][verdicts].sum()
+    assert report["ceiling"]["wins_on_proven"] == won["heuristic"][verdicts].sum()
     # the estimate: the stored columns over all 60 deals as controls
-    controls = [np.array([r.results[k] for r in rows], float) for k in ("random", "heuristic")]
-    keep = [c for c in controls if 0 < c.sum() < len(c)]
-    x = np.column_stack(keep) if keep else np.zeros((60, 0))
-    expected = regression_estimate(won["greedy"], x[:30], x.mean(axis=0), 60)
+    controls = [np.array([r.results[k] for r in rows], float) for k in REFS]
+    x = np.column_stack([c for c in controls if 0 < c.sum() < len(c)])
+    expected = regression_estimate(won["heuristic"], x[:30], x.mean(axis=0), 60)
     assert report["estimate"]["value"] == pytest.approx(expected["value"])
     assert report["estimate"]["se"] == pytest.approx(expected["se"])
     text = capsys.readouterr().out
     assert "win rate" in text and "against" in text and "variance cut" in text
     csv_rows = (out / "run.csv").read_text().splitlines()
-    assert csv_rows[1].startswith("greedy,30,") and len(csv_rows) == 2 + len(report["paired"])
+    assert csv_rows[1].startswith("heuristic,30,") and len(csv_rows) == 2 + len(report["paired"])
 
 
 def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_path, monkeypatch):
@@ -163,7 +154,7 @@ def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_pat
     rows = tiny_set(data, 40)
     monkeypatch.setattr(D, "DATA_DIR", data)
     monkeypatch.setattr(B, "play_deals", lambda *a: pytest.fail("a reference is not played"))
-    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "medium", "--split", "study"]
+    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "study"]
     out = tmp_path / "out"
     assert (
         main([*argv, "--reference", "heuristic", "--out", str(out), "--name", "h", "--no-plot"])
@@ -171,7 +162,7 @@ def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_pat
     )
     report = json.loads((out / "h.json").read_text())
     assert report["wins"] == sum(r.results["heuristic"] for r in rows)
-    assert [p["reference"] for p in report["paired"]] == ["random"]
+    assert [p["reference"] for p in report["paired"]] == ["random", "linear"]
     assert "heuristic" not in report["estimate"]["controls"]
 
 

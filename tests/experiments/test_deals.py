@@ -116,17 +116,20 @@ def shipped_rows(count):
 
 def test_check_names_a_line_that_does_not_win_and_an_agent_win_on_an_unproven_deal(tmp_path):
     rows = shipped_rows(6)
-    bad_line = D.Deal(rows[1].seed, "won", "solver", rows[2].line, "", {"random": 0})
+    other_deals_line = D.Deal(rows[1].seed, "won", "solver", rows[2].line, "", {"random": 0})
     unproven = D.Deal(rows[3].seed, "unknown", "", (), "", {"random": 1})
+    cut_short = D.Deal(rows[4].seed, "won", "solver", rows[4].line[:-2], "", {"random": 0})
     rows = [D.Deal(r.seed, r.verdict, r.found_by, r.line, "", {"random": 0}) for r in rows]
-    rows[1], rows[3] = bad_line, unproven
-    deals = D.load_deals(
-        "castle-siege", "easy", "study", data_dir=tiny_set(tmp_path, rows, ["random"])
-    )
-    problems = D.check_set(deals)
-    assert len(problems) == 2
-    assert f"deal {rows[1].seed}: its line does not replay" in problems[1]
+    rows[1], rows[3], rows[4] = other_deals_line, unproven, cut_short
+    folder = tiny_set(tmp_path, rows, ["random"])
+    problems = D.check_set(D.load_deals("castle-siege", "easy", "study", data_dir=folder))
+    assert len(problems) == 3
     assert f"deal {rows[3].seed}: random won it, verdict unknown" in problems[0]
+    assert f"deal {rows[1].seed}: its line plays an illegal move" in problems[1]
+    assert f"deal {rows[4].seed}: its line does not replay to a win" in problems[2]
+    assert D.check_set(D.load_deals("castle-siege", "easy", "study", data_dir=folder), 2) == [
+        problems[0]
+    ]  # the first and the last lines of the sample replay
 
 
 def test_a_changed_or_malformed_file_is_refused_by_name(tmp_path):

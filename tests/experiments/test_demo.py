@@ -16,6 +16,17 @@ def test_demo_prints_a_win_rate_for_every_agent(capsys):
     assert re.search(r"best\s+win rate\s+\d+\.\d%.*first 1 deals; model:.*ismcts", out), out
 
 
+def test_every_name_the_demo_prints_is_an_agent_evaluate_takes(capsys, tmp_path):
+    assert main(["demo", "--episodes", "1", "--best-episodes", "1"]) == 0
+    names = re.findall(r"^\s+(\S+)\s+win rate", capsys.readouterr().out, re.M)
+    assert names == ["random", "heuristic", "trained", "best"]
+    argv = ["evaluate", "--game", "castle-siege", "--episodes", "1", "--workers", "1"]
+    argv += ["--no-plot", "--no-progress", "--out", str(tmp_path)]
+    for name in names:
+        assert main([*argv, "--agent", name, "--name", name]) == 0, capsys.readouterr().err
+        assert (tmp_path / f"{name}.json").is_file()
+
+
 def test_demo_plays_best_when_asked(capsys):
     assert main(["demo", "--episodes", "1", "--agent", "best", "--difficulty", "easy"]) == 0
     captured = capsys.readouterr()

@@ -163,6 +163,48 @@ def test_the_win_rate_axis_fits_the_data():
     assert win_axis_top([0.9, 0.95]) == 1.0
 
 
+def test_all_variants_run_in_the_games_order_and_are_counted_in_words(capsys):
+    import argparse
+
+    from castle_envs.experiments.evaluate import count_of, parse_variants, print_summary
+
+    from castle_envs.castle_siege import DIFFICULTIES
+    from castle_envs.registry import get_game
+
+    args = argparse.Namespace(difficulty="all", level=None, players=None)
+    easiest_first = sorted(DIFFICULTIES, key=DIFFICULTIES.get)  # by defender rows
+    assert parse_variants(get_game("castle-siege"), args) == easiest_first
+    args = argparse.Namespace(difficulty=None, level="all", players=None)
+    assert parse_variants(get_game("castellion"), args) == ["school", "academy", "menace"]
+    assert count_of(4, "difficulty") == "4 difficulties"
+    assert count_of(1, "difficulty") == "1 difficulty"
+    assert count_of(3, "level") == "3 levels"
+    assert count_of(3, "num_players") == "3 player counts"
+    summary = {
+        "variant_arg": "difficulty",
+        "game": "castle-siege",
+        "episodes": 2,
+        "seed": 0,
+        "results": [],
+        "paired": [],
+        "aggregate": [
+            {
+                "agent": "random",
+                "variants": easiest_first,
+                "mean_win_rate": 0.0,
+                "mean_win_low": 0.0,
+                "mean_win_high": 0.1,
+                "return_iqm": 0.0,
+                "return_iqm_low": 0.0,
+                "return_iqm_high": 0.0,
+            }
+        ],
+    }
+    print_summary(summary)
+    out = capsys.readouterr().out
+    assert "over 4 difficulties" in out and "difficultys" not in out
+
+
 def test_progress_bars_only_on_a_terminal():
     pytest.importorskip("tqdm")
     from castle_envs.experiments.evaluate import progress_bar

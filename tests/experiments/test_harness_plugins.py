@@ -114,6 +114,7 @@ def test_expert_iteration_gives_the_rounds_of_the_code_before_the_harness(tmp_pa
     files = sorted(str(p.relative_to(run)) for p in run.rglob("*") if p.is_file())
     assert files == [
         "checkpoints/latest/policy.json",
+        "checkpoints/latest/progress.json",
         "checkpoints/latest/rounds.json",
         "config.yaml",
         "final_model/policy.json",

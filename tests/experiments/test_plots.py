@@ -103,6 +103,32 @@ def test_committed_study_pictures_fit_and_are_what_the_code_draws(draw, committe
     assert (ROOT / "docs" / committed).read_text() == svg
 
 
+def test_castellion_panels_say_what_each_measures():
+    svg = _castellion_svg()
+    root = ET.fromstring(svg)
+    panels: dict = {}
+    for t in root.iter(NS + "text"):
+        if "data-panel" in t.attrib:
+            panels.setdefault(t.attrib["data-panel"], []).append(t)
+    assert set(panels) == {"left", "right"}
+    left = " ".join(t.text for t in panels["left"])
+    right = " ".join(t.text for t in panels["right"])
+    # the left panel counts every proof, the right one the solver's run alone, by budget
+    assert "every source of proof" in left and "win rates" in left
+    assert "solver's run alone" in right and "node budget" in right
+    # each title sits above the plots, over its own panel
+    boxes, _ = text_boxes(svg)
+    grid = [b for b in boxes if b[0] == "100%"]
+    assert len(grid) == 2
+    plot_top = min(b[2] for b in grid)
+    for side, texts in panels.items():
+        for t in texts:
+            (box,) = [b for b in boxes if b[0] == t.text]
+            assert box[4] < plot_top, t.text
+            x = float(t.attrib["x"])
+            assert (x < grid[1][1]) == (side == "left"), t.text
+
+
 def test_castellion_curve_labels_are_whole_and_apart():
     svg = _castellion_svg()
     boxes, _ = text_boxes(svg)
@@ -247,7 +273,10 @@ def test_evaluate_plot_keeps_title_and_legend_inside(variants, agents, episodes)
         assert fig.bbox.width >= MIN_FIGURE[0] * fig.dpi - 0.5
         assert fig.bbox.height >= MIN_FIGURE[1] * fig.dpi - 0.5
         (legend,) = fig.legends
-        assert [t.get_text() for t in legend.get_texts()] == agents
+        names = [t.get_text() for t in legend.get_texts()]
+        assert names[: len(agents)] == agents
+        # Castle Siege's ceilings are known at every difficulty: one more entry marks them
+        assert len(names) == len(agents) + 1 and names[-1].startswith("proven winnable")
         for artist in (ax.title, legend, *ax.get_xticklabels(), ax.yaxis.label):
             assert _inside(artist.get_window_extent(renderer), fig.bbox), artist
         # the legend does not cover the title or the axes
@@ -266,3 +295,179 @@ def test_one_difficulty_png_is_not_a_sliver(tmp_path):
     )
     width, height = Image.open(path).size
     assert width >= 640 and height >= 400  # was 310 px wide
+
+
+# --- the issue's four-agent, four-difficulty evaluate chart -------------------------------------
+MODEL = "model:/home/someone/runs/castle_siege_very_hard_linear"
+FOUR = ["random", "greedy", "heuristic", MODEL]
+
+
+def _all_difficulties_summary(episodes=50):
+    """What ``evaluate --difficulty all --agent random,greedy,heuristic,model:... --episodes
+    50`` summarises: the variants as the command listed them, several bars at 100%."""
+    rates = {"random": 0.0, "greedy": 0.3, "heuristic": 1.0, MODEL: 1.0}
+    results = []
+    for v in ("very_hard", "easy", "medium", "hard"):
+        for a in FOUR:
+            rate = rates[a] if v == "easy" else rates[a] / 4
+            results.append(
+                {
+                    "agent": a,
+                    "difficulty": v,
+                    "win_rate": rate,
+                    "win_low": max(0.0, rate - 0.1),
+                    "win_high": min(1.0, rate + 0.07),
+                }
+            )
+    return {
+        "variant_arg": "difficulty",
+        "agents": FOUR,
+        "game": "castle-siege",
+        "episodes": episodes,
+        "results": results,
+    }
+
+
+def _drawn(fig):
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def test_evaluate_chart_runs_in_the_games_order_on_a_percent_axis():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    fig = win_rate_figure(_all_difficulties_summary())
+    try:
+        _drawn(fig)
+        ax = fig.axes[0]
+        assert [t.get_text() for t in ax.get_xticklabels()] == [
+            "easy",
+            "medium",
+            "hard",
+            "very_hard",
+        ]
+        ticks = ax.get_yticks()
+        assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] >= 1.0
+        assert max(ticks) == pytest.approx(1.0) and min(ticks) == 0
+        texts = [t.get_text() for t in ax.get_yticklabels()]
+        assert texts[-1] == "100%" and all(t.endswith("%") for t in texts), texts
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("episodes", [50, 1000])
+def test_evaluate_chart_value_labels_stay_apart_inside_the_axes(episodes):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    fig = win_rate_figure(_all_difficulties_summary(episodes))
+    try:
+        renderer = _drawn(fig)
+        ax = fig.axes[0]
+        labels = [t for t in ax.texts if t.get_text().endswith("%")]
+        assert len(labels) == 16
+        title = ax.title.get_window_extent(renderer)
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for text, box in zip(labels, boxes):
+            assert _inside(box, ax.bbox), text.get_text()
+            assert not box.overlaps(title), text.get_text()
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b)
+    finally:
+        plt.close(fig)
+
+
+def test_evaluate_chart_marks_the_proven_ceiling_of_each_difficulty():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    from castle_envs.experiments.ceilings import ceiling
+
+    fig = win_rate_figure(_all_difficulties_summary())
+    try:
+        _drawn(fig)
+        ax = fig.axes[0]
+        lines = [c for c in ax.collections if c.get_linestyle() and c.get_linestyle()[0][1]]
+        heights = sorted(
+            (round(float(seg[0][0]), 3), round(float(seg[0][1]), 4))
+            for c in lines
+            for seg in c.get_segments()
+        )
+        want = [ceiling("castle-siege", v).share for v in ("easy", "medium", "hard", "very_hard")]
+        assert [h for _, h in heights] == pytest.approx(want)
+        (legend,) = fig.legends
+        names = [t.get_text() for t in legend.get_texts()]
+        assert names[:4] == ["random", "greedy", "heuristic", "model:castle_siege_very_hard_linear"]
+        assert names[4].startswith("proven winnable")
+    finally:
+        plt.close(fig)
+
+
+def test_the_ceilings_are_the_studies_figures():
+    import json
+
+    from castle_envs.experiments.ceilings import CEILINGS
+
+    for game, table in CEILINGS.items():
+        for variant, c in table.items():
+            data = json.loads((DATA / c.source).read_text())
+            rows = data if isinstance(data, list) else [data]
+            key = "difficulty" if game == "castle-siege" else "level"
+            (row,) = [r for r in rows if r[key] == variant]
+            assert (row["winnable"], row["deals"], tuple(row["seeds"])) == (
+                c.winnable,
+                c.deals,
+                c.seeds,
+            ), (game, variant)
+
+
+# --- tournament's rating chart ------------------------------------------------------------------
+def test_tournament_chart_names_agents_briefly_and_keeps_labels_apart():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    from castle_envs.experiments.tournament import ratings_figure
+
+    agents = [
+        "model:/home/someone/experiments/runs/castle_rooms_2p_move_ppoheuristic",
+        "model:/home/someone/experiments/runs/castle_rooms_2p_move_ppo_selfplay",
+        "mcts:sims=200,rollout=heuristic",
+        "heuristic",
+        "random",
+    ]
+    summary = {
+        "game": "castle-rooms",
+        "players": 2,
+        "games": 1000,
+        "results": [
+            {
+                "agent": a,
+                "rating": 100.0 * i,
+                "rating_low": 100.0 * i - 1234.5,
+                "rating_high": 100.0 * i + 1234.5,
+            }
+            for i, a in enumerate(agents)
+        ],
+    }
+    fig = ratings_figure(summary)
+    try:
+        renderer = _drawn(fig)
+        ax = fig.axes[0]
+        ticks = ax.get_xticklabels()
+        names = [t.get_text().replace("\n", "") for t in ticks]
+        assert names[:2] == [
+            "model:castle_rooms_2p_move_ppoheuristic",
+            "model:castle_rooms_2p_move_ppo_selfplay",
+        ]
+        boxes = [t.get_window_extent(renderer) for t in ticks]
+        for i, a in enumerate(boxes):
+            assert _inside(a, fig.bbox), names[i]
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), names[i]
+        ylabel = ax.yaxis.label.get_window_extent(renderer)
+        assert _inside(ylabel, fig.bbox)
+        for t in ax.get_yticklabels():
+            if t.get_text():
+                assert not ylabel.overlaps(t.get_window_extent(renderer)), t.get_text()
+    finally:
+        plt.close(fig)

@@ -103,7 +103,15 @@ def test_sigterm_checkpoints_trained_steps_and_resume_continues(tmp_path):
     assert steps >= 3 * ROLLOUT and steps % ROLLOUT == 0, steps
     assert progress["wall_before"] > 0
     ckpt = run_dir / "checkpoints" / "latest"
-    assert {p.name for p in ckpt.iterdir()} == {"policy.pt", "optimizer.pt", "rng.pt", "envs.json"}
+    assert {p.name for p in ckpt.iterdir()} == {
+        "policy.pt",
+        "optimizer.pt",
+        "rng.pt",
+        "envs.json",
+        "progress.json",
+    }
+    # the checkpoint's own progress is the run folder's (nothing trained since)
+    assert json.loads((ckpt / "progress.json").read_text()) == progress
     saved_streams = json.loads((ckpt / "envs.json").read_text())["rng"]
 
     from castle_envs.experiments.config import load_config

@@ -32,7 +32,8 @@ def lockstep(
     ``seed + i``, the same actions on both, until ``n_games`` games have ended; assert that
     observations, masks, rewards, terminations, truncations, final observations and wins are
     identical at every step. ``illegal_every``: roughly one action in that many is a random
-    (usually illegal) id of the action space, for penalty mode. Returns counts for the caller's own checks."""
+    (usually illegal) id of the action space, for penalty mode. Returns counts for the
+    caller's own checks."""
     envs = CastleSiegeVectorEnv(n_envs, **kwargs)
     singles = [CastleSiegeEnv(**kwargs) for _ in range(n_envs)]
     rng = np.random.default_rng(seed)

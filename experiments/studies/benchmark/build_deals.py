@@ -3,13 +3,15 @@
 agents' games. From the repository root:
 
     python experiments/studies/benchmark/build_deals.py play [--best] [--only NAME]
-    python experiments/studies/benchmark/build_deals.py build
+    python experiments/studies/benchmark/build_deals.py build [--no-play]
 
 ``play`` plays, deal by deal and resumable (``play_refs.py``'s journals in ``runs/deals/``),
-every reference agent on every set where ``docs/data`` holds no per-deal result for it, and
-solves the Easy and Medium study deals again for their lines (the study kept only their
-verdicts); ``--best`` also plays ``best`` where it was never measured (seconds a game).
-``build`` writes one gzipped CSV a set and ``index.json``, and prints, for every reference
+every reference agent but ``best`` on every deal of every set (a few hundredths of a second
+a game: their results are then today's code's, and the won games are lines), and solves the
+Easy and Medium study deals again for their lines (the study kept only their verdicts);
+``--best`` also plays ``best`` where no study kept its per-deal results (seconds a game).
+``build`` writes one gzipped CSV a set and ``index.json`` (``--no-play``: without playing
+an agent again for a won deal's line, leaving such deals unknown), and prints, for every reference
 with results both stored by a study and played again here, how many deals differ.
 
 Verdicts and lines, per set (the last record of a deal counts, as ``solve --resume
@@ -329,19 +331,33 @@ def play(best: bool, only: str | None) -> None:
 
 
 def lines_to_find(name: str, game: str, variant: str, seeds: list[int], spec: str) -> dict:
-    """Lines of won deals no record holds: the agent that won each played again, recorded."""
+    """Lines of won deals no record holds: the agent that won each played again as
+    ``castle-envs evaluate`` plays it, recorded (kept in ``runs/deals/NAME-line-SPEC-SEED.jsonl``)."""
+    from castle_envs.experiments.episodes import play_episode
+
     out = {}
+    key = "difficulty" if game == "castle-siege" else "level"
+    if "--no-play" in sys.argv:
+        return out
     for seed in seeds:
-        path = WORK / f"{name}-line-{seed}.jsonl"
-        command = [PY, str(Path(__file__).with_name("play_refs.py")), game, variant, spec]
-        subprocess.run([*command, str(seed), "1", str(path)], check=True)
+        safe = "".join(c if c.isalnum() else "_" for c in spec)
+        path = WORK / f"{name}-line-{safe}-{seed}.jsonl"
+        if not path.exists():
+            r = play_episode(game, ((key, variant),), (), (spec,), seed, 0, record=True)
+            row = {"seed": seed, "won": int(r["returns"][0] > 0), "spec": spec}
+            if row["won"]:
+                row["line"] = r["record"]["actions"]
+            with open(path, "w") as f:
+                journal.append(f, row)
         rows = journal.read(str(path), repair=False)
         if rows and rows[0]["won"]:
             out[seed] = rows[0]["line"]
     return out
 
 
-def build_set(game: str, variant_arg: str, variant: str, split: str, first: int, count: int):
+def build_set(
+    game: str, variant_arg: str, variant: str, split: str, first: int, count: int
+) -> dict:
     name = set_name(game, variant, split)
     seeds = range(first, first + count)
     verdicts = (
