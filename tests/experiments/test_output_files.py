@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-from castle_envs.experiments import benchmark as B
-from castle_envs.experiments import deals as D
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.common import (
     is_plot_png,
@@ -21,7 +19,6 @@ from castle_envs.experiments.common import (
     is_svg_chart,
 )
 
-from .test_benchmark import tiny_set
 from .test_cli_errors import fails_cleanly
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,20 +69,13 @@ def test_tournament_refuses_a_result_name_held_by_another_file(tmp_path, capsys,
 
 
 @pytest.mark.parametrize("ending", [".json", ".csv", ".png"])
-def test_benchmark_refuses_a_result_name_held_by_another_file(
-    tmp_path, capsys, monkeypatch, ending
-):
-    data = tmp_path / "sets"
-    data.mkdir()
-    tiny_set(data, 40)
-    monkeypatch.setattr(D, "DATA_DIR", data)
-    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "medium", "--split", "study"]
-    argv += ["--reference", "heuristic", "--out", str(tmp_path), "--name", "b"]
+def test_benchmark_refuses_a_result_name_held_by_another_file(tmp_path, capsys, ending):
+    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "very_hard", "--agent"]
+    argv += ["random", "--deals", "3", "--workers", "1", "--no-progress"]
+    argv += ["--out", str(tmp_path), "--name", "b"]
     refused_untouched(capsys, argv, tmp_path / f"b{ending}", "--name", "not a castle-envs")
+    assert not (tmp_path / "b-episodes.jsonl").exists()  # refused before any deal
     assert main(argv) == 0 and main(argv) == 0  # and its own files are written over
-    monkeypatch.setattr(B, "play_deals", lambda *a: pytest.fail("refused before playing"))
-    argv[argv.index("--reference") : argv.index("--reference") + 2] = ["--agent", "random"]
-    refused_untouched(capsys, argv, tmp_path / f"b{ending}", "--name", "not a castle-envs")
 
 
 def test_a_record_is_never_saved_over_a_file_that_is_not_one(tmp_path):
