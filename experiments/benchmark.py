@@ -59,7 +59,7 @@ import numpy as np
 
 from castle_envs.registry import get_game
 
-from .common import positive_int, writable_dir
+from .common import check_outputs, positive_int, writable_dir
 from .stats import paired_proportion_difference, regression_estimate, wilson_interval
 
 log = logging.getLogger(__name__)
@@ -196,6 +196,7 @@ def run_solitaire(args, spec) -> int:
         raise ValueError(f"{flag} does not apply to {spec.slug}")
     deals = load_deals(spec.slug, variant, args.split)
     count = protocol_count(deals, args.quick, args.deals)
+    protocol = protocol_name(deals, count, args.quick)
     if args.reference:
         agent = deals.reference(args.reference).spec
         wins = deals.results(args.reference, count)
@@ -205,22 +206,25 @@ def run_solitaire(args, spec) -> int:
                 f"{count} deals"
             )
         seconds = None
+        name = args.name or default_name({"agent": agent, "set": deals.name, "protocol": protocol})
+        check_outputs(args.out, name, OUTPUT_ENDINGS, "--name")
     else:
         writable_dir(args.out, "--out")
         agent = parse_agents([args.agent], "random", spec.slug)[0]
         if "," in args.agent and len(parse_agents([args.agent], "random", spec.slug)) > 1:
             raise ValueError("benchmark takes one agent")
+        name = args.name or default_name({"agent": agent, "set": deals.name, "protocol": protocol})
+        check_outputs(args.out, name, OUTPUT_ENDINGS, "--name")  # now, not after the games
         start = time.perf_counter()
         wins = play_deals(deals, agent, count, args)
         seconds = time.perf_counter() - start
     report = solitaire_report(deals, agent, wins, reference=args.reference)
-    report["protocol"] = protocol_name(deals, count, args.quick)
+    report["protocol"] = protocol
     report["seconds"] = seconds
     from .provenance import provenance
 
     report["provenance"] = provenance([] if args.reference else [agent], spec.slug)
     print_solitaire(report)
-    name = args.name or default_name(report)
     write_outputs(report, args.out, name, not args.no_plot)
     return 0
 
@@ -398,6 +402,10 @@ def print_solitaire(r: dict) -> None:
         )
 
 
+#: the files ``write_outputs`` writes for a run named NAME
+OUTPUT_ENDINGS = (".json", ".csv", ".png")
+
+
 def write_outputs(report: dict, out: str, name: str, plot: bool) -> None:
     os.makedirs(out, exist_ok=True)
     stem = os.path.join(out, name)
@@ -513,6 +521,15 @@ def run_multiplayer(args, spec) -> int:
     if args.quick and args.deals:
         raise ValueError("give --quick or --deals, not both")
     refs = multiplayer_references(spec.slug, players)
+    protocol = "quick" if args.quick else ("full" if games == FULL_GAMES else "custom")
+    name = (
+        args.name
+        or (
+            f"benchmark-{spec.slug}-{players}p-{protocol}-"
+            + agent.replace("/", "_").replace(":", "-").replace(",", "_")
+        )[:150]
+    )
+    check_outputs(args.out, name, OUTPUT_ENDINGS, "--name")  # now, not after the games
     options = {"workers": args.workers, "agent_seed": args.agent_seed}
     start = time.perf_counter()
     others = [agent] + [r for r in refs if r != agent]
@@ -524,19 +541,12 @@ def run_multiplayer(args, spec) -> int:
     except Terminated as stop:
         stop.saved = "nothing was saved (a multi-player benchmark writes its files at the end)"
         raise
-    report["protocol"] = "quick" if args.quick else ("full" if games == FULL_GAMES else "custom")
+    report["protocol"] = protocol
     report["seconds"] = time.perf_counter() - start
     from .provenance import provenance
 
     report["provenance"] = provenance(others, spec.slug)
     print_multiplayer(report)
-    name = (
-        args.name
-        or (
-            f"benchmark-{spec.slug}-{players}p-{report['protocol']}-"
-            + agent.replace("/", "_").replace(":", "-").replace(",", "_")
-        )[:150]
-    )
     write_outputs(report, args.out, name, not args.no_plot)
     return 0
 

@@ -199,6 +199,63 @@ def check_overwrite(path, flag: str, ours, what: str) -> None:
         )
 
 
+# --- what the result files of evaluate, tournament and benchmark begin with ---------------------
+def is_results_json(head: bytes) -> bool:
+    """A summary as they write it (``json.dumps(indent=...)`` of a dict whose first key is
+    the game, or a benchmark's deal set)."""
+    import re
+
+    return re.match(rb'\{\s*"(game|set)"\s*:', head) is not None
+
+
+def is_results_csv(head: bytes) -> bool:
+    """A table as they write it: a header row of their first columns (an agent's rows, or a
+    variant's deals)."""
+    import re
+
+    return re.match(rb"(agent|difficulty|level|num_players),", head) is not None
+
+
+def is_plot_png(head: bytes) -> bool:
+    """A PNG that matplotlib wrote (it names itself in a text chunk near the start)."""
+    return head.startswith(b"\x89PNG\r\n\x1a\n") and b"Matplotlib" in head[:4096]
+
+
+def is_svg_chart(head: bytes) -> bool:
+    """An SVG chart begun by ``svg_open``."""
+    return head.startswith(b'<svg xmlns="http://www.w3.org/2000/svg" ')
+
+
+#: a run's result files, by how their names end: what each must already be to be written over
+RESULT_FILES = {
+    ".json": (is_results_json, "a castle-envs results summary"),
+    ".csv": (is_results_csv, "a castle-envs results table"),
+    "-paired.csv": (is_results_csv, "a castle-envs results table"),
+    "-deals.csv": (is_results_csv, "a castle-envs results table"),
+    ".png": (is_plot_png, "a castle-envs plot"),
+}
+
+
+def check_outputs(folder, name: str, endings, flag: str, kinds: dict | None = None) -> None:
+    """Check now, before a run, that writing its files ``name + ending`` in ``folder`` loses
+    nothing castle-envs did not write (``check_overwrite``, with ``RESULT_FILES`` and
+    ``kinds``' recognisers); an ending with no recogniser names a folder of game records,
+    refused when something else holds its name."""
+    import os
+
+    known = {**RESULT_FILES, **(kinds or {})}
+    for ending in endings:
+        path = os.path.join(folder, name + ending)
+        if ending in known:
+            ours, what = known[ending]
+            check_overwrite(path, flag, ours, what)
+        elif os.path.lexists(path) and not os.path.isdir(path):
+            raise ValueError(
+                f"{flag}: {path!r} exists and is not a folder (the game records go there); "
+                "give another --name, or move that file away"
+            )
+
+
 def check_file_names(folder, names, flag: str) -> None:
     """Check now that files named ``names`` fit in ``folder``'s file system (a name at most
     its ``NAME_MAX`` bytes, usually 255; a path at most ``PATH_MAX``), before a long run ends

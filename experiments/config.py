@@ -611,14 +611,23 @@ def dump_config(config: TrainConfig | dict, path: str | Path) -> None:
 
 
 def new_run_dir(config: TrainConfig | dict, run_dir=None) -> tuple[TrainConfig, Path]:
-    """Resolve ``config``, create the run folder (default ``run_dir/NAME_TIMESTAMP``) and
-    save the resolved config in it as ``config.yaml``."""
+    """Resolve ``config``, create the run folder (default ``run_dir/NAME_TIMESTAMP``; an
+    existing one must be empty) and save the resolved config in it as ``config.yaml``."""
     import time
 
     config = resolve(config)
     run_dir = Path(
         run_dir or Path(config.run_dir) / f"{config.name}_{time.strftime('%Y%m%d-%H%M%S')}"
     )
+    # a new run writes its config, progress, evaluations and checkpoints over files of the
+    # same names: only into an empty or new folder, never over another run or other files
+    if run_dir.is_dir() and any(run_dir.iterdir()):
+        hint = (
+            f"continue that run with --resume {run_dir}, or give a new --run-dir"
+            if (run_dir / "config.yaml").is_file()
+            else "give a new or empty --run-dir"
+        )
+        raise ValueError(f"--run-dir {str(run_dir)!r} is not empty; {hint}")
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir

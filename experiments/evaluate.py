@@ -48,7 +48,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
-from .common import check_file_names, positive_int, writable_dir
+from .common import check_file_names, check_outputs, positive_int, writable_dir
 from .episodes import play_chunk
 from .parallel import BACKENDS, Terminated, run_chunks, split
 from .stats import (
@@ -518,10 +518,17 @@ def open_episode_log(path: str, resume: bool, settings: dict):
             done.setdefault((line["variant"], line["agent"]), {})[ep["index"]] = ep
         f = open(path, "a")  # noqa: SIM115 (the journal stays open for the run; the caller closes it)
     else:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        from .common import check_overwrite
+
+        check_overwrite(path, "the episode log", is_episode_log, "an evaluate episode log")
         f = open(path, "w")  # noqa: SIM115 (as above)
         journal.append(f, {"settings": settings})
     return done, f
+
+
+def is_episode_log(head: bytes) -> bool:
+    """Do a file's first bytes begin as an episode log (its settings line)?"""
+    return head.startswith(b'{"settings": ')
 
 
 def aggregate_over_variants(returns: dict, seed: int = 0) -> list[dict]:
@@ -571,6 +578,7 @@ def run(args) -> int:
         + f"-seed{args.seed}-n{args.episodes}"
     )
     check_file_names(args.out, [name + end for end in OUTPUT_ENDINGS], "--name")
+    check_outputs(args.out, name, RESULT_ENDINGS, "--name")
     log_path = os.path.join(args.out, f"{name}-episodes.jsonl")
     try:
         summary = run_evaluation(
@@ -611,6 +619,8 @@ def run(args) -> int:
     return 0
 
 
+#: the result files (and the game records' folder) of a run named NAME, written at its end
+RESULT_ENDINGS = (".json", ".csv", "-paired.csv", "-deals.csv", ".png", "-records")
 #: what each file of a run named NAME adds to it (``write_results``, the episode log, the
 #: game records' folder): all checked to fit the file system before the run starts
 OUTPUT_ENDINGS = (
@@ -631,13 +641,18 @@ def check_record_count(record: int) -> None:
 
 
 def write_records(games: list[dict], folder: str) -> str:
-    """One JSON file per game: <variant>-<agents>-<deal seed>.json."""
-    from .records import file_stem, save
+    """One JSON file per game: <variant>-<agents>-<deal seed>.json; none written over a
+    file that is not a game record (all checked before any is written)."""
+    from .records import check_save_path, file_stem, save
 
+    paths = []
     for g in games:
         variant = "-".join(str(v) for v in g["variant"].values())
         agents = "-vs-".join(dict.fromkeys(g["agents"]))
-        save(g, os.path.join(folder, file_stem(f"{variant}-{agents}-seed{g['seed']}") + ".json"))
+        path = os.path.join(folder, file_stem(f"{variant}-{agents}-seed{g['seed']}") + ".json")
+        paths.append(check_save_path(path, "the game records' folder"))
+    for g, path in zip(games, paths):
+        save(g, path)
     return folder
 
 

@@ -394,6 +394,8 @@ def main(argv=None) -> None:
         except ValueError as err:
             p.error(str(err))
         summary = run_training(resume=str(out))
+    elif out.is_dir() and any(out.iterdir()):
+        p.error(f"--out {str(out)!r} holds files but no run: give a new or empty folder")
     else:
         summary = run_training(config, run_dir=out)
     if summary.get("interrupted"):

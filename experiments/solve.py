@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .common import parse_budget, read_evaluate_csv, rules_of, writable_file
+from .common import parse_budget, read_evaluate_csv, rules_of
 from .stats import wilson_interval
 
 DIFFICULTIES = ("easy", "medium", "hard", "very_hard")
@@ -817,7 +817,9 @@ def run_castle_siege(args) -> int:
 
 def run_plot(args) -> int:
     """``--plot SVG``: draw the ``--summaries`` (and the ``--agents-csv`` win rates)."""
-    writable_file(args.plot, "--plot")
+    from .common import check_overwrite, is_svg_chart
+
+    check_overwrite(args.plot, "--plot", is_svg_chart, "a chart castle-envs solve drew")
     summaries = [read_summary(path) for path in args.summaries]
     if not summaries:
         raise ValueError("--plot needs --summaries FILE ...")

@@ -29,7 +29,7 @@ import numpy as np
 
 from castle_envs.castellion.rules import RULE_CHOICES
 
-from .common import read_evaluate_csv, rules_of, writable_file
+from .common import read_evaluate_csv, rules_of
 from .stats import wilson_interval
 
 LEVELS = ("school", "academy", "menace")
@@ -276,9 +276,9 @@ def run(args) -> int:
 
 def run_plot(args) -> int:
     """``--plot SVG``: draw the ``--summaries`` (and the ``--agents-csv`` win rates)."""
-    from .common import read_json
+    from .common import check_overwrite, is_svg_chart, read_json
 
-    writable_file(args.plot, "--plot")
+    check_overwrite(args.plot, "--plot", is_svg_chart, "a chart castle-envs solve drew")
     summaries = []
     for path in args.summaries:
         data = read_json(path, "--summaries")

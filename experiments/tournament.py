@@ -26,7 +26,7 @@ import numpy as np
 
 from castle_envs.registry import GAMES, get_game
 
-from .common import check_file_names, positive_int, writable_dir
+from .common import check_file_names, check_outputs, positive_int, writable_dir
 from .episodes import play_chunk
 from .evaluate import (
     add_run_arguments,
@@ -206,9 +206,9 @@ def run(args) -> int:
     )
     agents = parse_agents(args.agents, "random,heuristic", spec.slug)
     name = args.name or f"tournament-{args.game}-{players}p-seed{args.seed}-n{args.games}"
-    check_file_names(
-        args.out, [name + end for end in (".json", ".csv", ".png", "-records")], "--name"
-    )
+    endings = (".json", ".csv", ".png", "-records")
+    check_file_names(args.out, [name + end for end in endings], "--name")
+    check_outputs(args.out, name, endings, "--name")
     try:
         summary = tournament(
             args.game,

@@ -49,7 +49,10 @@ def add_parser(sub):
     )
     p.add_argument("--config", help="YAML config (see configs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
-    p.add_argument("--run-dir", help="where to write the run (default runs/NAME_TIMESTAMP)")
+    p.add_argument(
+        "--run-dir",
+        help="where to write the run: a new or empty folder (default runs/NAME_TIMESTAMP)",
+    )
     p.add_argument(
         "--set",
         dest="overrides",
