@@ -236,7 +236,13 @@ def read_json(path, flag: str):
     if not path.is_file():
         raise ValueError(
             f"{flag} {str(path)!r}: "
-            + ("a folder, not a file" if path.is_dir() else "no such file")
+            + (
+                "a folder, not a file"
+                if path.is_dir()
+                else "not a regular file"
+                if path.exists()
+                else "no such file"
+            )
         )
     from castle_envs.core.files import parse_json, read_bytes
 
@@ -268,7 +274,13 @@ def read_json_lines(path, flag: str, keys=()):
     if not path.is_file():
         raise ValueError(
             f"{flag} {str(path)!r}: "
-            + ("a folder, not a file" if path.is_dir() else "no such file")
+            + (
+                "a folder, not a file"
+                if path.is_dir()
+                else "not a regular file"
+                if path.exists()
+                else "no such file"
+            )
         )
     records = []
     with open(path, encoding="utf-8", errors="strict") as f:

@@ -229,3 +229,15 @@ def test_evaluate_records_of_an_agent_named_by_a_long_path_are_written(tmp_path,
     (record,) = (out / "run-records").iterdir()
     assert len(record.name) <= 255 and record.name.endswith("-seed0.json")
     assert main(["replay", str(record), "--no-html", "--quiet"]) == 0
+
+
+def test_a_fifo_handed_as_json_is_named_so_not_called_missing(tmp_path):
+    from castle_envs.experiments.common import read_json, read_json_lines
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # with no writer, a plain open would wait forever
+    for read in (read_json, read_json_lines):
+        with pytest.raises(ValueError, match="fifo': not a regular file$"):
+            read(fifo, "--summaries")
+        with pytest.raises(ValueError, match="no such file$"):
+            read(tmp_path / "missing", "--summaries")
