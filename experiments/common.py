@@ -284,25 +284,27 @@ def check_file_names(folder, names, flag: str) -> None:
 
 
 def read_json(path, flag: str):
-    """The JSON document in file ``path`` (``safe_json``: at most its ``MAX_DEPTH`` deep and
-    ``MAX_BYTES`` large); ValueError naming ``flag``, the file and why."""
+    """The JSON document in file ``path`` (``core.files``: a regular file, at most
+    ``MAX_BYTES`` large and ``MAX_DEPTH`` deep); ValueError naming ``flag``, the file and
+    why."""
     from pathlib import Path
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(
             f"{flag} {str(path)!r}: "
-            + ("a folder, not a file" if path.is_dir() else "no such file")
+            + (
+                "a folder, not a file"
+                if path.is_dir()
+                else "not a regular file"
+                if path.exists()
+                else "no such file"
+            )
         )
-    from .safe_json import JsonLimitError, NotJsonError, load_file
+    from castle_envs.core.files import parse_json, read_bytes
 
-    where = f"{flag} {str(path)!r}"
-    try:
-        return load_file(path, where)
-    except NotJsonError as err:
-        raise ValueError(f"{where}: not valid JSON ({err.reason})") from None
-    except JsonLimitError as err:
-        raise ValueError(str(err)) from None
+    # UnreadableFile is a ValueError whose one line names the file (and the flag) already
+    return parse_json(read_bytes(path, f"{flag} file"), f"{flag} {str(path)!r}")
 
 
 def json_object(path) -> dict:
@@ -319,17 +321,23 @@ def json_object(path) -> dict:
 
 def read_json_lines(path, flag: str, keys=()):
     """The JSON objects, one a line, of file ``path``, each holding ``keys``; ValueError
-    naming ``flag``, the file, the line and why (``safe_json``: nested at most its
-    ``MAX_DEPTH``)."""
+    naming ``flag``, the file, the line and why (``core.files.parse_json``: nested at most
+    its ``MAX_DEPTH``)."""
     from pathlib import Path
 
-    from . import safe_json
+    from castle_envs.core.files import parse_json
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(
             f"{flag} {str(path)!r}: "
-            + ("a folder, not a file" if path.is_dir() else "no such file")
+            + (
+                "a folder, not a file"
+                if path.is_dir()
+                else "not a regular file"
+                if path.exists()
+                else "no such file"
+            )
         )
     records = []
     with open(path, encoding="utf-8", errors="strict") as f:
@@ -337,11 +345,7 @@ def read_json_lines(path, flag: str, keys=()):
             for number, text in enumerate(f, 1):
                 if not text.strip():
                     continue
-                where = f"{flag} {str(path)!r} line {number}"
-                try:
-                    record = safe_json.loads(text, where)
-                except safe_json.NotJsonError as err:
-                    raise ValueError(f"{where}: not valid JSON ({err.reason})") from None
+                record = parse_json(text, f"{flag} {str(path)!r} line {number}")
                 missing = [k for k in keys if not isinstance(record, dict) or k not in record]
                 if missing:
                     raise ValueError(

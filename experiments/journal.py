@@ -18,7 +18,7 @@ import json
 import logging
 import os
 
-from . import safe_json
+from castle_envs.core.files import NotJson, UnreadableFile, kind, parse_json, read_bytes
 
 log = logging.getLogger(__name__)
 #: a journal holds one line per unit of work: far larger than one JSON document may be
@@ -34,7 +34,7 @@ def read(path: str, repair: bool = True, check=None, check_all=None) -> list[dic
     ``repair``, cut off the file). ``check(number, record)``, when given, sees each record
     with its line number, and ``check_all()`` is called once they are all read, both before
     anything is cut (they raise to refuse the file)."""
-    data = safe_json.read_bytes(path, max_bytes=MAX_BYTES)
+    data = read_bytes(path, "journal", max_bytes=MAX_BYTES)
     records, good_end, lines = [], 0, data.split(b"\n")
     cut = None
     for number, raw in enumerate(lines, 1):
@@ -73,19 +73,19 @@ def _line(path: str, number: int, raw: bytes, tail: bool, whole: bool) -> dict |
     when it is damaged elsewhere, nested too deep or not a JSON object."""
     where = f"{path}: line {number}"
     try:
-        record = safe_json.loads(raw, where)
-    except safe_json.NotJsonError:
+        record = parse_json(raw, where)
+    except NotJson:
         if tail:
             return None
         raise JournalError(
             f"{where} is not JSON ({raw[:60]!r}...); the file is damaged before its last line"
         ) from None
-    except safe_json.JsonLimitError as err:
+    except UnreadableFile as err:
         raise JournalError(str(err)) from None
     if not whole:  # whole JSON but no newline: written up to its last byte, then stopped
         return None
     if not isinstance(record, dict):
-        raise JournalError(f"{where}: expected a JSON object, got {safe_json.kind(record)}")
+        raise JournalError(f"{where}: expected a JSON object, got {kind(record)}")
     return record
 
 

@@ -15,7 +15,7 @@
 must be of the record's variant and player count, and checking that ``seed`` deals it),
 plays the actions, and refuses a record whose actions are illegal, whose positions differ
 from its digests, or whose outcome differs from the replay's, naming the step and what
-differs. ``load`` reads the file through ``safe_json`` (a size and a nesting limit) and
+differs. ``load`` reads the file through ``core.files`` (a size and a nesting limit) and
 checks every field's kind, the outcome's too (``returns`` one number per seat, ``steps``
 the number of actions) before anything is replayed.
 ``castle-envs evaluate --record N`` and ``tournament --record N`` write their first N games;
@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 
 import castle_envs
+from castle_envs.core.files import UnreadableFile, kind, read_json
 from castle_envs.registry import get_game
 
-from . import safe_json
 from .common import describer
 
 FORMAT = "castle-envs game record"
@@ -198,11 +198,11 @@ def file_stem(text: str) -> str:
 
 def load(path: str) -> dict:
     """The game record in file ``path``, its fields checked (``check_fields``); the file is
-    read through ``safe_json`` (a regular file, at most ``MAX_BYTES``, nested at most
-    ``MAX_DEPTH`` deep)."""
+    read through ``core.files.read_json`` (a regular file, at most ``MAX_BYTES``, nested at
+    most ``MAX_DEPTH`` deep); a missing file is the ``FileNotFoundError`` of ``open``."""
     try:
-        record = safe_json.load_file(path, path, max_depth=MAX_DEPTH, max_bytes=MAX_BYTES)
-    except safe_json.JsonLimitError as err:
+        record = read_json(path, "game record", max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+    except UnreadableFile as err:
         raise RecordError(str(err)) from None
     check_fields(record, path)
     return record
@@ -233,10 +233,10 @@ def check_fields(record, where: str = "record") -> None:
             f"{where} has record version {record.get('version')!r}; this "
             f"castle-envs reads version {VERSION}"
         )
-    for key, kind in _FIELDS.items():
-        if not isinstance(record.get(key), kind):
+    for key, typ in _FIELDS.items():
+        if not isinstance(record.get(key), typ):
             raise RecordError(
-                f"{where}: field {key!r} must be a {kind.__name__}, got "
+                f"{where}: field {key!r} must be a {typ.__name__}, got "
                 f"{type(record.get(key)).__name__}"
             )
     for i, a in enumerate(record["actions"]):
@@ -266,7 +266,7 @@ def check_outcome(record: dict, where: str) -> None:
     ):
         raise RecordError(
             f"{where}: the outcome's 'returns' must be a list of numbers, one per seat, "
-            f"got {safe_json.kind(returns) if not isinstance(returns, list) else returns!r}"
+            f"got {kind(returns) if not isinstance(returns, list) else returns!r}"
         )
     steps = outcome.get("steps")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps != len(record["actions"]):

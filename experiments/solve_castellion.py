@@ -209,7 +209,7 @@ def summarize(records: list[dict], level: str, budget: str, nodes_budget) -> dic
 def check_record(record: dict, where: str) -> None:
     """A Castellion solve record's own fields (``solve_results.check_common`` checks the
     rest): its level, how far the beams got, what found the verdict."""
-    from .safe_json import kind
+    from castle_envs.core.files import kind
 
     if record.get("level") not in LEVELS:
         raise ValueError(

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .safe_json import kind
+from castle_envs.core.files import kind
 
 VERDICTS = ("winnable", "unwinnable", "unknown")
 #: what a deal is and what its verdict means: every resumed line must match the run in these
@@ -103,11 +103,11 @@ def is_results_head(head: bytes) -> bool:
     """Do a file's first bytes begin with a solve record (either game's, with settings or
     written before records carried them) as a whole first line? What ``--out`` may start
     over without ``--resume``."""
-    from .safe_json import JsonLimitError, loads
+    from castle_envs.core.files import UnreadableFile, parse_json
 
     try:
-        record = loads(head.split(b"\n", 1)[0], "the first line")
-    except JsonLimitError:
+        record = parse_json(head.split(b"\n", 1)[0], "the first line")
+    except UnreadableFile:
         return False
     if not isinstance(record, dict):
         return False

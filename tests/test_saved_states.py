@@ -218,6 +218,19 @@ def test_what_is_not_a_saved_state_is_a_value_error(game, data):
 
 
 @pytest.mark.parametrize("game", sorted(DEAL))
+@pytest.mark.parametrize(
+    "deep", ["[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000]
+)
+def test_a_saved_state_nested_100000_deep_is_a_one_line_error(game, deep):
+    # plain json.loads would exhaust its recursion: a RecursionError, not a message
+    with pytest.raises(InvalidStateError, match="^saved state: JSON nested") as caught:
+        type(position(game, 0, 0)).from_json(deep)
+    assert "\n" not in str(caught.value)
+    state = position(game, 0, 20)
+    assert type(state).from_json(state.to_json()) == state  # a real one still loads
+
+
+@pytest.mark.parametrize("game", sorted(DEAL))
 def test_a_huge_list_is_refused_before_it_is_read(game):
     saved = position(game, 0, 20).to_dict()
     name = {

@@ -7,7 +7,8 @@ and ``Infinity`` are refused, and so is nesting deeper than ``max_depth`` (a 100
 array exhausts the parser's recursion, and a merely deep one would exhaust the recursion
 of whatever walks it next). ``read_json`` is both. Every refusal but a missing file (the
 ``FileNotFoundError`` of ``open``) is an ``UnreadableFile`` (a ``ValueError``) whose message
-names the file and what is wrong with it.
+names the file and what is wrong with it in one line; text that is not JSON at all (as a
+line cut mid-write is) is its subclass ``NotJson``, told apart from JSON nested too deep.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ class UnreadableFile(ValueError):
     """A file that is missing, not a regular file, too large, or not what it should be."""
 
 
+class NotJson(UnreadableFile):
+    """Text that is not JSON at all (not UTF-8, or not parsed); ``reason``: the parser's
+    words."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: not valid JSON ({reason})")
+        self.reason = reason
+
+
 def read_bytes(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_BYTES) -> bytes:
     """The contents of regular file ``path`` (``what`` it should be names it in errors); a
     missing file is the ``FileNotFoundError`` of ``open``."""
@@ -42,7 +52,9 @@ def read_bytes(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFile(f"{path}: the {what} is {_kind(info.st_mode)}, not a regular file")
+            raise UnreadableFile(
+                f"{path}: the {what} is {_file_kind(info.st_mode)}, not a regular file"
+            )
         if info.st_size > max_bytes:
             raise UnreadableFile(
                 f"{path}: the {what} is {info.st_size:,} bytes, more than the {max_bytes:,} allowed"
@@ -61,7 +73,7 @@ def read_bytes(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX
         os.close(fd)
 
 
-def _kind(mode: int) -> str:
+def _file_kind(mode: int) -> str:
     for test, name in (
         (stat.S_ISDIR, "a directory"),
         (stat.S_ISFIFO, "a FIFO"),
@@ -87,9 +99,9 @@ def parse_json(
     except RecursionError:
         raise UnreadableFile(f"{where}: JSON nested too deeply") from None
     except UnicodeDecodeError:
-        raise UnreadableFile(f"{where}: not UTF-8 text") from None
+        raise NotJson(where, "not UTF-8 text") from None
     except ValueError as err:
-        raise UnreadableFile(f"{where}: not valid JSON ({err})") from None
+        raise NotJson(where, str(err).splitlines()[0] if str(err) else type(err).__name__) from None
     depth = json_depth(value)
     if depth > max_depth:
         raise UnreadableFile(
@@ -110,6 +122,23 @@ def json_depth(value: Any) -> int:
         deepest = max(deepest, depth)
         stack.extend((child, depth + 1) for child in node if isinstance(child, (list, dict)))
     return deepest
+
+
+def kind(value: Any) -> str:
+    """What a JSON value is, in words, for a message: "a list", "a number (3)", ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    for types, words in (
+        (dict, "an object"),
+        (list, "a list"),
+        (str, "a string"),
+        ((int, float), "a number"),
+    ):
+        if isinstance(value, types):
+            return f"{words} ({value!r})" if isinstance(value, (str, int, float)) else words
+    return type(value).__name__
 
 
 def read_json(

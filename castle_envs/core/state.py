@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from .actions import ActionTable
-from .errors import IllegalActionError, UnknownOptionError
+from .errors import IllegalActionError, InvalidStateError, UnknownOptionError
+from .files import UnreadableFile, parse_json
 
 
 class GameState(ABC):
@@ -119,7 +120,15 @@ class GameState(ABC):
 
     @classmethod
     def from_json(cls, text: str) -> GameState:
-        return cls.from_dict(json.loads(text))
+        """``from_dict`` of the JSON ``text``; text that is not JSON, or nests deeper than a
+        state could (which would exhaust the parser's recursion), is an
+        ``InvalidStateError`` in one line."""
+        try:
+            # allow_nan: to_json writes a non-finite float as json.dumps does; from_dict checks
+            data = parse_json(text, "saved state", allow_nan=True)
+        except UnreadableFile as err:
+            raise InvalidStateError(str(err)) from None
+        return cls.from_dict(data)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.to_dict() == other.to_dict()

@@ -3,7 +3,7 @@ nested 100,000 deep, with an outcome of the wrong kind or count, or whose start 
 of another variant or player count than it says, is refused on replay (exit 2, one line);
 ``replay`` never writes its page over the record or over a file it did not write; ``play
 --save`` and ``evaluate``'s output names are checked before the game or the evaluation
-starts. And ``safe_json``, the reader behind them, on its own."""
+starts. (``core.files``, the reader behind them, is tested on its own in tests/test_files.py.)"""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from castle_envs.experiments import safe_json
 from castle_envs.experiments.cli import main
 from castle_envs.experiments.records import RecordError, replay
 
@@ -37,44 +36,6 @@ def write(tmp_path, record, name="game.json") -> Path:
     path = tmp_path / name
     path.write_text(record if isinstance(record, str) else json.dumps(record))
     return path
-
-
-# --- safe_json --------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "text",
-    ["[" * DEEP + "]" * DEEP, '{"a":' * DEEP + "1" + "}" * DEEP, "[" * 70 + "]" * 70],
-    ids=["arrays", "objects", "past-the-limit"],
-)
-def test_deep_json_is_refused_naming_where(text):
-    with pytest.raises(safe_json.JsonLimitError, match="where: JSON nested .* levels deep"):
-        safe_json.loads(text, "where")
-
-
-def test_json_within_the_limits_reads_as_json_does():
-    value = {"a": [1, 2.5, {"b": [None, True, "x"]}], "c": "[[[{{{"}
-    assert safe_json.loads(json.dumps(value), "w") == value
-    assert safe_json.nesting_depth(value) == 4
-    assert safe_json.loads("[" * 64 + "]" * 64, "w", max_depth=64) is not None
-
-
-@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "{not json", ""])
-def test_what_json_does_not_allow_is_refused(text):
-    with pytest.raises(safe_json.NotJsonError, match="w is not JSON"):
-        safe_json.loads(text, "w")
-
-
-def test_a_file_too_large_a_folder_or_a_fifo_is_refused_before_reading(tmp_path):
-    big = tmp_path / "big.json"
-    big.write_text("[" + "0," * 1000 + "0]")
-    with pytest.raises(safe_json.JsonLimitError, match="at most 100 are read"):
-        safe_json.load_file(big, max_bytes=100)
-    assert len(safe_json.load_file(big)) == 1001
-    with pytest.raises(safe_json.JsonLimitError, match="a folder"):
-        safe_json.load_file(tmp_path)
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)  # with no writer, a plain open would wait forever
-    with pytest.raises(safe_json.JsonLimitError, match="not a regular file"):
-        safe_json.load_file(fifo)
 
 
 # --- records ----------------------------------------------------------------------------------
@@ -268,3 +229,15 @@ def test_evaluate_records_of_an_agent_named_by_a_long_path_are_written(tmp_path,
     (record,) = (out / "run-records").iterdir()
     assert len(record.name) <= 255 and record.name.endswith("-seed0.json")
     assert main(["replay", str(record), "--no-html", "--quiet"]) == 0
+
+
+def test_a_fifo_handed_as_json_is_named_so_not_called_missing(tmp_path):
+    from castle_envs.experiments.common import read_json, read_json_lines
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # with no writer, a plain open would wait forever
+    for read in (read_json, read_json_lines):
+        with pytest.raises(ValueError, match="fifo': not a regular file$"):
+            read(fifo, "--summaries")
+        with pytest.raises(ValueError, match="no such file$"):
+            read(tmp_path / "missing", "--summaries")

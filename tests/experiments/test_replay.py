@@ -163,7 +163,7 @@ def test_garbage_files_are_refused(tmp_path, capsys):
     path = tmp_path / "x.json"
     path.write_text("{not json")
     assert main(["replay", str(path)]) == 2
-    assert "is not JSON" in capsys.readouterr().err
+    assert "not valid JSON" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
 
