@@ -199,13 +199,36 @@ def check_overwrite(path, flag: str, ours, what: str) -> None:
         )
 
 
-# --- what the result files of evaluate, tournament and benchmark begin with ---------------------
-def is_results_json(head: bytes) -> bool:
-    """A summary as they write it (``json.dumps(indent=...)`` of a dict whose first key is
-    the game, or a benchmark's deal set)."""
+def json_starting_with(*keys: str):
+    """A recogniser (for ``check_overwrite``) of the JSON objects a command writes with one
+    of ``keys`` first."""
     import re
 
-    return re.match(rb'\{\s*"(game|set)"\s*:', head) is not None
+    pattern = re.compile(rb'\{\s*"(' + "|".join(map(re.escape, keys)).encode() + rb')"\s*:')
+
+    def ours(head: bytes) -> bool:
+        return pattern.match(head) is not None
+
+    return ours
+
+
+def new_folder(path, flag: str, hint: str = "give a new or empty folder") -> None:
+    """Check now that a new run may fill folder ``path`` (files of fixed names: config,
+    progress, summary, checkpoints): it is absent or empty, else ValueError naming
+    ``flag`` and ``hint``."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is a file; give a folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise ValueError(f"{flag} {str(path)!r} is not empty; {hint}")
+
+
+# --- what the result files of evaluate, tournament and benchmark begin with ---------------------
+#: a summary as they write it (``json.dumps(indent=...)`` of a dict whose first key is the
+#: game, or a benchmark's deal set)
+is_results_json = json_starting_with("game", "set")
 
 
 def is_results_csv(head: bytes) -> bool:

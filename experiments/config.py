@@ -621,13 +621,11 @@ def new_run_dir(config: TrainConfig | dict, run_dir=None) -> tuple[TrainConfig, 
     )
     # a new run writes its config, progress, evaluations and checkpoints over files of the
     # same names: only into an empty or new folder, never over another run or other files
-    if run_dir.is_dir() and any(run_dir.iterdir()):
-        hint = (
-            f"continue that run with --resume {run_dir}, or give a new --run-dir"
-            if (run_dir / "config.yaml").is_file()
-            else "give a new or empty --run-dir"
-        )
-        raise ValueError(f"--run-dir {str(run_dir)!r} is not empty; {hint}")
+    from .common import new_folder
+
+    resume = f"continue that run with --resume {run_dir}, or give a new --run-dir"
+    is_run = (run_dir / "config.yaml").is_file()
+    new_folder(run_dir, "--run-dir", resume if is_run else "give a new or empty --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
     dump_config(config, run_dir / "config.yaml")
     return config, run_dir

@@ -99,6 +99,11 @@ def main(argv=None) -> int:
     p.add_argument("--check", type=int, default=0, help="deals replayed with the agent first")
     p.add_argument("--out", help="folder for the per-deal CSV and the summary JSON")
     args = p.parse_args(argv)
+    if args.out:
+        try:
+            check_outputs(args)
+        except ValueError as err:
+            p.error(str(err))
     agent = load_agent(args.model, "castle-siege")
     baseline = LinearPolicy.load(args.baseline)
     summary = {
@@ -148,7 +153,7 @@ def main(argv=None) -> int:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
             np.savetxt(
-                out / f"per_deal_{difficulty}_seed{args.seed}_n{args.episodes}.csv",
+                out / per_deal_name(difficulty, args),
                 np.stack([np.array(seeds), mine, base], 1).astype(int),
                 fmt="%d",
                 delimiter=",",
@@ -156,10 +161,31 @@ def main(argv=None) -> int:
                 comments="",
             )
     if args.out:
-        (Path(args.out) / f"eval_seed{args.seed}_n{args.episodes}.json").write_text(
-            json.dumps(summary, indent=1)
-        )
+        (Path(args.out) / summary_name(args)).write_text(json.dumps(summary, indent=1))
     return 0
+
+
+def per_deal_name(difficulty: str, args) -> str:
+    return f"per_deal_{difficulty}_seed{args.seed}_n{args.episodes}.csv"
+
+
+def summary_name(args) -> str:
+    return f"eval_seed{args.seed}_n{args.episodes}.json"
+
+
+def check_outputs(args) -> None:
+    """Before any game: ``--out``'s files of this run write over nothing but this script's."""
+    from .common import check_overwrite, json_starting_with
+
+    out = Path(args.out)
+    for difficulty in args.difficulty.split(","):
+        check_overwrite(
+            out / per_deal_name(difficulty, args),
+            "--out",
+            lambda head: head.startswith(b"seed,model_won,linear_won"),
+            "a per-deal table of this script",
+        )
+    check_overwrite(out / summary_name(args), "--out", json_starting_with("model"), "its summary")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from castle_envs.experiments.stats import paired_proportion_difference, wilson_i
 
 from castle_envs.castle_siege.rules import BATTLE, State
 
-from .common import json_object
+from .common import json_object, new_folder
 from .config import TrainConfig, dump_config, resolve
 from .run_folder import HARNESS_PROGRESS, RunFolder, Schedule, run_chunked
 
@@ -394,9 +394,11 @@ def main(argv=None) -> None:
         except ValueError as err:
             p.error(str(err))
         summary = run_training(resume=str(out))
-    elif out.is_dir() and any(out.iterdir()):
-        p.error(f"--out {str(out)!r} holds files but no run: give a new or empty folder")
     else:
+        try:
+            new_folder(out, "--out", "it holds no run to resume: give a new or empty folder")
+        except ValueError as err:
+            p.error(str(err))
         summary = run_training(config, run_dir=out)
     if summary.get("interrupted"):
         print(f"interrupted after round {summary['rounds']}; run the same command to resume")

@@ -601,7 +601,38 @@ def main(argv=None) -> None:
     )
     e.add_argument("--out", required=True, help="the .npz file to write")
     args = p.parse_args(argv)
+    try:
+        check_outputs(args)
+    except ValueError as err:
+        p.error(str(err))
     {"collect": collect, "fit": fit, "export": export}[args.cmd](args)
+
+
+def check_outputs(args) -> None:
+    """Before any work, each command's output writes over (or cuts, or appends to) nothing
+    but what it wrote: ``collect``'s journal (games, one a line), ``fit``'s model folder (new,
+    empty, or a model), ``export``'s arrays (a ``.npz``, the name ``np.savez`` gives)."""
+    from .common import check_overwrite, json_starting_with, new_folder
+
+    if args.cmd == "collect":
+        check_overwrite(args.journal, "--journal", json_starting_with("seed"), "a games journal")
+    elif args.cmd == "fit" and not (Path(args.out) / "model.json").is_file():
+        new_folder(args.out, "--out", "give a new or empty folder, or a model folder")
+    elif args.cmd == "export":
+        check_overwrite(npz_path(args.out), "--out", is_npz, "a .npz of arrays")
+
+
+def npz_path(path: str) -> str:
+    """Where ``np.savez(path)`` writes: ``.npz`` added unless the name ends so."""
+    return path if path.endswith(".npz") else path + ".npz"
+
+
+def is_npz(head: bytes) -> bool:
+    """Does a file begin as ``np.savez`` writes one (a zip whose first entry is a ``.npy``)?"""
+    if not head.startswith(b"PK\x03\x04") or len(head) < 30:
+        return False
+    size = int.from_bytes(head[26:28], "little")
+    return head[30 : 30 + size].endswith(b".npy")
 
 
 if __name__ == "__main__":

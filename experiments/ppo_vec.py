@@ -62,6 +62,13 @@ def parse_args(argv=None):
     for name in ("total_timesteps", "num_envs", "num_steps", "num_minibatches"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.curve:
+        from .common import check_overwrite, json_starting_with
+
+        try:  # now, not after the training
+            check_overwrite(args.curve, "--curve", json_starting_with("args"), "a learning curve")
+        except ValueError as err:
+            p.error(str(err))
     return args
 
 

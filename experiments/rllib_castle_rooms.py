@@ -302,6 +302,12 @@ def parse_args(argv=None):
         args.checkpoint = args.checkpoint.expanduser().resolve()
     if args.out is not None:
         args.out = args.out.expanduser().resolve()
+        from .common import new_folder
+
+        try:  # the run's checkpoint and summary.json go there
+            new_folder(args.out, "--out")
+        except ValueError as err:
+            p.error(str(err))
     return args
 
 

@@ -192,6 +192,25 @@ def summary(paths: list[str]) -> dict:
     return out
 
 
+def check_outputs(p: argparse.ArgumentParser, args) -> None:
+    """Before any game: ``--json`` writes over nothing but figures of this script, ``--out``
+    appends to nothing but its journal (one game a line); else a usage error."""
+    from .common import check_overwrite, json_starting_with
+
+    try:
+        if args.json:
+            check_overwrite(args.json, "--json", json_starting_with("files"), "its figures")
+        if args.out and args.summary is None:  # (with --summary it is read, not written)
+            check_overwrite(args.out, "--out", is_journal, "its journal")
+    except ValueError as err:
+        p.error(str(err))
+
+
+def is_journal(head: bytes) -> bool:
+    """Do a file's first bytes begin as this script's journal (a game's line)?"""
+    return head.startswith(b'{"seed": ')
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--agent", default="best")
@@ -205,6 +224,7 @@ def main(argv=None) -> None:
     p.add_argument("--summary", nargs="*", help="journals to summarise (no games played)")
     p.add_argument("--json", help="with --summary: also write the figures here")
     args = p.parse_args(argv)
+    check_outputs(p, args)
     if args.summary is not None:
         figures = summary(args.summary or [args.out])
         text = json.dumps(figures, indent=1)

@@ -28,6 +28,7 @@ SLOW_TESTS = (
     "tests/experiments/test_run_interrupt.py",
     "tests/experiments/test_parallel.py",
     "tests/experiments/test_output_files.py::test_a_rerun_writes_over_its_own_files",
+    "tests/experiments/test_output_files.py::test_a_study_run_folder_must_be_new_or_empty",
     "tests/experiments/test_replay.py::test_evaluate_and_tournament_write_replayable_records",
     "tests/castellion/test_loss_bounds.py",
     "tests/castellion/test_portfolio.py::test_every_proof_of_loss_holds_on_small_positions",

@@ -146,3 +146,86 @@ def test_the_shipped_result_files_are_recognised_as_the_commands_own():
         assert is_svg_chart((ROOT / "docs" / svg).read_bytes())
     assert not is_results_json(json.dumps({"name": "x"}).encode())
     assert not is_results_csv(b"seed,model_won,linear_won\n")
+
+
+# --- the study scripts (python -m castle_envs.experiments.NAME) ---------------------------------
+def refused_usage(capsys, main_, argv, *words) -> str:
+    """``main_(argv)`` stops with a usage error (exit 2) naming ``words``, before any work."""
+    with pytest.raises(SystemExit) as stop:
+        main_(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2, err
+    for word in words:
+        assert word in err, (word, err)
+    return err
+
+
+def test_the_scripts_refuse_a_file_they_did_not_write(tmp_path, capsys):
+    from castle_envs.experiments import eval_moves, exit_siege_net, siege_disagreement
+
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_bytes(THEIRS)
+    for main_, argv, words in (
+        (siege_disagreement.main, ["--out", str(theirs)], ["--out", "not its journal"]),
+        (
+            siege_disagreement.main,
+            ["--summary", str(theirs), "--json", str(theirs)],
+            ["--json", "not its figures"],
+        ),
+        (
+            exit_siege_net.main,
+            ["collect", "--seed", "20000000", "--games", "1", "--journal", str(theirs)],
+            ["--journal", "not a games journal"],
+        ),
+        (
+            exit_siege_net.main,
+            ["export", "--model", "x", "--out", str(tmp_path / "theirs")],  # .npz added
+            ["--out", "not a .npz of arrays"],
+        ),
+        (
+            exit_siege_net.main,
+            ["fit", "--journals", "x", "--out", str(tmp_path)],
+            ["--out", "not empty"],
+        ),
+    ):
+        if "export" in argv:
+            (tmp_path / "theirs.npz").write_bytes(THEIRS)
+        refused_usage(capsys, main_, argv, *words)
+    assert theirs.read_bytes() == THEIRS and (tmp_path / "theirs.npz").read_bytes() == THEIRS
+    out = tmp_path / "eval"
+    out.mkdir()
+    (out / "eval_seed0_n10.json").write_bytes(THEIRS)
+    argv = ["--model", "x", "--episodes", "10", "--out", str(out)]
+    refused_usage(capsys, eval_moves.main, argv, "--out", "not its summary")
+    assert (out / "eval_seed0_n10.json").read_bytes() == THEIRS
+
+
+def test_a_study_run_folder_must_be_new_or_empty(tmp_path, capsys):
+    from castle_envs.experiments import exit_siege, rllib_castle_rooms
+
+    (tmp_path / "notes.txt").write_bytes(THEIRS)
+    refused_usage(capsys, exit_siege.main, ["--out", str(tmp_path)], "--out", "not empty")
+    refused_usage(capsys, rllib_castle_rooms.parse_args, ["--out", str(tmp_path)], "not empty")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_ppo_vec_refuses_a_curve_file_it_did_not_write(tmp_path, capsys):
+    from castle_envs.experiments import ppo_vec
+
+    curve = tmp_path / "curve.json"
+    curve.write_bytes(THEIRS)
+    refused_usage(capsys, ppo_vec.parse_args, ["--curve", str(curve)], "not a learning curve")
+    assert curve.read_bytes() == THEIRS
+    curve.write_text(json.dumps({"args": {}, "steps": 1, "points": []}, indent=1))
+    assert ppo_vec.parse_args(["--curve", str(curve)]).curve == str(curve)  # its own
+
+
+def test_the_scripts_recognise_what_they_write(tmp_path):
+    import numpy as np
+    from castle_envs.experiments.exit_siege_net import is_npz
+    from castle_envs.experiments.siege_disagreement import is_journal
+
+    np.savez(tmp_path / "a.npz", w=np.zeros(3), b=np.ones(2))
+    assert is_npz((tmp_path / "a.npz").read_bytes())
+    assert not is_npz(b"PK\x03\x04" + bytes(26) + b"notes.txt")
+    assert is_journal(json.dumps({"seed": 3, "won": True, "decisions": []}).encode())
