@@ -44,7 +44,17 @@ def _args(config_path, run_dir=None):
 
 
 def test_the_config_choices_are_the_registry():
-    assert ALGOS == tuple(ALGORITHMS) == ("maskable_ppo", "cem", "move_ppo", "exit_siege")
+    assert (
+        ALGOS
+        == tuple(ALGORITHMS)
+        == (
+            "maskable_ppo",
+            "cem",
+            "move_ppo",
+            "exit_siege",
+            "ntuple_value",
+        )
+    )
     with pytest.raises(ValueError, match="algo: 'nope' is not one of"):
         resolve({"algo": "nope"})
 

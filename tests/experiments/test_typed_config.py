@@ -63,8 +63,9 @@ def test_an_old_config_yaml_reads_and_is_written_back_the_same(tmp_path, algo):
     assert folder.config.algo == algo
     dump_config(folder.config, tmp_path / "config.yaml")
     # key for key as it was, with the keys added since to its sections (move_ppo.init_model)
-    # and then the sections added since (exit_siege), each with its default
-    added = {"exit_siege": TrainConfig().to_dict()["exit_siege"]}
+    # and then the sections added since (exit_siege, ntuple), each with its default
+    defaults = TrainConfig().to_dict()
+    added = {name: defaults[name] for name in ("exit_siege", "ntuple")}
     with open(tmp_path / "added.yaml", "w") as f:
         yaml.safe_dump(added, f, sort_keys=False)
     was = old.read_text()
