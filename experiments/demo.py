@@ -25,8 +25,9 @@ from .stats import wilson_interval
 def add_parser(sub):
     p = sub.add_parser("demo", help="play agents on Castle Siege Very Hard, print win rates")
     # 100: the trained scorer's endgame search costs about 0.15 s a Very Hard game; with best
-    # on 10 deals the demo took 37 s on the 2-core reference machine with the kernels cached
-    # and 92 s when it compiled them first (`make demo`'s pip install comes on top)
+    # on 10 deals the demo took 47-55 CPU-seconds on the 2-core reference machine with the
+    # kernels cached and 122 when it compiled them first (user+sys; `make demo`'s pip
+    # install comes on top)
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--difficulty", default="very_hard")
     p.add_argument("--seed", type=int, default=0)
