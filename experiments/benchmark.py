@@ -65,6 +65,9 @@ from .stats import paired_proportion_difference, regression_estimate, wilson_int
 log = logging.getLogger(__name__)
 
 QUICK_DEALS = 200
+#: the control-variate estimate uses its controls only with at least this many wins and
+#: this many losses among the deals played (below it, fitted slopes add variance: measured)
+MIN_OUTCOMES = 10
 #: multi-player: deals of the full and quick protocols (each played once per seat)
 FULL_GAMES, QUICK_GAMES = 1000, 200
 #: the first deal of the multi-player protocol (held-out seeds, as the solitaires')
@@ -340,31 +343,44 @@ def paired_with_references(deals, wins, exclude: str | None = None) -> list[dict
     return out
 
 
+def control_columns(deals, exclude: str | None = None) -> tuple[list[str], np.ndarray]:
+    """The controls known on every deal of the set: ``proven`` (the deal is proven won) and
+    each reference played on the whole set, those that vary. With ``exclude`` (a reference
+    standing for the agent), its column is left out and so are the proofs only its own games
+    gave (a deal it won that nothing else proved), so that no control carries its results."""
+    results = {r.name: deals.results(r.name) for r in deals.references if r.name != exclude}
+    results = {k: v for k, v in results.items() if v is not None}
+    proven = np.array([r.verdict == "won" and r.found_by != f"agent:{exclude}" for r in deals.rows])
+    for column in results.values():
+        proven |= column.astype(bool)
+    names, columns = [], []
+    for name, column in [("proven", proven), *results.items()]:
+        if 0 < column.sum() < len(column):
+            names.append(name)
+            columns.append(column.astype(float))
+    x = np.column_stack(columns) if columns else np.zeros((len(deals.rows), 0))
+    return names, x
+
+
 def control_variate_estimate(deals, wins, exclude: str | None = None) -> dict:
     """The double-sampling regression estimate of the win rate over all deals, with the
-    verdict (proven won) and every reference played on the whole set as controls."""
+    controls of ``control_columns`` (``exclude``: the reference these results are)."""
     n = len(wins)
-    names, columns = [], []
-    verdict = (deals.verdicts() == "won").astype(float)
-    if 0 < verdict.sum() < len(verdict):
-        names.append("verdict:won")
-        columns.append(verdict)
-    for ref in deals.references:
-        full = deals.results(ref.name)
-        if full is not None and ref.name != exclude and 0 < full.sum() < len(full):
-            names.append(ref.name)
-            columns.append(full.astype(float))
-    if not columns:
-        x_full = np.zeros((len(deals.rows), 0))
-    else:
-        x_full = np.column_stack(columns)
+    names, x_full = control_columns(deals, exclude)
+    if min(wins.sum(), n - wins.sum()) < MIN_OUTCOMES:
+        # too few wins (or losses) to fit the slopes: they would chase noise
+        names, x_full = [], x_full[:, :0]
     est = regression_estimate(wins, x_full[:n], x_full.mean(axis=0), len(deals.rows))
     est["controls"] = [names[j] for j in est.pop("kept")]
+    if not est["controls"] or wins.sum() in (0, n):
+        est["value"], est["variance_ratio"] = float(wins.mean()), 1.0
     est["variance_cut"] = 1 - est["variance_ratio"]
-    if wins.sum() in (0, n):
-        # no spread to estimate from: the plain Wilson interval stands
-        est["low"], est["high"] = wilson_interval(int(wins.sum()), n)
-        est["variance_cut"] = 0.0
+    # the interval: Wilson's, around the estimate, with the sample size the variance is worth
+    # (n / variance ratio): the plain Wilson interval when the controls cut nothing
+    effective = n / est["variance_ratio"]
+    est["effective_deals"] = effective
+    share = min(1.0, max(0.0, est["value"]))
+    est["low"], est["high"] = wilson_interval(share * effective, effective)
     return est
 
 

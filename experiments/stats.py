@@ -9,7 +9,7 @@ import numpy as np
 Z95 = 1.959963984540054
 
 
-def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval for a binomial proportion (Wilson 1927)."""
     if n <= 0:
         return (0.0, 1.0)

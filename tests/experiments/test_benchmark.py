@@ -71,6 +71,71 @@ def test_on_the_whole_set_the_estimate_is_the_plain_mean():
     assert none["value"] == pytest.approx(y[:100].mean()) and none["kept"] == []
 
 
+def memory_set(columns: dict, verdicts=None) -> D.DealSet:
+    """A set held in memory: one deal a row of the 0/1 ``columns`` (one a reference)."""
+    size = len(next(iter(columns.values())))
+    verdicts = verdicts if verdicts is not None else ["won"] * size
+    rows = tuple(
+        D.Deal(
+            i,
+            verdicts[i],
+            "",
+            (1,) if verdicts[i] == "won" else (),
+            "",
+            {k: int(v[i]) for k, v in columns.items()},
+        )
+        for i in range(size)
+    )
+    refs = tuple(D.Reference(k, k, "test") for k in columns)
+    return D.DealSet("t", "castle-siege", "difficulty", "hard", "study", range(size), refs, rows)
+
+
+def test_the_controls_are_left_out_with_few_wins_or_losses():
+    rng = np.random.default_rng(4)
+    ref = (rng.random(400) < 0.3).astype(int)
+    deals = memory_set({"ref": ref})
+    few = np.zeros(100, int)
+    few[[3, 50, 70]] = 1  # 3 wins: below MIN_OUTCOMES
+    est = B.control_variate_estimate(deals, few)
+    assert est["controls"] == [] and est["variance_cut"] == 0.0
+    assert (est["low"], est["high"]) == wilson_interval(3, 100)
+    many = np.where(rng.random(100) < 0.95, ref[:100], 1 - ref[:100])
+    est = B.control_variate_estimate(deals, many)
+    assert est["controls"] == ["ref"] and est["variance_cut"] > 0.3
+    assert est["low"] < est["value"] < est["high"]
+
+
+def test_a_reference_standing_for_the_agent_leaves_its_own_proofs_out_of_the_controls():
+    a = np.array([1, 1, 0, 0, 0, 1, 0, 0] * 10)
+    b = np.array([1, 0, 1, 0, 0, 0, 0, 1] * 10)
+    # deals 0, 1, 2, 5, 7 of each 8 are proven, each by a game of a or b alone
+    verdicts = ["won" if a[i] or b[i] else "unknown" for i in range(80)]
+    deals = memory_set({"a": a, "b": b}, verdicts)
+    deals = D.DealSet(
+        *[
+            getattr(deals, f)
+            for f in ("name", "game", "variant_arg", "variant", "split", "seeds", "references")
+        ],
+        tuple(
+            D.Deal(
+                r.seed,
+                r.verdict,
+                "agent:a" if a[r.seed] else ("agent:b" if b[r.seed] else ""),
+                r.line,
+                "",
+                r.results,
+            )
+            for r in deals.rows
+        ),
+    )
+    names, x = B.control_columns(deals, exclude="a")
+    assert names == ["proven", "b"]
+    # proven without a's games is exactly what b won: nothing of a's results leaks in
+    assert (x[:, 0] == b).all()
+    names, x = B.control_columns(deals)
+    assert (x[:, names.index("proven")] == (a | b)).all()
+
+
 # --- the solitaire report against a direct evaluation ------------------------------------------
 LINEAR = "model:models/castle_siege_very_hard_linear"
 REFS = ("random", "heuristic", "linear")
@@ -111,6 +176,7 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     rows = tiny_set(data, 60)
     monkeypatch.setattr(D, "DATA_DIR", data)
     monkeypatch.setattr(B, "QUICK_DEALS", 30)
+    monkeypatch.setattr(B, "MIN_OUTCOMES", 1)  # a few wins in 30 deals: fit the controls
     out = tmp_path / "out"
     argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "study"]
     argv += ["--agent", "heuristic", "--quick", "--out", str(out), "--name", "run", "--no-plot"]

@@ -18,7 +18,7 @@ one's mean error.
 import sys
 
 import numpy as np
-from castle_envs.experiments.benchmark import control_variate_estimate
+from castle_envs.experiments.benchmark import control_columns, control_variate_estimate
 from castle_envs.experiments.deals import available, load_deals
 from castle_envs.experiments.stats import regression_estimate, wilson_interval
 
@@ -30,11 +30,8 @@ def measure(deals, name: str, n: int, subsets: int, rng) -> dict | None:
     first = control_variate_estimate(deals, full[:n], exclude=name)
     low, high = wilson_interval(int(full[:n].sum()), n)
     # the same controls as the first deals' estimate, over the whole set
-    columns = {"verdict:won": (deals.verdicts() == "won").astype(float)}
-    columns.update({r.name: deals.results(r.name) for r in deals.references})
-    x = np.column_stack(
-        [columns[c].astype(float) for c in first["controls"]] or [np.zeros(len(full))]
-    )
+    names, columns = control_columns(deals, exclude=name)
+    x = columns[:, [names.index(c) for c in first["controls"]]]
     plain, controlled = [], []
     for _ in range(subsets):
         part = rng.choice(len(full), n, replace=False)
