@@ -142,22 +142,22 @@ REFS = ("random", "heuristic", "linear")
 
 
 def tiny_set(tmp_path, count):
-    """The first ``count`` Hard study deals with their stored random, heuristic and linear
+    """The first ``count`` Hard held-out deals with their stored random, heuristic and linear
     scorer's results, as a set of their own."""
-    full = D.load_deals("castle-siege", "hard", "study")
+    full = D.load_deals("castle-siege", "hard", "heldout")
     rows = [
         D.Deal(r.seed, r.verdict, r.found_by, r.line, r.proof, {k: r.results[k] for k in REFS})
         for r in full.rows[:count]
     ]
     data = D.write_set(rows, list(REFS))
-    name = "castle-siege-hard-study"
+    name = "castle-siege-hard-heldout"
     (tmp_path / f"{name}.csv.gz").write_bytes(data)
     entry = {
         "name": name,
         "game": "castle-siege",
         "variant_arg": "difficulty",
         "variant": "hard",
-        "split": "study",
+        "split": "heldout",
         "seeds": [rows[0].seed, rows[-1].seed],
         "file": f"{name}.csv.gz",
         "sha256": hashlib.sha256(data).hexdigest(),
@@ -178,17 +178,22 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     monkeypatch.setattr(B, "QUICK_DEALS", 30)
     monkeypatch.setattr(B, "MIN_OUTCOMES", 1)  # a few wins in 30 deals: fit the controls
     out = tmp_path / "out"
-    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "study"]
+    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "heldout"]
     argv += ["--agent", "heuristic", "--quick", "--out", str(out), "--name", "run", "--no-plot"]
     assert main([*argv, "--no-progress", "--workers", "1"]) == 0
     report = json.loads((out / "run.json").read_text())
 
     specs = {"random": "random", "heuristic": "heuristic", "linear": LINEAR}
-    direct = evaluate("castle-siege", ["hard"], list(specs.values()), 30, 0, workers=1)
+    first = rows[0].seed
+    direct = evaluate("castle-siege", ["hard"], list(specs.values()), 30, first, workers=1)
     won = {
         k: np.array([d["returns"][v] > 0 for d in direct["deals"]], int) for k, v in specs.items()
     }
-    assert report["protocol"] == "quick" and report["episodes"] == 30 and report["deals"] == [0, 29]
+    assert (
+        report["protocol"] == "quick"
+        and report["episodes"] == 30
+        and report["deals"] == [first, first + 29]
+    )
     assert report["wins"] == won["heuristic"].sum() > 0
     bounds = wilson_interval(int(won["heuristic"].sum()), 30)
     assert [report["win_low"], report["win_high"]] == list(bounds)
@@ -220,7 +225,7 @@ def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_pat
     rows = tiny_set(data, 40)
     monkeypatch.setattr(D, "DATA_DIR", data)
     monkeypatch.setattr(B, "play_deals", lambda *a: pytest.fail("a reference is not played"))
-    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "study"]
+    argv = ["benchmark", "--game", "castle-siege", "--difficulty", "hard", "--split", "heldout"]
     out = tmp_path / "out"
     assert (
         main([*argv, "--reference", "heuristic", "--out", str(out), "--name", "h", "--no-plot"])
