@@ -227,3 +227,21 @@ def test_bad_configs_are_refused(change, why):
     config = {"name": "nt", "algo": "ntuple_value", "seed": 20_000_000, **change}
     with pytest.raises(ValueError, match=why):
         resolve(config)
+
+
+def test_the_shipped_model_plays_whole_legal_games():
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[2] / "models" / "castle_siege_ntuple_value"
+    agent = load_agent(shipped, "castle-siege")
+    assert read_card(shipped)["kind"] == "ntuple_value"
+    for seed, difficulty in ((20_000_011, "hard"), (20_000_012, "very_hard")):
+        state = State.new_game(np.random.default_rng(seed), difficulty=difficulty)
+        moves = 0
+        while not state.outcome:
+            mask = state.legal_action_mask()
+            action = agent.act(None, mask, state)
+            assert mask[action], (seed, moves, action)
+            state.apply_action(action)
+            moves += 1
+        assert moves > 0

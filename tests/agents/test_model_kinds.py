@@ -34,11 +34,12 @@ def toy_kind():
 
 
 def test_the_shipped_kinds_are_the_registry_in_order():
-    assert KINDS == ("maskable_ppo", "linear", "search", "ismcts", "move_policy")
+    assert KINDS == ("maskable_ppo", "linear", "search", "ismcts", "move_policy", "ntuple_value")
     assert tuple(MODEL_KINDS)[: len(KINDS)] == KINDS
     weights = {k.name: k.weights for k in MODEL_KINDS.values()}
     assert weights["maskable_ppo"] == weights["move_policy"] == "weights.pt"
     assert weights["linear"] == weights["search"] == weights["ismcts"] == "policy.json"
+    assert weights["ntuple_value"] == "weights.npz"
 
 
 def test_a_taken_kind_name_is_refused():
