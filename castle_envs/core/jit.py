@@ -129,7 +129,9 @@ if HAVE_NUMBA:
         taking as long as the first (``apply`` about 10 s), and a caller that reaches it
         through several paths links every copy. The caller's values are cast at the call.
         A kernel that needs a constant (a tuple index) is compiled as numba would."""
-        typed = dispatcher.get_call_template
+        typed = getattr(dispatcher, "get_call_template", None)
+        if typed is None:  # NUMBA_DISABLE_JIT: numba.njit handed the plain function back
+            return dispatcher
 
         def get_call_template(args: Any, kws: Any) -> Any:
             plain = tuple(_canonical(a) for a in args)
