@@ -239,7 +239,9 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     text = capsys.readouterr().out
     assert "win rate" in text and "against" in text and "variance cut" in text
     csv_rows = (out / "run.csv").read_text().splitlines()
-    assert csv_rows[1].startswith("heuristic,agent,30,") and len(csv_rows) == 2 + len(report["paired"])
+    assert csv_rows[1].startswith("heuristic,agent,30,") and len(csv_rows) == 2 + len(
+        report["paired"]
+    )
     linear_row = next(r for r in csv_rows if r.startswith("linear,reference,"))
     d = next(p for p in report["paired"] if p["reference"] == "linear")["win_diff"]
     assert linear_row.endswith(f",{d['mean']},{d['low']},{d['high']}")
