@@ -344,13 +344,17 @@ def paired_with_references(deals, wins, exclude: str | None = None) -> list[dict
 
 
 def control_columns(deals, exclude: str | None = None) -> tuple[list[str], np.ndarray]:
-    """The controls known on every deal of the set: ``proven`` (the deal is proven won) and
-    each reference played on the whole set, those that vary. With ``exclude`` (a reference
-    standing for the agent), its column is left out and so are the proofs only its own games
-    gave (a deal it won that nothing else proved), so that no control carries its results."""
+    """The controls known on every deal of the set, those that vary: ``proven`` (the deal is
+    proven won) and each reference played on the whole set. A control must be measured alike
+    on every deal, so ``proven`` counts the searches' proofs (run on every deal) and the won
+    games of the references played on every deal, not a game of a reference played on some
+    deals only. With ``exclude`` (a reference standing for the agent) its column and its own
+    proofs are left out, so that no control carries its results."""
     results = {r.name: deals.results(r.name) for r in deals.references if r.name != exclude}
     results = {k: v for k, v in results.items() if v is not None}
-    proven = np.array([r.verdict == "won" and r.found_by != f"agent:{exclude}" for r in deals.rows])
+    proven = np.array(
+        [r.verdict == "won" and not r.found_by.startswith("agent:") for r in deals.rows]
+    )
     for column in results.values():
         proven |= column.astype(bool)
     names, columns = [], []
@@ -450,18 +454,18 @@ def table_rows(report: dict) -> list[list]:
                 + [m["win_rate"], m["win_low"], m["win_high"]]
             )
         return rows
-    head = ["agent", "episodes", "wins", "win_rate", "win_low", "win_high", "diff", "diff_low"]
-    rows = [head + ["diff_high"]]
+    head = ["name", "role", "episodes", "wins", "win_rate", "win_low", "win_high"]
+    rows = [head + ["agent_minus_this", "agent_minus_this_low", "agent_minus_this_high"]]
     rows.append(
-        [report["agent"], report["episodes"], report["wins"], report["win_rate"]]
+        [report["agent"], "agent", report["episodes"], report["wins"], report["win_rate"]]
         + [report["win_low"], report["win_high"], "", "", ""]
     )
     for p in report["paired"]:
         d = p["win_diff"]
         low, high = wilson_interval(p["wins"], report["episodes"])
         rows.append(
-            [p["reference"], report["episodes"], p["wins"], p["win_rate"], low, high]
-            + [-d["mean"], -d["high"], -d["low"]]
+            [p["reference"], "reference", report["episodes"], p["wins"], p["win_rate"], low]
+            + [high, d["mean"], d["low"], d["high"]]
         )
     return rows
 

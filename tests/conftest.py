@@ -65,6 +65,7 @@ SLOW_TESTS = (
     "tests/experiments/test_plots.py::test_evaluate_plot_keeps_title_and_legend_inside",
     "tests/experiments/test_evaluate.py::test_same_numbers_whatever_the_worker_count",
     "tests/experiments/test_typed_config.py::test_an_old_cem_run_resumes_where_it_stopped",
+    "tests/experiments/test_benchmark.py::test_quick_report_matches_a_direct_evaluation",
 )
 
 

@@ -134,6 +134,34 @@ def test_a_reference_standing_for_the_agent_leaves_its_own_proofs_out_of_the_con
     assert (x[:, 0] == b).all()
     names, x = B.control_columns(deals)
     assert (x[:, names.index("proven")] == (a | b)).all()
+    # a proof from a reference played on some deals only is no control: it would be measured
+    # on those deals and not on the others
+    partial = D.Reference("c", "c", "test")
+    rows = tuple(
+        D.Deal(r.seed, "won", "agent:c", (1,), "", {**r.results, "c": 1 if r.seed < 40 else None})
+        if r.verdict != "won"
+        else D.Deal(
+            r.seed,
+            r.verdict,
+            r.found_by,
+            r.line,
+            "",
+            {**r.results, "c": 0 if r.seed < 40 else None},
+        )
+        for r in deals.rows
+    )
+    mixed = D.DealSet(
+        "t",
+        "castle-siege",
+        "difficulty",
+        "hard",
+        "study",
+        deals.seeds,
+        (*deals.references, partial),
+        rows,
+    )
+    names, x = B.control_columns(mixed)
+    assert names == ["proven", "a", "b"] and (x[:, 0] == (a | b)).all()
 
 
 # --- the solitaire report against a direct evaluation ------------------------------------------
@@ -216,7 +244,12 @@ def test_quick_report_matches_a_direct_evaluation_of_the_same_deals(tmp_path, mo
     text = capsys.readouterr().out
     assert "win rate" in text and "against" in text and "variance cut" in text
     csv_rows = (out / "run.csv").read_text().splitlines()
-    assert csv_rows[1].startswith("heuristic,30,") and len(csv_rows) == 2 + len(report["paired"])
+    assert csv_rows[1].startswith("heuristic,agent,30,") and len(csv_rows) == 2 + len(
+        report["paired"]
+    )
+    linear_row = next(r for r in csv_rows if r.startswith("linear,reference,"))
+    d = next(p for p in report["paired"] if p["reference"] == "linear")["win_diff"]
+    assert linear_row.endswith(f",{d['mean']},{d['low']},{d['high']}")
 
 
 def test_a_reference_entry_comes_from_the_stored_results_without_playing(tmp_path, monkeypatch):

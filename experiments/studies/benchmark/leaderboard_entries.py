@@ -36,6 +36,7 @@ def solitaire() -> None:
             command = [*CLI, "--game", entry["game"], flag, entry["variant"]]
             command += ["--reference", ref["name"], *quick, "--out", str(OUT), "--name", name]
             subprocess.run([*command, "--no-plot"], check=True, stdout=subprocess.DEVNULL)
+            (OUT / f"{name}.csv").unlink()  # the page reads the JSON
             print(name, flush=True)
 
 
@@ -50,6 +51,7 @@ def multi() -> None:
             command = [*CLI, "--game", game, "--players", "2", "--agent", agent]
             command += ["--out", str(OUT), "--name", name, "--no-plot", "--no-progress"]
             subprocess.run([*command, "--workers", "1"], check=True, stdout=subprocess.DEVNULL)
+            (OUT / f"{name}.csv").unlink()
             print(name, flush=True)
 
 

@@ -75,7 +75,7 @@ def main(n: int = 200, subsets: int = 2000) -> None:
                 f"{100 * r['plain_width']:.1f} points | {100 * r['cv_width']:.1f} points | "
                 f"{r['reported_cut']:.0%} | {r['measured_cut']:.0%} | "
                 f"{100 * r['plain_bias']:+.2f} / {100 * r['cv_bias']:+.2f} points | "
-                f"{', '.join(r['controls'])} |",
+                f"{', '.join(r['controls']) or 'none (under 10 wins)'} |",
                 flush=True,
             )
 
