@@ -556,16 +556,11 @@ def _playout(x, w, memo, cfg, line):
 @njit(cache=True, inline="always")
 def _iterate(t, x, w, memo, cfg, forced):
     """One iteration from the world in ``x``'s row 0 (dealt by the caller): descend, expand,
-    play out, back up, with the settings ``cfg`` (``Settings``). ``forced`` >= 0 takes that
-    root edge instead of PUCT's choice."""
+    play out, back up, with the settings ``cfg``; ``forced`` >= 0 takes that root edge."""
     recent, leave, weights, width, temp = cfg.recent, cfg.leave, cfg.weights, cfg.width, cfg.temp
     shaped, standing, lam = cfg.shaped, cfg.standing, cfg.lam
-    b, v = x.B[0], x.V[0]
-    line = x.lines[0]
-    cap = len(t.visits)
-    node = 0
-    depth = 0
-    value = -1.0
+    b, v, line, cap = x.B[0], x.V[0], x.lines[0], len(t.visits)
+    node, depth, value = 0, 0, -1.0
     while True:
         if v[OUTCOME] != 0:
             value = _value(b, v, shaped, standing)
