@@ -229,7 +229,7 @@ def siege_verdicts(variant: str, split: str, seeds: range) -> dict[int, tuple]:
         for seed in seeds:
             r = solved.get(seed)
             if r is not None and r["verdict"] == "winnable":
-                out[seed] = (WON, "solver", r["line"], "")
+                out[seed] = (WON, r.get("found_by") or "solver", r["line"], "")
             elif seed not in unknown:
                 out[seed] = ("study-won", "solver", [], "")  # a line still to find
         return out
