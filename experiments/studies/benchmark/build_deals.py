@@ -468,7 +468,7 @@ def assemble(name, game, variant, seeds, verdicts, results, lines) -> list[Deal]
         if verdict not in (WON, LOST):
             for ref in order:
                 if results[ref].get(seed) == 1 and seed in lines[ref]:
-                    verdict, found_by, line = WON, f"agent:{ref}", lines[ref][seed]
+                    verdict, found_by, line = WON, f"agent:{specs[ref]}", lines[ref][seed]
                     break
             else:
                 if verdict == "study-won":
