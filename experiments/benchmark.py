@@ -96,8 +96,9 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--split",
         choices=("heldout", "study"),
-        default="heldout",
-        help="the deal set: heldout (deals from 1,000,000; default) or study (from 0)",
+        default=None,
+        help="the deal set: heldout (deals from 1,000,000; default) or study (from 0); "
+        "--check: every split unless given",
     )
     p.add_argument("--quick", action="store_true", help="the quick protocol: the first 200 deals")
     p.add_argument("--deals", type=positive_int, help="the set's first N deals")
@@ -142,7 +143,7 @@ def chosen_sets(args) -> list[dict]:
     variant = args.difficulty or args.level
     if variant:
         sets = [s for s in sets if s["variant"] == variant]
-    if args.split and (args.game or variant):
+    if args.split:
         sets = [s for s in sets if s["split"] == args.split]
     if not sets:
         raise ValueError("no deal set matches --game/--difficulty/--level/--split")
@@ -197,7 +198,7 @@ def run_solitaire(args, spec) -> int:
     if wrong is not None:
         flag = "--level" if spec.variant_arg == "difficulty" else "--difficulty"
         raise ValueError(f"{flag} does not apply to {spec.slug}")
-    deals = load_deals(spec.slug, variant, args.split)
+    deals = load_deals(spec.slug, variant, args.split or "heldout")
     count = protocol_count(deals, args.quick, args.deals)
     protocol = protocol_name(deals, count, args.quick)
     if args.reference:
@@ -527,7 +528,7 @@ def run_multiplayer(args, spec) -> int:
     for flag, value in (("--difficulty", args.difficulty), ("--level", args.level)):
         if value is not None:
             raise ValueError(f"{flag} does not apply to {spec.slug}")
-    if args.split != "heldout":
+    if args.split is not None:
         raise ValueError("--split is for the solitaires' deal sets")
     players = args.players or 2
     if players not in spec.variants:

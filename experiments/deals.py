@@ -22,7 +22,8 @@ results were measured). The columns, in order:
   ``castle-envs benchmark --check``), ``lost`` (proven unwinnable: ``proof`` says why) or
   ``unknown`` (neither proven);
 - ``found_by``: what proved it (``nested``, ``solver``, ``probe:planner``, ``beam:1024``,
-  ``win-search``, ``agent:pimc``, ``bound``, ...; empty when unknown);
+  ``win-search``, ``agent:SPEC`` (a won game of that agent), ``bound``, ...; empty when
+  unknown);
 - ``line``: the winning line's action ids, two characters each in the URL-safe base64
   alphabet (``A``-``Z``, ``a``-``z``, ``0``-``9``, ``-``, ``_``), high digit first:
   ``decode_line``; empty unless won;

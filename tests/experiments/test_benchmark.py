@@ -294,7 +294,11 @@ def test_list_and_a_sampled_check(capsys):
     assert "castle-siege-very_hard-heldout" in capsys.readouterr().out
     argv = ["benchmark", "--check", "--game", "castellion", "--level", "school", "--sample", "2"]
     assert main(argv) == 0
-    assert "castellion-school-heldout" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "castellion-school-heldout" in out and "castellion-school-study" in out
+    assert "academy" not in out and "ok" in out
+    assert main([*argv, "--split", "study"]) == 0
+    assert "heldout" not in capsys.readouterr().out
 
 
 # --- the multi-player protocol --------------------------------------------------------------

@@ -229,7 +229,7 @@ def siege_verdicts(variant: str, split: str, seeds: range) -> dict[int, tuple]:
         for seed in seeds:
             r = solved.get(seed)
             if r is not None and r["verdict"] == "winnable":
-                out[seed] = (WON, "solver", r["line"], "")
+                out[seed] = (WON, r.get("found_by") or "solver", r["line"], "")
             elif seed not in unknown:
                 out[seed] = ("study-won", "solver", [], "")  # a line still to find
         return out
@@ -468,7 +468,7 @@ def assemble(name, game, variant, seeds, verdicts, results, lines) -> list[Deal]
         if verdict not in (WON, LOST):
             for ref in order:
                 if results[ref].get(seed) == 1 and seed in lines[ref]:
-                    verdict, found_by, line = WON, f"agent:{ref}", lines[ref][seed]
+                    verdict, found_by, line = WON, f"agent:{specs[ref]}", lines[ref][seed]
                     break
             else:
                 if verdict == "study-won":

@@ -5,6 +5,7 @@ the quick protocol's first 200 deals, plainly and with the controls (the verdict
 other references). From the repository root:
 
     python experiments/studies/benchmark/variance_cut.py [DEALS] [SUBSETS]
+    python experiments/studies/benchmark/variance_cut.py --played JOURNAL GAME VARIANT LABEL
 
 prints, per set and agent: the plain and the controlled interval's width on the first
 DEALS (default 200) deals, the reported variance cut (``1 - variance_ratio``), and the cut
@@ -12,7 +13,8 @@ measured over SUBSETS (default 2,000) random parts of DEALS deals of the set: on
 variance of the controlled estimates over that of the plain means, each about the set's win
 rate (which the stored column gives exactly) plus the set's own sampling variance ``S^2/N``
 (as the reported cut counts it, the estimand being the win rate over all deals), with each
-one's mean error.
+one's mean error. ``--played``: the same for an agent that is no reference, played on every
+deal of the held-out set by ``play_refs.py`` (JOURNAL), every reference a control.
 """
 
 import sys
@@ -20,17 +22,21 @@ import sys
 import numpy as np
 from castle_envs.experiments.benchmark import control_columns, control_variate_estimate
 from castle_envs.experiments.deals import available, load_deals
+from castle_envs.experiments.journal import read
 from castle_envs.experiments.stats import regression_estimate, wilson_interval
 
 
-def measure(deals, name: str, n: int, subsets: int, rng) -> dict | None:
-    full = deals.results(name)
+def measure(deals, name: str, n: int, subsets: int, rng, full=None) -> dict | None:
+    """``name``'s cut: a reference's (left out of the controls), or with ``full`` a new
+    agent's results on every deal of the set (every reference a control)."""
+    exclude = None if full is not None else name
+    full = deals.results(name) if full is None else full
     if full is None or full.sum() in (0, len(full)):
         return None
-    first = control_variate_estimate(deals, full[:n], exclude=name)
+    first = control_variate_estimate(deals, full[:n], exclude=exclude)
     low, high = wilson_interval(int(full[:n].sum()), n)
     # the same controls as the first deals' estimate, over the whole set
-    names, columns = control_columns(deals, exclude=name)
+    names, columns = control_columns(deals, exclude=exclude)
     x = columns[:, [names.index(c) for c in first["controls"]]]
     plain, controlled = [], []
     for _ in range(subsets):
@@ -54,6 +60,16 @@ def measure(deals, name: str, n: int, subsets: int, rng) -> dict | None:
     }
 
 
+def row(r: dict) -> str:
+    return (
+        f"| {r['set']} | {r['agent']} | {r['set_rate']:.2%} | "
+        f"{100 * r['plain_width']:.1f} points | {100 * r['cv_width']:.1f} points | "
+        f"{r['reported_cut']:.0%} | {r['measured_cut']:.0%} | "
+        f"{100 * r['plain_bias']:+.2f} / {100 * r['cv_bias']:+.2f} points | "
+        f"{', '.join(r['controls']) or 'none (under 10 wins)'} |"
+    )
+
+
 def main(n: int = 200, subsets: int = 2000) -> None:
     rng = np.random.default_rng(0)
     print(
@@ -68,17 +84,21 @@ def main(n: int = 200, subsets: int = 2000) -> None:
         deals = load_deals(entry["game"], entry["variant"], entry["split"])
         for ref in deals.references:
             r = measure(deals, ref.name, n, subsets, rng)
-            if r is None:
-                continue
-            print(
-                f"| {r['set']} | {r['agent']} | {r['set_rate']:.2%} | "
-                f"{100 * r['plain_width']:.1f} points | {100 * r['cv_width']:.1f} points | "
-                f"{r['reported_cut']:.0%} | {r['measured_cut']:.0%} | "
-                f"{100 * r['plain_bias']:+.2f} / {100 * r['cv_bias']:+.2f} points | "
-                f"{', '.join(r['controls']) or 'none (under 10 wins)'} |",
-                flush=True,
-            )
+            if r is not None:
+                print(row(r), flush=True)
+
+
+def played(journal: str, game: str, variant: str, label: str, n: int = 200) -> None:
+    """The cut for a new agent played on every deal of a held-out set (``play_refs.py``'s
+    journal), every reference a control."""
+    deals = load_deals(game, variant, "heldout")
+    won = {r["seed"]: r["won"] for r in read(journal)}
+    full = np.array([won[s] for s in deals.seeds], dtype=np.int8)
+    print(row(measure(deals, label, n, 2000, np.random.default_rng(0), full=full)))
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    if sys.argv[1:2] == ["--played"]:
+        played(*sys.argv[2:6])
+    else:
+        main(*(int(a) for a in sys.argv[1:3]))
