@@ -232,11 +232,11 @@ is_results_json = json_starting_with("game", "set")
 
 
 def is_results_csv(head: bytes) -> bool:
-    """A table as they write it: a header row of their first columns (an agent's rows, or a
-    variant's deals)."""
+    """A table as they write it: a header row of their first columns (an agent's rows, a
+    variant's deals, or a benchmark's agent and references)."""
     import re
 
-    return re.match(rb"(agent|difficulty|level|num_players),", head) is not None
+    return re.match(rb"(agent|difficulty|level|num_players|name,role),", head) is not None
 
 
 def is_plot_png(head: bytes) -> bool:
