@@ -362,7 +362,12 @@ class SelfPlayMovePPO(SavesMoveNet):
         try:
             self.read_training_state(ckpt)
             flat = load_tensors(ckpt / "pool.pt")
-            pool: list[dict] = [{} for _ in range(len({k.split("/")[0] for k in flat}))]
+            indexes = {k.partition("/")[0] for k in flat}
+            # snapshots are numbered 0..n-1 as written; another number (a negative one
+            # would quietly land on the last snapshot) means the file is not ours
+            if indexes != {str(i) for i in range(len(indexes))}:
+                raise ValueError(f"pool.pt numbers its snapshots {sorted(indexes)[:5]}, not 0..n-1")
+            pool: list[dict] = [{} for _ in indexes]
             for key, value in flat.items():
                 i, _, name = key.partition("/")
                 pool[int(i)][name] = value

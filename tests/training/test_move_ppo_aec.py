@@ -257,3 +257,21 @@ def test_castell_trains_through_the_same_self_play_path(tmp_path):
         action = agent.act(None, state.legal_action_mask(), state.clone())
         assert state.legal_action_mask()[action]
         state.apply_action(action)
+
+
+def test_resume_refuses_a_pool_whose_snapshots_are_not_numbered_from_zero(tiny_run, tmp_path):
+    import shutil
+
+    import torch
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    path = run / "checkpoints" / "latest" / "pool.pt"
+    flat = load_tensors(path)
+    assert flat  # the tiny run keeps snapshots
+    # -1 would index the last snapshot: a pool of one quietly loaded, or two overwrote each other
+    torch.save(
+        {("-1" + k[k.index("/") :] if k.startswith("0/") else k): v for k, v in flat.items()}, path
+    )
+    with pytest.raises(ValueError, match="pool.pt numbers its snapshots"):
+        train_moves_aec.run_training(resume=run)
