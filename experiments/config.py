@@ -419,12 +419,7 @@ def _check_values(config: TrainConfig) -> None:
                 "finite": "a finite number",
             }[rule]
             raise ValueError(f"{name}: expected {want}, got {value!r}")
-    arch = config.policy.net_arch
-    if any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
-        raise ValueError(
-            f"policy.net_arch: expected a list of positive layer widths such as "
-            f"[256, 256], got {arch!r}"
-        )
+    check_net_arch(config.policy.net_arch)
     ppo = config.ppo
     whole_games = config.algo == "move_ppo" and not spec.solitaire
     if not whole_games and (ppo.n_steps * config.n_envs) % ppo.batch_size:
@@ -456,6 +451,26 @@ def _check_values(config: TrainConfig) -> None:
         )
 
 
+def check_net_arch(arch: list) -> None:
+    """The layer widths the model loader accepts (``saved.MAX_LAYERS`` layers of at most
+    65,536, no more than ``model_files.MAX_PARAMETERS`` between them), so that a run never
+    trains a model it cannot load, nor tries to allocate more than memory holds."""
+    from castle_envs.agents.learned.model_files import check_size, mlp_parameters
+    from castle_envs.agents.learned.saved import MAX_LAYERS
+
+    got = repr(arch) if len(repr(arch)) <= 60 else f"{repr(arch)[:57]}..."
+    if (
+        not isinstance(arch, list)
+        or not 0 < len(arch) <= MAX_LAYERS
+        or any(isinstance(w, bool) or not isinstance(w, int) or not 0 < w <= 65536 for w in arch)
+    ):
+        raise ValueError(
+            f"policy.net_arch: expected a list of 1 to {MAX_LAYERS} layer widths of 1 to 65536 "
+            f"such as [256, 256], got {got}"
+        )
+    check_size(f"policy.net_arch {got}", mlp_parameters(arch, 1))
+
+
 def check_move_ppo(config: TrainConfig, spec) -> None:
     from castle_envs.moves import MOVE_GAMES
 
@@ -464,10 +479,18 @@ def check_move_ppo(config: TrainConfig, spec) -> None:
             f"algo: move_ppo needs a game with a move-feature view "
             f"({', '.join(MOVE_GAMES)}), not {spec.slug}"
         )
+    from castle_envs.agents.learned.model_files import check_size
+    from castle_envs.agents.learned.move_policy import MAX_CAPACITY
+
     m = config.move_ppo
     for name in ("capacity", "hidden"):
         if getattr(m, name) < 1:
             raise ValueError(f"move_ppo.{name}: must be at least 1, got {getattr(m, name)}")
+    if m.capacity > MAX_CAPACITY:
+        raise ValueError(f"move_ppo.capacity: must be at most {MAX_CAPACITY}, got {m.capacity}")
+    # the state and move MLPs hold at least 2 * hidden**2 weights: refused here, before any
+    # allocation, when the model it trains would be one the loader refuses
+    check_size(f"move_ppo.hidden {m.hidden}", 2 * m.hidden * m.hidden)
     if not math.isfinite(m.temperature) or m.temperature <= 0:
         raise ValueError(f"move_ppo.temperature: expected a number above 0, got {m.temperature!r}")
     if m.init_model and m.init_linear:

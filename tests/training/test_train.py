@@ -38,6 +38,19 @@ def test_every_shipped_config_is_valid():
             r"curriculum\[0\]",
         ),
         ({"self_play": {"enabled": True}}, r"self-play needs a multi-player game"),
+        # sizes the model loader refuses are refused before a run allocates them
+        ({"policy": {"net_arch": [65536] * 3}}, r"policy.net_arch .* more than the"),
+        ({"policy": {"net_arch": [16] * 65}}, r"policy.net_arch: expected a list of 1 to 64"),
+        ({"policy": {"net_arch": [1 << 20]}}, r"policy.net_arch: expected .* 1 to 65536"),
+        ({"policy": {"net_arch": []}}, r"policy.net_arch: expected"),
+        (
+            {"algo": "move_ppo", "move_ppo": {"hidden": 1 << 16}},
+            r"move_ppo.hidden 65536 makes a network of .* more than the",
+        ),
+        (
+            {"algo": "move_ppo", "move_ppo": {"capacity": 1 << 30}},
+            r"move_ppo.capacity: must be at most 65536",
+        ),
         ({"pretrain": {"agent": "heuristic"}}, r"pretrain.episodes: must be at least 1"),
         (
             {"game": "castell", "pretrain": {"agent": "heuristic", "episodes": 3}},
