@@ -139,6 +139,28 @@ class RunFolder:
                 writer.writeheader()
             writer.writerow(row)
 
+    def drop_evals_after(self, column: str, counter: int, evaluated: bool) -> None:
+        """Rows of ``eval.csv`` the run being resumed will write again: those past ``counter``
+        (its checkpoint's ``column``), and those at it unless that checkpoint counts the
+        evaluation there (``evaluated``): a kill after an evaluation and before the next
+        checkpoint would otherwise leave its rows twice in the curve. A file whose first
+        column is not ``column``, or not whole numbers, is left as it is."""
+        path = self.path / self.EVAL
+        if not path.is_file():
+            return
+        lines = path.read_text().splitlines(keepends=True)
+        if not lines or lines[0].split(",", 1)[0] != column:
+            return
+        keep = lines[:1]
+        for line in lines[1:]:
+            first = line.split(",", 1)[0]
+            if not first.isdigit():
+                return
+            if int(first) < counter or (int(first) == counter and evaluated):
+                keep.append(line)
+        if len(keep) < len(lines):
+            replace_file(path, "".join(keep))
+
     # --- checkpoints ----------------------------------------------------------------------
     @property
     def latest(self) -> Path:
@@ -332,6 +354,9 @@ def run_chunked(
     trainer.build(folder, progress)
     clock = {"start": time.perf_counter()}
     last_eval = f"last_eval_{plan.column}"
+    if folder.resumed:
+        evaluated = progress.get(last_eval) == progress[unit]
+        folder.drop_evals_after(plan.column, progress[unit], evaluated)
 
     def lap() -> None:
         """Fold this session's time so far into ``progress["wall_seconds"]``."""

@@ -65,7 +65,15 @@ def replaced(source, target, *args, **kwargs):
         kill()
     return replace(source, target, *args, **kwargs)
 
+append_eval = RunFolder.append_eval
+
+def appended(self, row):
+    append_eval(self, row)
+    if point == "after an evaluation's row" and counted(point):
+        kill()
+
 Path.rename, shutil.rmtree, os.replace = before_rename, removed, replaced
+RunFolder.append_eval = appended
 run_chunked(Writer(), RunFolder.create(_config(), run))
 """
 
@@ -75,7 +83,14 @@ POINTS = [
     "after the swap",
     "removing the old one",
     "writing progress.json",
+    "after an evaluation's row",  # before the checkpoint of its chunk
 ]
+
+
+def _curve(run):
+    """eval.csv without its wall clock: the evaluations, in order."""
+    lines = (run / "eval.csv").read_text().splitlines()
+    return [line.split(",", 2)[::2] for line in lines]
 
 
 @pytest.mark.parametrize("nth", [1, 3])
@@ -96,7 +111,12 @@ def test_a_kill_while_checkpointing_resumes_from_the_last_whole_checkpoint(tmp_p
     folder = RunFolder.open(run)
     if not (folder.latest / "state.json").is_file():
         # killed before its first checkpoint was whole: nothing to resume (said so)
-        assert point in ("between the checkpoint's files", "between the renames") and nth == 1
+        first = (
+            "between the checkpoint's files",
+            "between the renames",
+            "after an evaluation's row",
+        )
+        assert point in first and nth == 1
         with pytest.raises(FileNotFoundError, match="no checkpoints/latest"):
             folder.latest_checkpoint("state.json")
         return
@@ -109,6 +129,8 @@ def test_a_kill_while_checkpointing_resumes_from_the_last_whole_checkpoint(tmp_p
     assert progress["updates"] == 6 and progress["checkpoints"] == 6
     left = sorted(p.name for p in (run / "checkpoints").iterdir())
     assert left == ["latest"], left
+    # an evaluation the resumed run does again is in the curve once
+    assert _curve(run) == _curve(tmp_path / "whole")
 
 
 def test_progress_kept_only_in_the_checkpoint_is_the_runs(tmp_path):
