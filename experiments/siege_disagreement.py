@@ -129,11 +129,49 @@ def decision_figures(d: dict) -> dict:
     }
 
 
+def check_game(number: int, game: dict) -> None:
+    """A journal line as ``play_and_measure`` writes it, else ValueError naming the line: the
+    figures index its verdicts by the moves and the chosen one."""
+
+    def bad(why: str) -> ValueError:
+        return ValueError(f"line {number}: {why}")
+
+    if not isinstance(game.get("seed"), int) or not isinstance(game.get("won"), bool):
+        raise bad("expected a game with an int seed and a true/false won")
+    if not isinstance(game.get("decisions"), list):
+        raise bad("expected a list of decisions")
+    for i, d in enumerate(game["decisions"]):
+        worlds = d.get("worlds") if isinstance(d, dict) else None
+        rows = worlds if isinstance(worlds, list) and worlds else [None]
+        width = len(rows[0]) if isinstance(rows[0], list) else 0
+        if not width or any(
+            not isinstance(r, list) or len(r) != width or any(v not in (0, 1) for v in r)
+            for r in rows
+        ):
+            raise bad(f"decision {i}: worlds must be rows of 0/1 verdicts, one per move")
+        chosen, turn = d.get("chosen"), d.get("turn")
+        if type(chosen) is not int or not -1 <= chosen < width or type(turn) is not int:
+            raise bad(f"decision {i}: expected an int turn and chosen in -1..{width - 1}")
+
+
+def read_games(path: str, repair: bool = False) -> list[dict]:
+    """A journal's games, each line checked (``check_game``); a cut last line (a killed
+    run) is dropped, and with ``repair`` cut off the file so that the run resumes there."""
+    from . import journal
+
+    def check(number: int, game: dict) -> None:
+        try:
+            check_game(number, game)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
+
+    return journal.read(path, repair=repair, check=check)
+
+
 def summary(paths: list[str]) -> dict:
     games: list[dict] = []
     for p in paths:
-        with open(p) as fh:
-            games += [json.loads(line) for line in fh if line.strip()]
+        games += read_games(p)
     out = {
         "files": paths,
         "games": len(games),
@@ -226,7 +264,10 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     check_outputs(p, args)
     if args.summary is not None:
-        figures = summary(args.summary or [args.out])
+        try:
+            figures = summary(args.summary or [args.out])
+        except ValueError as err:  # a damaged or foreign journal (JournalError, check_game)
+            p.error(str(err))
         text = json.dumps(figures, indent=1)
         print(text)
         if args.json:
@@ -251,7 +292,10 @@ def main(argv=None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out.exists():
-        done = {json.loads(line)["seed"] for line in out.read_text().splitlines() if line}
+        try:
+            done = {g["seed"] for g in read_games(str(out), repair=True)}
+        except ValueError as err:
+            p.error(str(err))
     with out.open("a") as f:
         for seed in range(args.seed, args.seed + args.episodes):
             if seed in done:

@@ -67,3 +67,39 @@ def test_measuring_leaves_the_agents_game_unchanged(tmp_path):
     assert s["games"] == 1 and sum(v["decisions"] for v in s["by_outcome"].values()) == len(
         game["decisions"]
     )
+
+
+GAME = {"seed": 1, "won": False, "decisions": [{"turn": 1, "chosen": 0, "worlds": [[1, 0]]}]}
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("{not json\n", "line 2"),
+        (json.dumps({**GAME, "won": "no"}) + "\n", "line 2: expected a game"),
+        (
+            json.dumps({**GAME, "decisions": [{"turn": 1, "chosen": 5, "worlds": [[1, 0]]}]}),
+            "chosen",
+        ),
+        (
+            json.dumps({**GAME, "decisions": [{"turn": 1, "chosen": 0, "worlds": [[1], [1, 0]]}]}),
+            "worlds",
+        ),
+        (json.dumps({**GAME, "decisions": [{"turn": 1, "chosen": 0, "worlds": "x"}]}), "worlds"),
+    ],
+)
+def test_a_damaged_journal_is_a_one_line_error_naming_the_line(tmp_path, capsys, damage, message):
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps(GAME) + "\n" + damage + "\n" + json.dumps(GAME) + "\n")
+    for argv in (["--summary", str(path)], ["--out", str(path), "--episodes", "0"]):
+        with pytest.raises(SystemExit) as stop:
+            D.main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert str(path) in err and message in err and "Traceback" not in err
+
+
+def test_a_cut_last_line_is_dropped_and_the_rest_summarised(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps(GAME) + "\n" + json.dumps(GAME)[:20])
+    assert D.summary([str(path)])["games"] == 1
