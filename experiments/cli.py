@@ -135,8 +135,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help (0) or a usage error (2, one line printed)
         return int(exit_.code or 0)
+    from .parallel import sigterm_raises
+
     try:
-        return int(args.run(args) or 0)
+        # SIGTERM stops every command as it stops a pool of workers: one line, exit 143
+        # (a run in this process alone, ``--workers 1``, would otherwise end without a word)
+        with sigterm_raises():
+            return int(args.run(args) or 0)
     except ValueError as err:
         # bad input from the user: one line and exit 2, never a traceback
         print(f"castle-envs {args.command}: error: {one_line(err)}", file=sys.stderr)

@@ -64,3 +64,22 @@ def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["deals"] == seeds[0] + 1
+
+
+def test_sigterm_stops_a_run_in_one_process_with_its_line(tmp_path):
+    out = tmp_path / "results.jsonl"
+    argv = CLI + SOLVE + ["--deals", "100000", "--workers", "1", "--out", str(out), "--json"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        saved = wait_for(lambda: whole_lines(out) >= 2 or proc.poll() is not None, 600)
+        assert saved and proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143
+    said = proc.stderr.read().decode().strip().splitlines()
+    assert said[-1].startswith("castle-envs solve: stopped by SIGTERM; the deals solved are in")
+    assert len(journal.read(str(out))) >= 2
