@@ -26,25 +26,32 @@ def whole_lines(path: Path) -> int:
         return 0
 
 
-def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
-    out = tmp_path / "results.jsonl"
-    argv = CLI + SOLVE + ["--deals", "100000", "--workers", "2", "--out", str(out), "--json"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def solve_then_sigterm(out: Path, workers: int, lines: int) -> tuple[int, list[str], list]:
+    """``solve`` of 100,000 deals into ``out``, sent SIGTERM once ``lines`` deals are in
+    it: its exit status, its stderr's lines and its worker processes' ids."""
+    argv = CLI + SOLVE + ["--deals", "100000", "--workers", str(workers), "--out", str(out)]
+    proc = subprocess.Popen([*argv, "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        # the first deals reach the file while the run (100,000 deals) goes on; the limit
-        # covers compiling the kernels in a fresh environment, not a speed
-        saved = wait_for(lambda: whole_lines(out) >= 3 or proc.poll() is not None, 600)
+        # the first deals reach the file while the run goes on; the limit covers compiling
+        # the kernels in a fresh environment, not a speed
+        saved = wait_for(lambda: whole_lines(out) >= lines or proc.poll() is not None, 600)
         assert saved and proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-        workers = descendants(proc.pid)
-        assert len(workers) >= 2
+        workers_seen = descendants(proc.pid)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 143  # 128 + SIGTERM, as the signal itself would give
-    said = proc.stderr.read().decode().strip().splitlines()
+    assert proc.stderr is not None
+    return proc.returncode, proc.stderr.read().decode().strip().splitlines(), workers_seen
+
+
+def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
+    out = tmp_path / "results.jsonl"
+    code, said, workers = solve_then_sigterm(out, workers=2, lines=3)
+    assert len(workers) >= 2
+    assert code == 143  # 128 + SIGTERM, as the signal itself would give
     assert (
         said[-1]
         == f"castle-envs solve: stopped by SIGTERM; the deals solved are in {out} (--resume goes on)"
@@ -68,18 +75,7 @@ def test_sigterm_leaves_no_worker_and_keeps_the_deals_solved(tmp_path):
 
 def test_sigterm_stops_a_run_in_one_process_with_its_line(tmp_path):
     out = tmp_path / "results.jsonl"
-    argv = CLI + SOLVE + ["--deals", "100000", "--workers", "1", "--out", str(out), "--json"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        saved = wait_for(lambda: whole_lines(out) >= 2 or proc.poll() is not None, 600)
-        assert saved and proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 143
-    said = proc.stderr.read().decode().strip().splitlines()
+    code, said, _ = solve_then_sigterm(out, workers=1, lines=2)
+    assert code == 143
     assert said[-1].startswith("castle-envs solve: stopped by SIGTERM; the deals solved are in")
     assert len(journal.read(str(out))) >= 2
