@@ -19,6 +19,12 @@ names the stage that decided the deal:
 6. ``nested:2``: the seeing nested search one level deeper.
 7. ``loss-search``: the loss search (``Solver.loss_stages``): no line passes an ordeal.
 
+At the Menace (``MENACE_SHARES``) the seeing searches with other playouts come before the
+solver: ``nested:1:see:planner:w1=0.6,w2=0.3`` has the planner weigh the two Assaults after
+the current one at 0.6 and 0.3 instead of 0.3 and 0.1 (seeing them, it can build for the
+five formations of Assault III early); these won Menace deals that every stage before them
+had lost, where level 2 (about 100 times level 1's cost) rarely finishes within the budget.
+
 Every stage but the first gets its ``SHARES`` of the budget, and what a stage leaves unspent
 goes to the stages after it. The budget is a node count, deterministic (the same verdicts on
 any machine): one node is one move played by the compiled searches, and a move the planner
@@ -48,6 +54,7 @@ from castle_envs.agents.solvers.castellion import (
 )
 from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner
 
+from castle_envs.castellion.data import MENACE
 from castle_envs.castellion.rules import State
 
 #: nodes a move chosen by the planner counts (the compiled solver plays about this many
@@ -63,15 +70,36 @@ SHARES = (
     ("nested:2", 0.30),
     ("loss-search", 0.10),
 )
+#: the seeing playouts the Menace adds (the planner's options over its Menace defaults)
+AHEAD = "nested:1:see:planner:w1=0.6,w2=0.3"
+#: the Menace's stages (module docstring)
+MENACE_SHARES = (
+    ("nested:1", 0.20),
+    ("nested:1:see", 0.20),
+    ("nested:1:top8", 0.10),
+    (AHEAD, 0.15),
+    ("solver", 0.05),
+    ("nested:2", 0.25),
+    ("loss-search", 0.05),
+)
 #: the nested stages' settings: (level, candidates a decision, planner units behind the best,
-#: whether the planner plays with the face-down Ordeals turned up); a seeing stage is skipped
-#: where no Ordeal is face down (it would repeat the search before it)
-NESTED = {
-    "nested:1": (1, 4, 4.0, False),
-    "nested:1:see": (1, 4, 4.0, True),
-    "nested:1:top8": (1, 8, 8.0, True),
-    "nested:2": (2, 4, 4.0, True),
+#: whether the planner plays with the face-down Ordeals turned up, the planner's options);
+#: ``nested:1:see`` is skipped where no Ordeal is face down (it would repeat the search
+#: before it)
+NESTED: dict[str, tuple[int, int, float, bool, dict[str, float]]] = {
+    "nested:1": (1, 4, 4.0, False, {}),
+    "nested:1:see": (1, 4, 4.0, True, {}),
+    "nested:1:top8": (1, 8, 8.0, True, {}),
+    AHEAD: (1, 4, 4.0, True, {"w1": 0.6, "w2": 0.3}),
+    "nested:2": (2, 4, 4.0, True, {}),
 }
+
+
+def shares(level: int) -> tuple[tuple[str, float], ...]:
+    """The stages after the planner's game at ``level`` (a ``castellion.data`` level)."""
+    return MENACE_SHARES if level == MENACE else SHARES
+
+
 #: the default budget a deal (``castle-envs solve --game castellion``)
 DEFAULT_NODES = 20_000_000
 
@@ -141,7 +169,7 @@ class Portfolio:
         self._reached = state.current
         found = self._root_bound(state) or self._planner_game(state)
         carry = 0.0  # the share the stages so far left unspent
-        for name, share in SHARES:
+        for name, share in shares(state.level):
             if found is not None:
                 break
             carry += share
@@ -209,12 +237,15 @@ class Portfolio:
     ) -> tuple[Result | None, int]:
         """Run one stage within its budget: (its verdict or None, the nodes it spent)."""
         if name in NESTED:
-            level, top, gap, see = NESTED[name]
+            level, top, gap, see, options = NESTED[name]
             if see and name == "nested:1:see" and not any(state.face_down):
                 return None, 0
             deadline = None if seconds is None else time.perf_counter() + seconds
             moves = None if nodes is None else nodes // PLANNER_NODES
-            search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline, see=see)
+            planner = level_planner(state.level, **options) if options else None
+            search = NestedSearch(
+                level, top, gap, planner, max_moves=moves, deadline=deadline, see=see
+            )
             found = search.search(state)
             self._reached = max(self._reached, found.passed)
             spent = found.moves * PLANNER_NODES

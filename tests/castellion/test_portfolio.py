@@ -22,12 +22,18 @@ from castle_envs.agents.solvers.castellion import (  # noqa: E402
     exhaustive,
     replay_wins,
 )
-from castle_envs.agents.solvers.castellion_nested import NestedSearch  # noqa: E402
+from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner  # noqa: E402
 from castle_envs.agents.solvers.castellion_portfolio import (  # noqa: E402
+    AHEAD,
+    MENACE_SHARES,
+    NESTED,
     PLANNER_NODES,
     SHARES,
     Portfolio,
+    shares,
 )
+
+from castle_envs.castellion.data import ACADEMY, MENACE, SCHOOL  # noqa: E402
 
 from .helpers import at_ordeal, position  # noqa: E402
 
@@ -174,3 +180,22 @@ def test_the_seeing_search_plays_the_true_deal():
     plain = NestedSearch(1, 4, 4.0, max_moves=40_000).search(deal(5001, "school"))
     seeing = NestedSearch(1, 4, 4.0, see=True, max_moves=40_000).search(deal(5001, "school"))
     assert plain == seeing
+
+
+def test_the_menace_adds_a_seeing_search_that_plans_ahead():
+    """Menace deal 102 is lost by the seeing nested search with the planner's weights (its
+    journal, ``seeing_wins.jsonl``); the planner weighing the later Assaults more
+    (``AHEAD``) wins it, a line the Gymnasium env replays to a win. The Menace's stages run
+    it after the seeing searches; the other levels' stages are unchanged."""
+    level, top, gap, see, options = NESTED[AHEAD]
+    planner = level_planner(MENACE, **options)
+    found = NestedSearch(level, top, gap, planner, max_moves=100_000, see=see).search(
+        deal(102, "menace")
+    )
+    assert found.won and replay_wins(102, "menace", found.line)
+    plain = NestedSearch(1, 4, 4.0, see=True, max_moves=100_000).search(deal(102, "menace"))
+    assert not plain.won
+    names = [name for name, _ in shares(MENACE)]
+    assert names.index(AHEAD) > names.index("nested:1:top8") and names[-1] == "loss-search"
+    assert abs(sum(share for _, share in MENACE_SHARES) - 1) < 1e-9
+    assert shares(SCHOOL) == shares(ACADEMY) == SHARES and AHEAD not in dict(SHARES)
