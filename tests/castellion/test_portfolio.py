@@ -33,7 +33,9 @@ from castle_envs.agents.solvers.castellion_portfolio import (  # noqa: E402
     shares,
 )
 
+from castle_envs.castellion import kernel as K  # noqa: E402
 from castle_envs.castellion.data import ACADEMY, MENACE, SCHOOL  # noqa: E402
+from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE  # noqa: E402
 
 from .helpers import at_ordeal, position  # noqa: E402
 
@@ -199,3 +201,40 @@ def test_the_menace_adds_a_seeing_search_that_plans_ahead():
     assert names.index(AHEAD) > names.index("nested:1:top8") and names[-1] == "loss-search"
     assert abs(sum(share for _, share in MENACE_SHARES) - 1) < 1e-9
     assert shares(SCHOOL) == shares(ACADEMY) == SHARES and AHEAD not in dict(SHARES)
+
+
+def _end_score(seed: int, line: list[int]) -> tuple[int, float]:
+    """(Ordeals passed, the planner's value of the end with the Assaults turned up) of
+    ``line`` played from Menace deal ``seed``: how ``score="value"`` ranks a lost line."""
+    s = deal(seed, "menace")
+    for a in line:
+        s.apply_legal(a)
+    assert s.outcome < 0
+    end = s.clone()
+    end.s[K.OUTCOME] = 0
+    end.face_down = [False, False, False]
+    return int(s.current), level_planner(MENACE).value(end)
+
+
+def test_value_scoring_ranks_lost_lines_by_how_near_they_came():
+    """With ``score="value"`` a search that wins nothing returns the line whose end the
+    planner values most among those failing at the furthest Ordeal: never below the
+    planner's own game (its first playout), and a win still wins."""
+    seed = 5006
+    planner = level_planner(MENACE)
+    s, game = deal(seed, "menace"), []
+    while not s.outcome:
+        seen = s.clone()
+        seen.face_down = [False, False, False]
+        a = planner(seen, None) if s.phase != REVEAL_ORDEAL_PHASE else planner(s, None)
+        a = a if s.legal_action_mask()[a] else planner(s, None)
+        game.append(a)
+        s.apply_legal(a)
+    found = NestedSearch(1, 4, 4.0, see=True, score="value").search(deal(seed, "menace"))
+    assert not found.won and found.finished
+    assert _end_score(seed, found.line) >= _end_score(seed, game)
+    won = NestedSearch(1, 4, 4.0, see=True, score="value", max_moves=200_000)
+    found = won.search(deal(5009, "menace"))
+    assert found.won and replay_wins(5009, "menace", found.line)
+    with pytest.raises(ValueError, match="score"):
+        NestedSearch(score="ordeals")

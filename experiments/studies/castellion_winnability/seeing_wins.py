@@ -40,6 +40,12 @@ p.add_argument(
     default="",
     help="the playout planner's options over its Menace defaults, e.g. w1=0.6,w2=0.3",
 )
+p.add_argument(
+    "--score",
+    default="moves",
+    choices=("moves", "value"),
+    help="how lines that fail at the same Ordeal are compared (castellion_nested)",
+)
 args = p.parse_args()
 
 if args.seeds:
@@ -54,6 +60,8 @@ options = {
 }
 if options:
     settings["planner"] = options
+if args.score != "moves":
+    settings["score"] = args.score
 journal = Path(args.journal)
 done = set()
 if journal.exists():
@@ -67,7 +75,9 @@ for seed in seeds:
         continue
     t = time.process_time()
     planner = level_planner(MENACE, **options)
-    search = NestedSearch(args.nested_level, args.top, args.gap, planner=planner, see=True)
+    search = NestedSearch(
+        args.nested_level, args.top, args.gap, planner=planner, see=True, score=args.score
+    )
     found = search.search(deal(seed, "menace", **RULES))
     replays = found.won and replay_wins(seed, "menace", found.line, **RULES)
     if found.won and not replays:
