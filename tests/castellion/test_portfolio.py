@@ -25,10 +25,12 @@ from castle_envs.agents.solvers.castellion import (  # noqa: E402
 from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner  # noqa: E402
 from castle_envs.agents.solvers.castellion_portfolio import (  # noqa: E402
     AHEAD,
+    FURTHER,
     MENACE_SHARES,
     NESTED,
     PLANNER_NODES,
     SHARES,
+    VALUE,
     Portfolio,
     shares,
 )
@@ -188,10 +190,11 @@ def test_the_menace_adds_a_seeing_search_that_plans_ahead():
     """Menace deal 102 is lost by the seeing nested search with the planner's weights (its
     journal, ``seeing_wins.jsonl``); the planner weighing the later Assaults more
     (``AHEAD``) wins it, a line the Gymnasium env replays to a win. The Menace's stages run
-    it after the seeing searches; the other levels' stages are unchanged."""
-    level, top, gap, see, options = NESTED[AHEAD]
+    it and the other new seeing searches after the seeing searches; the other levels'
+    stages are unchanged."""
+    level, top, gap, see, options, score = NESTED[AHEAD]
     planner = level_planner(MENACE, **options)
-    found = NestedSearch(level, top, gap, planner, max_moves=100_000, see=see).search(
+    found = NestedSearch(level, top, gap, planner, 100_000, see=see, score=score).search(
         deal(102, "menace")
     )
     assert found.won and replay_wins(102, "menace", found.line)
@@ -199,6 +202,7 @@ def test_the_menace_adds_a_seeing_search_that_plans_ahead():
     assert not plain.won
     names = [name for name, _ in shares(MENACE)]
     assert names.index(AHEAD) > names.index("nested:1:top8") and names[-1] == "loss-search"
+    assert {AHEAD, VALUE, FURTHER} <= set(names) <= set(NESTED) | {"solver", "loss-search"}
     assert abs(sum(share for _, share in MENACE_SHARES) - 1) < 1e-9
     assert shares(SCHOOL) == shares(ACADEMY) == SHARES and AHEAD not in dict(SHARES)
 

@@ -296,10 +296,13 @@ def castellion_verdicts(level: str, split: str) -> dict[int, tuple]:
 
 def seeing_found_by(settings: dict) -> str:
     """A seeing nested search's name, as the portfolio spells its stages: ``nested:1:see``,
-    with ``:topN`` for other than 4 candidates and the playout planner's options."""
+    with ``:topN`` for other than 4 candidates, ``:value`` for its scoring and the playout
+    planner's options."""
     name = f"nested:{settings.get('level', 1)}:see"
     if settings.get("top", 4) != 4:
         name += f":top{settings['top']}"
+    if settings.get("score", "moves") != "moves":
+        name += f":{settings['score']}"
     options = settings.get("planner") or {}
     if options:
         name += ":planner:" + ",".join(f"{k}={v}" for k, v in options.items())
