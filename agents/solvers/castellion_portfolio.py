@@ -26,7 +26,8 @@ value of where they end instead of by the moves they survive, and
 ``nested:1:see:planner:w1=0.6,w2=0.3`` and ``...:w1=1.0,w2=0.5`` have the planner weigh the
 two Assaults after the current one more than its 0.3 and 0.1 (seeing them, it can build
 early for the five formations of Assault III). Each won Menace deals of the study that
-every search before it lost (16, 8 and 7 of the 186 the study left undecided).
+every search before it had lost: run one after another on the 186 the study left
+undecided, the two planners won 8 and 7, then value scoring 16 of the 170 still open.
 
 Every stage but the first gets its ``SHARES`` of the budget, and what a stage leaves unspent
 goes to the stages after it. The budget is a node count, deterministic (the same verdicts on
