@@ -34,6 +34,8 @@ SLOW_TESTS = (
     "tests/castellion/test_portfolio.py::test_every_proof_of_loss_holds_on_small_positions",
     "tests/castellion/test_portfolio.py::test_no_proof_of_loss_fires_on_a_deal_a_winning_line_wins",
     "tests/castellion/test_portfolio.py::test_a_won_deal_is_a_line_that_replays",
+    "tests/castellion/test_portfolio.py::test_the_menace_adds_a_seeing_search_that_plans_ahead",
+    "tests/castellion/test_portfolio.py::test_value_scoring_ranks_lost_lines_by_how_near_they_came",
     "tests/agents/test_castle_siege_ismcts.py::test_plays_legal_moves_to_the_end",
     "tests/agents/test_castle_siege_ismcts.py::test_nested_endgame_wins_a_known_deck_position",
     "tests/agents/test_castle_siege_ismcts.py::test_a_deal_plays_the_same_alone_and_after",

@@ -7,7 +7,9 @@ played in the true deal and the planner plays on to the end of the game; at leve
 level ``n - 1`` search plays on instead. The best line found so far is remembered and its
 next move is played, so the search never ends worse than the best playout it has seen, and
 it stops at the first playout that wins. Lines are compared by the Ordeals they pass, then by
-the moves they survive.
+the moves they survive, or with ``score="value"`` by the planner's value of the position the
+line ends in (its cost for the Ordeal that beat it: how near the castle came to meeting it),
+which tells apart the many lines that fail at the same Ordeal.
 
 The candidates and playouts choose on the player's view, but the comparison between
 candidates is made in the one true deal (the playouts draw from the real piles and meet the
@@ -31,6 +33,7 @@ import numpy as np
 from castle_envs.agents.search.castellion_pimc import LEVEL_PLANNER, PimcPolicy
 from castle_envs.agents.search.castellion_planner import PlannerPolicy
 
+from castle_envs.castellion import kernel as K
 from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE, State
 
 #: moves a playout may take (a game takes fewer than 400)
@@ -74,11 +77,15 @@ class NestedSearch:
         max_moves: int | None = None,
         deadline: float | None = None,
         see: bool = False,
+        score: str = "moves",
     ):
         if level < 1:
             raise ValueError(f"the nested search's level must be >= 1, got {level}")
         if top < 1:
             raise ValueError(f"top must be >= 1, got {top}")
+        if score not in ("moves", "value"):
+            raise ValueError(f"score must be 'moves' or 'value', got {score!r}")
+        self.score = score
         self.level, self.top, self.gap = level, top, gap
         self.planner = planner
         self.max_moves, self.deadline = max_moves, deadline
@@ -90,7 +97,7 @@ class NestedSearch:
         planner = self.planner or level_planner(state.level)
         ranker = PimcPolicy(planner=planner, top=self.top, gap=self.gap)
         self._moves = self._playouts = 0
-        self._best: tuple[list[int], tuple[int, int]] = ([], (-1, 0))
+        self._best: tuple[list[int], tuple[int, float]] = ([], (-1, 0))
         try:
             line, (passed, _) = self._nested(state.clone(), self.level, planner, ranker, [])
             finished = True
@@ -106,7 +113,7 @@ class NestedSearch:
             return True
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
-    def _playout(self, world: State, planner: PlannerPolicy) -> tuple[list[int], tuple[int, int]]:
+    def _playout(self, world: State, planner: PlannerPolicy) -> tuple[list[int], tuple[int, float]]:
         """The planner plays ``world`` on (changed in place): its moves, the line's score."""
         moves = []
         for _ in range(MAX_STEPS):
@@ -121,7 +128,14 @@ class NestedSearch:
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise _Stop
         self._playouts += 1
-        return moves, ((WON, 0) if world.outcome > 0 else (world.current, len(moves)))
+        if world.outcome > 0:
+            return moves, (WON, 0)
+        if self.score == "moves":
+            return moves, (world.current, len(moves))
+        # the lost end scored as if play went on: the planner's value of its castle
+        end = world.clone()
+        end.s[K.OUTCOME] = 0
+        return moves, (world.current, planner.value(self._seen(end)))
 
     def _nested(self, s: State, level: int, planner, ranker, before: list[int]) -> tuple:
         """Search of ``level`` from ``s`` (changed in place), ``before`` the moves that led
@@ -146,16 +160,23 @@ class NestedSearch:
                     moves, (passed, survived) = self._nested(
                         w, level - 1, planner, ranker, before + played + [a]
                     )
-                    line_score = (passed, survived + len(played) + 1)
+                    line_score = (passed, self._after(survived, len(played) + 1))
                     if line_score > best_score:
                         best, best_score = played + [a] + moves, line_score
-                        self._remember(before + best, (passed, survived + len(before + played) + 1))
+                        self._remember(
+                            before + best, (passed, self._after(survived, len(before + played) + 1))
+                        )
                     if best_score[0] == WON:
                         return best, best_score
             a = best[len(played)]
             s.apply_legal(a)
             played.append(a)
         return best, best_score
+
+    def _after(self, tiebreak: float, moves: int) -> float:
+        """A line's tie-break with ``moves`` played before it: the moves survived add up, a
+        value is the end position's own."""
+        return tiebreak + moves if self.score == "moves" else tiebreak
 
     def _seen(self, s: State) -> State:
         """What the planner plays on: ``s`` itself, or with ``see`` a copy of it with every

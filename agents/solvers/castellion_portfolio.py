@@ -19,6 +19,16 @@ names the stage that decided the deal:
 6. ``nested:2``: the seeing nested search one level deeper.
 7. ``loss-search``: the loss search (``Solver.loss_stages``): no line passes an ordeal.
 
+At the Menace (``MENACE_SHARES``) three more seeing searches take the place of level 2
+(which costs about 100 times level 1 and seldom finishes within the budget there):
+``nested:1:see:value`` ranks the lines that fail at the same Assault by the planner's
+value of where they end instead of by the moves they survive, and
+``nested:1:see:planner:w1=0.6,w2=0.3`` and ``...:w1=1.0,w2=0.5`` have the planner weigh the
+two Assaults after the current one more than its 0.3 and 0.1 (seeing them, it can build
+early for the five formations of Assault III). Each won Menace deals of the study that
+every search before it had lost: run one after another on the 186 the study left
+undecided, the two planners won 8 and 7, then value scoring 16 of the 170 still open.
+
 Every stage but the first gets its ``SHARES`` of the budget, and what a stage leaves unspent
 goes to the stages after it. The budget is a node count, deterministic (the same verdicts on
 any machine): one node is one move played by the compiled searches, and a move the planner
@@ -48,6 +58,7 @@ from castle_envs.agents.solvers.castellion import (
 )
 from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner
 
+from castle_envs.castellion.data import MENACE
 from castle_envs.castellion.rules import State
 
 #: nodes a move chosen by the planner counts (the compiled solver plays about this many
@@ -63,15 +74,42 @@ SHARES = (
     ("nested:2", 0.30),
     ("loss-search", 0.10),
 )
+#: the seeing searches the Menace adds: the planner weighing the later Assaults more, and
+#: lines ranked by the planner's value of their end (``castellion_nested``'s ``score``)
+AHEAD = "nested:1:see:planner:w1=0.6,w2=0.3"
+VALUE = "nested:1:see:value"
+FURTHER = "nested:1:see:planner:w1=1.0,w2=0.5"
+#: the Menace's stages (module docstring)
+MENACE_SHARES = (
+    ("nested:1", 0.20),
+    ("nested:1:see", 0.20),
+    ("nested:1:top8", 0.10),
+    (VALUE, 0.14),
+    (AHEAD, 0.14),
+    (FURTHER, 0.14),
+    ("solver", 0.04),
+    ("loss-search", 0.04),
+)
 #: the nested stages' settings: (level, candidates a decision, planner units behind the best,
-#: whether the planner plays with the face-down Ordeals turned up); a seeing stage is skipped
-#: where no Ordeal is face down (it would repeat the search before it)
-NESTED = {
-    "nested:1": (1, 4, 4.0, False),
-    "nested:1:see": (1, 4, 4.0, True),
-    "nested:1:top8": (1, 8, 8.0, True),
-    "nested:2": (2, 4, 4.0, True),
+#: whether the planner plays with the face-down Ordeals turned up, the planner's options,
+#: how lines are compared); ``nested:1:see`` is skipped where no Ordeal is face down (it
+#: would repeat the search before it)
+NESTED: dict[str, tuple[int, int, float, bool, dict[str, float], str]] = {
+    "nested:1": (1, 4, 4.0, False, {}, "moves"),
+    "nested:1:see": (1, 4, 4.0, True, {}, "moves"),
+    "nested:1:top8": (1, 8, 8.0, True, {}, "moves"),
+    AHEAD: (1, 4, 4.0, True, {"w1": 0.6, "w2": 0.3}, "moves"),
+    VALUE: (1, 4, 4.0, True, {}, "value"),
+    FURTHER: (1, 4, 4.0, True, {"w1": 1.0, "w2": 0.5}, "moves"),
+    "nested:2": (2, 4, 4.0, True, {}, "moves"),
 }
+
+
+def shares(level: int) -> tuple[tuple[str, float], ...]:
+    """The stages after the planner's game at ``level`` (a ``castellion.data`` level)."""
+    return MENACE_SHARES if level == MENACE else SHARES
+
+
 #: the default budget a deal (``castle-envs solve --game castellion``)
 DEFAULT_NODES = 20_000_000
 
@@ -141,7 +179,7 @@ class Portfolio:
         self._reached = state.current
         found = self._root_bound(state) or self._planner_game(state)
         carry = 0.0  # the share the stages so far left unspent
-        for name, share in SHARES:
+        for name, share in shares(state.level):
             if found is not None:
                 break
             carry += share
@@ -209,12 +247,13 @@ class Portfolio:
     ) -> tuple[Result | None, int]:
         """Run one stage within its budget: (its verdict or None, the nodes it spent)."""
         if name in NESTED:
-            level, top, gap, see = NESTED[name]
+            level, top, gap, see, options, score = NESTED[name]
             if see and name == "nested:1:see" and not any(state.face_down):
                 return None, 0
             deadline = None if seconds is None else time.perf_counter() + seconds
             moves = None if nodes is None else nodes // PLANNER_NODES
-            search = NestedSearch(level, top, gap, max_moves=moves, deadline=deadline, see=see)
+            planner = level_planner(state.level, **options) if options else None
+            search = NestedSearch(level, top, gap, planner, moves, deadline, see=see, score=score)
             found = search.search(state)
             self._reached = max(self._reached, found.passed)
             spent = found.moves * PLANNER_NODES

@@ -22,12 +22,22 @@ from castle_envs.agents.solvers.castellion import (  # noqa: E402
     exhaustive,
     replay_wins,
 )
-from castle_envs.agents.solvers.castellion_nested import NestedSearch  # noqa: E402
+from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner  # noqa: E402
 from castle_envs.agents.solvers.castellion_portfolio import (  # noqa: E402
+    AHEAD,
+    FURTHER,
+    MENACE_SHARES,
+    NESTED,
     PLANNER_NODES,
     SHARES,
+    VALUE,
     Portfolio,
+    shares,
 )
+
+from castle_envs.castellion import kernel as K  # noqa: E402
+from castle_envs.castellion.data import ACADEMY, MENACE, SCHOOL  # noqa: E402
+from castle_envs.castellion.rules import REVEAL_ORDEAL_PHASE  # noqa: E402
 
 from .helpers import at_ordeal, position  # noqa: E402
 
@@ -174,3 +184,61 @@ def test_the_seeing_search_plays_the_true_deal():
     plain = NestedSearch(1, 4, 4.0, max_moves=40_000).search(deal(5001, "school"))
     seeing = NestedSearch(1, 4, 4.0, see=True, max_moves=40_000).search(deal(5001, "school"))
     assert plain == seeing
+
+
+def test_the_menace_adds_a_seeing_search_that_plans_ahead():
+    """Menace deal 102 is lost by the seeing nested search with the planner's weights (its
+    journal, ``seeing_wins.jsonl``); the planner weighing the later Assaults more
+    (``AHEAD``) wins it, a line the Gymnasium env replays to a win. The Menace's stages run
+    it and the other new seeing searches after the seeing searches; the other levels'
+    stages are unchanged."""
+    level, top, gap, see, options, score = NESTED[AHEAD]
+    planner = level_planner(MENACE, **options)
+    found = NestedSearch(level, top, gap, planner, 100_000, see=see, score=score).search(
+        deal(102, "menace")
+    )
+    assert found.won and replay_wins(102, "menace", found.line)
+    plain = NestedSearch(1, 4, 4.0, see=True, max_moves=100_000).search(deal(102, "menace"))
+    assert not plain.won
+    names = [name for name, _ in shares(MENACE)]
+    assert names.index(AHEAD) > names.index("nested:1:top8") and names[-1] == "loss-search"
+    assert {AHEAD, VALUE, FURTHER} <= set(names) <= set(NESTED) | {"solver", "loss-search"}
+    assert abs(sum(share for _, share in MENACE_SHARES) - 1) < 1e-9
+    assert shares(SCHOOL) == shares(ACADEMY) == SHARES and AHEAD not in dict(SHARES)
+
+
+def _end_score(seed: int, line: list[int]) -> tuple[int, float]:
+    """(Ordeals passed, the planner's value of the end with the Assaults turned up) of
+    ``line`` played from Menace deal ``seed``: how ``score="value"`` ranks a lost line."""
+    s = deal(seed, "menace")
+    for a in line:
+        s.apply_legal(a)
+    assert s.outcome < 0
+    end = s.clone()
+    end.s[K.OUTCOME] = 0
+    end.face_down = [False, False, False]
+    return int(s.current), level_planner(MENACE).value(end)
+
+
+def test_value_scoring_ranks_lost_lines_by_how_near_they_came():
+    """With ``score="value"`` a search that wins nothing returns the line whose end the
+    planner values most among those failing at the furthest Ordeal: never below the
+    planner's own game (its first playout), and a win still wins."""
+    seed = 5006
+    planner = level_planner(MENACE)
+    s, game = deal(seed, "menace"), []
+    while not s.outcome:
+        seen = s.clone()
+        seen.face_down = [False, False, False]
+        a = planner(seen, None) if s.phase != REVEAL_ORDEAL_PHASE else planner(s, None)
+        a = a if s.legal_action_mask()[a] else planner(s, None)
+        game.append(a)
+        s.apply_legal(a)
+    found = NestedSearch(1, 4, 4.0, see=True, score="value").search(deal(seed, "menace"))
+    assert not found.won and found.finished
+    assert _end_score(seed, found.line) >= _end_score(seed, game)
+    won = NestedSearch(1, 4, 4.0, see=True, score="value", max_moves=200_000)
+    found = won.search(deal(5009, "menace"))
+    assert found.won and replay_wins(5009, "menace", found.line)
+    with pytest.raises(ValueError, match="score"):
+        NestedSearch(score="ordeals")

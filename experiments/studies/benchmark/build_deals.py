@@ -4,6 +4,7 @@ agents' games. From the repository root:
 
     python experiments/studies/benchmark/build_deals.py play [--best] [--only NAME]
     python experiments/studies/benchmark/build_deals.py build [--no-play]
+    python experiments/studies/benchmark/build_deals.py update NAME
 
 ``play`` plays, deal by deal and resumable (``play_refs.py``'s journals in ``runs/deals/``),
 every reference agent but ``best`` on every deal of every set (a few hundredths of a second
@@ -12,7 +13,10 @@ Easy and Medium study deals again for their lines (the study kept only their ver
 ``--best`` also plays ``best`` where no study kept its per-deal results (seconds a game).
 ``build`` writes one gzipped CSV a set and ``index.json`` (``--no-play``: without playing
 an agent again for a won deal's line, leaving such deals unknown), and prints, for every reference
-with results both stored by a study and played again here, how many deals differ.
+with results both stored by a study and played again here, how many deals differ. ``update``
+brings one Castellion study set up to date with the study's verdicts (a deal it holds as
+unknown that a record now decides), keeping its reference results as they are (nothing is
+played).
 
 Verdicts and lines, per set (the last record of a deal counts, as ``solve --resume
 --retry-unknown`` appends):
@@ -26,7 +30,8 @@ Verdicts and lines, per set (the last record of a deal counts, as ``solve --resu
   search on the agents' deals (``castle_siege_search/nested_*.jsonl.gz``);
 - Castellion, deals 0-499 a level: every source ``castellion_winnability/settled.py``
   credits (the solver and its planner probe, the win search, ``pimc``'s won games, the
-  nested search), each a line replayed to a win, and the proofs of loss
+  nested search, the seeing nested search of ``seeing_wins.jsonl``), each a line replayed
+  to a win, and the proofs of loss
   (``loss_proofs_200k.jsonl.gz``);
 - Castellion, the held-out deals: no study solved them; a deal a reference agent won is
   won, and ``runs/deals/solve-castellion-LEVEL-heldout.jsonl`` (``castle-envs solve --game
@@ -60,6 +65,8 @@ from castle_envs.experiments.deals import (
     UNKNOWN,
     WON,
     Deal,
+    index,
+    load_deals,
     set_name,
     write_set,
 )
@@ -276,12 +283,30 @@ def castellion_verdicts(level: str, split: str) -> dict[int, tuple]:
     for r in jsonl(here / "nested_wins.jsonl.gz"):
         if r["level"] == level and r["won"] and r["replays"]:
             credit(r["seed"], f"nested:{r['settings'].get('level', 1)}", r["line"])
+    for r in jsonl(here / "seeing_wins.jsonl"):
+        if r["level"] == level and r["won"] and r["replays"]:
+            credit(r["seed"], seeing_found_by(r["settings"]), r["line"])
     for r in jsonl(here / "loss_proofs_200k.jsonl.gz"):
         if r["level"] == level and r["proof"]:
             if r["seed"] in out:
                 raise SystemExit(f"{level} {r['seed']}: proven both won and lost")
             out[r["seed"]] = (LOST, r["found_by"], [], r["proof"])
     return out
+
+
+def seeing_found_by(settings: dict) -> str:
+    """A seeing nested search's name, as the portfolio spells its stages: ``nested:1:see``,
+    with ``:topN`` for other than 4 candidates, ``:value`` for its scoring and the playout
+    planner's options."""
+    name = f"nested:{settings.get('level', 1)}:see"
+    if settings.get("top", 4) != 4:
+        name += f":top{settings['top']}"
+    if settings.get("score", "moves") != "moves":
+        name += f":{settings['score']}"
+    options = settings.get("planner") or {}
+    if options:
+        name += ":planner:" + ",".join(f"{k}={v}" for k, v in options.items())
+    return name
 
 
 def menace_planner_wins(name: str, verdicts: dict) -> dict[int, tuple]:
@@ -507,11 +532,46 @@ def build() -> None:
         f.write("\n")
 
 
+def update(name: str) -> None:
+    """``update NAME`` (module docstring): the set's unknown deals that a study record now
+    decides take its verdict, found_by, line and proof; a decided deal a record contradicts
+    stops the update."""
+    meta = index()
+    entry = meta["sets"].get(name)
+    if entry is None or entry["game"] != "castellion" or entry["split"] != "study":
+        raise SystemExit(f"update: {name!r} is not a Castellion study set")
+    deals = load_deals(entry["game"], entry["variant"], entry["split"])
+    verdicts = castellion_verdicts(entry["variant"], entry["split"])
+    rows = []
+    for row in deals.rows:
+        new = verdicts.get(row.seed)
+        if new is not None and new[0] != row.verdict:
+            if row.verdict != UNKNOWN:
+                raise SystemExit(f"{name} {row.seed}: {row.verdict} in the set, {new[0]} now")
+            row = Deal(row.seed, new[0], new[1], tuple(new[2]), new[3], row.results)
+        rows.append(row)
+    data = write_set(rows, [r.name for r in deals.references])
+    (DATA_DIR / entry["file"]).write_bytes(data)
+    found: dict[str, int] = {}
+    for r in rows:
+        if r.found_by:
+            found[r.found_by] = found.get(r.found_by, 0) + 1
+    entry["sha256"] = hashlib.sha256(data).hexdigest()
+    entry["counts"] = {k: sum(r.verdict == k for r in rows) for k in (WON, LOST, UNKNOWN)}
+    entry["found_by"] = dict(sorted(found.items()))
+    with open(DATA_DIR / "index.json", "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    print(f"{name}: {entry['counts']}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["play"]:
         only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
         play("--best" in sys.argv, only)
     elif sys.argv[1:2] == ["build"]:
         build()
+    elif sys.argv[1:2] == ["update"] and len(sys.argv) == 3:
+        update(sys.argv[2])
     else:
         raise SystemExit(__doc__)

@@ -8,6 +8,7 @@ may be, where a player would build towers to find out. From the repository root:
     python experiments/studies/castellion_winnability/seeing_wins.py --top 4
     python experiments/studies/castellion_winnability/seeing_wins.py --top 8 --gap 8
     python experiments/studies/castellion_winnability/seeing_wins.py --nested-level 2 --seeds ...
+    python experiments/studies/castellion_winnability/seeing_wins.py --planner w1=0.6,w2=0.3
 
 One JSON line per deal and setting in ``seeing_wins.jsonl`` (seed, settings, won, the
 Ordeals the best line passed, the line of a win, whether it replays in the Gymnasium env,
@@ -21,7 +22,9 @@ import time
 from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import deal, replay_wins
-from castle_envs.agents.solvers.castellion_nested import NestedSearch
+from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner
+
+from castle_envs.castellion.data import MENACE
 
 HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}
@@ -32,6 +35,17 @@ p.add_argument("--gap", type=float, default=4.0, help="planner units behind the 
 p.add_argument("--nested-level", type=int, default=1)
 p.add_argument("--journal", default=str(HERE / "seeing_wins.jsonl"))
 p.add_argument("--seeds", help="comma-separated seeds instead of the undecided ones")
+p.add_argument(
+    "--planner",
+    default="",
+    help="the playout planner's options over its Menace defaults, e.g. w1=0.6,w2=0.3",
+)
+p.add_argument(
+    "--score",
+    default="moves",
+    choices=("moves", "value"),
+    help="how lines that fail at the same Ordeal are compared (castellion_nested)",
+)
 args = p.parse_args()
 
 if args.seeds:
@@ -40,6 +54,14 @@ else:
     settled = json.load(open(HERE / "settled.json"))
     seeds = next(s for s in settled if s["level"] == "menace")["undecided_seeds"]
 settings = {"top": args.top, "gap": args.gap, "level": args.nested_level, "see": True}
+options = {
+    k: (float(v) if "." in v else int(v))
+    for k, v in (x.split("=") for x in args.planner.split(",") if x)
+}
+if options:
+    settings["planner"] = options
+if args.score != "moves":
+    settings["score"] = args.score
 journal = Path(args.journal)
 done = set()
 if journal.exists():
@@ -52,7 +74,10 @@ for seed in seeds:
     if seed in done:
         continue
     t = time.process_time()
-    search = NestedSearch(args.nested_level, args.top, args.gap, see=True)
+    planner = level_planner(MENACE, **options)
+    search = NestedSearch(
+        args.nested_level, args.top, args.gap, planner=planner, see=True, score=args.score
+    )
     found = search.search(deal(seed, "menace", **RULES))
     replays = found.won and replay_wins(seed, "menace", found.line, **RULES)
     if found.won and not replays:

@@ -25,7 +25,9 @@ the Gymnasium env, except the planner's games, which were played in it):
 5. ``nested``: the nested Monte Carlo search over the true deal (``nested_wins.jsonl``;
    "scout" where its playouts were today's planner, with ``scout``);
 6. ``nested, seeing``: the same search with its planner playing on a copy whose face-down
-   Assaults are turned up (``seeing_wins.jsonl``, the Menace).
+   Assaults are turned up (``seeing_wins.jsonl``, the Menace); ``(other playout)`` where its
+   planner ran with other options or its lines were ranked by the planner's value
+   (``seeing_wins.py --planner``, ``--score value``).
 
 Proofs of loss: the root bounds and the loss search (``loss_proofs_200k.jsonl``).
 """
@@ -82,7 +84,9 @@ for r in rows("seeing_wins.jsonl"):
     best, runs = nested_best.get(key, (0, 0))
     nested_best[key] = (max(best, r["ordeals_passed"]), runs + 1)
     if r["won"] and r["replays"]:
-        credit(r["level"], r["seed"], f"nested level {r['settings']['level']}, seeing")
+        settings = r["settings"]
+        other = " (other playout)" if settings.get("planner") or settings.get("score") else ""
+        credit(r["level"], r["seed"], f"nested level {r['settings']['level']}, seeing{other}")
 lost = {lv: set() for lv in LEVELS}
 for r in rows("loss_proofs_200k.jsonl"):
     if r["proof"]:
