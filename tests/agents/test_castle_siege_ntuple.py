@@ -123,6 +123,7 @@ def break_weights(directory, array):
         (lambda d: edit_card(d, policy={"tables": [["clock", 1]]}), "table layout"),
         (lambda d: edit_card(d, options={"search": 1}), "unknown ntuple_value options"),
         (lambda d: edit_card(d, options={"shaped": 2.0}), "shaped"),
+        (lambda d: edit_card(d, options={"two_ply": 1}), "two_ply"),
     ],
 )
 def test_bad_weights_are_refused(tmp_path, damage, why):
@@ -305,3 +306,19 @@ def test_a_move_that_draws_nothing_is_worth_its_best_next_move():
         assert deep[action] == pytest.approx(np.nanmax(policy.values)), action
         checked += 1
     assert checked > 3
+
+
+def test_a_two_ply_model_plays_whole_legal_games_by_best_move2(tmp_path):
+    value = random_value(7)
+    value.two_ply = True
+    value.save(tmp_path / "m")
+    agent = load_agent(tmp_path / "m", "castle-siege")
+    assert agent.policy.value.two_ply
+    state = State.new_game(np.random.default_rng(20_000_024), difficulty="very_hard")
+    while not state.outcome:
+        mask = state.legal_action_mask()
+        action = agent.act(None, mask, state)
+        assert mask[action]
+        expected = two_ply_values(state, value)
+        assert action == int(np.nanargmax(expected))
+        state.apply_action(action)

@@ -1,7 +1,8 @@
 """Play an n-tuple value model 1-ply on the 2,000 held-out deals of Hard and of Very Hard
 (seeds 1,000,000-1,001,999, the deals ``castle-envs evaluate --seed 1000000`` deals) in the
 compiled kernel, and write one row a deal. ``--two-ply`` plays the kernel's two-ply player
-instead (``best_move2``: a small search), ``--first``/``--deals`` pick other deals.
+instead (``best_move2``: a small search; so does a model whose card sets ``two_ply``),
+``--first``/``--deals`` pick other deals.
 
 Run from the repository root::
 
@@ -69,7 +70,7 @@ def main() -> None:
     rows = []
     for difficulty in args.levels.split(","):
         start = time.process_time()
-        won = play(value, ROWS[difficulty], args.first, args.deals, args.two_ply)
+        won = play(value, ROWS[difficulty], args.first, args.deals, args.two_ply or value.two_ply)
         cpu = (time.process_time() - start) / args.deals
         print(difficulty, int(won.sum()), "wins of", args.deals, f"{cpu:.4f} CPU-s a game")
         rows += [(difficulty, args.first + i, float(won[i])) for i in range(args.deals)]
