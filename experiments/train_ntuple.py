@@ -10,7 +10,8 @@ each decision is played with a falling probability (``ntuple.guide`` at the star
 weights the greedy policy wins almost nothing on Hard and Very Hard, so the value first
 learns what the scorer's winning games look like. Held-out evaluation plays the greedy
 policy on ``ntuple.eval_games`` deals of each of ``ntuple.eval_levels`` from
-``ntuple.eval_seed``. ``ntuple.init`` starts the tables at a saved ``ntuple_value`` model's
+``ntuple.eval_seed``. The step is ``ntuple.lr``, falling geometrically to ``ntuple.lr_end``
+at the last game when that is set. ``ntuple.init`` starts the tables at a saved ``ntuple_value`` model's
 (a second stage with other settings). The checkpoint is the weights (``weights.npz``); ``final_model/`` is a
 model directory of kind ``ntuple_value``; TensorBoard scalars go to ``tb/`` when
 ``tensorboardX`` or torch's writer is installed.
