@@ -159,6 +159,7 @@ class NTupleConfig:
     chunk_games: int = 10_000  # games a chunk (a checkpoint after each)
     levels: dict = field(default_factory=lambda: {"hard": 1, "very_hard": 1})  # games a cycle
     lr: float = 1.0  # step of the logistic loss, shared among a position's lookups
+    lr_end: float = 0.0  # the step at the last game, falling geometrically from lr (0: lr)
     lam: float = 0.5  # TD(lambda)
     eps: float = 0.01  # chance of a random legal move
     shaped: float = 0.1  # a lost game's value per share of castles taken
@@ -608,6 +609,8 @@ def check_ntuple(config: TrainConfig, spec) -> None:
             raise ValueError(f"ntuple.{name}: expected a number in [0, 1], got {value!r}")
     if not math.isfinite(nt.lr) or nt.lr <= 0:
         raise ValueError(f"ntuple.lr: expected a number above 0, got {nt.lr!r}")
+    if not math.isfinite(nt.lr_end) or nt.lr_end < 0:
+        raise ValueError(f"ntuple.lr_end: expected 0 (none) or a number above 0, got {nt.lr_end!r}")
     levels = list(nt.levels) + list(nt.eval_levels)
     unknown = sorted({str(d) for d in levels} - set(DIFFICULTIES))
     if unknown:

@@ -10,7 +10,8 @@ each decision is played with a falling probability (``ntuple.guide`` at the star
 weights the greedy policy wins almost nothing on Hard and Very Hard, so the value first
 learns what the scorer's winning games look like. Held-out evaluation plays the greedy
 policy on ``ntuple.eval_games`` deals of each of ``ntuple.eval_levels`` from
-``ntuple.eval_seed``. ``ntuple.init`` starts the tables at a saved ``ntuple_value`` model's
+``ntuple.eval_seed``. The step is ``ntuple.lr``, falling geometrically to ``ntuple.lr_end``
+at the last game when that is set. ``ntuple.init`` starts the tables at a saved ``ntuple_value`` model's
 (a second stage with other settings). The checkpoint is the weights (``weights.npz``); ``final_model/`` is a
 model directory of kind ``ntuple_value``; TensorBoard scalars go to ``tb/`` when
 ``tensorboardX`` or torch's writer is installed.
@@ -111,6 +112,15 @@ class NTupleTrainer:
         until = self.nt.guide_until
         return self.nt.guide * max(0.0, 1.0 - games / until) if until > 0 else 0.0
 
+    def lr_now(self, games: int) -> float:
+        """The step after ``games`` games: ``lr`` falling geometrically to ``lr_end`` at the
+        last game (constant when ``lr_end`` is 0). A large step learns fast from zero tables
+        but leaves them as noisy as its last games; a falling one averages more of them."""
+        nt = self.nt
+        if nt.lr_end <= 0:
+            return nt.lr
+        return nt.lr * (nt.lr_end / nt.lr) ** (games / nt.games)
+
     def train_chunk(self, progress: dict) -> int:
         nt, done = self.nt, progress["games"]
         n = min(nt.chunk_games, nt.games - done)
@@ -119,9 +129,10 @@ class NTupleTrainer:
         won = np.zeros(n, np.bool_)
         stats = np.zeros(3)
         guide = self.guide_now(done)
+        lr = self.lr_now(done)
         cpu = time.process_time()
         self._M.play_games(
-            decks, rows, self.value.weights, True, nt.lr, nt.lam, nt.eps, nt.shaped,
+            decks, rows, self.value.weights, True, lr, nt.lam, nt.eps, nt.shaped,
             nt.prune, self.config.seed + done, guide, self.guide_weights, self.scratch,
             won, stats,
         )  # fmt: skip
@@ -131,13 +142,14 @@ class NTupleTrainer:
         progress["cpu_seconds"] += cpu
         td = float(stats[1] / max(stats[2], 1.0))
         self.log(
-            f"games {done + n}: won {won.mean():.3f} of the chunk's, guide {guide:.2f}, "
+            f"games {done + n}: won {won.mean():.3f} of the chunk's, guide {guide:.2f}, lr {lr:.3g}, "
             f"TD error {td:.4f}, {cpu / n * 1000:.2f} CPU-ms a game"
         )
         if self.writer is not None:
             for key, value in (("train/won", won.mean()), ("train/td_error", td)):
                 self.writer.add_scalar(key, float(value), done + n)
             self.writer.add_scalar("train/guide", guide, done + n)
+            self.writer.add_scalar("train/lr", lr, done + n)
         return n
 
     def evaluate(self, progress: dict, write_row: Callable[[dict], None]) -> dict:
@@ -176,6 +188,7 @@ class NTupleTrainer:
                     "games": nt.games,
                     "levels": dict(nt.levels),
                     "lr": nt.lr,
+                    "lr_end": nt.lr_end,
                     "lam": nt.lam,
                     "eps": nt.eps,
                     "guide": nt.guide,

@@ -24,7 +24,7 @@ from castle_envs.core import jit
 KIND = "ntuple_value"
 WEIGHTS = "weights.npz"
 #: the value's play settings a card's ``options`` may give
-OPTIONS = {"prune": True, "shaped": 0.1}
+OPTIONS = {"prune": True, "shaped": 0.1, "two_ply": False}
 
 
 def _kernel():
@@ -42,11 +42,16 @@ def layout() -> list[list]:
 
 class NTupleValue:
     """The tables' weights (a float32 vector over ``castle_siege_ntuple_kernel.TABLES``) and
-    the two settings play reads: ``prune`` (skip attacks carrying a card they do not need)
-    and ``shaped`` (a lost game's value per share of castles taken)."""
+    the settings play reads: ``prune`` (skip attacks carrying a card they do not need),
+    ``shaped`` (a lost game's value per share of castles taken) and ``two_ply`` (play the
+    kernel's two-ply player, ``best_move2``: a small search, no longer the value alone)."""
 
     def __init__(
-        self, weights: np.ndarray | None = None, prune: bool = True, shaped: float = 0.1
+        self,
+        weights: np.ndarray | None = None,
+        prune: bool = True,
+        shaped: float = 0.1,
+        two_ply: bool = False,
     ) -> None:
         M = _kernel()
         if weights is None:
@@ -58,7 +63,9 @@ class NTupleValue:
             raise ValueError(f"shaped must be a number in [0, 1], got {shaped!r}")
         if not 0.0 <= shaped <= 1.0:
             raise ValueError(f"shaped must be a number in [0, 1], got {shaped!r}")
-        self.prune, self.shaped = prune, float(shaped)
+        if not isinstance(two_ply, bool):
+            raise ValueError(f"two_ply must be true or false, got {two_ply!r}")
+        self.prune, self.shaped, self.two_ply = prune, float(shaped), two_ply
 
     def save(self, directory, extra: dict | None = None) -> Path:
         """A model directory of kind ``ntuple_value`` (``extra``: more card entries)."""
@@ -70,7 +77,7 @@ class NTupleValue:
                 "variant": {},
                 "env_kwargs": {},
                 "policy": {"tables": layout()},
-                "options": {"prune": self.prune, "shaped": self.shaped},
+                "options": {"prune": self.prune, "shaped": self.shaped, "two_ply": self.two_ply},
                 "weights": WEIGHTS,
                 **(extra or {}),
             },
@@ -144,16 +151,42 @@ class NTuplePolicy:
         self._work = np.zeros(M.WORK, np.int64)
         self._idx = np.zeros(M.MAX_FEATURES, np.int64)
         self.values = np.full(NUM_ACTIONS, np.nan)
+        # the two-ply player's scratch: two positions deep
+        self._rows = np.zeros((2, K.CARD_WORDS), np.int8)
+        self._ints = np.zeros((2, K.INT_WORDS), np.int32)
+        self._masks = np.zeros((2, K.MASK_WIDTH), np.bool_)
+        self._unseen2 = np.zeros((2, NUM_CARDS), np.int64)
+        self._ranks2 = np.zeros((2, 14), np.int64)
 
     def __call__(self, state, rng: np.random.Generator | None = None) -> int:
         # the kernel reads the rows; copies keep a live state untouched
         b = state.b.astype(np.int8)
         v = state.v.astype(np.int32)
         self.values[:] = np.nan
+        recent, leave = state.attack == "most_recent", state.defeated == "leave_game"
+        if self.value.two_ply:
+            return int(
+                self._M.best_move2(
+                    b,
+                    v,
+                    self.value.weights,
+                    recent,
+                    leave,
+                    self.value.prune,
+                    self.value.shaped,
+                    self._rows,
+                    self._ints,
+                    self._masks,
+                    self._unseen2,
+                    self._ranks2,
+                    self._work,
+                    self._idx,
+                    self.values,
+                )  # fmt: skip
+            )
         action, _, _ = self._M.best_move(
             b, v, self.value.weights,
-            state.attack == "most_recent", state.defeated == "leave_game",
-            self.value.prune, self.value.shaped, 0.0,
+            recent, leave, self.value.prune, self.value.shaped, 0.0,
             self._bb, self._vv, self._mask, self._unseen, self._ranks, self._work,
             self._idx, self.values,
         )  # fmt: skip

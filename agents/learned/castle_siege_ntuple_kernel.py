@@ -641,3 +641,121 @@ def play_games(
         stats[1] += update(weights, feats, nfeat, targets, steps, lr)
         for t in range(steps):
             stats[2] += nfeat[t] > 0
+
+
+@njit(cache=True)
+def best_reply(
+    b: np.ndarray,
+    v: np.ndarray,
+    weights: np.ndarray,
+    recent: bool,
+    leave: bool,
+    prune: bool,
+    shaped: float,
+    bb: np.ndarray,
+    vv: np.ndarray,
+    mask: np.ndarray,
+    unseen_flag: np.ndarray,
+    ranks: np.ndarray,
+    work: np.ndarray,
+    idx: np.ndarray,
+) -> float:
+    """The value of the best next move's afterstate from ``b``/``v`` (the player's turn
+    goes on), as ``best_move`` rates it: 1-ply from here."""
+    compute_mask(b, v, recent, mask)
+    mark_unseen(b, v, unseen_flag, ranks)
+    best_v = -1.0
+    for a in range(NUM_ACTIONS):
+        if not mask[a] or (prune and not worth_trying(b, v, a)):
+            continue
+        val, nf = look(b, v, a, weights, leave, shaped, bb, vv, unseen_flag, ranks, work, idx)
+        best_v = max(best_v, val)
+    return best_v
+
+
+@njit(cache=True)
+def best_move2(
+    b: np.ndarray,
+    v: np.ndarray,
+    weights: np.ndarray,
+    recent: bool,
+    leave: bool,
+    prune: bool,
+    shaped: float,
+    rows: np.ndarray,
+    ints: np.ndarray,
+    masks: np.ndarray,
+    unseen_flag: np.ndarray,
+    ranks: np.ndarray,
+    work: np.ndarray,
+    idx: np.ndarray,
+    values: np.ndarray,
+) -> int:
+    """A two-ply player (a small search, not the value alone): a move that draws no unseen
+    card leaves a position the player knows whole, where it moves again, so the move is
+    worth its best next move's afterstate (``best_reply``); a move that draws (the turn's
+    end, a Flush Siege, Regroup) is worth its afterstate's value, which already averages
+    over the draw. Ends of games are worth ``end_value``. ``rows``/``ints``/``masks``:
+    scratch of two positions (``CARD_WORDS``/``INT_WORDS``/``MASK_WIDTH`` columns);
+    ``unseen_flag``/``ranks``: two rows each. ``values[a]``: every rated move's value.
+    Returns the best move (the first of equals). The rows are not changed."""
+    compute_mask(b, v, recent, masks[0])
+    mark_unseen(b, v, unseen_flag[0], ranks[0])
+    bb, vv = rows[0], ints[0]
+    best = -1
+    best_v = -2.0
+    for a in range(NUM_ACTIONS):
+        if not masks[0, a] or (prune and not worth_trying(b, v, a)):
+            continue
+        for k in range(NEED):
+            bb[k] = b[k]
+        for k in range(INT_WORDS):
+            vv[k] = v[k]
+        apply(bb, vv, a, leave)
+        if vv[OUTCOME] != 0:
+            val = end_value(bb, vv, shaped)
+        elif vv[DSIZE] < v[DSIZE]:
+            nf = features(bb, vv, unseen_flag[0], ranks[0], work, idx)
+            val = value_of(weights, idx, nf)
+        else:
+            val = best_reply(
+                bb, vv, weights, recent, leave, prune, shaped, rows[1], ints[1], masks[1],
+                unseen_flag[1], ranks[1], work, idx,
+            )  # fmt: skip
+        values[a] = val
+        if val > best_v:
+            best_v = val
+            best = a
+    return best
+
+
+@njit(cache=True)
+def play_games2(
+    decks: np.ndarray,
+    rows: np.ndarray,
+    weights: np.ndarray,
+    prune: bool,
+    shaped: float,
+    won: np.ndarray,
+) -> None:
+    """Play a game from each deck (``decks[g]``, ``rows[g]`` defender rows) by
+    ``best_move2``; ``won[g]``: the game was won. No learning."""
+    b = np.zeros(CARD_WORDS, np.int8)
+    v = np.zeros(INT_WORDS, np.int32)
+    scratch_rows = np.zeros((2, CARD_WORDS), np.int8)
+    ints = np.zeros((2, INT_WORDS), np.int32)
+    masks = np.zeros((2, MASK_WIDTH), np.bool_)
+    unseen_flag = np.zeros((2, NUM_CARDS), np.int64)
+    ranks = np.zeros((2, 14), np.int64)
+    work = np.zeros(WORK, np.int64)
+    idx = np.zeros(MAX_FEATURES, np.int64)
+    values = np.zeros(NUM_ACTIONS, np.float64)
+    for g in range(decks.shape[0]):
+        load_deal(b, v, rows[g], decks[g])
+        while v[OUTCOME] == 0:
+            a = best_move2(
+                b, v, weights, False, False, prune, shaped, scratch_rows, ints, masks,
+                unseen_flag, ranks, work, idx, values,
+            )  # fmt: skip
+            apply(b, v, a, False)
+        won[g] = v[OUTCOME] == 1

@@ -123,6 +123,7 @@ def break_weights(directory, array):
         (lambda d: edit_card(d, policy={"tables": [["clock", 1]]}), "table layout"),
         (lambda d: edit_card(d, options={"search": 1}), "unknown ntuple_value options"),
         (lambda d: edit_card(d, options={"shaped": 2.0}), "shaped"),
+        (lambda d: edit_card(d, options={"two_ply": 1}), "two_ply"),
     ],
 )
 def test_bad_weights_are_refused(tmp_path, damage, why):
@@ -211,6 +212,18 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
     assert agent.policy.value.prune
 
 
+def test_the_step_falls_from_lr_to_lr_end():
+    from castle_envs.experiments.train_ntuple import NTupleTrainer
+
+    falling = NTupleTrainer(small_config(lr=1.0, lr_end=0.01), log=lambda line: None)
+    steps = [falling.lr_now(games) for games in range(9)]
+    assert steps[0] == 1.0 and steps[-1] == pytest.approx(0.01)
+    assert all(later < earlier for earlier, later in zip(steps, steps[1:]))
+    assert steps[4] == pytest.approx(0.1)  # geometric: halfway in games, halfway in log
+    constant = NTupleTrainer(small_config(lr=0.5), log=lambda line: None)
+    assert {constant.lr_now(games) for games in range(9)} == {0.5}
+
+
 @pytest.mark.parametrize(
     "change, why",
     [
@@ -218,6 +231,7 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
         ({"ntuple": {"levels": {"impossible": 1}}}, "known difficulties"),
         ({"ntuple": {"lam": 1.5}}, "ntuple.lam"),
         ({"ntuple": {"lr": 0.0}}, "ntuple.lr"),
+        ({"ntuple": {"lr_end": -0.5}}, "ntuple.lr_end"),
         ({"game": "castellion"}, "castle-siege"),
     ],
 )
@@ -245,3 +259,66 @@ def test_the_shipped_model_plays_whole_legal_games():
             state.apply_action(action)
             moves += 1
         assert moves > 0
+
+
+def two_ply_values(state: State, value: NTupleValue) -> np.ndarray:
+    from castle_envs.castle_siege import kernel as K
+
+    values = np.full(1676, np.nan)
+    M.best_move2(
+        state.b.astype(np.int8), state.v.astype(np.int32), value.weights, False, False, True,
+        0.1, np.zeros((2, K.CARD_WORDS), np.int8), np.zeros((2, K.INT_WORDS), np.int32),
+        np.zeros((2, K.MASK_WIDTH), np.bool_), np.zeros((2, 52), np.int64),
+        np.zeros((2, 14), np.int64), np.zeros(M.WORK, np.int64),
+        np.zeros(M.MAX_FEATURES, np.int64), values,
+    )  # fmt: skip
+    return values
+
+
+@pytest.mark.parametrize("seed, moves", [(20_000_021, 0), (20_000_022, 8)])
+def test_the_two_ply_player_never_reads_the_unseen_cards_order(seed, moves):
+    state = midgame(seed, moves, "very_hard")
+    a, b = (
+        state.determinize(0, np.random.default_rng(1)),
+        state.determinize(0, np.random.default_rng(2)),
+    )
+    assert a.deck_cards() != b.deck_cards()
+    value = random_value(5)
+    values_a, values_b = two_ply_values(a, value), two_ply_values(b, value)
+    np.testing.assert_array_equal(values_a, values_b)
+    assert np.isfinite(values_a[1669])  # the turn's end, which draws, is rated
+
+
+def test_a_move_that_draws_nothing_is_worth_its_best_next_move():
+    # the two-ply value of a plain attack is the 1-ply value of the position after it
+    value = random_value(6)
+    state = midgame(20_000_023, 0, "very_hard")
+    deep = two_ply_values(state, value)
+    policy = NTuplePolicy(value)
+    checked = 0
+    for action in np.flatnonzero(~np.isnan(deep)):
+        after = state.clone()
+        deck = len(after.deck_cards())
+        after.apply_action(int(action))
+        if after.outcome or len(after.deck_cards()) < deck:
+            continue
+        policy(after)
+        assert deep[action] == pytest.approx(np.nanmax(policy.values)), action
+        checked += 1
+    assert checked > 3
+
+
+def test_a_two_ply_model_plays_whole_legal_games_by_best_move2(tmp_path):
+    value = random_value(7)
+    value.two_ply = True
+    value.save(tmp_path / "m")
+    agent = load_agent(tmp_path / "m", "castle-siege")
+    assert agent.policy.value.two_ply
+    state = State.new_game(np.random.default_rng(20_000_024), difficulty="very_hard")
+    while not state.outcome:
+        mask = state.legal_action_mask()
+        action = agent.act(None, mask, state)
+        assert mask[action]
+        expected = two_ply_values(state, value)
+        assert action == int(np.nanargmax(expected))
+        state.apply_action(action)

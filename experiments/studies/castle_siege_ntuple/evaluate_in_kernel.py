@@ -1,6 +1,8 @@
 """Play an n-tuple value model 1-ply on the 2,000 held-out deals of Hard and of Very Hard
 (seeds 1,000,000-1,001,999, the deals ``castle-envs evaluate --seed 1000000`` deals) in the
-compiled kernel, and write one row a deal.
+compiled kernel, and write one row a deal. ``--two-ply`` plays the kernel's two-ply player
+instead (``best_move2``: a small search; so does a model whose card sets ``two_ply``),
+``--first``/``--deals`` pick other deals.
 
 Run from the repository root::
 
@@ -25,12 +27,19 @@ DEALS = 2000
 ROWS = {"hard": 3, "very_hard": 4}
 
 
-def play(value: NTupleValue, rows: int) -> np.ndarray:
-    """Whether each held-out deal was won by the value's greedy play (no learning)."""
-    won = np.zeros(DEALS, np.bool_)
+def play(
+    value: NTupleValue, rows: int, first: int = FIRST_SEED, n: int = DEALS, two_ply: bool = False
+) -> np.ndarray:
+    """Whether each deal was won by the value's greedy play (no learning)."""
+    won = np.zeros(n, np.bool_)
+    if two_ply:
+        M.play_games2(
+            deals(first, n), np.full(n, rows), value.weights, value.prune, value.shaped, won
+        )
+        return won
     M.play_games(
-        deals(FIRST_SEED, DEALS),
-        np.full(DEALS, rows),
+        deals(first, n),
+        np.full(n, rows),
         value.weights,
         False,  # learn
         0.0,  # lr
@@ -52,15 +61,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", help="an ntuple_value model directory")
     ap.add_argument("out", help="the per-deal CSV to write (difficulty, seed, ntuple)")
+    ap.add_argument("--two-ply", action="store_true", help="the two-ply player (a search)")
+    ap.add_argument("--first", type=int, default=FIRST_SEED, help="the first deal's seed")
+    ap.add_argument("--deals", type=int, default=DEALS, help="deals a difficulty")
+    ap.add_argument("--levels", default="hard,very_hard", help="difficulties, comma-separated")
     args = ap.parse_args()
     value = NTupleValue.load(args.model, read_card(args.model))
     rows = []
-    for difficulty, n_rows in ROWS.items():
+    for difficulty in args.levels.split(","):
         start = time.process_time()
-        won = play(value, n_rows)
-        cpu = (time.process_time() - start) / DEALS
-        print(difficulty, int(won.sum()), "wins of", DEALS, f"{cpu:.4f} CPU-s a game")
-        rows += [(difficulty, FIRST_SEED + i, float(won[i])) for i in range(DEALS)]
+        won = play(value, ROWS[difficulty], args.first, args.deals, args.two_ply or value.two_ply)
+        cpu = (time.process_time() - start) / args.deals
+        print(difficulty, int(won.sum()), "wins of", args.deals, f"{cpu:.4f} CPU-s a game")
+        rows += [(difficulty, args.first + i, float(won[i])) for i in range(args.deals)]
     with open(args.out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["difficulty", "seed", "ntuple"])

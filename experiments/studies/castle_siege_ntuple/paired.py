@@ -8,6 +8,9 @@ Run from the repository root::
         docs/data/castle_siege_ntuple/ntuple-2000-deals.csv ntuple \
         docs/data/castle_siege_ntuple/heuristic-2000-deals.csv \
         > docs/data/castle_siege_ntuple/ntuple-2000-paired.json
+
+``--vs NAME=CSV`` (repeatable) pairs with another n-tuple player's per-deal CSV as well
+(``evaluate_in_kernel.py``'s output).
 """
 
 import argparse
@@ -75,7 +78,20 @@ def main() -> None:
     ap.add_argument("mine", help="the n-tuple value's per-deal CSV")
     ap.add_argument("column", help="its result column (e.g. ntuple)")
     ap.add_argument("heuristic", help="the heuristic's per-deal CSV (column: heuristic)")
+    ap.add_argument(
+        "--vs",
+        action="append",
+        default=[],
+        metavar="NAME=CSV",
+        help="another n-tuple player's per-deal CSV (column: ntuple) to pair with",
+    )
     args = ap.parse_args()
+    extra = {}
+    for item in args.vs:
+        name, sep, path = item.partition("=")
+        if not sep:
+            ap.error(f"--vs: expected NAME=CSV, got {item!r}")
+        extra[name] = path
     res = {}
     for difficulty in ("hard", "very_hard"):
         mine = per_deal(args.mine, args.column, difficulty)
@@ -90,7 +106,10 @@ def main() -> None:
             "ci95": [lo, hi],
             "vs": {},
         }
-        for name, theirs in others(args.heuristic, difficulty).items():
+        theirs_all = others(args.heuristic, difficulty)
+        for name, path in extra.items():
+            theirs_all[name] = per_deal(path, "ntuple", difficulty)
+        for name, theirs in theirs_all.items():
             found = compare(mine, theirs)
             if found is not None:
                 entry["vs"][name] = found
