@@ -9,8 +9,8 @@ Run from the repository root::
         docs/data/castle_siege_ntuple/heuristic-2000-deals.csv \
         > docs/data/castle_siege_ntuple/ntuple-2000-paired.json
 
-``--vs NAME=CSV`` (repeatable) pairs with another n-tuple player's per-deal CSV as well
-(``evaluate_in_kernel.py``'s output).
+``--vs NAME=CSV[:COLUMN]`` (repeatable) pairs with another n-tuple player's results as
+well (a column of ``evaluate_in_kernel.py``'s output).
 """
 
 import argparse
@@ -82,16 +82,17 @@ def main() -> None:
         "--vs",
         action="append",
         default=[],
-        metavar="NAME=CSV",
-        help="another n-tuple player's per-deal CSV (column: ntuple) to pair with",
+        metavar="NAME=CSV[:COLUMN]",
+        help="another n-tuple player's per-deal CSV (its column; default ntuple) to pair with",
     )
     args = ap.parse_args()
     extra = {}
     for item in args.vs:
         name, sep, path = item.partition("=")
         if not sep:
-            ap.error(f"--vs: expected NAME=CSV, got {item!r}")
-        extra[name] = path
+            ap.error(f"--vs: expected NAME=CSV[:COLUMN], got {item!r}")
+        csv_path, _, column = path.partition(":")
+        extra[name] = (csv_path, column or "ntuple")
     res = {}
     for difficulty in ("hard", "very_hard"):
         mine = per_deal(args.mine, args.column, difficulty)
@@ -107,8 +108,8 @@ def main() -> None:
             "vs": {},
         }
         theirs_all = others(args.heuristic, difficulty)
-        for name, path in extra.items():
-            theirs_all[name] = per_deal(path, "ntuple", difficulty)
+        for name, (path, column) in extra.items():
+            theirs_all[name] = per_deal(path, column, difficulty)
         for name, theirs in theirs_all.items():
             found = compare(mine, theirs)
             if found is not None:
