@@ -13,10 +13,13 @@ may be, where a player would build towers to find out. From the repository root:
 One JSON line per deal and setting in ``seeing_wins.jsonl`` (seed, settings, won, the
 Ordeals the best line passed, the line of a win, whether it replays in the Gymnasium env,
 playouts, CPU seconds); deals already there with the same settings, or won, are skipped, so
-a killed sweep resumes. A won line that does not replay stops the run.
+a killed sweep resumes. A won line that does not replay stops the run. The repository keeps
+the journal gzipped (``seeing_wins.jsonl.gz``, which the readers take where the plain file
+is absent): a run unpacks it and appends; gzip it again (``gzip -f``) before committing.
 """
 
 import argparse
+import gzip
 import json
 import time
 from pathlib import Path
@@ -63,6 +66,10 @@ if options:
 if args.score != "moves":
     settings["score"] = args.score
 journal = Path(args.journal)
+packed = journal.with_name(journal.name + ".gz")
+if not journal.exists() and packed.exists():
+    # the repository keeps the journal gzipped: appends go to its unpacked copy
+    journal.write_bytes(gzip.decompress(packed.read_bytes()))
 done = set()
 if journal.exists():
     for r in map(json.loads, open(journal)):
