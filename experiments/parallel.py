@@ -140,22 +140,29 @@ def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Generator
     ``contextlib.closing``, so that an error in the loop's own body (SIGTERM arriving there)
     closes it at once rather than when the generator is collected."""
     workers = max(1, workers)
+    with local_pool(workers) as pool, sigterm_raises():
+        todo = iter(items)
+        running = {pool.submit(fn, item) for item in itertools.islice(todo, 2 * workers)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            running |= {pool.submit(fn, item) for item in itertools.islice(todo, len(finished))}
+            for future in finished:
+                yield future.result()
+
+
+@contextlib.contextmanager
+def local_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of ``workers`` (at least 1) local processes, all of them gone when the block
+    ends, however it ends (its workers terminated, not waited for)."""
     context = multiprocessing.get_context("spawn")  # safe with torch and threads
     # the pool's processes are this process's children started from here on: the executor
     # has no call that ends running workers, so they are terminated by that list
     before = set(multiprocessing.active_children())
     # a process pool that raises when a worker dies (multiprocessing.Pool would wait for
     # the lost item forever)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
-    todo = iter(items)
+    pool = ProcessPoolExecutor(max(1, workers), mp_context=context, initializer=_worker_start)
     try:
-        with sigterm_raises():
-            running = {pool.submit(fn, item) for item in itertools.islice(todo, 2 * workers)}
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                running |= {pool.submit(fn, item) for item in itertools.islice(todo, len(finished))}
-                for future in finished:
-                    yield future.result()
+        yield pool
     finally:
         started = set(multiprocessing.active_children()) - before
         for process in started:
@@ -163,6 +170,16 @@ def stream(fn: Callable[[Any], Any], items: Iterable, workers: int) -> Generator
         pool.shutdown(wait=True, cancel_futures=True)
         for process in started:
             process.join()
+
+
+@contextlib.contextmanager
+def background(fn: Callable[..., Any], *args: Any) -> Iterator[Any]:
+    """``fn(*args)`` started now on one other local process; inside the block, the
+    ``Future`` of its result (the caller goes on with other work meanwhile and takes the
+    result when it needs it). The process is gone after the block: one left early (an
+    error, SIGTERM, Ctrl-C) terminates it."""
+    with local_pool(1) as pool:
+        yield pool.submit(fn, *args)
 
 
 def _run_ray(fn, chunks, address, tick, weights, workers, on_result):

@@ -32,6 +32,12 @@ def compile_note(module: str, what: str, seconds: int) -> None:
     _NOTES[module] = (what, seconds)
 
 
+def general_notice_written() -> None:
+    """Take ``COMPILE_NOTICE`` as written in this process: for a helper process whose parent
+    writes it (the modules' own notes, which say what is compiling, are still written)."""
+    _written.add("")
+
+
 def _compile_notice(module: str = "") -> bool:
     """Write ``module``'s note (``compile_note``) or else ``COMPILE_NOTICE`` to stderr, each
     once per process; True if it wrote one now."""

@@ -45,3 +45,13 @@ def test_demo_rejects_no_episodes(capsys):
     assert "--episodes must be at least 1" in capsys.readouterr().err
     assert main(["demo", "--best-episodes", "-1"]) == 2
     assert "--best-episodes must be 0 or more" in capsys.readouterr().err
+
+
+def test_best_on_its_own_process_plays_the_games_it_plays_here(capsys):
+    from castle_envs.experiments.demo import play_best
+
+    # easy: best wins some of these deals, so that a wrong deal or seed would show
+    assert main(["demo", "--episodes", "1", "--best-episodes", "3", "--difficulty", "easy"]) == 0
+    line = next(s for s in capsys.readouterr().out.splitlines() if "best" in s)
+    wins, _ = play_best("easy", 3, 0)
+    assert f"win rate {wins / 3:6.1%}" in line, line

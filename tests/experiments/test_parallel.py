@@ -82,3 +82,17 @@ def test_a_worker_that_dies_is_an_error_not_a_wait_forever():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode != 0
     assert BrokenProcessPool.__name__ in run.stderr
+
+
+def test_a_background_block_left_early_leaves_no_process():
+    import multiprocessing
+    import time
+
+    import pytest
+    from castle_envs.experiments.parallel import background
+
+    with pytest.raises(RuntimeError, match="left early"), background(time.sleep, 600):
+        assert wait_for(lambda: bool(multiprocessing.active_children()), 60)
+        workers = [p.pid for p in multiprocessing.active_children()]
+        raise RuntimeError("left early")
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), 30)
