@@ -144,7 +144,7 @@ class NestedSearch:
             return self._playout(s, planner)
         played: list[int] = []
         best: list[int] = []
-        best_score = (-1, 0)
+        best_score: tuple[int, float] = (-1, 0.0)
         while not s.outcome:
             legal = np.flatnonzero(s.legal_action_mask()).tolist()
             cands = ranker.candidates(self._seen(s), legal) if len(legal) > 1 else legal
@@ -195,7 +195,7 @@ class NestedSearch:
         a = planner(self._seen(s), None)
         return a if s.legal_action_mask()[a] else planner(s, None)
 
-    def _remember(self, line: list[int], score: tuple[int, int]) -> None:
+    def _remember(self, line: list[int], score: tuple[int, float]) -> None:
         """The best whole line from the root so far, for a search the budget stops."""
         if score > self._best[1]:
             self._best = (line, score)
