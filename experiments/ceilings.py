@@ -45,7 +45,7 @@ CEILINGS: dict[str, dict] = {
     "castellion": {
         "school": Ceiling(494, 500, (0, 499), _CASTELLION),
         "academy": Ceiling(500, 500, (0, 499), _CASTELLION),
-        "menace": Ceiling(314, 500, (0, 499), _CASTELLION),
+        "menace": Ceiling(372, 500, (0, 499), _CASTELLION),
     },
 }
 
