@@ -27,8 +27,8 @@ from .stats import wilson_interval
 def add_parser(sub):
     p = sub.add_parser("demo", help="play agents on Castle Siege Very Hard, print win rates")
     # 100: the trained scorer's endgame search costs about 0.15 s a Very Hard game; with best
-    # on 10 deals (on a second process) the demo took 88 s wall (120 CPU-s) on the idle
-    # 2-core reference machine when it compiled its kernels first (`make demo`'s pip
+    # on 10 deals (on a second process) the demo took 88 and 112 s wall (120 and 154 CPU-s)
+    # on the 2-core reference machine when it compiled its kernels first (`make demo`'s pip
     # install comes on top)
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--difficulty", default="very_hard")
