@@ -512,6 +512,18 @@ def best_move(
 
 
 @njit(cache=True)
+def afterstate(
+    b: np.ndarray, v: np.ndarray, action: int, leave: bool, bb: np.ndarray, vv: np.ndarray
+) -> None:
+    """``bb``/``vv``: the position of ``b``/``v`` after ``action`` (the rows unchanged)."""
+    for k in range(NEED):  # the position; the rest of a row is the kernel's scratch
+        bb[k] = b[k]
+    for k in range(INT_WORDS):
+        vv[k] = v[k]
+    apply(bb, vv, action, leave)
+
+
+@njit(cache=True)
 def look(
     b: np.ndarray,
     v: np.ndarray,
@@ -528,11 +540,7 @@ def look(
 ) -> tuple[float, int]:
     """The value of ``action``'s afterstate and how many table entries it looks up (into
     ``idx``; 0 when the move ends the game). ``unseen_flag``/``ranks``: ``mark_unseen``."""
-    for k in range(NEED):  # the position; the rest of a row is the kernel's scratch
-        bb[k] = b[k]
-    for k in range(INT_WORDS):
-        vv[k] = v[k]
-    apply(bb, vv, action, leave)
+    afterstate(b, v, action, leave, bb, vv)
     if vv[OUTCOME] != 0:
         return end_value(bb, vv, shaped), 0
     nf = features(bb, vv, unseen_flag, ranks, work, idx)
@@ -707,11 +715,7 @@ def best_move2(
     for a in range(NUM_ACTIONS):
         if not masks[0, a] or (prune and not worth_trying(b, v, a)):
             continue
-        for k in range(NEED):
-            bb[k] = b[k]
-        for k in range(INT_WORDS):
-            vv[k] = v[k]
-        apply(bb, vv, a, leave)
+        afterstate(b, v, a, leave, bb, vv)
         if vv[OUTCOME] != 0:
             val = end_value(bb, vv, shaped)
         elif vv[DSIZE] < v[DSIZE]:
