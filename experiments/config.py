@@ -457,14 +457,10 @@ def check_net_arch(arch: list) -> None:
     65,536, no more than ``model_files.MAX_PARAMETERS`` between them), so that a run never
     trains a model it cannot load, nor tries to allocate more than memory holds."""
     from castle_envs.agents.learned.model_files import check_size, mlp_parameters
-    from castle_envs.agents.learned.saved import MAX_LAYERS
+    from castle_envs.agents.learned.saved import MAX_LAYERS, valid_net_arch
 
     got = repr(arch) if len(repr(arch)) <= 60 else f"{repr(arch)[:57]}..."
-    if (
-        not isinstance(arch, list)
-        or not 0 < len(arch) <= MAX_LAYERS
-        or any(isinstance(w, bool) or not isinstance(w, int) or not 0 < w <= 65536 for w in arch)
-    ):
+    if not valid_net_arch(arch):
         raise ValueError(
             f"policy.net_arch: expected a list of 1 to {MAX_LAYERS} layer widths of 1 to 65536 "
             f"such as [256, 256], got {got}"

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 
@@ -85,6 +86,15 @@ def register_model_kind(kind: ModelKind) -> None:
     if kind.name in MODEL_KINDS:
         raise ValueError(f"model kind {kind.name!r} is taken")
     MODEL_KINDS[kind.name] = kind
+
+
+def valid_net_arch(net_arch: object) -> TypeGuard[list[int]]:
+    """Layer widths a model may have: a list of 1 to ``MAX_LAYERS`` ints of 1 to 65,536."""
+    return (
+        isinstance(net_arch, list)
+        and 0 < len(net_arch) <= MAX_LAYERS
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch)
+    )
 
 
 def _bad(path, why: str) -> ValueError:
@@ -151,13 +161,7 @@ def build_maskable_policy(card: dict, observation_space=None, action_space=None)
     if not isinstance(policy, dict):
         raise ValueError("policy must be a JSON object with net_arch and activation")
     net_arch, activation = policy.get("net_arch"), policy.get("activation")
-    if (
-        not isinstance(net_arch, list)
-        or not 0 < len(net_arch) <= MAX_LAYERS
-        or not all(
-            isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in net_arch
-        )
-    ):
+    if not valid_net_arch(net_arch):
         got = repr(net_arch)
         if len(got) > 80:  # a line, however long the card's list
             got = f"a list of {len(net_arch)}" if isinstance(net_arch, list) else got[:77] + "..."
