@@ -74,7 +74,19 @@ def level3(x, w, memo, b, v, weights_, cfg, seed, deadline) -> tuple[int, list[i
                 s, rest = int(N.score(b2, v2)), []
             else:
                 s, rest = N.search(
-                    x, w, memo, b2, v2, 2, False, False, weights_, cfg["inner"], cfg["noise"], 0, seed
+                    x,
+                    w,
+                    memo,
+                    b2,
+                    v2,
+                    2,
+                    False,
+                    False,
+                    weights_,
+                    cfg["inner"],
+                    cfg["noise"],
+                    0,
+                    seed,
                 )
             if s > best:
                 best, best_line = s, [a, *rest]
@@ -100,7 +112,9 @@ def run_one(seed: int, cfg: dict, run: int, deadline: float) -> tuple[int, list[
     noise_seed = cfg["seed"] + run
     if cfg["level"] == 3:
         return level3(x, w, memo, b, v, wt, cfg, noise_seed, deadline)
-    return N.search(x, w, memo, b, v, 2, False, False, wt, cfg["width"], cfg["noise"], 0, noise_seed)
+    return N.search(
+        x, w, memo, b, v, 2, False, False, wt, cfg["width"], cfg["noise"], 0, noise_seed
+    )
 
 
 def main(seed: int, attempt: str, journal: str, cpu: float = 1200.0) -> None:
