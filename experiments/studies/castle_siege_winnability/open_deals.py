@@ -38,6 +38,9 @@ from castle_envs.castle_siege.vector import write_state
 #: playouts' noise, the scorer (``linear`` or ``heuristic``), the first noise seed, the runs
 ATTEMPTS = {
     "l2-heuristic": dict(level=2, width=12, noise=0.2, scorer="heuristic", seed=10_000, runs=400),
+    "l2-heuristic-w16": dict(
+        level=2, width=16, noise=0.2, scorer="heuristic", seed=60_000, runs=400
+    ),
     "l2-noise35": dict(level=2, width=12, noise=0.35, scorer="linear", seed=20_000, runs=400),
     "l3-w4": dict(level=3, width=4, inner=5, noise=0.2, scorer="linear", seed=30_000, runs=400),
     "l3-w8": dict(level=3, width=8, inner=8, noise=0.2, scorer="linear", seed=50_000, runs=400),
