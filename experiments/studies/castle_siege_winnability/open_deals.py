@@ -35,11 +35,18 @@ from castle_envs.castle_siege.rules import State
 from castle_envs.castle_siege.vector import write_state
 
 #: name -> settings: level, width (level 3: its own candidates; ``inner``: level 2's), the
-#: playouts' noise, the scorer (``linear`` or ``heuristic``), the first noise seed, the runs
+#: playouts' noise, the scorer (``linear`` or ``heuristic``), the first noise seed, the runs,
+#: and ``check``: the depth-first solver's nodes at each position of level 2's line
 ATTEMPTS = {
     "l2-heuristic": dict(level=2, width=12, noise=0.2, scorer="heuristic", seed=10_000, runs=400),
     "l2-heuristic-w16": dict(
         level=2, width=16, noise=0.2, scorer="heuristic", seed=60_000, runs=400
+    ),
+    "l3-heuristic-i12": dict(
+        level=3, width=4, inner=12, noise=0.2, scorer="heuristic", seed=70_000, runs=400
+    ),
+    "l2-heuristic-check": dict(
+        level=2, width=12, noise=0.2, scorer="heuristic", seed=80_000, runs=400, check=100_000
     ),
     "l2-noise35": dict(level=2, width=12, noise=0.35, scorer="linear", seed=20_000, runs=400),
     "l3-w4": dict(level=3, width=4, inner=5, noise=0.2, scorer="linear", seed=30_000, runs=400),
@@ -106,7 +113,8 @@ def level3(x, w, memo, b, v, weights_, cfg, seed, deadline) -> tuple[int, list[i
 def run_one(seed: int, cfg: dict, run: int, deadline: float) -> tuple[int, list[int]]:
     state = State.new_game(difficulty="very_hard", deck=deal_deck(seed))
     x = N.new_scratch()
-    w = S.new_work(10)
+    # the solver's table sized for its nodes, as NestedSearch sizes it
+    w = S.new_work(max(10, min(22, (2 * max(cfg.get("check", 0), 1)).bit_length())))
     memo = shared_memo()
     b = np.zeros(x.B.shape[1], np.int8)
     v = np.zeros(x.V.shape[1], np.int32)
@@ -115,8 +123,9 @@ def run_one(seed: int, cfg: dict, run: int, deadline: float) -> tuple[int, list[
     noise_seed = cfg["seed"] + run
     if cfg["level"] == 3:
         return level3(x, w, memo, b, v, wt, cfg, noise_seed, deadline)
+    check = cfg.get("check", 0)  # the solver's nodes at each position of the top line
     return N.search(
-        x, w, memo, b, v, 2, False, False, wt, cfg["width"], cfg["noise"], 0, noise_seed
+        x, w, memo, b, v, 2, False, False, wt, cfg["width"], cfg["noise"], check, noise_seed
     )
 
 
