@@ -69,10 +69,7 @@ def test_each_set_loads_with_typed_rows_matching_its_index(entry):
 def test_the_headline_counts_of_the_studies():
     """The figures the winnability pages quote, from the sets."""
     vh = D.load_deals("castle-siege", "very_hard", "study")
-    assert vh.counts()["won"] == 998 and {r.seed for r in vh.rows if r.verdict != "won"} == {
-        53,
-        62,
-    }
+    assert vh.counts() == {"won": 1000, "lost": 0, "unknown": 0}
     assert D.load_deals("castle-siege", "hard", "study").counts()["won"] == 1000
     held = D.load_deals("castle-siege", "very_hard", "heldout")
     assert held.counts()["won"] >= 1970

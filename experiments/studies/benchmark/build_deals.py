@@ -15,7 +15,7 @@ Easy and Medium study deals again for their lines (the study kept only their ver
 ``build`` writes one gzipped CSV a set and ``index.json`` (``--no-play``: without playing
 an agent again for a won deal's line, leaving such deals unknown), and prints, for every reference
 with results both stored by a study and played again here, how many deals differ. ``update``
-brings one Castellion study set up to date with the study's verdicts (a deal it holds as
+brings one study set up to date with the studies' verdicts (a deal it holds as
 unknown that a record now decides), keeping its reference results as they are (nothing is
 played). ``add-reference`` gives one set the column of reference ``REF`` (of ``REFERENCES``)
 from its ``play_refs.py`` journal, which must hold every deal of the set, keeping the other
@@ -112,7 +112,6 @@ SETS = [
     ),
 ]
 NOTES = {
-    "castle-siege-very_hard-study": "Seeds 53 and 62 are the two deals no search has decided.",
     "castellion-menace-study": "No Menace deal is proven lost; the unknown ones are open.",
 }
 
@@ -247,6 +246,8 @@ def siege_verdicts(variant: str, split: str, seeds: range) -> dict[int, tuple]:
         return out
     if split == "study":
         paths = [DATA / f"castle_siege_winnability/nested/{variant}.jsonl.gz"]
+        # the deals those passes left, won later (open_deals.py)
+        paths.append(DATA / f"castle_siege_winnability/nested/{variant}_open.jsonl.gz")
     else:
         paths = [DATA / f"castle_siege_search/nested_{variant}.jsonl.gz"]
     for seed, r in last_records(paths).items():
@@ -543,14 +544,17 @@ def update(name: str) -> None:
     stops the update."""
     meta = index()
     entry = meta["sets"].get(name)
-    if entry is None or entry["game"] != "castellion" or entry["split"] != "study":
-        raise SystemExit(f"update: {name!r} is not a Castellion study set")
+    if entry is None or entry["split"] != "study":
+        raise SystemExit(f"update: {name!r} is not a study set")
     deals = load_deals(entry["game"], entry["variant"], entry["split"])
-    verdicts = castellion_verdicts(entry["variant"], entry["split"])
+    if entry["game"] == "castellion":
+        verdicts = castellion_verdicts(entry["variant"], entry["split"])
+    else:
+        verdicts = siege_verdicts(entry["variant"], entry["split"], deals.seeds)
     rows = []
     for row in deals.rows:
         new = verdicts.get(row.seed)
-        if new is not None and new[0] != row.verdict:
+        if new is not None and new[0] in (WON, LOST) and new[0] != row.verdict:
             if row.verdict != UNKNOWN:
                 raise SystemExit(f"{name} {row.seed}: {row.verdict} in the set, {new[0]} now")
             row = Deal(row.seed, new[0], new[1], tuple(new[2]), new[3], row.results)
@@ -564,6 +568,7 @@ def update(name: str) -> None:
     entry["sha256"] = hashlib.sha256(data).hexdigest()
     entry["counts"] = {k: sum(r.verdict == k for r in rows) for k in (WON, LOST, UNKNOWN)}
     entry["found_by"] = dict(sorted(found.items()))
+    entry["notes"] = NOTES.get(name, "")
     with open(DATA_DIR / "index.json", "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")

@@ -1,5 +1,6 @@
-"""More search on the Very Hard deals no search has decided (0-999: seeds 53 and 62), each
-attempt bounded in CPU time and resumable. From the repository root:
+"""More search on the Very Hard deals the nested-search passes left undecided (of 0-999:
+seeds 53 and 62, both won by ``l2-heuristic-check``), each attempt bounded in CPU time and
+resumable. From the repository root:
 
     python experiments/studies/castle_siege_winnability/open_deals.py SEED ATTEMPT JOURNAL [CPU]
 
