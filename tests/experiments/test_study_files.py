@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from castle_envs.experiments.studies import records
 
 ROOT = Path(__file__).resolve().parents[2]
