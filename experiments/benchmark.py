@@ -20,8 +20,8 @@ winnability studies solved): the whole set (the full protocol: 2,000 Castle Sieg
   proven lost, the interval on the winnable share, and the agent's wins over the proven
   won (its share of the ceiling);
 - against each reference agent (random, heuristic, the linear scorer or the planner, the
-  best network, ``best``), from the per-deal results stored with the set and not played
-  again: the paired difference on the same deals with Newcombe's interval, and the deals
+  best network, at Castle Siege the n-tuple value, ``best``), from the per-deal results
+  stored with the set and not played again: the paired difference on the same deals with Newcombe's interval, and the deals
   each won where the other lost;
 - a control-variate estimate of the agent's win rate over all deals: the results of the
   references and the verdicts are known on every deal of the set, so the deals played are

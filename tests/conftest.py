@@ -68,6 +68,7 @@ SLOW_TESTS = (
     "tests/experiments/test_evaluate.py::test_same_numbers_whatever_the_worker_count",
     "tests/experiments/test_typed_config.py::test_an_old_cem_run_resumes_where_it_stopped",
     "tests/experiments/test_benchmark.py::test_quick_report_matches_a_direct_evaluation",
+    "tests/experiments/test_deals.py::test_a_sample_of_each_reference_column_is_what_its_spec",
 )
 
 

@@ -83,6 +83,59 @@ def test_the_headline_counts_of_the_studies():
     assert D.load_deals("castellion", "menace", "study").counts()["won"] >= 287
 
 
+def played_result(deals, spec: str, seed: int) -> int:
+    """``spec``'s result on deal ``seed`` of the set, played as ``castle-envs evaluate``
+    plays it (``reset(seed=seed)``, the agent reset with ``[0, seed, 0]``)."""
+    from castle_envs.experiments.episodes import play_episode
+
+    variant = ((deals.variant_arg, deals.variant),)
+    return int(play_episode(deals.game, variant, (), (spec,), seed, 0)["returns"][0] > 0)
+
+
+def column_sample(deals, name: str, each: int) -> list:
+    """Up to ``each`` deals the reference won and ``each`` it lost, spread over the set."""
+    out = []
+    for value in (1, 0):
+        rows = [r for r in deals.rows if r.results[name] == value]
+        if rows:
+            out += [rows[i] for i in np.linspace(0, len(rows) - 1, each).round().astype(int)]
+    return list({r.seed: r for r in out}.values())
+
+
+#: the references played for the sets that cost a fraction of a second a game (``best``
+#: costs seconds: its columns come from the studies' games)
+CHEAP = ("random", "heuristic", "linear", "network", "value", "planner")
+
+
+@pytest.mark.parametrize("entry", SETS, ids=[s["name"] for s in SETS])
+def test_a_sample_of_each_reference_column_is_what_its_spec_plays(entry):
+    """A stored result is the game the reference's ``--agent`` spec plays on that deal today
+    (the paired differences of ``castle-envs benchmark`` rest on it)."""
+    deals = D.load_deals(entry["game"], entry["variant"], entry["split"])
+    for ref in deals.references:
+        if ref.name not in CHEAP or deals.results(ref.name) is None:
+            continue
+        for row in column_sample(deals, ref.name, 1):
+            got = played_result(deals, ref.spec, row.seed)
+            assert got == row.results[ref.name], (deals.name, ref.name, row.seed)
+
+
+@pytest.mark.parametrize("variant", ["hard", "very_hard"])
+def test_the_value_column_is_what_the_ntuple_value_plays(variant):
+    """The shipped n-tuple value (``value``, its model directory's spec) on a sample of the
+    held-out deals, won and lost, through the agent path a user's ``--agent`` takes."""
+    deals = D.load_deals("castle-siege", variant, "heldout")
+    ref = deals.reference("value")
+    assert ref.spec == "model:models/castle_siege_ntuple_value"
+    column = deals.results("value")
+    assert column is not None and int(column.sum()) == {"hard": 841, "very_hard": 46}[variant]
+    sample = column_sample(deals, "value", 6)
+    assert len(sample) == 12
+    assert [played_result(deals, ref.spec, r.seed) for r in sample] == [
+        r.results["value"] for r in sample
+    ]
+
+
 @pytest.mark.parametrize("entry", SETS, ids=[s["name"] for s in SETS])
 def test_a_sample_of_each_sets_lines_replays_to_a_win(entry):
     deals = D.load_deals(entry["game"], entry["variant"], entry["split"])

@@ -5,6 +5,7 @@ agents' games. From the repository root:
     python experiments/studies/benchmark/build_deals.py play [--best] [--only NAME]
     python experiments/studies/benchmark/build_deals.py build [--no-play]
     python experiments/studies/benchmark/build_deals.py update NAME
+    python experiments/studies/benchmark/build_deals.py add-reference NAME REF
 
 ``play`` plays, deal by deal and resumable (``play_refs.py``'s journals in ``runs/deals/``),
 every reference agent but ``best`` on every deal of every set (a few hundredths of a second
@@ -16,7 +17,10 @@ an agent again for a won deal's line, leaving such deals unknown), and prints, f
 with results both stored by a study and played again here, how many deals differ. ``update``
 brings one Castellion study set up to date with the study's verdicts (a deal it holds as
 unknown that a record now decides), keeping its reference results as they are (nothing is
-played).
+played). ``add-reference`` gives one set the column of reference ``REF`` (of ``REFERENCES``)
+from its ``play_refs.py`` journal, which must hold every deal of the set, keeping the other
+columns as they are; a deal it wins that no search proved becomes won with its game as the
+line.
 
 Verdicts and lines, per set (the last record of a deal counts, as ``solve --resume
 --retry-unknown`` appends):
@@ -83,6 +87,7 @@ REFERENCES = {
         ("heuristic", "heuristic"),
         ("linear", "model:models/castle_siege_very_hard_linear"),
         ("network", "model:models/castle_siege_very_hard_exit_net"),
+        ("value", "model:models/castle_siege_ntuple_value"),
         ("best", "model:models/castle_siege_very_hard_ismcts_endgame"),
     ],
     "castellion": [
@@ -565,6 +570,54 @@ def update(name: str) -> None:
     print(f"{name}: {entry['counts']}")
 
 
+def add_reference(name: str, ref: str) -> None:
+    """``add-reference NAME REF`` (module docstring)."""
+    meta = index()
+    entry = meta["sets"].get(name)
+    if entry is None:
+        raise SystemExit(f"add-reference: no set {name!r}")
+    specs = dict(REFERENCES[entry["game"]])
+    if ref not in specs:
+        raise SystemExit(f"add-reference: {ref!r} is not a reference of {entry['game']}")
+    deals = load_deals(entry["game"], entry["variant"], entry["split"])
+    results, won_lines = played(name, ref)
+    if sorted(results) != list(deals.seeds):
+        raise SystemExit(f"add-reference: {journal_path(name, ref)} does not hold every deal")
+    names = [r.name for r in deals.references]
+    order = [r for r, _ in REFERENCES[entry["game"]] if r in names or r == ref]
+    rows = []
+    for row in deals.rows:
+        verdict, found_by, line = row.verdict, row.found_by, row.line
+        if verdict == UNKNOWN and results[row.seed]:
+            verdict, found_by, line = WON, f"agent:{specs[ref]}", tuple(won_lines[row.seed])
+        merged = {**row.results, ref: results[row.seed]}
+        rows.append(
+            Deal(row.seed, verdict, found_by, line, row.proof, {k: merged[k] for k in order})
+        )
+    data = write_set(rows, order)
+    (DATA_DIR / entry["file"]).write_bytes(data)
+    old = {r["name"]: r for r in entry["references"]}
+    old[ref] = {
+        "name": ref,
+        "spec": specs[ref],
+        "source": "played for this set (experiments/studies/benchmark/play_refs.py)",
+        "deals": len(rows),
+        "wins": sum(r.results[ref] == 1 for r in rows),
+    }
+    entry["references"] = [old[k] for k in order]
+    found: dict[str, int] = {}
+    for r in rows:
+        if r.found_by:
+            found[r.found_by] = found.get(r.found_by, 0) + 1
+    entry["sha256"] = hashlib.sha256(data).hexdigest()
+    entry["counts"] = {k: sum(r.verdict == k for r in rows) for k in (WON, LOST, UNKNOWN)}
+    entry["found_by"] = dict(sorted(found.items()))
+    with open(DATA_DIR / "index.json", "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    print(f"{name}: {entry['counts']}, {ref} {old[ref]['wins']} of {len(rows)}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["play"]:
         only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
@@ -573,5 +626,7 @@ if __name__ == "__main__":
         build()
     elif sys.argv[1:2] == ["update"] and len(sys.argv) == 3:
         update(sys.argv[2])
+    elif sys.argv[1:2] == ["add-reference"] and len(sys.argv) == 4:
+        add_reference(sys.argv[2], sys.argv[3])
     else:
         raise SystemExit(__doc__)

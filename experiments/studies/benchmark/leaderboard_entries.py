@@ -1,10 +1,11 @@
 """The shipped agents' entries of the docs' Leaderboard page (``docs/leaderboard/*.json``).
 From the repository root:
 
-    python experiments/studies/benchmark/leaderboard_entries.py [solitaire|multi]
+    python experiments/studies/benchmark/leaderboard_entries.py [solitaire [GAME]|multi]
 
 ``solitaire``: for every held-out deal set and every reference agent played on all of its
-deals (or, where one was played only on the first 200, the quick protocol),
+deals (or, where one was played only on the first 200, the quick protocol; ``GAME``: only
+that game's sets),
 ``castle-envs benchmark --reference NAME``: the report from the stored per-deal results, no
 game played. ``multi``: ``castle-envs benchmark`` for each shipped agent of Castle Rooms and
 Castell (two players; the full protocol, 1,000 deals a seat).
@@ -22,9 +23,9 @@ OUT = ROOT / "docs/leaderboard"
 CLI = [sys.executable, "-m", "castle_envs.experiments.cli", "benchmark"]
 
 
-def solitaire() -> None:
+def solitaire(game: str | None = None) -> None:
     for entry in available():
-        if entry["split"] != "heldout":
+        if entry["split"] != "heldout" or game not in (None, entry["game"]):
             continue
         flag = "--difficulty" if entry["variant_arg"] == "difficulty" else "--level"
         size = entry["seeds"][1] - entry["seeds"][0] + 1
@@ -58,6 +59,6 @@ def multi() -> None:
 if __name__ == "__main__":
     which = sys.argv[1:] or ["solitaire", "multi"]
     if "solitaire" in which:
-        solitaire()
+        solitaire(which[1] if which[0] == "solitaire" and len(which) == 2 else None)
     if "multi" in which:
         multi()
