@@ -25,7 +25,7 @@ def record_path(path: str | Path) -> Path:
     return path
 
 
-def _refuse(err: Exception) -> NoReturn:
+def refuse(err: Exception | str) -> NoReturn:
     """A study script's one-line refusal of a file it was handed: exit 2, as the CLI does."""
     print(f"{Path(sys.argv[0]).name}: error: {err}", file=sys.stderr)
     raise SystemExit(2)
@@ -65,7 +65,7 @@ def out_file(path: str | Path, flag: str, ours: Callable[[bytes], bool], what: s
     try:
         check_overwrite(path, flag, ours, what)
     except ValueError as err:
-        _refuse(err)
+        refuse(err)
     return Path(path)
 
 
@@ -95,11 +95,11 @@ def read_records(path: str | Path, flag: str, keys: tuple[str, ...] = ()) -> lis
                     )
                 records.append(record)
     except (OSError, EOFError) as err:
-        _refuse(ValueError(f"{where}: cannot be read ({getattr(err, 'strerror', None) or err})"))
+        refuse(ValueError(f"{where}: cannot be read ({getattr(err, 'strerror', None) or err})"))
     except UnicodeDecodeError:
-        _refuse(ValueError(f"{where}: not a text file"))
+        refuse(ValueError(f"{where}: not a text file"))
     except ValueError as err:
-        _refuse(err)
+        refuse(err)
     return records
 
 
@@ -107,11 +107,23 @@ def journal(path: str | Path, flag: str, keys: tuple[str, ...]) -> list[dict]:
     """The records of journal ``path`` (JSON Lines a resumable sweep appends to, each an
     object holding ``keys``; none when absent or empty), checked before any work starts: a
     file that is not such a journal, or a line that is not such a record, makes the script
-    exit 2 with one line naming it, so a sweep never appends to a file it did not write."""
+    exit 2 with one line naming it, so a sweep never appends to a file it did not write. A
+    last line cut mid-write (a killed sweep) is dropped and cut off the file
+    (``experiments.journal.read``), so that deal is searched again."""
+    from castle_envs.experiments import journal as journal_file
     from castle_envs.experiments.common import check_overwrite
+
+    def check(number: int, record: dict) -> None:
+        if any(k not in record for k in keys):
+            raise ValueError(
+                f"{flag} {str(path)!r} line {number}: expected a JSON object with "
+                + ", ".join(keys)
+            )
 
     try:
         check_overwrite(path, flag, jsonl_with(*keys), "a journal of this script")
-    except ValueError as err:
-        _refuse(err)
-    return read_records(path, flag, keys) if Path(path).exists() else []
+        if not Path(path).exists():
+            return []
+        return journal_file.read(str(path), check=check)
+    except (OSError, ValueError) as err:
+        refuse(err)

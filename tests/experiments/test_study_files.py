@@ -16,21 +16,31 @@ from castle_envs.experiments.studies import records
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ROOT / "experiments" / "studies"
+MODEL = str(ROOT / "models" / "castle_siege_ntuple_value")
 
-# (script, its arguments before the file's flag, the flag or "" for a positional path)
+# (script, its arguments: FILE is the file it is told to write)
 WRITERS = [
-    ("castellion_winnability/undecided.py", [], "--out"),
-    ("castellion_winnability/agents_per_deal.py", [], "--out"),
-    ("castellion_winnability/loss_proofs.py", ["--study", "none.jsonl"], "--out"),
-    ("castellion_winnability/agent_wins.py", ["--level", "menace", "--seeds", "1"], "--journal"),
-    ("castellion_winnability/nested_wins.py", ["--level", "menace", "--seeds", "1"], "--journal"),
-    ("castellion_winnability/seeing_wins.py", ["--seeds", "1"], "--journal"),
-    ("castellion_winnability/pass_first_ordeal.py", ["--seeds", "1"], "--journal"),
-    ("castellion_planner_tune/tune.py", ["school", "20000000", "1"], "--out"),
-    ("castle_siege_ismcts/combine.py", ["none.csv"], "--json"),
-    ("castle_siege_ismcts/endgame_budget.py", ["profile", "best", "very_hard"], ""),
-    ("castle_siege_ismcts/endgame_budget.py", ["time", "best", "very_hard"], ""),
-    ("castle_siege_ismcts/endgame_replay_lost.py", ["play", "best"], ""),
+    ("castellion_winnability/undecided.py", ["--out", "FILE"]),
+    ("castellion_winnability/agents_per_deal.py", ["--out", "FILE"]),
+    ("castellion_winnability/loss_proofs.py", ["--study", "none.jsonl", "--out", "FILE"]),
+    (
+        "castellion_winnability/agent_wins.py",
+        ["--level", "menace", "--seeds", "1", "--journal", "FILE"],
+    ),
+    (
+        "castellion_winnability/nested_wins.py",
+        ["--level", "menace", "--seeds", "1", "--journal", "FILE"],
+    ),
+    ("castellion_winnability/seeing_wins.py", ["--seeds", "1", "--journal", "FILE"]),
+    ("castellion_winnability/pass_first_ordeal.py", ["--seeds", "1", "--journal", "FILE"]),
+    ("castellion_planner_tune/tune.py", ["school", "20000000", "1", "--out", "FILE"]),
+    ("castle_siege_ismcts/combine.py", ["none.csv", "--json", "FILE"]),
+    ("castle_siege_ismcts/endgame_budget.py", ["profile", "best", "very_hard", "FILE", "1"]),
+    ("castle_siege_ismcts/endgame_budget.py", ["time", "best", "very_hard", "FILE", "1"]),
+    ("castle_siege_ismcts/endgame_replay_lost.py", ["play", "best", "FILE", "1"]),
+    ("castle_siege_ntuple/evaluate_in_kernel.py", [MODEL, "FILE"]),
+    ("castle_siege_ntuple/pilot.py", [MODEL, "--seed", "20000000", "--out", "FILE"]),
+    ("benchmark/play_refs.py", ["castle-siege", "hard", "random", "20000000", "1", "FILE"]),
 ]
 
 
@@ -44,19 +54,11 @@ def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess
     )
 
 
-def _arguments(before: list[str], flag: str, path: Path) -> list[str]:
-    if flag:
-        return [*before, flag, str(path)]
-    return [*before, str(path), "1"]  # the positional output, then the deals
-
-
-@pytest.mark.parametrize(
-    "script,before,flag", WRITERS, ids=[f"{s}:{b[0] if b else f}" for s, b, f in WRITERS]
-)
-def test_a_study_script_refuses_to_write_a_file_it_did_not_write(tmp_path, script, before, flag):
+@pytest.mark.parametrize("script,args", WRITERS, ids=[f"{s}:{a[0]}" for s, a in WRITERS])
+def test_a_study_script_refuses_to_write_a_file_it_did_not_write(tmp_path, script, args):
     notes = tmp_path / "notes.txt"
     notes.write_text("my own notes, not a study's\n")
-    done = _run(script, _arguments(before, flag, notes), tmp_path)
+    done = _run(script, [str(notes) if a == "FILE" else a for a in args], tmp_path)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "notes.txt" in lines[0] and "Traceback" not in done.stderr
@@ -76,6 +78,13 @@ def test_a_damaged_journal_line_is_named_before_any_work(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "line 2" in done.stderr and "Traceback" not in done.stderr
     assert journal.read_bytes() == before
+
+
+def test_a_journal_cut_by_a_kill_drops_its_last_line_and_is_appended_to_cleanly(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"seed": 1, "won": 0}\n{"seed": 2, "wo')
+    assert records.journal(path, "--journal", ("seed", "won")) == [{"seed": 1, "won": 0}]
+    assert path.read_text() == '{"seed": 1, "won": 0}\n'
 
 
 def test_a_journal_the_script_wrote_is_read_back(tmp_path):
