@@ -15,7 +15,8 @@ games it plays, whether it takes options), and ``register_agent`` adds one:
   documents its options;
 - ``best``: the game's strongest shipped agent (``BEST_AGENTS``); Castle Siege's
   ``trained``: its shipped trained move scorer with its endgame search
-  (``SIEGE_TRAINED_SCORER``; ``castle-envs demo`` names it so).
+  (``SIEGE_TRAINED_SCORER``; ``castle-envs demo`` names it so) and ``value``: its shipped
+  learned value alone, one evaluation per legal move, no search (``SIEGE_VALUE``).
 
 ``make_agent(spec, game)`` builds one for a game (the registry slug);
 ``split_agent_list("random,mcts:sims=50,rollout=heuristic,heuristic")`` splits a comma list,
@@ -45,6 +46,9 @@ SIEGE_TRAINED_SCORER: list[tuple[str, str | None]] = [
     ("model:{models}/castle_siege_very_hard_linear", "numba"),
     ("linear:{models}/castle_siege_very_hard_linear/policy.json", None),
 ]
+#: Castle Siege's shipped learned value (an n-tuple afterstate value trained by self-play),
+#: playing alone: the legal move whose afterstate it values most, no search; ``value``
+SIEGE_VALUE: list[tuple[str, str | None]] = [("model:{models}/castle_siege_ntuple_value", None)]
 BEST_AGENTS: dict[str, list[tuple[str, str | None]]] = {
     "castle-siege": [
         ("model:{models}/castle_siege_very_hard_ismcts_endgame", "numba"),
@@ -154,6 +158,10 @@ def _build_trained(name: str, rest: str, game: str, seed: int | None) -> Agent:
     return make_agent(first_runnable(SIEGE_TRAINED_SCORER), game, seed)
 
 
+def _build_value(name: str, rest: str, game: str, seed: int | None) -> Agent:
+    return make_agent(first_runnable(SIEGE_VALUE), game, seed)
+
+
 def _build_random(name: str, rest: str, game: str, seed: int | None) -> Agent:
     return RandomAgent(seed)
 
@@ -235,6 +243,7 @@ for _kind in (
     ),
     AgentKind("pimc", "castle_envs.agents.search.castellion_pimc:build_agent", ("castellion",)),
     AgentKind("trained", _build_trained, games=("castle-siege",), argument=False, key_values=False),
+    AgentKind("value", _build_value, games=("castle-siege",), argument=False, key_values=False),
 ):
     register_agent(_kind)
 

@@ -2,8 +2,10 @@
 
 Plays ``--episodes`` seeded games per agent on the same deals and prints each agent's win
 rate with its 95% Wilson interval: by default uniform random, the rule-based heuristic of
-``castle_envs.agents.baselines.castle_siege``, and ``trained``, the shipped trained move scorer with its
-endgame search (``models/castle_siege_very_hard_linear``); then the strongest shipped agent,
+``castle_envs.agents.baselines.castle_siege``, ``value``, the shipped learned value playing
+alone (one evaluation per legal move, no search: ``models/castle_siege_ntuple_value``), and
+``trained``, the shipped trained move scorer with its endgame search
+(``models/castle_siege_very_hard_linear``); then the strongest shipped agent,
 ``best`` (a search, about 3 s a game), on the first ``--best-episodes`` (10) of those deals,
 so that the whole demo takes about a minute. ``best``'s games run on a second process from
 the start, beside the others: on a first run its kernels take the longest to compile.
@@ -46,12 +48,12 @@ def add_parser(sub):
         dest="agents",
         action="append",
         help="agent specs, comma-separated or repeated (default random,heuristic,"
-        "trained; best is the strongest shipped agent)",
+        "value,trained; best is the strongest shipped agent)",
     )
     p.set_defaults(run=run)
 
 
-DEFAULT_AGENTS = "random,heuristic,trained"
+DEFAULT_AGENTS = "random,heuristic,value,trained"
 
 
 def demo_agents(specs: list[str] | None = None) -> dict:

@@ -109,3 +109,58 @@ def test_the_demos_searches_compile_each_kernel_once():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == ""
+
+
+# a kernel in a file of its own (numba caches only those), long enough to compile that two
+# processes started together both get to compile it unless one waits for the other
+SLOW_KERNEL = (
+    "from castle_envs.core.jit import njit\n\n\n@njit\ndef slow(x):\n"
+    + "".join(
+        f"    for i in range({k + 2}):\n        x = (x * {k + 3} + i) % 1000003\n"
+        for k in range(60)
+    )
+    + "    return x\n"
+)
+
+RACE_SNIPPET = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import slow_kernel
+mine, theirs = sys.argv[2], sys.argv[3]
+open(mine, "w").close()
+while not os.path.exists(theirs):  # start compiling together
+    time.sleep(0.001)
+slow_kernel.slow(1)
+d = slow_kernel.slow
+print(sum(d._cache_misses.values()), sum(d._cache_hits.values()))
+"""
+
+
+@pytest.mark.slow
+def test_processes_started_together_compile_a_kernel_once(tmp_path):
+    (tmp_path / "slow_kernel.py").write_text(SLOW_KERNEL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                RACE_SNIPPET,
+                str(tmp_path),
+                str(tmp_path / a),
+                str(tmp_path / b),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for a, b in (("a", "b"), ("b", "a"))
+    ]
+    counts = []
+    for run in runs:
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err[-2000:]
+        counts.append(tuple(map(int, out.split())))
+    # one compiled it (a cache miss); the other waited, then loaded it (a cache hit)
+    assert sorted(counts) == [(0, 1), (1, 0)]

@@ -13,7 +13,7 @@ Agent spec: ``ismcts[:iterations=1000,width=8,temp=1.0,c=1.0,noise=0.0,shaped=0.
 endgame=20000,standing=0.0,value=NPZ,lam=0.0,prior=NPZ,prior_mix=0.0,prior_temp=1.0,
 root_width=0,halving=0,trees=1,chance=0,endplay=0,
 endmiss=4,endnested=0,endwidth=16,endtries=2,endbudget=0,afterstate=DIR,afterstate_mix=0.0,
-policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
+afterstate_prior=0.0,afterstate_temp=1.0,policy=PATH]``: ``policy`` is the linear scorer that ranks the moves, gives the priors and
 plays the playouts (default: the shipped Very Hard scorer); ``value`` a leaf value network
 (``siege_ismcts.VALUE_ARRAYS`` in a ``.npz``, as the endgame-network training exports it) mixed into the leaves with weight ``lam``; ``prior`` a move network's move scores
 (``PRIOR_ARRAYS``, ``export --what prior``) whose softmax over ``prior_temp`` is mixed into
@@ -38,6 +38,9 @@ a clock, so that a deal's result stays the same on any machine). ``afterstate`` 
 n-tuple afterstate value model directory (kind ``ntuple_value``, ``castle_siege_ntuple``)
 whose value of the position a leaf's last move led to (the cards that move drew still unseen)
 is mixed into the leaf's value with weight ``afterstate_mix`` (1: no playout; not with ``lam``).
+With ``afterstate_prior`` > 0 the same value is also a prior at the root: a softmax of the
+log-odds of each legal move's afterstate value over ``afterstate_temp`` mixed into the root's
+priors with that weight (one evaluation per legal move a decision; not with ``prior_mix``).
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ OPTIONS = Options(
     endbudget=Option(0, 0, 1 << 40),
     afterstate=Option(""),
     afterstate_mix=Option(0.0, 0.0, 1.0),
+    afterstate_prior=Option(0.0, 0.0, 1.0),
+    afterstate_temp=Option(1.0, 0.0, low_open=True),
 )
 DEFAULTS = OPTIONS.defaults()
 #: the settings' types
@@ -126,6 +131,7 @@ class ISMCTSPolicy:
             )
         if o["afterstate_mix"] > 0 and o["lam"] > 0:
             raise ValueError("ismcts options lam and afterstate_mix do not combine: pick one")
+        self._root_value = self._afterstate_prior(o)
         iterations, leaf, endgame = o["iterations"], o["leaf"], o["endgame"]
         value, prior = o["value"], o["prior"]
         self._net = M.new_value_net(load_value_net(value) if value else None)
@@ -185,6 +191,9 @@ class ISMCTSPolicy:
             self._logits[:] = -np.inf
             ids, logits = self._prior.logits(state)
             self._logits[ids] = logits / self.prior_temp
+        elif self._root_value is not None:
+            mix = self.options["afterstate_prior"]
+            self._logits[:] = self.afterstate_logits(state)
         self._roots = []
         settings = self._M.Settings(
             recent=state.attack == "most_recent",
@@ -227,6 +236,35 @@ class ISMCTSPolicy:
             self._add_root(self._tree_root())
         # the most visits summed; a tie goes to the child listed first (the scorer's order)
         return max(self._roots, key=lambda r: r[1])[0]
+
+    @staticmethod
+    def _afterstate_prior(o: dict):
+        """The n-tuple player whose move values make the root prior (``afterstate_prior``
+        > 0), or None."""
+        if o["afterstate_prior"] == 0:
+            return None
+        if not o["afterstate"]:
+            raise ValueError(
+                "ismcts option afterstate_prior > 0 needs afterstate=DIR (an ntuple_value model)"
+            )
+        if o["prior_mix"] > 0:
+            raise ValueError(
+                "ismcts options prior_mix and afterstate_prior do not combine: pick one"
+            )
+        from castle_envs.agents.learned.castle_siege_ntuple import NTuplePolicy, NTupleValue
+
+        # every legal move valued (no pruning), lost games' values as the tables learned them
+        return NTuplePolicy(NTupleValue(load_afterstate(o["afterstate"]), prune=False))
+
+    def afterstate_logits(self, state: State) -> np.ndarray:
+        """One logit per action id: the log-odds of the move's afterstate value over
+        ``afterstate_temp`` (-inf for an illegal move)."""
+        assert self._root_value is not None
+        self._root_value(state)
+        values = np.clip(self._root_value.values, 1e-9, 1.0 - 1e-9)  # a won game's 1.0
+        logits = np.log(values) - np.log1p(-values)
+        logits[~np.isfinite(self._root_value.values)] = -np.inf
+        return logits / self.options["afterstate_temp"]
 
     def _tree_root(self) -> list[tuple[int, int, float, float]]:
         t = self._tree

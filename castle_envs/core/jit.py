@@ -150,7 +150,67 @@ if HAVE_NUMBA:
             return typed(args, kws)
 
         dispatcher.get_call_template = get_call_template
+        dispatcher.compile = _one_process_at_a_time(dispatcher)
         return dispatcher
+
+    from numba.core.compiler_lock import global_compiler_lock as _global_compiler_lock
+    from numba.core.sigutils import normalize_signature
+
+    _held: set[str] = set()  # the kernels whose compile lock this process holds
+
+    def _one_process_at_a_time(dispatcher: Any) -> Any:
+        """The dispatcher's ``compile`` under a lock file per kernel, shared by every
+        process on the machine: processes started together (``make demo``'s two, a solve's
+        workers, the test suite's) would otherwise each compile the same kernel, minutes of
+        CPU on a first run. The one that takes the lock compiles and writes the cache; the
+        others wait, then find the kernel in the cache (numba looks there inside
+        ``compile``). The lock is taken under numba's own (per-process) compiler lock, so
+        the order is always numba's lock, then the file locks; a kernel's file lock is held
+        while it compiles what it calls, and calls do not go round in circles, so two
+        processes never wait on each other."""
+        compile_now = dispatcher.compile
+        name = f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}"
+
+        def compile(sig: Any) -> Any:
+            with _global_compiler_lock:
+                # compiled already (numba asks again each time it types a call), or a kernel
+                # that calls itself: no lock to wait for
+                if name in _held or tuple(normalize_signature(sig)[0]) in dispatcher.overloads:
+                    return compile_now(sig)
+                lock = _lock_file(name)
+                if lock is None:
+                    return compile_now(sig)
+                _held.add(name)
+                try:
+                    import fcntl
+
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                    return compile_now(sig)
+                finally:
+                    _held.discard(name)
+                    lock.close()  # releases the lock
+
+        return compile
+
+    def _lock_file(name: str) -> Any:
+        """An open lock file for kernel ``name`` beside the cache, or None where the file
+        system gives none (locking is then skipped: two processes may compile the same
+        kernel, as numba alone would)."""
+        try:
+            import fcntl  # noqa: F401  (POSIX only)
+        except ImportError:
+            return None
+        import tempfile
+
+        base = numba.config.CACHE_DIR or os.path.join(  # type: ignore[attr-defined]
+            tempfile.gettempdir(), f"castle-envs-{os.getuid()}"
+        )
+        try:
+            folder = os.path.join(base, "compile-locks")
+            os.makedirs(folder, exist_ok=True)
+            return open(os.path.join(folder, name[-200:] + ".lock"), "a")  # noqa: SIM115
+        except OSError:
+            return None
 
     def njit(*args: Any, **kwargs: Any) -> Any:
         """``numba.njit`` with ``cache=True`` unless told otherwise, compiled once for the

@@ -100,3 +100,68 @@ def test_bad_afterstate_settings_are_refused_by_name(tmp_path):
         _policy(afterstate=good, afterstate_mix=0.5)
     with pytest.raises(ValueError, match="unknown ismcts option"):
         make_agent("ismcts:afterstate_mx=0.5", "castle-siege")
+
+
+def _move_values(value_dir, state):
+    """Every legal move's afterstate value by the n-tuple player itself (no pruning)."""
+    from castle_envs.agents.learned.castle_siege_ntuple import NTuplePolicy
+    from castle_envs.agents.search.castle_siege_ismcts import load_afterstate
+
+    player = NTuplePolicy(NTupleValue(load_afterstate(value_dir), prune=False))
+    player(state)
+    return player.values
+
+
+@pytest.mark.parametrize("weight,temp", [(1.0, 1.0), (0.5, 0.25)])
+def test_the_afterstate_prior_mixes_the_values_log_odds_into_the_root(tmp_path, weight, temp):
+    value = _value_dir(tmp_path)
+    s = _midgame(4, moves=2, difficulty="very_hard")
+    plain = _policy()
+    plain(s, np.random.default_rng(0))
+    mixed = _policy(afterstate=value, afterstate_prior=weight, afterstate_temp=temp)
+    mixed(s, np.random.default_rng(0))
+    acts = [a for a, *_ in mixed.root_stats()]
+    assert acts == [a for a, *_ in plain.root_stats()]  # the scorer still picks the children
+    values = _move_values(value, s)[acts]
+    assert np.isfinite(values).all() and np.ptp(values) > 0
+    z = np.log(values / (1 - values)) / temp
+    learned = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    base = np.array([p for *_, p in plain.root_stats()])
+    got = np.array([p for *_, p in mixed.root_stats()])
+    assert np.allclose(got, (1 - weight) * base + weight * learned)
+    assert not np.allclose(got, base)
+
+
+def test_the_afterstate_prior_reads_only_the_view(tmp_path):
+    options = dict(afterstate=_value_dir(tmp_path), afterstate_prior=1.0, iterations=40)
+    policy, twin_policy = _policy(**options), _policy(**options)
+    s = State.new_game(difficulty="very_hard", deck=deal_deck(14))
+    shuffler = np.random.default_rng(5)
+    checked = 0
+    for step in range(30):
+        if s.outcome:
+            break
+        twin = _reshuffle_unseen(s, shuffler)
+        a = policy(s, np.random.default_rng(step))
+        assert a == twin_policy(twin, np.random.default_rng(step))
+        if policy.searched:
+            assert policy.root_stats() == twin_policy.root_stats()
+            checked += 1
+        s.apply_action(a)
+    assert checked > 5
+
+
+def test_bad_afterstate_prior_settings_are_refused_by_name(tmp_path):
+    good = _value_dir(tmp_path)
+    with pytest.raises(ValueError, match="afterstate_prior > 0 needs afterstate"):
+        _policy(afterstate_prior=0.5)
+    with pytest.raises(ValueError, match="prior_mix and afterstate_prior do not combine"):
+        _policy(afterstate=good, afterstate_prior=0.5, prior_mix=0.5, prior=good)
+    with pytest.raises(ValueError, match="ismcts option afterstate_temp"):
+        _policy(afterstate=good, afterstate_prior=0.5, afterstate_temp=0.0)
+    with pytest.raises(ValueError, match="ismcts option afterstate_prior"):
+        _policy(afterstate=good, afterstate_prior=1.5)
+    with pytest.raises(ValueError, match="not 'ntuple_value'"):
+        _policy(
+            afterstate=str(ROOT / "models" / "castle_siege_very_hard_ismcts"), afterstate_prior=1
+        )

@@ -165,3 +165,26 @@ def test_trained_is_castle_sieges_shipped_trained_scorer_by_name():
         make_agent("trained", "castellion")
     with pytest.raises(ValueError, match="takes no options"):
         make_agent("trained:x=1", "castle-siege")
+
+
+def test_value_is_castle_sieges_shipped_learned_value_playing_alone():
+    """``value`` (the name ``castle-envs demo`` prints) plays as the shipped n-tuple model
+    directory does, move for move."""
+    import gymnasium as gym
+
+    assert "value" in available_agents("castle-siege")
+    assert "value" not in available_agents("castellion")
+    by_name = make_agent("value", "castle-siege", seed=0)
+    by_dir = make_agent("model:models/castle_siege_ntuple_value", "castle-siege", seed=0)
+    env = gym.make("castle_envs/CastleSiege-v0", difficulty="hard")
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            state = env.unwrapped.state.player_view()
+            action = by_name.act(obs, info["action_mask"], state)
+            assert action == by_dir.act(obs, info["action_mask"], state)
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+    with pytest.raises(ValueError, match="plays castle-siege only"):
+        make_agent("value", "castellion")

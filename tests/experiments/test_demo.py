@@ -10,7 +10,7 @@ def test_demo_prints_a_win_rate_for_every_agent(capsys):
     captured = capsys.readouterr()
     out = captured.out
     assert "seeds 5..7" in out
-    for name in ("random", "heuristic", "trained"):
+    for name in ("random", "heuristic", "value", "trained"):
         assert re.search(rf"{name}\s+win rate\s+\d+\.\d%\s+95% CI \[", out), out
     # then the strongest shipped agent on the first deals, named
     assert re.search(r"best\s+win rate\s+\d+\.\d%.*first 1 deals; model:.*ismcts", out), out
@@ -19,7 +19,7 @@ def test_demo_prints_a_win_rate_for_every_agent(capsys):
 def test_every_name_the_demo_prints_is_an_agent_evaluate_takes(capsys, tmp_path):
     assert main(["demo", "--episodes", "1", "--best-episodes", "1"]) == 0
     names = re.findall(r"^\s+(\S+)\s+win rate", capsys.readouterr().out, re.M)
-    assert names == ["random", "heuristic", "trained", "best"]
+    assert names == ["random", "heuristic", "value", "trained", "best"]
     argv = ["evaluate", "--game", "castle-siege", "--episodes", "1", "--workers", "1"]
     argv += ["--no-plot", "--no-progress", "--out", str(tmp_path)]
     for name in names:

@@ -15,18 +15,17 @@ import sys
 import time
 from pathlib import Path
 
-from castle_envs.experiments import journal
 from castle_envs.experiments.episodes import play_episode
+from castle_envs.experiments.journal import append
+from castle_envs.experiments.studies.records import journal
 
 from castle_envs.registry import get_game
 
 
 def main(game: str, variant: str, spec: str, first: int, count: int, path: str) -> None:
     key = get_game(game).variant_arg
-    done = set()
-    if Path(path).exists():
-        done = {r["seed"] for r in journal.read(path)}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    done = {r["seed"] for r in journal(path, "JOURNAL", ("seed", "won", "cpu"))}
     with open(path, "a") as f:
         for deal in range(first, first + count):
             if deal in done:
@@ -37,7 +36,7 @@ def main(game: str, variant: str, spec: str, first: int, count: int, path: str) 
             row = {"seed": deal, "won": won, "cpu": round(time.process_time() - start, 3)}
             if won:
                 row["line"] = r["record"]["actions"]
-            journal.append(f, row)
+            append(f, row)
     print(json.dumps({"journal": path, "deals": count}))
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from castle_envs.agents.search.castellion_planner import DEFAULTS, PlannerPolicy
 from castle_envs.agents.solvers.castellion import deal
+from castle_envs.experiments.studies.records import journal
 
 ap = argparse.ArgumentParser()
 ap.add_argument("level")
@@ -32,11 +33,10 @@ out = Path(
     / "docs/data/castellion_planner_tune"
     / f"{args.level}-{args.start}-n{args.n}.jsonl"
 )
-done = {}
-if out.exists():
-    for line in open(out):
-        r = json.loads(line)
-        done[json.dumps(r["options"], sort_keys=True)] = r
+done = {
+    json.dumps(r["options"], sort_keys=True): r
+    for r in journal(out, "--out", ("options", "level", "wins", "passed"))
+}
 
 
 def play(options):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from castle_envs.agents.registry import make_agent
 from castle_envs.agents.solvers.castellion import deal, replay_wins
+from castle_envs.experiments.studies.records import journal
 
 HERE = Path(__file__).resolve().parents[3] / "docs/data/castellion_winnability"
 RULES = {"foundation_exemption": "placed", "early_encounter": "any_time"}
@@ -41,14 +42,13 @@ else:
         for r in csv.DictReader(open(HERE / "undecided.csv"))
         if r["level"] == args.level and r["known_passed"] != "3"
     ]
-journal = Path(args.journal)
+journal_path = Path(args.journal)
 done, won = set(), set()
-if journal.exists():
-    for r in map(json.loads, open(journal)):
-        if r["level"] == args.level and r["agent"] == args.agent:
-            done.add((r["seed"], r["agent_seed"]))
-            if r["won"] and r["replays"]:
-                won.add(r["seed"])
+for r in journal(args.journal, "--journal", ("level", "agent", "seed", "agent_seed", "won")):
+    if r["level"] == args.level and r["agent"] == args.agent:
+        done.add((r["seed"], r["agent_seed"]))
+        if r["won"] and r.get("replays"):
+            won.add(r["seed"])
 
 agent = make_agent(args.agent, "castellion", seed=0)
 for seed in seeds:
@@ -80,7 +80,7 @@ for seed in seeds:
             "line": line if win else [],
             "cpu_s": round(time.process_time() - t, 2),
         }
-        with open(journal, "a") as f:
+        with open(journal_path, "a") as f:
             f.write(json.dumps(record) + "\n")
         if win:
             won.add(seed)

@@ -18,7 +18,7 @@ import time
 
 import gymnasium as gym
 from castle_envs.agents.registry import make_agent
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import jsonl_with, out_file, read_records
 
 import castle_envs  # noqa: F401  (registers the envs)
 
@@ -29,8 +29,7 @@ def to_csv(path: str) -> None:
     from castle_envs.experiments.stats import wilson_interval
 
     counts = defaultdict(lambda: [0, 0, 0])
-    for line in open_record(path):
-        r = json.loads(line)
+    for r in read_records(path, "--csv", ("level", "agent", "won", "ordeals_passed")):
         c = counts[(r["level"], r["agent"])]
         c[0] += 1
         c[1] += r["won"]
@@ -54,6 +53,7 @@ def main():
         return to_csv(a.csv)
     if not a.out:
         p.error("--out is required")
+    out_file(a.out, "--out", jsonl_with("level", "agent", "seed"), "per-deal results")
     with open(a.out, "w") as f:
         for level in a.levels.split(","):
             env = gym.make("castle_envs/Castellion-v0", level=level)

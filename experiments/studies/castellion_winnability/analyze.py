@@ -5,17 +5,16 @@ got stuck. Run from the repository root:
     python experiments/studies/castellion_winnability/analyze.py docs/data/castellion_winnability/solve_500k.jsonl
 """
 
-import json
 import sys
 from collections import Counter, defaultdict
 
 from castle_envs.agents.solvers.castellion import deal
 from castle_envs.experiments.stats import wilson_interval
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import read_records
 
 from castle_envs.castellion.data import ORDEALS
 
-records = [json.loads(line) for line in open_record(sys.argv[1])]
+records = read_records(sys.argv[1], "records")
 by_card = defaultdict(Counter)
 stuck = defaultdict(Counter)
 for r in records:

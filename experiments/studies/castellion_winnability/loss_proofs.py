@@ -16,7 +16,7 @@ import time
 
 from castle_envs.agents.solvers.castellion import Solver, deal
 from castle_envs.experiments.stats import wilson_interval
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import jsonl_with, out_file, read_records
 
 LEVELS = ("school", "academy", "menace")
 
@@ -28,8 +28,12 @@ p.add_argument("--levels", default=",".join(LEVELS))
 p.add_argument("--study", required=True, help="the study's solver records (JSON lines)")
 p.add_argument("--out", required=True)
 args = p.parse_args()
+out_file(args.out, "--out", jsonl_with("level", "seed", "proof"), "loss-proof records")
 
-study = {(r["level"], r["seed"]): r for r in map(json.loads, open_record(args.study))}
+study = {
+    (r["level"], r["seed"]): r
+    for r in read_records(args.study, "--study", ("level", "seed", "verdict"))
+}
 solver = Solver(max_nodes=1, loss_nodes=args.loss_budget)
 rows = []
 with open(args.out, "w") as out:

@@ -42,7 +42,7 @@ from castle_envs.agents.search.castellion_planner import (
     PlannerPolicy,
 )
 from castle_envs.agents.solvers.castellion import deal, replay_wins
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import journal, open_record
 
 from castle_envs.castellion.data import LEVELS
 
@@ -95,12 +95,12 @@ if args.nested_level != 1:
 # the planner's every option (a journal line without this key was played by the planner
 # before its scout option: scout 0, grow 8, the rest its defaults of today)
 settings["planner"] = {**PLANNER_DEFAULTS, **chosen}
-journal = Path(args.journal)
-done = set()
-if journal.exists():
-    for r in map(json.loads, open(journal)):
-        if r["level"] == args.level and (r["settings"] == settings or r["won"]):
-            done.add(r["seed"])  # searched with these settings, or won by any
+journal_path = Path(args.journal)
+done = {
+    r["seed"]  # searched with these settings, or won by any
+    for r in journal(journal_path, "--journal", ("level", "seed", "settings", "won"))
+    if r["level"] == args.level and (r["settings"] == settings or r["won"])
+}
 
 ranker = PimcPolicy(planner=planner, top=args.top, gap=args.gap)
 
@@ -171,7 +171,7 @@ for seed in seeds:
         "playouts": playouts,
         "cpu_s": round(time.process_time() - t, 2),
     }
-    with open(journal, "a") as f:
+    with open(journal_path, "a") as f:
         f.write(json.dumps(record) + "\n")
     print(seed, "WON" if win else passed, playouts, record["cpu_s"], flush=True)
 print(f"{args.level}: {wins} won this run")

@@ -13,13 +13,12 @@ the counts. From the repository root:
 
 import argparse
 import collections
-import contextlib
 import json
 
 import numpy as np
 from castle_envs.agents.solvers import castellion_kernel as C
 from castle_envs.agents.solvers.castellion import deal, replay_wins
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import journal, read_records
 
 from castle_envs.castellion import kernel as K
 from castle_envs.castellion.vector import write_state
@@ -60,7 +59,7 @@ if args.seeds:
 else:
     seeds = [
         r["seed"]
-        for r in map(json.loads, open_record(args.study))
+        for r in read_records(args.study, "--study", ("level", "seed", "verdict", "reached"))
         if r["level"] == args.level
         and r["verdict"] != "winnable"
         and (args.all or r["reached"] == 0)
@@ -68,12 +67,11 @@ else:
 rules = {"foundation_exemption": "placed", "early_encounter": "any_time"}
 done = set()
 if args.journal:
-    with contextlib.suppress(FileNotFoundError):
-        done = {
-            r["seed"]
-            for r in map(json.loads, open(args.journal))
-            if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes
-        }
+    done = {
+        r["seed"]
+        for r in journal(args.journal, "--journal", ("seed", "level", "goal", "nodes"))
+        if r["level"] == args.level and r["goal"] == args.goal and r["nodes"] == args.nodes
+    }
 w = C.new_work(args.table_bits)
 counts = collections.Counter()
 for seed in seeds:

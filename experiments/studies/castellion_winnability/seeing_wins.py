@@ -26,6 +26,7 @@ from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import deal, replay_wins
 from castle_envs.agents.solvers.castellion_nested import NestedSearch, level_planner
+from castle_envs.experiments.studies.records import journal
 
 from castle_envs.castellion.data import MENACE
 
@@ -65,16 +66,16 @@ if options:
     settings["planner"] = options
 if args.score != "moves":
     settings["score"] = args.score
-journal = Path(args.journal)
-packed = journal.with_name(journal.name + ".gz")
-if not journal.exists() and packed.exists():
+journal_path = Path(args.journal)
+packed = journal_path.with_name(journal_path.name + ".gz")
+if not journal_path.exists() and packed.exists():
     # the repository keeps the journal gzipped: appends go to its unpacked copy
-    journal.write_bytes(gzip.decompress(packed.read_bytes()))
-done = set()
-if journal.exists():
-    for r in map(json.loads, open(journal)):
-        if r["settings"] == settings or r["won"]:
-            done.add(r["seed"])
+    journal_path.write_bytes(gzip.decompress(packed.read_bytes()))
+done = {
+    r["seed"]
+    for r in journal(journal_path, "--journal", ("seed", "settings", "won"))
+    if r["settings"] == settings or r["won"]
+}
 
 wins = 0
 for seed in seeds:
@@ -101,7 +102,7 @@ for seed in seeds:
         "playouts": found.playouts,
         "cpu_s": round(time.process_time() - t, 2),
     }
-    with open(journal, "a") as f:
+    with open(journal_path, "a") as f:
         f.write(json.dumps(record) + "\n")
     print(seed, "WON" if found.won else found.passed, found.playouts, record["cpu_s"], flush=True)
 print(f"menace: {wins} won this run")

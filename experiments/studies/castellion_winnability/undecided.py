@@ -37,7 +37,7 @@ import json
 from pathlib import Path
 
 from castle_envs.agents.solvers.castellion import PASSED, Solver, deal
-from castle_envs.experiments.studies.records import open_record
+from castle_envs.experiments.studies.records import csv_with, open_record, out_file
 
 from castle_envs.castellion.data import ORDEALS
 
@@ -52,6 +52,7 @@ p.add_argument(
 p.add_argument("--levels", default=",".join(LEVELS))
 p.add_argument("--out", default=str(HERE / "undecided.csv"))
 args = p.parse_args()
+out_file(args.out, "--out", csv_with("level", "seed", "ordeals"), "a table of undecided deals")
 
 
 def jsonl(name):

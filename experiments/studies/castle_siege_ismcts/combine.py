@@ -16,7 +16,9 @@ import json
 from collections import defaultdict
 
 import numpy as np
+from castle_envs.experiments.common import json_starting_with
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
+from castle_envs.experiments.studies.records import out_file
 
 
 def main(argv=None):
@@ -27,6 +29,8 @@ def main(argv=None):
         "--common", action="store_true", help="every agent on the deals all of them played only"
     )
     args = p.parse_args(argv)
+    if args.json:
+        out_file(args.json, "--json", json_starting_with("files"), "figures this script wrote")
     results = defaultdict(dict)  # agent -> {(difficulty, seed): return}
     order: list[str] = []
     for path in args.files:

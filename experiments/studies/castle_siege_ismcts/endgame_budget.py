@@ -28,6 +28,8 @@ import numpy as np
 from castle_envs.agents.registry import make_agent
 from castle_envs.agents.solvers.castle_siege import UNKNOWN, WINNABLE, Result
 from castle_envs.agents.solvers.castle_siege_nested import NestedSearch
+from castle_envs.experiments.common import json_starting_with
+from castle_envs.experiments.studies.records import journal, out_file
 
 from castle_envs.castle_siege.rules import State
 
@@ -44,6 +46,7 @@ def _play(agent, deal: int, difficulty: str) -> tuple[bool, float]:
 
 
 def profile(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
+    journal(out, "OUT", ("deal", "won", "cpu", "searches"))  # before the agent loads
     agent = make_agent(spec, "castle-siege", seed=0)
     nested = agent.policy.endgame.solver.nested
     searches: list = []
@@ -71,9 +74,7 @@ def profile(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
         return Result(UNKNOWN)
 
     nested.solve = solve
-    done = set()
-    if Path(out).exists():
-        done = {json.loads(line)["deal"] for line in open(out)}
+    done = {r["deal"] for r in journal(out, "OUT", ("deal", "won", "cpu", "searches"))}
     for deal in deals:
         if deal in done:
             continue
@@ -118,9 +119,11 @@ def simulate(path: str, budgets: list[int]) -> None:
 
 
 def timed(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
+    out_file(out, "OUT", json_starting_with("spec"), "timings this script wrote")
     agent = make_agent(spec, "castle-siege", seed=0)
     solver = agent.policy.endgame.solver
-    res = json.load(open(out)) if Path(out).exists() else {"spec": spec, "deals": {}}
+    old = Path(out).exists() and Path(out).stat().st_size
+    res = json.load(open(out)) if old else {"spec": spec, "deals": {}}
     _play(agent, deals[0], difficulty)  # compiles the kernels outside the timings
     for deal in deals:
         if str(deal) in res["deals"]:
@@ -132,6 +135,7 @@ def timed(spec: str, difficulty: str, out: str, deals: list[int]) -> None:
 
 
 def derive(name: str, budget: int, profile_path: str, timed_path: str, out: str) -> None:
+    out_file(out, "OUT", json_starting_with("budget"), "figures this script wrote")
     games = {json.loads(line)["deal"]: json.loads(line) for line in open(profile_path)}
     played = json.load(open(timed_path))["deals"]
     # no CPU-seconds: only some deals were timed (``time``'s file has them)

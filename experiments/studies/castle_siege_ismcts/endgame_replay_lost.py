@@ -30,14 +30,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+from castle_envs.experiments.common import json_starting_with
+from castle_envs.experiments.studies.records import out_file, read_records
 
 
 def deals(journals):
     """{deal seed: won} of ``castle-envs evaluate`` episode journals (agent seed 0)."""
     out = {}
     for path in journals:
-        with open(path) as f:
-            lines = [json.loads(line) for line in f if line.strip()]
+        lines = read_records(path, "JOURNAL")
         settings = lines[0]["settings"]
         if settings["agent_seed"] != 0:
             raise ValueError(f"{path}: agent seed {settings['agent_seed']}, expected 0")
@@ -52,13 +53,14 @@ def play(spec, out, journals, part="1/1"):
 
     from castle_envs.castle_siege.rules import State
 
+    out_file(out, "OUT", json_starting_with("spec"), "results this script wrote")
     k, n = (int(x) for x in part.split("/"))
     recorded = deals(journals)
-    difficulty = json.loads(open(journals[0]).readlines()[1])["variant"]
+    difficulty = read_records(journals[0], "JOURNAL")[1]["variant"]
     lost = sorted(d for d, won in recorded.items() if not won)[k - 1 :: n]
     try:
         res = json.load(open(out))
-    except FileNotFoundError:
+    except (FileNotFoundError, json.JSONDecodeError):  # absent, or empty (out_file allows)
         res = {"spec": spec, "difficulty": difficulty, "wins": {}, "nested": {}, "cpu": {}}
     agent = make_agent(spec, "castle-siege", seed=0)
     planner = agent.policy.endgame.solver
@@ -99,6 +101,8 @@ def play(spec, out, journals, part="1/1"):
 
 
 def combine(pattern, outs, json_path=None):
+    if json_path:
+        out_file(json_path, "--json", json_starting_with("deals"), "figures this script wrote")
     from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
 
     old = deals(sorted(glob.glob(pattern)))

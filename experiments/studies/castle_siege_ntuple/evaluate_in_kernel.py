@@ -21,6 +21,7 @@ from castle_envs.agents.learned import castle_siege_ntuple_kernel as M
 from castle_envs.agents.learned.castle_siege_ntuple import NTupleValue
 from castle_envs.agents.learned.saved import read_card
 from castle_envs.agents.solvers.castle_siege_nested_kernel import new_scratch
+from castle_envs.experiments.studies.records import csv_with, out_file, refuse
 from castle_envs.experiments.train_ntuple import deals
 
 FIRST_SEED = 1_000_000
@@ -65,12 +66,15 @@ def write_column(path: str, column: str, results: list[tuple[str, int, int]]) ->
     table = {(d, seed): {"difficulty": d, "seed": str(seed)} for d, seed, _ in results}
     names = ["difficulty", "seed"]
     if os.path.exists(path):
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            old = {(r["difficulty"], int(r["seed"])): r for r in reader}
-            names = list(reader.fieldnames or names)
+        try:
+            with open(path, newline="") as f:
+                reader = csv.DictReader(f)
+                old = {(r["difficulty"], int(r["seed"])): r for r in reader}
+                names = list(reader.fieldnames or names)
+        except (KeyError, ValueError, TypeError, csv.Error) as err:
+            refuse(f"{path}: not a per-deal table this script wrote ({err})")
         if set(old) != set(table):
-            raise SystemExit(f"{path}: holds other deals; write {column} to another file")
+            refuse(f"{path}: holds other deals; write {column} to another file")
         table = old
     for d, seed, won in results:
         table[(d, seed)][column] = str(won)
@@ -91,6 +95,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=DEALS, help="deals a difficulty")
     ap.add_argument("--levels", default="hard,very_hard", help="difficulties, comma-separated")
     args = ap.parse_args()
+    out_file(args.out, "OUT", csv_with("difficulty", "seed"), "a per-deal table")
     value = NTupleValue.load(args.model, read_card(args.model))
     results = []
     for difficulty in args.levels.split(","):

@@ -24,6 +24,7 @@ from castle_envs.agents.learned.castle_siege_ntuple import NTupleValue
 from castle_envs.agents.learned.saved import read_card
 from castle_envs.agents.solvers.castle_siege_nested_kernel import new_scratch
 from castle_envs.experiments.stats import win_record
+from castle_envs.experiments.studies.records import csv_with, out_file
 from castle_envs.experiments.train_ntuple import deals
 
 STUDY_SEED = 1_005_000
@@ -89,6 +90,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.seed < 20_000_000:
         ap.error("--seed: training deals are 20,000,000 and up")
+    out_file(args.out, "--out", csv_with("variant", "games"), "a table of pilots")
     base = NTupleValue.load(args.model, read_card(args.model)).weights
     new = not os.path.exists(args.out)
     with open(args.out, "a", newline="") as f:
