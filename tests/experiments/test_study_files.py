@@ -41,6 +41,7 @@ WRITERS = [
     ("castle_siege_ntuple/evaluate_in_kernel.py", [MODEL, "FILE"]),
     ("castle_siege_ntuple/pilot.py", [MODEL, "--seed", "20000000", "--out", "FILE"]),
     ("benchmark/play_refs.py", ["castle-siege", "hard", "random", "20000000", "1", "FILE"]),
+    ("castle_siege_winnability/open_deals.py", ["53", "l2-heuristic", "FILE", "1"]),
 ]
 
 

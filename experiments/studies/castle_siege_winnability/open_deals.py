@@ -30,6 +30,8 @@ from castle_envs.agents.solvers import castle_siege_kernel as S
 from castle_envs.agents.solvers import castle_siege_nested_kernel as N
 from castle_envs.agents.solvers.castle_siege import deal_deck, replay_wins
 from castle_envs.agents.solvers.castle_siege_compiled import shared_memo
+from castle_envs.experiments.journal import append
+from castle_envs.experiments.studies.records import journal as read_journal
 
 from castle_envs.castle_siege.kernel import OUTCOME, apply
 from castle_envs.castle_siege.rules import State
@@ -133,16 +135,16 @@ def run_one(seed: int, cfg: dict, run: int, deadline: float) -> tuple[int, list[
 def main(seed: int, attempt: str, journal: str, cpu: float = 1200.0) -> None:
     cfg = ATTEMPTS[attempt]
     path = Path(journal)
-    done = set()
-    if path.exists():
-        for row in map(json.loads, path.read_text().splitlines()):
-            if row["seed"] == seed and row["attempt"] == attempt:
-                done.add(row["run"])
-                if "line" in row:
-                    print(f"deal {seed}: already won ({attempt} run {row['run']})")
-                    return
-    deadline = time.process_time() + cpu
     path.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    # checked before any work: a file this script did not write is refused, not appended to
+    for row in read_journal(path, "JOURNAL", ("seed", "attempt", "run", "score")):
+        if row["seed"] == seed and row["attempt"] == attempt:
+            done.add(row["run"])
+            if "line" in row:
+                print(f"deal {seed}: already won ({attempt} run {row['run']})")
+                return
+    deadline = time.process_time() + cpu
     for run in range(cfg["runs"]):
         if run in done:
             continue
@@ -160,7 +162,7 @@ def main(seed: int, attempt: str, journal: str, cpu: float = 1200.0) -> None:
                 raise SystemExit(f"deal {seed}: a line scored a win that does not replay")
             row["line"] = [int(a) for a in line]
         with open(path, "a") as f:
-            f.write(json.dumps(row) + "\n")
+            append(f, row)
         print(json.dumps({k: v for k, v in row.items() if k != "line"}), flush=True)
         if "line" in row:
             print(f"deal {seed}: WON by {attempt} run {run}")
