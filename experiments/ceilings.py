@@ -38,7 +38,7 @@ _CASTELLION = "castellion_winnability/settled.json"
 CEILINGS: dict[str, dict] = {
     "castle-siege": {
         "easy": Ceiling(5000, 5000, (0, 4999), _SIEGE + "easy5k_20000.json"),
-        "medium": Ceiling(4991, 5000, (0, 4999), _SIEGE + "medium5k_20000.json"),
+        "medium": Ceiling(5000, 5000, (0, 4999), _SIEGE + "medium5k_settled.summary.json"),
         "hard": Ceiling(1000, 1000, (0, 999), _SIEGE + "nested/hard_pass2.summary.json"),
         "very_hard": Ceiling(1000, 1000, (0, 999), _SIEGE + "nested/very_hard_pass7.summary.json"),
     },

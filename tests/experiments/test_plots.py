@@ -471,3 +471,15 @@ def test_tournament_chart_names_agents_briefly_and_keeps_labels_apart():
                 assert not ylabel.overlaps(t.get_window_extent(renderer)), t.get_text()
     finally:
         plt.close(fig)
+
+
+def test_the_ceilings_are_the_deal_sets_proven_wins():
+    from castle_envs.experiments.ceilings import CEILINGS
+    from castle_envs.experiments.deals import WON, load_deals
+
+    for game, table in CEILINGS.items():
+        for variant, c in table.items():
+            deals = load_deals(game, variant, "study")
+            rows = [r for r in deals.rows if c.seeds[0] <= r.seed <= c.seeds[1]]
+            assert len(rows) == c.deals, (game, variant)
+            assert sum(r.verdict == WON for r in rows) == c.winnable, (game, variant)
