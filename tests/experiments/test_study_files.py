@@ -40,6 +40,7 @@ WRITERS = [
     ("castle_siege_ismcts/endgame_replay_lost.py", ["play", "best", "FILE", "1"]),
     ("castle_siege_ntuple/evaluate_in_kernel.py", [MODEL, "FILE"]),
     ("castle_siege_ntuple/pilot.py", [MODEL, "--seed", "20000000", "--out", "FILE"]),
+    ("castle_siege_ntuple/search_deals.py", ["random", "FILE", "--deals", "1"]),
     ("benchmark/play_refs.py", ["castle-siege", "hard", "random", "20000000", "1", "FILE"]),
     ("castle_siege_winnability/open_deals.py", ["53", "l2-heuristic", "FILE", "1"]),
 ]

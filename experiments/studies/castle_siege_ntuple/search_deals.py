@@ -26,6 +26,7 @@ import numpy as np
 from castle_envs.experiments.deals import load_deals
 from castle_envs.experiments.episodes import play_episode
 from castle_envs.experiments.stats import paired_proportion_difference, wilson_interval
+from castle_envs.experiments.studies.records import csv_with, out_file, refuse
 
 #: the untimed warm-up game's deal (a training seed: no study deal)
 WARM_UP = 20_000_000
@@ -33,10 +34,13 @@ WARM_UP = 20_000_000
 
 def done_rows(path: str) -> dict[int, tuple[int, float]]:
     """seed -> (won, cpu_s) of the deals ``path`` already holds."""
-    if not os.path.exists(path):
+    if not os.path.exists(path) or not os.path.getsize(path):
         return {}
-    with open(path, newline="") as f:
-        return {int(r["seed"]): (int(r["won"]), float(r["cpu_s"])) for r in csv.DictReader(f)}
+    try:
+        with open(path, newline="") as f:
+            return {int(r["seed"]): (int(r["won"]), float(r["cpu_s"])) for r in csv.DictReader(f)}
+    except (KeyError, ValueError, TypeError, csv.Error) as err:
+        refuse(f"{path}: a damaged row ({err})")
 
 
 def play(spec: str, difficulty: str, seeds: list[int], path: str) -> None:
@@ -47,7 +51,7 @@ def play(spec: str, difficulty: str, seeds: list[int], path: str) -> None:
     # one untimed game on a deal outside the study ranges first, so that compiling the
     # kernels (numba) counts in no deal's CPU time
     play_episode("castle-siege", (("difficulty", difficulty),), (), (spec,), WARM_UP, 0)
-    new = not os.path.exists(path)
+    new = not os.path.exists(path) or not os.path.getsize(path)
     with open(path, "a", newline="") as f:
         w = csv.writer(f)
         if new:
@@ -105,6 +109,7 @@ def main() -> None:
     ap.add_argument("--reference", default="best", help="the deal set's stored results to pair")
     ap.add_argument("--pair-only", action="store_true")
     args = ap.parse_args()
+    out_file(args.csv, "CSV", csv_with("seed", "won", "cpu_s"), "a per-deal table")
     seeds = list(range(args.first, args.first + args.deals))
     if not args.pair_only:
         play(args.agent, args.difficulty, seeds, args.csv)
