@@ -559,7 +559,15 @@ def update(name: str) -> None:
                 raise SystemExit(f"{name} {row.seed}: {row.verdict} in the set, {new[0]} now")
             row = Deal(row.seed, new[0], new[1], tuple(new[2]), new[3], row.results)
         rows.append(row)
-    data = write_set(rows, [r.name for r in deals.references])
+    entry["notes"] = NOTES.get(name, "")
+    save_set(meta, entry, rows, [r.name for r in deals.references])
+    print(f"{name}: {entry['counts']}")
+
+
+def save_set(meta: dict, entry: dict, rows: list, references: list[str]) -> None:
+    """Write ``rows`` as the set file of ``entry`` and ``meta`` as the index, with the entry's
+    checksum, verdict counts and proof methods made from them."""
+    data = write_set(rows, references)
     (DATA_DIR / entry["file"]).write_bytes(data)
     found: dict[str, int] = {}
     for r in rows:
@@ -568,11 +576,9 @@ def update(name: str) -> None:
     entry["sha256"] = hashlib.sha256(data).hexdigest()
     entry["counts"] = {k: sum(r.verdict == k for r in rows) for k in (WON, LOST, UNKNOWN)}
     entry["found_by"] = dict(sorted(found.items()))
-    entry["notes"] = NOTES.get(name, "")
     with open(DATA_DIR / "index.json", "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")
-    print(f"{name}: {entry['counts']}")
 
 
 def add_reference(name: str, ref: str) -> None:
@@ -599,8 +605,6 @@ def add_reference(name: str, ref: str) -> None:
         rows.append(
             Deal(row.seed, verdict, found_by, line, row.proof, {k: merged[k] for k in order})
         )
-    data = write_set(rows, order)
-    (DATA_DIR / entry["file"]).write_bytes(data)
     old = {r["name"]: r for r in entry["references"]}
     old[ref] = {
         "name": ref,
@@ -610,16 +614,7 @@ def add_reference(name: str, ref: str) -> None:
         "wins": sum(r.results[ref] == 1 for r in rows),
     }
     entry["references"] = [old[k] for k in order]
-    found: dict[str, int] = {}
-    for r in rows:
-        if r.found_by:
-            found[r.found_by] = found.get(r.found_by, 0) + 1
-    entry["sha256"] = hashlib.sha256(data).hexdigest()
-    entry["counts"] = {k: sum(r.verdict == k for r in rows) for k in (WON, LOST, UNKNOWN)}
-    entry["found_by"] = dict(sorted(found.items()))
-    with open(DATA_DIR / "index.json", "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    save_set(meta, entry, rows, order)
     print(f"{name}: {entry['counts']}, {ref} {old[ref]['wins']} of {len(rows)}")
 
 
