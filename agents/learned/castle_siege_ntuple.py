@@ -196,7 +196,7 @@ class NTuplePolicy:
 def load_agent(directory, card: dict, name: str, seed: int | None):
     """``MODEL_KINDS``' loader of kind ``ntuple_value``."""
     from castle_envs.agents.base import PolicyAgent
-    from castle_envs.agents.learned.saved import BadModel
+    from castle_envs.agents.learned.model_files import BadModel
 
     try:
         value = NTupleValue.load(directory, card)

@@ -14,6 +14,12 @@ FORMAT = "castle-envs-model"
 VERSION = 1
 MODEL_FILE = "model.json"
 WEIGHTS_FILE = "weights.pt"
+
+
+class BadModel(ValueError):
+    """Raised by a ``ModelKind.load``: the directory's files do not make a model of its kind."""
+
+
 #: the most parameters a network a model card describes may have (the shipped ones have
 #: under a million): a card asking for more is refused before anything is allocated
 MAX_PARAMETERS = 1 << 26

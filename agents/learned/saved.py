@@ -45,6 +45,7 @@ from .model_files import (  # noqa: F401
     MODEL_FILE,
     VERSION,
     WEIGHTS_FILE,
+    BadModel,
     check_size,
     load_tensors,
     load_weights,
@@ -71,10 +72,6 @@ class ModelKind:
     name: str
     load: Callable | str
     weights: str = WEIGHTS_FILE
-
-
-class BadModel(ValueError):
-    """Raised by a ``ModelKind.load``: the directory's files do not make a model of its kind."""
 
 
 #: every saved-model kind by name; ``register_model_kind`` adds one (an entry, never a branch)
