@@ -25,7 +25,7 @@ from castle_envs.castle_siege.env import CastleSiegeEnv  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 from castle_envs.castle_siege.vector import write_state  # noqa: E402
 
-from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402
+from .test_castle_siege_search import _reshuffle_unseen, _twin_walk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCORER = ROOT / "models" / "castle_siege_very_hard_linear" / "policy.json"
@@ -120,15 +120,8 @@ def test_decisions_depend_only_on_what_the_player_sees(options):
     s = State.new_game(difficulty="hard", deck=deal_deck(21))
     shuffler = np.random.default_rng(1)
     checked = 0
-    for step in range(40):
-        if s.outcome:
-            break
-        twin = _reshuffle_unseen(s, shuffler)
-        a = policy_a(s, np.random.default_rng(step))
-        b = policy_b(twin, np.random.default_rng(step))
-        assert a == b, (step, s.describe_action(a), twin.describe_action(b))
-        checked += len(np.flatnonzero(s.legal_action_mask())) > 1
-        s.apply_action(a)
+    for position, _ in _twin_walk(policy_a, policy_b, s, shuffler, 40):
+        checked += len(np.flatnonzero(position.legal_action_mask())) > 1
     assert checked > 10
 
 
@@ -450,16 +443,10 @@ def test_a_learned_leaf_value_replaces_the_playouts_and_reads_only_the_view(tmp_
     s = State.new_game(difficulty="very_hard", deck=deal_deck(12))
     shuffler = np.random.default_rng(2)
     checked = 0
-    for step in range(30):
-        if s.outcome:
-            break
-        twin = _reshuffle_unseen(s, shuffler)
-        a = policy(s, np.random.default_rng(step))
-        assert a == twin_policy(twin, np.random.default_rng(step))
+    for _ in _twin_walk(policy, twin_policy, s, shuffler, 30):
         if policy.searched:
             assert policy._tree.stats[1] == 0  # no playout: the network valued the leaves
             checked += 1
-        s.apply_action(a)
     assert checked > 5
     mixed = _policy(value=str(path), lam=0.5, iterations=50)
     s = _midgame(5, moves=3, difficulty="very_hard")

@@ -15,7 +15,7 @@ from castle_envs.agents.solvers.castle_siege import deal_deck  # noqa: E402
 from castle_envs.castle_siege.rules import State  # noqa: E402
 
 from .test_castle_siege_ismcts import ROOT, _game_actions, _midgame, _policy  # noqa: E402
-from .test_castle_siege_search import _reshuffle_unseen  # noqa: E402
+from .test_castle_siege_search import _twin_walk  # noqa: E402
 
 
 def _value_dir(tmp_path, seed=0):
@@ -60,14 +60,8 @@ def test_the_afterstate_search_reads_only_the_view(tmp_path):
     s = State.new_game(difficulty="very_hard", deck=deal_deck(12))
     shuffler = np.random.default_rng(2)
     checked = 0
-    for step in range(30):
-        if s.outcome:
-            break
-        twin = _reshuffle_unseen(s, shuffler)
-        a = policy(s, np.random.default_rng(step))
-        assert a == twin_policy(twin, np.random.default_rng(step))
+    for _ in _twin_walk(policy, twin_policy, s, shuffler, 30):
         checked += policy.searched
-        s.apply_action(a)
     assert checked > 5
 
 
@@ -138,16 +132,10 @@ def test_the_afterstate_prior_reads_only_the_view(tmp_path):
     s = State.new_game(difficulty="very_hard", deck=deal_deck(14))
     shuffler = np.random.default_rng(5)
     checked = 0
-    for step in range(30):
-        if s.outcome:
-            break
-        twin = _reshuffle_unseen(s, shuffler)
-        a = policy(s, np.random.default_rng(step))
-        assert a == twin_policy(twin, np.random.default_rng(step))
+    for _ in _twin_walk(policy, twin_policy, s, shuffler, 30):
         if policy.searched:
             assert policy.root_stats() == twin_policy.root_stats()
             checked += 1
-        s.apply_action(a)
     assert checked > 5
 
 

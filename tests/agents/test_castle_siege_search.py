@@ -58,6 +58,21 @@ def _reshuffle_unseen(state: State, rng) -> State:
     return other
 
 
+def _twin_walk(policy, twin_policy, state: State, shuffler, steps: int):
+    """Play ``state`` (in place) with ``policy`` for up to ``steps`` moves while
+    ``twin_policy`` decides each position's twin (``_reshuffle_unseen``), asserting that the
+    two choose the same move; yield each position and its move before the move is played."""
+    for step in range(steps):
+        if state.outcome:
+            return
+        twin = _reshuffle_unseen(state, shuffler)
+        a = policy(state, np.random.default_rng(step))
+        b = twin_policy(twin, np.random.default_rng(step))
+        assert a == b, (step, state.describe_action(a), twin.describe_action(b))
+        yield state, a
+        state.apply_action(a)
+
+
 @pytest.mark.parametrize("inner", [{}, NESTED], ids=["solver", "nested"])
 def test_decisions_depend_only_on_what_the_player_sees(inner):
     """Two deals that differ only in the order of cards the player has not seen get the same
@@ -66,15 +81,8 @@ def test_decisions_depend_only_on_what_the_player_sees(inner):
     s = State.new_game(difficulty="hard", deck=deal_deck(21))
     shuffler = np.random.default_rng(1)
     checked = 0
-    for step in range(40):
-        if s.outcome:
-            break
-        twin = _reshuffle_unseen(s, shuffler)
-        a = policy_a(s, np.random.default_rng(step))
-        b = policy_b(twin, np.random.default_rng(step))
-        assert a == b, (step, s.describe_action(a), twin.describe_action(b))
-        checked += len(np.flatnonzero(s.legal_action_mask())) > 1
-        s.apply_action(a)
+    for position, _ in _twin_walk(policy_a, policy_b, s, shuffler, 40):
+        checked += len(np.flatnonzero(position.legal_action_mask())) > 1
     assert checked > 10
 
 
